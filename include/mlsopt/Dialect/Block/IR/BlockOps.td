@@ -1,0 +1,119 @@
+//===- BlockOps.td - Block dialect operations -----------------------------===//
+
+#ifndef MLSOPT_DIALECT_BLOCK_IR_BLOCKOPS_TD
+#define MLSOPT_DIALECT_BLOCK_IR_BLOCKOPS_TD
+
+include "mlsopt/Dialect/Block/IR/BlockAttributes.td"
+include "mlsopt/Dialect/Common/TensorOps.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Structure: for-loop, iterators, savers
+//===----------------------------------------------------------------------===//
+
+def Block_ForLoopOp : Block_Op<"for_loop", [
+    SingleBlock, RecursiveMemoryEffects,
+    HasParent<"::mlsopt::kernel::CustomOp">]> {
+  let summary = "The for-loop of a block graph, with its accumulators";
+  let description = [{
+    Runs its body `iterations` times. In iteration `i`, every `block.load`
+    in the body loads the `i`-th tile along its fmap dim. The body ends in
+    `block.yield`; the `j`-th yielded value feeds the `j`-th accumulator,
+    whose result, after the last iteration, is the loop's `j`-th result (see
+    `#block.accumulator` for what each kind computes).
+
+    ```mlir
+    %acc:2 = block.for_loop 64 iterations accumulate (sum, sum)
+        : tensor<8x96xf16>, tensor<8x1xf16> {
+      %x = block.load %in0 imap <> fmap 1 : tensor<8x4096xf16> -> tensor<8x64xf16>
+      ...
+      block.yield %m, %s : tensor<8x96xf16>, tensor<8x1xf16>
+    }
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntPositive]>:$iterations,
+                       Block_AccumulatorArrayAttr:$accumulators);
+  let results = (outs Variadic<MLSOpt_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $iterations `iterations` `accumulate` custom<Accumulators>($accumulators)
+    attr-dict `:` type($results) $body
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The accumulator of result `i`.
+    AccumulatorAttr getAccumulator(unsigned i) {
+      return ::llvm::cast<AccumulatorAttr>(getAccumulators()[i]);
+    }
+  }];
+}
+
+def Block_YieldOp : Block_Op<"yield", [Pure, Terminator, ReturnLike,
+    HasParent<"ForLoopOp">]> {
+  let summary = "Hands one iteration's values to the for-loop's accumulators";
+  let arguments = (ins Variadic<MLSOpt_Tensor>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
+}
+
+def Block_LoadOp : Block_Op<"load", [Pure, HasParent<"ForLoopOp">]> {
+  let summary = "Input iterator: loads this block's tile of a kernel input";
+  let description = [{
+    Loads the tile of kernel input `source` that belongs to this thread block
+    and this for-loop iteration into shared memory. `imap` splits tensor dims
+    across the grid; `fmap`, when present, names the tensor dim that the
+    for-loop's iterations split; without it every iteration loads the same
+    tile. The result shape is the source shape divided accordingly, and the
+    divisions must be exact.
+
+    ```mlir
+    // A 4096x6144 weight on a grid of 96 blocks along x and a 64-iteration
+    // loop: each block loads a 64x64 tile per iteration.
+    %w = block.load %in1 imap <x = 1> fmap 0
+        : tensor<4096x6144xf16> -> tensor<64x64xf16>
+    ```
+  }];
+  let arguments = (ins MLSOpt_Tensor:$source, Block_DimMapAttr:$imap,
+                       OptionalAttr<I64Attr>:$fmap);
+  let results = (outs MLSOpt_Tensor:$tile);
+  let assemblyFormat = [{
+    $source `imap` $imap (`fmap` $fmap^)? attr-dict `:` type($source) `->`
+    type($tile)
+  }];
+  let hasVerifier = 1;
+}
+
+def Block_StoreOp : Block_Op<"store", [
+    MemoryEffects<[MemWrite]>, HasParent<"::mlsopt::kernel::CustomOp">]> {
+  let summary = "Output saver: writes this block's tile of a kernel output";
+  let description = [{
+    Writes `tile` to the part of kernel output `dest` that belongs to this
+    thread block: `omap` places the tile along each grid dim. Every grid dim
+    with more than one block must be mapped (blocks never write the same
+    elements), and the tiles of all blocks must cover the output exactly.
+    Each output is stored exactly once, after the for-loop.
+
+    ```mlir
+    block.store %y, %out0 omap <x = 1> : tensor<8x64xf16> into tensor<8x6144xf16>
+    ```
+  }];
+  let arguments = (ins MLSOpt_Tensor:$tile, MLSOpt_Tensor:$dest,
+                       Block_DimMapAttr:$omap);
+  let assemblyFormat = [{
+    $tile `,` $dest `omap` $omap attr-dict `:` type($tile) `into` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+def Block_ReturnOp : Block_Op<"return", [Pure, Terminator, ReturnLike,
+    HasParent<"::mlsopt::kernel::CustomOp">]> {
+  let summary = "Ends a block graph";
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Compute ops on shared-memory tiles
+//===----------------------------------------------------------------------===//
+
+defm Block : MLSOpt_TensorOps<Block_Dialect, "tiles in shared memory">;
+
+#endif // MLSOPT_DIALECT_BLOCK_IR_BLOCKOPS_TD

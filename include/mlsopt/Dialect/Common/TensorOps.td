@@ -1,0 +1,183 @@
+//===- TensorOps.td - Tensor ops shared by the kernel and block levels ----===//
+//
+// The kernel level computes on tensors in device memory and the block level on
+// tiles in shared memory, with the same operations and the same shape rules.
+// These classes define each operation once; KernelOps.td and BlockOps.td
+// instantiate them for their dialect. The elementwise lists also drive the
+// thread dialect's kind enums.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLSOPT_DIALECT_COMMON_TENSOROPS_TD
+#define MLSOPT_DIALECT_COMMON_TENSOROPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+// [mnemonic, C++ class prefix, what it computes]
+defvar MLSOpt_UnaryOpList = [
+  ["exp", "Exp", "e raised to the operand"],
+  ["log", "Log", "natural logarithm"],
+  ["sqrt", "Sqrt", "square root"],
+  ["rsqrt", "Rsqrt", "reciprocal square root, 1 / sqrt(x)"],
+  ["square", "Square", "x * x"],
+  ["silu", "Silu", "x * sigmoid(x)"],
+  ["sigmoid", "Sigmoid", "1 / (1 + exp(-x))"],
+  ["gelu", "Gelu", "x * Phi(x), the Gaussian error linear unit (erf form)"],
+  ["relu", "Relu", "max(x, 0)"],
+  ["tanh", "Tanh", "hyperbolic tangent"],
+  ["erf", "Erf", "the Gauss error function"],
+  ["neg", "Neg", "-x"],
+];
+
+// [mnemonic, C++ class prefix, what it computes]
+defvar MLSOpt_BinaryOpList = [
+  ["add", "Add", "lhs + rhs"],
+  ["sub", "Sub", "lhs - rhs"],
+  ["mul", "Mul", "lhs * rhs"],
+  ["div", "Div", "lhs / rhs"],
+];
+
+def MLSOpt_Tensor : StaticShapeTensorOf<[F16, BF16, F32]>;
+
+// An op whose result type follows from its operands by a shared shape rule.
+// `rule` is the C++ expression that maps the operand shapes `shapes` (and the
+// op's `adaptor`, for attributes) to the result shape; `where` names what the
+// operands are at this level, for the docs.
+class MLSOpt_InferredOp<Dialect dialect, string mnemonic, code rule,
+                        list<Trait> traits = []>
+    : Op<dialect, mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor])> {
+  let results = (outs MLSOpt_Tensor:$result);
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      return ::mlsopt::inferFromOperands(
+          loc, adaptor.getOperands().getTypes(),
+          [&](::llvm::ArrayRef<::llvm::ArrayRef<int64_t>> shapes)
+              -> ::mlsopt::ShapeOrError { return }] # rule # [{; },
+          inferred);
+    }
+  }];
+}
+
+class MLSOpt_MatmulOp<Dialect dialect, string where>
+    : MLSOpt_InferredOp<dialect, "matmul",
+                        "::mlsopt::matmulShape(shapes[0], shapes[1])"> {
+  let summary = "Batched matrix product of " # where;
+  let description = [{
+    `[..., m, k] x [..., k, n] -> [..., m, n]`; the leading (batch) dims of
+    both operands must be equal. f16 and bf16 products accumulate in f32.
+
+    ```mlir
+    %c = }] # dialect.name # [{.matmul %a, %b : tensor<8x64xf16>, tensor<64x96xf16>
+    ```
+  }];
+  let arguments = (ins MLSOpt_Tensor:$lhs, MLSOpt_Tensor:$rhs);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
+}
+
+class MLSOpt_BinaryOp<Dialect dialect, list<string> op, string where>
+    : MLSOpt_InferredOp<dialect, op[0],
+                        "::mlsopt::broadcastShapes(shapes[0], shapes[1])"> {
+  let summary = "Elementwise " # op[2] # " of " # where # ", with broadcasting";
+  let description = [{
+    Computes }] # op[2] # [{ elementwise. The operand shapes broadcast as in
+    numpy: aligned on the right, a missing or size-1 dim stretches to the
+    size of the other operand.
+
+    ```mlir
+    %c = }] # dialect.name # "." # op[0] # [{ %a, %b : tensor<8x64xf16>, tensor<8x1xf16>
+    ```
+  }];
+  let arguments = (ins MLSOpt_Tensor:$lhs, MLSOpt_Tensor:$rhs);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
+}
+
+class MLSOpt_UnaryOp<Dialect dialect, list<string> op, string where>
+    : MLSOpt_InferredOp<dialect, op[0], "::mlsopt::sameShape(shapes[0])"> {
+  let summary = "Elementwise " # op[2] # " of " # where;
+  let description = "Computes " # op[2] # " elementwise.";
+  let arguments = (ins MLSOpt_Tensor:$input);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+class MLSOpt_MulScalarOp<Dialect dialect, string where>
+    : MLSOpt_InferredOp<dialect, "mul_scalar", "::mlsopt::sameShape(shapes[0])"> {
+  let summary = "Multiplication of " # where # " by a constant";
+  let description = [{
+    Multiplies every element by `scalar`, e.g. the `1/sqrt(d)` of attention
+    or the `1/n` of a mean.
+
+    ```mlir
+    %y = }] # dialect.name # [{.mul_scalar %x, 1.250000e-01 : tensor<8x64xf16>
+    ```
+  }];
+  let arguments = (ins MLSOpt_Tensor:$input, F64Attr:$scalar);
+  let assemblyFormat = "$input `,` $scalar attr-dict `:` type($input)";
+}
+
+class MLSOpt_ReduceOp<Dialect dialect, string mnemonic, string what,
+                      string where>
+    : MLSOpt_InferredOp<dialect, mnemonic,
+        "::mlsopt::reduceShape(shapes[0], adaptor.getDim())"> {
+  let summary = "Reduction of " # where # " by " # what # " over one dim";
+  let description = [{
+    Reduces dim `dim` by }] # what # [{. The reduced dim stays in the result
+    with size 1, so the result broadcasts back against the operand.
+
+    ```mlir
+    %s = }] # dialect.name # "." # mnemonic # [{ %x dim 1 : tensor<8x64xf16>
+    ```
+  }];
+  let arguments = (ins MLSOpt_Tensor:$input, I64Attr:$dim);
+  let assemblyFormat = "$input `dim` $dim attr-dict `:` type($input)";
+}
+
+class MLSOpt_RmsNormOp<Dialect dialect, string where>
+    : MLSOpt_InferredOp<dialect, "rms_norm", "::mlsopt::sameShape(shapes[0])"> {
+  let summary = "RMS normalization of " # where # " over the last dim";
+  let description = [{
+    `x / sqrt(mean(x^2 over the last dim) + epsilon)`. The learnable scale of
+    an RMSNorm layer is a separate `mul`, so the search may move it.
+
+    ```mlir
+    %y = }] # dialect.name # [{.rms_norm %x : tensor<8x4096xf16>
+    %z = }] # dialect.name # [{.rms_norm %x {epsilon = 1.000000e-06 : f64} : tensor<8x4096xf16>
+    ```
+  }];
+  let arguments = (ins MLSOpt_Tensor:$input,
+                       DefaultValuedAttr<F64Attr, "0.0">:$epsilon);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+class MLSOpt_ConcatOp<Dialect dialect, string where>
+    : MLSOpt_InferredOp<dialect, "concat",
+                        "::mlsopt::concatShape(shapes, adaptor.getDim())"> {
+  let summary = "Concatenation of " # where # " along one dim";
+  let description = [{
+    ```mlir
+    %c = }] # dialect.name # [{.concat %a, %b dim 1 : tensor<8x16xf16>, tensor<8x32xf16>
+    ```
+  }];
+  let arguments = (ins Variadic<MLSOpt_Tensor>:$inputs, I64Attr:$dim);
+  let assemblyFormat = "$inputs `dim` $dim attr-dict `:` type($inputs)";
+}
+
+// Instantiates every computation shared by the kernel and block levels in
+// `dialect`, with C++ classes named `<Prefix>Op`.
+multiclass MLSOpt_TensorOps<Dialect dialect, string where> {
+  def _MatmulOp : MLSOpt_MatmulOp<dialect, where>;
+  foreach op = MLSOpt_BinaryOpList in
+    def _#op[1]#Op : MLSOpt_BinaryOp<dialect, op, where>;
+  foreach op = MLSOpt_UnaryOpList in
+    def _#op[1]#Op : MLSOpt_UnaryOp<dialect, op, where>;
+  def _MulScalarOp : MLSOpt_MulScalarOp<dialect, where>;
+  def _ReduceSumOp : MLSOpt_ReduceOp<dialect, "reduce_sum", "sum", where>;
+  def _ReduceMaxOp : MLSOpt_ReduceOp<dialect, "reduce_max", "maximum", where>;
+  def _RmsNormOp : MLSOpt_RmsNormOp<dialect, where>;
+  def _ConcatOp : MLSOpt_ConcatOp<dialect, where>;
+}
+
+#endif // MLSOPT_DIALECT_COMMON_TENSOROPS_TD

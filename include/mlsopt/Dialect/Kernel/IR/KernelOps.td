@@ -1,0 +1,88 @@
+//===- KernelOps.td - Kernel dialect operations ---------------------------===//
+
+#ifndef MLSOPT_DIALECT_KERNEL_IR_KERNELOPS_TD
+#define MLSOPT_DIALECT_KERNEL_IR_KERNELOPS_TD
+
+include "mlsopt/Dialect/Kernel/IR/KernelAttributes.td"
+include "mlsopt/Dialect/Common/TensorOps.td"
+include "mlir/IR/OpAsmInterface.td"
+
+//===----------------------------------------------------------------------===//
+// Pre-defined ops
+//===----------------------------------------------------------------------===//
+
+defm Kernel : MLSOpt_TensorOps<Kernel_Dialect, "tensors in device memory">;
+
+def Kernel_TransposeOp : MLSOpt_InferredOp<Kernel_Dialect, "transpose",
+    "::mlsopt::transposeShape(shapes[0], adaptor.getPermutation())"> {
+  let summary = "Permutation of the dims of a tensor in device memory";
+  let description = [{
+    Result dim `i` is operand dim `permutation[i]`.
+
+    ```mlir
+    %t = kernel.transpose %k [0, 2, 1] : tensor<16x4096x64xf16>
+    ```
+  }];
+  let arguments = (ins MLSOpt_Tensor:$input, DenseI64ArrayAttr:$permutation);
+  let assemblyFormat = "$input $permutation attr-dict `:` type($input)";
+}
+
+//===----------------------------------------------------------------------===//
+// Custom kernels
+//===----------------------------------------------------------------------===//
+
+def Kernel_CustomOp : Kernel_Op<"custom", [IsolatedFromAbove,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>]> {
+  let summary = "A kernel that mlsopt generates, defined by a block graph";
+  let description = [{
+    One GPU kernel launch of `grid` thread blocks with `block` threads each.
+    Its region is a block graph (the `block` dialect): what every thread
+    block computes. The region's arguments are the kernel's inputs followed by
+    its outputs, all in device memory; the block graph reads inputs only
+    through `block.load` inside its `block.for_loop`, and writes each output
+    exactly once with `block.store`.
+
+    ```mlir
+    %o = kernel.custom (%x, %w) grid <96, 1, 1> block <128, 1, 1>
+        : (tensor<8x4096xf16>, tensor<4096x6144xf16>) -> tensor<8x6144xf16> {
+    ^bb0(%in0: tensor<8x4096xf16>, %in1: tensor<4096x6144xf16>,
+         %out0: tensor<8x6144xf16>):
+      ...
+      block.return
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<MLSOpt_Tensor>:$inputs,
+                       Kernel_Dim3Attr:$grid, Kernel_Dim3Attr:$block);
+  let results = (outs Variadic<MLSOpt_Tensor>:$outputs);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` `grid` $grid `block` $block attr-dict `:`
+    functional-type($inputs, $outputs) $body
+  }];
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The region argument that stands for input `i` in device memory.
+    ::mlir::BlockArgument getInputArgument(unsigned i) {
+      return getBody().getArgument(i);
+    }
+    /// The region argument that stands for output `i` in device memory.
+    ::mlir::BlockArgument getOutputArgument(unsigned i) {
+      return getBody().getArgument(getInputs().size() + i);
+    }
+    /// True if `value` is one of the input arguments of the region.
+    bool isInputArgument(::mlir::Value value) {
+      auto arg = ::llvm::dyn_cast<::mlir::BlockArgument>(value);
+      return arg && arg.getOwner() == &getBody().front() &&
+             arg.getArgNumber() < getInputs().size();
+    }
+    /// True if `value` is one of the output arguments of the region.
+    bool isOutputArgument(::mlir::Value value) {
+      auto arg = ::llvm::dyn_cast<::mlir::BlockArgument>(value);
+      return arg && arg.getOwner() == &getBody().front() &&
+             arg.getArgNumber() >= getInputs().size();
+    }
+  }];
+}
+
+#endif // MLSOPT_DIALECT_KERNEL_IR_KERNELOPS_TD

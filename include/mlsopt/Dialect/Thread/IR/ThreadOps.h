@@ -1,0 +1,19 @@
+//===- ThreadOps.h - Thread dialect operations ------------------*- C++ -*-===//
+
+#ifndef MLSOPT_DIALECT_THREAD_IR_THREADOPS_H
+#define MLSOPT_DIALECT_THREAD_IR_THREADOPS_H
+
+#include "mlsopt/Dialect/Thread/IR/ThreadDialect.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "mlsopt/Dialect/Thread/IR/ThreadOps.h.inc"
+
+#endif // MLSOPT_DIALECT_THREAD_IR_THREADOPS_H

@@ -1,0 +1,105 @@
+//===- ThreadOps.td - Thread dialect operations ---------------------------===//
+
+#ifndef MLSOPT_DIALECT_THREAD_IR_THREADOPS_TD
+#define MLSOPT_DIALECT_THREAD_IR_THREADOPS_TD
+
+include "mlsopt/Dialect/Thread/IR/ThreadDialect.td"
+include "mlsopt/Dialect/Common/TensorOps.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+// The op kinds come from the same lists as the kernel and block ops, so the
+// three levels always offer the same elementwise operations.
+def Thread_UnaryKind : I32EnumAttr<"UnaryKind", "elementwise unary operation",
+    !foreach(i, !range(MLSOpt_UnaryOpList),
+             I32EnumAttrCase<MLSOpt_UnaryOpList[i][0], i>)> {
+  let cppNamespace = "::mlsopt::thread";
+}
+
+def Thread_BinaryKind : I32EnumAttr<"BinaryKind",
+    "elementwise binary operation",
+    !foreach(i, !range(MLSOpt_BinaryOpList),
+             I32EnumAttrCase<MLSOpt_BinaryOpList[i][0], i>)> {
+  let cppNamespace = "::mlsopt::thread";
+}
+
+def Thread_Scalar : AnyTypeOf<[F16, BF16, F32]>;
+
+def Thread_GraphOp : Thread_Op<"graph", [IsolatedFromAbove, Pure,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "A chain of elementwise ops fused in registers";
+  let description = [{
+    Applies its body to every element of its result tiles. The body's
+    arguments are one element of each operand; operands broadcast (numpy
+    rules) to the shape shared by all results. The body holds thread ops only
+    and ends in `thread.yield` with one element per result.
+
+    ```mlir
+    // silu(a) * b for one element, fused: the epilogue of two matmuls.
+    %y = thread.graph (%a, %b) : (tensor<8x64xf16>, tensor<8x64xf16>)
+        -> tensor<8x64xf16> {
+    ^bb0(%x: f16, %g: f16):
+      %s = thread.unary silu %x : f16
+      %m = thread.binary mul %s, %g : f16
+      thread.yield %m : f16
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<MLSOpt_Tensor>:$inputs);
+  let results = (outs Variadic<MLSOpt_Tensor>:$outputs);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs) $body
+  }];
+  let hasRegionVerifier = 1;
+}
+
+def Thread_YieldOp : Thread_Op<"yield", [Pure, Terminator, ReturnLike,
+    HasParent<"GraphOp">]> {
+  let summary = "The elements a thread graph produces";
+  let arguments = (ins Variadic<Thread_Scalar>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ /* no values */ }]>];
+}
+
+def Thread_UnaryOp : Thread_Op<"unary", [Pure, SameOperandsAndResultType,
+    HasParent<"GraphOp">]> {
+  let summary = "Elementwise unary operation on one element";
+  let description = [{
+    ```mlir
+    %y = thread.unary exp %x : f32
+    ```
+  }];
+  let arguments = (ins Thread_UnaryKind:$kind, Thread_Scalar:$input);
+  let results = (outs Thread_Scalar:$result);
+  let assemblyFormat = "$kind $input attr-dict `:` type($result)";
+}
+
+def Thread_BinaryOp : Thread_Op<"binary", [Pure, SameOperandsAndResultType,
+    HasParent<"GraphOp">]> {
+  let summary = "Elementwise binary operation on two elements";
+  let description = [{
+    ```mlir
+    %z = thread.binary div %x, %y : f32
+    ```
+  }];
+  let arguments = (ins Thread_BinaryKind:$kind, Thread_Scalar:$lhs,
+                       Thread_Scalar:$rhs);
+  let results = (outs Thread_Scalar:$result);
+  let assemblyFormat = "$kind $lhs `,` $rhs attr-dict `:` type($result)";
+}
+
+def Thread_MulScalarOp : Thread_Op<"mul_scalar", [Pure,
+    SameOperandsAndResultType, HasParent<"GraphOp">]> {
+  let summary = "Multiplication of one element by a constant";
+  let description = [{
+    ```mlir
+    %y = thread.mul_scalar %x, 1.250000e-01 : f32
+    ```
+  }];
+  let arguments = (ins Thread_Scalar:$input, F64Attr:$scalar);
+  let results = (outs Thread_Scalar:$result);
+  let assemblyFormat = "$input `,` $scalar attr-dict `:` type($result)";
+}
+
+#endif // MLSOPT_DIALECT_THREAD_IR_THREADOPS_TD

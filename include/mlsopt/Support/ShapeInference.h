@@ -1,0 +1,83 @@
+//===- ShapeInference.h - Shape rules shared by all levels ------*- C++ -*-===//
+//
+// The kernel and block dialects apply the same shape rules to device tensors and
+// to shared-memory tiles. Keeping them here, free of any op class, lets both
+// dialects, the search and the unit tests use one definition.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLSOPT_SUPPORT_SHAPEINFERENCE_H
+#define MLSOPT_SUPPORT_SHAPEINFERENCE_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/TypeRange.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include <string>
+
+namespace mlsopt {
+
+/// Result of a shape rule: the shape, or a sentence saying why there is none.
+struct ShapeOrError {
+  llvm::SmallVector<int64_t> shape;
+  std::string error;
+  bool ok() const { return error.empty(); }
+};
+
+/// The rule of unary elementwise ops: the result has the operand's shape.
+ShapeOrError sameShape(llvm::ArrayRef<int64_t> shape);
+
+/// Numpy-style broadcasting: shapes are aligned on the right, a missing or
+/// size-1 dim stretches to the other size.
+ShapeOrError broadcastShapes(llvm::ArrayRef<int64_t> lhs,
+                             llvm::ArrayRef<int64_t> rhs);
+
+/// Batched matmul: [..., m, k] x [..., k, n] -> [..., m, n] with equal leading
+/// dims.
+ShapeOrError matmulShape(llvm::ArrayRef<int64_t> lhs,
+                         llvm::ArrayRef<int64_t> rhs);
+
+/// Reduction over `dim`, which stays in the result with size 1.
+ShapeOrError reduceShape(llvm::ArrayRef<int64_t> shape, int64_t dim);
+
+/// Concatenation of equal-rank shapes along `dim`.
+ShapeOrError concatShape(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
+                         int64_t dim);
+
+/// Permutation of the dims of `shape`.
+ShapeOrError transposeShape(llvm::ArrayRef<int64_t> shape,
+                            llvm::ArrayRef<int64_t> permutation);
+
+/// Element types mlsopt computes in: f16, bf16 and f32.
+bool isSupportedElementType(mlir::Type type);
+
+/// Checks that `types` are static ranked tensors of one supported element type.
+/// Emits a diagnostic at `loc` (when given) and returns failure otherwise.
+llvm::LogicalResult verifyTensorOperands(std::optional<mlir::Location> loc,
+                                         mlir::TypeRange types);
+
+/// Builds the result type of a shape rule, or reports its error at `loc`.
+llvm::LogicalResult
+inferTensorType(std::optional<mlir::Location> loc, const ShapeOrError &shape,
+                mlir::Type elementType,
+                llvm::SmallVectorImpl<mlir::Type> &inferred);
+
+/// A shape rule over the operand shapes, in operand order.
+using ShapeRule =
+    llvm::function_ref<ShapeOrError(llvm::ArrayRef<llvm::ArrayRef<int64_t>>)>;
+
+/// The inferReturnTypes of every tensor op: checks the operands with
+/// verifyTensorOperands, applies `rule` to their shapes and pushes a tensor of
+/// the resulting shape and the operands' element type.
+llvm::LogicalResult inferFromOperands(std::optional<mlir::Location> loc,
+                                      mlir::TypeRange operands, ShapeRule rule,
+                                      llvm::SmallVectorImpl<mlir::Type> &inferred);
+
+/// Returns `shape` as "AxBxC" for diagnostics.
+std::string formatShape(llvm::ArrayRef<int64_t> shape);
+
+} // namespace mlsopt
+
+#endif // MLSOPT_SUPPORT_SHAPEINFERENCE_H

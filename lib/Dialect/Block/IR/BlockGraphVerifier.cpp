@@ -1,0 +1,100 @@
+//===- BlockGraphVerifier.cpp - Whole-graph rules of block graphs ---------===//
+
+#include "mlsopt/Dialect/Block/IR/BlockGraphVerifier.h"
+#include "mlsopt/Dialect/Block/IR/BlockOps.h"
+#include "mlsopt/Support/Target.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+using namespace mlsopt;
+using namespace mlsopt::block;
+
+int64_t mlsopt::block::estimateSharedMemoryBytes(kernel::CustomOp op) {
+  int64_t bytes = 0;
+  op.getBody().walk([&](Operation *nested) {
+    // Thread graphs compute in registers; only their results are tiles.
+    for (Value result : nested->getResults())
+      if (auto tile = dyn_cast<RankedTensorType>(result.getType()))
+        bytes += tileBytes(tile.getShape(),
+                           tile.getElementType().getIntOrFloatBitWidth());
+  });
+  return bytes;
+}
+
+/// The target named by the nearest enclosing `mlsopt.target`, if any.
+static FailureOr<TargetInfo> getEnclosingTarget(Operation *op) {
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp()) {
+    auto name = p->getAttrOfType<StringAttr>(kTargetAttrName);
+    if (!name)
+      continue;
+    if (std::optional<TargetInfo> target = lookupTarget(name.getValue()))
+      return *target;
+    return op->emitOpError("is inside ")
+           << kTargetAttrName << " = " << name
+           << ", which is not a supported target; use one of "
+           << supportedTargetNames();
+  }
+  return getDefaultTarget();
+}
+
+LogicalResult BlockGraphVerifier::verifyBlockGraph(kernel::CustomOp op) const {
+  Block &body = op.getBody().front();
+
+  // Only block ops and thread graphs describe what a thread block does. The
+  // thread dialect builds on this one, so it is recognised by name.
+  for (Operation &nested : body) {
+    StringRef ns = nested.getDialect() ? nested.getDialect()->getNamespace()
+                                       : StringRef();
+    if (ns != BlockDialect::getDialectNamespace() && ns != "thread")
+      return nested.emitOpError("cannot appear in a block graph; a custom "
+                                "kernel's body holds only block ops and "
+                                "thread graphs");
+  }
+
+  auto loops = body.getOps<ForLoopOp>();
+  if (loops.empty())
+    return op.emitOpError("block graph needs a block.for_loop: inputs are "
+                          "read only by block.load inside it (use 1 "
+                          "iteration for no loop)");
+  if (std::next(loops.begin()) != loops.end())
+    return (*std::next(loops.begin()))
+        .emitOpError("is the second for-loop of this block graph; a path "
+                     "from an input to an output must pass exactly one "
+                     "accumulator, so a block graph has one for-loop");
+
+  for (unsigned i = 0, e = op.getInputs().size(); i < e; ++i)
+    for (Operation *user : op.getInputArgument(i).getUsers())
+      if (!isa<LoadOp>(user))
+        return user->emitOpError("uses kernel input #")
+               << i << " directly; block graphs read inputs only through "
+                       "block.load";
+
+  for (unsigned i = 0, e = op.getOutputs().size(); i < e; ++i) {
+    BlockArgument out = op.getOutputArgument(i);
+    unsigned stores = 0;
+    for (OpOperand &use : out.getUses()) {
+      auto store = dyn_cast<StoreOp>(use.getOwner());
+      if (!store || use.getOperandNumber() != 1)
+        return use.getOwner()->emitOpError("uses kernel output #")
+               << i << " as a value; outputs are only written, by block.store";
+      ++stores;
+    }
+    if (stores != 1)
+      return op.emitOpError("output #")
+             << i << " is stored " << stores
+             << " times; each output must be stored exactly once";
+  }
+
+  FailureOr<TargetInfo> target = getEnclosingTarget(op);
+  if (failed(target))
+    return failure();
+  int64_t bytes = estimateSharedMemoryBytes(op);
+  if (bytes > static_cast<int64_t>(target->maxSharedMemPerBlock))
+    return op.emitOpError("block graph needs ")
+           << bytes << " bytes of shared memory, more than the "
+           << target->maxSharedMemPerBlock << " bytes a block has on "
+           << target->chip << "; use smaller tiles (more blocks or more "
+           << "for-loop iterations)";
+  return success();
+}

@@ -1,0 +1,166 @@
+//===- BlockOps.cpp - Block dialect operations ----------------------------===//
+
+#include "mlsopt/Dialect/Block/IR/BlockOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlsopt;
+using namespace mlsopt::block;
+
+static std::array<int64_t, 3> gridOf(Operation *op) {
+  auto custom = op->getParentOfType<kernel::CustomOp>();
+  kernel::Dim3Attr grid = custom.getGrid();
+  return {grid.getX(), grid.getY(), grid.getZ()};
+}
+
+//===----------------------------------------------------------------------===//
+// Accumulator lists: `(sum, max, rescale by 1)`
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseAccumulators(OpAsmParser &parser, ArrayAttr &attr) {
+  SmallVector<Attribute> accumulators;
+  auto parseOne = [&]() -> ParseResult {
+    SMLoc loc = parser.getCurrentLocation();
+    StringRef keyword;
+    if (parser.parseKeyword(&keyword))
+      return failure();
+    std::optional<AccumKind> kind = symbolizeAccumKind(keyword);
+    if (!kind)
+      return parser.emitError(loc, "unknown accumulator '")
+             << keyword << "'; expected sum, max, mean, rms or rescale";
+    std::optional<int64_t> scaleBy;
+    if (succeeded(parser.parseOptionalKeyword("by"))) {
+      int64_t index;
+      if (parser.parseInteger(index))
+        return failure();
+      scaleBy = index;
+    }
+    auto acc = AccumulatorAttr::getChecked(
+        [&] { return parser.emitError(loc); }, parser.getContext(), *kind,
+        scaleBy);
+    if (!acc)
+      return failure();
+    accumulators.push_back(acc);
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Paren, parseOne))
+    return failure();
+  attr = parser.getBuilder().getArrayAttr(accumulators);
+  return success();
+}
+
+static void printAccumulators(OpAsmPrinter &printer, Operation *,
+                              ArrayAttr attr) {
+  printer << "(";
+  llvm::interleaveComma(attr, printer, [&](Attribute a) {
+    auto acc = cast<AccumulatorAttr>(a);
+    printer << stringifyAccumKind(acc.getKind());
+    if (acc.getScaleBy())
+      printer << " by " << *acc.getScaleBy();
+  });
+  printer << ")";
+}
+
+//===----------------------------------------------------------------------===//
+// ForLoopOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ForLoopOp::verify() {
+  unsigned numResults = getNumResults();
+  if (numResults == 0)
+    return emitOpError("must accumulate at least one value; a loop without "
+                       "accumulators computes nothing");
+  if (getAccumulators().size() != numResults)
+    return emitOpError("has ")
+           << getAccumulators().size() << " accumulators but " << numResults
+           << " results; give one accumulator per result";
+  Block &body = getBody().front();
+  auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(body.back());
+  if (!yield)
+    return emitOpError("body must end in block.yield");
+  if (yield.getValues().getTypes() != getResultTypes())
+    return yield.emitOpError("yields values of types (")
+           << yield.getValues().getTypes()
+           << ") but the for-loop's accumulators have types ("
+           << getResultTypes() << ")";
+  for (unsigned i = 0; i < numResults; ++i) {
+    AccumulatorAttr acc = getAccumulator(i);
+    if (acc.getKind() != AccumKind::rescale)
+      continue;
+    int64_t by = *acc.getScaleBy();
+    if (by >= numResults || getAccumulator(by).getKind() != AccumKind::max)
+      return emitOpError("accumulator #")
+             << i << " rescales by accumulator #" << by
+             << ", which must be a max accumulator of this loop";
+    ArrayRef<int64_t> value =
+        cast<RankedTensorType>(getResult(i).getType()).getShape();
+    ArrayRef<int64_t> scale =
+        cast<RankedTensorType>(getResult(by).getType()).getShape();
+    ShapeOrError shape = broadcastShapes(value, scale);
+    if (!shape.ok() || ArrayRef<int64_t>(shape.shape) != value)
+      return emitOpError("accumulator #")
+             << i << " of shape " << formatShape(value)
+             << " cannot be rescaled by max accumulator #" << by
+             << " of shape " << formatShape(scale)
+             << "; the max must broadcast to the rescaled value";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LoadOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LoadOp::verify() {
+  auto custom = (*this)->getParentOfType<kernel::CustomOp>();
+  if (!custom || !custom.isInputArgument(getSource()))
+    return emitOpError("must load from an input of the enclosing "
+                       "kernel.custom (one of its region arguments %in...)");
+  auto source = cast<RankedTensorType>(getSource().getType());
+  auto tile = cast<RankedTensorType>(getTile().getType());
+  if (source.getElementType() != tile.getElementType())
+    return emitOpError("tile element type ")
+           << tile.getElementType() << " differs from the input's "
+           << source.getElementType();
+  auto loop = cast<ForLoopOp>((*this)->getParentOp());
+  ShapeOrError expected = inputTileShape(
+      source.getShape(), getImap().getGridToTensorDims(), gridOf(*this),
+      getFmap(), loop.getIterations());
+  if (!expected.ok())
+    return emitOpError() << expected.error;
+  if (ArrayRef<int64_t>(expected.shape) != tile.getShape())
+    return emitOpError("tile shape ")
+           << formatShape(tile.getShape()) << " does not match the "
+           << formatShape(expected.shape)
+           << " that the imap, the fmap, the grid and the for-loop cut from "
+           << "the input of shape " << formatShape(source.getShape());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// StoreOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult StoreOp::verify() {
+  auto custom = cast<kernel::CustomOp>((*this)->getParentOp());
+  if (!custom.isOutputArgument(getDest()))
+    return emitOpError("must store into an output of the enclosing "
+                       "kernel.custom (one of its region arguments %out...)");
+  auto tile = cast<RankedTensorType>(getTile().getType());
+  auto dest = cast<RankedTensorType>(getDest().getType());
+  if (tile.getElementType() != dest.getElementType())
+    return emitOpError("tile element type ")
+           << tile.getElementType() << " differs from the output's "
+           << dest.getElementType();
+  std::string error =
+      checkOutputCoverage(tile.getShape(), dest.getShape(),
+                          getOmap().getGridToTensorDims(), gridOf(*this));
+  if (!error.empty())
+    return emitOpError() << error;
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "mlsopt/Dialect/Block/IR/BlockOps.cpp.inc"

@@ -1,0 +1,66 @@
+//===- KernelOps.cpp - Kernel dialect operations --------------------------===//
+
+#include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/Dialect/Kernel/IR/BlockGraphInterface.h"
+#include "mlsopt/Support/Target.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlsopt::kernel;
+
+//===----------------------------------------------------------------------===//
+// CustomOp
+//===----------------------------------------------------------------------===//
+
+void CustomOp::getAsmBlockArgumentNames(Region &region,
+                                        OpAsmSetValueNameFn setNameFn) {
+  if (region.empty())
+    return;
+  unsigned numInputs = getInputs().size();
+  for (BlockArgument arg : region.getArguments()) {
+    unsigned i = arg.getArgNumber();
+    if (i < numInputs)
+      setNameFn(arg, ("in" + Twine(i)).str());
+    else
+      setNameFn(arg, ("out" + Twine(i - numInputs)).str());
+  }
+}
+
+LogicalResult CustomOp::verifyRegions() {
+  Block &body = getBody().front();
+  unsigned numInputs = getInputs().size();
+  unsigned numOutputs = getOutputs().size();
+  if (numOutputs == 0)
+    return emitOpError("must have at least one output");
+  if (body.getNumArguments() != numInputs + numOutputs)
+    return emitOpError("body must have one argument per input and per output (")
+           << numInputs + numOutputs << "), got " << body.getNumArguments();
+  for (auto [i, type] : llvm::enumerate(getInputs().getTypes()))
+    if (body.getArgument(i).getType() != type)
+      return emitOpError("body argument #")
+             << i << " must have the type of input #" << i << " (" << type
+             << "), got " << body.getArgument(i).getType();
+  for (auto [i, type] : llvm::enumerate(getOutputs().getTypes()))
+    if (body.getArgument(numInputs + i).getType() != type)
+      return emitOpError("body argument #")
+             << numInputs + i << " must have the type of output #" << i << " ("
+             << type << "), got " << body.getArgument(numInputs + i).getType();
+
+  const mlsopt::TargetInfo &target = mlsopt::getDefaultTarget();
+  if (getBlock().getVolume() > target.maxThreadsPerBlock)
+    return emitOpError("thread block has ")
+           << getBlock().getVolume() << " threads; a block can have at most "
+           << target.maxThreadsPerBlock;
+
+  Dialect *dialect = body.empty() ? nullptr : body.back().getDialect();
+  const auto *graph =
+      dialect ? dialect->getRegisteredInterface<BlockGraphInterface>() : nullptr;
+  if (!graph || !body.back().hasTrait<OpTrait::IsTerminator>())
+    return emitOpError("body must be a block graph ending in `block.return`");
+  return graph->verifyBlockGraph(*this);
+}
+
+#define GET_OP_CLASSES
+#include "mlsopt/Dialect/Kernel/IR/KernelOps.cpp.inc"

@@ -1,0 +1,21 @@
+//===- ThreadDialect.cpp - The thread-level dialect -----------------------===//
+
+#include "mlsopt/Dialect/Thread/IR/ThreadDialect.h"
+#include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlsopt::thread;
+
+#include "mlsopt/Dialect/Thread/IR/ThreadDialect.cpp.inc"
+#include "mlsopt/Dialect/Thread/IR/ThreadEnums.cpp.inc"
+
+void ThreadDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "mlsopt/Dialect/Thread/IR/ThreadOps.cpp.inc"
+      >();
+}

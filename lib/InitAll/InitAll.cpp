@@ -1,0 +1,15 @@
+//===- InitAll.cpp - Register everything mlsopt provides ------------------===//
+
+#include "mlsopt/InitAllDialects.h"
+#include "mlsopt/Dialect/Block/IR/BlockDialect.h"
+#include "mlsopt/Dialect/Kernel/IR/KernelDialect.h"
+#include "mlsopt/Dialect/Thread/IR/ThreadDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+
+void mlsopt::registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<kernel::KernelDialect, block::BlockDialect,
+                  thread::ThreadDialect>();
+}
+
+void mlsopt::registerAllPasses() {}

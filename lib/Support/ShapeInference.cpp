@@ -1,0 +1,192 @@
+//===- ShapeInference.cpp - Shape rules shared by all levels --------------===//
+
+#include "mlsopt/Support/ShapeInference.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace mlsopt {
+
+std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string s;
+  raw_string_ostream os(s);
+  interleave(shape, os, "x");
+  return s;
+}
+
+static ShapeOrError fail(const Twine &message) {
+  ShapeOrError r;
+  r.error = message.str();
+  return r;
+}
+
+ShapeOrError sameShape(ArrayRef<int64_t> shape) {
+  ShapeOrError r;
+  r.shape.assign(shape.begin(), shape.end());
+  return r;
+}
+
+ShapeOrError broadcastShapes(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs) {
+  ShapeOrError r;
+  size_t rank = std::max(lhs.size(), rhs.size());
+  r.shape.resize(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    // Walk from the innermost dim: missing leading dims act as size 1.
+    int64_t a = i < lhs.size() ? lhs[lhs.size() - 1 - i] : 1;
+    int64_t b = i < rhs.size() ? rhs[rhs.size() - 1 - i] : 1;
+    if (a != b && a != 1 && b != 1)
+      return fail("shapes " + formatShape(lhs) + " and " + formatShape(rhs) +
+                  " do not broadcast: dim " + Twine(rank - 1 - i) +
+                  " has sizes " + Twine(a) + " and " + Twine(b) +
+                  "; sizes must be equal or one of them 1");
+    r.shape[rank - 1 - i] = a == 1 ? b : a;
+  }
+  return r;
+}
+
+ShapeOrError matmulShape(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs) {
+  if (lhs.size() < 2 || rhs.size() < 2)
+    return fail("matmul operands must have rank 2 or more, got shapes " +
+                formatShape(lhs) + " and " + formatShape(rhs));
+  if (lhs.size() != rhs.size())
+    return fail("matmul operands must have the same rank, got shapes " +
+                formatShape(lhs) + " and " + formatShape(rhs));
+  size_t rank = lhs.size();
+  for (size_t i = 0; i + 2 < rank; ++i)
+    if (lhs[i] != rhs[i])
+      return fail("matmul batch dim " + Twine(i) + " differs: " +
+                  Twine(lhs[i]) + " vs " + Twine(rhs[i]) +
+                  "; leading dims must be equal");
+  if (lhs[rank - 1] != rhs[rank - 2])
+    return fail("matmul contraction dims differ: " + formatShape(lhs) + " x " +
+                formatShape(rhs) + " needs the last dim of the left operand (" +
+                Twine(lhs[rank - 1]) +
+                ") to equal the second-to-last dim of the right operand (" +
+                Twine(rhs[rank - 2]) + ")");
+  ShapeOrError r;
+  r.shape.assign(lhs.begin(), lhs.end());
+  r.shape[rank - 1] = rhs[rank - 1];
+  return r;
+}
+
+ShapeOrError reduceShape(ArrayRef<int64_t> shape, int64_t dim) {
+  if (dim < 0 || dim >= static_cast<int64_t>(shape.size()))
+    return fail("reduction dim " + Twine(dim) + " is out of range for rank " +
+                Twine(shape.size()));
+  ShapeOrError r;
+  r.shape.assign(shape.begin(), shape.end());
+  r.shape[dim] = 1;
+  return r;
+}
+
+ShapeOrError concatShape(ArrayRef<ArrayRef<int64_t>> shapes, int64_t dim) {
+  if (shapes.empty())
+    return fail("concat needs at least one operand");
+  ArrayRef<int64_t> first = shapes.front();
+  if (dim < 0 || dim >= static_cast<int64_t>(first.size()))
+    return fail("concat dim " + Twine(dim) + " is out of range for rank " +
+                Twine(first.size()));
+  ShapeOrError r;
+  r.shape.assign(first.begin(), first.end());
+  for (ArrayRef<int64_t> s : shapes.drop_front()) {
+    if (s.size() != first.size())
+      return fail("concat operands must have the same rank, got shapes " +
+                  formatShape(first) + " and " + formatShape(s));
+    for (size_t i = 0; i < s.size(); ++i)
+      if (static_cast<int64_t>(i) != dim && s[i] != first[i])
+        return fail("concat operands must agree on every dim but " +
+                    Twine(dim) + ", got shapes " + formatShape(first) +
+                    " and " + formatShape(s));
+    r.shape[dim] += s[dim];
+  }
+  return r;
+}
+
+ShapeOrError transposeShape(ArrayRef<int64_t> shape,
+                            ArrayRef<int64_t> permutation) {
+  if (permutation.size() != shape.size())
+    return fail("permutation has " + Twine(permutation.size()) +
+                " entries but the operand has rank " + Twine(shape.size()));
+  SmallVector<bool> seen(shape.size(), false);
+  ShapeOrError r;
+  for (int64_t p : permutation) {
+    if (p < 0 || p >= static_cast<int64_t>(shape.size()) || seen[p])
+      return fail("[" +
+                  [&] {
+                    std::string s;
+                    raw_string_ostream os(s);
+                    interleaveComma(permutation, os);
+                    return s;
+                  }() +
+                  "] is not a permutation of the dims 0.." +
+                  Twine(shape.size() - 1));
+    seen[p] = true;
+    r.shape.push_back(shape[p]);
+  }
+  return r;
+}
+
+bool isSupportedElementType(mlir::Type type) {
+  return type.isF16() || type.isBF16() || type.isF32();
+}
+
+LogicalResult verifyTensorOperands(std::optional<mlir::Location> loc,
+                                   mlir::TypeRange types) {
+  mlir::Type elementType;
+  for (mlir::Type type : types) {
+    auto tensor = dyn_cast<mlir::RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape()) {
+      if (loc)
+        mlir::emitError(*loc) << "expected a statically shaped tensor, got "
+                              << type;
+      return failure();
+    }
+    if (!isSupportedElementType(tensor.getElementType())) {
+      if (loc)
+        mlir::emitError(*loc) << "element type " << tensor.getElementType()
+                              << " is not supported; use f16, bf16 or f32";
+      return failure();
+    }
+    if (elementType && elementType != tensor.getElementType()) {
+      if (loc)
+        mlir::emitError(*loc)
+            << "operands must have one element type, got " << elementType
+            << " and " << tensor.getElementType();
+      return failure();
+    }
+    elementType = tensor.getElementType();
+  }
+  return success();
+}
+
+LogicalResult inferTensorType(std::optional<mlir::Location> loc,
+                              const ShapeOrError &shape,
+                              mlir::Type elementType,
+                              SmallVectorImpl<mlir::Type> &inferred) {
+  if (!shape.ok()) {
+    if (loc)
+      mlir::emitError(*loc) << shape.error;
+    return failure();
+  }
+  inferred.push_back(mlir::RankedTensorType::get(shape.shape, elementType));
+  return success();
+}
+
+LogicalResult inferFromOperands(std::optional<mlir::Location> loc,
+                                mlir::TypeRange operands, ShapeRule rule,
+                                SmallVectorImpl<mlir::Type> &inferred) {
+  if (failed(verifyTensorOperands(loc, operands)))
+    return failure();
+  SmallVector<ArrayRef<int64_t>> shapes;
+  for (mlir::Type type : operands)
+    shapes.push_back(cast<mlir::RankedTensorType>(type).getShape());
+  mlir::Type elementType =
+      operands.empty()
+          ? mlir::Type()
+          : cast<mlir::RankedTensorType>(operands.front()).getElementType();
+  return inferTensorType(loc, rule(shapes), elementType, inferred);
+}
+
+} // namespace mlsopt

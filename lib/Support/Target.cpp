@@ -1,0 +1,43 @@
+//===- Target.cpp - GPU targets mlsopt generates code for -----------------===//
+
+#include "mlsopt/Support/Target.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+#include <string>
+
+using namespace llvm;
+
+namespace mlsopt {
+
+// Figures for the reference part of each chip: A100 (sm_80), RTX 3090
+// (sm_86), RTX 4090 / L40S (sm_89), H100/H200 SXM (sm_90). Shared memory is the
+// per-block opt-in maximum from the CUDA programming guide's compute
+// capability table; the cost model reads the throughput figures.
+static const TargetInfo kTargets[] = {
+    {"sm_80", "7.0", 108, 166912, 1024, 65536, 1555.0, 312.0, 19.5},
+    {"sm_86", "7.1", 82, 101376, 1024, 65536, 936.0, 71.0, 35.6},
+    {"sm_89", "7.8", 128, 101376, 1024, 65536, 1008.0, 165.0, 82.6},
+    {"sm_90", "7.8", 132, 232448, 1024, 65536, 4800.0, 989.0, 67.0},
+};
+
+ArrayRef<TargetInfo> getSupportedTargets() { return kTargets; }
+
+std::optional<TargetInfo> lookupTarget(StringRef chip) {
+  for (const TargetInfo &t : kTargets)
+    if (t.chip == chip)
+      return t;
+  return std::nullopt;
+}
+
+const TargetInfo &getDefaultTarget() { return kTargets[3]; }
+
+std::string supportedTargetNames() {
+  std::string s;
+  raw_string_ostream os(s);
+  interleaveComma(map_range(kTargets, [](const TargetInfo &t) { return t.chip; }),
+                  os);
+  return s;
+}
+
+} // namespace mlsopt

@@ -1,0 +1,106 @@
+//===- TileShapes.cpp - How grid and for-loop split a tensor into tiles ---===//
+
+#include "mlsopt/Support/TileShapes.h"
+
+#include "llvm/ADT/Twine.h"
+
+using namespace llvm;
+
+namespace mlsopt {
+
+static const char *const kGridDimNames[] = {"x", "y", "z"};
+
+ShapeOrError inputTileShape(ArrayRef<int64_t> tensor,
+                            const GridToTensorDims &imap,
+                            std::array<int64_t, 3> grid,
+                            std::optional<int64_t> forLoopDim,
+                            int64_t iterations) {
+  ShapeOrError r;
+  r.shape.assign(tensor.begin(), tensor.end());
+  int64_t rank = tensor.size();
+  SmallVector<bool> split(rank, false);
+  auto divide = [&](int64_t dim, int64_t parts, const Twine &by) -> bool {
+    if (dim < 0 || dim >= rank) {
+      r.error = (by + " maps to dim " + Twine(dim) +
+                 ", which is out of range for a tensor of rank " + Twine(rank))
+                    .str();
+      return false;
+    }
+    if (split[dim]) {
+      r.error = (by + " splits dim " + Twine(dim) +
+                 ", which is already split; each dim can be split once")
+                    .str();
+      return false;
+    }
+    split[dim] = true;
+    if (r.shape[dim] % parts != 0) {
+      r.error = (by + " splits dim " + Twine(dim) + " of size " +
+                 Twine(tensor[dim]) + " into " + Twine(parts) +
+                 " parts, which does not divide it")
+                    .str();
+      return false;
+    }
+    r.shape[dim] /= parts;
+    return true;
+  };
+  for (unsigned g = 0; g < 3; ++g)
+    if (imap[g] && !divide(*imap[g], grid[g],
+                           Twine("grid dim ") + kGridDimNames[g] + " (size " +
+                               Twine(grid[g]) + ")"))
+      return r;
+  if (forLoopDim &&
+      !divide(*forLoopDim, iterations,
+              "the for-loop (" + Twine(iterations) + " iterations)"))
+    return r;
+  return r;
+}
+
+std::string checkOutputCoverage(ArrayRef<int64_t> tile,
+                                ArrayRef<int64_t> output,
+                                const GridToTensorDims &omap,
+                                std::array<int64_t, 3> grid) {
+  int64_t rank = output.size();
+  if (static_cast<int64_t>(tile.size()) != rank)
+    return ("tile of rank " + Twine(tile.size()) +
+            " cannot be saved to an output of rank " + Twine(rank))
+        .str();
+  SmallVector<int64_t> parts(rank, 1);
+  for (unsigned g = 0; g < 3; ++g) {
+    if (!omap[g]) {
+      if (grid[g] > 1)
+        return (Twine("grid dim ") + kGridDimNames[g] + " has " +
+                Twine(grid[g]) +
+                " blocks but the omap does not map it to an output dim; "
+                "blocks would overwrite each other's results")
+            .str();
+      continue;
+    }
+    int64_t dim = *omap[g];
+    if (dim < 0 || dim >= rank)
+      return (Twine("omap maps grid dim ") + kGridDimNames[g] + " to dim " +
+              Twine(dim) + ", which is out of range for an output of rank " +
+              Twine(rank))
+          .str();
+    if (parts[dim] != 1)
+      return (Twine("omap maps two grid dims to output dim ") + Twine(dim))
+          .str();
+    parts[dim] = grid[g];
+  }
+  for (int64_t d = 0; d < rank; ++d)
+    if (tile[d] * parts[d] != output[d])
+      return ("tiles of shape " + formatShape(tile) + " on the grid cover " +
+              Twine(tile[d] * parts[d]) + " elements of output dim " +
+              Twine(d) + ", which has " + Twine(output[d]) +
+              "; the tiles must cover the output exactly")
+          .str();
+  return "";
+}
+
+int64_t tileBytes(ArrayRef<int64_t> shape, unsigned elementBits) {
+  int64_t elements = 1;
+  for (int64_t s : shape)
+    elements *= s;
+  return elements * elementBits / 8;
+}
+
+} // namespace mlsopt

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what building and testing mlsopt needs, and only what is missing, so it is cheap
+# to run before every `make build`/`make check`. Debian packages come from apt, Python test
+# packages from PyPI. Safe to run repeatedly.
+set -euo pipefail
+
+DEB_PACKAGES=(
+  cmake ninja-build ccache lld-22
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  libz3-dev libgtest-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
+)
+
+missing=()
+for pkg in "${DEB_PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing Debian packages: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Python test packages for the interpreter that runs the Python tests.
+PYTHON="${PYTHON:-python3}"
+py_missing=()
+for mod in pytest numpy; do
+  "$PYTHON" -c "import $mod" 2>/dev/null || py_missing+=("$mod")
+done
+if [ ${#py_missing[@]} -gt 0 ]; then
+  echo "install-deps: installing Python packages for $PYTHON: ${py_missing[*]}"
+  "$PYTHON" -m pip install --quiet "${py_missing[@]}"
+fi

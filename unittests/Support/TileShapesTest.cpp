@@ -1,0 +1,70 @@
+//===- TileShapesTest.cpp - Tiles cut by grid and for-loop ----------------===//
+
+#include "mlsopt/Support/TileShapes.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlsopt;
+using Shape = llvm::SmallVector<int64_t>;
+
+TEST(InputTileShape, SplitsAcrossGridAndLoop) {
+  // W[4096, 6144] on 96 blocks along x (dim 1) and 64 iterations (dim 0).
+  ShapeOrError r = inputTileShape({4096, 6144}, {1, std::nullopt, std::nullopt},
+                                  {96, 1, 1}, 0, 64);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.shape, Shape({64, 64}));
+}
+
+TEST(InputTileShape, ReplicatedGridDimKeepsWholeDim) {
+  ShapeOrError r = inputTileShape({8, 4096}, {}, {96, 1, 1}, 1, 64);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.shape, Shape({8, 64}));
+}
+
+TEST(InputTileShape, RejectsIndivisibleSplit) {
+  ShapeOrError r = inputTileShape({8, 100}, {1, std::nullopt, std::nullopt},
+                                  {3, 1, 1}, std::nullopt, 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("does not divide"), std::string::npos) << r.error;
+}
+
+TEST(InputTileShape, RejectsDimSplitTwice) {
+  ShapeOrError r = inputTileShape({8, 64}, {1, std::nullopt, std::nullopt},
+                                  {2, 1, 1}, 1, 2);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("already split"), std::string::npos) << r.error;
+}
+
+TEST(InputTileShape, RejectsDimOutOfRange) {
+  EXPECT_FALSE(
+      inputTileShape({8, 64}, {2, std::nullopt, std::nullopt}, {2, 1, 1},
+                     std::nullopt, 1)
+          .ok());
+  EXPECT_FALSE(inputTileShape({8, 64}, {}, {1, 1, 1}, 5, 2).ok());
+}
+
+TEST(OutputCoverage, AcceptsExactCover) {
+  EXPECT_EQ(checkOutputCoverage({8, 64}, {8, 6144},
+                                {1, std::nullopt, std::nullopt}, {96, 1, 1}),
+            "");
+}
+
+TEST(OutputCoverage, RejectsReplicatedGridDim) {
+  std::string e = checkOutputCoverage({8, 64}, {8, 64}, {}, {2, 1, 1});
+  EXPECT_NE(e.find("overwrite"), std::string::npos) << e;
+}
+
+TEST(OutputCoverage, RejectsPartialCover) {
+  std::string e = checkOutputCoverage(
+      {8, 32}, {8, 6144}, {1, std::nullopt, std::nullopt}, {96, 1, 1});
+  EXPECT_NE(e.find("cover the output exactly"), std::string::npos) << e;
+}
+
+TEST(OutputCoverage, SizeOneGridDimMayStayUnmapped) {
+  EXPECT_EQ(checkOutputCoverage({8, 64}, {8, 64}, {}, {1, 1, 1}), "");
+}
+
+TEST(TileBytes, CountsElementBits) {
+  EXPECT_EQ(tileBytes({64, 64}, 16), 8192);
+  EXPECT_EQ(tileBytes({8, 1}, 32), 32);
+}
