@@ -4,6 +4,7 @@
 #include "mlsopt/Dialect/Block/IR/BlockDialect.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelDialect.h"
 #include "mlsopt/Dialect/Thread/IR/ThreadDialect.h"
+#include "mlsopt/Dialect/Thread/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
@@ -12,4 +13,4 @@ void mlsopt::registerAllDialects(mlir::DialectRegistry &registry) {
                   thread::ThreadDialect>();
 }
 
-void mlsopt::registerAllPasses() {}
+void mlsopt::registerAllPasses() { thread::registerThreadPasses(); }

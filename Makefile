@@ -1,0 +1,56 @@
+# mlsopt: the two commands are `make demo` and `make check`. Both install what is
+# missing and build first, so each works on a fresh machine.
+
+BUILD_DIR   ?= build
+BUILD_TYPE  ?= Release
+LLVM_PREFIX ?= /usr/lib/llvm-22
+PYTHON      ?= python3
+JOBS        ?= $(shell nproc)
+
+CMAKE_FLAGS := -G Ninja \
+  -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+  -DMLIR_DIR=$(LLVM_PREFIX)/lib/cmake/mlir \
+  -DMLIR_LINK_MLIR_DYLIB=ON \
+  -DLLVM_USE_LINKER=lld \
+  -DLLVM_EXTERNAL_LIT=$(LLVM_PREFIX)/bin/lit \
+  -DCMAKE_C_COMPILER_LAUNCHER=ccache \
+  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+
+.PHONY: all deps configure build check check-lit check-unit check-python demo docs clean
+
+all: build
+
+deps:
+	@PYTHON=$(PYTHON) bash scripts/install-deps.sh
+
+$(BUILD_DIR)/build.ninja:
+	cmake -S . -B $(BUILD_DIR) $(CMAKE_FLAGS)
+
+configure: deps $(BUILD_DIR)/build.ninja
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+check: build
+	$(MAKE) --no-print-directory check-lit check-unit check-python
+
+check-lit:
+	cmake --build $(BUILD_DIR) --target check-mlsopt
+
+check-unit:
+	ctest --test-dir $(BUILD_DIR) --output-on-failure
+
+check-python:
+	MLSOPT_BUILD_DIR=$(abspath $(BUILD_DIR)) $(PYTHON) -m pytest -q python/tests
+
+demo: build
+	@bash scripts/demo.sh $(BUILD_DIR)
+
+# Regenerates the dialect reference in docs/dialects from the ODS definitions.
+docs: build
+	cmake --build $(BUILD_DIR) --target mlir-doc
+	mkdir -p docs/dialects
+	cp $(BUILD_DIR)/docs/Dialects/*.md docs/dialects/
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,41 @@
+//===- Passes.td - Thread dialect passes ----------------------------------===//
+
+#ifndef MLSOPT_DIALECT_THREAD_TRANSFORMS_PASSES_TD
+#define MLSOPT_DIALECT_THREAD_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ThreadFuseElementwise : Pass<"thread-fuse-elementwise"> {
+  let summary = "Fuse chains of elementwise block ops into thread graphs";
+  let description = [{
+    Builds the thread level of a μGraph by rules. Every elementwise block op
+    (unary, binary, `mul_scalar`) becomes a `thread.graph`, and a thread
+    graph whose results feed only one other thread graph is merged into it.
+    The chain then runs in registers, as the epilogue of the op that produces
+    its operands or the prologue of the op that consumes its result, and its
+    intermediate tiles no longer take shared memory.
+
+    ```mlir
+    %s = block.silu %a : tensor<8x64xf16>
+    %m = block.mul %s, %b : tensor<8x64xf16>, tensor<8x64xf16>
+    ```
+    becomes
+    ```mlir
+    %m = thread.graph(%a, %b) : (tensor<8x64xf16>, tensor<8x64xf16>) -> tensor<8x64xf16> {
+    ^bb0(%x: f16, %y: f16):
+      %0 = thread.unary silu %x : f16
+      %1 = thread.binary mul %0, %y : f16
+      thread.yield %1 : f16
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlsopt::thread::ThreadDialect"];
+  let statistics = [
+    Statistic<"numWrapped", "ops-wrapped",
+              "Elementwise block ops turned into thread graphs">,
+    Statistic<"numMerged", "graphs-merged",
+              "Thread graphs merged into their only consumer">,
+  ];
+}
+
+#endif // MLSOPT_DIALECT_THREAD_TRANSFORMS_PASSES_TD

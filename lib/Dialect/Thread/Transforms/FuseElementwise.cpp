@@ -1,0 +1,188 @@
+//===- FuseElementwise.cpp - Elementwise block ops into thread graphs -----===//
+//
+// The rule-based construction of the thread level: wrap every elementwise
+// block op in a thread graph, then merge each graph into its only consumer
+// graph until no more merges apply.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlsopt/Dialect/Thread/Transforms/Passes.h"
+#include "mlsopt/Dialect/Block/IR/BlockOps.h"
+#include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "thread-fuse-elementwise"
+
+namespace mlsopt::thread {
+#define GEN_PASS_DEF_THREADFUSEELEMENTWISE
+#include "mlsopt/Dialect/Thread/Transforms/Passes.h.inc"
+} // namespace mlsopt::thread
+
+using namespace mlir;
+using namespace mlsopt;
+using namespace mlsopt::thread;
+
+/// Unary and binary block ops share their mnemonics with the thread kinds
+/// (both come from one list in TensorOps.td), so the name is the mapping.
+static bool isElementwiseBlockOp(Operation *op) {
+  if (!isa_and_nonnull<block::BlockDialect>(op->getDialect()))
+    return false;
+  StringRef name = op->getName().stripDialect();
+  return isa<block::MulScalarOp>(op) || symbolizeUnaryKind(name) ||
+         symbolizeBinaryKind(name);
+}
+
+/// Emits the thread op that computes `op` on one element of each operand.
+static Value createThreadOp(OpBuilder &b, Operation *op, ValueRange args) {
+  Location loc = op->getLoc();
+  Type type = args.front().getType();
+  if (auto mulScalar = dyn_cast<block::MulScalarOp>(op))
+    return MulScalarOp::create(b, loc, type, args[0], mulScalar.getScalarAttr());
+  StringRef name = op->getName().stripDialect();
+  if (std::optional<UnaryKind> kind = symbolizeUnaryKind(name))
+    return UnaryOp::create(b, loc, type, *kind, args[0]);
+  return BinaryOp::create(b, loc, type, *symbolizeBinaryKind(name), args[0],
+                          args[1]);
+}
+
+using BodyBuilder =
+    function_ref<SmallVector<Value>(OpBuilder &, const IRMapping &)>;
+
+/// Creates a thread graph over `inputs` (each distinct value once) whose body
+/// `buildBody` fills; it sees each input mapped to its element argument and
+/// returns the values to yield.
+static GraphOp createGraph(PatternRewriter &rewriter, Location loc,
+                           ValueRange inputs, TypeRange resultTypes,
+                           BodyBuilder buildBody) {
+  llvm::SetVector<Value> unique(inputs.begin(), inputs.end());
+  SmallVector<Value> operands(unique.begin(), unique.end());
+  auto graph = GraphOp::create(rewriter, loc, resultTypes, operands);
+  Block *body = rewriter.createBlock(&graph.getBody());
+  IRMapping elements;
+  for (Value v : operands)
+    elements.map(v, body->addArgument(
+                        cast<RankedTensorType>(v.getType()).getElementType(),
+                        v.getLoc()));
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToEnd(body);
+  SmallVector<Value> yielded = buildBody(rewriter, elements);
+  YieldOp::create(rewriter, loc, yielded);
+  return graph;
+}
+
+/// Clones the body of `graph` with its arguments bound to `args`; returns the
+/// values it yields.
+static SmallVector<Value> inlineGraphBody(OpBuilder &b, GraphOp graph,
+                                          ArrayRef<Value> args) {
+  IRMapping mapping;
+  Block &body = graph.getBody().front();
+  mapping.map(body.getArguments(), args);
+  for (Operation &op : body.without_terminator())
+    b.clone(op, mapping);
+  return llvm::map_to_vector(
+      cast<YieldOp>(body.getTerminator()).getValues(),
+      [&](Value v) { return mapping.lookupOrDefault(v); });
+}
+
+namespace {
+
+/// block.<elementwise> -> thread.graph holding the one thread op.
+struct WrapElementwiseOp : RewritePattern {
+  explicit WrapElementwiseOp(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isElementwiseBlockOp(op))
+      return rewriter.notifyMatchFailure(op, "not an elementwise block op");
+    GraphOp graph = createGraph(
+        rewriter, op->getLoc(), op->getOperands(), op->getResultTypes(),
+        [&](OpBuilder &b, const IRMapping &elements) {
+          SmallVector<Value> args = llvm::map_to_vector(
+              op->getOperands(), [&](Value v) { return elements.lookup(v); });
+          return SmallVector<Value>{createThreadOp(b, op, args)};
+        });
+    rewriter.replaceOp(op, graph.getResults());
+    return success();
+  }
+};
+
+/// A thread graph whose results are used only by one consumer graph is
+/// computed inside that consumer instead.
+struct MergeIntoConsumer : OpRewritePattern<GraphOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(GraphOp consumer,
+                                PatternRewriter &rewriter) const override {
+    for (Value input : consumer.getInputs()) {
+      auto producer = input.getDefiningOp<GraphOp>();
+      if (!producer || producer->getBlock() != consumer->getBlock() ||
+          !llvm::all_of(producer->getUsers(),
+                        [&](Operation *user) { return user == consumer; }))
+        continue;
+      SmallVector<Value> inputs(producer.getInputs());
+      for (Value v : consumer.getInputs())
+        if (v.getDefiningOp() != producer)
+          inputs.push_back(v);
+      GraphOp merged = createGraph(
+          rewriter, consumer.getLoc(), inputs, consumer.getResultTypes(),
+          [&](OpBuilder &b, const IRMapping &elements) {
+            SmallVector<Value> produced = inlineGraphBody(
+                b, producer,
+                llvm::map_to_vector(producer.getInputs(), [&](Value v) {
+                  return elements.lookup(v);
+                }));
+            SmallVector<Value> consumerArgs =
+                llvm::map_to_vector(consumer.getInputs(), [&](Value v) {
+                  auto result = dyn_cast<OpResult>(v);
+                  return result && result.getOwner() == producer
+                             ? produced[result.getResultNumber()]
+                             : elements.lookup(v);
+                });
+            return inlineGraphBody(b, consumer, consumerArgs);
+          });
+      LLVM_DEBUG(llvm::dbgs() << "merged thread graph at " << producer.getLoc()
+                              << " into its consumer\n");
+      rewriter.replaceOp(consumer, merged.getResults());
+      rewriter.eraseOp(producer);
+      return success();
+    }
+    return rewriter.notifyMatchFailure(consumer, "no producer graph to merge");
+  }
+};
+
+struct ThreadFuseElementwisePass
+    : thread::impl::ThreadFuseElementwiseBase<ThreadFuseElementwisePass> {
+  void runOnOperation() override {
+    auto count = [&] {
+      unsigned elementwise = 0, graphs = 0;
+      getOperation()->walk([&](Operation *op) {
+        elementwise += isElementwiseBlockOp(op);
+        graphs += isa<GraphOp>(op);
+      });
+      return std::make_pair(elementwise, graphs);
+    };
+    auto [elementwiseBefore, graphsBefore] = count();
+
+    RewritePatternSet patterns(&getContext());
+    populateFuseElementwisePatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+
+    // Every elementwise op became a graph; each merge removed one graph.
+    auto [elementwiseAfter, graphsAfter] = count();
+    numWrapped += elementwiseBefore - elementwiseAfter;
+    numMerged += elementwiseBefore - elementwiseAfter + graphsBefore - graphsAfter;
+  }
+};
+
+} // namespace
+
+void mlsopt::thread::populateFuseElementwisePatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<WrapElementwiseOp, MergeIntoConsumer>(patterns.getContext());
+}

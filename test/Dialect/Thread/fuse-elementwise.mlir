@@ -1,0 +1,84 @@
+// RUN: mlsopt-opt %s --thread-fuse-elementwise --split-input-file | FileCheck %s
+
+// A chain after the for-loop, with a value (silu) used twice, becomes one
+// thread graph over the two accumulators.
+// CHECK-LABEL: func.func @epilogue
+// CHECK:         %[[ACC:.*]]:2 = block.for_loop
+// CHECK:         %[[G:.*]] = thread.graph(%[[ACC]]#0, %[[ACC]]#1) : (tensor<8x64xf16>, tensor<8x64xf16>) -> tensor<8x64xf16> {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f16, %[[B:.*]]: f16):
+// CHECK-NEXT:      %[[S:.*]] = thread.unary silu %[[A]] : f16
+// CHECK-NEXT:      %[[M:.*]] = thread.binary mul %[[S]], %[[B]] : f16
+// CHECK-NEXT:      %[[H:.*]] = thread.mul_scalar %[[M]], 5.000000e-01 : f16
+// CHECK-NEXT:      %[[R:.*]] = thread.binary add %[[H]], %[[S]] : f16
+// CHECK-NEXT:      thread.yield %[[R]] : f16
+// CHECK:         block.store %[[G]], %out0
+// CHECK-NOT:     block.silu
+// CHECK-NOT:     block.mul
+func.func @epilogue(%x: tensor<8x64xf16>, %w1: tensor<64x64xf16>, %w2: tensor<64x64xf16>) -> tensor<8x64xf16> {
+  %o = kernel.custom (%x, %w1, %w2) grid <1, 1, 1> block <128, 1, 1>
+      : (tensor<8x64xf16>, tensor<64x64xf16>, tensor<64x64xf16>) -> tensor<8x64xf16> {
+  ^bb0(%in0: tensor<8x64xf16>, %in1: tensor<64x64xf16>, %in2: tensor<64x64xf16>, %out0: tensor<8x64xf16>):
+    %acc:2 = block.for_loop 1 iterations accumulate (sum, sum) : tensor<8x64xf16>, tensor<8x64xf16> {
+      %xt = block.load %in0 imap <> : tensor<8x64xf16> -> tensor<8x64xf16>
+      %w1t = block.load %in1 imap <> : tensor<64x64xf16> -> tensor<64x64xf16>
+      %w2t = block.load %in2 imap <> : tensor<64x64xf16> -> tensor<64x64xf16>
+      %a = block.matmul %xt, %w1t : tensor<8x64xf16>, tensor<64x64xf16>
+      %b = block.matmul %xt, %w2t : tensor<8x64xf16>, tensor<64x64xf16>
+      block.yield %a, %b : tensor<8x64xf16>, tensor<8x64xf16>
+    }
+    %s = block.silu %acc#0 : tensor<8x64xf16>
+    %m = block.mul %s, %acc#1 : tensor<8x64xf16>, tensor<8x64xf16>
+    %n = block.mul_scalar %m, 0.5 : tensor<8x64xf16>
+    %q = block.add %n, %s : tensor<8x64xf16>, tensor<8x64xf16>
+    block.store %q, %out0 omap <> : tensor<8x64xf16> into tensor<8x64xf16>
+    block.return
+  }
+  return %o : tensor<8x64xf16>
+}
+
+// -----
+
+// Inside the loop, the chain between a load and a matmul becomes a prologue
+// with a broadcast operand; the reduction stops the chain: the graph after it
+// stays separate because the reduce result is not elementwise.
+// CHECK-LABEL: func.func @prologue
+// CHECK:         block.for_loop
+// CHECK:           %[[X:.*]] = block.load %in0
+// CHECK:           %[[G:.*]] = thread.graph(%[[X]]) : (tensor<8x64xf32>) -> tensor<8x64xf32>
+// CHECK:             thread.unary exp
+// CHECK-NEXT:        thread.unary neg
+// CHECK:           %[[R:.*]] = block.reduce_sum %[[G]] dim 1
+// CHECK:           %[[G2:.*]] = thread.graph(%[[G]], %[[R]]) : (tensor<8x64xf32>, tensor<8x1xf32>) -> tensor<8x64xf32>
+// CHECK-NEXT:      ^bb0(%{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT:        thread.binary div
+// CHECK:           block.matmul %[[G2]]
+func.func @prologue(%x: tensor<8x64xf32>, %w: tensor<64x32xf32>) -> tensor<8x32xf32> {
+  %o = kernel.custom (%x, %w) grid <1, 1, 1> block <128, 1, 1>
+      : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf32> {
+  ^bb0(%in0: tensor<8x64xf32>, %in1: tensor<64x32xf32>, %out0: tensor<8x32xf32>):
+    %acc = block.for_loop 1 iterations accumulate (sum) : tensor<8x32xf32> {
+      %xt = block.load %in0 imap <> : tensor<8x64xf32> -> tensor<8x64xf32>
+      %wt = block.load %in1 imap <> : tensor<64x32xf32> -> tensor<64x32xf32>
+      %e = block.exp %xt : tensor<8x64xf32>
+      %n = block.neg %e : tensor<8x64xf32>
+      %r = block.reduce_sum %n dim 1 : tensor<8x64xf32>
+      %d = block.div %n, %r : tensor<8x64xf32>, tensor<8x1xf32>
+      %m = block.matmul %d, %wt : tensor<8x64xf32>, tensor<64x32xf32>
+      block.yield %m : tensor<8x32xf32>
+    }
+    block.store %acc, %out0 omap <> : tensor<8x32xf32> into tensor<8x32xf32>
+    block.return
+  }
+  return %o : tensor<8x32xf32>
+}
+
+// -----
+
+// Kernel-level elementwise ops are not part of any block graph and stay.
+// CHECK-LABEL: func.func @kernel_level
+// CHECK-NEXT:    kernel.exp
+// CHECK-NOT:     thread.graph
+func.func @kernel_level(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
+  %e = kernel.exp %x : tensor<8x64xf16>
+  return %e : tensor<8x64xf16>
+}
