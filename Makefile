@@ -16,7 +16,7 @@ CMAKE_FLAGS := -G Ninja \
   -DCMAKE_C_COMPILER_LAUNCHER=ccache \
   -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
 
-.PHONY: all deps configure build check check-lit check-unit check-python demo docs clean
+.PHONY: all deps configure build check check-docs check-lit check-unit check-python demo docs clean
 
 all: build
 
@@ -32,7 +32,7 @@ build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 check: build
-	$(MAKE) --no-print-directory check-lit check-unit check-python
+	$(MAKE) --no-print-directory check-docs check-lit check-unit check-python
 
 check-lit:
 	cmake --build $(BUILD_DIR) --target check-mlsopt
@@ -46,11 +46,18 @@ check-python:
 demo: build
 	@bash scripts/demo.sh $(BUILD_DIR)
 
-# Regenerates the dialect reference in docs/dialects from the ODS definitions.
+# Regenerates the dialect and pass reference in docs/ from the ODS definitions.
 docs: build
 	cmake --build $(BUILD_DIR) --target mlir-doc
-	mkdir -p docs/dialects
+	mkdir -p docs/dialects docs/passes
 	cp $(BUILD_DIR)/docs/Dialects/*.md docs/dialects/
+	cp $(BUILD_DIR)/docs/Passes/*.md docs/passes/
+
+# Fails when docs/ is older than the ODS it is generated from.
+check-docs:
+	cmake --build $(BUILD_DIR) --target mlir-doc
+	diff -r $(BUILD_DIR)/docs/Dialects docs/dialects
+	diff -r $(BUILD_DIR)/docs/Passes docs/passes
 
 clean:
 	rm -rf $(BUILD_DIR)

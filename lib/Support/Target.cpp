@@ -2,6 +2,8 @@
 
 #include "mlsopt/Support/Target.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 #include <string>
@@ -38,6 +40,21 @@ std::string supportedTargetNames() {
   interleaveComma(map_range(kTargets, [](const TargetInfo &t) { return t.chip; }),
                   os);
   return s;
+}
+
+FailureOr<TargetInfo> getEnclosingTarget(mlir::Operation *op) {
+  for (mlir::Operation *p = op->getParentOp(); p; p = p->getParentOp()) {
+    auto name = p->getAttrOfType<mlir::StringAttr>(kTargetAttrName);
+    if (!name)
+      continue;
+    if (std::optional<TargetInfo> target = lookupTarget(name.getValue()))
+      return *target;
+    return op->emitOpError("is inside ")
+           << kTargetAttrName << " = " << name
+           << ", which is not a supported target; use one of "
+           << supportedTargetNames();
+  }
+  return getDefaultTarget();
 }
 
 } // namespace mlsopt

@@ -8,6 +8,7 @@
 #ifndef MLSOPT_SUPPORT_TARGET_H
 #define MLSOPT_SUPPORT_TARGET_H
 
+#include "mlir/IR/Operation.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
@@ -41,6 +42,10 @@ std::string supportedTargetNames();
 
 /// Name of the module attribute that names the target a module is built for.
 constexpr llvm::StringLiteral kTargetAttrName = "mlsopt.target";
+
+/// The target named by the nearest `mlsopt.target` around `op`, or the
+/// default target when there is none. An unknown name is an error on `op`.
+llvm::FailureOr<TargetInfo> getEnclosingTarget(mlir::Operation *op);
 
 } // namespace mlsopt
 

@@ -39,6 +39,12 @@ defvar MLSOpt_BinaryOpList = [
   ["div", "Div", "lhs / rhs"],
 ];
 
+// [mnemonic, C++ class prefix, what it computes]: an element and a constant.
+defvar MLSOpt_ScalarOpList = [
+  ["mul_scalar", "MulScalar", "x * scalar"],
+  ["add_scalar", "AddScalar", "x + scalar"],
+];
+
 def MLSOpt_Tensor : StaticShapeTensorOf<[F16, BF16, F32]>;
 
 // An op whose result type follows from its operands by a shared shape rule.
@@ -103,15 +109,16 @@ class MLSOpt_UnaryOp<Dialect dialect, list<string> op, string where>
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-class MLSOpt_MulScalarOp<Dialect dialect, string where>
-    : MLSOpt_InferredOp<dialect, "mul_scalar", "::mlsopt::sameShape(shapes[0])"> {
-  let summary = "Multiplication of " # where # " by a constant";
+class MLSOpt_ScalarOp<Dialect dialect, list<string> op, string where>
+    : MLSOpt_InferredOp<dialect, op[0], "::mlsopt::sameShape(shapes[0])"> {
+  let summary = "Elementwise " # op[2] # " of " # where # " and a constant";
   let description = [{
-    Multiplies every element by `scalar`, e.g. the `1/sqrt(d)` of attention
-    or the `1/n` of a mean.
+    Computes }] # op[2] # [{ for every element, with a compile-time constant
+    `scalar`: e.g. the `1/sqrt(d)` of attention, the `1/n` of a mean, or the
+    epsilon of a normalization.
 
     ```mlir
-    %y = }] # dialect.name # [{.mul_scalar %x, 1.250000e-01 : tensor<8x64xf16>
+    %y = }] # dialect.name # "." # op[0] # [{ %x, 1.250000e-01 : tensor<8x64xf16>
     ```
   }];
   let arguments = (ins MLSOpt_Tensor:$input, F64Attr:$scalar);
@@ -173,7 +180,8 @@ multiclass MLSOpt_TensorOps<Dialect dialect, string where> {
     def _#op[1]#Op : MLSOpt_BinaryOp<dialect, op, where>;
   foreach op = MLSOpt_UnaryOpList in
     def _#op[1]#Op : MLSOpt_UnaryOp<dialect, op, where>;
-  def _MulScalarOp : MLSOpt_MulScalarOp<dialect, where>;
+  foreach op = MLSOpt_ScalarOpList in
+    def _#op[1]#Op : MLSOpt_ScalarOp<dialect, op, where>;
   def _ReduceSumOp : MLSOpt_ReduceOp<dialect, "reduce_sum", "sum", where>;
   def _ReduceMaxOp : MLSOpt_ReduceOp<dialect, "reduce_max", "maximum", where>;
   def _RmsNormOp : MLSOpt_RmsNormOp<dialect, where>;

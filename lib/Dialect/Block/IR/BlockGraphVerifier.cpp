@@ -22,35 +22,26 @@ int64_t mlsopt::block::estimateSharedMemoryBytes(kernel::CustomOp op) {
   return bytes;
 }
 
-/// The target named by the nearest enclosing `mlsopt.target`, if any.
-static FailureOr<TargetInfo> getEnclosingTarget(Operation *op) {
-  for (Operation *p = op->getParentOp(); p; p = p->getParentOp()) {
-    auto name = p->getAttrOfType<StringAttr>(kTargetAttrName);
-    if (!name)
-      continue;
-    if (std::optional<TargetInfo> target = lookupTarget(name.getValue()))
-      return *target;
-    return op->emitOpError("is inside ")
-           << kTargetAttrName << " = " << name
-           << ", which is not a supported target; use one of "
-           << supportedTargetNames();
-  }
-  return getDefaultTarget();
-}
-
 LogicalResult BlockGraphVerifier::verifyBlockGraph(kernel::CustomOp op) const {
   Block &body = op.getBody().front();
 
-  // Only block ops and thread graphs describe what a thread block does. The
-  // thread dialect builds on this one, so it is recognised by name.
-  for (Operation &nested : body) {
-    StringRef ns = nested.getDialect() ? nested.getDialect()->getNamespace()
-                                       : StringRef();
-    if (ns != BlockDialect::getDialectNamespace() && ns != "thread")
-      return nested.emitOpError("cannot appear in a block graph; a custom "
+  // Only block ops and thread graphs describe what a thread block does, in
+  // the for-loop as after it. The thread dialect builds on this one, so its
+  // graphs are recognised by name; they check their own bodies.
+  Operation *foreign = nullptr;
+  body.walk<WalkOrder::PreOrder>([&](Operation *nested) {
+    if (nested->getName().getStringRef() == "thread.graph")
+      return WalkResult::skip();
+    if (!isa_and_nonnull<BlockDialect>(nested->getDialect())) {
+      foreign = nested;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (foreign)
+    return foreign->emitOpError("cannot appear in a block graph; a custom "
                                 "kernel's body holds only block ops and "
                                 "thread graphs");
-  }
 
   auto loops = body.getOps<ForLoopOp>();
   if (loops.empty())

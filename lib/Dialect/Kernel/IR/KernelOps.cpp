@@ -48,11 +48,13 @@ LogicalResult CustomOp::verifyRegions() {
              << numInputs + i << " must have the type of output #" << i << " ("
              << type << "), got " << body.getArgument(numInputs + i).getType();
 
-  const mlsopt::TargetInfo &target = mlsopt::getDefaultTarget();
-  if (getBlock().getVolume() > target.maxThreadsPerBlock)
+  FailureOr<mlsopt::TargetInfo> target = mlsopt::getEnclosingTarget(*this);
+  if (failed(target))
+    return failure();
+  if (getBlock().getVolume() > target->maxThreadsPerBlock)
     return emitOpError("thread block has ")
            << getBlock().getVolume() << " threads; a block can have at most "
-           << target.maxThreadsPerBlock;
+           << target->maxThreadsPerBlock << " on " << target->chip;
 
   Dialect *dialect = body.empty() ? nullptr : body.back().getDialect();
   const auto *graph =

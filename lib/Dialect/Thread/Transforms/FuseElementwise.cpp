@@ -32,8 +32,8 @@ static bool isElementwiseBlockOp(Operation *op) {
   if (!isa_and_nonnull<block::BlockDialect>(op->getDialect()))
     return false;
   StringRef name = op->getName().stripDialect();
-  return isa<block::MulScalarOp>(op) || symbolizeUnaryKind(name) ||
-         symbolizeBinaryKind(name);
+  return isa<block::MulScalarOp, block::AddScalarOp>(op) ||
+         symbolizeUnaryKind(name) || symbolizeBinaryKind(name);
 }
 
 /// Emits the thread op that computes `op` on one element of each operand.
@@ -42,6 +42,8 @@ static Value createThreadOp(OpBuilder &b, Operation *op, ValueRange args) {
   Type type = args.front().getType();
   if (auto mulScalar = dyn_cast<block::MulScalarOp>(op))
     return MulScalarOp::create(b, loc, type, args[0], mulScalar.getScalarAttr());
+  if (auto addScalar = dyn_cast<block::AddScalarOp>(op))
+    return AddScalarOp::create(b, loc, type, args[0], addScalar.getScalarAttr());
   StringRef name = op->getName().stripDialect();
   if (std::optional<UnaryKind> kind = symbolizeUnaryKind(name))
     return UnaryOp::create(b, loc, type, *kind, args[0]);

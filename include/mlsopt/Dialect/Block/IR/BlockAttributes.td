@@ -75,6 +75,9 @@ def Block_AccumulatorAttr : AttrDef<Block_Dialect, "Accumulator"> {
     iteration computes its values relative to its own maximum, and the
     accumulator brings them to the common maximum.
 
+    Accumulators of f16 and bf16 tiles keep their running value in f32 and
+    round it to the tile type once, after the last iteration.
+
     ```mlir
     #block.accumulator<sum>
     #block.accumulator<rescale by 0>

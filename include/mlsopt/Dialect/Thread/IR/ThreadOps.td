@@ -89,12 +89,13 @@ def Thread_BinaryOp : Thread_Op<"binary", [Pure, SameOperandsAndResultType,
   let assemblyFormat = "$kind $lhs `,` $rhs attr-dict `:` type($result)";
 }
 
-def Thread_MulScalarOp : Thread_Op<"mul_scalar", [Pure,
-    SameOperandsAndResultType, HasParent<"GraphOp">]> {
-  let summary = "Multiplication of one element by a constant";
+foreach op = MLSOpt_ScalarOpList in
+def Thread_#op[1]#Op : Thread_Op<op[0], [Pure, SameOperandsAndResultType,
+    HasParent<"GraphOp">]> {
+  let summary = "Elementwise " # op[2] # " of one element and a constant";
   let description = [{
     ```mlir
-    %y = thread.mul_scalar %x, 1.250000e-01 : f32
+    %y = thread.}] # op[0] # [{ %x, 1.250000e-01 : f32
     ```
   }];
   let arguments = (ins Thread_Scalar:$input, F64Attr:$scalar);

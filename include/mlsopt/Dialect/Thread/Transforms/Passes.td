@@ -9,7 +9,7 @@ def ThreadFuseElementwise : Pass<"thread-fuse-elementwise"> {
   let summary = "Fuse chains of elementwise block ops into thread graphs";
   let description = [{
     Builds the thread level of a μGraph by rules. Every elementwise block op
-    (unary, binary, `mul_scalar`) becomes a `thread.graph`, and a thread
+    (unary, binary, or with a constant) becomes a `thread.graph`, and a thread
     graph whose results feed only one other thread graph is merged into it.
     The chain then runs in registers, as the epilogue of the op that produces
     its operands or the prologue of the op that consumes its result, and its
