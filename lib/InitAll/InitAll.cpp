@@ -1,6 +1,8 @@
 //===- InitAll.cpp - Register everything mlsopt provides ------------------===//
 
 #include "mlsopt/InitAllDialects.h"
+#include "mlsopt/InitAllTranslations.h"
+#include "mlsopt/Target/Dot/GraphToDot.h"
 #include "mlsopt/Dialect/Block/IR/BlockDialect.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelDialect.h"
 #include "mlsopt/Dialect/Thread/IR/ThreadDialect.h"
@@ -14,3 +16,5 @@ void mlsopt::registerAllDialects(mlir::DialectRegistry &registry) {
 }
 
 void mlsopt::registerAllPasses() { thread::registerThreadPasses(); }
+
+void mlsopt::registerAllTranslations() { registerToDotTranslation(); }

@@ -1,6 +1,6 @@
 //===- mlsopt-translate.cpp - mlir-translate plus mlsopt's translations ---===//
 
-#include "mlsopt/InitAllDialects.h"
+#include "mlsopt/InitAllTranslations.h"
 
 #include "mlir/InitAllTranslations.h"
 
@@ -13,6 +13,7 @@ int main(int argc, char **argv) {
     os << "mlsopt version " MLSOPT_VERSION "\n";
   });
   mlir::registerAllTranslations();
+  mlsopt::registerAllTranslations();
   return mlir::failed(
       mlir::mlirTranslateMain(argc, argv, "mlsopt translation driver\n"));
 }
