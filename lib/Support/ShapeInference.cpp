@@ -28,6 +28,13 @@ ShapeOrError sameShape(ArrayRef<int64_t> shape) {
   return r;
 }
 
+ShapeOrError lastDimShape(ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return fail("the operand must have rank 1 or more: the op works over "
+                "the last dim");
+  return sameShape(shape);
+}
+
 ShapeOrError broadcastShapes(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs) {
   ShapeOrError r;
   size_t rank = std::max(lhs.size(), rhs.size());
@@ -141,6 +148,13 @@ LogicalResult verifyTensorOperands(std::optional<mlir::Location> loc,
       if (loc)
         mlir::emitError(*loc) << "expected a statically shaped tensor, got "
                               << type;
+      return failure();
+    }
+    if (llvm::is_contained(tensor.getShape(), 0)) {
+      if (loc)
+        mlir::emitError(*loc) << "tensor " << type
+                              << " has a zero-sized dim; mlsopt computes on "
+                                 "non-empty tensors";
       return failure();
     }
     if (!isSupportedElementType(tensor.getElementType())) {

@@ -3,6 +3,9 @@
 #include "mlsopt/Support/TileShapes.h"
 
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+#include <limits>
 
 using namespace llvm;
 
@@ -97,10 +100,12 @@ std::string checkOutputCoverage(ArrayRef<int64_t> tile,
 }
 
 int64_t tileBytes(ArrayRef<int64_t> shape, unsigned elementBits) {
-  int64_t elements = 1;
+  // Tensor dims can be as large as int64_t allows; saturate instead of
+  // wrapping so an absurd tile never looks small.
+  std::optional<int64_t> bits = elementBits;
   for (int64_t s : shape)
-    elements *= s;
-  return elements * elementBits / 8;
+    bits = bits ? llvm::checkedMul(*bits, s) : std::nullopt;
+  return bits ? *bits / 8 : std::numeric_limits<int64_t>::max();
 }
 
 } // namespace mlsopt

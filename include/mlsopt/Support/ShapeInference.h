@@ -29,6 +29,10 @@ struct ShapeOrError {
 /// The rule of unary elementwise ops: the result has the operand's shape.
 ShapeOrError sameShape(llvm::ArrayRef<int64_t> shape);
 
+/// The rule of ops over the last dim (rms_norm): the shape is kept and the
+/// rank must be at least 1.
+ShapeOrError lastDimShape(llvm::ArrayRef<int64_t> shape);
+
 /// Numpy-style broadcasting: shapes are aligned on the right, a missing or
 /// size-1 dim stretches to the other size.
 ShapeOrError broadcastShapes(llvm::ArrayRef<int64_t> lhs,

@@ -39,7 +39,8 @@ std::string checkOutputCoverage(llvm::ArrayRef<int64_t> tile,
                                 const GridToTensorDims &omap,
                                 std::array<int64_t, 3> grid);
 
-/// Bytes of a tile of `shape` with elements of `elementBits` bits.
+/// Bytes of a tile of `shape` with elements of `elementBits` bits, saturated
+/// at the largest int64_t.
 int64_t tileBytes(llvm::ArrayRef<int64_t> shape, unsigned elementBits);
 
 } // namespace mlsopt

@@ -143,7 +143,7 @@ class MLSOpt_ReduceOp<Dialect dialect, string mnemonic, string what,
 }
 
 class MLSOpt_RmsNormOp<Dialect dialect, string where>
-    : MLSOpt_InferredOp<dialect, "rms_norm", "::mlsopt::sameShape(shapes[0])"> {
+    : MLSOpt_InferredOp<dialect, "rms_norm", "::mlsopt::lastDimShape(shapes[0])"> {
   let summary = "RMS normalization of " # where # " over the last dim";
   let description = [{
     `x / sqrt(mean(x^2 over the last dim) + epsilon)`. The learnable scale of

@@ -5,6 +5,9 @@
 #include "mlsopt/Support/Target.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlsopt;
@@ -16,8 +19,11 @@ int64_t mlsopt::block::estimateSharedMemoryBytes(kernel::CustomOp op) {
     // Thread graphs compute in registers; only their results are tiles.
     for (Value result : nested->getResults())
       if (auto tile = dyn_cast<RankedTensorType>(result.getType()))
-        bytes += tileBytes(tile.getShape(),
-                           tile.getElementType().getIntOrFloatBitWidth());
+        bytes = llvm::checkedAdd(
+                    bytes,
+                    tileBytes(tile.getShape(),
+                              tile.getElementType().getIntOrFloatBitWidth()))
+                    .value_or(std::numeric_limits<int64_t>::max());
   });
   return bytes;
 }

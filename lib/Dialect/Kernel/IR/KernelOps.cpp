@@ -28,6 +28,32 @@ void CustomOp::getAsmBlockArgumentNames(Region &region,
   }
 }
 
+LogicalResult CustomOp::verify() {
+  FailureOr<mlsopt::TargetInfo> target = mlsopt::getEnclosingTarget(*this);
+  if (failed(target))
+    return failure();
+  // CUDA's launch limits; checking each dim first also keeps the volume
+  // below from overflowing.
+  static constexpr int64_t kMaxGrid[3] = {2147483647, 65535, 65535};
+  static constexpr int64_t kMaxBlock[3] = {1024, 1024, 64};
+  static constexpr const char *kDimNames[3] = {"x", "y", "z"};
+  for (unsigned d = 0; d < 3; ++d) {
+    if (getGrid().getSize(d) > kMaxGrid[d])
+      return emitOpError("grid dim ")
+             << kDimNames[d] << " is " << getGrid().getSize(d)
+             << "; CUDA allows at most " << kMaxGrid[d];
+    if (getBlock().getSize(d) > kMaxBlock[d])
+      return emitOpError("thread block dim ")
+             << kDimNames[d] << " is " << getBlock().getSize(d)
+             << "; CUDA allows at most " << kMaxBlock[d];
+  }
+  if (getBlock().getVolume() > target->maxThreadsPerBlock)
+    return emitOpError("thread block has ")
+           << getBlock().getVolume() << " threads; a block can have at most "
+           << target->maxThreadsPerBlock << " on " << target->chip;
+  return success();
+}
+
 LogicalResult CustomOp::verifyRegions() {
   Block &body = getBody().front();
   unsigned numInputs = getInputs().size();
@@ -47,14 +73,6 @@ LogicalResult CustomOp::verifyRegions() {
       return emitOpError("body argument #")
              << numInputs + i << " must have the type of output #" << i << " ("
              << type << "), got " << body.getArgument(numInputs + i).getType();
-
-  FailureOr<mlsopt::TargetInfo> target = mlsopt::getEnclosingTarget(*this);
-  if (failed(target))
-    return failure();
-  if (getBlock().getVolume() > target->maxThreadsPerBlock)
-    return emitOpError("thread block has ")
-           << getBlock().getVolume() << " threads; a block can have at most "
-           << target->maxThreadsPerBlock << " on " << target->chip;
 
   Dialect *dialect = body.empty() ? nullptr : body.back().getDialect();
   const auto *graph =

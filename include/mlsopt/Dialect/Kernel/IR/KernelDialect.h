@@ -5,6 +5,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Dialect.h"
+#include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"
 
 #include "mlsopt/Dialect/Kernel/IR/KernelDialect.h.inc"
 

@@ -24,6 +24,9 @@ def Kernel_Dialect : Dialect {
     one element type. Every op infers its result type.
   }];
   let useDefaultAttributePrinterParser = 1;
+  // The mlsopt.* attributes (target, equivalent_to) are verified whenever
+  // kernel IR is around.
+  let dependentDialects = ["::mlsopt::MLSOptDialect"];
 }
 
 class Kernel_Op<string mnemonic, list<Trait> traits = []>

@@ -60,6 +60,7 @@ def Kernel_CustomOp : Kernel_Op<"custom", [IsolatedFromAbove,
     `(` $inputs `)` `grid` $grid `block` $block attr-dict `:`
     functional-type($inputs, $outputs) $body
   }];
+  let hasVerifier = 1;
   let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
     /// The region argument that stands for input `i` in device memory.
