@@ -13,7 +13,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.mlsopt_obj_root, "test")
-config.excludes = ["CMakeLists.txt", "README.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["Inputs", "CMakeLists.txt", "README.txt", "lit.cfg.py", "lit.site.cfg.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%mlsopt_src_root", config.mlsopt_src_root))
@@ -36,3 +36,39 @@ ptxas = shutil.which("ptxas") or (
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+
+# Execution tests JIT-compile the lowered program with mlir-runner and link the
+# runtime libraries of printMemrefF32 and friends from the LLVM lib dir.
+mlir_runner = os.path.join(config.llvm_tools_dir, "mlir-runner")
+mlir_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+if os.path.exists(mlir_runner) and os.path.exists(
+        os.path.join(mlir_lib_dir, "libmlir_c_runner_utils.so")):
+    config.available_features.add("mlir-runner")
+    config.substitutions.append(("%mlir_runner", mlir_runner))
+    config.substitutions.append(("%mlir_lib_dir", mlir_lib_dir))
+
+# Linalg on tensors -> LLVM dialect for the CPU, in one place so every
+# execution test (and a CPU pipeline) lowers the same way. expand-strided-metadata
+# leaves affine.apply for dynamic offsets, hence lower-affine; math ops without
+# an LLVM intrinsic (erf, tanh) become libm calls.
+config.substitutions.append(("%lower_to_llvm", " ".join([
+    "--one-shot-bufferize=bufferize-function-boundaries",
+    "--convert-linalg-to-loops",
+    "--expand-strided-metadata",
+    "--lower-affine",
+    "--convert-scf-to-cf",
+    "--finalize-memref-to-llvm",
+    "--convert-math-to-llvm",
+    "--convert-math-to-libm",
+    "--convert-arith-to-llvm",
+    "--convert-cf-to-llvm",
+    "--convert-func-to-llvm",
+    "--reconcile-unrealized-casts",
+])))
+
+# Upstream mlir-opt, and mlsopt as a plugin for it (test/Plugin).
+config.substitutions.append(
+    ("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
+if config.mlsopt_plugin:
+    config.available_features.add("mlsopt-plugin")
+    config.substitutions.append(("%mlsopt_plugin", config.mlsopt_plugin))

@@ -1,0 +1,79 @@
+//===- ElementwiseMath.h - Elementwise ops as arith and math ----*- C++ -*-===//
+//
+// Every lowering of an elementwise op, at any level, ends in the same scalar
+// arithmetic. This is its one definition: the kernel and block ops lowered to
+// linalg and the thread graphs lowered to loop bodies all call it, so the
+// levels cannot disagree on what `gelu` or `silu` computes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLSOPT_CONVERSION_ELEMENTWISEMATH_H
+#define MLSOPT_CONVERSION_ELEMENTWISEMATH_H
+
+#include "mlsopt/Dialect/Thread/IR/ThreadDialect.h"
+
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace mlsopt {
+
+/// Emits `kind` applied to the float scalar `x`. f16 and bf16 are computed in
+/// f32 and rounded back to their type once, as a GPU does in registers.
+mlir::Value emitUnary(mlir::OpBuilder &b, mlir::Location loc,
+                      thread::UnaryKind kind, mlir::Value x);
+
+/// Emits `kind` applied to the float scalars `lhs` and `rhs` of one type.
+mlir::Value emitBinary(mlir::OpBuilder &b, mlir::Location loc,
+                       thread::BinaryKind kind, mlir::Value lhs,
+                       mlir::Value rhs);
+
+/// Emits `x * scalar` or `x + scalar` (`op` names the scalar op's mnemonic:
+/// "mul_scalar" or "add_scalar").
+mlir::Value emitScalarOp(mlir::OpBuilder &b, mlir::Location loc,
+                         llvm::StringRef op, mlir::Value x, double scalar);
+
+/// Emits the scalar computation of an elementwise op of any level (a
+/// `kernel.exp`, a `block.add`, a `thread.unary`, ...) on `args`, one element
+/// of each operand. Fails for ops that are not elementwise.
+mlir::FailureOr<mlir::Value> emitElementwise(mlir::OpBuilder &b,
+                                             mlir::Operation *op,
+                                             mlir::ValueRange args);
+
+/// Builds `body` over every element of `resultType` as an all-parallel
+/// linalg.generic on tensors. `operands` broadcast to the result shape by
+/// numpy rules (each is read through a map that drops missing leading dims
+/// and pins stretched size-1 dims to 0); `body` receives one element of each
+/// operand and returns the result element.
+mlir::Value buildElementwiseGeneric(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType resultType,
+    mlir::ValueRange operands,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                   mlir::ValueRange)>
+        body);
+
+/// The element type sums and products of `elementType` accumulate in: f32
+/// for f16 and bf16 (rounded once at the end, as GPU kernels do), else the
+/// type itself.
+mlir::Type getAccumulatorElementType(mlir::Type elementType);
+
+/// A tensor of `shape` and `elementType` with every element `value`
+/// (tensor.empty + linalg.fill).
+mlir::Value buildFilledTensor(mlir::OpBuilder &b, mlir::Location loc,
+                              llvm::ArrayRef<int64_t> shape,
+                              mlir::Type elementType, double value);
+
+/// Converts every element of the float tensor `tensor` to `elementType`
+/// (extf or truncf); returns `tensor` when it already has that type.
+mlir::Value buildElementCast(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value tensor, mlir::Type elementType);
+
+/// The map that reads an operand of shape `operand` while iterating over
+/// `result` under numpy broadcasting.
+mlir::AffineMap getBroadcastMap(mlir::MLIRContext *context,
+                                llvm::ArrayRef<int64_t> operand,
+                                llvm::ArrayRef<int64_t> result);
+
+} // namespace mlsopt
+
+#endif // MLSOPT_CONVERSION_ELEMENTWISEMATH_H

@@ -1,0 +1,62 @@
+//===- Passes.td - Conversions into and out of mlsopt's dialects ----------===//
+
+#ifndef MLSOPT_CONVERSION_PASSES_TD
+#define MLSOPT_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
+  let summary = "Import linalg on tensors into the kernel dialect";
+  let description = [{
+    Rewrites, inside any function, what the kernel dialect can express:
+    `linalg.matmul` and `linalg.batch_matmul` (also with transposed operands),
+    `linalg.transpose`, `linalg.fill` of zero as an accumulator init,
+    `tensor.empty`, `linalg.reduce` and single-reduction `linalg.generic` ops
+    (sum via `arith.addf`, max via `arith.maximumf`), elementwise
+    `linalg.generic` ops with arith/math bodies (one kernel op per body op,
+    inputs broadcast through projected-permutation indexing maps) and linalg's
+    named elementwise ops. Everything else (convolutions, gathers, bodies with
+    `linalg.index`, dynamic shapes, integer types) stays as it is: the
+    conversion is partial, the module stays valid and function signatures do
+    not change.
+  }];
+  let dependentDialects = ["::mlsopt::kernel::KernelDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def ConvertKernelToLinalg : Pass<"convert-kernel-to-linalg"> {
+  let summary = "Export kernel-dialect ops as linalg on tensors";
+  let description = [{
+    The way back for every pre-defined kernel op (and every block compute op
+    outside a block graph), so another MLIR compiler can take mlsopt's output
+    into its own pipeline. Elementwise ops become `linalg.generic` ops whose
+    bodies are the arith/math computation of `ElementwiseMath.h`, with
+    broadcast operands read through projected-permutation maps; matmuls and
+    reductions of f16 and bf16 accumulate in f32 and round once.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
+def ConvertCustomKernelToLoops : Pass<"convert-custom-kernel-to-loops"> {
+  let summary = "Lower custom kernels to loops that follow their schedule";
+  let description = [{
+    Turns every `kernel.custom` into the loops of its block graph, on tensors:
+    a loop nest over the grid, inside it the for-loop over iterations with the
+    accumulators as loop-carried values, tiles cut from the inputs with
+    `tensor.extract_slice` through the imaps and fmaps, and output tiles
+    inserted through the omaps. Thread graphs become `linalg.generic` ops.
+    Block compute ops stay, for `--convert-kernel-to-linalg` to lower. Because
+    the loops follow the schedule exactly, a wrong imap or tile offset gives
+    wrong numbers on the CPU.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
+#endif // MLSOPT_CONVERSION_PASSES_TD

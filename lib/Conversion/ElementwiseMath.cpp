@@ -1,0 +1,208 @@
+//===- ElementwiseMath.cpp - Elementwise ops as arith and math ------------===//
+
+#include "mlsopt/Conversion/ElementwiseMath.h"
+#include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+using namespace mlsopt;
+
+/// Runs `compute` on f32 copies of `args` when their type is narrower and
+/// rounds the result back.
+static Value inF32(OpBuilder &b, Location loc, ValueRange args,
+                   function_ref<Value(ValueRange)> compute) {
+  Type type = args.front().getType();
+  if (type.isF32() || type.isF64())
+    return compute(args);
+  Type f32 = b.getF32Type();
+  SmallVector<Value> wide = llvm::map_to_vector(args, [&](Value v) -> Value {
+    return arith::ExtFOp::create(b, loc, f32, v);
+  });
+  return arith::TruncFOp::create(b, loc, type, compute(wide));
+}
+
+static Value constant(OpBuilder &b, Location loc, Type type, double value) {
+  return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
+}
+
+Value mlsopt::emitUnary(OpBuilder &b, Location loc, thread::UnaryKind kind,
+                        Value x) {
+  using thread::UnaryKind;
+  return inF32(b, loc, x, [&](ValueRange args) -> Value {
+    Value v = args[0];
+    Type t = v.getType();
+    auto one = [&] { return constant(b, loc, t, 1.0); };
+    // sigmoid(v) = 1 / (1 + exp(-v))
+    auto sigmoid = [&] {
+      Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, v));
+      return arith::DivFOp::create(b, loc, one(),
+                                   arith::AddFOp::create(b, loc, one(), e));
+    };
+    switch (kind) {
+    case UnaryKind::exp:
+      return math::ExpOp::create(b, loc, v);
+    case UnaryKind::log:
+      return math::LogOp::create(b, loc, v);
+    case UnaryKind::sqrt:
+      return math::SqrtOp::create(b, loc, v);
+    case UnaryKind::rsqrt:
+      return math::RsqrtOp::create(b, loc, v);
+    case UnaryKind::square:
+      return arith::MulFOp::create(b, loc, v, v);
+    case UnaryKind::silu:
+      return arith::MulFOp::create(b, loc, v, sigmoid());
+    case UnaryKind::sigmoid:
+      return sigmoid();
+    case UnaryKind::gelu: {
+      // The exact (erf) form: v * (1 + erf(v / sqrt(2))) / 2.
+      Value scaled =
+          arith::MulFOp::create(b, loc, v, constant(b, loc, t, M_SQRT1_2));
+      Value cdf = arith::AddFOp::create(b, loc, one(),
+                                        math::ErfOp::create(b, loc, scaled));
+      return arith::MulFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, v, cdf),
+          constant(b, loc, t, 0.5));
+    }
+    case UnaryKind::relu:
+      return arith::MaximumFOp::create(b, loc, v, constant(b, loc, t, 0.0));
+    case UnaryKind::tanh:
+      return math::TanhOp::create(b, loc, v);
+    case UnaryKind::erf:
+      return math::ErfOp::create(b, loc, v);
+    case UnaryKind::neg:
+      return arith::NegFOp::create(b, loc, v);
+    }
+    llvm_unreachable("unknown unary kind");
+  });
+}
+
+Value mlsopt::emitBinary(OpBuilder &b, Location loc, thread::BinaryKind kind,
+                         Value lhs, Value rhs) {
+  using thread::BinaryKind;
+  return inF32(b, loc, {lhs, rhs}, [&](ValueRange args) -> Value {
+    switch (kind) {
+    case BinaryKind::add:
+      return arith::AddFOp::create(b, loc, args[0], args[1]);
+    case BinaryKind::sub:
+      return arith::SubFOp::create(b, loc, args[0], args[1]);
+    case BinaryKind::mul:
+      return arith::MulFOp::create(b, loc, args[0], args[1]);
+    case BinaryKind::div:
+      return arith::DivFOp::create(b, loc, args[0], args[1]);
+    }
+    llvm_unreachable("unknown binary kind");
+  });
+}
+
+Value mlsopt::emitScalarOp(OpBuilder &b, Location loc, StringRef op, Value x,
+                           double scalar) {
+  return inF32(b, loc, x, [&](ValueRange args) -> Value {
+    Value c = constant(b, loc, args[0].getType(), scalar);
+    if (op == "add_scalar")
+      return arith::AddFOp::create(b, loc, args[0], c);
+    return arith::MulFOp::create(b, loc, args[0], c);
+  });
+}
+
+FailureOr<Value> mlsopt::emitElementwise(OpBuilder &b, Operation *op,
+                                         ValueRange args) {
+  Location loc = op->getLoc();
+  // Kernel, block and thread elementwise ops share their mnemonics (one list
+  // in TensorOps.td), so the op name selects the computation at every level.
+  StringRef ns = op->getName().getDialectNamespace();
+  if (ns != "kernel" && ns != "block" && ns != "thread")
+    return failure();
+  StringRef name = op->getName().stripDialect();
+  if (auto unary = dyn_cast<thread::UnaryOp>(op))
+    return emitUnary(b, loc, unary.getKind(), args[0]);
+  if (auto binary = dyn_cast<thread::BinaryOp>(op))
+    return emitBinary(b, loc, binary.getKind(), args[0], args[1]);
+  if (name == "mul_scalar" || name == "add_scalar") {
+    auto scalar = op->getAttrOfType<FloatAttr>("scalar");
+    if (!scalar)
+      return failure();
+    return emitScalarOp(b, loc, name, args[0], scalar.getValueAsDouble());
+  }
+  if (std::optional<thread::UnaryKind> kind = thread::symbolizeUnaryKind(name);
+      kind && args.size() == 1)
+    return emitUnary(b, loc, *kind, args[0]);
+  if (std::optional<thread::BinaryKind> kind = thread::symbolizeBinaryKind(name);
+      kind && args.size() == 2)
+    return emitBinary(b, loc, *kind, args[0], args[1]);
+  return failure();
+}
+
+AffineMap mlsopt::getBroadcastMap(MLIRContext *context,
+                                  ArrayRef<int64_t> operand,
+                                  ArrayRef<int64_t> result) {
+  unsigned rank = result.size();
+  unsigned offset = rank - operand.size();
+  SmallVector<AffineExpr> exprs;
+  for (unsigned j = 0; j < operand.size(); ++j) {
+    unsigned d = offset + j;
+    exprs.push_back(operand[j] == 1 && result[d] != 1
+                        ? getAffineConstantExpr(0, context)
+                        : getAffineDimExpr(d, context));
+  }
+  return AffineMap::get(rank, 0, exprs, context);
+}
+
+Value mlsopt::buildElementwiseGeneric(
+    OpBuilder &b, Location loc, RankedTensorType resultType,
+    ValueRange operands,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  MLIRContext *context = b.getContext();
+  SmallVector<AffineMap> maps;
+  for (Value operand : operands)
+    maps.push_back(getBroadcastMap(
+        context, cast<RankedTensorType>(operand.getType()).getShape(),
+        resultType.getShape()));
+  maps.push_back(AffineMap::getMultiDimIdentityMap(resultType.getRank(),
+                                                   context));
+  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
+                                             utils::IteratorType::parallel);
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                       resultType.getElementType());
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, operands, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        Value result = body(nested, nestedLoc, args.drop_back());
+        linalg::YieldOp::create(nested, nestedLoc, result);
+      });
+  return generic.getResult(0);
+}
+
+Type mlsopt::getAccumulatorElementType(Type elementType) {
+  if (elementType.isF16() || elementType.isBF16())
+    return Float32Type::get(elementType.getContext());
+  return elementType;
+}
+
+Value mlsopt::buildFilledTensor(OpBuilder &b, Location loc,
+                                ArrayRef<int64_t> shape, Type elementType,
+                                double value) {
+  Value empty = tensor::EmptyOp::create(b, loc, shape, elementType);
+  Value fill = arith::ConstantOp::create(b, loc, elementType,
+                                         b.getFloatAttr(elementType, value));
+  return linalg::FillOp::create(b, loc, ValueRange{fill}, ValueRange{empty})
+      .getResult(0);
+}
+
+Value mlsopt::buildElementCast(OpBuilder &b, Location loc, Value tensor,
+                               Type elementType) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  Type from = type.getElementType();
+  if (from == elementType)
+    return tensor;
+  return buildElementwiseGeneric(
+      b, loc, type.clone(elementType), tensor,
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        if (elementType.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth())
+          return arith::ExtFOp::create(nb, l, elementType, args[0]);
+        return arith::TruncFOp::create(nb, l, elementType, args[0]);
+      });
+}

@@ -1,0 +1,1151 @@
+//===- LinalgToKernel.cpp - linalg on tensors to the kernel dialect -------===//
+//
+// Imports what front ends (torch-mlir, IREE, ...) emit as linalg on tensors
+// into the kernel dialect. Every pattern matches the structured-op interface
+// (`linalg::LinalgOp`), so `linalg.generic`, the named ops (`linalg.matmul`,
+// `linalg.add`, `linalg.exp`, ...), `linalg.elementwise`, `linalg.map`,
+// `linalg.reduce` and `linalg.transpose` are all read the same way: through
+// their indexing maps, iterator types and payload block.
+//
+// - A contraction with one M, N and K dim (and any batch dims shared by all
+//   operands) becomes `kernel.matmul`, with `kernel.transpose` around it where
+//   the maps permute the operands, and `kernel.add` of the init unless the
+//   init is a zero fill.
+// - A single-dim reduction whose combiner is `arith.addf` or `arith.maximumf`
+//   over an identity init becomes `kernel.reduce_sum` or `kernel.reduce_max`
+//   of the value its payload computes.
+// - An all-parallel op becomes one kernel op per payload op, or one for the
+//   sigmoid, silu and gelu idioms. Constants become scalar operands
+//   (`kernel.add_scalar`, `kernel.mul_scalar`) where that is exact.
+//
+// Kernel ops on f16 and bf16 compute in f32 and round once, so a payload
+// that extends to f32, computes one op and truncates back is that kernel op;
+// a longer chain in f32 rounds less often than kernel ops would and stays.
+//
+// Kernel elementwise ops broadcast like numpy, so an operand read through a
+// projected permutation is transposed into loop order and given size-1 dims
+// for the loops it does not index. Kernel reductions keep the reduced dim, so
+// results are permuted and reshaped (size-1 dims only) into the type of the
+// linalg result. Every pattern plans the whole replacement before it creates
+// any op, so an op it cannot express stays exactly as it was.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlsopt/Conversion/LinalgToKernel/LinalgToKernel.h"
+#include "mlsopt/Conversion/Passes.h"
+#include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/Support/ShapeInference.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <optional>
+
+namespace mlsopt {
+#define GEN_PASS_DEF_CONVERTLINALGTOKERNEL
+#include "mlsopt/Conversion/Passes.h.inc"
+} // namespace mlsopt
+
+using namespace mlir;
+using namespace mlsopt;
+
+//===----------------------------------------------------------------------===//
+// Values and constants
+//===----------------------------------------------------------------------===//
+
+/// `value` as a double; exact for the element types mlsopt computes in.
+static double toDouble(APFloat value) {
+  bool losesInfo = false;
+  value.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven,
+                &losesInfo);
+  return value.convertToDouble();
+}
+
+/// The float constant `value` is, when it is one of type `type`.
+static std::optional<APFloat> getConstantOfType(Value value, Type type) {
+  FloatAttr attr;
+  if (!matchPattern(value, m_Constant(&attr)) || attr.getType() != type)
+    return std::nullopt;
+  return attr.getValue();
+}
+
+/// The value of every element of the tensor `tensor`, when it is a
+/// `linalg.fill` of a constant or a splat constant: the shape front ends give
+/// accumulator inits and constant operands.
+static std::optional<APFloat> getSplatValue(Value tensor) {
+  auto type = dyn_cast<RankedTensorType>(tensor.getType());
+  if (!type)
+    return std::nullopt;
+  if (auto fill = tensor.getDefiningOp<linalg::FillOp>()) {
+    if (fill.getInputs().size() != 1)
+      return std::nullopt;
+    return getConstantOfType(fill.getInputs().front(), type.getElementType());
+  }
+  DenseElementsAttr dense;
+  if (matchPattern(tensor, m_Constant(&dense)) && dense.isSplat() &&
+      isa<FloatType>(dense.getElementType()))
+    return dense.getSplatValue<APFloat>();
+  return std::nullopt;
+}
+
+/// True if `init` holds the identity of the reduction `combiner` in every
+/// element, so the reduction computes the same without it: +-0 for a sum, -inf
+/// or the lowest finite value for a max.
+static bool isIdentityInit(Operation *combiner, Value init) {
+  std::optional<APFloat> value = getSplatValue(init);
+  if (!value)
+    return false;
+  if (isa<arith::AddFOp>(combiner))
+    return value->isZero();
+  if (isa<arith::MaximumFOp>(combiner))
+    return value->isNegative() &&
+           (value->isInfinity() || value->bitwiseIsEqual(APFloat::getLargest(
+                                       value->getSemantics(), true)));
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Layout: permutations and size-1 dims
+//===----------------------------------------------------------------------===//
+
+/// The reassociation that groups each dim of `shape` that is not 1 with the
+/// size-1 dims around it: collapsing `shape` by it drops exactly its size-1
+/// dims. Size-1 dims before the first other dim join the first group; with no
+/// other dim the reassociation is empty (rank 0).
+static SmallVector<ReassociationIndices>
+groupUnitDims(ArrayRef<int64_t> shape) {
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices leading;
+  for (auto [i, size] : llvm::enumerate(shape)) {
+    int64_t dim = static_cast<int64_t>(i);
+    if (size != 1) {
+      groups.emplace_back(leading);
+      groups.back().push_back(dim);
+      leading.clear();
+    } else if (groups.empty()) {
+      leading.push_back(dim);
+    } else {
+      groups.back().push_back(dim);
+    }
+  }
+  return groups;
+}
+
+/// `shape` without its leading size-1 dims, which numpy broadcasting
+/// supplies: `[32]` broadcasts against `[8, 32]` as `[1, 32]` does.
+static ArrayRef<int64_t> dropLeadingUnitDims(ArrayRef<int64_t> shape) {
+  return shape.drop_while([](int64_t size) { return size == 1; });
+}
+
+static SmallVector<int64_t> dropUnitDims(ArrayRef<int64_t> shape) {
+  return llvm::filter_to_vector(shape, [](int64_t size) { return size != 1; });
+}
+
+/// The reassociation that collapses `from` into `to` in one step, when
+/// upstream's search finds one and it checks out.
+static std::optional<SmallVector<ReassociationIndices>>
+getDirectCollapse(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
+  if (to.empty())
+    return std::nullopt;
+  std::optional<SmallVector<ReassociationIndices>> groups =
+      getReassociationIndicesForCollapse(from, to);
+  if (!groups || groups->size() != to.size())
+    return std::nullopt;
+  int64_t next = 0;
+  for (auto [group, size] : llvm::zip_equal(*groups, to)) {
+    int64_t product = 1;
+    for (int64_t dim : group) {
+      if (dim != next++)
+        return std::nullopt;
+      product *= from[dim];
+    }
+    if (group.empty() || product != size)
+      return std::nullopt;
+  }
+  if (next != static_cast<int64_t>(from.size()))
+    return std::nullopt;
+  return groups;
+}
+
+/// Reshapes `value` to `shape`, which has the same dims but for size-1 ones:
+/// one collapse or expand where one does, else a collapse of all its size-1
+/// dims and an expand to the size-1 dims of `shape`.
+static Value reshapeUnitDims(OpBuilder &b, Location loc, Value value,
+                             ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getShape() == shape)
+    return value;
+  auto targetType = RankedTensorType::get(shape, type.getElementType());
+  if (type.getRank() > static_cast<int64_t>(shape.size()))
+    if (auto groups = getDirectCollapse(type.getShape(), shape))
+      return tensor::CollapseShapeOp::create(b, loc, targetType, value,
+                                             *groups);
+  if (type.getRank() < static_cast<int64_t>(shape.size()))
+    if (auto groups = getDirectCollapse(shape, type.getShape()))
+      return tensor::ExpandShapeOp::create(b, loc, targetType, value, *groups);
+  SmallVector<int64_t> squeezed = dropUnitDims(type.getShape());
+  assert(squeezed == dropUnitDims(shape) && "shapes differ beyond unit dims");
+  if (type.getRank() != static_cast<int64_t>(squeezed.size()))
+    value = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get(squeezed, type.getElementType()), value,
+        groupUnitDims(type.getShape()));
+  if (shape.size() != squeezed.size())
+    value = tensor::ExpandShapeOp::create(b, loc, targetType, value,
+                                          groupUnitDims(shape));
+  return value;
+}
+
+/// True if `permutation` keeps the dims of `shape` that are not 1 in their
+/// order: it only moves size-1 dims, which a reshape does without a kernel.
+static bool movesOnlyUnitDims(ArrayRef<int64_t> shape,
+                              ArrayRef<int64_t> permutation) {
+  SmallVector<int64_t> moved = llvm::filter_to_vector(
+      permutation, [&](int64_t dim) { return shape[dim] != 1; });
+  return llvm::is_sorted(moved);
+}
+
+/// The position of each loop dim in `order`.
+static DenseMap<unsigned, int64_t> positionsIn(ArrayRef<unsigned> order) {
+  DenseMap<unsigned, int64_t> positions;
+  for (auto [i, dim] : llvm::enumerate(order))
+    positions[dim] = static_cast<int64_t>(i);
+  return positions;
+}
+
+/// Reads `operand`, which the op indexes through the projected permutation
+/// `map`, as a tensor of `shape` whose dims are the loop dims `order`: dims
+/// read at the constant index 0 (size 1) are dropped, the others permuted into
+/// `order`, and loop dims of `order` the operand does not index become size-1
+/// dims, along which numpy broadcasting stretches it. Every loop dim `map`
+/// reads must be in `order`.
+static Value readOperand(OpBuilder &b, Location loc, Value operand,
+                         AffineMap map, ArrayRef<unsigned> order,
+                         ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(operand.getType());
+  DenseMap<unsigned, int64_t> positions = positionsIn(order);
+  SmallVector<int64_t> readPositions;
+  SmallVector<int64_t> readShape;
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      readPositions.push_back(positions.lookup(dim.getPosition()));
+      readShape.push_back(type.getDimSize(i));
+    }
+  }
+  // Result dim i of the transpose is the read dim with the i-th smallest
+  // position in `order`.
+  SmallVector<int64_t> permutation =
+      llvm::to_vector(llvm::seq<int64_t>(0, readPositions.size()));
+  llvm::stable_sort(permutation, [&](int64_t lhs, int64_t rhs) {
+    return readPositions[lhs] < readPositions[rhs];
+  });
+  if (movesOnlyUnitDims(readShape, permutation))
+    return reshapeUnitDims(b, loc, operand, shape);
+  Value value = reshapeUnitDims(b, loc, operand, readShape);
+  value = kernel::TransposeOp::create(b, loc, value, permutation);
+  return reshapeUnitDims(b, loc, value, shape);
+}
+
+/// Writes `value`, whose dims are the loop dims `order`, as the result of
+/// type `type` that the op indexes through `map`. Loop dims the result does
+/// not index, and result dims at the constant index 0, must have size 1.
+static Value writeResult(OpBuilder &b, Location loc, Value value,
+                         ArrayRef<unsigned> order, AffineMap map,
+                         RankedTensorType type) {
+  DenseMap<unsigned, int64_t> positions = positionsIn(order);
+  SmallVector<int64_t> permutation;
+  llvm::SmallBitVector taken(order.size());
+  for (AffineExpr expr : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      int64_t position = positions.lookup(dim.getPosition());
+      permutation.push_back(position);
+      taken.set(position);
+    }
+  }
+  // The size-1 dims the result drops go last, where the reshape removes them.
+  for (int64_t position : llvm::seq<int64_t>(0, order.size()))
+    if (!taken.test(position))
+      permutation.push_back(position);
+  auto valueType = cast<RankedTensorType>(value.getType());
+  if (!movesOnlyUnitDims(valueType.getShape(), permutation))
+    value = kernel::TransposeOp::create(b, loc, value, permutation);
+  return reshapeUnitDims(b, loc, value, type.getShape());
+}
+
+//===----------------------------------------------------------------------===//
+// Checks shared by the patterns
+//===----------------------------------------------------------------------===//
+
+/// True if every result of `map` is a distinct loop dim or the constant 0:
+/// `AffineMap::isProjectedPermutation(true)` but for maps with more results
+/// than dims, such as `(d0) -> (0, d0)` reading a `[1, n]` operand.
+static bool isProjectedPermutationWithZeros(AffineMap map) {
+  if (map.getNumSymbols() != 0)
+    return false;
+  llvm::SmallBitVector seen(map.getNumDims());
+  for (AffineExpr expr : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      if (seen.test(dim.getPosition()))
+        return false;
+      seen.set(dim.getPosition());
+      continue;
+    }
+    auto constant = dyn_cast<AffineConstantExpr>(expr);
+    if (!constant || constant.getValue() != 0)
+      return false;
+  }
+  return true;
+}
+
+/// Checks that `op` computes on values the kernel dialect has: one tensor
+/// result, static tensors (or scalar inputs) of one f16, bf16 or f32 element
+/// type, and no `linalg.index` in its payload. Sets `elementType`.
+static LogicalResult checkKernelOperands(linalg::LinalgOp op,
+                                         PatternRewriter &rewriter,
+                                         Type &elementType) {
+  if (!op.hasPureTensorSemantics())
+    return rewriter.notifyMatchFailure(op, "operates on buffers");
+  if (op.getNumDpsInits() != 1 || op->getNumResults() != 1)
+    return rewriter.notifyMatchFailure(op, "has more than one result");
+  if (op->getNumRegions() != 1 || !op->getRegion(0).hasOneBlock())
+    return rewriter.notifyMatchFailure(op, "has no payload block");
+  if (op.hasIndexSemantics())
+    return rewriter.notifyMatchFailure(
+        op, "payload reads loop indices (linalg.index)");
+  auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!resultType)
+    return rewriter.notifyMatchFailure(op, "result is not a ranked tensor");
+  elementType = resultType.getElementType();
+  if (!isSupportedElementType(elementType))
+    return rewriter.notifyMatchFailure(
+        op, "element type is not one of f16, bf16, f32");
+  SmallVector<Type> tensorTypes;
+  for (OpOperand &operand : op->getOpOperands()) {
+    Type type = operand.get().getType();
+    if (!isa<ShapedType>(type) && type == elementType &&
+        op.isDpsInput(&operand))
+      continue;
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || tensor.getElementType() != elementType)
+      return rewriter.notifyMatchFailure(
+          op, "operands do not all have the result's element type");
+    if (!tensor.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "has a dynamic shape");
+    tensorTypes.push_back(tensor);
+  }
+  // Whatever else kernel ops require of a tensor (no zero-sized dim, ...),
+  // by the rule their type inference applies. Every tensor the replacement
+  // creates has the operands' element type and dims, or size-1 dims.
+  if (failed(verifyTensorOperands(std::nullopt, tensorTypes)))
+    return rewriter.notifyMatchFailure(
+        op, "an operand is not a tensor kernel ops accept");
+  return success();
+}
+
+/// Checks that the op's result, of `shape` and indexed through `map`, holds
+/// one element per iteration of every loop but `reductionDim`: `map` indexes
+/// each other loop dim once, and the reduced dim at most as a size-1 dim
+/// (constant 0), as front ends that keep the reduced dim write it.
+static LogicalResult checkResultMap(linalg::LinalgOp op,
+                                    PatternRewriter &rewriter, AffineMap map,
+                                    ArrayRef<int64_t> shape,
+                                    ArrayRef<int64_t> loopShape,
+                                    std::optional<unsigned> reductionDim) {
+  if (!isProjectedPermutationWithZeros(map))
+    return rewriter.notifyMatchFailure(
+        op, "result map is not a projected permutation");
+  unsigned numIndexed = 0;
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim) {
+      if (shape[i] != 1)
+        return rewriter.notifyMatchFailure(
+            op, "result reads a dim of size > 1 at a constant index");
+      continue;
+    }
+    if (dim.getPosition() == reductionDim)
+      return rewriter.notifyMatchFailure(op, "result indexes the reduced dim");
+    ++numIndexed;
+  }
+  unsigned numParallel = loopShape.size() - (reductionDim ? 1 : 0);
+  if (numIndexed != numParallel)
+    return rewriter.notifyMatchFailure(
+        op, "result does not index every parallel loop");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise payloads as kernel ops
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Creates the kernel op of one step from the values of its arguments.
+using StepBuilder = Value (*)(OpBuilder &, Location, ValueRange, double);
+
+template <typename OpTy>
+Value buildUnary(OpBuilder &b, Location loc, ValueRange args, double) {
+  return OpTy::create(b, loc, args[0]);
+}
+
+template <typename OpTy>
+Value buildBinary(OpBuilder &b, Location loc, ValueRange args, double) {
+  return OpTy::create(b, loc, args[0], args[1]);
+}
+
+template <typename OpTy>
+Value buildScalar(OpBuilder &b, Location loc, ValueRange args, double scalar) {
+  return OpTy::create(b, loc, args[0], b.getF64FloatAttr(scalar));
+}
+
+/// One tensor of the replacement: an operand of the linalg op read in loop
+/// order (`build` null), or a kernel op applied to earlier steps. A step the
+/// kernel dialect cannot express says why in `invalid`; that fails the plan
+/// only if the result depends on it, so the parts of an idiom that became
+/// one kernel op (the exp of a sigmoid) need not be expressible themselves.
+struct Step {
+  StepBuilder build = nullptr;
+  unsigned operand = 0;
+  SmallVector<unsigned, 2> args;
+  double scalar = 0.0;
+  SmallVector<int64_t> shape;
+  std::string invalid;
+};
+
+/// How a payload value relates to the tensor of its step. Kernel ops on f16
+/// and bf16 compute in f32 and round once, so a payload that extends to f32,
+/// computes one op and truncates back (as --convert-kernel-to-linalg writes
+/// a kernel op) is that kernel op; between the op and the truncation the
+/// payload value is the unrounded f32 result.
+struct PlannedValue {
+  unsigned step;
+  bool unrounded = false;
+};
+
+/// Translates the payload of a linalg op, computed for one iteration of its
+/// loops, into kernel ops computed on tensors over all iterations at once. A
+/// payload value becomes a tensor whose dims are the op's loop dims in order,
+/// with size 1 where the value does not vary along a loop, and leading size-1
+/// dims left to numpy broadcasting. The plan is made in full before anything
+/// is created, so a payload it cannot express leaves the IR untouched.
+class PayloadPlanner {
+public:
+  PayloadPlanner(linalg::LinalgOp op, PatternRewriter &rewriter,
+                 Type elementType, ArrayRef<int64_t> loopShape)
+      : op(op), rewriter(rewriter), elementType(elementType),
+        // f16 and bf16 payloads may compute in f32 (see PlannedValue).
+        wideType(elementType.isF32() ? Type()
+                                     : Float32Type::get(op.getContext())),
+        loopShape(loopShape),
+        loopOrder(llvm::to_vector(llvm::seq<unsigned>(0, loopShape.size()))) {}
+
+  /// Plans the computation of the payload value `root`. `accumulator`, when
+  /// given, is a block argument the computation must not read.
+  FailureOr<unsigned> plan(Value root, BlockArgument accumulator = {});
+
+  /// True if `step` varies along every loop.
+  bool coversAllLoops(unsigned step) const {
+    return isLoopShape(steps[step].shape);
+  }
+
+  /// True if some operand the plan reads covers every loop, so no tensor of
+  /// the plan is larger than an operand.
+  bool readsFullOperand() const {
+    return llvm::any_of(llvm::seq<unsigned>(0, steps.size()), [&](unsigned i) {
+      return live.test(i) && !steps[i].build && isLoopShape(steps[i].shape);
+    });
+  }
+
+  /// Creates the kernel ops of `root` and of the steps it depends on. The
+  /// result has the op's loop shape: the leading size-1 dims that
+  /// broadcasting left out are put back.
+  Value emit(Location loc, unsigned root);
+
+private:
+  bool isLoopShape(ArrayRef<int64_t> shape) const {
+    return dropLeadingUnitDims(shape) == dropLeadingUnitDims(loopShape);
+  }
+  std::optional<APFloat> getScalar(Value value);
+  PlannedValue getTensor(Value value);
+  PlannedValue planOp(Operation *payloadOp);
+  unsigned addInvalid(const Twine &reason);
+  unsigned addStep(StepBuilder build, ArrayRef<unsigned> args,
+                   double scalar = 0.0);
+  unsigned addBinary(StepBuilder build, unsigned lhs, unsigned rhs);
+  bool isConstant(Value value, double expected);
+  Value matchSigmoid(Value value);
+  Value matchGelu(Value value);
+
+  linalg::LinalgOp op;
+  PatternRewriter &rewriter;
+  Type elementType;
+  Type wideType;
+  ArrayRef<int64_t> loopShape;
+  SmallVector<unsigned> loopOrder;
+  BlockArgument accumulator;
+  SmallVector<Step> steps;
+  DenseMap<Value, PlannedValue> planned;
+  llvm::SmallBitVector live;
+};
+
+} // namespace
+
+unsigned PayloadPlanner::addInvalid(const Twine &reason) {
+  Step step;
+  step.invalid = reason.str();
+  steps.push_back(std::move(step));
+  return steps.size() - 1;
+}
+
+unsigned PayloadPlanner::addStep(StepBuilder build, ArrayRef<unsigned> args,
+                                 double scalar) {
+  Step step;
+  step.build = build;
+  step.args.assign(args.begin(), args.end());
+  step.scalar = scalar;
+  step.shape = steps[args.front()].shape;
+  steps.push_back(std::move(step));
+  return steps.size() - 1;
+}
+
+unsigned PayloadPlanner::addBinary(StepBuilder build, unsigned lhs,
+                                   unsigned rhs) {
+  ShapeOrError shape = broadcastShapes(steps[lhs].shape, steps[rhs].shape);
+  if (!shape.ok())
+    return addInvalid(shape.error);
+  unsigned index = addStep(build, {lhs, rhs});
+  steps[index].shape = shape.shape;
+  return index;
+}
+
+std::optional<APFloat> PayloadPlanner::getScalar(Value value) {
+  FloatAttr attr;
+  if (matchPattern(value, m_Constant(&attr)))
+    return attr.getValue();
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (!arg || arg.getOwner() != op.getBlock() || arg == accumulator)
+    return std::nullopt;
+  Value operand = op.getMatchingOpOperand(arg)->get();
+  if (isa<RankedTensorType>(operand.getType()))
+    return getSplatValue(operand);
+  return getConstantOfType(operand, elementType);
+}
+
+PlannedValue PayloadPlanner::getTensor(Value value) {
+  if (auto it = planned.find(value); it != planned.end())
+    return it->second;
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (!arg || arg.getOwner() != op.getBlock())
+    return {addInvalid("payload reads a value from outside its block that is "
+                       "not a constant")};
+  if (arg == accumulator)
+    return {addInvalid("payload reads the accumulator outside the combiner")};
+  OpOperand *operand = op.getMatchingOpOperand(arg);
+  auto type = dyn_cast<RankedTensorType>(operand->get().getType());
+  if (!type)
+    return {addInvalid("payload reads a scalar operand that is not a "
+                       "constant")};
+  AffineMap map = op.getMatchingIndexingMap(operand);
+  if (!isProjectedPermutationWithZeros(map))
+    return {addInvalid("an operand map is not a projected permutation")};
+  SmallVector<int64_t> shape(loopShape.size(), 1);
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    int64_t size = type.getDimSize(i);
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      // The linalg verifier checks that the size is the loop's.
+      shape[dim.getPosition()] = size;
+    } else if (size != 1) {
+      // A constant index into a larger dim reads a slice, not a broadcast.
+      return {addInvalid("an operand is read at a constant index of a dim "
+                         "> 1")};
+    }
+  }
+  Step step;
+  step.operand = operand->getOperandNumber();
+  // Numpy broadcasting supplies leading size-1 dims: a bias `[n]` is used as
+  // it is, not reshaped to `[1, n]`, and a `[1, n]` operand is not reshaped
+  // to `[n]` either.
+  ArrayRef<int64_t> stepShape(shape);
+  while (stepShape.size() > static_cast<size_t>(type.getRank()) &&
+         !stepShape.empty() && stepShape.front() == 1)
+    stepShape = stepShape.drop_front();
+  step.shape.assign(stepShape.begin(), stepShape.end());
+  steps.push_back(std::move(step));
+  PlannedValue result{static_cast<unsigned>(steps.size() - 1)};
+  planned[value] = result;
+  return result;
+}
+
+/// The operands of `value`'s defining op when it is an `OpTy` of the payload,
+/// in both orders; none otherwise.
+template <typename OpTy>
+static SmallVector<std::pair<Value, Value>, 2> commutedOperands(Value value,
+                                                                Block *body) {
+  auto binary = value.getDefiningOp<OpTy>();
+  if (!binary || binary->getBlock() != body)
+    return {};
+  return {{binary.getLhs(), binary.getRhs()},
+          {binary.getRhs(), binary.getLhs()}};
+}
+
+bool PayloadPlanner::isConstant(Value value, double expected) {
+  std::optional<APFloat> constant = getScalar(value);
+  if (!constant)
+    return false;
+  APFloat rounded(expected);
+  bool losesInfo = false;
+  rounded.convert(constant->getSemantics(), APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+  return constant->bitwiseIsEqual(rounded);
+}
+
+/// Returns `x` when `value` is the payload form of `sigmoid(x)`,
+/// `1 / (1 + exp(-x))`, else a null value.
+Value PayloadPlanner::matchSigmoid(Value value) {
+  auto div = value.getDefiningOp<arith::DivFOp>();
+  if (!div || div->getBlock() != op.getBlock() || !isConstant(div.getLhs(), 1))
+    return {};
+  for (auto [e, one] :
+       commutedOperands<arith::AddFOp>(div.getRhs(), op.getBlock())) {
+    auto exp = e.getDefiningOp<math::ExpOp>();
+    auto neg = exp ? exp.getOperand().getDefiningOp<arith::NegFOp>() : nullptr;
+    if (isConstant(one, 1) && neg)
+      return neg.getOperand();
+  }
+  return {};
+}
+
+/// Returns `x` when `value` is the payload form of `gelu(x)`,
+/// `x * (1 + erf(x * c)) * 0.5` with `c` the constant 1/sqrt(2) (as the kernel
+/// op computes it), the halving applied to any factor, else a null value.
+/// Halving is exact, so where it happens changes no result.
+Value PayloadPlanner::matchGelu(Value value) {
+  Block *body = op.getBlock();
+  // x when t is 1 + erf(x * c).
+  auto cdfOf = [&](Value t) -> Value {
+    for (auto [e, one] : commutedOperands<arith::AddFOp>(t, body)) {
+      auto erf = e.getDefiningOp<math::ErfOp>();
+      if (!isConstant(one, 1) || !erf)
+        continue;
+      for (auto [x, c] :
+           commutedOperands<arith::MulFOp>(erf.getOperand(), body))
+        if (isConstant(c, M_SQRT1_2))
+          return x;
+    }
+    return {};
+  };
+  for (auto [p, q] : commutedOperands<arith::MulFOp>(value, body)) {
+    // (x * cdf) * 0.5
+    if (isConstant(q, 0.5))
+      for (auto [x, t] : commutedOperands<arith::MulFOp>(p, body))
+        if (cdfOf(t) == x)
+          return x;
+    // (x * 0.5) * cdf
+    for (auto [x, half] : commutedOperands<arith::MulFOp>(p, body))
+      if (isConstant(half, 0.5) && cdfOf(q) == x)
+        return x;
+    // x * (cdf * 0.5)
+    for (auto [t, half] : commutedOperands<arith::MulFOp>(q, body))
+      if (isConstant(half, 0.5) && cdfOf(t) == p)
+        return p;
+  }
+  return {};
+}
+
+PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
+  auto invalid = [&](const Twine &reason) -> PlannedValue {
+    return {addInvalid("payload op '" + payloadOp->getName().getStringRef() +
+                       "' " + reason)};
+  };
+  if (payloadOp->getNumResults() != 1 || payloadOp->getNumRegions() != 0)
+    return invalid("has no kernel op");
+  Type type = payloadOp->getResult(0).getType();
+  if (type != elementType && type != wideType)
+    return invalid("computes in a type kernel ops do not have");
+
+  // Extending to f32 and truncating back change no value of the element
+  // type; a truncation rounds an unrounded kernel op result as the op would.
+  if (auto ext = dyn_cast<arith::ExtFOp>(payloadOp)) {
+    if (ext.getIn().getType() != elementType)
+      return invalid("extends from a type other than the element type");
+    PlannedValue in = getTensor(ext.getIn());
+    if (in.unrounded)
+      return invalid("extends an unrounded value");
+    return in;
+  }
+  if (auto trunc = dyn_cast<arith::TruncFOp>(payloadOp)) {
+    if (trunc.getIn().getType() != wideType ||
+        trunc.getRoundingmode().value_or(
+            arith::RoundingMode::to_nearest_even) !=
+            arith::RoundingMode::to_nearest_even)
+      return invalid("is not a rounding to nearest from f32");
+    return {getTensor(trunc.getIn()).step};
+  }
+
+  if (llvm::any_of(payloadOp->getOperandTypes(),
+                   [&](Type operandType) { return operandType != type; }))
+    return invalid("mixes types");
+  // An op in f32 on f16 or bf16 values is the kernel op before it rounds.
+  bool unrounded = type != elementType;
+
+  // Idioms that are one kernel op, matched before their parts: in f32 the
+  // parts would each need a rounding the idiom does not have.
+  // 1 / (1 + exp(-x)) is sigmoid(x), x * sigmoid(x) (in either order) is
+  // silu(x), and x * (1 + erf(x / sqrt(2))) / 2 is gelu(x).
+  auto idiom = [&](StepBuilder build, Value x) -> std::optional<unsigned> {
+    PlannedValue arg = getTensor(x);
+    if (arg.unrounded)
+      return std::nullopt;
+    return addStep(build, arg.step);
+  };
+  if (auto div = dyn_cast<arith::DivFOp>(payloadOp))
+    if (Value x = matchSigmoid(div.getResult()))
+      if (std::optional<unsigned> step =
+              idiom(buildUnary<kernel::SigmoidOp>, x))
+        return {*step, unrounded};
+  if (auto mul = dyn_cast<arith::MulFOp>(payloadOp)) {
+    if (Value x = matchGelu(mul.getResult()))
+      if (std::optional<unsigned> step = idiom(buildUnary<kernel::GeluOp>, x))
+        return {*step, unrounded};
+    for (auto [x, s] : {std::pair(mul.getLhs(), mul.getRhs()),
+                        std::pair(mul.getRhs(), mul.getLhs())})
+      if (matchSigmoid(s) == x)
+        if (std::optional<unsigned> step = idiom(buildUnary<kernel::SiluOp>, x))
+          return {*step, unrounded};
+  }
+  // Operands are tensors (steps) or constants (scalars). A kernel op rounds
+  // its result, so it cannot compute on an unrounded f32 value.
+  SmallVector<std::optional<APFloat>, 2> scalars;
+  SmallVector<unsigned, 2> tensors;
+  for (Value operand : payloadOp->getOperands()) {
+    scalars.push_back(getScalar(operand));
+    if (scalars.back())
+      continue;
+    PlannedValue value = getTensor(operand);
+    if (value.unrounded)
+      return invalid("computes on an f32 result that a kernel op would have "
+                     "rounded");
+    tensors.push_back(value.step);
+  }
+  if (tensors.empty())
+    return invalid("computes on constants only");
+
+  auto unary = [&](StepBuilder build) { return addStep(build, tensors[0]); };
+  // For a binary op with one constant operand: the constant, and whether it
+  // is the left operand.
+  std::optional<APFloat> constant = scalars.size() == 2
+                                        ? (scalars[0] ? scalars[0] : scalars[1])
+                                        : std::nullopt;
+  bool constantIsLhs = scalars.size() == 2 && scalars[0].has_value();
+
+  auto kernelStep =
+      llvm::TypeSwitch<Operation *, std::optional<unsigned>>(payloadOp)
+          .Case([&](arith::NegFOp) { return unary(buildUnary<kernel::NegOp>); })
+          .Case([&](math::ExpOp) { return unary(buildUnary<kernel::ExpOp>); })
+          .Case([&](math::LogOp) { return unary(buildUnary<kernel::LogOp>); })
+          .Case([&](math::SqrtOp) { return unary(buildUnary<kernel::SqrtOp>); })
+          .Case(
+              [&](math::RsqrtOp) { return unary(buildUnary<kernel::RsqrtOp>); })
+          .Case([&](math::TanhOp) { return unary(buildUnary<kernel::TanhOp>); })
+          .Case([&](math::ErfOp) { return unary(buildUnary<kernel::ErfOp>); })
+          .Case([&](arith::AddFOp) {
+            if (constant)
+              return addStep(buildScalar<kernel::AddScalarOp>, tensors[0],
+                             toDouble(*constant));
+            return addBinary(buildBinary<kernel::AddOp>, tensors[0],
+                             tensors[1]);
+          })
+          .Case([&](arith::SubFOp) {
+            if (!constant)
+              return addBinary(buildBinary<kernel::SubOp>, tensors[0],
+                               tensors[1]);
+            // x - c == x + (-c) and c - x == (-x) + c exactly in IEEE
+            // arithmetic; the negation is exact, so rounding it is too.
+            double c = toDouble(*constant);
+            if (!constantIsLhs)
+              return addStep(buildScalar<kernel::AddScalarOp>, tensors[0], -c);
+            unsigned negated = addStep(buildUnary<kernel::NegOp>, tensors[0]);
+            return addStep(buildScalar<kernel::AddScalarOp>, negated, c);
+          })
+          .Case([&](arith::MulFOp mul) {
+            if (constant)
+              return addStep(buildScalar<kernel::MulScalarOp>, tensors[0],
+                             toDouble(*constant));
+            if (mul.getLhs() == mul.getRhs())
+              return addStep(buildUnary<kernel::SquareOp>, tensors[0]);
+            return addBinary(buildBinary<kernel::MulOp>, tensors[0],
+                             tensors[1]);
+          })
+          .Case([&](arith::DivFOp) -> std::optional<unsigned> {
+            if (!constant)
+              return addBinary(buildBinary<kernel::DivOp>, tensors[0],
+                               tensors[1]);
+            // c / x has no kernel op (but for the sigmoid idiom above).
+            if (constantIsLhs)
+              return std::nullopt;
+            // x / c == x * (1 / c) exactly only when 1 / c is exact.
+            APFloat inverse(constant->getSemantics());
+            if (!constant->getExactInverse(&inverse))
+              return std::nullopt;
+            return addStep(buildScalar<kernel::MulScalarOp>, tensors[0],
+                           toDouble(inverse));
+          })
+          .Case([&](arith::MaximumFOp) -> std::optional<unsigned> {
+            // max(x, +0.0) is relu(x); max(x, -0.0) differs from it at -0.0.
+            if (constant && constant->isPosZero())
+              return unary(buildUnary<kernel::ReluOp>);
+            return std::nullopt;
+          })
+          .Default([&](Operation *) { return std::nullopt; });
+  if (!kernelStep) {
+    if (isa<arith::DivFOp>(payloadOp))
+      return invalid(constantIsLhs
+                         ? "divides a constant by a value"
+                         : "divides by a constant whose inverse is not exact");
+    if (isa<arith::MaximumFOp>(payloadOp))
+      return invalid("is a maximum other than relu");
+    return invalid("has no kernel op");
+  }
+  return {*kernelStep, unrounded};
+}
+
+FailureOr<unsigned> PayloadPlanner::plan(Value root,
+                                         BlockArgument accumulatorArg) {
+  accumulator = accumulatorArg;
+  Block *body = op.getBlock();
+  // Only the ops `root` depends on are translated; the payload is one block
+  // in SSA order, so a walk over the block sees operands first.
+  SmallPtrSet<Operation *, 16> needed;
+  SmallVector<Value> worklist{root};
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != body || !needed.insert(def).second)
+      continue;
+    llvm::append_range(worklist, def->getOperands());
+  }
+  for (Operation &payloadOp : body->without_terminator())
+    if (needed.contains(&payloadOp) &&
+        !payloadOp.hasTrait<OpTrait::ConstantLike>())
+      planned[payloadOp.getResult(0)] = planOp(&payloadOp);
+
+  if (getScalar(root))
+    return rewriter.notifyMatchFailure(op, "payload yields a constant");
+  PlannedValue result = getTensor(root);
+  if (result.unrounded)
+    return rewriter.notifyMatchFailure(op, "payload yields an f32 value");
+
+  // Steps refer to earlier steps only: one backward sweep finds the ones the
+  // result depends on.
+  live.resize(steps.size());
+  live.set(result.step);
+  for (unsigned i = result.step + 1; i-- > 0;) {
+    if (!live.test(i))
+      continue;
+    if (!steps[i].invalid.empty())
+      return rewriter.notifyMatchFailure(op, steps[i].invalid);
+    for (unsigned arg : steps[i].args)
+      live.set(arg);
+  }
+  return result.step;
+}
+
+Value PayloadPlanner::emit(Location loc, unsigned root) {
+  SmallVector<Value> values(root + 1);
+  for (unsigned i = 0; i <= root; ++i) {
+    if (!live.test(i))
+      continue;
+    const Step &step = steps[i];
+    if (!step.build) {
+      OpOperand &operand = op->getOpOperand(step.operand);
+      values[i] = readOperand(rewriter, loc, operand.get(),
+                              op.getMatchingIndexingMap(&operand), loopOrder,
+                              step.shape);
+      continue;
+    }
+    SmallVector<Value, 2> args = llvm::map_to_vector(
+        step.args, [&](unsigned arg) { return values[arg]; });
+    values[i] = step.build(rewriter, loc, args, step.scalar);
+  }
+  return reshapeUnitDims(rewriter, loc, values[root], loopShape);
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A contraction with one M, N and K loop, and batch loops indexed by every
+/// operand, to `kernel.matmul` (batched over leading dims), with
+/// `kernel.transpose` where an operand's map orders its dims otherwise. Covers
+/// `linalg.matmul` and `linalg.batch_matmul` with any `indexing_maps` (the
+/// transposed-operand forms), `linalg.contract` and `linalg.generic`
+/// matmuls. `C += A B` with an init that is not a zero fill becomes
+/// `kernel.add` of the init and the product.
+struct ContractionToMatmul
+    : public OpInterfaceRewritePattern<linalg::LinalgOp> {
+  ContractionToMatmul(MLIRContext *context)
+      : OpInterfaceRewritePattern(context, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getNumDpsInputs() != 2 || op.getNumReductionLoops() != 1)
+      return rewriter.notifyMatchFailure(op,
+                                         "is not a two-operand contraction");
+    Type elementType;
+    if (failed(checkKernelOperands(op, rewriter, elementType)))
+      return failure();
+    if (!isMulAddBody(op))
+      return rewriter.notifyMatchFailure(
+          op, "payload is not init + lhs * rhs in the element type");
+
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(op);
+    if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+        dims->k.size() != 1 ||
+        dims->batch.size() + 3 != static_cast<size_t>(op.getNumLoops()))
+      return rewriter.notifyMatchFailure(
+          op, "loops are not batch dims plus one M, N and K dim");
+
+    OpOperand *lhs = op.getDpsInputOperand(0);
+    OpOperand *rhs = op.getDpsInputOperand(1);
+    OpOperand *init = op.getDpsInitOperand(0);
+    for (OpOperand *operand : {lhs, rhs, init}) {
+      AffineMap map = op.getMatchingIndexingMap(operand);
+      // Every dim is read once: no broadcast, no constant index.
+      if (!map.isProjectedPermutation() ||
+          map.getNumResults() != dims->batch.size() + 2)
+        return rewriter.notifyMatchFailure(
+            op, "an operand broadcasts or reads at a constant index");
+    }
+
+    // Batch dims in the order the result has them, so the result needs no
+    // transpose when the maps are those of a (batch_)matmul.
+    AffineMap resultMap = op.getMatchingIndexingMap(init);
+    SmallVector<unsigned> batch;
+    for (AffineExpr expr : resultMap.getResults()) {
+      unsigned dim = cast<AffineDimExpr>(expr).getPosition();
+      if (llvm::is_contained(dims->batch, dim))
+        batch.push_back(dim);
+    }
+    unsigned m = dims->m.front(), n = dims->n.front(), k = dims->k.front();
+    auto withBatch = [&](unsigned first, unsigned second) {
+      SmallVector<unsigned> order(batch);
+      order.append({first, second});
+      return order;
+    };
+    SmallVector<unsigned> lhsOrder = withBatch(m, k);
+    SmallVector<unsigned> rhsOrder = withBatch(k, n);
+    SmallVector<unsigned> resultOrder = withBatch(m, n);
+    SmallVector<int64_t> loopShape = op.getStaticLoopRanges();
+    auto shapeOf = [&](ArrayRef<unsigned> order) {
+      return llvm::map_to_vector(order,
+                                 [&](unsigned dim) { return loopShape[dim]; });
+    };
+    SmallVector<int64_t> lhsShape = shapeOf(lhsOrder);
+    SmallVector<int64_t> rhsShape = shapeOf(rhsOrder);
+    if (ShapeOrError shape = matmulShape(lhsShape, rhsShape); !shape.ok())
+      return rewriter.notifyMatchFailure(op, shape.error);
+
+    Location loc = op.getLoc();
+    Value lhsValue =
+        readOperand(rewriter, loc, lhs->get(), op.getMatchingIndexingMap(lhs),
+                    lhsOrder, lhsShape);
+    Value rhsValue =
+        readOperand(rewriter, loc, rhs->get(), op.getMatchingIndexingMap(rhs),
+                    rhsOrder, rhsShape);
+    Value product = kernel::MatmulOp::create(rewriter, loc, lhsValue, rhsValue);
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    Value result =
+        writeResult(rewriter, loc, product, resultOrder, resultMap, resultType);
+    std::optional<APFloat> initValue = getSplatValue(init->get());
+    if (!initValue || !initValue->isZero())
+      result = kernel::AddOp::create(rewriter, loc, init->get(), result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  /// True if the payload is exactly `yield(init + lhs * rhs)`, in any operand
+  /// order, without casts: a product kernel.matmul computes.
+  static bool isMulAddBody(linalg::LinalgOp op) {
+    Block *body = op.getBlock();
+    if (body->getNumArguments() != 3 || body->getOperations().size() != 3)
+      return false;
+    auto add =
+        body->getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
+    if (!add)
+      return false;
+    BlockArgument acc = body->getArgument(2);
+    Value product = add.getLhs() == acc   ? add.getRhs()
+                    : add.getRhs() == acc ? add.getLhs()
+                                          : Value();
+    auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
+    if (!mul)
+      return false;
+    Value a = body->getArgument(0), b = body->getArgument(1);
+    return (mul.getLhs() == a && mul.getRhs() == b) ||
+           (mul.getLhs() == b && mul.getRhs() == a);
+  }
+};
+
+/// A reduction over one loop whose payload is `acc = combine(v, acc)`, with
+/// `arith.addf` or `arith.maximumf` as the combiner and an init that is its
+/// identity, to the kernel ops of `v` followed by `kernel.reduce_sum` or
+/// `kernel.reduce_max`. The kernel reduction keeps the reduced dim with size
+/// 1; the result is reshaped to the linalg result, which drops it or keeps it
+/// at a constant index.
+struct ReductionToKernel : public OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<unsigned> reductionDims;
+    op.getReductionDims(reductionDims);
+    if (reductionDims.size() != 1)
+      return rewriter.notifyMatchFailure(op,
+                                         "does not reduce exactly one loop");
+    unsigned reductionDim = reductionDims.front();
+    Type elementType;
+    if (failed(checkKernelOperands(op, rewriter, elementType)))
+      return failure();
+
+    Block *body = op.getBlock();
+    BlockArgument accumulator = op.getRegionOutputArgs().front();
+    Operation *combiner = body->getTerminator()->getOperand(0).getDefiningOp();
+    if (!combiner || combiner->getBlock() != body ||
+        !isa<arith::AddFOp, arith::MaximumFOp>(combiner))
+      return rewriter.notifyMatchFailure(
+          op, "combiner is not arith.addf or arith.maximumf");
+    Value lhs = combiner->getOperand(0), rhs = combiner->getOperand(1);
+    Value reduced = lhs == accumulator   ? rhs
+                    : rhs == accumulator ? lhs
+                                         : Value();
+    if (!reduced || !accumulator.hasOneUse())
+      return rewriter.notifyMatchFailure(
+          op, "combiner does not fold one value into the accumulator");
+    OpOperand *init = op.getDpsInitOperand(0);
+    if (!isIdentityInit(combiner, init->get()))
+      return rewriter.notifyMatchFailure(
+          op, "init is not a fill with the combiner's identity");
+
+    SmallVector<int64_t> loopShape = op.getStaticLoopRanges();
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    AffineMap resultMap = op.getMatchingIndexingMap(init);
+    if (failed(checkResultMap(op, rewriter, resultMap, resultType.getShape(),
+                              loopShape, reductionDim)))
+      return failure();
+
+    PayloadPlanner planner(op, rewriter, elementType, loopShape);
+    FailureOr<unsigned> root = planner.plan(reduced, accumulator);
+    if (failed(root))
+      return failure();
+    if (!planner.coversAllLoops(*root))
+      return rewriter.notifyMatchFailure(
+          op, "reduced value does not vary along every loop");
+    // An outer product reduced (a matmul with broadcast operands) would build
+    // a tensor larger than any operand first; it stays for a matmul lowering.
+    if (!planner.readsFullOperand())
+      return rewriter.notifyMatchFailure(
+          op, "no operand covers every loop: the reduced value is an outer "
+              "product");
+
+    Location loc = op.getLoc();
+    Value value = planner.emit(loc, *root);
+    if (isa<arith::AddFOp>(combiner))
+      value = kernel::ReduceSumOp::create(rewriter, loc, value, reductionDim);
+    else
+      value = kernel::ReduceMaxOp::create(rewriter, loc, value, reductionDim);
+    SmallVector<unsigned> loopOrder =
+        llvm::to_vector(llvm::seq<unsigned>(0, loopShape.size()));
+    rewriter.replaceOp(op, writeResult(rewriter, loc, value, loopOrder,
+                                       resultMap, resultType));
+    return success();
+  }
+};
+
+/// An all-parallel op (`linalg.generic`, the named elementwise ops,
+/// `linalg.elementwise`, `linalg.map`, `linalg.transpose`) to one kernel op
+/// per payload op, with operands broadcast by numpy rules after a transpose
+/// and size-1 dims for the loops they do not index.
+struct ElementwiseToKernel
+    : public OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.isAllParallelLoops())
+      return rewriter.notifyMatchFailure(op, "has a reduction loop");
+    Type elementType;
+    if (failed(checkKernelOperands(op, rewriter, elementType)))
+      return failure();
+
+    SmallVector<int64_t> loopShape = op.getStaticLoopRanges();
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    AffineMap resultMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    if (failed(checkResultMap(op, rewriter, resultMap, resultType.getShape(),
+                              loopShape, std::nullopt)))
+      return failure();
+
+    PayloadPlanner planner(op, rewriter, elementType, loopShape);
+    FailureOr<unsigned> root =
+        planner.plan(op.getBlock()->getTerminator()->getOperand(0));
+    if (failed(root))
+      return failure();
+    // The kernel dialect has no broadcast op: a result that does not vary
+    // along some loop (linalg.broadcast) stays.
+    if (!planner.coversAllLoops(*root))
+      return rewriter.notifyMatchFailure(
+          op, "result broadcasts along a loop; the kernel dialect has no "
+              "broadcast");
+
+    Location loc = op.getLoc();
+    Value value = planner.emit(loc, *root);
+    SmallVector<unsigned> loopOrder =
+        llvm::to_vector(llvm::seq<unsigned>(0, loopShape.size()));
+    rewriter.replaceOp(op, writeResult(rewriter, loc, value, loopOrder,
+                                       resultMap, resultType));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
+  patterns.add<ContractionToMatmul, ReductionToKernel, ElementwiseToKernel>(
+      patterns.getContext());
+}
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct ConvertLinalgToKernelPass
+    : public mlsopt::impl::ConvertLinalgToKernelBase<
+          ConvertLinalgToKernelPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateLinalgToKernelPatterns(patterns);
+    // Greedy and partial: what no pattern matches stays, and the tensor.empty
+    // and linalg.fill ops that only fed converted ops die with them. Folding
+    // removes the collapse/expand pairs between a kernel reduction and its
+    // consumers; constants are not hoisted out of the payloads that stay, and
+    // the control flow of the functions is left as the front end wrote it.
+    GreedyRewriteConfig config;
+    config.enableConstantCSE(false).setRegionSimplificationLevel(
+        GreedySimplifyRegionLevel::Disabled);
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,58 @@
+//===- CPUPipeline.cpp - Lowering μGraphs to LLVM for the CPU -------------===//
+
+#include "mlsopt/Pipelines/Pipelines.h"
+#include "mlsopt/Conversion/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlsopt::buildCPUPipeline(OpPassManager &pm) {
+  // mlsopt's dialects to linalg/scf/tensor: custom kernels first, because
+  // their loop bodies still hold block compute ops for the next pass.
+  pm.addPass(createConvertCustomKernelToLoops());
+  pm.addPass(createConvertKernelToLinalg());
+  pm.addPass(createCanonicalizerPass());
+
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  // Accumulator updates produce new tensors each iteration.
+  bufferize.allowReturnAllocsFromLoops = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::buildBufferDeallocationPipeline(pm);
+  // The deallocation pipeline leaves bufferization.clone behind.
+  pm.addPass(createConvertBufferizationToMemRefPass());
+
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // LLVM intrinsics where they exist; libm calls for the rest (erf, tanh).
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  // Front ends and test harnesses print with vector.print.
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlsopt::registerPipelines() {
+  PassPipelineRegistration<>(
+      "mlsopt-cpu-pipeline",
+      "Lower mlsopt's dialects, mixed with func/arith/math/tensor/linalg, to "
+      "the LLVM dialect for CPU execution (mlir-runner, ExecutionEngine)",
+      buildCPUPipeline);
+}

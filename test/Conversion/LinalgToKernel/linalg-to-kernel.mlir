@@ -1,0 +1,1409 @@
+// RUN: mlsopt-opt %s --convert-linalg-to-kernel --split-input-file | FileCheck %s
+
+// Linalg on tensors as front ends (torch-mlir, IREE) emit it, imported into
+// the kernel dialect. Converted functions must have no linalg op left (the
+// zero fills and tensor.empty ops that fed them die with them); what the
+// kernel dialect cannot express must stay exactly as it was.
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @matmul_zero_fill
+// CHECK-SAME: (%[[A:[a-zA-Z0-9_]+]]: tensor<8x64xf16>, %[[B:[a-zA-Z0-9_]+]]: tensor<64x96xf16>)
+// CHECK-NOT: linalg.
+// CHECK-NOT: tensor.empty
+// CHECK: %[[C:.*]] = kernel.matmul %[[A]], %[[B]] : tensor<8x64xf16>, tensor<64x96xf16>
+// CHECK-NEXT: return %[[C]] : tensor<8x96xf16>
+func.func @matmul_zero_fill(%a: tensor<8x64xf16>, %b: tensor<64x96xf16>) -> tensor<8x96xf16> {
+  %zero = arith.constant 0.000000e+00 : f16
+  %empty = tensor.empty() : tensor<8x96xf16>
+  %fill = linalg.fill ins(%zero : f16) outs(%empty : tensor<8x96xf16>) -> tensor<8x96xf16>
+  %r = linalg.matmul ins(%a, %b : tensor<8x64xf16>, tensor<64x96xf16>) outs(%fill : tensor<8x96xf16>) -> tensor<8x96xf16>
+  return %r : tensor<8x96xf16>
+}
+
+// -----
+
+// C += A B: the product, then the init added.
+// CHECK-LABEL: func.func @matmul_accumulate
+// CHECK-SAME: (%[[A:[a-zA-Z0-9_]+]]: tensor<8x64xf32>, %[[B:[a-zA-Z0-9_]+]]: tensor<64x96xf32>, %[[C:[a-zA-Z0-9_]+]]: tensor<8x96xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[P:.*]] = kernel.matmul %[[A]], %[[B]] : tensor<8x64xf32>, tensor<64x96xf32>
+// CHECK-NEXT: %[[S:.*]] = kernel.add %[[C]], %[[P]] : tensor<8x96xf32>, tensor<8x96xf32>
+// CHECK-NEXT: return %[[S]]
+func.func @matmul_accumulate(%a: tensor<8x64xf32>, %b: tensor<64x96xf32>, %c: tensor<8x96xf32>) -> tensor<8x96xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<8x64xf32>, tensor<64x96xf32>) outs(%c : tensor<8x96xf32>) -> tensor<8x96xf32>
+  return %r : tensor<8x96xf32>
+}
+
+// -----
+
+// A fill with a value other than zero is an init to add, not to drop.
+// CHECK-LABEL: func.func @matmul_one_fill
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ONE]] : f32)
+// CHECK: %[[P:.*]] = kernel.matmul
+// CHECK-NEXT: %[[S:.*]] = kernel.add %[[INIT]], %[[P]]
+// CHECK-NEXT: return %[[S]]
+func.func @matmul_one_fill(%a: tensor<8x64xf32>, %b: tensor<64x96xf32>) -> tensor<8x96xf32> {
+  %one = arith.constant 1.000000e+00 : f32
+  %empty = tensor.empty() : tensor<8x96xf32>
+  %fill = linalg.fill ins(%one : f32) outs(%empty : tensor<8x96xf32>) -> tensor<8x96xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<8x64xf32>, tensor<64x96xf32>) outs(%fill : tensor<8x96xf32>) -> tensor<8x96xf32>
+  return %r : tensor<8x96xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @batch_matmul
+// CHECK-SAME: (%[[A:[a-zA-Z0-9_]+]]: tensor<4x8x64xbf16>, %[[B:[a-zA-Z0-9_]+]]: tensor<4x64x32xbf16>)
+// CHECK-NOT: linalg.
+// CHECK: %[[C:.*]] = kernel.matmul %[[A]], %[[B]] : tensor<4x8x64xbf16>, tensor<4x64x32xbf16>
+// CHECK-NEXT: return %[[C]] : tensor<4x8x32xbf16>
+func.func @batch_matmul(%a: tensor<4x8x64xbf16>, %b: tensor<4x64x32xbf16>) -> tensor<4x8x32xbf16> {
+  %zero = arith.constant 0.000000e+00 : bf16
+  %empty = tensor.empty() : tensor<4x8x32xbf16>
+  %fill = linalg.fill ins(%zero : bf16) outs(%empty : tensor<4x8x32xbf16>) -> tensor<4x8x32xbf16>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<4x8x64xbf16>, tensor<4x64x32xbf16>) outs(%fill : tensor<4x8x32xbf16>) -> tensor<4x8x32xbf16>
+  return %r : tensor<4x8x32xbf16>
+}
+
+// -----
+
+// x W^T, as torch-mlir emits nn.Linear (MLIR 22 spells matmul_transpose_b
+// as a matmul with indexing_maps).
+// CHECK-LABEL: func.func @matmul_transpose_b
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf16>, %[[W:[a-zA-Z0-9_]+]]: tensor<96x64xf16>)
+// CHECK-NOT: linalg.
+// CHECK: %[[WT:.*]] = kernel.transpose %[[W]] [1, 0] : tensor<96x64xf16>
+// CHECK-NEXT: %[[C:.*]] = kernel.matmul %[[X]], %[[WT]] : tensor<8x64xf16>, tensor<64x96xf16>
+// CHECK-NEXT: return %[[C]]
+func.func @matmul_transpose_b(%x: tensor<8x64xf16>, %w: tensor<96x64xf16>) -> tensor<8x96xf16> {
+  %zero = arith.constant 0.000000e+00 : f16
+  %empty = tensor.empty() : tensor<8x96xf16>
+  %fill = linalg.fill ins(%zero : f16) outs(%empty : tensor<8x96xf16>) -> tensor<8x96xf16>
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : tensor<8x64xf16>, tensor<96x64xf16>) outs(%fill : tensor<8x96xf16>) -> tensor<8x96xf16>
+  return %r : tensor<8x96xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @matmul_transpose_a
+// CHECK-SAME: (%[[A:[a-zA-Z0-9_]+]]: tensor<64x8xf32>, %[[B:[a-zA-Z0-9_]+]]: tensor<64x96xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[AT:.*]] = kernel.transpose %[[A]] [1, 0] : tensor<64x8xf32>
+// CHECK-NEXT: %[[C:.*]] = kernel.matmul %[[AT]], %[[B]] : tensor<8x64xf32>, tensor<64x96xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @matmul_transpose_a(%a: tensor<64x8xf32>, %b: tensor<64x96xf32>) -> tensor<8x96xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %empty = tensor.empty() : tensor<8x96xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%empty : tensor<8x96xf32>) -> tensor<8x96xf32>
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %b : tensor<64x8xf32>, tensor<64x96xf32>) outs(%fill : tensor<8x96xf32>) -> tensor<8x96xf32>
+  return %r : tensor<8x96xf32>
+}
+
+// -----
+
+// Q K^T of attention: batch_matmul_transpose_b.
+// CHECK-LABEL: func.func @batch_matmul_transpose_b
+// CHECK-SAME: (%[[Q:[a-zA-Z0-9_]+]]: tensor<2x16x64xf16>, %[[K:[a-zA-Z0-9_]+]]: tensor<2x32x64xf16>)
+// CHECK-NOT: linalg.
+// CHECK: %[[KT:.*]] = kernel.transpose %[[K]] [0, 2, 1] : tensor<2x32x64xf16>
+// CHECK-NEXT: %[[S:.*]] = kernel.matmul %[[Q]], %[[KT]] : tensor<2x16x64xf16>, tensor<2x64x32xf16>
+// CHECK-NEXT: return %[[S]] : tensor<2x16x32xf16>
+func.func @batch_matmul_transpose_b(%q: tensor<2x16x64xf16>, %k: tensor<2x32x64xf16>) -> tensor<2x16x32xf16> {
+  %zero = arith.constant 0.000000e+00 : f16
+  %empty = tensor.empty() : tensor<2x16x32xf16>
+  %fill = linalg.fill ins(%zero : f16) outs(%empty : tensor<2x16x32xf16>) -> tensor<2x16x32xf16>
+  %r = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%q, %k : tensor<2x16x64xf16>, tensor<2x32x64xf16>) outs(%fill : tensor<2x16x32xf16>) -> tensor<2x16x32xf16>
+  return %r : tensor<2x16x32xf16>
+}
+
+// -----
+
+// linalg.contract, MLIR 22's general contraction op.
+// CHECK-LABEL: func.func @contract
+// CHECK-SAME: (%[[A:[a-zA-Z0-9_]+]]: tensor<4x8x64xf32>, %[[B:[a-zA-Z0-9_]+]]: tensor<4x32x64xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[BT:.*]] = kernel.transpose %[[B]] [0, 2, 1] : tensor<4x32x64xf32>
+// CHECK-NEXT: %[[C:.*]] = kernel.matmul %[[A]], %[[BT]] : tensor<4x8x64xf32>, tensor<4x64x32xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @contract(%a: tensor<4x8x64xf32>, %b: tensor<4x32x64xf32>) -> tensor<4x8x32xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<4x8x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8x32xf32>) -> tensor<4x8x32xf32>
+  %r = linalg.contract indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%a, %b : tensor<4x8x64xf32>, tensor<4x32x64xf32>) outs(%z : tensor<4x8x32xf32>) -> tensor<4x8x32xf32>
+  return %r : tensor<4x8x32xf32>
+}
+
+// -----
+
+// A linalg.generic matmul that writes its result transposed, with a splat
+// constant as its zero init.
+// CHECK-LABEL: func.func @generic_matmul_transposed_result
+// CHECK-SAME: (%[[A:[a-zA-Z0-9_]+]]: tensor<8x64xf32>, %[[B:[a-zA-Z0-9_]+]]: tensor<64x96xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[C:.*]] = kernel.matmul %[[A]], %[[B]] : tensor<8x64xf32>, tensor<64x96xf32>
+// CHECK-NEXT: %[[CT:.*]] = kernel.transpose %[[C]] [1, 0] : tensor<8x96xf32>
+// CHECK-NEXT: return %[[CT]] : tensor<96x8xf32>
+func.func @generic_matmul_transposed_result(%a: tensor<8x64xf32>, %b: tensor<64x96xf32>) -> tensor<96x8xf32> {
+  %zeros = arith.constant dense<0.000000e+00> : tensor<96x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (n, m)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<8x64xf32>, tensor<64x96xf32>) outs(%zeros : tensor<96x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<96x8xf32>
+  return %r : tensor<96x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Transposes
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// CHECK-LABEL: func.func @transpose
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<2x16x64xf16>)
+// CHECK-NOT: linalg.
+// CHECK: %[[T:.*]] = kernel.transpose %[[X]] [0, 2, 1] : tensor<2x16x64xf16>
+// CHECK-NEXT: return %[[T]] : tensor<2x64x16xf16>
+func.func @transpose(%x: tensor<2x16x64xf16>) -> tensor<2x64x16xf16> {
+  %empty = tensor.empty() : tensor<2x64x16xf16>
+  %t = linalg.transpose ins(%x : tensor<2x16x64xf16>) outs(%empty : tensor<2x64x16xf16>) permutation = [0, 2, 1]
+  return %t : tensor<2x64x16xf16>
+}
+
+// -----
+
+// Result dim i is operand dim permutation[i] in both dialects.
+// CHECK-LABEL: func.func @transpose_rotate
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<2x16x64xf32>)
+// CHECK: %[[T:.*]] = kernel.transpose %[[X]] [2, 0, 1] : tensor<2x16x64xf32>
+// CHECK-NEXT: return %[[T]] : tensor<64x2x16xf32>
+func.func @transpose_rotate(%x: tensor<2x16x64xf32>) -> tensor<64x2x16xf32> {
+  %empty = tensor.empty() : tensor<64x2x16xf32>
+  %t = linalg.transpose ins(%x : tensor<2x16x64xf32>) outs(%empty : tensor<64x2x16xf32>) permutation = [2, 0, 1]
+  return %t : tensor<64x2x16xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// CHECK-LABEL: func.func @named_binary_and_unary
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<8x64xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[ADD:.*]] = kernel.add %[[X]], %[[Y]] : tensor<8x64xf32>, tensor<8x64xf32>
+// CHECK-NEXT: %[[SUB:.*]] = kernel.sub %[[X]], %[[Y]] : tensor<8x64xf32>, tensor<8x64xf32>
+// CHECK-NEXT: %[[MUL:.*]] = kernel.mul %[[X]], %[[Y]] : tensor<8x64xf32>, tensor<8x64xf32>
+// CHECK-NEXT: %[[DIV:.*]] = kernel.div %[[X]], %[[Y]] : tensor<8x64xf32>, tensor<8x64xf32>
+// CHECK-NEXT: %[[EXP:.*]] = kernel.exp %[[X]] : tensor<8x64xf32>
+// CHECK-NEXT: %[[LOG:.*]] = kernel.log %[[X]] : tensor<8x64xf32>
+// CHECK-NEXT: %[[SQRT:.*]] = kernel.sqrt %[[X]] : tensor<8x64xf32>
+// CHECK-NEXT: return %[[ADD]], %[[SUB]], %[[MUL]], %[[DIV]], %[[EXP]], %[[LOG]], %[[SQRT]]
+func.func @named_binary_and_unary(%x: tensor<8x64xf32>, %y: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>) {
+  %e = tensor.empty() : tensor<8x64xf32>
+  %add = linalg.add ins(%x, %y : tensor<8x64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %sub = linalg.sub ins(%x, %y : tensor<8x64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %mul = linalg.mul ins(%x, %y : tensor<8x64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %div = linalg.div ins(%x, %y : tensor<8x64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %exp = linalg.exp ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %log = linalg.log ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %sqrt = linalg.sqrt ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  return %add, %sub, %mul, %div, %exp, %log, %sqrt : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @named_unary_f16
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf16>)
+// CHECK-NOT: linalg.
+// CHECK: %[[RSQRT:.*]] = kernel.rsqrt %[[X]] : tensor<8x64xf16>
+// CHECK-NEXT: %[[TANH:.*]] = kernel.tanh %[[X]] : tensor<8x64xf16>
+// CHECK-NEXT: %[[ERF:.*]] = kernel.erf %[[X]] : tensor<8x64xf16>
+// CHECK-NEXT: %[[NEG:.*]] = kernel.neg %[[X]] : tensor<8x64xf16>
+// CHECK-NEXT: %[[SQUARE:.*]] = kernel.square %[[X]] : tensor<8x64xf16>
+// CHECK-NEXT: return %[[RSQRT]], %[[TANH]], %[[ERF]], %[[NEG]], %[[SQUARE]]
+func.func @named_unary_f16(%x: tensor<8x64xf16>) -> (tensor<8x64xf16>, tensor<8x64xf16>, tensor<8x64xf16>, tensor<8x64xf16>, tensor<8x64xf16>) {
+  %e = tensor.empty() : tensor<8x64xf16>
+  %rsqrt = linalg.rsqrt ins(%x : tensor<8x64xf16>) outs(%e : tensor<8x64xf16>) -> tensor<8x64xf16>
+  %tanh = linalg.tanh ins(%x : tensor<8x64xf16>) outs(%e : tensor<8x64xf16>) -> tensor<8x64xf16>
+  %erf = linalg.erf ins(%x : tensor<8x64xf16>) outs(%e : tensor<8x64xf16>) -> tensor<8x64xf16>
+  %neg = linalg.negf ins(%x : tensor<8x64xf16>) outs(%e : tensor<8x64xf16>) -> tensor<8x64xf16>
+  %square = linalg.square ins(%x : tensor<8x64xf16>) outs(%e : tensor<8x64xf16>) -> tensor<8x64xf16>
+  return %rsqrt, %tanh, %erf, %neg, %square : tensor<8x64xf16>, tensor<8x64xf16>, tensor<8x64xf16>, tensor<8x64xf16>, tensor<8x64xf16>
+}
+
+// -----
+
+// linalg.max against a zero fill is relu.
+// CHECK-LABEL: func.func @named_max_with_zeros_is_relu
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[R:.*]] = kernel.relu %[[X]] : tensor<8x64xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @named_max_with_zeros_is_relu(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<8x64xf32>
+  %zeros = linalg.fill ins(%zero : f32) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %r = linalg.max ins(%x, %zeros : tensor<8x64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  return %r : tensor<8x64xf32>
+}
+
+// -----
+
+// MLIR 22's category op, with a broadcast map.
+// CHECK-LABEL: func.func @elementwise_category_op
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>, %[[B:[a-zA-Z0-9_]+]]: tensor<64xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[EXP:.*]] = kernel.exp %[[X]] : tensor<8x64xf32>
+// CHECK-NEXT: %[[ADD:.*]] = kernel.add %[[X]], %[[B]] : tensor<8x64xf32>, tensor<64xf32>
+// CHECK-NEXT: return %[[EXP]], %[[ADD]]
+func.func @elementwise_category_op(%x: tensor<8x64xf32>, %b: tensor<64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>) {
+  %e = tensor.empty() : tensor<8x64xf32>
+  %exp = linalg.elementwise kind=#linalg.elementwise_kind<exp> ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %add = linalg.elementwise kind=#linalg.elementwise_kind<add>
+      indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>]
+      ins(%x, %b : tensor<8x64xf32>, tensor<64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  return %exp, %add : tensor<8x64xf32>, tensor<8x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @map
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<64xf32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<64xf32>)
+// CHECK: %[[M:.*]] = kernel.mul %[[X]], %[[Y]] : tensor<64xf32>, tensor<64xf32>
+// CHECK-NEXT: return %[[M]]
+func.func @map(%x: tensor<64xf32>, %y: tensor<64xf32>) -> tensor<64xf32> {
+  %e = tensor.empty() : tensor<64xf32>
+  %r = linalg.map { arith.mulf } ins(%x, %y : tensor<64xf32>, tensor<64xf32>) outs(%e : tensor<64xf32>)
+  return %r : tensor<64xf32>
+}
+
+// -----
+
+// Bias add with a 1-D bias, as torch-mlir broadcasts it: numpy broadcasting
+// stretches the [96] bias over the rows as it is.
+// CHECK-LABEL: func.func @bias_add
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x96xf16>, %[[BIAS:[a-zA-Z0-9_]+]]: tensor<96xf16>)
+// CHECK-NOT: linalg.
+// CHECK: %[[Y:.*]] = kernel.add %[[X]], %[[BIAS]] : tensor<8x96xf16>, tensor<96xf16>
+// CHECK-NEXT: return %[[Y]]
+func.func @bias_add(%x: tensor<8x96xf16>, %bias: tensor<96xf16>) -> tensor<8x96xf16> {
+  %e = tensor.empty() : tensor<8x96xf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %bias : tensor<8x96xf16>, tensor<96xf16>) outs(%e : tensor<8x96xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %s = arith.addf %a, %b : f16
+    linalg.yield %s : f16
+  } -> tensor<8x96xf16>
+  return %r : tensor<8x96xf16>
+}
+
+// -----
+
+// Row scale by a [M] vector: it needs a trailing size-1 dim to broadcast
+// along the columns.
+// CHECK-LABEL: func.func @row_scale
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x96xf32>, %[[S:[a-zA-Z0-9_]+]]: tensor<8xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[S1:.*]] = tensor.expand_shape %[[S]] {{\[}}[0, 1]] output_shape [8, 1] : tensor<8xf32> into tensor<8x1xf32>
+// CHECK-NEXT: %[[Y:.*]] = kernel.mul %[[X]], %[[S1]] : tensor<8x96xf32>, tensor<8x1xf32>
+// CHECK-NEXT: return %[[Y]]
+func.func @row_scale(%x: tensor<8x96xf32>, %s: tensor<8xf32>) -> tensor<8x96xf32> {
+  %e = tensor.empty() : tensor<8x96xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : tensor<8x96xf32>, tensor<8xf32>) outs(%e : tensor<8x96xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<8x96xf32>
+  return %r : tensor<8x96xf32>
+}
+
+// -----
+
+// Each operand broadcasts along the loop of the other.
+// CHECK-LABEL: func.func @outer_difference
+// CHECK-SAME: (%[[R:[a-zA-Z0-9_]+]]: tensor<8xf32>, %[[C:[a-zA-Z0-9_]+]]: tensor<96xf32>)
+// CHECK: %[[R1:.*]] = tensor.expand_shape %[[R]] {{\[}}[0, 1]] output_shape [8, 1]
+// CHECK-NEXT: %[[D:.*]] = kernel.sub %[[R1]], %[[C]] : tensor<8x1xf32>, tensor<96xf32>
+// CHECK-NEXT: return %[[D]] : tensor<8x96xf32>
+func.func @outer_difference(%r: tensor<8xf32>, %c: tensor<96xf32>) -> tensor<8x96xf32> {
+  %e = tensor.empty() : tensor<8x96xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%r, %c : tensor<8xf32>, tensor<96xf32>) outs(%e : tensor<8x96xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %s = arith.subf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<8x96xf32>
+  return %o : tensor<8x96xf32>
+}
+
+// -----
+
+// An operand read through a permuted map is transposed first; one read at
+// the constant index 0 of a size-1 dim (keepdim style) is used as it is.
+// CHECK-LABEL: func.func @transposed_and_keepdim_operands
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x96xf32>, %[[T:[a-zA-Z0-9_]+]]: tensor<96x8xf32>, %[[K:[a-zA-Z0-9_]+]]: tensor<8x1xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[TT:.*]] = kernel.transpose %[[T]] [1, 0] : tensor<96x8xf32>
+// CHECK-NEXT: %[[S:.*]] = kernel.add %[[X]], %[[TT]] : tensor<8x96xf32>, tensor<8x96xf32>
+// CHECK-NEXT: %[[D:.*]] = kernel.div %[[S]], %[[K]] : tensor<8x96xf32>, tensor<8x1xf32>
+// CHECK-NEXT: return %[[D]]
+func.func @transposed_and_keepdim_operands(%x: tensor<8x96xf32>, %t: tensor<96x8xf32>, %k: tensor<8x1xf32>) -> tensor<8x96xf32> {
+  %e = tensor.empty() : tensor<8x96xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %t, %k : tensor<8x96xf32>, tensor<96x8xf32>, tensor<8x1xf32>) outs(%e : tensor<8x96xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %out: f32):
+    %s = arith.addf %a, %b : f32
+    %d = arith.divf %s, %c : f32
+    linalg.yield %d : f32
+  } -> tensor<8x96xf32>
+  return %o : tensor<8x96xf32>
+}
+
+// -----
+
+// An elementwise op that writes its result transposed.
+// CHECK-LABEL: func.func @transposed_result
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x96xf32>)
+// CHECK: %[[E:.*]] = kernel.exp %[[X]] : tensor<8x96xf32>
+// CHECK-NEXT: %[[T:.*]] = kernel.transpose %[[E]] [1, 0] : tensor<8x96xf32>
+// CHECK-NEXT: return %[[T]] : tensor<96x8xf32>
+func.func @transposed_result(%x: tensor<8x96xf32>) -> tensor<96x8xf32> {
+  %e = tensor.empty() : tensor<96x8xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1, d0)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x96xf32>) outs(%e : tensor<96x8xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %ex = math.exp %a : f32
+    linalg.yield %ex : f32
+  } -> tensor<96x8xf32>
+  return %o : tensor<96x8xf32>
+}
+
+// -----
+
+// Constants, defined in or outside the payload, in every operand position:
+// x - c is x + (-c), c - x is (-x) + c, x / c is x * (1/c) for c = 4, and
+// max(x, 0) is relu.
+// CHECK-LABEL: func.func @scalar_operands
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[V0:.*]] = kernel.mul_scalar %[[X]], 3.000000e+00 : tensor<8x64xf32>
+// CHECK-NEXT: %[[V1:.*]] = kernel.mul_scalar %[[V0]], 2.000000e+00
+// CHECK-NEXT: %[[V2:.*]] = kernel.add_scalar %[[V1]], 5.000000e-01
+// CHECK-NEXT: %[[V3:.*]] = kernel.add_scalar %[[V2]], 7.000000e+00
+// CHECK-NEXT: %[[V4:.*]] = kernel.add_scalar %[[V3]], -2.000000e+00
+// CHECK-NEXT: %[[V5:.*]] = kernel.neg %[[V4]]
+// CHECK-NEXT: %[[V6:.*]] = kernel.add_scalar %[[V5]], 3.000000e+00
+// CHECK-NEXT: %[[V7:.*]] = kernel.mul_scalar %[[V6]], 2.500000e-01
+// CHECK-NEXT: %[[V8:.*]] = kernel.relu %[[V7]]
+// CHECK-NEXT: return %[[V8]]
+func.func @scalar_operands(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %c3 = arith.constant 3.000000e+00 : f32
+  %c2 = arith.constant 2.000000e+00 : f32
+  %c4 = arith.constant 4.000000e+00 : f32
+  %c7 = arith.constant 7.000000e+00 : f32
+  %e = tensor.empty() : tensor<8x64xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %half = arith.constant 5.000000e-01 : f32
+    %zero = arith.constant 0.000000e+00 : f32
+    %0 = arith.mulf %a, %c3 : f32
+    %1 = arith.mulf %c2, %0 : f32
+    %2 = arith.addf %1, %half : f32
+    %3 = arith.addf %c7, %2 : f32
+    %4 = arith.subf %3, %c2 : f32
+    %5 = arith.subf %c3, %4 : f32
+    %6 = arith.divf %5, %c4 : f32
+    %7 = arith.maximumf %6, %zero : f32
+    linalg.yield %7 : f32
+  } -> tensor<8x64xf32>
+  return %o : tensor<8x64xf32>
+}
+
+// -----
+
+// A splat operand (a fill, or a dense splat constant) is a scalar too.
+// CHECK-LABEL: func.func @splat_operands
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf16>)
+// CHECK-NOT: linalg.
+// CHECK: %[[A:.*]] = kernel.add_scalar %[[X]], 1.000000e+00 : tensor<8x64xf16>
+// CHECK-NEXT: %[[M:.*]] = kernel.mul_scalar %[[A]], 1.250000e-01 : tensor<8x64xf16>
+// CHECK-NEXT: return %[[M]]
+func.func @splat_operands(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
+  %one = arith.constant 1.000000e+00 : f16
+  %e = tensor.empty() : tensor<8x64xf16>
+  %ones = linalg.fill ins(%one : f16) outs(%e : tensor<8x64xf16>) -> tensor<8x64xf16>
+  %eighths = arith.constant dense<1.250000e-01> : tensor<64xf16>
+  %a = linalg.add ins(%x, %ones : tensor<8x64xf16>, tensor<8x64xf16>) outs(%e : tensor<8x64xf16>) -> tensor<8x64xf16>
+  %m = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %eighths : tensor<8x64xf16>, tensor<64xf16>) outs(%e : tensor<8x64xf16>) {
+  ^bb0(%in: f16, %c: f16, %out: f16):
+    %p = arith.mulf %in, %c : f16
+    linalg.yield %p : f16
+  } -> tensor<8x64xf16>
+  return %m : tensor<8x64xf16>
+}
+
+// -----
+
+// A payload that reads its init: out + x * x, with one kernel op per op and
+// the same operand twice as a square.
+// CHECK-LABEL: func.func @reads_init
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>, %[[INIT:[a-zA-Z0-9_]+]]: tensor<8x64xf32>)
+// CHECK: %[[SQ:.*]] = kernel.square %[[X]]
+// CHECK-NEXT: %[[S:.*]] = kernel.add %[[INIT]], %[[SQ]]
+// CHECK-NEXT: return %[[S]]
+func.func @reads_init(%x: tensor<8x64xf32>, %init: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %o = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf32>) outs(%init : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %sq = arith.mulf %a, %a : f32
+    %s = arith.addf %out, %sq : f32
+    linalg.yield %s : f32
+  } -> tensor<8x64xf32>
+  return %o : tensor<8x64xf32>
+}
+
+// -----
+
+// Kernel ops on f16 and bf16 compute in f32 and round once: a payload that
+// extends to f32, computes one op (or one idiom) and truncates back is that
+// kernel op, as --convert-kernel-to-linalg writes it.
+// CHECK-LABEL: func.func @computed_in_f32
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf16>, %[[Y:[a-zA-Z0-9_]+]]: tensor<64xf16>, %[[Z:[a-zA-Z0-9_]+]]: tensor<8x64xbf16>)
+// CHECK-NOT: linalg.
+// CHECK: %[[E:.*]] = kernel.exp %[[X]] : tensor<8x64xf16>
+// CHECK-NEXT: %[[A:.*]] = kernel.add %[[X]], %[[Y]] : tensor<8x64xf16>, tensor<64xf16>
+// CHECK-NEXT: %[[S:.*]] = kernel.silu %[[Z]] : tensor<8x64xbf16>
+// CHECK-NEXT: %[[M:.*]] = kernel.mul_scalar %[[Z]], 5.000000e-01 : tensor<8x64xbf16>
+// CHECK-NEXT: return %[[E]], %[[A]], %[[S]], %[[M]]
+func.func @computed_in_f32(%x: tensor<8x64xf16>, %y: tensor<64xf16>, %z: tensor<8x64xbf16>) -> (tensor<8x64xf16>, tensor<8x64xf16>, tensor<8x64xbf16>, tensor<8x64xbf16>) {
+  %e = tensor.empty() : tensor<8x64xf16>
+  %eb = tensor.empty() : tensor<8x64xbf16>
+  %exp = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf16>) outs(%e : tensor<8x64xf16>) {
+  ^bb0(%in: f16, %out: f16):
+    %w = arith.extf %in : f16 to f32
+    %r = math.exp %w : f32
+    %n = arith.truncf %r : f32 to f16
+    linalg.yield %n : f16
+  } -> tensor<8x64xf16>
+  %add = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<8x64xf16>, tensor<64xf16>) outs(%e : tensor<8x64xf16>) {
+  ^bb0(%a: f16, %b: f16, %out: f16):
+    %wa = arith.extf %a : f16 to f32
+    %wb = arith.extf %b : f16 to f32
+    %r = arith.addf %wa, %wb : f32
+    %n = arith.truncf %r : f32 to f16
+    linalg.yield %n : f16
+  } -> tensor<8x64xf16>
+  %silu = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%z : tensor<8x64xbf16>) outs(%eb : tensor<8x64xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %one = arith.constant 1.000000e+00 : f32
+    %w = arith.extf %in : bf16 to f32
+    %neg = arith.negf %w : f32
+    %ex = math.exp %neg : f32
+    %den = arith.addf %ex, %one : f32
+    %sig = arith.divf %one, %den : f32
+    %r = arith.mulf %w, %sig : f32
+    %n = arith.truncf %r : f32 to bf16
+    linalg.yield %n : bf16
+  } -> tensor<8x64xbf16>
+  %half = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%z : tensor<8x64xbf16>) outs(%eb : tensor<8x64xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %c = arith.constant 2.000000e+00 : f32
+    %w = arith.extf %in : bf16 to f32
+    %r = arith.divf %w, %c : f32
+    %n = arith.truncf %r : f32 to bf16
+    linalg.yield %n : bf16
+  } -> tensor<8x64xbf16>
+  return %exp, %add, %silu, %half : tensor<8x64xf16>, tensor<8x64xf16>, tensor<8x64xbf16>, tensor<8x64xbf16>
+}
+
+// -----
+
+// Rank-0 tensors, and a rank-0 operand broadcast over a matrix as a scalar
+// tensor.
+// CHECK-LABEL: func.func @rank_0
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<f32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<4x8xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[E:.*]] = kernel.exp %[[X]] : tensor<f32>
+// CHECK-NEXT: %[[S:.*]] = kernel.sub %[[Y]], %[[X]] : tensor<4x8xf32>, tensor<f32>
+// CHECK-NEXT: return %[[E]], %[[S]]
+func.func @rank_0(%x: tensor<f32>, %y: tensor<4x8xf32>) -> (tensor<f32>, tensor<4x8xf32>) {
+  %e0 = tensor.empty() : tensor<f32>
+  %ex = linalg.exp ins(%x : tensor<f32>) outs(%e0 : tensor<f32>) -> tensor<f32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%y, %x : tensor<4x8xf32>, tensor<f32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %d = arith.subf %a, %b : f32
+    linalg.yield %d : f32
+  } -> tensor<4x8xf32>
+  return %ex, %s : tensor<f32>, tensor<4x8xf32>
+}
+
+// -----
+
+// gelu written out in f32, with 1/sqrt(2) as a constant: one kernel.gelu.
+// CHECK-LABEL: func.func @gelu
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[G:.*]] = kernel.gelu %[[X]] : tensor<8x64xf32>
+// CHECK-NEXT: return %[[G]]
+func.func @gelu(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %half = arith.constant 5.000000e-01 : f32
+  %one = arith.constant 1.000000e+00 : f32
+  %rsqrt2 = arith.constant 0.707106769 : f32
+  %e = tensor.empty() : tensor<8x64xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.mulf %in, %rsqrt2 : f32
+    %erf = math.erf %a : f32
+    %cdf = arith.addf %erf, %one : f32
+    %hcdf = arith.mulf %cdf, %half : f32
+    %r = arith.mulf %in, %hcdf : f32
+    linalg.yield %r : f32
+  } -> tensor<8x64xf32>
+  return %g : tensor<8x64xf32>
+}
+
+// -----
+
+// With a constant other than 1/sqrt(2) it is no gelu: primitive kernel ops
+// in f32, and in f16 computed in f32 the generic stays (kernel ops would
+// round between the ops).
+// CHECK-LABEL: func.func @not_gelu
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<8x64xf16>)
+// CHECK-NOT: kernel.gelu
+// CHECK: %[[A:.*]] = kernel.mul_scalar %[[X]], 7.500000e-01
+// CHECK-NEXT: %[[E:.*]] = kernel.erf %[[A]]
+// CHECK-NEXT: %[[C:.*]] = kernel.add_scalar %[[E]], 1.000000e+00
+// CHECK-NEXT: %[[H:.*]] = kernel.mul_scalar %[[C]], 5.000000e-01
+// CHECK-NEXT: %[[G:.*]] = kernel.mul %[[X]], %[[H]]
+// CHECK: %[[F:.*]] = linalg.generic
+// CHECK: math.erf
+// CHECK: return %[[G]], %[[F]]
+func.func @not_gelu(%x: tensor<8x64xf32>, %y: tensor<8x64xf16>) -> (tensor<8x64xf32>, tensor<8x64xf16>) {
+  %half = arith.constant 5.000000e-01 : f32
+  %one = arith.constant 1.000000e+00 : f32
+  %c = arith.constant 7.500000e-01 : f32
+  %e = tensor.empty() : tensor<8x64xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.mulf %in, %c : f32
+    %erf = math.erf %a : f32
+    %cdf = arith.addf %erf, %one : f32
+    %hcdf = arith.mulf %cdf, %half : f32
+    %r = arith.mulf %in, %hcdf : f32
+    linalg.yield %r : f32
+  } -> tensor<8x64xf32>
+  %eh = tensor.empty() : tensor<8x64xf16>
+  %f = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<8x64xf16>) outs(%eh : tensor<8x64xf16>) {
+  ^bb0(%in: f16, %out: f16):
+    %w = arith.extf %in : f16 to f32
+    %a = arith.mulf %w, %c : f32
+    %erf = math.erf %a : f32
+    %cdf = arith.addf %erf, %one : f32
+    %hcdf = arith.mulf %cdf, %half : f32
+    %r = arith.mulf %w, %hcdf : f32
+    %t = arith.truncf %r : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<8x64xf16>
+  return %g, %f : tensor<8x64xf32>, tensor<8x64xf16>
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// linalg.reduce drops the reduced dim; kernel.reduce_sum keeps it as size 1.
+// CHECK-LABEL: func.func @reduce_sum
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[S:.*]] = kernel.reduce_sum %[[X]] dim 1 : tensor<8x64xf32>
+// CHECK-NEXT: %[[C:.*]] = tensor.collapse_shape %[[S]] {{\[}}[0, 1]] : tensor<8x1xf32> into tensor<8xf32>
+// CHECK-NEXT: return %[[C]] : tensor<8xf32>
+func.func @reduce_sum(%x: tensor<8x64xf32>) -> tensor<8xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %r = linalg.reduce ins(%x : tensor<8x64xf32>) outs(%init : tensor<8xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reduce_max_dim0
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf16>)
+// CHECK-NOT: linalg.
+// CHECK: %[[M:.*]] = kernel.reduce_max %[[X]] dim 0 : tensor<8x64xf16>
+// CHECK-NEXT: %[[C:.*]] = tensor.collapse_shape %[[M]] {{\[}}[0, 1]] : tensor<1x64xf16> into tensor<64xf16>
+// CHECK-NEXT: return %[[C]]
+func.func @reduce_max_dim0(%x: tensor<8x64xf16>) -> tensor<64xf16> {
+  %ninf = arith.constant 0xFC00 : f16
+  %e = tensor.empty() : tensor<64xf16>
+  %init = linalg.fill ins(%ninf : f16) outs(%e : tensor<64xf16>) -> tensor<64xf16>
+  %r = linalg.reduce ins(%x : tensor<8x64xf16>) outs(%init : tensor<64xf16>) dimensions = [0]
+    (%in: f16, %acc: f16) {
+      %m = arith.maximumf %acc, %in : f16
+      linalg.yield %m : f16
+    }
+  return %r : tensor<64xf16>
+}
+
+// -----
+
+// The reduced dim kept at the constant index 0 (torch-mlir's keepdim=True):
+// the kernel result is the linalg result; the lowest finite value is a max
+// identity too.
+// CHECK-LABEL: func.func @reduce_max_keepdim
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<2x8x64xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[M:.*]] = kernel.reduce_max %[[X]] dim 2 : tensor<2x8x64xf32>
+// CHECK-NEXT: return %[[M]] : tensor<2x8x1xf32>
+func.func @reduce_max_keepdim(%x: tensor<2x8x64xf32>) -> tensor<2x8x1xf32> {
+  %lowest = arith.constant -3.40282347E+38 : f32
+  %e = tensor.empty() : tensor<2x8x1xf32>
+  %init = linalg.fill ins(%lowest : f32) outs(%e : tensor<2x8x1xf32>) -> tensor<2x8x1xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, 0)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<2x8x64xf32>) outs(%init : tensor<2x8x1xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %m = arith.maximumf %in, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<2x8x1xf32>
+  return %r : tensor<2x8x1xf32>
+}
+
+// -----
+
+// A permuted input and a permuted result around the reduction.
+// CHECK-LABEL: func.func @reduce_sum_permuted
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<64x8x4xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[XT:.*]] = kernel.transpose %[[X]] [1, 0, 2] : tensor<64x8x4xf32>
+// CHECK-NEXT: %[[S:.*]] = kernel.reduce_sum %[[XT]] dim 1 : tensor<8x64x4xf32>
+// CHECK-NEXT: %[[ST:.*]] = kernel.transpose %[[S]] [2, 0, 1] : tensor<8x1x4xf32>
+// CHECK-NEXT: %[[C:.*]] = tensor.collapse_shape %[[ST]] {{\[}}[0], [1, 2]] : tensor<4x8x1xf32> into tensor<4x8xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @reduce_sum_permuted(%x: tensor<64x8x4xf32>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (k, i, j)>, affine_map<(i, k, j) -> (j, i)>],
+                       iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x : tensor<64x8x4xf32>) outs(%init : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %acc, %in : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// A payload that computes before it reduces: the sum of squares of RMSNorm,
+// fused in one generic as IREE emits it.
+// CHECK-LABEL: func.func @reduce_sum_of_squares
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xbf16>)
+// CHECK-NOT: linalg.
+// CHECK: %[[SQ:.*]] = kernel.square %[[X]] : tensor<8x64xbf16>
+// CHECK-NEXT: %[[S:.*]] = kernel.reduce_sum %[[SQ]] dim 1 : tensor<8x64xbf16>
+// CHECK-NEXT: %[[C:.*]] = tensor.collapse_shape %[[S]]
+// CHECK-NEXT: return %[[C]] : tensor<8xbf16>
+func.func @reduce_sum_of_squares(%x: tensor<8x64xbf16>) -> tensor<8xbf16> {
+  %zero = arith.constant 0.000000e+00 : bf16
+  %e = tensor.empty() : tensor<8xbf16>
+  %init = linalg.fill ins(%zero : bf16) outs(%e : tensor<8xbf16>) -> tensor<8xbf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x64xbf16>) outs(%init : tensor<8xbf16>) {
+  ^bb0(%in: bf16, %acc: bf16):
+    %sq = arith.mulf %in, %in : bf16
+    %s = arith.addf %sq, %acc : bf16
+    linalg.yield %s : bf16
+  } -> tensor<8xbf16>
+  return %r : tensor<8xbf16>
+}
+
+// -----
+
+// Matrix-vector and dot products: a product summed over one loop.
+// CHECK-LABEL: func.func @matvec_and_dot
+// CHECK-SAME: (%[[A:[a-zA-Z0-9_]+]]: tensor<8x64xf32>, %[[V:[a-zA-Z0-9_]+]]: tensor<64xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[P:.*]] = kernel.mul %[[A]], %[[V]] : tensor<8x64xf32>, tensor<64xf32>
+// CHECK-NEXT: %[[S:.*]] = kernel.reduce_sum %[[P]] dim 1 : tensor<8x64xf32>
+// CHECK-NEXT: %[[MV:.*]] = tensor.collapse_shape %[[S]] {{\[}}[0, 1]] : tensor<8x1xf32> into tensor<8xf32>
+// CHECK: %[[Q:.*]] = kernel.mul %[[V]], %[[V]] : tensor<64xf32>, tensor<64xf32>
+// CHECK-NEXT: %[[T:.*]] = kernel.reduce_sum %[[Q]] dim 0 : tensor<64xf32>
+// CHECK-NEXT: %[[D:.*]] = tensor.collapse_shape %[[T]] [] : tensor<1xf32> into tensor<f32>
+// CHECK-NEXT: return %[[MV]], %[[D]]
+func.func @matvec_and_dot(%a: tensor<8x64xf32>, %v: tensor<64xf32>) -> (tensor<8xf32>, tensor<f32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %mv = linalg.matvec ins(%a, %v : tensor<8x64xf32>, tensor<64xf32>) outs(%init : tensor<8xf32>) -> tensor<8xf32>
+  %e0 = tensor.empty() : tensor<f32>
+  %init0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+  %d = linalg.dot ins(%v, %v : tensor<64xf32>, tensor<64xf32>) outs(%init0 : tensor<f32>) -> tensor<f32>
+  return %mv, %d : tensor<8xf32>, tensor<f32>
+}
+
+//===----------------------------------------------------------------------===//
+// Model blocks, as front ends emit them
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// Softmax as torch-mlir emits it: amax and sum keep the reduced dim and are
+// read back through (d0, 0).
+// CHECK-LABEL: func.func @softmax
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[MAX:.*]] = kernel.reduce_max %[[X]] dim 1 : tensor<8x64xf32>
+// CHECK-NEXT: %[[D:.*]] = kernel.sub %[[X]], %[[MAX]] : tensor<8x64xf32>, tensor<8x1xf32>
+// CHECK-NEXT: %[[E:.*]] = kernel.exp %[[D]] : tensor<8x64xf32>
+// CHECK-NEXT: %[[SUM:.*]] = kernel.reduce_sum %[[E]] dim 1 : tensor<8x64xf32>
+// CHECK-NEXT: %[[P:.*]] = kernel.div %[[E]], %[[SUM]] : tensor<8x64xf32>, tensor<8x1xf32>
+// CHECK-NEXT: return %[[P]]
+func.func @softmax(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.000000e+00 : f32
+  %e1 = tensor.empty() : tensor<8x1xf32>
+  %minit = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<8x1xf32>) -> tensor<8x1xf32>
+  %max = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x64xf32>) outs(%minit : tensor<8x1xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %m = arith.maximumf %in, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<8x1xf32>
+  %e = tensor.empty() : tensor<8x64xf32>
+  %exp = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %max : tensor<8x64xf32>, tensor<8x1xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %ex = math.exp %d : f32
+    linalg.yield %ex : f32
+  } -> tensor<8x64xf32>
+  %sinit = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8x1xf32>) -> tensor<8x1xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%exp : tensor<8x64xf32>) outs(%sinit : tensor<8x1xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<8x1xf32>
+  %div = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%exp, %sum : tensor<8x64xf32>, tensor<8x1xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %q = arith.divf %in, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<8x64xf32>
+  return %div : tensor<8x64xf32>
+}
+
+// -----
+
+// Softmax whose sum drops the reduced dim and is broadcast back through
+// (d0): the collapse after the reduction and the expand before the division
+// fold away.
+// CHECK-LABEL: func.func @softmax_dropped_dim
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf16>)
+// CHECK-NOT: linalg.
+// CHECK: %[[E:.*]] = kernel.exp %[[X]] : tensor<8x64xf16>
+// CHECK-NEXT: %[[SUM:.*]] = kernel.reduce_sum %[[E]] dim 1 : tensor<8x64xf16>
+// CHECK-NEXT: %[[P:.*]] = kernel.div %[[E]], %[[SUM]] : tensor<8x64xf16>, tensor<8x1xf16>
+// CHECK-NEXT: return %[[P]]
+func.func @softmax_dropped_dim(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
+  %zero = arith.constant 0.000000e+00 : f16
+  %e1 = tensor.empty() : tensor<8xf16>
+  %e = tensor.empty() : tensor<8x64xf16>
+  %exp = linalg.exp ins(%x : tensor<8x64xf16>) outs(%e : tensor<8x64xf16>) -> tensor<8x64xf16>
+  %sinit = linalg.fill ins(%zero : f16) outs(%e1 : tensor<8xf16>) -> tensor<8xf16>
+  %sum = linalg.reduce ins(%exp : tensor<8x64xf16>) outs(%sinit : tensor<8xf16>) dimensions = [1]
+    (%in: f16, %acc: f16) {
+      %s = arith.addf %in, %acc : f16
+      linalg.yield %s : f16
+    }
+  %div = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%exp, %sum : tensor<8x64xf16>, tensor<8xf16>) outs(%e : tensor<8x64xf16>) {
+  ^bb0(%in: f16, %s: f16, %out: f16):
+    %q = arith.divf %in, %s : f16
+    linalg.yield %q : f16
+  } -> tensor<8x64xf16>
+  return %div : tensor<8x64xf16>
+}
+
+// -----
+
+// RMSNorm as a front end writes it: square, mean (a sum, then a division by
+// the power-of-two width: exactly a multiplication by its inverse), add
+// epsilon, rsqrt, scale each row, scale by the weight.
+// CHECK-LABEL: func.func @rms_norm
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x4096xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<4096xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[SQ:.*]] = kernel.square %[[X]] : tensor<8x4096xf32>
+// CHECK-NEXT: %[[SUM:.*]] = kernel.reduce_sum %[[SQ]] dim 1 : tensor<8x4096xf32>
+// CHECK-NEXT: %[[MEAN:.*]] = kernel.mul_scalar %[[SUM]], 2.44140625E-4 : tensor<8x1xf32>
+// CHECK-NEXT: %[[VAR:.*]] = kernel.add_scalar %[[MEAN]], 9.9999999747524271E-7 : tensor<8x1xf32>
+// CHECK-NEXT: %[[RSTD:.*]] = kernel.rsqrt %[[VAR]] : tensor<8x1xf32>
+// CHECK-NEXT: %[[XN:.*]] = kernel.mul %[[X]], %[[RSTD]] : tensor<8x4096xf32>, tensor<8x1xf32>
+// CHECK-NEXT: %[[Y:.*]] = kernel.mul %[[XN]], %[[W]] : tensor<8x4096xf32>, tensor<4096xf32>
+// CHECK-NEXT: return %[[Y]]
+func.func @rms_norm(%x: tensor<8x4096xf32>, %w: tensor<4096xf32>) -> tensor<8x4096xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %n = arith.constant 4.096000e+03 : f32
+  %eps = arith.constant 9.99999997E-7 : f32
+  %e = tensor.empty() : tensor<8x4096xf32>
+  %e1 = tensor.empty() : tensor<8x1xf32>
+  %sq = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x4096xf32>) outs(%e : tensor<8x4096xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.mulf %in, %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<8x4096xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8x1xf32>) -> tensor<8x1xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%sq : tensor<8x4096xf32>) outs(%init : tensor<8x1xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.addf %in, %acc : f32
+    linalg.yield %0 : f32
+  } -> tensor<8x1xf32>
+  %rstd = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%sum : tensor<8x1xf32>) outs(%e1 : tensor<8x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.divf %in, %n : f32
+    %1 = arith.addf %0, %eps : f32
+    %2 = math.rsqrt %1 : f32
+    linalg.yield %2 : f32
+  } -> tensor<8x1xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %rstd, %w : tensor<8x4096xf32>, tensor<8x1xf32>, tensor<4096xf32>) outs(%e : tensor<8x4096xf32>) {
+  ^bb0(%in: f32, %r: f32, %wt: f32, %out: f32):
+    %0 = arith.mulf %in, %r : f32
+    %1 = arith.mulf %0, %wt : f32
+    linalg.yield %1 : f32
+  } -> tensor<8x4096xf32>
+  return %y : tensor<8x4096xf32>
+}
+
+// -----
+
+// Gated MLP (LLaMA): silu(x Wg) * (x Wu), then Wd. silu is written as
+// x * sigmoid(x) with sigmoid spelled 1 / (1 + exp(-x)): one kernel.silu.
+// CHECK-LABEL: func.func @gated_mlp
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x256xf16>, %[[WG:[a-zA-Z0-9_]+]]: tensor<256x512xf16>, %[[WU:[a-zA-Z0-9_]+]]: tensor<256x512xf16>, %[[WD:[a-zA-Z0-9_]+]]: tensor<512x256xf16>)
+// CHECK-NOT: linalg.
+// CHECK: %[[G:.*]] = kernel.matmul %[[X]], %[[WG]]
+// CHECK-NEXT: %[[U:.*]] = kernel.matmul %[[X]], %[[WU]]
+// CHECK-NEXT: %[[S:.*]] = kernel.silu %[[G]] : tensor<8x512xf16>
+// CHECK-NEXT: %[[H:.*]] = kernel.mul %[[S]], %[[U]] : tensor<8x512xf16>, tensor<8x512xf16>
+// CHECK-NEXT: %[[O:.*]] = kernel.matmul %[[H]], %[[WD]] : tensor<8x512xf16>, tensor<512x256xf16>
+// CHECK-NEXT: return %[[O]]
+func.func @gated_mlp(%x: tensor<8x256xf16>, %wg: tensor<256x512xf16>, %wu: tensor<256x512xf16>, %wd: tensor<512x256xf16>) -> tensor<8x256xf16> {
+  %zero = arith.constant 0.000000e+00 : f16
+  %one = arith.constant 1.000000e+00 : f16
+  %eh = tensor.empty() : tensor<8x512xf16>
+  %zh = linalg.fill ins(%zero : f16) outs(%eh : tensor<8x512xf16>) -> tensor<8x512xf16>
+  %g = linalg.matmul ins(%x, %wg : tensor<8x256xf16>, tensor<256x512xf16>) outs(%zh : tensor<8x512xf16>) -> tensor<8x512xf16>
+  %u = linalg.matmul ins(%x, %wu : tensor<8x256xf16>, tensor<256x512xf16>) outs(%zh : tensor<8x512xf16>) -> tensor<8x512xf16>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%g, %u : tensor<8x512xf16>, tensor<8x512xf16>) outs(%eh : tensor<8x512xf16>) {
+  ^bb0(%a: f16, %b: f16, %out: f16):
+    %n = arith.negf %a : f16
+    %ex = math.exp %n : f16
+    %den = arith.addf %ex, %one : f16
+    %sig = arith.divf %one, %den : f16
+    %silu = arith.mulf %a, %sig : f16
+    %p = arith.mulf %silu, %b : f16
+    linalg.yield %p : f16
+  } -> tensor<8x512xf16>
+  %eo = tensor.empty() : tensor<8x256xf16>
+  %zo = linalg.fill ins(%zero : f16) outs(%eo : tensor<8x256xf16>) -> tensor<8x256xf16>
+  %o = linalg.matmul ins(%h, %wd : tensor<8x512xf16>, tensor<512x256xf16>) outs(%zo : tensor<8x256xf16>) -> tensor<8x256xf16>
+  return %o : tensor<8x256xf16>
+}
+
+// -----
+
+// silu as x / (1 + exp(-x)) has no single kernel op: primitive ones.
+// CHECK-LABEL: func.func @silu_as_division
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x512xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[N:.*]] = kernel.neg %[[X]]
+// CHECK-NEXT: %[[E:.*]] = kernel.exp %[[N]]
+// CHECK-NEXT: %[[D:.*]] = kernel.add_scalar %[[E]], 1.000000e+00
+// CHECK-NEXT: %[[S:.*]] = kernel.div %[[X]], %[[D]]
+// CHECK-NEXT: return %[[S]]
+func.func @silu_as_division(%x: tensor<8x512xf32>) -> tensor<8x512xf32> {
+  %one = arith.constant 1.000000e+00 : f32
+  %e = tensor.empty() : tensor<8x512xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x512xf32>) outs(%e : tensor<8x512xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %n = arith.negf %a : f32
+    %ex = math.exp %n : f32
+    %den = arith.addf %one, %ex : f32
+    %s = arith.divf %a, %den : f32
+    linalg.yield %s : f32
+  } -> tensor<8x512xf32>
+  return %r : tensor<8x512xf32>
+}
+
+// -----
+
+// A sigmoid whose exp(-x) is used again: the sigmoid is one op, and the exp
+// it shares is computed for its other use.
+// CHECK-LABEL: func.func @sigmoid_with_shared_exp
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x512xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[N:.*]] = kernel.neg %[[X]]
+// CHECK-NEXT: %[[E:.*]] = kernel.exp %[[N]]
+// CHECK-NEXT: %[[S:.*]] = kernel.sigmoid %[[X]]
+// CHECK-NEXT: %[[M:.*]] = kernel.mul %[[S]], %[[E]]
+// CHECK-NEXT: return %[[M]]
+func.func @sigmoid_with_shared_exp(%x: tensor<8x512xf32>) -> tensor<8x512xf32> {
+  %one = arith.constant 1.000000e+00 : f32
+  %e = tensor.empty() : tensor<8x512xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x512xf32>) outs(%e : tensor<8x512xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %n = arith.negf %a : f32
+    %ex = math.exp %n : f32
+    %den = arith.addf %one, %ex : f32
+    %s = arith.divf %one, %den : f32
+    %t = arith.mulf %s, %ex : f32
+    linalg.yield %t : f32
+  } -> tensor<8x512xf32>
+  return %r : tensor<8x512xf32>
+}
+
+// -----
+
+// LoRA: X W + (X A) B, with the low-rank product accumulated into X W.
+// CHECK-LABEL: func.func @lora
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x256xf16>, %[[W:[a-zA-Z0-9_]+]]: tensor<256x256xf16>, %[[A:[a-zA-Z0-9_]+]]: tensor<256x16xf16>, %[[B:[a-zA-Z0-9_]+]]: tensor<16x256xf16>)
+// CHECK-NOT: linalg.
+// CHECK: %[[XW:.*]] = kernel.matmul %[[X]], %[[W]]
+// CHECK-NEXT: %[[XA:.*]] = kernel.matmul %[[X]], %[[A]] : tensor<8x256xf16>, tensor<256x16xf16>
+// CHECK-NEXT: %[[XAB:.*]] = kernel.matmul %[[XA]], %[[B]] : tensor<8x16xf16>, tensor<16x256xf16>
+// CHECK-NEXT: %[[Y:.*]] = kernel.add %[[XW]], %[[XAB]]
+// CHECK-NEXT: return %[[Y]]
+func.func @lora(%x: tensor<8x256xf16>, %w: tensor<256x256xf16>, %a: tensor<256x16xf16>, %b: tensor<16x256xf16>) -> tensor<8x256xf16> {
+  %zero = arith.constant 0.000000e+00 : f16
+  %e = tensor.empty() : tensor<8x256xf16>
+  %z = linalg.fill ins(%zero : f16) outs(%e : tensor<8x256xf16>) -> tensor<8x256xf16>
+  %xw = linalg.matmul ins(%x, %w : tensor<8x256xf16>, tensor<256x256xf16>) outs(%z : tensor<8x256xf16>) -> tensor<8x256xf16>
+  %er = tensor.empty() : tensor<8x16xf16>
+  %zr = linalg.fill ins(%zero : f16) outs(%er : tensor<8x16xf16>) -> tensor<8x16xf16>
+  %xa = linalg.matmul ins(%x, %a : tensor<8x256xf16>, tensor<256x16xf16>) outs(%zr : tensor<8x16xf16>) -> tensor<8x16xf16>
+  %y = linalg.matmul ins(%xa, %b : tensor<8x16xf16>, tensor<16x256xf16>) outs(%xw : tensor<8x256xf16>) -> tensor<8x256xf16>
+  return %y : tensor<8x256xf16>
+}
+
+// -----
+
+// LoRA with the branches added by linalg.add.
+// CHECK-LABEL: func.func @lora_add
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x256xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<256x256xf32>, %[[A:[a-zA-Z0-9_]+]]: tensor<256x16xf32>, %[[B:[a-zA-Z0-9_]+]]: tensor<16x256xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[XW:.*]] = kernel.matmul %[[X]], %[[W]]
+// CHECK-NEXT: %[[XA:.*]] = kernel.matmul %[[X]], %[[A]]
+// CHECK-NEXT: %[[XAB:.*]] = kernel.matmul %[[XA]], %[[B]]
+// CHECK-NEXT: %[[Y:.*]] = kernel.add %[[XW]], %[[XAB]]
+// CHECK-NEXT: return %[[Y]]
+func.func @lora_add(%x: tensor<8x256xf32>, %w: tensor<256x256xf32>, %a: tensor<256x16xf32>, %b: tensor<16x256xf32>) -> tensor<8x256xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<8x256xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x256xf32>) -> tensor<8x256xf32>
+  %xw = linalg.matmul ins(%x, %w : tensor<8x256xf32>, tensor<256x256xf32>) outs(%z : tensor<8x256xf32>) -> tensor<8x256xf32>
+  %er = tensor.empty() : tensor<8x16xf32>
+  %zr = linalg.fill ins(%zero : f32) outs(%er : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %xa = linalg.matmul ins(%x, %a : tensor<8x256xf32>, tensor<256x16xf32>) outs(%zr : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %xab = linalg.matmul ins(%xa, %b : tensor<8x16xf32>, tensor<16x256xf32>) outs(%z : tensor<8x256xf32>) -> tensor<8x256xf32>
+  %y = linalg.add ins(%xw, %xab : tensor<8x256xf32>, tensor<8x256xf32>) outs(%e : tensor<8x256xf32>) -> tensor<8x256xf32>
+  return %y : tensor<8x256xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// What the kernel dialect cannot express stays as it was
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// CHECK-LABEL: func.func @conv_2d_stays
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<1x8x16x16xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<4x8x3x3xf32>)
+// CHECK-NOT: kernel.
+// CHECK: %[[INIT:.*]] = linalg.fill
+// CHECK: %[[Y:.*]] = linalg.conv_2d_nchw_fchw ins(%[[X]], %[[W]] : {{.*}}) outs(%[[INIT]] : {{.*}})
+// CHECK-NEXT: return %[[Y]]
+func.func @conv_2d_stays(%x: tensor<1x8x16x16xf32>, %w: tensor<4x8x3x3xf32>) -> tensor<1x4x14x14xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<1x4x14x14xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x14x14xf32>) -> tensor<1x4x14x14xf32>
+  %r = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x8x16x16xf32>, tensor<4x8x3x3xf32>) outs(%init : tensor<1x4x14x14xf32>) -> tensor<1x4x14x14xf32>
+  return %r : tensor<1x4x14x14xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @index_payload_stays
+// CHECK-NOT: kernel.
+// CHECK: %[[Y:.*]] = linalg.generic
+// CHECK: linalg.index 1
+// CHECK: arith.addf
+// CHECK: return %[[Y]]
+func.func @index_payload_stays(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %e = tensor.empty() : tensor<8x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %ii = arith.index_cast %i : index to i32
+    %f = arith.sitofp %ii : i32 to f32
+    %s = arith.addf %in, %f : f32
+    linalg.yield %s : f32
+  } -> tensor<8x64xf32>
+  return %r : tensor<8x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @dynamic_shapes_stay
+// CHECK-SAME: (%[[A:[a-zA-Z0-9_]+]]: tensor<?x64xf32>, %[[B:[a-zA-Z0-9_]+]]: tensor<64x96xf32>, %[[C:[a-zA-Z0-9_]+]]: tensor<?x96xf32>, %[[X:[a-zA-Z0-9_]+]]: tensor<?x64xf32>)
+// CHECK-NOT: kernel.
+// CHECK: %[[M:.*]] = linalg.matmul ins(%[[A]], %[[B]] : {{.*}}) outs(%[[C]] : {{.*}})
+// CHECK: %[[E:.*]] = linalg.exp ins(%[[X]] : tensor<?x64xf32>)
+// CHECK: return %[[M]], %[[E]]
+func.func @dynamic_shapes_stay(%a: tensor<?x64xf32>, %b: tensor<64x96xf32>, %c: tensor<?x96xf32>, %x: tensor<?x64xf32>) -> (tensor<?x96xf32>, tensor<?x64xf32>) {
+  %r = linalg.matmul ins(%a, %b : tensor<?x64xf32>, tensor<64x96xf32>) outs(%c : tensor<?x96xf32>) -> tensor<?x96xf32>
+  %e = linalg.exp ins(%x : tensor<?x64xf32>) outs(%x : tensor<?x64xf32>) -> tensor<?x64xf32>
+  return %r, %e : tensor<?x96xf32>, tensor<?x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @i32_stays
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xi32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<8x64xi32>, %[[W:[a-zA-Z0-9_]+]]: tensor<64x8xi32>)
+// CHECK-NOT: kernel.
+// CHECK: %[[S:.*]] = linalg.add ins(%[[X]], %[[Y]] : tensor<8x64xi32>, tensor<8x64xi32>)
+// CHECK: %[[M:.*]] = linalg.matmul ins(%[[X]], %[[W]] : tensor<8x64xi32>, tensor<64x8xi32>)
+// CHECK: return %[[S]], %[[M]]
+func.func @i32_stays(%x: tensor<8x64xi32>, %y: tensor<8x64xi32>, %w: tensor<64x8xi32>) -> (tensor<8x64xi32>, tensor<8x8xi32>) {
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<8x64xi32>
+  %s = linalg.add ins(%x, %y : tensor<8x64xi32>, tensor<8x64xi32>) outs(%e : tensor<8x64xi32>) -> tensor<8x64xi32>
+  %e2 = tensor.empty() : tensor<8x8xi32>
+  %z = linalg.fill ins(%zero : i32) outs(%e2 : tensor<8x8xi32>) -> tensor<8x8xi32>
+  %m = linalg.matmul ins(%x, %w : tensor<8x64xi32>, tensor<64x8xi32>) outs(%z : tensor<8x8xi32>) -> tensor<8x8xi32>
+  return %s, %m : tensor<8x64xi32>, tensor<8x8xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @f64_stays
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf64>)
+// CHECK-NOT: kernel.
+// CHECK: %[[E:.*]] = linalg.exp ins(%[[X]] : tensor<8x64xf64>)
+// CHECK: %[[S:.*]] = linalg.reduce ins(%[[E]] : tensor<8x64xf64>)
+// CHECK: return %[[S]]
+func.func @f64_stays(%x: tensor<8x64xf64>) -> tensor<8xf64> {
+  %zero = arith.constant 0.000000e+00 : f64
+  %e = tensor.empty() : tensor<8x64xf64>
+  %ex = linalg.exp ins(%x : tensor<8x64xf64>) outs(%e : tensor<8x64xf64>) -> tensor<8x64xf64>
+  %e1 = tensor.empty() : tensor<8xf64>
+  %init = linalg.fill ins(%zero : f64) outs(%e1 : tensor<8xf64>) -> tensor<8xf64>
+  %r = linalg.reduce ins(%ex : tensor<8x64xf64>) outs(%init : tensor<8xf64>) dimensions = [1]
+    (%in: f64, %acc: f64) {
+      %s = arith.addf %in, %acc : f64
+      linalg.yield %s : f64
+    }
+  return %r : tensor<8xf64>
+}
+
+// -----
+
+// A select and a powf have no kernel op: the whole generic stays, the exp
+// in its payload included.
+// CHECK-LABEL: func.func @unsupported_payload_stays
+// CHECK-NOT: kernel.
+// CHECK: %[[R:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: arith.cmpf
+// CHECK: arith.select
+// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: math.powf
+// CHECK: return %[[R]], %[[P]]
+func.func @unsupported_payload_stays(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %two = arith.constant 2.000000e+00 : f32
+  %e = tensor.empty() : tensor<8x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %ex = math.exp %in : f32
+    %c = arith.cmpf ugt, %ex, %zero : f32
+    %s = arith.select %c, %ex, %zero : f32
+    linalg.yield %s : f32
+  } -> tensor<8x64xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %q = math.powf %in, %two : f32
+    linalg.yield %q : f32
+  } -> tensor<8x64xf32>
+  return %r, %p : tensor<8x64xf32>, tensor<8x64xf32>
+}
+
+// -----
+
+// A kernel op rounds its result once: an f16 payload that computes two ops
+// in f32 before it truncates stays, as does a matmul of f16 into f32.
+// CHECK-LABEL: func.func @mixed_precision_stays
+// CHECK-NOT: kernel.
+// CHECK: %[[M:.*]] = linalg.matmul
+// CHECK: %[[G:.*]] = linalg.generic
+// CHECK: arith.extf
+// CHECK: math.exp
+// CHECK: math.tanh
+// CHECK: arith.truncf
+// CHECK: return %[[M]], %[[G]]
+func.func @mixed_precision_stays(%a: tensor<8x64xf16>, %b: tensor<64x96xf16>) -> (tensor<8x96xf32>, tensor<8x64xf16>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<8x96xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<8x96xf32>) -> tensor<8x96xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<8x64xf16>, tensor<64x96xf16>) outs(%init : tensor<8x96xf32>) -> tensor<8x96xf32>
+  %eh = tensor.empty() : tensor<8x64xf16>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<8x64xf16>) outs(%eh : tensor<8x64xf16>) {
+  ^bb0(%in: f16, %out: f16):
+    %w = arith.extf %in : f16 to f32
+    %x = math.exp %w : f32
+    %t = math.tanh %x : f32
+    %n = arith.truncf %t : f32 to f16
+    linalg.yield %n : f16
+  } -> tensor<8x64xf16>
+  return %m, %g : tensor<8x96xf32>, tensor<8x64xf16>
+}
+
+// -----
+
+// x / 3 is not x * (1/3) in floating point, c / x has no kernel op, and a
+// maximum of two tensors is not relu: all three stay.
+// CHECK-LABEL: func.func @inexpressible_constants_stay
+// CHECK-NOT: kernel.
+// CHECK: %[[D:.*]] = linalg.generic
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[R:.*]] = linalg.generic
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[N:.*]] = linalg.generic
+// CHECK: arith.maximumf
+// CHECK: %[[M:.*]] = linalg.max
+// CHECK: return %[[D]], %[[R]], %[[N]], %[[M]]
+func.func @inexpressible_constants_stay(%x: tensor<8x64xf32>, %y: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>) {
+  %three = arith.constant 3.000000e+00 : f32
+  %nzero = arith.constant -0.000000e+00 : f32
+  %e = tensor.empty() : tensor<8x64xf32>
+  %d = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %q = arith.divf %in, %three : f32
+    linalg.yield %q : f32
+  } -> tensor<8x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %q = arith.divf %three, %in : f32
+    linalg.yield %q : f32
+  } -> tensor<8x64xf32>
+  // max(x, -0.0) differs from relu at x = -0.0.
+  %n = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %q = arith.maximumf %in, %nzero : f32
+    linalg.yield %q : f32
+  } -> tensor<8x64xf32>
+  %m = linalg.max ins(%x, %y : tensor<8x64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  return %d, %r, %n, %m : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
+}
+
+// -----
+
+// A reduction into an init that is not its identity stays, as do one over
+// two dims and one that multiplies.
+// CHECK-LABEL: func.func @other_reductions_stay
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x16x64xf32>, %[[INIT:[a-zA-Z0-9_]+]]: tensor<8x16xf32>)
+// CHECK-NOT: kernel.
+// CHECK: %[[A:.*]] = linalg.reduce ins(%[[X]] : {{.*}}) outs(%[[INIT]] : {{.*}}) dimensions = [2]
+// CHECK: %[[B:.*]] = linalg.reduce ins(%[[X]] : {{.*}}) dimensions = [1, 2]
+// CHECK: %[[C:.*]] = linalg.reduce ins(%[[X]] : {{.*}}) dimensions = [2]
+// CHECK: arith.mulf
+// CHECK: return %[[A]], %[[B]], %[[C]]
+func.func @other_reductions_stay(%x: tensor<8x16x64xf32>, %init: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8xf32>, tensor<8x16xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %one = arith.constant 1.000000e+00 : f32
+  %a = linalg.reduce ins(%x : tensor<8x16x64xf32>) outs(%init : tensor<8x16xf32>) dimensions = [2]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  %e = tensor.empty() : tensor<8xf32>
+  %zeros = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %b = linalg.reduce ins(%x : tensor<8x16x64xf32>) outs(%zeros : tensor<8xf32>) dimensions = [1, 2]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  %e2 = tensor.empty() : tensor<8x16xf32>
+  %ones = linalg.fill ins(%one : f32) outs(%e2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %c = linalg.reduce ins(%x : tensor<8x16x64xf32>) outs(%ones : tensor<8x16xf32>) dimensions = [2]
+    (%in: f32, %acc: f32) {
+      %p = arith.mulf %in, %acc : f32
+      linalg.yield %p : f32
+    }
+  return %a, %b, %c : tensor<8x16xf32>, tensor<8xf32>, tensor<8x16xf32>
+}
+
+// -----
+
+// A batch-reduce matmul sums over two loops: it stays.
+// CHECK-LABEL: func.func @batch_reduce_matmul_stays
+// CHECK-NOT: kernel.
+// CHECK: %[[R:.*]] = linalg.batch_reduce_matmul
+// CHECK: return %[[R]]
+func.func @batch_reduce_matmul_stays(%a: tensor<4x8x64xf32>, %b: tensor<4x64x32xf32>, %c: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  %r = linalg.batch_reduce_matmul ins(%a, %b : tensor<4x8x64xf32>, tensor<4x64x32xf32>) outs(%c : tensor<8x32xf32>) -> tensor<8x32xf32>
+  return %r : tensor<8x32xf32>
+}
+
+// -----
+
+// The kernel dialect has no broadcast op: linalg.broadcast stays, and so does
+// a batch matmul whose operand broadcasts over the batch (as a product summed
+// over K it would build a tensor larger than any operand).
+// CHECK-LABEL: func.func @broadcasts_stay
+// CHECK-NOT: kernel.
+// CHECK: %[[B:.*]] = linalg.broadcast
+// CHECK: %[[M:.*]] = linalg.batch_matmul
+// CHECK: return %[[B]], %[[M]]
+func.func @broadcasts_stay(%v: tensor<96xf32>, %a: tensor<16x64xf32>, %b: tensor<4x64x32xf32>) -> (tensor<8x96xf32>, tensor<4x16x32xf32>) {
+  %e = tensor.empty() : tensor<8x96xf32>
+  %r = linalg.broadcast ins(%v : tensor<96xf32>) outs(%e : tensor<8x96xf32>) dimensions = [0]
+  %zero = arith.constant 0.000000e+00 : f32
+  %e3 = tensor.empty() : tensor<4x16x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e3 : tensor<4x16x32xf32>) -> tensor<4x16x32xf32>
+  %m = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (m, k)>, affine_map<(b, m, n, k) -> (b, k, n)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%a, %b : tensor<16x64xf32>, tensor<4x64x32xf32>) outs(%init : tensor<4x16x32xf32>) -> tensor<4x16x32xf32>
+  return %r, %m : tensor<8x96xf32>, tensor<4x16x32xf32>
+}
+
+// -----
+
+// Kernel ops take no tensor with a zero-sized dim.
+// CHECK-LABEL: func.func @zero_sized_stays
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<0x4xf32>)
+// CHECK-NOT: kernel.
+// CHECK: %[[E:.*]] = linalg.exp ins(%[[X]] : tensor<0x4xf32>)
+// CHECK: %[[S:.*]] = linalg.reduce ins(%[[X]] : tensor<0x4xf32>)
+// CHECK: return %[[E]], %[[S]]
+func.func @zero_sized_stays(%x: tensor<0x4xf32>) -> (tensor<0x4xf32>, tensor<0xf32>) {
+  %e = tensor.empty() : tensor<0x4xf32>
+  %ex = linalg.exp ins(%x : tensor<0x4xf32>) outs(%e : tensor<0x4xf32>) -> tensor<0x4xf32>
+  %zero = arith.constant 0.000000e+00 : f32
+  %e1 = tensor.empty() : tensor<0xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e1 : tensor<0xf32>) -> tensor<0xf32>
+  %r = linalg.reduce ins(%x : tensor<0x4xf32>) outs(%init : tensor<0xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %ex, %r : tensor<0x4xf32>, tensor<0xf32>
+}
+
+// -----
+
+// Fills have no kernel op: a linalg.fill, and a generic yielding a constant
+// or a scalar operand, stay.
+// CHECK-LABEL: func.func @fills_stay
+// CHECK-SAME: (%[[S:[a-zA-Z0-9_]+]]: f32)
+// CHECK-NOT: kernel.
+// CHECK: %[[F:.*]] = linalg.fill
+// CHECK: %[[G:.*]] = linalg.generic
+// CHECK: linalg.yield %{{.*}} : f32
+// CHECK: %[[H:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[S]] : f32)
+// CHECK: return %[[F]], %[[G]], %[[H]]
+func.func @fills_stay(%s: f32) -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>) {
+  %two = arith.constant 2.000000e+00 : f32
+  %e = tensor.empty() : tensor<8x64xf32>
+  %f = linalg.fill ins(%two : f32) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<8x64xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %two : f32
+  } -> tensor<8x64xf32>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%s : f32) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  } -> tensor<8x64xf32>
+  return %f, %g, %h : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
+}
+
+// -----
+
+// linalg on buffers stays.
+// CHECK-LABEL: func.func @buffers_stay
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: memref<8x64xf32>, %[[Y:[a-zA-Z0-9_]+]]: memref<8x64xf32>)
+// CHECK-NOT: kernel.
+// CHECK: linalg.exp ins(%[[X]] : memref<8x64xf32>) outs(%[[Y]] : memref<8x64xf32>)
+func.func @buffers_stay(%x: memref<8x64xf32>, %y: memref<8x64xf32>) {
+  linalg.exp ins(%x : memref<8x64xf32>) outs(%y : memref<8x64xf32>)
+  return
+}
+
+// -----
+
+// Only the part of a function that converts does: the i32 add keeps its
+// tensor.empty, the exp's dies.
+// CHECK-LABEL: func.func @partial
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<8x64xi32>)
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<8x64xi32>
+// CHECK-NOT: tensor.empty
+// CHECK: %[[A:.*]] = kernel.exp %[[X]] : tensor<8x64xf32>
+// CHECK: %[[B:.*]] = linalg.add ins(%[[Y]], %[[Y]] : {{.*}}) outs(%[[E]] : tensor<8x64xi32>)
+// CHECK: return %[[A]], %[[B]]
+func.func @partial(%x: tensor<8x64xf32>, %y: tensor<8x64xi32>) -> (tensor<8x64xf32>, tensor<8x64xi32>) {
+  %e = tensor.empty() : tensor<8x64xf32>
+  %ei = tensor.empty() : tensor<8x64xi32>
+  %a = linalg.exp ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %b = linalg.add ins(%y, %y : tensor<8x64xi32>, tensor<8x64xi32>) outs(%ei : tensor<8x64xi32>) -> tensor<8x64xi32>
+  return %a, %b : tensor<8x64xf32>, tensor<8x64xi32>
+}
