@@ -9,16 +9,31 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
   let summary = "Import linalg on tensors into the kernel dialect";
   let description = [{
     Rewrites, inside any function, what the kernel dialect can express:
-    `linalg.matmul` and `linalg.batch_matmul` (also with transposed operands),
-    `linalg.transpose`, `linalg.fill` of zero as an accumulator init,
-    `tensor.empty`, `linalg.reduce` and single-reduction `linalg.generic` ops
-    (sum via `arith.addf`, max via `arith.maximumf`), elementwise
-    `linalg.generic` ops with arith/math bodies (one kernel op per body op,
-    inputs broadcast through projected-permutation indexing maps) and linalg's
-    named elementwise ops. Everything else (convolutions, gathers, bodies with
-    `linalg.index`, dynamic shapes, integer types) stays as it is: the
-    conversion is partial, the module stays valid and function signatures do
-    not change.
+
+    - `linalg.matmul`, `linalg.batch_matmul` (any `indexing_maps`, so the
+      transposed variants too), `linalg.contract` and matmul-shaped generics,
+      into `kernel.matmul` plus `kernel.transpose` for permuted operands; a
+      zero-filled init is dropped, any other init is added;
+    - `linalg.transpose`;
+    - `linalg.reduce` and generics with one reduction dim combining with
+      `arith.addf` / `arith.maximumf` into an identity init, into
+      `kernel.reduce_sum` / `kernel.reduce_max` (with a `tensor.collapse_shape`
+      when linalg drops the reduced dim);
+    - elementwise generics with arith/math bodies, linalg's named elementwise
+      ops, `linalg.elementwise` and `linalg.map`: one kernel op per body op,
+      inputs broadcast through projected-permutation maps (reshaped for numpy
+      broadcasting, transposed when permuted); constants become
+      `mul_scalar` / `add_scalar` (division only by a constant whose inverse
+      is exact); the idioms `x * x`, `max(x, 0)`, `1 / (1 + exp(-x))`,
+      `x * sigmoid(x)` and the erf form of gelu become `square`, `relu`,
+      `sigmoid`, `silu` and `gelu`; f16/bf16 bodies that extend to f32, compute
+      one op and truncate become that op.
+
+    Everything else stays as it is: convolutions, `linalg.broadcast`, bodies
+    with `linalg.index` or other ops, reductions over several dims or with a
+    non-identity init, dynamic shapes, integer and f64 types, linalg on
+    memrefs. The conversion is partial, the module stays valid and function
+    signatures do not change.
   }];
   let dependentDialects = ["::mlsopt::kernel::KernelDialect",
                            "::mlir::tensor::TensorDialect"];
