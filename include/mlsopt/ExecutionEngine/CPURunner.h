@@ -1,0 +1,62 @@
+//===- CPURunner.h - Run lowered μGraphs in-process -------------*- C++ -*-===//
+//
+// The library form of `mlsopt-opt --mlsopt-cpu-pipeline | mlir-runner`: lower
+// a module for the CPU, JIT-compile it with mlir::ExecutionEngine and call its
+// functions on host buffers. Tests, the equivalence checker and the Python
+// package run programs this way without spawning tools.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLSOPT_EXECUTIONENGINE_CPURUNNER_H
+#define MLSOPT_EXECUTIONENGINE_CPURUNNER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <memory>
+#include <vector>
+
+namespace mlir {
+class ExecutionEngine;
+} // namespace mlir
+
+namespace mlsopt {
+
+/// A dense row-major f32 tensor in host memory.
+struct HostTensor {
+  llvm::SmallVector<int64_t> shape;
+  std::vector<float> data;
+
+  static HostTensor zeros(llvm::ArrayRef<int64_t> shape);
+};
+
+class CPURunner {
+public:
+  ~CPURunner();
+
+  /// Lowers a copy of `module` with the CPU pipeline and JIT-compiles it, so
+  /// that each of `functions` can be run. Functions must take and return
+  /// statically shaped f32 tensors. Reports problems as diagnostics on the
+  /// module and returns failure.
+  static llvm::FailureOr<std::unique_ptr<CPURunner>>
+  create(mlir::ModuleOp module, llvm::ArrayRef<llvm::StringRef> functions);
+
+  /// Runs `function` on `inputs` (shapes must match its signature) and
+  /// returns its results.
+  llvm::FailureOr<llvm::SmallVector<HostTensor>>
+  run(llvm::StringRef function, llvm::ArrayRef<HostTensor> inputs) const;
+
+private:
+  struct Signature {
+    llvm::SmallVector<llvm::SmallVector<int64_t>> inputs, results;
+  };
+  CPURunner() = default;
+
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+  llvm::StringMap<Signature> signatures;
+};
+
+} // namespace mlsopt
+
+#endif // MLSOPT_EXECUTIONENGINE_CPURUNNER_H

@@ -1,0 +1,197 @@
+//===- CPURunner.cpp - Run lowered μGraphs in-process ---------------------===//
+//
+// Each runnable function @f gets an entry point @__mlsopt_run_f taking one
+// memref per input and per result, with the C interface, before the module is
+// lowered. The entry point wraps the memrefs as tensors, calls @f and
+// materializes its results into the result memrefs, so the JIT-compiled code
+// works on the caller's buffers and the calling convention is the plain
+// memref descriptor of CRunnerUtils.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlsopt/ExecutionEngine/CPURunner.h"
+#include "mlsopt/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/TargetSelect.h"
+
+using namespace mlir;
+using namespace mlsopt;
+
+HostTensor HostTensor::zeros(ArrayRef<int64_t> shape) {
+  HostTensor t;
+  t.shape.assign(shape.begin(), shape.end());
+  int64_t n = 1;
+  for (int64_t s : shape)
+    n *= s;
+  t.data.assign(n, 0.0f);
+  return t;
+}
+
+CPURunner::~CPURunner() = default;
+
+static std::string entryName(StringRef function) {
+  return ("__mlsopt_run_" + function).str();
+}
+
+/// Adds the memref entry point of `func` to `module`.
+static void addEntryPoint(ModuleOp module, func::FuncOp func) {
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  Location loc = func.getLoc();
+  auto toMemRef = [](Type t) {
+    auto tensor = cast<RankedTensorType>(t);
+    return MemRefType::get(tensor.getShape(), tensor.getElementType());
+  };
+  SmallVector<Type> args;
+  for (Type t : func.getArgumentTypes())
+    args.push_back(toMemRef(t));
+  for (Type t : func.getResultTypes())
+    args.push_back(toMemRef(t));
+  auto entry = func::FuncOp::create(b, loc, entryName(func.getSymName()),
+                                    b.getFunctionType(args, {}));
+  entry->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                 b.getUnitAttr());
+  Block *body = entry.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  unsigned numInputs = func.getNumArguments();
+  SmallVector<Value> tensors;
+  for (unsigned i = 0; i < numInputs; ++i)
+    tensors.push_back(bufferization::ToTensorOp::create(
+        b, loc, func.getArgumentTypes()[i], body->getArgument(i),
+        /*restrict=*/true, /*writable=*/false));
+  auto call = func::CallOp::create(b, loc, func, tensors);
+  for (auto [i, result] : llvm::enumerate(call.getResults())) {
+    auto materialize = bufferization::MaterializeInDestinationOp::create(
+        b, loc, result, body->getArgument(numInputs + i));
+    materialize.setWritable(true);
+  }
+  func::ReturnOp::create(b, loc);
+}
+
+FailureOr<std::unique_ptr<CPURunner>>
+CPURunner::create(ModuleOp module, ArrayRef<StringRef> functions) {
+  std::unique_ptr<CPURunner> runner(new CPURunner());
+  // The entry points use these dialects before any pass loads them.
+  module.getContext()
+      ->loadDialect<bufferization::BufferizationDialect, func::FuncDialect,
+                    LLVM::LLVMDialect, memref::MemRefDialect>();
+  OwningOpRef<ModuleOp> copy = module.clone();
+  for (StringRef name : functions) {
+    auto func = copy->lookupSymbol<func::FuncOp>(name);
+    if (!func || func.isExternal())
+      return module.emitError("no function @") << name << " to run";
+    Signature signature;
+    auto collect = [&](TypeRange types,
+                       SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+      for (Type t : types) {
+        auto tensor = dyn_cast<RankedTensorType>(t);
+        if (!tensor || !tensor.hasStaticShape() ||
+            !tensor.getElementType().isF32())
+          return false;
+        shapes.emplace_back(tensor.getShape());
+      }
+      return true;
+    };
+    if (!collect(func.getArgumentTypes(), signature.inputs) ||
+        !collect(func.getResultTypes(), signature.results))
+      return func.emitError("@")
+             << name
+             << " cannot run on the host: it must take and return statically "
+                "shaped f32 tensors";
+    runner->signatures[name] = std::move(signature);
+    addEntryPoint(*copy, func);
+  }
+
+  PassManager pm(module.getContext());
+  buildCPUPipeline(pm);
+  if (failed(pm.run(*copy)))
+    return failure();
+
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  registerBuiltinDialectTranslation(*module.getContext());
+  registerLLVMDialectTranslation(*module.getContext());
+  ExecutionEngineOptions options;
+  // Lowered memref copies of strided views call memrefCopy from MLIR's C
+  // runner utilities.
+  StringRef runtimeLibraries[] = {MLSOPT_C_RUNNER_UTILS};
+  options.sharedLibPaths = runtimeLibraries;
+  auto transformer = makeOptimizingTransformer(/*optLevel=*/2,
+                                               /*sizeLevel=*/0,
+                                               /*targetMachine=*/nullptr);
+  options.transformer = transformer;
+  auto engine = ExecutionEngine::create(*copy, options);
+  if (!engine)
+    return module.emitError("JIT compilation failed: ")
+           << llvm::toString(engine.takeError());
+  runner->engine = std::move(*engine);
+  return runner;
+}
+
+namespace {
+/// The memref descriptor of CRunnerUtils.h for any rank: two pointers, the
+/// offset, then the sizes and the strides.
+struct Descriptor {
+  explicit Descriptor(float *data, ArrayRef<int64_t> shape)
+      : words(3 + 2 * shape.size()) {
+    std::memcpy(&words[0], &data, sizeof(data));
+    std::memcpy(&words[1], &data, sizeof(data));
+    words[2] = 0;
+    int64_t stride = 1;
+    for (int64_t i = shape.size() - 1; i >= 0; --i) {
+      words[3 + i] = shape[i];
+      words[3 + shape.size() + i] = stride;
+      stride *= shape[i];
+    }
+  }
+  SmallVector<int64_t> words;
+};
+} // namespace
+
+FailureOr<SmallVector<HostTensor>>
+CPURunner::run(StringRef function, ArrayRef<HostTensor> inputs) const {
+  auto it = signatures.find(function);
+  if (it == signatures.end())
+    return failure();
+  const Signature &signature = it->second;
+  if (inputs.size() != signature.inputs.size())
+    return failure();
+  for (auto [input, shape] : llvm::zip(inputs, signature.inputs))
+    if (ArrayRef<int64_t>(input.shape) != ArrayRef<int64_t>(shape))
+      return failure();
+
+  SmallVector<HostTensor> results;
+  for (const SmallVector<int64_t> &shape : signature.results)
+    results.push_back(HostTensor::zeros(shape));
+  // The JIT code reads inputs through non-const pointers but never writes
+  // them (the entry point marks them read-only).
+  SmallVector<Descriptor> descriptors;
+  for (const HostTensor &input : inputs)
+    descriptors.emplace_back(const_cast<float *>(input.data.data()),
+                             input.shape);
+  for (HostTensor &result : results)
+    descriptors.emplace_back(result.data.data(), result.shape);
+  // The C interface takes a pointer to each descriptor; the packed wrapper
+  // takes a pointer to each argument.
+  SmallVector<void *> pointers, args;
+  for (Descriptor &d : descriptors)
+    pointers.push_back(d.words.data());
+  for (void *&p : pointers)
+    args.push_back(&p);
+  if (llvm::Error error = engine->invokePacked(
+          ("_mlir_ciface_" + entryName(function)), args)) {
+    llvm::consumeError(std::move(error));
+    return failure();
+  }
+  return results;
+}
