@@ -20,9 +20,9 @@ SOURCES = sorted(
 )
 
 
-def run(tool, text):
+def run(tool, text, *passes):
     return subprocess.run(
-        [str(tool), "-", "-o", "/dev/null"],
+        [str(tool), "-", "-o", "/dev/null", *passes],
         input=text,
         capture_output=True,
         text=True,
@@ -83,6 +83,22 @@ def test_mutated_input_is_diagnosed(mlsopt_opt, source):
     text = source.read_text()
     for i, variant in enumerate(mutations(text, seed=source.name)):
         check_clean(run(mlsopt_opt, variant), f"{source.name} mutation {i}")
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.name if p.parent.name == "examples" else p.parent.name + "/" + p.name)
+def test_valid_input_lowers_for_the_cpu(mlsopt_opt, source):
+    result = run(mlsopt_opt, source.read_text(), "--mlsopt-cpu-pipeline")
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.name if p.parent.name == "examples" else p.parent.name + "/" + p.name)
+def test_passes_on_mutated_input_are_clean(mlsopt_opt, source):
+    # Whatever the verifier lets through, the conversions must handle.
+    text = source.read_text()
+    for i, variant in enumerate(mutations(text, seed="passes-" + source.name, count=12)):
+        check_clean(run(mlsopt_opt, variant, "--thread-fuse-elementwise",
+                        "--convert-custom-kernel-to-loops", "--convert-kernel-to-linalg"),
+                    f"{source.name} mutation {i} through the conversions")
 
 
 def test_unknown_op_is_an_error(mlsopt_opt):
