@@ -419,7 +419,7 @@ func.func @unknown_unary_kind(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
     }
     %y = thread.graph (%m) : (tensor<8x64xf16>) -> tensor<8x64xf16> {
     ^bb0(%a: f16):
-      // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [exp, log, sqrt, rsqrt, square, silu, sigmoid, gelu, relu, tanh, erf, neg]}}
+      // expected-error @+1 {{unknown unary op 'cos'; expected one of exp, log, sqrt, rsqrt, square, silu, sigmoid, gelu, relu, tanh, erf, neg}}
       %c = thread.unary cos %a : f16
       thread.yield %c : f16
     }
@@ -441,7 +441,7 @@ func.func @unknown_binary_kind(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
     }
     %y = thread.graph (%m) : (tensor<8x64xf16>) -> tensor<8x64xf16> {
     ^bb0(%a: f16):
-      // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [add, sub, mul, div]}}
+      // expected-error @+1 {{unknown binary op 'max'; expected one of add, sub, mul, div}}
       %c = thread.binary max %a, %a : f16
       thread.yield %c : f16
     }
@@ -486,7 +486,7 @@ func.func @binary_mixed_types(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
     %y, %z = thread.graph (%m, %r) : (tensor<8x64xf16>, tensor<8x1xf16>) -> (tensor<8x64xf16>, tensor<8x64xf16>) {
     ^bb0(%a: f16, %b: f16):
       // expected-error @+1 {{'thread.binary' op requires the same type for all operands and results}}
-      %c = "thread.binary"(%a, %b) <{kind = 0 : i32}> : (f16, f16) -> f32
+      %c = "thread.binary"(%a, %b) <{kind = #thread<binary_kind add>}> : (f16, f16) -> f32
       thread.yield %a, %b : f16, f16
     }
     block.store %y, %out0 omap <> : tensor<8x64xf16> into tensor<8x64xf16>

@@ -13,9 +13,16 @@ using namespace mlsopt::thread;
 #include "mlsopt/Dialect/Thread/IR/ThreadDialect.cpp.inc"
 #include "mlsopt/Dialect/Thread/IR/ThreadEnums.cpp.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "mlsopt/Dialect/Thread/IR/ThreadAttributes.cpp.inc"
+
 void ThreadDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "mlsopt/Dialect/Thread/IR/ThreadOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "mlsopt/Dialect/Thread/IR/ThreadAttributes.cpp.inc"
       >();
 }

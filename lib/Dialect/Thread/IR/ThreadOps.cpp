@@ -10,6 +10,65 @@ using namespace mlir;
 using namespace mlsopt;
 using namespace mlsopt::thread;
 
+//===----------------------------------------------------------------------===//
+// Op kinds as bare keywords: `thread.unary exp %x`
+//===----------------------------------------------------------------------===//
+
+/// "exp, log, ...": every keyword of a kind enum, for diagnostics.
+template <typename Kind>
+static std::string kindList(unsigned maxValue,
+                            StringRef (*stringify)(Kind)) {
+  std::string list;
+  for (unsigned v = 0; v <= maxValue; ++v)
+    list += (v ? ", " : "") + stringify(static_cast<Kind>(v)).str();
+  return list;
+}
+
+// The kind attributes print as `#thread<unary_kind exp>` on their own; in the
+// ops, the keyword alone reads better and cannot be ambiguous.
+static ParseResult parseKind(OpAsmParser &parser, UnaryKindAttr &attr) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  std::optional<UnaryKind> kind = symbolizeUnaryKind(keyword);
+  if (!kind)
+    return parser.emitError(loc, "unknown unary op '")
+           << keyword << "'; expected one of "
+           << kindList<UnaryKind>(getMaxEnumValForUnaryKind(),
+                                  stringifyUnaryKind);
+  attr = UnaryKindAttr::get(parser.getContext(), *kind);
+  return success();
+}
+
+static ParseResult parseKind(OpAsmParser &parser, BinaryKindAttr &attr) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  std::optional<BinaryKind> kind = symbolizeBinaryKind(keyword);
+  if (!kind)
+    return parser.emitError(loc, "unknown binary op '")
+           << keyword << "'; expected one of "
+           << kindList<BinaryKind>(getMaxEnumValForBinaryKind(),
+                                   stringifyBinaryKind);
+  attr = BinaryKindAttr::get(parser.getContext(), *kind);
+  return success();
+}
+
+static void printKind(OpAsmPrinter &printer, Operation *, UnaryKindAttr attr) {
+  printer << stringifyUnaryKind(attr.getValue());
+}
+
+static void printKind(OpAsmPrinter &printer, Operation *,
+                      BinaryKindAttr attr) {
+  printer << stringifyBinaryKind(attr.getValue());
+}
+
+//===----------------------------------------------------------------------===//
+// GraphOp
+//===----------------------------------------------------------------------===//
+
 LogicalResult GraphOp::verifyRegions() {
   Operation *parent = (*this)->getParentOp();
   if (!isa_and_nonnull<kernel::CustomOp, block::ForLoopOp>(parent))

@@ -10,4 +10,7 @@
 #include "mlsopt/Dialect/Thread/IR/ThreadDialect.h.inc"
 #include "mlsopt/Dialect/Thread/IR/ThreadEnums.h.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "mlsopt/Dialect/Thread/IR/ThreadAttributes.h.inc"
+
 #endif // MLSOPT_DIALECT_THREAD_IR_THREADDIALECT_H

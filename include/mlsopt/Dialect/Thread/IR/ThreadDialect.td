@@ -18,6 +18,7 @@ def Thread_Dialect : Dialect {
     a thread holds is decided by the lowering.
   }];
   let dependentDialects = ["::mlsopt::block::BlockDialect"];
+  let useDefaultAttributePrinterParser = 1;
 }
 
 class Thread_Op<string mnemonic, list<Trait> traits = []>

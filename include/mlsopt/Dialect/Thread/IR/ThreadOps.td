@@ -14,6 +14,11 @@ def Thread_UnaryKind : I32EnumAttr<"UnaryKind", "elementwise unary operation",
     !foreach(i, !range(MLSOpt_UnaryOpList),
              I32EnumAttrCase<MLSOpt_UnaryOpList[i][0], i>)> {
   let cppNamespace = "::mlsopt::thread";
+  let genSpecializedAttr = 0;
+}
+def Thread_UnaryKindAttr
+    : EnumAttr<Thread_Dialect, Thread_UnaryKind, "unary_kind"> {
+  let assemblyFormat = "$value";
 }
 
 def Thread_BinaryKind : I32EnumAttr<"BinaryKind",
@@ -21,6 +26,11 @@ def Thread_BinaryKind : I32EnumAttr<"BinaryKind",
     !foreach(i, !range(MLSOpt_BinaryOpList),
              I32EnumAttrCase<MLSOpt_BinaryOpList[i][0], i>)> {
   let cppNamespace = "::mlsopt::thread";
+  let genSpecializedAttr = 0;
+}
+def Thread_BinaryKindAttr
+    : EnumAttr<Thread_Dialect, Thread_BinaryKind, "binary_kind"> {
+  let assemblyFormat = "$value";
 }
 
 def Thread_Scalar : AnyTypeOf<[F16, BF16, F32]>;
@@ -70,9 +80,10 @@ def Thread_UnaryOp : Thread_Op<"unary", [Pure, SameOperandsAndResultType,
     %y = thread.unary exp %x : f32
     ```
   }];
-  let arguments = (ins Thread_UnaryKind:$kind, Thread_Scalar:$input);
+  let arguments = (ins Thread_UnaryKindAttr:$kind, Thread_Scalar:$input);
   let results = (outs Thread_Scalar:$result);
-  let assemblyFormat = "$kind $input attr-dict `:` type($result)";
+  let assemblyFormat =
+      "custom<Kind>($kind) $input attr-dict `:` type($result)";
 }
 
 def Thread_BinaryOp : Thread_Op<"binary", [Pure, SameOperandsAndResultType,
@@ -83,10 +94,11 @@ def Thread_BinaryOp : Thread_Op<"binary", [Pure, SameOperandsAndResultType,
     %z = thread.binary div %x, %y : f32
     ```
   }];
-  let arguments = (ins Thread_BinaryKind:$kind, Thread_Scalar:$lhs,
+  let arguments = (ins Thread_BinaryKindAttr:$kind, Thread_Scalar:$lhs,
                        Thread_Scalar:$rhs);
   let results = (outs Thread_Scalar:$result);
-  let assemblyFormat = "$kind $lhs `,` $rhs attr-dict `:` type($result)";
+  let assemblyFormat =
+      "custom<Kind>($kind) $lhs `,` $rhs attr-dict `:` type($result)";
 }
 
 foreach op = MLSOpt_ScalarOpList in
