@@ -1,0 +1,1633 @@
+//===- Evaluator.cpp - Tensor programs evaluated over finite fields -------===//
+//
+// FieldEvaluator::create compiles a function once into a tree of
+// instructions over numbered tensor slots (one per SSA value; values that
+// always hold the same data share a slot), analyses it, and evaluate runs the
+// tree as often as the search wants:
+//
+//   - forward, while compiling: which values have a residue mod q (the LAX
+//     check of exp), and a degree bound per value;
+//   - backward: which values' q-parts some exp needs. Only those compute the
+//     q plane, which halves the work of programs without exp.
+//
+// Custom kernels run their block graph block by block and iteration by
+// iteration, with the tile offsets of --convert-custom-kernel-to-loops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlsopt/Verify/Evaluator.h"
+#include "mlsopt/Dialect/Block/IR/BlockOps.h"
+#include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlsopt;
+using namespace mlsopt::verify;
+
+using PF = PrimeField;
+using EP = ExponentPart;
+
+//===----------------------------------------------------------------------===//
+// FieldTensor
+//===----------------------------------------------------------------------===//
+
+static int64_t numElements(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t s : shape)
+    n *= s;
+  return n;
+}
+
+FieldTensor::FieldTensor(ArrayRef<int64_t> shape, bool withExponents)
+    : shape(shape) {
+  int64_t n = numElements(shape);
+  p.assign(n, 0);
+  if (withExponents)
+    q.assign(n, 0);
+}
+
+void FieldTensor::reshape(ArrayRef<int64_t> newShape, bool withExponents) {
+  shape.assign(newShape.begin(), newShape.end());
+  int64_t n = numElements(newShape);
+  p.resize(n);
+  if (withExponents)
+    q.resize(n);
+  else
+    q.clear();
+}
+
+void mlsopt::verify::fillRandom(FieldTensor &tensor, ArrayRef<int64_t> shape,
+                                FieldRandom &random, bool withExponents) {
+  tensor.reshape(shape, withExponents);
+  // The p plane first: its values do not depend on whether q-parts follow.
+  for (uint64_t &v : tensor.p)
+    v = random.nextResidue();
+  for (uint64_t &v : tensor.q)
+    v = random.nextExponent();
+}
+
+FieldTensor mlsopt::verify::drawRandomFieldTensor(ArrayRef<int64_t> shape,
+                                                  FieldRandom &random,
+                                                  bool withExponents) {
+  FieldTensor t;
+  fillRandom(t, shape, random, withExponents);
+  return t;
+}
+
+void mlsopt::verify::fillRandomInputs(SmallVectorImpl<FieldTensor> &inputs,
+                                      func::FuncOp func, FieldRandom &random,
+                                      ArrayRef<bool> withExponents) {
+  inputs.resize(func.getNumArguments());
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+    // One generator per input, so that input i's values do not depend on
+    // which other inputs have q-parts drawn.
+    FieldRandom own(random.next());
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape()) {
+      inputs[i] = FieldTensor();
+      continue;
+    }
+    fillRandom(inputs[i], tensor.getShape(), own,
+               withExponents.empty() || withExponents[i]);
+  }
+}
+
+SmallVector<FieldTensor>
+mlsopt::verify::drawRandomInputs(func::FuncOp func, FieldRandom &random,
+                                 ArrayRef<bool> withExponents) {
+  SmallVector<FieldTensor> inputs;
+  fillRandomInputs(inputs, func, random, withExponents);
+  return inputs;
+}
+
+//===----------------------------------------------------------------------===//
+// Index iteration
+//===----------------------------------------------------------------------===//
+
+using Strides = SmallVector<int64_t, 6>;
+
+static Strides rowMajorStrides(ArrayRef<int64_t> shape) {
+  Strides strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+/// Strides that read `operand` while iterating over `result` under numpy
+/// broadcasting: 0 along missing and stretched dims.
+static Strides broadcastStrides(ArrayRef<int64_t> operand,
+                                ArrayRef<int64_t> result) {
+  Strides own = rowMajorStrides(operand);
+  Strides strides(result.size(), 0);
+  size_t offset = result.size() - operand.size();
+  for (size_t j = 0; j < operand.size(); ++j)
+    if (operand[j] == result[offset + j])
+      strides[offset + j] = own[j];
+  return strides;
+}
+
+/// Calls fn(i, a, b) for every element i (row-major) of `shape`, where a and
+/// b are its offsets under `sa` and `sb`.
+template <typename Fn>
+static void forEachStrided(ArrayRef<int64_t> shape, ArrayRef<int64_t> sa,
+                           ArrayRef<int64_t> sb, Fn &&fn) {
+  int64_t rank = shape.size();
+  if (rank == 0) {
+    fn(0, 0, 0);
+    return;
+  }
+  int64_t total = numElements(shape);
+  int64_t inner = shape[rank - 1];
+  if (total == 0)
+    return;
+  int64_t innerA = sa[rank - 1], innerB = sb[rank - 1];
+  SmallVector<int64_t, 6> counter(rank, 0);
+  int64_t a = 0, b = 0;
+  for (int64_t i = 0; i < total; i += inner) {
+    for (int64_t j = 0; j < inner; ++j)
+      fn(i + j, a + j * innerA, b + j * innerB);
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      a += sa[d];
+      b += sb[d];
+      if (++counter[d] < shape[d])
+        break;
+      a -= sa[d] * shape[d];
+      b -= sb[d] * shape[d];
+      counter[d] = 0;
+    }
+  }
+}
+
+/// Calls fn(boxRow, bigRow, length) for every row (a run along the last dim)
+/// of the box of `shape` at `offsets` inside a row-major tensor of `bigShape`:
+/// the row's start in the box and in the big tensor, and its length. Rows are
+/// contiguous in both, so loads and stores copy them with memcpy.
+template <typename Fn>
+static void forEachBoxRow(ArrayRef<int64_t> bigShape, ArrayRef<int64_t> shape,
+                          ArrayRef<int64_t> offsets, Fn &&fn) {
+  int64_t rank = shape.size();
+  Strides bigStrides = rowMajorStrides(bigShape);
+  int64_t base = 0;
+  for (int64_t d = 0; d < rank; ++d)
+    base += offsets[d] * bigStrides[d];
+  if (rank == 0) {
+    fn(0, 0, 1);
+    return;
+  }
+  int64_t row = shape[rank - 1];
+  SmallVector<int64_t, 6> rowShape(shape.drop_back());
+  rowShape.push_back(1);
+  forEachStrided(
+      rowShape, bigStrides, bigStrides,
+      [&](int64_t r, int64_t at, int64_t) { fn(r * row, base + at, row); });
+}
+
+/// Copies the box of `tile`'s shape at `offsets` out of `big` into `tile`.
+static void extractBox(const std::vector<uint64_t> &big,
+                       ArrayRef<int64_t> bigShape, std::vector<uint64_t> &tile,
+                       ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets) {
+  forEachBoxRow(bigShape, shape, offsets,
+                [&](int64_t boxRow, int64_t bigRow, int64_t length) {
+                  std::memcpy(tile.data() + boxRow, big.data() + bigRow,
+                              length * sizeof(uint64_t));
+                });
+}
+
+/// Writes `tile` into the box of its shape at `offsets` of `big`.
+static void insertBox(std::vector<uint64_t> &big, ArrayRef<int64_t> bigShape,
+                      const std::vector<uint64_t> &tile,
+                      ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets) {
+  forEachBoxRow(bigShape, shape, offsets,
+                [&](int64_t boxRow, int64_t bigRow, int64_t length) {
+                  std::memcpy(big.data() + bigRow, tile.data() + boxRow,
+                              length * sizeof(uint64_t));
+                });
+}
+
+//===----------------------------------------------------------------------===//
+// Degree bounds
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The degrees of the numerator and denominator of a rational function of
+/// the inputs, saturated at 2^62.
+struct Degree {
+  uint64_t num = 0;
+  uint64_t den = 0;
+  uint64_t total() const;
+};
+
+constexpr uint64_t kDegreeCap = uint64_t(1) << 62;
+
+uint64_t satAdd(uint64_t a, uint64_t b) { return std::min(a + b, kDegreeCap); }
+uint64_t satMul(uint64_t a, uint64_t b) {
+  if (a == 0 || b == 0)
+    return 0;
+  return a > kDegreeCap / b ? kDegreeCap : std::min(a * b, kDegreeCap);
+}
+uint64_t Degree::total() const { return satAdd(num, den); }
+
+/// A fresh variable: the value of exp, sqrt or a random function.
+Degree freshDegree() { return {1, 0}; }
+
+Degree addDegree(Degree a, Degree b) {
+  if (a.den == 0 && b.den == 0)
+    return {std::max(a.num, b.num), 0};
+  return {std::max(satAdd(a.num, b.den), satAdd(b.num, a.den)),
+          satAdd(a.den, b.den)};
+}
+Degree mulDegree(Degree a, Degree b) {
+  return {satAdd(a.num, b.num), satAdd(a.den, b.den)};
+}
+Degree divDegree(Degree a, Degree b) {
+  return {satAdd(a.num, b.den), satAdd(a.den, b.num)};
+}
+/// A sum of `count` terms of degree `term` (terms with denominators may not
+/// share them).
+Degree sumDegree(Degree term, int64_t count) {
+  if (term.den == 0 || count <= 1)
+    return term;
+  return {satAdd(term.num, satMul(count - 1, term.den)),
+          satMul(count, term.den)};
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Compiled programs
+//===----------------------------------------------------------------------===//
+
+namespace {
+enum class OpClass {
+  Unary,
+  Binary,
+  MulScalar,
+  AddScalar,
+  Matmul,
+  ReduceSum,
+  ReduceMax,
+  RmsNorm,
+  Concat,
+  Transpose,
+  Custom,
+  ForLoop,
+  Load,
+  Store,
+  ThreadGraph,
+  Return,
+};
+
+constexpr unsigned kNumUnaryKinds = thread::getMaxEnumValForUnaryKind() + 1;
+
+/// Unary ops that compute in Z_q as well: the others leave no residue mod q.
+bool isLaxUnary(thread::UnaryKind kind) {
+  return kind == thread::UnaryKind::neg || kind == thread::UnaryKind::square;
+}
+
+/// Unary ops modelled as random functions over the field.
+[[maybe_unused]] bool isRandomFunction(thread::UnaryKind kind) {
+  switch (kind) {
+  case thread::UnaryKind::log:
+  case thread::UnaryKind::silu:
+  case thread::UnaryKind::sigmoid:
+  case thread::UnaryKind::gelu:
+  case thread::UnaryKind::relu:
+  case thread::UnaryKind::tanh:
+  case thread::UnaryKind::erf:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Calls `fn` with `op` cast to whichever of the kernel-level and block-level
+/// classes of one computation it is; false if it is neither.
+template <typename KernelOp, typename BlockOp, typename Fn>
+bool matchEither(Operation &op, Fn &&fn) {
+  if (auto typed = dyn_cast<KernelOp>(op)) {
+    fn(typed);
+    return true;
+  }
+  if (auto typed = dyn_cast<BlockOp>(op)) {
+    fn(typed);
+    return true;
+  }
+  return false;
+}
+
+/// One op, with everything its evaluation needs decoded once.
+struct Instr {
+  OpClass cls = OpClass::Return;
+  Operation *op = nullptr;
+  thread::UnaryKind unary = thread::UnaryKind::neg;
+  thread::BinaryKind binary = thread::BinaryKind::add;
+  SmallVector<unsigned, 3> operands;
+  SmallVector<unsigned, 2> results;
+  /// Reduction or concat dim.
+  int64_t dim = 0;
+  /// The constant of mul_scalar/add_scalar, the epsilon of rms_norm.
+  FieldElement scalar;
+  SmallVector<int64_t, 4> permutation;
+  /// imap/omap of a load/store, fmap of a load.
+  std::array<std::optional<int64_t>, 3> gridMap;
+  std::optional<int64_t> loopDim;
+  /// Custom kernel grid; for-loop iterations.
+  std::array<int64_t, 3> grid = {1, 1, 1};
+  int64_t iterations = 1;
+  SmallVector<block::AccumulatorAttr> accumulators;
+  /// For-loop: the yielded slots. Thread graph: (operand, argument) slot
+  /// pairs whose argument holds the operand broadcast to the result shape.
+  SmallVector<unsigned, 3> yields;
+  SmallVector<std::pair<unsigned, unsigned>, 2> broadcasts;
+  /// The ops of a custom kernel, for-loop or thread graph body.
+  std::vector<Instr> body;
+};
+
+/// Which block of the grid and which for-loop iteration is running.
+struct BlockPosition {
+  std::array<int64_t, 3> block = {0, 0, 0};
+  int64_t iteration = 0;
+};
+} // namespace
+
+struct FieldEvaluator::Impl {
+  func::FuncOp func;
+  std::vector<Instr> program;
+  SmallVector<unsigned> argumentSlots;
+  SmallVector<unsigned> resultSlots;
+
+  // Per slot.
+  std::vector<SmallVector<int64_t, 4>> shapes;
+  std::vector<char> hasResidueQ; // the value has a residue mod q
+  std::vector<char> needsQ;      // some exp (transitively) reads it mod q
+  std::vector<char> withQ;       // both: its q plane is computed
+  std::vector<Degree> degrees;
+  DenseMap<Value, unsigned> slotOf;
+
+  SmallVector<uint64_t> resultDegrees;
+  uint64_t exponentDegree = 0;
+  bool hasMaxSelection = false;
+
+  // Evaluation state.
+  std::vector<FieldTensor> storage;
+  std::vector<const FieldTensor *> view;
+  std::array<uint64_t, kNumUnaryKinds> functionKeys = {};
+  bool divisionByZero = false;
+  FieldTensor scratch, scratch2, oldMax;
+  std::vector<uint64_t> transposed, rowMarkers, colMarkers;
+
+  //===--------------------------------------------------------------------===//
+  // Compilation and forward analysis
+  //===--------------------------------------------------------------------===//
+
+  unsigned newSlot(ArrayRef<int64_t> shape) {
+    shapes.emplace_back(shape.begin(), shape.end());
+    hasResidueQ.push_back(true);
+    degrees.push_back({});
+    return shapes.size() - 1;
+  }
+  unsigned newSlot(Value value, ArrayRef<int64_t> shape) {
+    unsigned slot = newSlot(shape);
+    slotOf[value] = slot;
+    return slot;
+  }
+  void alias(Value value, unsigned slot) { slotOf[value] = slot; }
+
+  /// The static shape of a tensor value; fails on anything else.
+  FailureOr<ArrayRef<int64_t>> tensorShape(Operation *op, Value value) {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type || !type.hasStaticShape())
+      return op->emitError("the finite-field evaluator needs statically "
+                           "shaped tensors, got ")
+             << value.getType();
+    // Slots are dense; refuse what could not be allocated.
+    std::optional<int64_t> n = int64_t(1);
+    for (int64_t s : type.getShape())
+      n = n ? llvm::checkedMul(*n, s) : std::nullopt;
+    if (!n || *n > (int64_t(1) << 31))
+      return op->emitError("tensor of type ")
+             << type << " is too large for the finite-field evaluator";
+    return type.getShape();
+  }
+
+  LogicalResult compileFunction() {
+    Block &entry = func.getBody().front();
+    for (BlockArgument arg : entry.getArguments()) {
+      FailureOr<ArrayRef<int64_t>> shape = tensorShape(func, arg);
+      if (failed(shape))
+        return failure();
+      unsigned slot = newSlot(arg, *shape);
+      degrees[slot] = {1, 0};
+      argumentSlots.push_back(slot);
+    }
+    if (failed(compileBlock(entry, program, /*elementShape=*/std::nullopt)))
+      return failure();
+    for (unsigned slot : resultSlots)
+      resultDegrees.push_back(degrees[slot].total());
+    return success();
+  }
+
+  /// Compiles the ops of `block`; inside a thread graph, `elementShape` is
+  /// the graph's result shape, which every scalar of its body stands for.
+  LogicalResult compileBlock(Block &block, std::vector<Instr> &out,
+                             std::optional<ArrayRef<int64_t>> elementShape) {
+    for (Operation &op : block) {
+      Instr instr;
+      instr.op = &op;
+      FailureOr<bool> emitted = compileOp(op, instr, elementShape);
+      if (failed(emitted))
+        return failure();
+      if (*emitted)
+        out.push_back(std::move(instr));
+    }
+    return success();
+  }
+
+  /// Slots for the results of a plain compute op.
+  LogicalResult addResults(Operation &op, Instr &instr,
+                           std::optional<ArrayRef<int64_t>> elementShape) {
+    for (Value result : op.getResults()) {
+      if (elementShape) {
+        instr.results.push_back(newSlot(result, *elementShape));
+        continue;
+      }
+      FailureOr<ArrayRef<int64_t>> shape = tensorShape(&op, result);
+      if (failed(shape))
+        return failure();
+      instr.results.push_back(newSlot(result, *shape));
+    }
+    return success();
+  }
+
+  /// Returns whether `op` became an instruction (terminators handled by
+  /// their parent do not).
+  FailureOr<bool> compileOp(Operation &op, Instr &instr,
+                            std::optional<ArrayRef<int64_t>> elementShape) {
+    for (Value operand : op.getOperands()) {
+      auto it = slotOf.find(operand);
+      if (it == slotOf.end())
+        return op.emitError("the finite-field evaluator cannot find the "
+                            "definition of an operand");
+      instr.operands.push_back(it->second);
+    }
+
+    if (isa<func::ReturnOp>(op)) {
+      resultSlots.assign(instr.operands.begin(), instr.operands.end());
+      return false;
+    }
+    if (isa<block::ReturnOp, block::YieldOp, thread::YieldOp>(op))
+      return false;
+    if (auto custom = dyn_cast<kernel::CustomOp>(op))
+      return compileCustom(custom, instr);
+    if (auto loop = dyn_cast<block::ForLoopOp>(op))
+      return compileForLoop(loop, instr);
+    if (auto graph = dyn_cast<thread::GraphOp>(op))
+      return compileThreadGraph(graph, instr);
+    if (auto load = dyn_cast<block::LoadOp>(op)) {
+      instr.cls = OpClass::Load;
+      instr.gridMap = load.getImap().getGridToTensorDims();
+      instr.loopDim = load.getFmap();
+      if (failed(addResults(op, instr, elementShape)))
+        return failure();
+      forward(instr, degrees[instr.operands[0]]);
+      return true;
+    }
+    if (auto store = dyn_cast<block::StoreOp>(op)) {
+      instr.cls = OpClass::Store;
+      instr.gridMap = store.getOmap().getGridToTensorDims();
+      unsigned tile = instr.operands[0], dest = instr.operands[1];
+      hasResidueQ[dest] = hasResidueQ[tile];
+      degrees[dest] = degrees[tile];
+      return true;
+    }
+
+    if (failed(classifyCompute(op, instr)))
+      return failure();
+    if (failed(addResults(op, instr, elementShape)) ||
+        failed(analyzeCompute(instr)))
+      return failure();
+    return true;
+  }
+
+  /// Decodes a compute op of the kernel, block or thread level.
+  LogicalResult classifyCompute(Operation &op, Instr &instr) {
+    auto scalarOf = [&](double value) -> LogicalResult {
+      std::optional<FieldElement> c = fieldConstant(value);
+      if (!c)
+        return op.emitError("the constant ")
+               << value << " has no finite-field image";
+      instr.scalar = *c;
+      return success();
+    };
+    if (auto unary = dyn_cast<thread::UnaryOp>(op)) {
+      instr.cls = OpClass::Unary;
+      instr.unary = unary.getKind();
+      return success();
+    }
+    if (auto binary = dyn_cast<thread::BinaryOp>(op)) {
+      instr.cls = OpClass::Binary;
+      instr.binary = binary.getKind();
+      return success();
+    }
+    if (isa<thread::MulScalarOp, kernel::MulScalarOp, block::MulScalarOp>(op) ||
+        isa<thread::AddScalarOp, kernel::AddScalarOp, block::AddScalarOp>(op)) {
+      instr.cls = op.getName().stripDialect() == "mul_scalar"
+                      ? OpClass::MulScalar
+                      : OpClass::AddScalar;
+      auto scalar = op.getAttrOfType<FloatAttr>("scalar");
+      if (!scalar)
+        return op.emitError("scalar op without a 'scalar' attribute");
+      return scalarOf(scalar.getValueAsDouble());
+    }
+    if (isa<kernel::MatmulOp, block::MatmulOp>(op)) {
+      instr.cls = OpClass::Matmul;
+      return success();
+    }
+    auto setDim = [&](OpClass cls) {
+      return [&instr, cls](auto typed) {
+        instr.cls = cls;
+        instr.dim = typed.getDim();
+      };
+    };
+    if (matchEither<kernel::ReduceSumOp, block::ReduceSumOp>(
+            op, setDim(OpClass::ReduceSum)) ||
+        matchEither<kernel::ReduceMaxOp, block::ReduceMaxOp>(
+            op, setDim(OpClass::ReduceMax)) ||
+        matchEither<kernel::ConcatOp, block::ConcatOp>(op,
+                                                       setDim(OpClass::Concat)))
+      return success();
+    double epsilon = 0;
+    if (matchEither<kernel::RmsNormOp, block::RmsNormOp>(op, [&](auto norm) {
+          epsilon = norm.getEpsilon().convertToDouble();
+        })) {
+      instr.cls = OpClass::RmsNorm;
+      return scalarOf(epsilon);
+    }
+    if (auto transpose = dyn_cast<kernel::TransposeOp>(op)) {
+      instr.cls = OpClass::Transpose;
+      instr.permutation.assign(transpose.getPermutation().begin(),
+                               transpose.getPermutation().end());
+      return success();
+    }
+    // The remaining elementwise kernel and block ops share their mnemonics
+    // with the thread kinds (one list in TensorOps.td).
+    if (isa_and_nonnull<kernel::KernelDialect, block::BlockDialect>(
+            op.getDialect())) {
+      StringRef name = op.getName().stripDialect();
+      if (std::optional<thread::UnaryKind> kind =
+              thread::symbolizeUnaryKind(name);
+          kind && op.getNumOperands() == 1) {
+        instr.cls = OpClass::Unary;
+        instr.unary = *kind;
+        return success();
+      }
+      if (std::optional<thread::BinaryKind> kind =
+              thread::symbolizeBinaryKind(name);
+          kind && op.getNumOperands() == 2) {
+        instr.cls = OpClass::Binary;
+        instr.binary = *kind;
+        return success();
+      }
+    }
+    return op.emitError("the finite-field evaluator does not support '")
+           << op.getName() << "'";
+  }
+
+  /// Sets the results' residue-mod-q flag (all operands have one) and degree.
+  void forward(Instr &instr, Degree degree, bool lax = true) {
+    bool q = lax && llvm::all_of(instr.operands,
+                                 [&](unsigned s) { return hasResidueQ[s]; });
+    for (unsigned r : instr.results) {
+      hasResidueQ[r] = q;
+      degrees[r] = degree;
+    }
+  }
+
+  LogicalResult analyzeCompute(Instr &instr) {
+    auto in = [&](unsigned i) { return degrees[instr.operands[i]]; };
+    switch (instr.cls) {
+    case OpClass::Unary: {
+      using thread::UnaryKind;
+      Degree d = in(0);
+      if (instr.unary == UnaryKind::exp) {
+        if (!hasResidueQ[instr.operands[0]])
+          return instr.op->emitError(
+              "the argument of exp has no value mod q: it depends on exp, "
+              "sqrt, rms_norm or a non-LAX op (the program is not LAX), so "
+              "it cannot be verified over finite fields");
+        exponentDegree = std::max(exponentDegree, d.total());
+      }
+      Degree result = instr.unary == UnaryKind::neg      ? d
+                      : instr.unary == UnaryKind::square ? mulDegree(d, d)
+                      : instr.unary == UnaryKind::rsqrt  ? Degree{0, 1}
+                                                         : freshDegree();
+      forward(instr, result, isLaxUnary(instr.unary));
+      return success();
+    }
+    case OpClass::Binary: {
+      switch (instr.binary) {
+      case thread::BinaryKind::add:
+      case thread::BinaryKind::sub:
+        forward(instr, addDegree(in(0), in(1)));
+        break;
+      case thread::BinaryKind::mul:
+        forward(instr, mulDegree(in(0), in(1)));
+        break;
+      case thread::BinaryKind::div:
+        forward(instr, divDegree(in(0), in(1)));
+        break;
+      }
+      return success();
+    }
+    case OpClass::MulScalar:
+      forward(instr, in(0));
+      return success();
+    case OpClass::AddScalar:
+      forward(instr, {std::max(in(0).num, in(0).den), in(0).den});
+      return success();
+    case OpClass::Matmul:
+      forward(instr, sumDegree(mulDegree(in(0), in(1)),
+                               shapes[instr.operands[0]].back()));
+      return success();
+    case OpClass::ReduceSum:
+      forward(instr, sumDegree(in(0), shapes[instr.operands[0]][instr.dim]));
+      return success();
+    case OpClass::ReduceMax:
+      // max picks one of its operands.
+      hasMaxSelection = true;
+      forward(instr, in(0));
+      return success();
+    case OpClass::RmsNorm:
+      // x times the inverse of a fresh variable.
+      forward(instr, {in(0).num, satAdd(in(0).den, 1)}, /*lax=*/false);
+      return success();
+    case OpClass::Concat: {
+      Degree d;
+      for (unsigned i = 0; i < instr.operands.size(); ++i)
+        d = {std::max(d.num, in(i).num), std::max(d.den, in(i).den)};
+      forward(instr, d);
+      return success();
+    }
+    case OpClass::Transpose:
+      forward(instr, in(0));
+      return success();
+    default:
+      llvm_unreachable("not a compute op");
+    }
+  }
+
+  FailureOr<bool> compileCustom(kernel::CustomOp custom, Instr &instr) {
+    instr.cls = OpClass::Custom;
+    for (unsigned g = 0; g < 3; ++g)
+      instr.grid[g] = custom.getGrid().getSize(g);
+    if (failed(addResults(*custom, instr, std::nullopt)))
+      return failure();
+    // The region's arguments are the kernel's inputs and outputs: loads read
+    // the operands' slots, stores write the results'.
+    for (unsigned i = 0; i < custom.getInputs().size(); ++i)
+      alias(custom.getInputArgument(i), instr.operands[i]);
+    for (unsigned i = 0; i < custom.getOutputs().size(); ++i)
+      alias(custom.getOutputArgument(i), instr.results[i]);
+    if (failed(
+            compileBlock(custom.getBody().front(), instr.body, std::nullopt)))
+      return failure();
+    return true;
+  }
+
+  FailureOr<bool> compileForLoop(block::ForLoopOp loop, Instr &instr) {
+    instr.cls = OpClass::ForLoop;
+    instr.iterations = loop.getIterations();
+    for (unsigned i = 0; i < loop.getNumResults(); ++i)
+      instr.accumulators.push_back(loop.getAccumulator(i));
+    if (failed(addResults(*loop, instr, std::nullopt)))
+      return failure();
+    Block &body = loop.getBody().front();
+    if (failed(compileBlock(body, instr.body, std::nullopt)))
+      return failure();
+    auto yield = cast<block::YieldOp>(body.getTerminator());
+    for (Value v : yield.getValues())
+      instr.yields.push_back(slotOf.lookup(v));
+    if (instr.yields.size() != instr.results.size())
+      return loop.emitError("the loop yields ")
+             << instr.yields.size() << " values for " << instr.results.size()
+             << " accumulators";
+
+    int64_t n = instr.iterations;
+    for (unsigned j = 0; j < instr.results.size(); ++j) {
+      unsigned result = instr.results[j], yielded = instr.yields[j];
+      if (shapes[result] != shapes[yielded])
+        return loop.emitError("accumulator ")
+               << j << " yields a different shape than its result";
+      Degree d = degrees[yielded];
+      block::AccumulatorAttr acc = instr.accumulators[j];
+      switch (acc.getKind()) {
+      case block::AccumKind::sum:
+      case block::AccumKind::mean:
+        hasResidueQ[result] = hasResidueQ[yielded];
+        degrees[result] = sumDegree(d, n);
+        break;
+      case block::AccumKind::max:
+        hasMaxSelection = true;
+        hasResidueQ[result] = hasResidueQ[yielded];
+        degrees[result] = d;
+        break;
+      case block::AccumKind::rms:
+        hasResidueQ[result] = false;
+        degrees[result] = freshDegree();
+        break;
+      case block::AccumKind::rescale: {
+        std::optional<int64_t> k = acc.getScaleBy();
+        if (!k || *k < 0 || *k >= static_cast<int64_t>(instr.results.size()) ||
+            instr.accumulators[*k].getKind() != block::AccumKind::max)
+          return loop.emitError("accumulator ")
+                 << j << " rescales by an accumulator that is not a max";
+        unsigned maxSlot = instr.yields[*k];
+        if (!hasResidueQ[maxSlot])
+          return loop.emitError("accumulator ")
+                 << j << " rescales by exp of a maximum that has no value "
+                 << "mod q (the program is not LAX), so it cannot be "
+                    "verified over finite fields";
+        if (failed(checkBroadcastable(loop, shapes[maxSlot], shapes[result])))
+          return failure();
+        // exp(m_i - M): a difference of two maxima.
+        exponentDegree =
+            std::max(exponentDegree, satMul(2, degrees[maxSlot].total()));
+        hasResidueQ[result] = false;
+        degrees[result] = sumDegree(mulDegree(d, freshDegree()), n);
+        break;
+      }
+      }
+    }
+    return true;
+  }
+
+  LogicalResult checkBroadcastable(Operation *op, ArrayRef<int64_t> from,
+                                   ArrayRef<int64_t> to) {
+    bool ok = from.size() <= to.size();
+    for (size_t j = 0; ok && j < from.size(); ++j) {
+      int64_t s = from[j], t = to[to.size() - from.size() + j];
+      ok = s == t || s == 1;
+    }
+    if (!ok)
+      return op->emitError("shape ")
+             << formatShape(from) << " does not broadcast to "
+             << formatShape(to);
+    return success();
+  }
+
+  FailureOr<bool> compileThreadGraph(thread::GraphOp graph, Instr &instr) {
+    instr.cls = OpClass::ThreadGraph;
+    if (graph.getNumResults() == 0)
+      return graph.emitError("a thread graph without results");
+    FailureOr<ArrayRef<int64_t>> resultShape =
+        tensorShape(graph, graph.getResult(0));
+    if (failed(resultShape))
+      return failure();
+    SmallVector<int64_t, 4> shape(resultShape->begin(), resultShape->end());
+    Block &body = graph.getBody().front();
+    for (auto [operand, arg] :
+         llvm::zip_equal(graph.getInputs(), body.getArguments())) {
+      unsigned slot = slotOf.lookup(operand);
+      if (ArrayRef<int64_t>(shapes[slot]) == ArrayRef<int64_t>(shape)) {
+        alias(arg, slot);
+        continue;
+      }
+      if (failed(checkBroadcastable(graph, shapes[slot], shape)))
+        return failure();
+      unsigned argSlot = newSlot(arg, shape);
+      hasResidueQ[argSlot] = hasResidueQ[slot];
+      degrees[argSlot] = degrees[slot];
+      instr.broadcasts.push_back({slot, argSlot});
+    }
+    if (failed(compileBlock(body, instr.body, ArrayRef<int64_t>(shape))))
+      return failure();
+    // The results are the yielded values: they share their slots.
+    auto yield = cast<thread::YieldOp>(body.getTerminator());
+    for (auto [result, value] :
+         llvm::zip_equal(graph.getResults(), yield.getValues())) {
+      FailureOr<ArrayRef<int64_t>> s = tensorShape(graph, result);
+      if (failed(s))
+        return failure();
+      if (*s != ArrayRef<int64_t>(shape))
+        return graph.emitError("thread graph results of different shapes");
+      unsigned slot = slotOf.lookup(value);
+      alias(result, slot);
+      instr.results.push_back(slot);
+    }
+    return true;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Backward analysis: who needs q-parts
+  //===--------------------------------------------------------------------===//
+
+  void markNeeds(std::vector<Instr> &instrs) {
+    auto needed = [&](const Instr &instr) {
+      return llvm::any_of(instr.results,
+                          [&](unsigned r) { return needsQ[r] != 0; });
+    };
+    auto needOperands = [&](const Instr &instr) {
+      for (unsigned s : instr.operands)
+        needsQ[s] = true;
+    };
+    for (Instr &instr : llvm::reverse(instrs)) {
+      switch (instr.cls) {
+      case OpClass::Unary:
+        if (instr.unary == thread::UnaryKind::exp ||
+            (isLaxUnary(instr.unary) && needed(instr)))
+          needOperands(instr);
+        break;
+      case OpClass::Binary:
+      case OpClass::MulScalar:
+      case OpClass::AddScalar:
+      case OpClass::Matmul:
+      case OpClass::ReduceSum:
+      case OpClass::ReduceMax:
+      case OpClass::Concat:
+      case OpClass::Transpose:
+      case OpClass::Load:
+        if (needed(instr))
+          needOperands(instr);
+        break;
+      case OpClass::RmsNorm:
+      case OpClass::Return:
+        break;
+      case OpClass::Store:
+        if (needsQ[instr.operands[1]])
+          needsQ[instr.operands[0]] = true;
+        break;
+      case OpClass::Custom:
+        markNeeds(instr.body);
+        break;
+      case OpClass::ForLoop:
+        // A rescale needs its maximum's running value and yields mod q.
+        for (block::AccumulatorAttr acc : instr.accumulators)
+          if (acc.getKind() == block::AccumKind::rescale) {
+            needsQ[instr.results[*acc.getScaleBy()]] = true;
+            needsQ[instr.yields[*acc.getScaleBy()]] = true;
+          }
+        for (unsigned j = 0; j < instr.results.size(); ++j) {
+          block::AccumKind kind = instr.accumulators[j].getKind();
+          if ((kind == block::AccumKind::sum ||
+               kind == block::AccumKind::mean ||
+               kind == block::AccumKind::max) &&
+              needsQ[instr.results[j]])
+            needsQ[instr.yields[j]] = true;
+        }
+        markNeeds(instr.body);
+        break;
+      case OpClass::ThreadGraph:
+        markNeeds(instr.body);
+        for (auto [operand, arg] : instr.broadcasts)
+          if (needsQ[arg])
+            needsQ[operand] = true;
+        break;
+      }
+    }
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Evaluation
+  //===--------------------------------------------------------------------===//
+
+  const FieldTensor &in(unsigned slot) const { return *view[slot]; }
+  /// The slot's tensor, shaped for writing.
+  FieldTensor &out(unsigned slot) {
+    FieldTensor &t = storage[slot];
+    t.reshape(shapes[slot], withQ[slot]);
+    return t;
+  }
+
+  LogicalResult run(std::vector<Instr> &instrs, const BlockPosition &pos) {
+    for (Instr &instr : instrs)
+      if (failed(runInstr(instr, pos)))
+        return failure();
+    return success();
+  }
+
+  LogicalResult runInstr(Instr &instr, const BlockPosition &pos) {
+    switch (instr.cls) {
+    case OpClass::Unary:
+      return runUnary(instr);
+    case OpClass::Binary:
+      runBinary(instr);
+      return success();
+    case OpClass::MulScalar:
+    case OpClass::AddScalar:
+      runScalar(instr);
+      return success();
+    case OpClass::Matmul:
+      runMatmul(instr);
+      return success();
+    case OpClass::ReduceSum:
+    case OpClass::ReduceMax:
+      runReduce(instr);
+      return success();
+    case OpClass::RmsNorm:
+      runRmsNorm(instr);
+      return success();
+    case OpClass::Concat:
+      runConcat(instr);
+      return success();
+    case OpClass::Transpose:
+      runTranspose(instr);
+      return success();
+    case OpClass::Load:
+      runLoad(instr, pos);
+      return success();
+    case OpClass::Store:
+      runStore(instr, pos);
+      return success();
+    case OpClass::Custom:
+      return runCustom(instr);
+    case OpClass::ForLoop:
+      return runForLoop(instr, pos);
+    case OpClass::ThreadGraph:
+      for (auto [operand, arg] : instr.broadcasts)
+        broadcastInto(in(operand), out(arg));
+      return run(instr.body, pos);
+    case OpClass::Return:
+      return success();
+    }
+    llvm_unreachable("unknown op class");
+  }
+
+  /// exp of one q-part; fails on a value that is not LAX.
+  bool expOf(uint64_t e, uint64_t &result) {
+    if (LLVM_LIKELY(isExponentResidue(e))) {
+      result = fieldExp(e);
+      return true;
+    }
+    result = 0;
+    if (e == kDivisionByZeroExponent) {
+      divisionByZero = true;
+      return true;
+    }
+    return false;
+  }
+
+  LogicalResult notLax(Operation *op) {
+    return op->emitError("exp of a value without a residue mod q: the "
+                         "program is not LAX");
+  }
+
+  LogicalResult runUnary(Instr &instr) {
+    using thread::UnaryKind;
+    const FieldTensor &x = in(instr.operands[0]);
+    FieldTensor &y = out(instr.results[0]);
+    int64_t n = y.getNumElements();
+    bool q = y.hasExponents();
+    switch (instr.unary) {
+    case UnaryKind::neg:
+      for (int64_t i = 0; i < n; ++i)
+        y.p[i] = PF::neg(x.p[i]);
+      if (q)
+        for (int64_t i = 0; i < n; ++i)
+          y.q[i] = EP::neg(x.q[i]);
+      return success();
+    case UnaryKind::square:
+      for (int64_t i = 0; i < n; ++i)
+        y.p[i] = PF::mul(x.p[i], x.p[i]);
+      if (q)
+        for (int64_t i = 0; i < n; ++i)
+          y.q[i] = EP::mul(x.q[i], x.q[i]);
+      return success();
+    case UnaryKind::exp:
+      if (!x.hasExponents())
+        return notLax(instr.op);
+      for (int64_t i = 0; i < n; ++i)
+        if (!expOf(x.q[i], y.p[i]))
+          return notLax(instr.op);
+      return success();
+    case UnaryKind::sqrt:
+      for (int64_t i = 0; i < n; ++i)
+        y.p[i] = fieldSqrt(x.p[i]);
+      return success();
+    case UnaryKind::rsqrt:
+      for (int64_t i = 0; i < n; ++i)
+        y.p[i] = inverseP(fieldSqrt(x.p[i]));
+      return success();
+    default: {
+      assert(isRandomFunction(instr.unary) && "unexpected unary kind");
+      uint64_t key = functionKeys[static_cast<unsigned>(instr.unary)];
+      for (int64_t i = 0; i < n; ++i)
+        y.p[i] = applyRandomFunction(key, x.p[i]);
+      return success();
+    }
+    }
+  }
+
+  uint64_t inverseP(uint64_t x) {
+    if (LLVM_UNLIKELY(x == 0)) {
+      divisionByZero = true;
+      return 0;
+    }
+    return PF::inverse(x);
+  }
+
+  /// out = a (op) b elementwise under broadcasting, mod p and, when `out`
+  /// has a q plane, mod q.
+  template <typename POp, typename QOp>
+  void binaryKernel(const FieldTensor &a, const FieldTensor &b, FieldTensor &y,
+                    POp pop, QOp qop) {
+    bool q = y.hasExponents();
+    if (a.shape == y.shape && b.shape == y.shape) {
+      int64_t n = y.getNumElements();
+      for (int64_t i = 0; i < n; ++i)
+        y.p[i] = pop(a.p[i], b.p[i]);
+      if (q)
+        for (int64_t i = 0; i < n; ++i)
+          y.q[i] = qop(a.q[i], b.q[i]);
+      return;
+    }
+    Strides sa = broadcastStrides(a.shape, y.shape);
+    Strides sb = broadcastStrides(b.shape, y.shape);
+    forEachStrided(y.shape, sa, sb, [&](int64_t i, int64_t ia, int64_t ib) {
+      y.p[i] = pop(a.p[ia], b.p[ib]);
+    });
+    if (q)
+      forEachStrided(y.shape, sa, sb, [&](int64_t i, int64_t ia, int64_t ib) {
+        y.q[i] = qop(a.q[ia], b.q[ib]);
+      });
+  }
+
+  void runBinary(Instr &instr) {
+    const FieldTensor &a = in(instr.operands[0]);
+    const FieldTensor &b = in(instr.operands[1]);
+    FieldTensor &y = out(instr.results[0]);
+    switch (instr.binary) {
+    case thread::BinaryKind::add:
+      return binaryKernel(a, b, y, PF::add, EP::add);
+    case thread::BinaryKind::sub:
+      return binaryKernel(a, b, y, PF::sub, EP::sub);
+    case thread::BinaryKind::mul:
+      return binaryKernel(a, b, y, PF::mul, EP::mul);
+    case thread::BinaryKind::div: {
+      // Invert the divisor at its own (unbroadcast) shape, then multiply.
+      scratch.reshape(b.shape, y.hasExponents());
+      for (int64_t i = 0, n = b.getNumElements(); i < n; ++i)
+        scratch.p[i] = inverseP(b.p[i]);
+      if (y.hasExponents())
+        for (int64_t i = 0, n = b.getNumElements(); i < n; ++i)
+          scratch.q[i] = EP::inverse(b.q[i]);
+      return binaryKernel(a, scratch, y, PF::mul, EP::mul);
+    }
+    }
+  }
+
+  void runScalar(Instr &instr) {
+    const FieldTensor &x = in(instr.operands[0]);
+    FieldTensor &y = out(instr.results[0]);
+    int64_t n = y.getNumElements();
+    FieldElement c = instr.scalar;
+    bool mul = instr.cls == OpClass::MulScalar;
+    for (int64_t i = 0; i < n; ++i)
+      y.p[i] = mul ? PF::mul(x.p[i], c.p) : PF::add(x.p[i], c.p);
+    if (y.hasExponents())
+      for (int64_t i = 0; i < n; ++i)
+        y.q[i] = mul ? EP::mul(x.q[i], c.q) : EP::add(x.q[i], c.q);
+  }
+
+  /// The sum of a[i] * b[i * bStride] mod the field's modulus: 128-bit
+  /// products summed in 192 bits, reduced once.
+  template <typename Field>
+  static uint64_t dot(const uint64_t *a, const uint64_t *b, int64_t k) {
+    uint128_t acc0 = 0, acc1 = 0;
+    uint64_t top0 = 0, top1 = 0;
+    int64_t i = 0;
+    for (; i + 1 < k; i += 2) {
+      uint128_t p0 = uint128_t(a[i]) * b[i];
+      uint128_t p1 = uint128_t(a[i + 1]) * b[i + 1];
+      acc0 += p0;
+      top0 += acc0 < p0;
+      acc1 += p1;
+      top1 += acc1 < p1;
+    }
+    if (i < k) {
+      uint128_t p0 = uint128_t(a[i]) * b[i];
+      acc0 += p0;
+      top0 += acc0 < p0;
+    }
+    return Field::add(Field::reduceWide(top0, acc0),
+                      Field::reduceWide(top1, acc1));
+  }
+
+  /// Calls fn(i, j) for every row i < m and column j < n, in blocks of 16
+  /// rows and 16 columns so that both blocks' k-vectors stay in cache while
+  /// each is reused 16 times.
+  template <typename Fn>
+  static void forEachBlockedPair(int64_t m, int64_t n, Fn &&fn) {
+    constexpr int64_t block = 16;
+    for (int64_t i0 = 0; i0 < m; i0 += block)
+      for (int64_t j0 = 0; j0 < n; j0 += block)
+        for (int64_t i = i0, ie = std::min(i0 + block, m); i < ie; ++i)
+          for (int64_t j = j0, je = std::min(j0 + block, n); j < je; ++j)
+            fn(i, j);
+  }
+
+  /// Transposes the k x n matrix at `b` into `transposed` (n x k).
+  void transposeInto(const uint64_t *b, int64_t k, int64_t n) {
+    transposed.resize(k * n);
+    constexpr int64_t tile = 32;
+    for (int64_t i0 = 0; i0 < k; i0 += tile)
+      for (int64_t j0 = 0; j0 < n; j0 += tile)
+        for (int64_t i = i0, ie = std::min(i0 + tile, k); i < ie; ++i)
+          for (int64_t j = j0, je = std::min(j0 + tile, n); j < je; ++j)
+            transposed[j * k + i] = b[i * n + j];
+  }
+
+  void runMatmul(Instr &instr) {
+    const FieldTensor &a = in(instr.operands[0]);
+    const FieldTensor &b = in(instr.operands[1]);
+    FieldTensor &y = out(instr.results[0]);
+    int64_t rank = y.shape.size();
+    int64_t m = y.shape[rank - 2], n = y.shape[rank - 1];
+    int64_t k = a.shape[rank - 1];
+    int64_t batches = numElements(ArrayRef<int64_t>(y.shape).drop_back(2));
+    for (int64_t batch = 0; batch < batches; ++batch) {
+      const uint64_t *ap = a.p.data() + batch * m * k;
+      uint64_t *yp = y.p.data() + batch * m * n;
+      transposeInto(b.p.data() + batch * k * n, k, n);
+      forEachBlockedPair(m, n, [&](int64_t i, int64_t j) {
+        yp[i * n + j] =
+            dot<PrimeField>(ap + i * k, transposed.data() + j * k, k);
+      });
+      if (!y.hasExponents())
+        continue;
+      // q-parts: a row or column holding a marker makes its outputs markers.
+      const uint64_t *aq = a.q.data() + batch * m * k;
+      uint64_t *yq = y.q.data() + batch * m * n;
+      transposeInto(b.q.data() + batch * k * n, k, n);
+      auto markerOf = [](const uint64_t *v, int64_t len) {
+        uint64_t marker = 0;
+        for (int64_t i = 0; i < len; ++i)
+          if (!isExponentResidue(v[i]))
+            marker = std::max(marker, v[i]);
+        return marker;
+      };
+      rowMarkers.resize(m);
+      colMarkers.resize(n);
+      for (int64_t i = 0; i < m; ++i)
+        rowMarkers[i] = markerOf(aq + i * k, k);
+      for (int64_t j = 0; j < n; ++j)
+        colMarkers[j] = markerOf(transposed.data() + j * k, k);
+      forEachBlockedPair(m, n, [&](int64_t i, int64_t j) {
+        uint64_t marker = std::max(rowMarkers[i], colMarkers[j]);
+        yq[i * n + j] =
+            marker
+                ? marker
+                : dot<ExponentField>(aq + i * k, transposed.data() + j * k, k);
+      });
+    }
+  }
+
+  /// Splits `shape` around `dim` into (outer, size of dim, inner).
+  static std::array<int64_t, 3> splitAt(ArrayRef<int64_t> shape, int64_t dim) {
+    return {numElements(shape.take_front(dim)), shape[dim],
+            numElements(shape.drop_front(dim + 1))};
+  }
+
+  void runReduce(Instr &instr) {
+    const FieldTensor &x = in(instr.operands[0]);
+    FieldTensor &y = out(instr.results[0]);
+    auto [outer, count, inner] = splitAt(x.shape, instr.dim);
+    bool q = y.hasExponents();
+    bool isMax = instr.cls == OpClass::ReduceMax;
+    for (int64_t o = 0; o < outer; ++o) {
+      uint64_t *yp = y.p.data() + o * inner;
+      uint64_t *yq = q ? y.q.data() + o * inner : nullptr;
+      const uint64_t *xp = x.p.data() + o * count * inner;
+      const uint64_t *xq = q ? x.q.data() + o * count * inner : nullptr;
+      std::copy(xp, xp + inner, yp);
+      if (q)
+        std::copy(xq, xq + inner, yq);
+      for (int64_t c = 1; c < count; ++c) {
+        const uint64_t *rp = xp + c * inner;
+        const uint64_t *rq = q ? xq + c * inner : nullptr;
+        if (isMax) {
+          for (int64_t i = 0; i < inner; ++i)
+            if (fieldGreater(rp[i], q ? rq[i] : 0, yp[i], q ? yq[i] : 0)) {
+              yp[i] = rp[i];
+              if (q)
+                yq[i] = rq[i];
+            }
+          continue;
+        }
+        for (int64_t i = 0; i < inner; ++i)
+          yp[i] = PF::add(yp[i], rp[i]);
+        if (q)
+          for (int64_t i = 0; i < inner; ++i)
+            yq[i] = EP::add(yq[i], rq[i]);
+      }
+    }
+  }
+
+  void runRmsNorm(Instr &instr) {
+    const FieldTensor &x = in(instr.operands[0]);
+    FieldTensor &y = out(instr.results[0]);
+    int64_t n = x.shape.empty() ? 1 : x.shape.back();
+    int64_t rows = n == 0 ? 0 : x.getNumElements() / n;
+    uint64_t inverseN = inverseP(PF::fromInteger(n));
+    for (int64_t r = 0; r < rows; ++r) {
+      const uint64_t *xr = x.p.data() + r * n;
+      uint64_t meanSquare = PF::mul(dot<PrimeField>(xr, xr, n), inverseN);
+      uint64_t scale = inverseP(fieldSqrt(PF::add(meanSquare, instr.scalar.p)));
+      for (int64_t i = 0; i < n; ++i)
+        y.p[r * n + i] = PF::mul(xr[i], scale);
+    }
+  }
+
+  void runConcat(Instr &instr) {
+    FieldTensor &y = out(instr.results[0]);
+    SmallVector<int64_t, 6> offsets(y.shape.size(), 0);
+    for (unsigned operand : instr.operands) {
+      const FieldTensor &x = in(operand);
+      insertBox(y.p, y.shape, x.p, x.shape, offsets);
+      if (y.hasExponents())
+        insertBox(y.q, y.shape, x.q, x.shape, offsets);
+      offsets[instr.dim] += x.shape[instr.dim];
+    }
+  }
+
+  void runTranspose(Instr &instr) {
+    const FieldTensor &x = in(instr.operands[0]);
+    FieldTensor &y = out(instr.results[0]);
+    Strides own = rowMajorStrides(x.shape);
+    Strides strides;
+    for (int64_t p : instr.permutation)
+      strides.push_back(own[p]);
+    Strides zero(strides.size(), 0);
+    forEachStrided(y.shape, strides, zero,
+                   [&](int64_t i, int64_t at, int64_t) { y.p[i] = x.p[at]; });
+    if (y.hasExponents())
+      forEachStrided(y.shape, strides, zero,
+                     [&](int64_t i, int64_t at, int64_t) { y.q[i] = x.q[at]; });
+  }
+
+  void broadcastInto(const FieldTensor &x, FieldTensor &y) {
+    Strides strides = broadcastStrides(x.shape, y.shape);
+    forEachStrided(y.shape, strides, strides,
+                   [&](int64_t i, int64_t at, int64_t) { y.p[i] = x.p[at]; });
+    if (y.hasExponents())
+      forEachStrided(y.shape, strides, strides,
+                     [&](int64_t i, int64_t at, int64_t) { y.q[i] = x.q[at]; });
+  }
+
+  /// The offsets of this block's tile: grid index times tile size along the
+  /// dims the grid splits, iteration times tile size along the loop's dim,
+  /// as in --convert-custom-kernel-to-loops.
+  static SmallVector<int64_t, 6> tileOffsets(const Instr &instr,
+                                             ArrayRef<int64_t> tile,
+                                             const BlockPosition &pos) {
+    SmallVector<int64_t, 6> offsets(tile.size(), 0);
+    for (unsigned g = 0; g < 3; ++g)
+      if (instr.gridMap[g])
+        offsets[*instr.gridMap[g]] = pos.block[g] * tile[*instr.gridMap[g]];
+    if (instr.loopDim)
+      offsets[*instr.loopDim] = pos.iteration * tile[*instr.loopDim];
+    return offsets;
+  }
+
+  void runLoad(Instr &instr, const BlockPosition &pos) {
+    const FieldTensor &source = in(instr.operands[0]);
+    FieldTensor &tile = out(instr.results[0]);
+    SmallVector<int64_t, 6> offsets = tileOffsets(instr, tile.shape, pos);
+    extractBox(source.p, source.shape, tile.p, tile.shape, offsets);
+    if (tile.hasExponents())
+      extractBox(source.q, source.shape, tile.q, tile.shape, offsets);
+  }
+
+  void runStore(Instr &instr, const BlockPosition &pos) {
+    const FieldTensor &tile = in(instr.operands[0]);
+    FieldTensor &dest = storage[instr.operands[1]];
+    SmallVector<int64_t, 6> offsets = tileOffsets(instr, tile.shape, pos);
+    insertBox(dest.p, dest.shape, tile.p, tile.shape, offsets);
+    if (dest.hasExponents())
+      insertBox(dest.q, dest.shape, tile.q, tile.shape, offsets);
+  }
+
+  LogicalResult runCustom(Instr &instr) {
+    for (unsigned r : instr.results) {
+      FieldTensor &t = out(r);
+      std::fill(t.p.begin(), t.p.end(), 0);
+      std::fill(t.q.begin(), t.q.end(), 0);
+    }
+    BlockPosition pos;
+    for (pos.block[0] = 0; pos.block[0] < instr.grid[0]; ++pos.block[0])
+      for (pos.block[1] = 0; pos.block[1] < instr.grid[1]; ++pos.block[1])
+        for (pos.block[2] = 0; pos.block[2] < instr.grid[2]; ++pos.block[2])
+          if (failed(run(instr.body, pos)))
+            return failure();
+    return success();
+  }
+
+  /// exp(a - b) for every element of the max accumulator's shape, from the
+  /// q-parts of `a` and `b`, into `factor`.
+  bool expDifference(const FieldTensor &a, const FieldTensor &b,
+                     FieldTensor &factor) {
+    factor.reshape(a.shape, /*withExponents=*/false);
+    for (int64_t i = 0, n = a.getNumElements(); i < n; ++i)
+      if (!expOf(EP::sub(a.q[i], b.q[i]), factor.p[i]))
+        return false;
+    return true;
+  }
+
+  LogicalResult runForLoop(Instr &instr, const BlockPosition &outer) {
+    BlockPosition pos = outer;
+    unsigned numAccs = instr.results.size();
+    for (pos.iteration = 0; pos.iteration < instr.iterations; ++pos.iteration) {
+      if (failed(run(instr.body, pos)))
+        return failure();
+      bool first = pos.iteration == 0;
+      // Max accumulators first: a rescale needs the old and the new maximum.
+      // Only one maximum's old value is kept at a time, so rescales are
+      // applied right after the maximum they refer to is updated.
+      for (unsigned k = 0; k < numAccs; ++k) {
+        if (instr.accumulators[k].getKind() != block::AccumKind::max)
+          continue;
+        FieldTensor &running = storage[instr.results[k]];
+        const FieldTensor &value = in(instr.yields[k]);
+        bool rescaled = llvm::any_of(instr.accumulators, [&](auto acc) {
+          return acc.getKind() == block::AccumKind::rescale &&
+                 *acc.getScaleBy() == k;
+        });
+        if (!first && rescaled)
+          oldMax = running;
+        if (first) {
+          running.reshape(shapes[instr.results[k]], withQ[instr.results[k]]);
+          running.p = value.p;
+          if (running.hasExponents())
+            running.q = value.q;
+        } else {
+          bool q = running.hasExponents();
+          for (int64_t i = 0, n = running.getNumElements(); i < n; ++i)
+            if (fieldGreater(value.p[i], q ? value.q[i] : 0, running.p[i],
+                             q ? running.q[i] : 0)) {
+              running.p[i] = value.p[i];
+              if (q)
+                running.q[i] = value.q[i];
+            }
+        }
+        for (unsigned j = 0; j < numAccs; ++j) {
+          block::AccumulatorAttr acc = instr.accumulators[j];
+          if (acc.getKind() == block::AccumKind::rescale &&
+              *acc.getScaleBy() == k &&
+              failed(updateRescale(instr, j, k, first)))
+            return failure();
+        }
+      }
+      for (unsigned j = 0; j < numAccs; ++j) {
+        block::AccumKind kind = instr.accumulators[j].getKind();
+        if (kind == block::AccumKind::max || kind == block::AccumKind::rescale)
+          continue;
+        FieldTensor &running = storage[instr.results[j]];
+        const FieldTensor &value = in(instr.yields[j]);
+        bool rms = kind == block::AccumKind::rms;
+        if (first)
+          running.reshape(shapes[instr.results[j]], withQ[instr.results[j]]);
+        int64_t n = running.getNumElements();
+        for (int64_t i = 0; i < n; ++i) {
+          uint64_t v = rms ? PF::mul(value.p[i], value.p[i]) : value.p[i];
+          running.p[i] = first ? v : PF::add(running.p[i], v);
+        }
+        if (running.hasExponents())
+          for (int64_t i = 0; i < n; ++i)
+            running.q[i] =
+                first ? value.q[i] : EP::add(running.q[i], value.q[i]);
+      }
+    }
+    // Finalize: mean and rms divide by the iteration count.
+    FieldElement inverseN = {
+        inverseP(PF::fromInteger(instr.iterations)),
+        EP::inverse(ExponentField::fromInteger(instr.iterations))};
+    for (unsigned j = 0; j < numAccs; ++j) {
+      block::AccumKind kind = instr.accumulators[j].getKind();
+      FieldTensor &running = storage[instr.results[j]];
+      int64_t n = running.getNumElements();
+      if (kind == block::AccumKind::mean) {
+        for (int64_t i = 0; i < n; ++i)
+          running.p[i] = PF::mul(running.p[i], inverseN.p);
+        if (running.hasExponents())
+          for (int64_t i = 0; i < n; ++i)
+            running.q[i] = EP::mul(running.q[i], inverseN.q);
+      } else if (kind == block::AccumKind::rms) {
+        for (int64_t i = 0; i < n; ++i)
+          running.p[i] = fieldSqrt(PF::mul(running.p[i], inverseN.p));
+      }
+    }
+    return success();
+  }
+
+  /// running_j = running_j * exp(M_old - M_new) + v_j * exp(m - M_new), with
+  /// the factors computed at the maximum's shape and broadcast.
+  LogicalResult updateRescale(Instr &instr, unsigned j, unsigned k,
+                              bool first) {
+    const FieldTensor &newMax = storage[instr.results[k]];
+    const FieldTensor &m = in(instr.yields[k]);
+    const FieldTensor &v = in(instr.yields[j]);
+    FieldTensor &running = storage[instr.results[j]];
+    if (!expDifference(m, newMax, scratch))
+      return notLax(instr.op);
+    if (first) {
+      running.reshape(shapes[instr.results[j]], /*withExponents=*/false);
+      Strides sv = broadcastStrides(v.shape, running.shape);
+      Strides sf = broadcastStrides(scratch.shape, running.shape);
+      forEachStrided(running.shape, sv, sf,
+                     [&](int64_t i, int64_t iv, int64_t f) {
+                       running.p[i] = PF::mul(v.p[iv], scratch.p[f]);
+                     });
+      return success();
+    }
+    if (!expDifference(oldMax, newMax, scratch2))
+      return notLax(instr.op);
+    Strides sf = broadcastStrides(scratch.shape, running.shape);
+    Strides sv = broadcastStrides(v.shape, running.shape);
+    forEachStrided(running.shape, sf, sf, [&](int64_t i, int64_t f, int64_t) {
+      running.p[i] = PF::mul(running.p[i], scratch2.p[f]);
+    });
+    forEachStrided(
+        running.shape, sv, sf, [&](int64_t i, int64_t iv, int64_t f) {
+          running.p[i] = PF::add(running.p[i], PF::mul(v.p[iv], scratch.p[f]));
+        });
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// FieldEvaluator
+//===----------------------------------------------------------------------===//
+
+FieldEvaluator::FieldEvaluator(std::unique_ptr<Impl> impl)
+    : impl(std::move(impl)) {}
+FieldEvaluator::FieldEvaluator(FieldEvaluator &&) = default;
+FieldEvaluator &FieldEvaluator::operator=(FieldEvaluator &&) = default;
+FieldEvaluator::~FieldEvaluator() = default;
+
+FailureOr<FieldEvaluator> FieldEvaluator::create(func::FuncOp func) {
+  // The evaluator trusts shapes and attributes the verifiers check.
+  if (failed(mlir::verify(func)))
+    return failure();
+  if (func.getBody().getBlocks().size() != 1)
+    return func.emitError(
+        "the finite-field evaluator needs a function with one block");
+  auto impl = std::make_unique<Impl>();
+  impl->func = func;
+  if (failed(impl->compileFunction()))
+    return failure();
+  size_t numSlots = impl->shapes.size();
+  impl->needsQ.assign(numSlots, false);
+  impl->markNeeds(impl->program);
+  impl->withQ.resize(numSlots);
+  for (size_t s = 0; s < numSlots; ++s)
+    impl->withQ[s] = impl->needsQ[s] && impl->hasResidueQ[s];
+  impl->storage.resize(numSlots);
+  impl->view.resize(numSlots);
+  for (size_t s = 0; s < numSlots; ++s)
+    impl->view[s] = &impl->storage[s];
+  return FieldEvaluator(std::move(impl));
+}
+
+func::FuncOp FieldEvaluator::getFunction() const { return impl->func; }
+
+ArrayRef<uint64_t> FieldEvaluator::getResultDegrees() const {
+  return impl->resultDegrees;
+}
+
+bool FieldEvaluator::hasMaxSelection() const { return impl->hasMaxSelection; }
+
+bool FieldEvaluator::needsInputExponents(unsigned i) const {
+  return impl->withQ[impl->argumentSlots[i]];
+}
+
+uint64_t FieldEvaluator::getExponentDegree() const {
+  return impl->exponentDegree;
+}
+
+FailureOr<FieldEvaluation>
+FieldEvaluator::evaluate(ArrayRef<FieldTensor> inputs,
+                         const FieldOptions &options) {
+  Impl &s = *impl;
+  if (inputs.size() != s.argumentSlots.size())
+    return s.func.emitError("the finite-field evaluator got ")
+           << inputs.size() << " inputs for " << s.argumentSlots.size()
+           << " arguments";
+  for (auto [i, slot] : llvm::enumerate(s.argumentSlots)) {
+    const FieldTensor &input = inputs[i];
+    if (ArrayRef<int64_t>(input.shape) != ArrayRef<int64_t>(s.shapes[slot]) ||
+        input.getNumElements() != numElements(input.shape) ||
+        (s.withQ[slot] && input.q.size() != input.p.size()))
+      return s.func.emitError("finite-field input ")
+             << i << " does not match the argument's shape "
+             << formatShape(s.shapes[slot])
+             << (s.withQ[slot] ? " or has no q-parts" : "");
+    s.view[slot] = &input;
+  }
+  for (unsigned k = 0; k < kNumUnaryKinds; ++k)
+    s.functionKeys[k] = randomFunctionKey(options.functionSeed, k + 1);
+  s.divisionByZero = false;
+
+  LogicalResult ran = s.run(s.program, BlockPosition());
+  FieldEvaluation evaluation;
+  if (succeeded(ran)) {
+    for (unsigned slot : s.resultSlots)
+      evaluation.results.push_back(*s.view[slot]);
+    evaluation.divisionByZero = s.divisionByZero;
+  }
+  // The inputs belong to the caller: forget them.
+  for (unsigned slot : s.argumentSlots)
+    s.view[slot] = &s.storage[slot];
+  if (failed(ran))
+    return failure();
+  return evaluation;
+}
+
+FailureOr<FieldEvaluation>
+mlsopt::verify::evaluate(func::FuncOp func, ArrayRef<FieldTensor> inputs,
+                         const FieldOptions &options) {
+  FailureOr<FieldEvaluator> evaluator = FieldEvaluator::create(func);
+  if (failed(evaluator))
+    return failure();
+  return evaluator->evaluate(inputs, options);
+}
+
+uint64_t mlsopt::verify::getComparisonDegree(const FieldEvaluator &lhs,
+                                             const FieldEvaluator &rhs) {
+  uint64_t degree = 1;
+  for (auto [l, r] :
+       llvm::zip_equal(lhs.getResultDegrees(), rhs.getResultDegrees()))
+    degree = std::max(degree, satAdd(l, r));
+  uint64_t exponents =
+      satMul(2, std::max(lhs.getExponentDegree(), rhs.getExponentDegree()));
+  return std::max(degree, exponents);
+}
+
+FailureOr<FieldComparison> mlsopt::verify::compareInField(FieldEvaluator &lhs,
+                                                          FieldEvaluator &rhs,
+                                                          unsigned tests,
+                                                          uint64_t seed) {
+  func::FuncOp l = lhs.getFunction(), r = rhs.getFunction();
+  // Element types do not matter in the field; shapes do.
+  auto sameShapes = [](TypeRange a, TypeRange b) {
+    return a.size() == b.size() && llvm::all_of_zip(a, b, [](Type x, Type y) {
+             auto sx = dyn_cast<ShapedType>(x), sy = dyn_cast<ShapedType>(y);
+             return sx && sy && sx.getShape() == sy.getShape();
+           });
+  };
+  if (!sameShapes(l.getArgumentTypes(), r.getArgumentTypes()) ||
+      !sameShapes(l.getResultTypes(), r.getResultTypes()))
+    return l.emitError("cannot compare @")
+           << l.getSymName() << " with @" << r.getSymName()
+           << ": their signatures differ";
+  // q-parts only for the inputs some exp reads in either function.
+  SmallVector<bool> withExponents;
+  for (unsigned i = 0; i < l.getNumArguments(); ++i)
+    withExponents.push_back(lhs.needsInputExponents(i) ||
+                            rhs.needsInputExponents(i));
+  FieldComparison comparison;
+  bool sawDivisionByZero = false;
+  SmallVector<FieldTensor> inputs;
+  for (unsigned t = 0; t < tests; ++t) {
+    // Every test draws fresh inputs (into the same buffers) and fresh random
+    // functions.
+    uint64_t testSeed = mix64(seed + mix64(t + 1));
+    FieldRandom random(testSeed);
+    fillRandomInputs(inputs, l, random, withExponents);
+    FieldOptions options;
+    options.functionSeed = mix64(testSeed ^ 0x5851f42d4c957f2dULL);
+    FailureOr<FieldEvaluation> a = lhs.evaluate(inputs, options);
+    if (failed(a))
+      return failure();
+    FailureOr<FieldEvaluation> b = rhs.evaluate(inputs, options);
+    if (failed(b))
+      return failure();
+    ++comparison.tests;
+    if (a->divisionByZero || b->divisionByZero) {
+      sawDivisionByZero = true;
+      continue;
+    }
+    for (auto [i, pair] : llvm::enumerate(llvm::zip(a->results, b->results))) {
+      const FieldTensor &x = std::get<0>(pair), &y = std::get<1>(pair);
+      if (x.p == y.p)
+        continue;
+      int64_t index = 0;
+      while (x.p[index] == y.p[index])
+        ++index;
+      comparison.verdict = FieldVerdict::Different;
+      comparison.test = t;
+      comparison.result = i;
+      comparison.index = index;
+      comparison.lhsValue = x.p[index];
+      comparison.rhsValue = y.p[index];
+      return comparison;
+    }
+  }
+  comparison.verdict =
+      sawDivisionByZero ? FieldVerdict::Inconclusive : FieldVerdict::Equal;
+  return comparison;
+}

@@ -1,0 +1,98 @@
+//===- FiniteField.cpp - Arithmetic for probabilistic verification --------===//
+
+#include "mlsopt/Verify/FiniteField.h"
+
+#include <array>
+#include <cmath>
+
+using namespace mlsopt::verify;
+
+FieldElement mlsopt::verify::fieldInteger(int64_t value) {
+  return {PrimeField::fromInteger(value), ExponentField::fromInteger(value)};
+}
+
+/// 2^e in a field whose modulus is odd, for an exponent of any sign.
+template <typename Field> static uint64_t powerOfTwo(int64_t e) {
+  // (m + 1) / 2 is the inverse of 2 modulo an odd m.
+  constexpr uint64_t half = (Field::kModulus + 1) / 2;
+  return e >= 0 ? Field::pow(2, e) : Field::pow(half, -e);
+}
+
+std::optional<FieldElement> mlsopt::verify::fieldConstant(double value) {
+  if (!std::isfinite(value))
+    return std::nullopt;
+  if (value == 0)
+    return FieldElement{0, 0};
+  // |value| = fraction * 2^exponent with fraction in [0.5, 1); fraction has
+  // at most 53 significant bits, so fraction * 2^53 is an exact integer.
+  int exponent = 0;
+  double fraction = std::frexp(std::fabs(value), &exponent);
+  auto mantissa = static_cast<uint64_t>(std::ldexp(fraction, 53));
+  int64_t e = static_cast<int64_t>(exponent) - 53;
+  FieldElement r{PrimeField::mul(mantissa % PrimeField::kModulus,
+                                 powerOfTwo<PrimeField>(e)),
+                 ExponentField::mul(mantissa % ExponentField::kModulus,
+                                    powerOfTwo<ExponentField>(e))};
+  if (value < 0)
+    r = {PrimeField::neg(r.p), ExponentField::neg(r.q)};
+  return r;
+}
+
+namespace {
+/// w^(b * 2^(8i)) for every window i of an exponent below 2^64 and every byte
+/// value b.
+struct ExpTable {
+  std::array<std::array<uint64_t, 256>, 8> windows;
+
+  ExpTable() {
+    uint64_t base = kExpBase; // w^(2^(8i))
+    for (auto &window : windows) {
+      uint64_t power = 1;
+      for (uint64_t &entry : window) {
+        entry = power;
+        power = PrimeField::mul(power, base);
+      }
+      base = power; // w^(256 * 2^(8i))
+    }
+  }
+};
+} // namespace
+
+uint64_t mlsopt::verify::fieldExp(uint64_t exponent) {
+  static const ExpTable table;
+  uint64_t r = table.windows[0][exponent & 0xff];
+  for (unsigned i = 1; i < 8; ++i)
+    r = PrimeField::mul(r, table.windows[i][(exponent >> (8 * i)) & 0xff]);
+  return r;
+}
+
+uint64_t mlsopt::verify::fieldSqrt(uint64_t x) {
+  return PrimeField::pow(x, (PrimeField::kModulus + 1) / 4);
+}
+
+uint64_t mlsopt::verify::randomFunctionKey(uint64_t seed, uint64_t function) {
+  return mix64(mix64(seed ^ 0x6a09e667f3bcc908ULL) +
+               mix64(function * 0x9e3779b97f4a7c15ULL + 0xbb67ae8584caa73bULL));
+}
+
+double mlsopt::verify::falsePositiveProbabilityPerTest(uint64_t degree) {
+  double d = static_cast<double>(degree);
+  double epsilon = d / static_cast<double>(PrimeField::kModulus) +
+                   d / static_cast<double>(ExponentField::kModulus);
+  return std::min(epsilon, 1.0);
+}
+
+std::optional<unsigned>
+mlsopt::verify::testsForFalsePositiveBound(double bound, uint64_t degree) {
+  if (!(bound > 0 && bound <= 1))
+    return std::nullopt;
+  double epsilon =
+      falsePositiveProbabilityPerTest(std::max<uint64_t>(degree, 1));
+  if (epsilon >= 1)
+    return std::nullopt;
+  // Independent tests all fail with probability epsilon^n <= bound.
+  double n = std::ceil(std::log(bound) / std::log(epsilon));
+  if (n > 1e6)
+    return std::nullopt;
+  return std::max(1u, static_cast<unsigned>(n));
+}

@@ -1,0 +1,789 @@
+//===- EvaluatorTest.cpp - Programs compared over finite fields -----------===//
+//
+// Pairs the verifier must accept (every example μGraph against its
+// reference, matmul associativity, exp(a) exp(b) = exp(a + b), sum splitting
+// across a for-loop, ...) and pairs it must reject (a wrong imap, a commuted
+// matmul, a wrong reduction dim, a changed constant, silu vs x * exp(x)), plus
+// the errors: not LAX, unsupported ops, bad inputs. The example comparisons
+// print the evaluator's speed at the examples' full shapes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlsopt/Verify/Evaluator.h"
+#include "mlsopt/InitAllDialects.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include "gtest/gtest.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace mlsopt;
+using namespace mlsopt::verify;
+
+namespace {
+
+class EvaluatorTest : public ::testing::Test {
+protected:
+  EvaluatorTest() {
+    DialectRegistry registry;
+    registry.insert<func::FuncDialect, arith::ArithDialect>();
+    registerAllDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  /// Parses `source`; diagnostics are collected in `diagnostics`.
+  OwningOpRef<ModuleOp> parse(StringRef source) {
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+      diagnostics += d.str() + "\n";
+      return success();
+    });
+    return parseSourceString<ModuleOp>(source, &context);
+  }
+
+  func::FuncOp lookup(ModuleOp module, StringRef name) {
+    return SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        module, StringAttr::get(&context, name));
+  }
+
+  /// Compares @lhs with @rhs of `module` over `tests` random tests; fails the
+  /// test on an error.
+  std::optional<FieldComparison> compare(ModuleOp module, StringRef lhs,
+                                         StringRef rhs, unsigned tests = 3,
+                                         uint64_t seed = 1) {
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+      diagnostics += d.str() + "\n";
+      return success();
+    });
+    func::FuncOp l = lookup(module, lhs), r = lookup(module, rhs);
+    EXPECT_TRUE(l && r) << "missing @" << lhs.str() << " or @" << rhs.str();
+    if (!l || !r)
+      return std::nullopt;
+    FailureOr<FieldEvaluator> a = FieldEvaluator::create(l);
+    FailureOr<FieldEvaluator> b = FieldEvaluator::create(r);
+    EXPECT_TRUE(succeeded(a) && succeeded(b)) << diagnostics;
+    if (failed(a) || failed(b))
+      return std::nullopt;
+    FailureOr<FieldComparison> c = compareInField(*a, *b, tests, seed);
+    EXPECT_TRUE(succeeded(c)) << diagnostics;
+    if (failed(c))
+      return std::nullopt;
+    return *c;
+  }
+
+  /// The verdict of comparing @lhs and @rhs in `source`.
+  std::optional<FieldVerdict> verdict(StringRef source, StringRef lhs,
+                                      StringRef rhs, unsigned tests = 3) {
+    OwningOpRef<ModuleOp> module = parse(source);
+    EXPECT_TRUE(module) << diagnostics;
+    if (!module)
+      return std::nullopt;
+    std::optional<FieldComparison> c = compare(*module, lhs, rhs, tests);
+    if (!c)
+      return std::nullopt;
+    return c->verdict;
+  }
+
+  /// The error FieldEvaluator::create reports for @name in `source`, or ""
+  /// if it succeeds.
+  std::string createError(StringRef source, StringRef name) {
+    OwningOpRef<ModuleOp> module = parse(source);
+    EXPECT_TRUE(module) << diagnostics;
+    if (!module)
+      return "";
+    std::string errors;
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+      errors += d.str() + "\n";
+      return success();
+    });
+    FailureOr<FieldEvaluator> e = FieldEvaluator::create(lookup(*module, name));
+    if (succeeded(e))
+      return "";
+    EXPECT_FALSE(errors.empty()) << "failure without a diagnostic";
+    return errors;
+  }
+
+  MLIRContext context;
+  std::string diagnostics;
+};
+
+//===----------------------------------------------------------------------===//
+// The examples
+//===----------------------------------------------------------------------===//
+
+TEST_F(EvaluatorTest, EveryExampleEqualsItsReference) {
+  std::error_code ec;
+  SmallString<128> dir(MLSOPT_SOURCE_DIR);
+  llvm::sys::path::append(dir, "examples");
+  unsigned pairs = 0;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    StringRef path = it->path();
+    if (llvm::sys::path::extension(path) != ".mlir")
+      continue;
+    auto buffer = llvm::MemoryBuffer::getFile(path);
+    ASSERT_TRUE(bool(buffer)) << path.str();
+    OwningOpRef<ModuleOp> module = parse((*buffer)->getBuffer());
+    ASSERT_TRUE(module) << path.str() << ": " << diagnostics;
+    for (auto func : module->getOps<func::FuncOp>()) {
+      auto ref = func->getAttrOfType<FlatSymbolRefAttr>("mlsopt.equivalent_to");
+      if (!ref)
+        continue;
+      ++pairs;
+      FailureOr<FieldEvaluator> lhs = FieldEvaluator::create(func);
+      FailureOr<FieldEvaluator> rhs =
+          FieldEvaluator::create(lookup(*module, ref.getValue()));
+      ASSERT_TRUE(succeeded(lhs) && succeeded(rhs)) << diagnostics;
+      uint64_t degree = getComparisonDegree(*lhs, *rhs);
+      std::optional<unsigned> tests = testsForFalsePositiveBound(1e-9, degree);
+      ASSERT_TRUE(tests.has_value());
+      auto start = std::chrono::steady_clock::now();
+      FailureOr<FieldComparison> c = compareInField(*lhs, *rhs, *tests, 7);
+      double seconds = std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - start)
+                           .count();
+      ASSERT_TRUE(succeeded(c)) << diagnostics;
+      std::string name = (llvm::sys::path::filename(path) + ": @" +
+                          func.getSymName() + " vs @" + ref.getValue())
+                             .str();
+      EXPECT_EQ(c->verdict, FieldVerdict::Equal)
+          << name << " differs at result " << c->result << ", element "
+          << c->index;
+      // One check: both functions on one draw of inputs, compared.
+      std::printf("[ evaluator ] %s: degree bound %llu, %u test(s) for "
+                  "1e-9, %.3f s, %.2f checks/s\n",
+                  name.c_str(), static_cast<unsigned long long>(degree), *tests,
+                  seconds, *tests / seconds);
+    }
+  }
+  ASSERT_FALSE(ec) << ec.message();
+  // attention (2), gated_mlp, rmsnorm_matmul.
+  EXPECT_GE(pairs, 4u);
+}
+
+/// Reads examples/`name` from the source tree.
+static std::string readExample(StringRef name) {
+  SmallString<128> path(MLSOPT_SOURCE_DIR);
+  llvm::sys::path::append(path, "examples", name);
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  return buffer ? (*buffer)->getBuffer().str() : std::string();
+}
+
+TEST_F(EvaluatorTest, ExampleMutantsDiffer) {
+  // Each mutant still passes the verifier; only its numbers are wrong.
+  struct Mutant {
+    StringRef file, function, from, to;
+  } mutants[] = {
+      // Plain sums instead of the online-softmax rescaling.
+      {"attention.mlir", "fused_online_softmax",
+       "accumulate (max, rescale by 0, rescale by 0)",
+       "accumulate (max, sum, sum)"},
+      // The softmax denominator as a max of the tile instead of its sum.
+      {"attention.mlir", "fused", "%l = block.reduce_sum %e dim 2",
+       "%l = block.reduce_max %e dim 2"},
+      // The gate without its silu.
+      {"gated_mlp.mlir", "fused", "%p = thread.binary mul %s, %b",
+       "%p = thread.binary mul %a, %b"},
+      // A mean over 1024 instead of 4096 elements.
+      {"rmsnorm_matmul.mlir", "fused", "2.44140625E-4", "9.765625E-4"},
+  };
+  for (const Mutant &m : mutants) {
+    std::string source = readExample(m.file);
+    size_t at = source.find(m.from.str());
+    ASSERT_NE(at, std::string::npos) << m.file.str() << ": " << m.from.str();
+    source.replace(at, m.from.size(), m.to.str());
+    EXPECT_EQ(verdict(source, m.function, "reference", /*tests=*/1),
+              FieldVerdict::Different)
+        << m.file.str() << ": " << m.to.str();
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Schedules
+//===----------------------------------------------------------------------===//
+
+// From test/Conversion/CustomKernelToLoops/run-schedule.mlir: @wrong loads
+// X's rows by grid dim y instead of x. Both pass the verifier.
+constexpr StringLiteral kSchedules = R"mlir(
+func.func @reference(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32> {
+  %m = kernel.matmul %x, %w : tensor<8x16xf32>, tensor<16x8xf32>
+  return %m : tensor<8x8xf32>
+}
+func.func @right(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32> {
+  %o = kernel.custom (%x, %w) grid <2, 2, 1> block <32, 1, 1>
+      : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32> {
+  ^bb0(%in0: tensor<8x16xf32>, %in1: tensor<16x8xf32>, %out0: tensor<8x8xf32>):
+    %acc = block.for_loop 4 iterations accumulate (sum) : tensor<4x4xf32> {
+      %xt = block.load %in0 imap <x = 0> fmap 1 : tensor<8x16xf32> -> tensor<4x4xf32>
+      %wt = block.load %in1 imap <y = 1> fmap 0 : tensor<16x8xf32> -> tensor<4x4xf32>
+      %m = block.matmul %xt, %wt : tensor<4x4xf32>, tensor<4x4xf32>
+      block.yield %m : tensor<4x4xf32>
+    }
+    block.store %acc, %out0 omap <x = 0, y = 1> : tensor<4x4xf32> into tensor<8x8xf32>
+    block.return
+  }
+  return %o : tensor<8x8xf32>
+}
+func.func @wrong(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32> {
+  %o = kernel.custom (%x, %w) grid <2, 2, 1> block <32, 1, 1>
+      : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32> {
+  ^bb0(%in0: tensor<8x16xf32>, %in1: tensor<16x8xf32>, %out0: tensor<8x8xf32>):
+    %acc = block.for_loop 4 iterations accumulate (sum) : tensor<4x4xf32> {
+      %xt = block.load %in0 imap <y = 0> fmap 1 : tensor<8x16xf32> -> tensor<4x4xf32>
+      %wt = block.load %in1 imap <y = 1> fmap 0 : tensor<16x8xf32> -> tensor<4x4xf32>
+      %m = block.matmul %xt, %wt : tensor<4x4xf32>, tensor<4x4xf32>
+      block.yield %m : tensor<4x4xf32>
+    }
+    block.store %acc, %out0 omap <x = 0, y = 1> : tensor<4x4xf32> into tensor<8x8xf32>
+    block.return
+  }
+  return %o : tensor<8x8xf32>
+}
+// Blocks place their tiles transposed: a wrong output offset.
+func.func @wrong_omap(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32> {
+  %o = kernel.custom (%x, %w) grid <2, 2, 1> block <32, 1, 1>
+      : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32> {
+  ^bb0(%in0: tensor<8x16xf32>, %in1: tensor<16x8xf32>, %out0: tensor<8x8xf32>):
+    %acc = block.for_loop 4 iterations accumulate (sum) : tensor<4x4xf32> {
+      %xt = block.load %in0 imap <x = 0> fmap 1 : tensor<8x16xf32> -> tensor<4x4xf32>
+      %wt = block.load %in1 imap <y = 1> fmap 0 : tensor<16x8xf32> -> tensor<4x4xf32>
+      %m = block.matmul %xt, %wt : tensor<4x4xf32>, tensor<4x4xf32>
+      block.yield %m : tensor<4x4xf32>
+    }
+    block.store %acc, %out0 omap <x = 1, y = 0> : tensor<4x4xf32> into tensor<8x8xf32>
+    block.return
+  }
+  return %o : tensor<8x8xf32>
+}
+)mlir";
+
+TEST_F(EvaluatorTest, WrongImapIsDetected) {
+  OwningOpRef<ModuleOp> module = parse(kSchedules);
+  ASSERT_TRUE(module) << diagnostics;
+  std::optional<FieldComparison> right = compare(*module, "right", "reference");
+  ASSERT_TRUE(right);
+  EXPECT_EQ(right->verdict, FieldVerdict::Equal);
+  std::optional<FieldComparison> wrong = compare(*module, "wrong", "reference");
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->verdict, FieldVerdict::Different);
+  EXPECT_EQ(wrong->test, 0u);
+  EXPECT_EQ(wrong->result, 0u);
+  EXPECT_NE(wrong->lhsValue, wrong->rhsValue);
+  // Block (x, y) loads X's rows 4y..4y+3 instead of 4x..4x+3: blocks (0, 0)
+  // and (1, 1) are right by chance; the first wrong element is row 0,
+  // column 4, the first of block (0, 1).
+  EXPECT_EQ(wrong->index, 4);
+  std::optional<FieldComparison> omap =
+      compare(*module, "wrong_omap", "reference");
+  ASSERT_TRUE(omap);
+  EXPECT_EQ(omap->verdict, FieldVerdict::Different);
+}
+
+TEST_F(EvaluatorTest, SmallScheduleSpeed) {
+  // The search compares candidates at small shapes: how many checks per
+  // second at 8x16 x 16x8 on a 2x2 grid with a 4-iteration loop.
+  OwningOpRef<ModuleOp> module = parse(kSchedules);
+  ASSERT_TRUE(module) << diagnostics;
+  FailureOr<FieldEvaluator> a =
+      FieldEvaluator::create(lookup(*module, "right"));
+  FailureOr<FieldEvaluator> b =
+      FieldEvaluator::create(lookup(*module, "reference"));
+  ASSERT_TRUE(succeeded(a) && succeeded(b));
+  constexpr unsigned tests = 20000;
+  auto start = std::chrono::steady_clock::now();
+  FailureOr<FieldComparison> c = compareInField(*a, *b, tests, 3);
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  ASSERT_TRUE(succeeded(c));
+  EXPECT_EQ(c->verdict, FieldVerdict::Equal);
+  std::printf("[ evaluator ] run-schedule @right vs @reference: %.0f "
+              "checks/s\n",
+              tests / seconds);
+}
+
+// A kernel whose W has another shape than the reference's.
+constexpr StringLiteral kOtherSignature = R"mlir(
+func.func @reference(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32> {
+  %m = kernel.matmul %x, %w : tensor<8x16xf32>, tensor<16x8xf32>
+  return %m : tensor<8x8xf32>
+}
+func.func @wrong(%x: tensor<8x16xf32>, %w: tensor<4x8xf32>) -> tensor<8x8xf32> {
+  %o = kernel.custom (%x, %w) grid <2, 2, 1> block <32, 1, 1>
+      : (tensor<8x16xf32>, tensor<4x8xf32>) -> tensor<8x8xf32> {
+  ^bb0(%in0: tensor<8x16xf32>, %in1: tensor<4x8xf32>, %out0: tensor<8x8xf32>):
+    %acc = block.for_loop 4 iterations accumulate (sum) : tensor<4x4xf32> {
+      %xt = block.load %in0 imap <x = 0> fmap 1 : tensor<8x16xf32> -> tensor<4x4xf32>
+      %wt = block.load %in1 imap <y = 1> : tensor<4x8xf32> -> tensor<4x4xf32>
+      %m = block.matmul %xt, %wt : tensor<4x4xf32>, tensor<4x4xf32>
+      block.yield %m : tensor<4x4xf32>
+    }
+    block.store %acc, %out0 omap <x = 0, y = 1> : tensor<4x4xf32> into tensor<8x8xf32>
+    block.return
+  }
+  return %o : tensor<8x8xf32>
+}
+)mlir";
+
+TEST_F(EvaluatorTest, SignatureMismatchIsAnError) {
+  OwningOpRef<ModuleOp> module = parse(kOtherSignature);
+  ASSERT_TRUE(module) << diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    diagnostics += d.str() + "\n";
+    return success();
+  });
+  FailureOr<FieldEvaluator> a =
+      FieldEvaluator::create(lookup(*module, "wrong"));
+  FailureOr<FieldEvaluator> b =
+      FieldEvaluator::create(lookup(*module, "reference"));
+  ASSERT_TRUE(succeeded(a) && succeeded(b));
+  EXPECT_TRUE(failed(compareInField(*a, *b, 1, 0)));
+  EXPECT_NE(diagnostics.find("signatures differ"), std::string::npos)
+      << diagnostics;
+}
+
+// Sum splitting: a reduction split across the for-loop's iterations, and the
+// mean, max and rms accumulators.
+constexpr StringLiteral kAccumulators = R"mlir(
+func.func @rowsum(%x: tensor<8x16xf32>) -> tensor<8x1xf32> {
+  %s = kernel.reduce_sum %x dim 1 : tensor<8x16xf32>
+  return %s : tensor<8x1xf32>
+}
+func.func @rowsum_split(%x: tensor<8x16xf32>) -> tensor<8x1xf32> {
+  %o = kernel.custom (%x) grid <2, 1, 1> block <32, 1, 1>
+      : (tensor<8x16xf32>) -> tensor<8x1xf32> {
+  ^bb0(%in0: tensor<8x16xf32>, %out0: tensor<8x1xf32>):
+    %acc = block.for_loop 4 iterations accumulate (sum) : tensor<4x1xf32> {
+      %t = block.load %in0 imap <x = 0> fmap 1 : tensor<8x16xf32> -> tensor<4x4xf32>
+      %s = block.reduce_sum %t dim 1 : tensor<4x4xf32>
+      block.yield %s : tensor<4x1xf32>
+    }
+    block.store %acc, %out0 omap <x = 0> : tensor<4x1xf32> into tensor<8x1xf32>
+    block.return
+  }
+  return %o : tensor<8x1xf32>
+}
+func.func @rowsum_mean(%x: tensor<8x16xf32>) -> tensor<8x1xf32> {
+  %o = kernel.custom (%x) grid <2, 1, 1> block <32, 1, 1>
+      : (tensor<8x16xf32>) -> tensor<8x1xf32> {
+  ^bb0(%in0: tensor<8x16xf32>, %out0: tensor<8x1xf32>):
+    %acc = block.for_loop 4 iterations accumulate (mean) : tensor<4x1xf32> {
+      %t = block.load %in0 imap <x = 0> fmap 1 : tensor<8x16xf32> -> tensor<4x4xf32>
+      %s = block.reduce_sum %t dim 1 : tensor<4x4xf32>
+      block.yield %s : tensor<4x1xf32>
+    }
+    %y = block.mul_scalar %acc, 4.0 : tensor<4x1xf32>
+    block.store %y, %out0 omap <x = 0> : tensor<4x1xf32> into tensor<8x1xf32>
+    block.return
+  }
+  return %o : tensor<8x1xf32>
+}
+func.func @rowmax(%x: tensor<8x16xf32>) -> tensor<8x1xf32> {
+  %s = kernel.reduce_max %x dim 1 : tensor<8x16xf32>
+  return %s : tensor<8x1xf32>
+}
+func.func @rowmax_split(%x: tensor<8x16xf32>) -> tensor<8x1xf32> {
+  %o = kernel.custom (%x) grid <2, 1, 1> block <32, 1, 1>
+      : (tensor<8x16xf32>) -> tensor<8x1xf32> {
+  ^bb0(%in0: tensor<8x16xf32>, %out0: tensor<8x1xf32>):
+    %acc = block.for_loop 4 iterations accumulate (max) : tensor<4x1xf32> {
+      %t = block.load %in0 imap <x = 0> fmap 1 : tensor<8x16xf32> -> tensor<4x4xf32>
+      %s = block.reduce_max %t dim 1 : tensor<4x4xf32>
+      block.yield %s : tensor<4x1xf32>
+    }
+    block.store %acc, %out0 omap <x = 0> : tensor<4x1xf32> into tensor<8x1xf32>
+    block.return
+  }
+  return %o : tensor<8x1xf32>
+}
+// Without an fmap every iteration loads the same tile: rms over 4 equal
+// values is sqrt(x^2).
+func.func @root_of_square(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %s = kernel.square %x : tensor<8x16xf32>
+  %r = kernel.sqrt %s : tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
+func.func @rms_of_same(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %o = kernel.custom (%x) grid <2, 1, 1> block <32, 1, 1>
+      : (tensor<8x16xf32>) -> tensor<8x16xf32> {
+  ^bb0(%in0: tensor<8x16xf32>, %out0: tensor<8x16xf32>):
+    %acc = block.for_loop 4 iterations accumulate (rms) : tensor<4x16xf32> {
+      %t = block.load %in0 imap <x = 0> : tensor<8x16xf32> -> tensor<4x16xf32>
+      block.yield %t : tensor<4x16xf32>
+    }
+    block.store %acc, %out0 omap <x = 0> : tensor<4x16xf32> into tensor<8x16xf32>
+    block.return
+  }
+  return %o : tensor<8x16xf32>
+}
+func.func @abs_like(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  return %x : tensor<8x16xf32>
+}
+)mlir";
+
+TEST_F(EvaluatorTest, Accumulators) {
+  OwningOpRef<ModuleOp> module = parse(kAccumulators);
+  ASSERT_TRUE(module) << diagnostics;
+  auto verdictOf = [&](StringRef a, StringRef b) {
+    std::optional<FieldComparison> c = compare(*module, a, b);
+    return c ? c->verdict : FieldVerdict::Inconclusive;
+  };
+  EXPECT_EQ(verdictOf("rowsum_split", "rowsum"), FieldVerdict::Equal);
+  EXPECT_EQ(verdictOf("rowsum_mean", "rowsum"), FieldVerdict::Equal);
+  EXPECT_EQ(verdictOf("rowmax_split", "rowmax"), FieldVerdict::Equal);
+  FailureOr<FieldEvaluator> rowmax =
+      FieldEvaluator::create(lookup(*module, "rowmax_split"));
+  FailureOr<FieldEvaluator> rowsum =
+      FieldEvaluator::create(lookup(*module, "rowsum_split"));
+  ASSERT_TRUE(succeeded(rowmax) && succeeded(rowsum));
+  EXPECT_TRUE(rowmax->hasMaxSelection());
+  EXPECT_FALSE(rowsum->hasMaxSelection());
+  EXPECT_EQ(verdictOf("rowmax", "rowsum"), FieldVerdict::Different);
+  EXPECT_EQ(verdictOf("rms_of_same", "root_of_square"), FieldVerdict::Equal);
+  // sqrt(x^2) is +-x in the field, as |x| is in the reals: not x.
+  EXPECT_EQ(verdictOf("root_of_square", "abs_like"), FieldVerdict::Different);
+}
+
+//===----------------------------------------------------------------------===//
+// Algebra the search relies on, and what it must not believe
+//===----------------------------------------------------------------------===//
+
+TEST_F(EvaluatorTest, MatmulAssociativity) {
+  constexpr StringLiteral source = R"mlir(
+func.func @left(%a: tensor<8x16xf32>, %b: tensor<16x12xf32>, %c: tensor<12x10xf32>) -> tensor<8x10xf32> {
+  %ab = kernel.matmul %a, %b : tensor<8x16xf32>, tensor<16x12xf32>
+  %r = kernel.matmul %ab, %c : tensor<8x12xf32>, tensor<12x10xf32>
+  return %r : tensor<8x10xf32>
+}
+func.func @right(%a: tensor<8x16xf32>, %b: tensor<16x12xf32>, %c: tensor<12x10xf32>) -> tensor<8x10xf32> {
+  %bc = kernel.matmul %b, %c : tensor<16x12xf32>, tensor<12x10xf32>
+  %r = kernel.matmul %a, %bc : tensor<8x16xf32>, tensor<16x10xf32>
+  return %r : tensor<8x10xf32>
+}
+)mlir";
+  EXPECT_EQ(verdict(source, "left", "right"), FieldVerdict::Equal);
+}
+
+TEST_F(EvaluatorTest, CommutedMatmulDiffers) {
+  constexpr StringLiteral source = R"mlir(
+func.func @ab(%a: tensor<2x8x8xf32>, %b: tensor<2x8x8xf32>) -> tensor<2x8x8xf32> {
+  %r = kernel.matmul %a, %b : tensor<2x8x8xf32>, tensor<2x8x8xf32>
+  return %r : tensor<2x8x8xf32>
+}
+func.func @ba(%a: tensor<2x8x8xf32>, %b: tensor<2x8x8xf32>) -> tensor<2x8x8xf32> {
+  %r = kernel.matmul %b, %a : tensor<2x8x8xf32>, tensor<2x8x8xf32>
+  return %r : tensor<2x8x8xf32>
+}
+// (A B)^T = B^T A^T.
+func.func @abt(%a: tensor<2x8x8xf32>, %b: tensor<2x8x8xf32>) -> tensor<2x8x8xf32> {
+  %r = kernel.matmul %a, %b : tensor<2x8x8xf32>, tensor<2x8x8xf32>
+  %t = kernel.transpose %r [0, 2, 1] : tensor<2x8x8xf32>
+  return %t : tensor<2x8x8xf32>
+}
+func.func @btat(%a: tensor<2x8x8xf32>, %b: tensor<2x8x8xf32>) -> tensor<2x8x8xf32> {
+  %at = kernel.transpose %a [0, 2, 1] : tensor<2x8x8xf32>
+  %bt = kernel.transpose %b [0, 2, 1] : tensor<2x8x8xf32>
+  %r = kernel.matmul %bt, %at : tensor<2x8x8xf32>, tensor<2x8x8xf32>
+  return %r : tensor<2x8x8xf32>
+}
+)mlir";
+  EXPECT_EQ(verdict(source, "ab", "ba"), FieldVerdict::Different);
+  EXPECT_EQ(verdict(source, "abt", "btat"), FieldVerdict::Equal);
+}
+
+TEST_F(EvaluatorTest, WrongReductionDimDiffers) {
+  // Both scale x by a sum that broadcasts back to 8x8: by row or by column.
+  constexpr StringLiteral source = R"mlir(
+func.func @rows(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %s = kernel.reduce_sum %x dim 1 : tensor<8x8xf32>
+  %y = kernel.mul %x, %s : tensor<8x8xf32>, tensor<8x1xf32>
+  return %y : tensor<8x8xf32>
+}
+func.func @cols(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %s = kernel.reduce_sum %x dim 0 : tensor<8x8xf32>
+  %y = kernel.mul %x, %s : tensor<8x8xf32>, tensor<1x8xf32>
+  return %y : tensor<8x8xf32>
+}
+)mlir";
+  EXPECT_EQ(verdict(source, "rows", "cols"), FieldVerdict::Different);
+}
+
+TEST_F(EvaluatorTest, ChangedConstantDiffers) {
+  // The cubic term of the tanh form of gelu.
+  constexpr StringLiteral source = R"mlir(
+func.func @a(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %x2 = kernel.square %x : tensor<4x8xf32>
+  %x3 = kernel.mul %x2, %x : tensor<4x8xf32>, tensor<4x8xf32>
+  %c = kernel.mul_scalar %x3, 0.044715 : tensor<4x8xf32>
+  %y = kernel.add %x, %c : tensor<4x8xf32>, tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+func.func @b(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %x2 = kernel.square %x : tensor<4x8xf32>
+  %x3 = kernel.mul %x2, %x : tensor<4x8xf32>, tensor<4x8xf32>
+  %c = kernel.mul_scalar %x3, 0.044716 : tensor<4x8xf32>
+  %y = kernel.add %x, %c : tensor<4x8xf32>, tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+// x + 0.044715 x^3 = x (1 + 0.044715 x^2): distributivity with constants.
+func.func @factored(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %x2 = kernel.square %x : tensor<4x8xf32>
+  %c = kernel.mul_scalar %x2, 0.044715 : tensor<4x8xf32>
+  %d = kernel.add_scalar %c, 1.0 : tensor<4x8xf32>
+  %y = kernel.mul %x, %d : tensor<4x8xf32>, tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+)mlir";
+  EXPECT_EQ(verdict(source, "a", "b"), FieldVerdict::Different);
+  EXPECT_EQ(verdict(source, "a", "factored"), FieldVerdict::Equal);
+}
+
+TEST_F(EvaluatorTest, SiluIsItsOwnFunction) {
+  constexpr StringLiteral source = R"mlir(
+func.func @silu(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %y = kernel.silu %x : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+func.func @x_exp_x(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = kernel.exp %x : tensor<4x8xf32>
+  %y = kernel.mul %x, %e : tensor<4x8xf32>, tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+func.func @x_sigmoid_x(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %s = kernel.sigmoid %x : tensor<4x8xf32>
+  %y = kernel.mul %x, %s : tensor<4x8xf32>, tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+// The same silu in a thread graph inside a custom kernel.
+func.func @silu_fused(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %o = kernel.custom (%x) grid <2, 1, 1> block <32, 1, 1>
+      : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%in0: tensor<4x8xf32>, %out0: tensor<4x8xf32>):
+    %acc = block.for_loop 1 iterations accumulate (sum) : tensor<2x8xf32> {
+      %t = block.load %in0 imap <x = 0> : tensor<4x8xf32> -> tensor<2x8xf32>
+      block.yield %t : tensor<2x8xf32>
+    }
+    %y = thread.graph (%acc) : (tensor<2x8xf32>) -> tensor<2x8xf32> {
+    ^bb0(%a: f32):
+      %s = thread.unary silu %a : f32
+      thread.yield %s : f32
+    }
+    block.store %y, %out0 omap <x = 0> : tensor<2x8xf32> into tensor<4x8xf32>
+    block.return
+  }
+  return %o : tensor<4x8xf32>
+}
+)mlir";
+  EXPECT_EQ(verdict(source, "silu", "x_exp_x"), FieldVerdict::Different);
+  EXPECT_EQ(verdict(source, "silu", "x_sigmoid_x"), FieldVerdict::Different);
+  EXPECT_EQ(verdict(source, "silu", "silu_fused"), FieldVerdict::Equal);
+}
+
+TEST_F(EvaluatorTest, ExpOfSumIsProductOfExps) {
+  constexpr StringLiteral source = R"mlir(
+func.func @sum(%a: tensor<4x8xf32>, %b: tensor<4x1xf32>) -> tensor<4x8xf32> {
+  %s = kernel.add %a, %b : tensor<4x8xf32>, tensor<4x1xf32>
+  %e = kernel.exp %s : tensor<4x8xf32>
+  return %e : tensor<4x8xf32>
+}
+func.func @product(%a: tensor<4x8xf32>, %b: tensor<4x1xf32>) -> tensor<4x8xf32> {
+  %ea = kernel.exp %a : tensor<4x8xf32>
+  %eb = kernel.exp %b : tensor<4x1xf32>
+  %e = kernel.mul %ea, %eb : tensor<4x8xf32>, tensor<4x1xf32>
+  return %e : tensor<4x8xf32>
+}
+// exp(a - b) = exp(a) / exp(b), through a thread graph.
+func.func @quotient(%a: tensor<4x8xf32>, %b: tensor<4x1xf32>) -> tensor<4x8xf32> {
+  %nb = kernel.neg %b : tensor<4x1xf32>
+  %ea = kernel.exp %a : tensor<4x8xf32>
+  %eb = kernel.exp %nb : tensor<4x1xf32>
+  %e = kernel.div %ea, %eb : tensor<4x8xf32>, tensor<4x1xf32>
+  return %e : tensor<4x8xf32>
+}
+// exp(a) + exp(b) is not exp(a + b).
+func.func @wrong(%a: tensor<4x8xf32>, %b: tensor<4x1xf32>) -> tensor<4x8xf32> {
+  %ea = kernel.exp %a : tensor<4x8xf32>
+  %eb = kernel.exp %b : tensor<4x1xf32>
+  %e = kernel.add %ea, %eb : tensor<4x8xf32>, tensor<4x1xf32>
+  return %e : tensor<4x8xf32>
+}
+)mlir";
+  EXPECT_EQ(verdict(source, "sum", "product"), FieldVerdict::Equal);
+  EXPECT_EQ(verdict(source, "sum", "quotient"), FieldVerdict::Equal);
+  EXPECT_EQ(verdict(source, "sum", "wrong"), FieldVerdict::Different);
+}
+
+TEST_F(EvaluatorTest, RmsNormDefinition) {
+  // rms_norm(x) = x / sqrt(sum(x^2) / n + eps) over the last dim; the mean
+  // multiplies by the inverse of n.
+  constexpr StringLiteral source = R"mlir(
+func.func @op(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %y = kernel.rms_norm %x {epsilon = 1.0e-05 : f64} : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+func.func @spelled(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %s = kernel.square %x : tensor<4x8xf32>
+  %m = kernel.reduce_sum %s dim 1 : tensor<4x8xf32>
+  %n = kernel.mul_scalar %m, 0.125 : tensor<4x1xf32>
+  %e = kernel.add_scalar %n, 1.0e-05 : tensor<4x1xf32>
+  %r = kernel.rsqrt %e : tensor<4x1xf32>
+  %y = kernel.mul %x, %r : tensor<4x8xf32>, tensor<4x1xf32>
+  return %y : tensor<4x8xf32>
+}
+func.func @other_eps(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %y = kernel.rms_norm %x {epsilon = 1.0e-06 : f64} : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+)mlir";
+  EXPECT_EQ(verdict(source, "op", "spelled"), FieldVerdict::Equal);
+  EXPECT_EQ(verdict(source, "op", "other_eps"), FieldVerdict::Different);
+}
+
+TEST_F(EvaluatorTest, ConcatAndBroadcast) {
+  constexpr StringLiteral source = R"mlir(
+func.func @concat_then_scale(%a: tensor<4x3xf32>, %b: tensor<4x5xf32>, %s: tensor<4x1xf32>) -> tensor<4x8xf32> {
+  %c = kernel.concat %a, %b dim 1 : tensor<4x3xf32>, tensor<4x5xf32>
+  %y = kernel.mul %c, %s : tensor<4x8xf32>, tensor<4x1xf32>
+  return %y : tensor<4x8xf32>
+}
+func.func @scale_then_concat(%a: tensor<4x3xf32>, %b: tensor<4x5xf32>, %s: tensor<4x1xf32>) -> tensor<4x8xf32> {
+  %x = kernel.mul %a, %s : tensor<4x3xf32>, tensor<4x1xf32>
+  %y = kernel.mul %b, %s : tensor<4x5xf32>, tensor<4x1xf32>
+  %c = kernel.concat %x, %y dim 1 : tensor<4x3xf32>, tensor<4x5xf32>
+  return %c : tensor<4x8xf32>
+}
+func.func @swapped(%a: tensor<4x3xf32>, %b: tensor<4x5xf32>, %s: tensor<4x1xf32>) -> tensor<4x8xf32> {
+  %c = kernel.concat %b, %a dim 1 : tensor<4x5xf32>, tensor<4x3xf32>
+  %y = kernel.mul %c, %s : tensor<4x8xf32>, tensor<4x1xf32>
+  return %y : tensor<4x8xf32>
+}
+)mlir";
+  EXPECT_EQ(verdict(source, "concat_then_scale", "scale_then_concat"),
+            FieldVerdict::Equal);
+  EXPECT_EQ(verdict(source, "concat_then_scale", "swapped"),
+            FieldVerdict::Different);
+}
+
+//===----------------------------------------------------------------------===//
+// Errors and inconclusive tests
+//===----------------------------------------------------------------------===//
+
+TEST_F(EvaluatorTest, DivisionByZeroIsNeverEqual) {
+  constexpr StringLiteral source = R"mlir(
+func.func @x(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func @x_over_zero(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %z = kernel.sub %x, %x : tensor<4xf32>, tensor<4xf32>
+  %y = kernel.div %x, %z : tensor<4xf32>, tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+)mlir";
+  EXPECT_EQ(verdict(source, "x_over_zero", "x"), FieldVerdict::Inconclusive);
+  EXPECT_EQ(verdict(source, "x_over_zero", "x_over_zero"),
+            FieldVerdict::Inconclusive);
+}
+
+TEST_F(EvaluatorTest, ExpOfNonLaxValueIsAnError) {
+  constexpr StringLiteral source = R"mlir(
+func.func @exp_exp(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = kernel.exp %x : tensor<4xf32>
+  %f = kernel.exp %e : tensor<4xf32>
+  return %f : tensor<4xf32>
+}
+func.func @exp_tanh(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %t = kernel.tanh %x : tensor<4xf32>
+  %f = kernel.exp %t : tensor<4xf32>
+  return %f : tensor<4xf32>
+}
+func.func @exp_rms(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %n = kernel.rms_norm %x : tensor<4x4xf32>
+  %s = kernel.add %n, %x : tensor<4x4xf32>, tensor<4x4xf32>
+  %f = kernel.exp %s : tensor<4x4xf32>
+  return %f : tensor<4x4xf32>
+}
+func.func @exp_once(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %t = kernel.tanh %x : tensor<4xf32>
+  %f = kernel.exp %x : tensor<4xf32>
+  %y = kernel.mul %t, %f : tensor<4xf32>, tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+)mlir";
+  for (StringRef name : {"exp_exp", "exp_tanh", "exp_rms"}) {
+    std::string error = createError(source, name);
+    EXPECT_NE(error.find("not LAX"), std::string::npos)
+        << name.str() << ": " << error;
+  }
+  EXPECT_EQ(createError(source, "exp_once"), "");
+}
+
+TEST_F(EvaluatorTest, UnsupportedOpIsAnError) {
+  constexpr StringLiteral source = R"mlir(
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = arith.addf %x, %x : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+)mlir";
+  std::string error = createError(source, "f");
+  EXPECT_NE(error.find("does not support 'arith.addf'"), std::string::npos)
+      << error;
+}
+
+TEST_F(EvaluatorTest, BadInputsAreAnError) {
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = kernel.exp %x : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+)mlir");
+  ASSERT_TRUE(module) << diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    diagnostics += d.str() + "\n";
+    return success();
+  });
+  FailureOr<FieldEvaluator> e = FieldEvaluator::create(lookup(*module, "f"));
+  ASSERT_TRUE(succeeded(e));
+  EXPECT_TRUE(failed(e->evaluate({}, {})));
+  FieldTensor wrongShape(ArrayRef<int64_t>{5});
+  EXPECT_TRUE(failed(e->evaluate(wrongShape, {})));
+  // exp needs the q-parts of its input.
+  FieldTensor noExponents(ArrayRef<int64_t>{4}, /*withExponents=*/false);
+  EXPECT_TRUE(failed(e->evaluate(noExponents, {})));
+  FieldTensor ok(ArrayRef<int64_t>{4});
+  ok.q = {0, 1, 2, 3};
+  FailureOr<FieldEvaluation> r = e->evaluate(ok, {});
+  ASSERT_TRUE(succeeded(r));
+  EXPECT_EQ(r->results[0].p[0], 1u);
+  EXPECT_EQ(r->results[0].p[2], 16u);
+}
+
+TEST_F(EvaluatorTest, EvaluationIsDeterministicAndReusable) {
+  OwningOpRef<ModuleOp> module = parse(kSchedules);
+  ASSERT_TRUE(module) << diagnostics;
+  FailureOr<FieldEvaluator> e =
+      FieldEvaluator::create(lookup(*module, "right"));
+  ASSERT_TRUE(succeeded(e));
+  FieldRandom r1(9), r2(9);
+  SmallVector<FieldTensor> in1 = drawRandomInputs(e->getFunction(), r1);
+  SmallVector<FieldTensor> in2 = drawRandomInputs(e->getFunction(), r2);
+  FailureOr<FieldEvaluation> a = e->evaluate(in1, {});
+  FailureOr<FieldEvaluation> b = e->evaluate(in2, {});
+  ASSERT_TRUE(succeeded(a) && succeeded(b));
+  EXPECT_EQ(a->results[0].p, b->results[0].p);
+  EXPECT_EQ(a->results[0].shape, (SmallVector<int64_t, 4>{8, 8}));
+  // Results mod p only: no exp reads them mod q.
+  EXPECT_FALSE(a->results[0].hasExponents());
+}
+
+} // namespace
