@@ -4,6 +4,7 @@
 #include "mlsopt/InitAllTranslations.h"
 #include "mlsopt/Conversion/Passes.h"
 #include "mlsopt/Pipelines/Pipelines.h"
+#include "mlsopt/Transforms/Passes.h"
 #include "mlsopt/Target/Dot/GraphToDot.h"
 #include "mlsopt/Dialect/Block/IR/BlockDialect.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelDialect.h"
@@ -22,6 +23,7 @@ void mlsopt::registerAllPasses() {
   thread::registerThreadPasses();
   registerConversionPasses();
   registerPipelines();
+  registerTransformsPasses();
 }
 
 void mlsopt::registerAllTranslations() { registerToDotTranslation(); }

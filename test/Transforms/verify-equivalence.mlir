@@ -1,0 +1,167 @@
+// RUN: mlsopt-opt %s --verify-equivalence --split-input-file --verify-diagnostics --mlir-print-op-on-diagnostic=false
+// RUN: mlsopt-opt %s --verify-equivalence="tests=3 seed=7" --split-input-file --verify-diagnostics --mlir-print-op-on-diagnostic=false
+
+// Accepted: matmul associativity.
+func.func @ref(%a: tensor<4x8xf32>, %b: tensor<8x6xf32>, %c: tensor<6x5xf32>) -> tensor<4x5xf32> {
+  %ab = kernel.matmul %a, %b : tensor<4x8xf32>, tensor<8x6xf32>
+  %r = kernel.matmul %ab, %c : tensor<4x6xf32>, tensor<6x5xf32>
+  return %r : tensor<4x5xf32>
+}
+// expected-remark @+1 {{@assoc is equivalent to @ref: }}
+func.func @assoc(%a: tensor<4x8xf32>, %b: tensor<8x6xf32>, %c: tensor<6x5xf32>) -> tensor<4x5xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %bc = kernel.matmul %b, %c : tensor<8x6xf32>, tensor<6x5xf32>
+  %r = kernel.matmul %a, %bc : tensor<4x8xf32>, tensor<8x5xf32>
+  return %r : tensor<4x5xf32>
+}
+
+// -----
+
+// Accepted: distributivity, A (B + C) = A B + A C.
+func.func @ref(%a: tensor<4x8xf32>, %b: tensor<8x6xf32>, %c: tensor<8x6xf32>) -> tensor<4x6xf32> {
+  %s = kernel.add %b, %c : tensor<8x6xf32>, tensor<8x6xf32>
+  %r = kernel.matmul %a, %s : tensor<4x8xf32>, tensor<8x6xf32>
+  return %r : tensor<4x6xf32>
+}
+// expected-remark @+1 {{@distributed is equivalent to @ref: }}
+func.func @distributed(%a: tensor<4x8xf32>, %b: tensor<8x6xf32>, %c: tensor<8x6xf32>) -> tensor<4x6xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %ab = kernel.matmul %a, %b : tensor<4x8xf32>, tensor<8x6xf32>
+  %ac = kernel.matmul %a, %c : tensor<4x8xf32>, tensor<8x6xf32>
+  %r = kernel.add %ab, %ac : tensor<4x6xf32>, tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
+
+// -----
+
+// Accepted: exp(a) * exp(b) = exp(a + b).
+func.func @ref(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {
+  %s = kernel.add %a, %b : tensor<8xf32>, tensor<8xf32>
+  %e = kernel.exp %s : tensor<8xf32>
+  return %e : tensor<8xf32>
+}
+// expected-remark @+1 {{@product_of_exps is equivalent to @ref: }}
+func.func @product_of_exps(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<8xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %ea = kernel.exp %a : tensor<8xf32>
+  %eb = kernel.exp %b : tensor<8xf32>
+  %p = kernel.mul %ea, %eb : tensor<8xf32>, tensor<8xf32>
+  return %p : tensor<8xf32>
+}
+
+// -----
+
+// Accepted: a row sum split across the iterations of a for-loop.
+func.func @ref(%x: tensor<4x64xf32>) -> tensor<4x1xf32> {
+  %s = kernel.reduce_sum %x dim 1 : tensor<4x64xf32>
+  return %s : tensor<4x1xf32>
+}
+// expected-remark @+1 {{@split_sum is equivalent to @ref: }}
+func.func @split_sum(%x: tensor<4x64xf32>) -> tensor<4x1xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %o = kernel.custom (%x) grid <2, 1, 1> block <32, 1, 1> : (tensor<4x64xf32>) -> tensor<4x1xf32> {
+  ^bb0(%in0: tensor<4x64xf32>, %out0: tensor<4x1xf32>):
+    %acc = block.for_loop 4 iterations accumulate (sum) : tensor<2x1xf32> {
+      %t = block.load %in0 imap <x = 0> fmap 1 : tensor<4x64xf32> -> tensor<2x16xf32>
+      %s = block.reduce_sum %t dim 1 : tensor<2x16xf32>
+      block.yield %s : tensor<2x1xf32>
+    }
+    block.store %acc, %out0 omap <x = 0> : tensor<2x1xf32> into tensor<4x1xf32>
+    block.return
+  }
+  return %o : tensor<4x1xf32>
+}
+
+// -----
+
+// Accepted: RMSNorm sunk past the matmul, rms_norm(X) W = (X W) / rms(X).
+func.func @ref(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>) -> tensor<4x8xf32> {
+  %n = kernel.rms_norm %x {epsilon = 0.25 : f64} : tensor<4x16xf32>
+  %r = kernel.matmul %n, %w : tensor<4x16xf32>, tensor<16x8xf32>
+  return %r : tensor<4x8xf32>
+}
+// expected-remark @+1 {{@sunk is equivalent to @ref: }}
+func.func @sunk(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>) -> tensor<4x8xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %xw = kernel.matmul %x, %w : tensor<4x16xf32>, tensor<16x8xf32>
+  %sq = kernel.square %x : tensor<4x16xf32>
+  %ss = kernel.reduce_sum %sq dim 1 : tensor<4x16xf32>
+  %ms = kernel.mul_scalar %ss, 0.0625 : tensor<4x1xf32>
+  %me = kernel.add_scalar %ms, 0.25 : tensor<4x1xf32>
+  %rms = kernel.sqrt %me : tensor<4x1xf32>
+  %r = kernel.div %xw, %rms : tensor<4x8xf32>, tensor<4x1xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// Rejected: matmul operands commuted.
+func.func @ref(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %r = kernel.matmul %a, %b : tensor<8x8xf32>, tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+// expected-error @+1 {{@commuted is not equivalent to @ref: result #0 differs at flat element}}
+func.func @commuted(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %r = kernel.matmul %b, %a : tensor<8x8xf32>, tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+
+// -----
+
+// Rejected: the wrong reduction dim.
+func.func @ref(%x: tensor<8x8xf32>) -> tensor<8x1xf32> {
+  %s = kernel.reduce_sum %x dim 1 : tensor<8x8xf32>
+  return %s : tensor<8x1xf32>
+}
+// expected-error @+1 {{@wrong_dim is not equivalent to @ref}}
+func.func @wrong_dim(%x: tensor<8x8xf32>) -> tensor<8x1xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %s = kernel.reduce_sum %x dim 0 : tensor<8x8xf32>
+  %t = kernel.transpose %s [1, 0] : tensor<1x8xf32>
+  return %t : tensor<8x1xf32>
+}
+
+// -----
+
+// Rejected: GELU's tanh-approximation constant changed in its last digit.
+func.func @ref(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %c = kernel.mul_scalar %x, 0.044715 : tensor<8xf32>
+  return %c : tensor<8xf32>
+}
+// expected-error @+1 {{@changed_constant is not equivalent to @ref}}
+func.func @changed_constant(%x: tensor<8xf32>) -> tensor<8xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %c = kernel.mul_scalar %x, 0.044716 : tensor<8xf32>
+  return %c : tensor<8xf32>
+}
+
+// -----
+
+// Rejected: silu is x * sigmoid(x), not x * exp(x).
+func.func @ref(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %s = kernel.silu %x : tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+// expected-error @+1 {{@x_exp_x is not equivalent to @ref}}
+func.func @x_exp_x(%x: tensor<8xf32>) -> tensor<8xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %e = kernel.exp %x : tensor<8xf32>
+  %m = kernel.mul %x, %e : tensor<8xf32>, tensor<8xf32>
+  return %m : tensor<8xf32>
+}
+
+// -----
+
+// Rejected: a block graph whose imap picks X's rows by the wrong grid dim.
+func.func @ref(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32> {
+  %m = kernel.matmul %x, %w : tensor<8x16xf32>, tensor<16x8xf32>
+  return %m : tensor<8x8xf32>
+}
+// expected-error @+1 {{@wrong_imap is not equivalent to @ref}}
+func.func @wrong_imap(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %o = kernel.custom (%x, %w) grid <2, 2, 1> block <32, 1, 1>
+      : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32> {
+  ^bb0(%in0: tensor<8x16xf32>, %in1: tensor<16x8xf32>, %out0: tensor<8x8xf32>):
+    %acc = block.for_loop 4 iterations accumulate (sum) : tensor<4x4xf32> {
+      %xt = block.load %in0 imap <y = 0> fmap 1 : tensor<8x16xf32> -> tensor<4x4xf32>
+      %wt = block.load %in1 imap <y = 1> fmap 0 : tensor<16x8xf32> -> tensor<4x4xf32>
+      %m = block.matmul %xt, %wt : tensor<4x4xf32>, tensor<4x4xf32>
+      block.yield %m : tensor<4x4xf32>
+    }
+    block.store %acc, %out0 omap <x = 0, y = 1> : tensor<4x4xf32> into tensor<8x8xf32>
+    block.return
+  }
+  return %o : tensor<8x8xf32>
+}
