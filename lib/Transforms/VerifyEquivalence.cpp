@@ -2,6 +2,7 @@
 
 #include "mlsopt/Transforms/Passes.h"
 #include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"
+#include "mlsopt/ExecutionEngine/CPURunner.h"
 #include "mlsopt/Verify/Evaluator.h"
 #include "mlsopt/Verify/FiniteField.h"
 
@@ -23,12 +24,61 @@ namespace mlsopt {
 using namespace mlir;
 using namespace mlsopt;
 
-/// "1.2e-17": a probability in three significant digits.
+/// "1.2e-17": a probability (or ratio) in three significant digits.
 static std::string formatProbability(double probability) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << llvm::format("%.3g", probability);
   return s;
+}
+
+/// f16 and bf16 become f32, in tensors and as scalars.
+static Type widenToF32(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.clone(widenToF32(tensor.getElementType()));
+  if (type.isF16() || type.isBF16())
+    return Float32Type::get(type.getContext());
+  return type;
+}
+
+/// A module holding copies of `func` and `reference` that compute in f32:
+/// mlsopt's ops are generic over the element type, so retyping every value
+/// is enough.
+static OwningOpRef<ModuleOp> widenedCopy(func::FuncOp func,
+                                         func::FuncOp reference) {
+  OwningOpRef<ModuleOp> module = ModuleOp::create(func.getLoc());
+  OpBuilder b = OpBuilder::atBlockEnd(module->getBody());
+  for (func::FuncOp f : {func, reference}) {
+    auto copy = cast<func::FuncOp>(b.clone(*f));
+    copy->removeAttr(MLSOptDialect::kEquivalentToAttrName);
+    copy.walk([](Operation *op) {
+      for (Value result : op->getResults())
+        result.setType(widenToF32(result.getType()));
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            arg.setType(widenToF32(arg.getType()));
+    });
+    copy.setFunctionType(FunctionType::get(
+        f.getContext(),
+        llvm::map_to_vector(copy.getArgumentTypes(), widenToF32),
+        llvm::map_to_vector(copy.getResultTypes(), widenToF32)));
+  }
+  return module;
+}
+
+/// Standard normal samples from a seeded splitmix stream (Box-Muller), the
+/// same on every platform.
+static HostTensor normalTensor(ArrayRef<int64_t> shape,
+                               verify::FieldRandom &random) {
+  HostTensor t = HostTensor::zeros(shape);
+  auto uniform = [&] {
+    return (static_cast<double>(random.next() >> 11) + 0.5) * 0x1.0p-53;
+  };
+  for (float &x : t.data)
+    x = static_cast<float>(std::sqrt(-2.0 * std::log(uniform())) *
+                           std::cos(2.0 * M_PI * uniform()));
+  return t;
 }
 
 namespace {
@@ -111,7 +161,62 @@ struct VerifyEquivalencePass
            << "false-positive probability <= " << formatProbability(probability);
     if (lhs->hasMaxSelection() || rhs->hasMaxSelection())
       remark << " (max ops are outside this bound: see docs/verification.md)";
+    remark.report();
+    if (f32Check)
+      checkInF32(func, reference);
     return success();
+  }
+
+  /// Runs both functions in f32 and warns when they differ by more than the
+  /// tolerance; the field is blind to magnitudes.
+  void checkInF32(func::FuncOp func, func::FuncOp reference) {
+    OwningOpRef<ModuleOp> module = widenedCopy(func, reference);
+    StringRef name = func.getSymName(), refName = reference.getSymName();
+    FailureOr<std::unique_ptr<CPURunner>> runner =
+        CPURunner::create(*module, {name, refName});
+    if (failed(runner)) {
+      func.emitWarning("could not run @")
+          << name << " and @" << refName << " in f32 for the tolerance check";
+      return;
+    }
+    verify::FieldRandom random(seed);
+    SmallVector<HostTensor> inputs;
+    for (Type t : module->lookupSymbol<func::FuncOp>(name).getArgumentTypes())
+      inputs.push_back(
+          normalTensor(cast<RankedTensorType>(t).getShape(), random));
+    auto got = (*runner)->run(name, inputs);
+    auto want = (*runner)->run(refName, inputs);
+    if (failed(got) || failed(want)) {
+      func.emitWarning("running @") << name << " or @" << refName
+                                   << " in f32 failed";
+      return;
+    }
+    for (auto [i, pair] : llvm::enumerate(llvm::zip(*got, *want))) {
+      const HostTensor &a = std::get<0>(pair), &b = std::get<1>(pair);
+      double maxDiff = 0, maxRef = 0;
+      bool finite = true;
+      for (auto [x, y] : llvm::zip(a.data, b.data)) {
+        finite &= std::isfinite(x) && std::isfinite(y);
+        maxDiff = std::max(maxDiff, std::fabs(double(x) - double(y)));
+        maxRef = std::max(maxRef, std::fabs(double(y)));
+      }
+      if (!finite) {
+        func.emitRemark("f32 check of result #")
+            << i << " skipped: the runs on random normal inputs overflow";
+        continue;
+      }
+      double relative = maxRef > 0 ? maxDiff / maxRef : maxDiff;
+      LLVM_DEBUG(llvm::dbgs() << "f32 relative difference of result #" << i
+                              << ": " << relative << "\n");
+      if (relative > f32Tolerance)
+        func.emitWarning("@")
+            << name << " and @" << refName << " are equal over the field but "
+            << "differ in f32 on random normal inputs: result #" << i
+            << " has relative difference " << formatProbability(relative)
+            << " > " << f32Tolerance
+            << " (constants whose effect depends on magnitude, such as an "
+               "epsilon, or overflow)";
+    }
   }
 };
 

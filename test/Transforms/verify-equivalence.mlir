@@ -165,3 +165,20 @@ func.func @wrong_imap(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8x
   }
   return %o : tensor<8x8xf32>
 }
+
+// -----
+
+// Equal over the field, where (x + 2^27) - 2^27 = x exactly, but not in f32,
+// where adding 2^27 rounds x away: a warning from the f32 run.
+func.func @ref(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %e = kernel.exp %x : tensor<64xf32>
+  return %e : tensor<64xf32>
+}
+// expected-remark @+2 {{@cancelling is equivalent to @ref}}
+// expected-warning @+1 {{@cancelling and @ref are equal over the field but differ in f32 on random normal inputs: result #0 has relative difference}}
+func.func @cancelling(%x: tensor<64xf32>) -> tensor<64xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %e = kernel.exp %x : tensor<64xf32>
+  %big = kernel.add_scalar %e, 134217728.0 : tensor<64xf32>
+  %back = kernel.add_scalar %big, -134217728.0 : tensor<64xf32>
+  return %back : tensor<64xf32>
+}

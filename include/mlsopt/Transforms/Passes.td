@@ -18,9 +18,14 @@ def VerifyEquivalence : Pass<"verify-equivalence", "::mlir::ModuleOp"> {
     of tests and the bound reached. A test that divides by a zero residue
     proves nothing and is an error too, never a silent "equal".
 
-    This first version evaluates with the in-process evaluator of
-    `lib/Verify`; the JIT-compiled path through mlir::ExecutionEngine comes
-    next.
+    The field cannot see what depends on magnitudes (an epsilon that is
+    too large, an overflow), so both functions also run in f32 on the CPU
+    (through the CPU pipeline and mlir::ExecutionEngine) on the same random
+    normal inputs, and a relative difference above `f32-tolerance` is a
+    warning.
+
+    The field comparison uses the in-process evaluator of `lib/Verify`; the
+    JIT-compiled field program comes next.
   }];
   let options = [
     Option<"tests", "tests", "unsigned", "0",
@@ -30,6 +35,10 @@ def VerifyEquivalence : Pass<"verify-equivalence", "::mlir::ModuleOp"> {
            "stand for non-LAX ops">,
     Option<"bound", "bound", "double", "1e-9",
            "Largest accepted probability that different programs pass">,
+    Option<"f32Check", "f32-check", "bool", "true",
+           "Also run both functions in f32 on random normal inputs">,
+    Option<"f32Tolerance", "f32-tolerance", "double", "1e-3",
+           "Relative difference of the f32 runs above which to warn">,
   ];
 }
 
