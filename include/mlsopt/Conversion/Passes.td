@@ -24,13 +24,23 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       inputs broadcast through projected-permutation maps (reshaped for numpy
       broadcasting, transposed when permuted); constants become
       `mul_scalar` / `add_scalar` (division only by a constant whose inverse
-      is exact); the idioms `x * x`, `max(x, 0)`, `1 / (1 + exp(-x))`,
-      `x * sigmoid(x)` and the erf form of gelu become `square`, `relu`,
-      `sigmoid`, `silu` and `gelu`; f16/bf16 bodies that extend to f32, compute
-      one op and truncate become that op.
+      is exact; a constant divided by a value only in the idioms below); the
+      idioms `x * x`, `max(x, 0)`, `1 / (1 + exp(-x))`, `x * sigmoid(x)`,
+      the erf form of gelu and `1 / sqrt(x)` (constant exactly 1, computed in
+      f32) become `square`, `relu`, `sigmoid`, `silu`, `gelu` and `rsqrt`;
+      f16/bf16 bodies that extend to f32, compute one op and truncate become
+      that op;
+    - `linalg.broadcast` (which only adds dims) where a resulting
+      `kernel.add` / `sub` / `mul` / `div` reads it: the kernel op reads the
+      broadcast's input with size-1 dims in place of the added ones (a
+      `tensor.expand_shape`; none for leading dims) when numpy broadcasting
+      then gives the same result shape, and the broadcast goes once nothing
+      else reads it.
 
-    Everything else stays as it is: convolutions, `linalg.broadcast`, bodies
-    with `linalg.index` or other ops, reductions over several dims or with a
+    Everything else stays as it is: convolutions, `linalg.broadcast` read by
+    anything else (a matmul, a reduction, a unary op, an op that stays, a
+    binary op whose other operand is also size 1 there), bodies with
+    `linalg.index` or other ops, reductions over several dims or with a
     non-identity init, dynamic shapes, integer and f64 types, linalg on
     memrefs. The conversion is partial, the module stays valid and function
     signatures do not change.

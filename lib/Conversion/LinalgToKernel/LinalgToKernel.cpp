@@ -15,8 +15,12 @@
 //   over an identity init becomes `kernel.reduce_sum` or `kernel.reduce_max`
 //   of the value its payload computes.
 // - An all-parallel op becomes one kernel op per payload op, or one for the
-//   sigmoid, silu and gelu idioms. Constants become scalar operands
-//   (`kernel.add_scalar`, `kernel.mul_scalar`) where that is exact.
+//   sigmoid, silu, gelu and (in f32) `1 / sqrt(x)` idioms. Constants become
+//   scalar operands (`kernel.add_scalar`, `kernel.mul_scalar`) where that is
+//   exact.
+// - A `linalg.broadcast` that only adds dims, read by a kernel binary op
+//   (an elementwise op above that read it), is replaced in that op by its
+//   input reshaped with size-1 dims, which numpy broadcasting stretches.
 //
 // Kernel ops on f16 and bf16 compute in f32 and round once, so a payload
 // that extends to f32, computes one op and truncates back is that kernel op;
@@ -483,6 +487,7 @@ private:
   unsigned addBinary(StepBuilder build, unsigned lhs, unsigned rhs);
   bool isConstant(Value value, double expected);
   Value matchSigmoid(Value value);
+  Value matchRsqrt(Value value);
   Value matchGelu(Value value);
 
   linalg::LinalgOp op;
@@ -624,6 +629,22 @@ Value PayloadPlanner::matchSigmoid(Value value) {
   return {};
 }
 
+/// Returns `x` when `value` is the payload form of `rsqrt(x)`, `1 / sqrt(x)`
+/// with the constant exactly 1, computed in f32, else a null value. In f32 the
+/// kernel op computes the same two roundings; in f16 or bf16 each payload op
+/// would round where the kernel op (computing in f32) rounds once, so only an
+/// f32 payload (on f32 values, or extended f16/bf16 ones) matches.
+Value PayloadPlanner::matchRsqrt(Value value) {
+  auto div = value.getDefiningOp<arith::DivFOp>();
+  if (!div || div->getBlock() != op.getBlock() || !div.getType().isF32() ||
+      !isConstant(div.getLhs(), 1))
+    return {};
+  auto sqrt = div.getRhs().getDefiningOp<math::SqrtOp>();
+  if (!sqrt || sqrt->getBlock() != op.getBlock())
+    return {};
+  return sqrt.getOperand();
+}
+
 /// Returns `x` when `value` is the payload form of `gelu(x)`,
 /// `x * (1 + erf(x * c)) * 0.5` with `c` the constant 1/sqrt(2) (as the kernel
 /// op computes it), the halving applied to any factor, else a null value.
@@ -699,19 +720,24 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
 
   // Idioms that are one kernel op, matched before their parts: in f32 the
   // parts would each need a rounding the idiom does not have.
-  // 1 / (1 + exp(-x)) is sigmoid(x), x * sigmoid(x) (in either order) is
-  // silu(x), and x * (1 + erf(x / sqrt(2))) / 2 is gelu(x).
+  // 1 / (1 + exp(-x)) is sigmoid(x), 1 / sqrt(x) (in f32) is rsqrt(x),
+  // x * sigmoid(x) (in either order) is silu(x), and
+  // x * (1 + erf(x / sqrt(2))) / 2 is gelu(x).
   auto idiom = [&](StepBuilder build, Value x) -> std::optional<unsigned> {
     PlannedValue arg = getTensor(x);
     if (arg.unrounded)
       return std::nullopt;
     return addStep(build, arg.step);
   };
-  if (auto div = dyn_cast<arith::DivFOp>(payloadOp))
+  if (auto div = dyn_cast<arith::DivFOp>(payloadOp)) {
     if (Value x = matchSigmoid(div.getResult()))
       if (std::optional<unsigned> step =
               idiom(buildUnary<kernel::SigmoidOp>, x))
         return {*step, unrounded};
+    if (Value x = matchRsqrt(div.getResult()))
+      if (std::optional<unsigned> step = idiom(buildUnary<kernel::RsqrtOp>, x))
+        return {*step, unrounded};
+  }
   if (auto mul = dyn_cast<arith::MulFOp>(payloadOp)) {
     if (Value x = matchGelu(mul.getResult()))
       if (std::optional<unsigned> step = idiom(buildUnary<kernel::GeluOp>, x))
@@ -789,7 +815,8 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
             if (!constant)
               return addBinary(buildBinary<kernel::DivOp>, tensors[0],
                                tensors[1]);
-            // c / x has no kernel op (but for the sigmoid idiom above).
+            // c / x has no kernel op (but for the sigmoid and rsqrt idioms
+            // above).
             if (constantIsLhs)
               return std::nullopt;
             // x / c == x * (1 / c) exactly only when 1 / c is exact.
@@ -1117,10 +1144,73 @@ struct ElementwiseToKernel
   }
 };
 
+/// A `linalg.broadcast` that only adds dims, read by a kernel binary op
+/// (`kernel.add`, `sub`, `mul`, `div`): the op reads the broadcast's input
+/// with size-1 dims where the broadcast adds dims instead, and numpy
+/// broadcasting stretches it as the broadcast did, provided the result shape
+/// stays the same (the other operand has the full size along the added dims).
+/// Elementwise linalg ops that read the broadcast become such kernel ops
+/// first; the broadcast dies once no other op reads it, and stays for those
+/// that do (a matmul, an op that does not convert).
+template <typename OpTy>
+struct BroadcastOperandToUnitDims : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    auto shapeOf = [](Value value) {
+      return cast<RankedTensorType>(value.getType()).getShape();
+    };
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto broadcast =
+          operand.get().template getDefiningOp<linalg::BroadcastOp>();
+      if (!broadcast || !broadcast.hasPureTensorSemantics())
+        continue;
+      auto inputType =
+          dyn_cast<RankedTensorType>(broadcast.getInput().getType());
+      auto outputType = cast<RankedTensorType>(operand.get().getType());
+      if (!inputType || !inputType.hasStaticShape() ||
+          inputType.getElementType() != outputType.getElementType())
+        continue;
+      // The broadcast's result with size 1 along the dims it adds: its other
+      // dims are the input's, in order.
+      SmallVector<int64_t> shape(outputType.getShape());
+      for (int64_t dim : broadcast.getDimensions())
+        shape[dim] = 1;
+      if (dropUnitDims(shape) != dropUnitDims(inputType.getShape()))
+        continue;
+      // Numpy broadcasting supplies leading size-1 dims, as for operands
+      // read through a map: a bias `[n]` broadcast to `[m, n]` is used as is.
+      while (shape.size() > static_cast<size_t>(inputType.getRank()) &&
+             shape.front() == 1)
+        shape.erase(shape.begin());
+      Value other = op->getOperand(1 - operand.getOperandNumber());
+      ShapeOrError broadcastShape =
+          operand.getOperandNumber() == 0
+              ? broadcastShapes(shape, shapeOf(other))
+              : broadcastShapes(shapeOf(other), shape);
+      if (!broadcastShape.ok() ||
+          ArrayRef<int64_t>(broadcastShape.shape) != resultType.getShape())
+        continue;
+      Value input = reshapeUnitDims(rewriter, broadcast.getLoc(),
+                                    broadcast.getInput(), shape);
+      rewriter.modifyOpInPlace(op, [&] { operand.set(input); });
+      return success();
+    }
+    return rewriter.notifyMatchFailure(
+        op, "reads no linalg.broadcast that numpy broadcasting can replace");
+  }
+};
+
 } // namespace
 
 void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
-  patterns.add<ContractionToMatmul, ReductionToKernel, ElementwiseToKernel>(
+  patterns.add<ContractionToMatmul, ReductionToKernel, ElementwiseToKernel,
+               BroadcastOperandToUnitDims<kernel::AddOp>,
+               BroadcastOperandToUnitDims<kernel::SubOp>,
+               BroadcastOperandToUnitDims<kernel::MulOp>,
+               BroadcastOperandToUnitDims<kernel::DivOp>>(
       patterns.getContext());
 }
 

@@ -632,6 +632,73 @@ func.func @not_gelu(%x: tensor<8x64xf32>, %y: tensor<8x64xf16>) -> (tensor<8x64x
   return %g, %f : tensor<8x64xf32>, tensor<8x64xf16>
 }
 
+// -----
+
+// 1 / sqrt(x) written out is rsqrt(x): in f32, and in f16 computed in f32
+// and truncated once (as kernel.rsqrt computes it).
+// CHECK-LABEL: func.func @rsqrt_idiom
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<8x64xf16>)
+// CHECK-NOT: linalg.
+// CHECK: %[[R:.*]] = kernel.rsqrt %[[X]] : tensor<8x64xf32>
+// CHECK-NEXT: %[[H:.*]] = kernel.rsqrt %[[Y]] : tensor<8x64xf16>
+// CHECK-NEXT: return %[[R]], %[[H]]
+func.func @rsqrt_idiom(%x: tensor<8x64xf32>, %y: tensor<8x64xf16>) -> (tensor<8x64xf32>, tensor<8x64xf16>) {
+  %one = arith.constant 1.000000e+00 : f32
+  %e = tensor.empty() : tensor<8x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = math.sqrt %in : f32
+    %q = arith.divf %one, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<8x64xf32>
+  %eh = tensor.empty() : tensor<8x64xf16>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<8x64xf16>) outs(%eh : tensor<8x64xf16>) {
+  ^bb0(%in: f16, %out: f16):
+    %w = arith.extf %in : f16 to f32
+    %s = math.sqrt %w : f32
+    %q = arith.divf %one, %s : f32
+    %t = arith.truncf %q : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<8x64xf16>
+  return %r, %h : tensor<8x64xf32>, tensor<8x64xf16>
+}
+
+// -----
+
+// Not rsqrt: a numerator other than exactly 1 (c / x has no kernel op), and
+// 1 / sqrt(x) computed in f16 (two roundings in f16, where kernel.rsqrt
+// rounds once from f32): both generics stay.
+// CHECK-LABEL: func.func @not_rsqrt
+// CHECK-NOT: kernel.
+// CHECK: %[[A:.*]] = linalg.generic
+// CHECK: arith.divf
+// CHECK: %[[B:.*]] = linalg.generic
+// CHECK: arith.divf
+// CHECK: return %[[A]], %[[B]]
+func.func @not_rsqrt(%x: tensor<8x64xf32>, %y: tensor<8x64xf16>) -> (tensor<8x64xf32>, tensor<8x64xf16>) {
+  %two = arith.constant 2.000000e+00 : f32
+  %one = arith.constant 1.000000e+00 : f16
+  %e = tensor.empty() : tensor<8x64xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = math.sqrt %in : f32
+    %q = arith.divf %two, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<8x64xf32>
+  %eh = tensor.empty() : tensor<8x64xf16>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<8x64xf16>) outs(%eh : tensor<8x64xf16>) {
+  ^bb0(%in: f16, %out: f16):
+    %s = math.sqrt %in : f16
+    %q = arith.divf %one, %s : f16
+    linalg.yield %q : f16
+  } -> tensor<8x64xf16>
+  return %a, %b : tensor<8x64xf32>, tensor<8x64xf16>
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//
@@ -1304,9 +1371,10 @@ func.func @batch_reduce_matmul_stays(%a: tensor<4x8x64xf32>, %b: tensor<4x64x32x
 
 // -----
 
-// The kernel dialect has no broadcast op: linalg.broadcast stays, and so does
-// a batch matmul whose operand broadcasts over the batch (as a product summed
-// over K it would build a tensor larger than any operand).
+// The kernel dialect has no broadcast op: a linalg.broadcast that no kernel
+// binary op reads stays (see below), and so does a batch matmul whose operand
+// broadcasts over the batch (as a product summed over K it would build a
+// tensor larger than any operand).
 // CHECK-LABEL: func.func @broadcasts_stay
 // CHECK-NOT: kernel.
 // CHECK: %[[B:.*]] = linalg.broadcast
@@ -1321,6 +1389,113 @@ func.func @broadcasts_stay(%v: tensor<96xf32>, %a: tensor<16x64xf32>, %b: tensor
   %m = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (m, k)>, affine_map<(b, m, n, k) -> (b, k, n)>, affine_map<(b, m, n, k) -> (b, m, n)>]
       ins(%a, %b : tensor<16x64xf32>, tensor<4x64x32xf32>) outs(%init : tensor<4x16x32xf32>) -> tensor<4x16x32xf32>
   return %r, %m : tensor<8x96xf32>, tensor<4x16x32xf32>
+}
+
+// -----
+
+// Softmax as StableHLO/IREE write it: the row max and sum drop the reduced
+// dim and linalg.broadcast puts it back for the elementwise ops. The
+// kernel ops read the reduction through size-1 dims instead (the collapse
+// after it and the expand fold away), and the broadcasts die.
+// CHECK-LABEL: func.func @softmax_linalg_broadcast
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[MAX:.*]] = kernel.reduce_max %[[X]] dim 1 : tensor<8x64xf32>
+// CHECK-NEXT: %[[D:.*]] = kernel.sub %[[X]], %[[MAX]] : tensor<8x64xf32>, tensor<8x1xf32>
+// CHECK-NEXT: %[[E:.*]] = kernel.exp %[[D]] : tensor<8x64xf32>
+// CHECK-NEXT: %[[SUM:.*]] = kernel.reduce_sum %[[E]] dim 1 : tensor<8x64xf32>
+// CHECK-NEXT: %[[P:.*]] = kernel.div %[[E]], %[[SUM]] : tensor<8x64xf32>, tensor<8x1xf32>
+// CHECK-NEXT: return %[[P]]
+func.func @softmax_linalg_broadcast(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e1 = tensor.empty() : tensor<8xf32>
+  %e = tensor.empty() : tensor<8x64xf32>
+  %minit = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<8xf32>) -> tensor<8xf32>
+  %max = linalg.reduce ins(%x : tensor<8x64xf32>) outs(%minit : tensor<8xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %m = arith.maximumf %in, %acc : f32
+      linalg.yield %m : f32
+    }
+  %bmax = linalg.broadcast ins(%max : tensor<8xf32>) outs(%e : tensor<8x64xf32>) dimensions = [1]
+  %d = linalg.sub ins(%x, %bmax : tensor<8x64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %exp = linalg.exp ins(%d : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %sinit = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8xf32>) -> tensor<8xf32>
+  %sum = linalg.reduce ins(%exp : tensor<8x64xf32>) outs(%sinit : tensor<8xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  %bsum = linalg.broadcast ins(%sum : tensor<8xf32>) outs(%e : tensor<8x64xf32>) dimensions = [1]
+  %p = linalg.div ins(%exp, %bsum : tensor<8x64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  return %p : tensor<8x64xf32>
+}
+
+// -----
+
+// Broadcasts read by kernel binary ops in either position: a bias broadcast
+// over rows needs no reshape (numpy supplies the leading dim), a rank-3
+// broadcast over its middle dim gets a size-1 dim there, and two broadcasts
+// along different dims both go (the result is their outer sum).
+// CHECK-LABEL: func.func @broadcast_operands
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>, %[[B:[a-zA-Z0-9_]+]]: tensor<64xf32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<2x8x64xf32>, %[[S:[a-zA-Z0-9_]+]]: tensor<2x64xf32>, %[[R:[a-zA-Z0-9_]+]]: tensor<8xf32>)
+// CHECK-NOT: linalg.
+// CHECK-DAG: %[[A:.*]] = kernel.mul %[[B]], %[[X]] : tensor<64xf32>, tensor<8x64xf32>
+// CHECK-DAG: %[[S3:.*]] = tensor.expand_shape %[[S]] {{\[}}[0], [1, 2]] output_shape [2, 1, 64]
+// CHECK-DAG: %[[C:.*]] = kernel.sub %[[Y]], %[[S3]] : tensor<2x8x64xf32>, tensor<2x1x64xf32>
+// CHECK-DAG: %[[R2:.*]] = tensor.expand_shape %[[R]] {{\[}}[0, 1]] output_shape [8, 1]
+// CHECK-DAG: %[[O:.*]] = kernel.add %[[R2]], %[[B]] : tensor<8x1xf32>, tensor<64xf32>
+// CHECK: return %[[A]], %[[C]], %[[O]]
+func.func @broadcast_operands(%x: tensor<8x64xf32>, %b: tensor<64xf32>, %y: tensor<2x8x64xf32>, %s: tensor<2x64xf32>, %r: tensor<8xf32>) -> (tensor<8x64xf32>, tensor<2x8x64xf32>, tensor<8x64xf32>) {
+  %e = tensor.empty() : tensor<8x64xf32>
+  %e3 = tensor.empty() : tensor<2x8x64xf32>
+  %bb = linalg.broadcast ins(%b : tensor<64xf32>) outs(%e : tensor<8x64xf32>) dimensions = [0]
+  %a = linalg.mul ins(%bb, %x : tensor<8x64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %sb = linalg.broadcast ins(%s : tensor<2x64xf32>) outs(%e3 : tensor<2x8x64xf32>) dimensions = [1]
+  %c = linalg.sub ins(%y, %sb : tensor<2x8x64xf32>, tensor<2x8x64xf32>) outs(%e3 : tensor<2x8x64xf32>) -> tensor<2x8x64xf32>
+  %rb = linalg.broadcast ins(%r : tensor<8xf32>) outs(%e : tensor<8x64xf32>) dimensions = [1]
+  %o = linalg.add ins(%rb, %bb : tensor<8x64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  return %a, %c, %o : tensor<8x64xf32>, tensor<2x8x64xf32>, tensor<8x64xf32>
+}
+
+// -----
+
+// A linalg.broadcast stays where something other than a kernel binary op
+// reads it: a matmul, a unary op (kernel.exp of the broadcast; reading the
+// input would change its shape), or a binary op whose other operand also
+// has size 1 along the added dim (the result would shrink). A broadcast
+// read by both a matmul and an add stays for the matmul only.
+// CHECK-LABEL: func.func @broadcast_readers_stay
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>, %[[V:[a-zA-Z0-9_]+]]: tensor<64xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<64x32xf32>, %[[K:[a-zA-Z0-9_]+]]: tensor<8x1xf32>, %[[R:[a-zA-Z0-9_]+]]: tensor<8xf32>)
+// CHECK: %[[VB:.*]] = linalg.broadcast ins(%[[V]] : tensor<64xf32>) outs(%{{.*}} : tensor<8x64xf32>) dimensions = [0]
+// CHECK: %[[M:.*]] = kernel.matmul %[[VB]], %[[W]]
+// CHECK: %[[A:.*]] = kernel.add %[[X]], %[[V]] : tensor<8x64xf32>, tensor<64xf32>
+// CHECK: %[[RB:.*]] = linalg.broadcast ins(%[[R]] : tensor<8xf32>) outs(%{{.*}} : tensor<8x64xf32>) dimensions = [1]
+// CHECK: %[[E:.*]] = kernel.exp %[[RB]] : tensor<8x64xf32>
+// CHECK: %[[G:.*]] = kernel.mul %[[RB]], %[[K]] : tensor<8x64xf32>, tensor<8x1xf32>
+// CHECK: return %[[M]], %[[A]], %[[E]], %[[G]]
+func.func @broadcast_readers_stay(%x: tensor<8x64xf32>, %v: tensor<64xf32>, %w: tensor<64x32xf32>, %k: tensor<8x1xf32>, %r: tensor<8xf32>) -> (tensor<8x32xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<8x64xf32>
+  %vb = linalg.broadcast ins(%v : tensor<64xf32>) outs(%e : tensor<8x64xf32>) dimensions = [0]
+  %e2 = tensor.empty() : tensor<8x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %m = linalg.matmul ins(%vb, %w : tensor<8x64xf32>, tensor<64x32xf32>) outs(%z : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %vb : tensor<8x64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %out: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<8x64xf32>
+  %rb = linalg.broadcast ins(%r : tensor<8xf32>) outs(%e : tensor<8x64xf32>) dimensions = [1]
+  %ex = linalg.exp ins(%rb : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%rb, %k : tensor<8x64xf32>, tensor<8x1xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %out: f32):
+    %s = arith.mulf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<8x64xf32>
+  return %m, %a, %ex, %g : tensor<8x32xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
 }
 
 // -----

@@ -290,6 +290,67 @@ func.func @f16_via_f32(%x: tensor<3x5xf16>) -> tensor<3x5xf16> {
   return %g : tensor<3x5xf16>
 }
 
+// Softmax as StableHLO/IREE write it: the row max and sum drop the reduced
+// dim and linalg.broadcast puts it back for the elementwise ops.
+// KERNEL-LABEL: func.func @softmax_broadcast
+// KERNEL-NOT: linalg.
+// KERNEL: kernel.div
+// KERNEL-NOT: linalg.
+// KERNEL: return
+func.func @softmax_broadcast(%x: tensor<3x5xf32>) -> tensor<3x5xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e1 = tensor.empty() : tensor<3xf32>
+  %e = tensor.empty() : tensor<3x5xf32>
+  %minit = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<3xf32>) -> tensor<3xf32>
+  %max = linalg.reduce ins(%x : tensor<3x5xf32>) outs(%minit : tensor<3xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %m = arith.maximumf %in, %acc : f32
+      linalg.yield %m : f32
+    }
+  %bmax = linalg.broadcast ins(%max : tensor<3xf32>) outs(%e : tensor<3x5xf32>) dimensions = [1]
+  %d = linalg.sub ins(%x, %bmax : tensor<3x5xf32>, tensor<3x5xf32>) outs(%e : tensor<3x5xf32>) -> tensor<3x5xf32>
+  %exp = linalg.exp ins(%d : tensor<3x5xf32>) outs(%e : tensor<3x5xf32>) -> tensor<3x5xf32>
+  %sinit = linalg.fill ins(%zero : f32) outs(%e1 : tensor<3xf32>) -> tensor<3xf32>
+  %sum = linalg.reduce ins(%exp : tensor<3x5xf32>) outs(%sinit : tensor<3xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  %bsum = linalg.broadcast ins(%sum : tensor<3xf32>) outs(%e : tensor<3x5xf32>) dimensions = [1]
+  %p = linalg.div ins(%exp, %bsum : tensor<3x5xf32>, tensor<3x5xf32>) outs(%e : tensor<3x5xf32>) -> tensor<3x5xf32>
+  return %p : tensor<3x5xf32>
+}
+
+// 1 / sqrt(x) written out, in f32 and in f16 computed in f32.
+// KERNEL-LABEL: func.func @inv_sqrt
+// KERNEL-NOT: linalg.
+// KERNEL: kernel.rsqrt
+// KERNEL-NEXT: kernel.rsqrt
+// KERNEL-NEXT: return
+func.func @inv_sqrt(%x: tensor<3x5xf32>, %y: tensor<3x5xf16>) -> (tensor<3x5xf32>, tensor<3x5xf16>) {
+  %one = arith.constant 1.000000e+00 : f32
+  %e = tensor.empty() : tensor<3x5xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<3x5xf32>) outs(%e : tensor<3x5xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = math.sqrt %in : f32
+    %q = arith.divf %one, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<3x5xf32>
+  %eh = tensor.empty() : tensor<3x5xf16>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<3x5xf16>) outs(%eh : tensor<3x5xf16>) {
+  ^bb0(%in: f16, %out: f16):
+    %w = arith.extf %in : f16 to f32
+    %s = math.sqrt %w : f32
+    %q = arith.divf %one, %s : f32
+    %t = arith.truncf %q : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<3x5xf16>
+  return %r, %h : tensor<3x5xf32>, tensor<3x5xf16>
+}
+
 //===----------------------------------------------------------------------===//
 // Expected output, in the order @main prints it: four significant digits,
 // and only the form of values that cancellation makes tiny.
@@ -355,6 +416,21 @@ func.func @f16_via_f32(%x: tensor<3x5xf16>) -> tensor<3x5xf16> {
 // CHECK-NEXT: {{\[}}{{\[}}{{-?0}}, {{0\.2854[0-9]*}}, {{0\.5507[0-9]*}}, {{0\.4291[0-9]*}}, {{0\.09674[0-9]*}}],
 // CHECK-NEXT: {{\[}}{{0\.5429[0-9]*}}, {{0\.4499[0-9]*}}, {{0\.1169[0-9]*}}, {{-0\.06408[0-9]*}}, {{-0\.1026[0-9]*}}],
 // CHECK-NEXT: {{\[}}{{0\.1380[0-9]*}}, {{-0\.05783[0-9]*}}, {{-0\.1017[0-9]*}}, {{-0\.1057[0-9]*}}, {{-0\.09161[0-9]*}}]]
+// softmax_broadcast
+// CHECK: sizes = {{\[}}3, 5] strides = {{.*}} data =
+// CHECK-NEXT: {{\[}}{{\[}}{{0\.1076[0-9]*}}, {{0\.2066[0-9]*}}, {{0\.2894[0-9]*}}, {{0\.2513[0-9]*}}, {{0\.1449[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{0\.3510[0-9]*}}, {{0\.3154[0-9]*}}, {{0\.1859[0-9]*}}, {{0\.09276[0-9]*}}, {{0\.05484[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{0\.4176[0-9]*}}, {{0\.2085[0-9]*}}, {{0\.1205[0-9]*}}, {{0\.1052[0-9]*}}, {{0\.1479[0-9]*}}]]
+// inv_sqrt: f32
+// CHECK: sizes = {{\[}}3, 5] strides = {{.*}} data =
+// CHECK-NEXT: {{\[}}{{\[}}{{3\.047[0-9]*}}, {{2\.199[0-9]*}}, {{1\.858[0-9]*}}, {{1\.994[0-9]*}}, {{2\.626[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{1\.687[0-9]*}}, {{1\.780[0-9]*}}, {{2\.319[0-9]*}}, {{3\.283[0-9]*}}, {{4\.270[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{1\.547[0-9]*}}, {{2\.189[0-9]*}}, {{2\.879[0-9]*}}, {{3\.082[0-9]*}}, {{2\.599[0-9]*}}]]
+// inv_sqrt: f16 (computed in f32)
+// CHECK: sizes = {{\[}}3, 5] strides = {{.*}} data =
+// CHECK-NEXT: {{\[}}{{\[}}{{3\.046[0-9]*}}, {{2\.199[0-9]*}}, {{1\.859[0-9]*}}, {{1\.994[0-9]*}}, {{2\.626[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{1\.687[0-9]*}}, {{1\.780[0-9]*}}, {{2\.318[0-9]*}}, {{3\.283[0-9]*}}, {{4\.269[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{1\.546[0-9]*}}, {{2\.189[0-9]*}}, {{2\.878[0-9]*}}, {{3\.082[0-9]*}}, {{2\.599[0-9]*}}]]
 
 //===----------------------------------------------------------------------===//
 // Inputs and printing (linalg.index and casts: nothing here converts)
@@ -520,5 +596,21 @@ func.func @main() {
   %hx232 = linalg.map { arith.extf } ins(%hx2 : tensor<3x5xf16>) outs(%hx2e : tensor<3x5xf32>)
   %hx20 = tensor.cast %hx232 : tensor<3x5xf32> to tensor<?x?xf32>
   call @print(%hx20) : (tensor<?x?xf32>) -> ()
+
+  // softmax_broadcast
+  %sb = call @softmax_broadcast(%ex) : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  %sb0 = tensor.cast %sb : tensor<3x5xf32> to tensor<?x?xf32>
+  call @print(%sb0) : (tensor<?x?xf32>) -> ()
+
+  // inv_sqrt (of the positive softmax probabilities)
+  %sbhe = tensor.empty() : tensor<3x5xf16>
+  %sbh = linalg.map { arith.truncf } ins(%sb : tensor<3x5xf32>) outs(%sbhe : tensor<3x5xf16>)
+  %is, %ish = call @inv_sqrt(%sb, %sbh) : (tensor<3x5xf32>, tensor<3x5xf16>) -> (tensor<3x5xf32>, tensor<3x5xf16>)
+  %is0 = tensor.cast %is : tensor<3x5xf32> to tensor<?x?xf32>
+  call @print(%is0) : (tensor<?x?xf32>) -> ()
+  %ishe = tensor.empty() : tensor<3x5xf32>
+  %ish32 = linalg.map { arith.extf } ins(%ish : tensor<3x5xf16>) outs(%ishe : tensor<3x5xf32>)
+  %ish0 = tensor.cast %ish32 : tensor<3x5xf32> to tensor<?x?xf32>
+  call @print(%ish0) : (tensor<?x?xf32>) -> ()
   return
 }
