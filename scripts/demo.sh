@@ -2,7 +2,8 @@
 # The main job on a bundled example, end to end on the CPU:
 #   1. import a front end's linalg program into the kernel dialect;
 #   2. show the fused μGraph mlsopt targets for it (one custom kernel);
-#   3. lower the unfused and the fused program to LLVM, JIT-run both on the
+#   3. prove the two equivalent by random tests over finite fields;
+#   4. lower the unfused and the fused program to LLVM, JIT-run both on the
 #      same inputs and print how far apart their results are.
 set -euo pipefail
 BUILD_DIR="${1:-build}"
@@ -18,7 +19,12 @@ echo "== 2. the μGraph for it: one kernel whose for-loop accumulates X W and th
 "$OPT" examples/rmsnorm_matmul.mlir
 
 echo
-echo "== 3. both on the CPU (f32), the μGraph following its block schedule: relative error of @fused against @reference"
+echo "== 3. proven equivalent: mlsopt-opt examples/rmsnorm_matmul.mlir --verify-equivalence"
+"$OPT" examples/rmsnorm_matmul.mlir --verify-equivalence -o /dev/null \
+  --mlir-print-op-on-diagnostic=false 2>&1
+
+echo
+echo "== 4. both on the CPU (f32), the μGraph following its block schedule: relative error of @fused against @reference"
 cat examples/rmsnorm_matmul.mlir test/Examples/Inputs/compare.mlir test/Examples/run-rmsnorm_matmul.mlir \
   | sed -e 's/f16/f32/g' -e '/^\/\/ RUN/d' \
   | "$OPT" --mlsopt-cpu-pipeline \
