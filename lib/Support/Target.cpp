@@ -15,12 +15,21 @@ namespace mlsopt {
 // Figures for the reference part of each chip: A100 (sm_80), RTX 3090
 // (sm_86), RTX 4090 / L40S (sm_89), H100/H200 SXM (sm_90). Shared memory is the
 // per-block opt-in maximum from the CUDA programming guide's compute
-// capability table; the cost model reads the throughput figures.
+// capability table; the cost model reads the throughput figures. Shared memory
+// per SM, resident threads and resident blocks per SM are from the same table
+// (A100: 164 KiB, 2048, 32; GA10x: 100 KiB, 1536, 16; AD10x: 100 KiB, 1536,
+// 24; H100: 228 KiB, 2048, 32). The launch overhead is not a spec-sheet
+// figure: 2 us is the usual back-to-back launch cost, including the drain
+// and ramp of the GPU between two kernels (docs/cost-model.md).
 static const TargetInfo kTargets[] = {
-    {"sm_80", "7.0", 108, 166912, 1024, 65536, 1555.0, 312.0, 19.5},
-    {"sm_86", "7.1", 82, 101376, 1024, 65536, 936.0, 71.0, 35.6},
-    {"sm_89", "7.8", 128, 101376, 1024, 65536, 1008.0, 165.0, 82.6},
-    {"sm_90", "7.8", 132, 232448, 1024, 65536, 4800.0, 989.0, 67.0},
+    {"sm_80", "7.0", 108, 166912, 1024, 65536, 1555.0, 312.0, 19.5, 167936,
+     2048, 32, 2.0},
+    {"sm_86", "7.1", 82, 101376, 1024, 65536, 936.0, 71.0, 35.6, 102400, 1536,
+     16, 2.0},
+    {"sm_89", "7.8", 128, 101376, 1024, 65536, 1008.0, 165.0, 82.6, 102400,
+     1536, 24, 2.0},
+    {"sm_90", "7.8", 132, 232448, 1024, 65536, 4800.0, 989.0, 67.0, 233472,
+     2048, 32, 2.0},
 };
 
 ArrayRef<TargetInfo> getSupportedTargets() { return kTargets; }

@@ -32,3 +32,16 @@ TEST(Target, PtxVersionSupportsChip) {
 TEST(Target, NamesListsAll) {
   EXPECT_EQ(supportedTargetNames(), "sm_80, sm_86, sm_89, sm_90");
 }
+
+TEST(Target, OccupancyLimitsAreConsistent) {
+  for (const TargetInfo &t : getSupportedTargets()) {
+    // A block may never ask for more shared memory than its SM has, and an
+    // SM must hold at least one largest block.
+    EXPECT_GE(t.sharedMemPerSM, t.maxSharedMemPerBlock) << t.chip.str();
+    EXPECT_GE(t.maxThreadsPerSM, t.maxThreadsPerBlock) << t.chip.str();
+    EXPECT_GE(t.maxBlocksPerSM, 1u) << t.chip.str();
+    EXPECT_GT(t.launchOverheadUs, 0.0) << t.chip.str();
+  }
+  EXPECT_EQ(lookupTarget("sm_90")->maxThreadsPerSM, 2048u);
+  EXPECT_EQ(lookupTarget("sm_86")->maxThreadsPerSM, 1536u);
+}

@@ -26,6 +26,12 @@ struct TargetInfo {
   double memoryBandwidthGBs;     // device memory, GB/s
   double tensorCoreTFlops;       // dense f16/bf16 with f32 accumulate
   double cudaCoreTFlops;         // f32 FMA throughput counted as 2 FLOPs
+  // Occupancy limits and launch cost, read by the cost model
+  // (docs/cost-model.md).
+  uint64_t sharedMemPerSM;       // bytes one SM can hand out to its blocks
+  unsigned maxThreadsPerSM;      // resident threads per SM
+  unsigned maxBlocksPerSM;       // resident thread blocks per SM
+  double launchOverheadUs;       // cost of one kernel launch beyond its work
 };
 
 /// Every supported target, newest last.

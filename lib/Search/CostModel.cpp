@@ -1,0 +1,368 @@
+//===- CostModel.cpp - Roofline estimate of kernel-level programs ---------===//
+//
+// See docs/cost-model.md for the model and where its constants come from.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlsopt/Search/CostModel.h"
+#include "mlsopt/Dialect/Block/IR/BlockGraphVerifier.h"
+#include "mlsopt/Dialect/Block/IR/BlockOps.h"
+#include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Format.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlsopt;
+using namespace mlsopt::search;
+
+/// A grid smaller than the GPU cannot use all of its bandwidth, but a single
+/// SM can draw more than its even share: this many of the SMs, kept busy,
+/// saturate device memory. An assumption to calibrate on a GPU (issue 7), not
+/// a spec-sheet figure.
+static constexpr double kFractionOfSMsToSaturateMemory = 0.25;
+
+KernelCost &KernelCost::operator+=(const KernelCost &other) {
+  deviceBytes += other.deviceBytes;
+  tensorCoreFlops += other.tensorCoreFlops;
+  cudaCoreFlops += other.cudaCoreFlops;
+  launches += other.launches;
+  launchUs += other.launchUs;
+  waves += other.waves;
+  blocksPerSM = std::max(blocksPerSM, other.blocksPerSM);
+  computeUs += other.computeUs;
+  memoryUs += other.memoryUs;
+  totalUs += other.totalUs;
+  return *this;
+}
+
+raw_ostream &mlsopt::search::operator<<(raw_ostream &os,
+                                        const KernelCost &cost) {
+  return os << llvm::format("%.2f us (%u launches, %.0f bytes, %.0f TC FLOPs, "
+                            "%.0f CUDA-core FLOPs, memory %.2f us, compute "
+                            "%.2f us, %.0f waves)",
+                            cost.totalUs, cost.launches, cost.deviceBytes,
+                            cost.tensorCoreFlops, cost.cudaCoreFlops,
+                            cost.memoryUs, cost.computeUs, cost.waves);
+}
+
+//===----------------------------------------------------------------------===//
+// Work of single ops
+//===----------------------------------------------------------------------===//
+
+static double numElements(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasStaticShape())
+    return 0;
+  double n = 1;
+  for (int64_t d : shaped.getShape())
+    n *= static_cast<double>(d);
+  return n;
+}
+
+static double numBytes(Type type) {
+  auto shaped = cast<ShapedType>(type);
+  return numElements(type) * std::ceil(shaped.getElementTypeBitWidth() / 8.0);
+}
+
+static bool isStaticTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape() &&
+         tensor.getElementType().isIntOrFloat();
+}
+
+namespace {
+struct Flops {
+  double tensorCore = 0;
+  double cudaCore = 0;
+};
+} // namespace
+
+/// FLOPs of one op shared by the kernel and block levels (the ops of
+/// MLSOpt_TensorOps, recognised by mnemonic so both dialects share one
+/// table), on the whole tensors at the kernel level or one tile at the block
+/// level. Fails, with an error, for anything else.
+static FailureOr<Flops> estimateTensorOpFlops(Operation *op) {
+  if (op->getNumResults() != 1 || !isStaticTensor(op->getResult(0).getType()) ||
+      !llvm::all_of(op->getOperandTypes(), isStaticTensor))
+    return op->emitOpError("cannot be costed: the cost model handles ops with "
+                           "statically shaped tensor operands and one such "
+                           "result");
+  StringRef name = op->getName().stripDialect();
+  Type resultType = op->getResult(0).getType();
+  double out = numElements(resultType);
+  Flops flops;
+  if (name == "matmul") {
+    // 2 m n k per batch: one multiply and one add per product term. f16 and
+    // bf16 run on tensor cores; f32 is counted at the CUDA-core FMA rate,
+    // because TF32 would round the operands and change the results the
+    // verifier checked.
+    auto lhs = cast<RankedTensorType>(op->getOperand(0).getType());
+    double k = lhs.getRank() ? static_cast<double>(lhs.getShape().back()) : 1;
+    double work = 2 * out * k;
+    Type elt = lhs.getElementType();
+    if (elt.isF16() || elt.isBF16())
+      flops.tensorCore = work;
+    else
+      flops.cudaCore = work;
+    return flops;
+  }
+  double in =
+      op->getNumOperands() ? numElements(op->getOperand(0).getType()) : 0;
+  std::optional<double> cuda =
+      llvm::StringSwitch<std::optional<double>>(name)
+          // One combine per input element.
+          .Cases({"reduce_sum", "reduce_max"}, in)
+          // Square, sum, and scale per element; the root per row is noise.
+          .Case("rms_norm", 3 * in)
+          // Pure data movement.
+          .Cases({"concat", "transpose"}, 0.0)
+          // Elementwise: one operation (a transcendental counts as one, on
+          // the special-function units) per result element.
+          .Cases({"add", "sub", "mul", "div", "mul_scalar", "add_scalar"}, out)
+          .Cases({"exp", "log", "sqrt", "rsqrt", "square", "silu", "sigmoid",
+                  "gelu", "relu", "tanh", "erf", "neg"},
+                 out)
+          .Default(std::nullopt);
+  if (!cuda)
+    return op->emitOpError("cannot be costed: the cost model knows no FLOP "
+                           "count for this op");
+  flops.cudaCore = *cuda;
+  return flops;
+}
+
+//===----------------------------------------------------------------------===//
+// Rooflines
+//===----------------------------------------------------------------------===//
+
+/// Time in us for `amount` units at `perSecond` units per second; 0 for no
+/// work, and no division by a zero rate (a zero rate would be a broken
+/// target table, and no work was ever free on it).
+static double timeUs(double amount, double perSecond) {
+  if (amount <= 0 || perSecond <= 0)
+    return 0;
+  return amount / perSecond * 1e6;
+}
+
+static double memoryTimeUs(double bytes, const TargetInfo &target) {
+  return timeUs(bytes, target.memoryBandwidthGBs * 1e9);
+}
+
+/// Tensor-core and CUDA-core work are added, not overlapped: the same warps
+/// issue both, and it keeps the estimate an upper bound on the roofline.
+static double computeTimeUs(double tensorCoreFlops, double cudaCoreFlops,
+                            const TargetInfo &target) {
+  return timeUs(tensorCoreFlops, target.tensorCoreTFlops * 1e12) +
+         timeUs(cudaCoreFlops, target.cudaCoreTFlops * 1e12);
+}
+
+KernelCost mlsopt::search::estimateRoofline(double deviceBytes,
+                                            double tensorCoreFlops,
+                                            double cudaCoreFlops,
+                                            const TargetInfo &target) {
+  KernelCost cost;
+  cost.deviceBytes = std::max(deviceBytes, 0.0);
+  cost.tensorCoreFlops = std::max(tensorCoreFlops, 0.0);
+  cost.cudaCoreFlops = std::max(cudaCoreFlops, 0.0);
+  cost.launches = 1;
+  cost.launchUs = target.launchOverheadUs;
+  cost.waves = 1;
+  cost.memoryUs = memoryTimeUs(cost.deviceBytes, target);
+  cost.computeUs =
+      computeTimeUs(cost.tensorCoreFlops, cost.cudaCoreFlops, target);
+  cost.totalUs = cost.launchUs + std::max(cost.memoryUs, cost.computeUs);
+  return cost;
+}
+
+unsigned mlsopt::search::estimateBlocksPerSM(int64_t sharedMemBytes,
+                                             int64_t threadsPerBlock,
+                                             const TargetInfo &target) {
+  if (threadsPerBlock <= 0 ||
+      threadsPerBlock > static_cast<int64_t>(target.maxThreadsPerBlock) ||
+      sharedMemBytes < 0 ||
+      static_cast<uint64_t>(sharedMemBytes) > target.maxSharedMemPerBlock)
+    return 0;
+  uint64_t blocks = target.maxBlocksPerSM;
+  blocks = std::min<uint64_t>(blocks, target.maxThreadsPerSM / threadsPerBlock);
+  if (sharedMemBytes > 0)
+    blocks = std::min<uint64_t>(
+        blocks, target.sharedMemPerSM / static_cast<uint64_t>(sharedMemBytes));
+  return static_cast<unsigned>(blocks);
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+FailureOr<KernelCost>
+mlsopt::search::estimateKernelOpCost(Operation *op, const TargetInfo &target) {
+  if (auto custom = dyn_cast<kernel::CustomOp>(op))
+    return estimateCustomKernelCost(custom, target);
+  if (!isa_and_nonnull<kernel::KernelDialect>(op->getDialect()))
+    return op->emitOpError("cannot be costed: not a kernel op");
+
+  // A library kernel reads every operand from device memory and writes its
+  // result there: no fusion across kernel ops, no cache reuse.
+  FailureOr<Flops> flops = estimateTensorOpFlops(op);
+  if (failed(flops))
+    return failure();
+  double bytes = 0;
+  for (Type type : op->getOperandTypes())
+    bytes += numBytes(type);
+  for (Type type : op->getResultTypes())
+    bytes += numBytes(type);
+  return estimateRoofline(bytes, flops->tensorCore, flops->cudaCore, target);
+}
+
+namespace {
+/// Counts the work of a block graph, one op at a time in a pre-order walk:
+/// the device-memory bytes of the whole grid and the FLOPs of one block.
+struct BlockGraphWork {
+  BlockGraphWork(kernel::Dim3Attr grid, block::ForLoopOp loop)
+      : grid(grid), loop(loop),
+        iterations(static_cast<double>(loop.getIterations())),
+        blocks(static_cast<double>(grid.getVolume())) {}
+
+  WalkResult add(Operation *op);
+
+  kernel::Dim3Attr grid;
+  block::ForLoopOp loop;
+  double iterations, blocks;
+  double bytes = 0;
+  Flops flops;
+};
+} // namespace
+
+WalkResult BlockGraphWork::add(Operation *op) {
+  // An op in the loop body runs once per iteration, one after it once.
+  double times = op->getParentOp() == loop.getOperation() ? iterations : 1;
+  if (isa<block::ForLoopOp, block::ReturnOp>(op))
+    return WalkResult::advance();
+  if (auto yield = dyn_cast<block::YieldOp>(op)) {
+    // Each accumulator combines one yielded element per iteration.
+    for (Type type : yield.getOperandTypes())
+      flops.cudaCore += numElements(type) * iterations;
+    return WalkResult::advance();
+  }
+  if (auto load = dyn_cast<block::LoadOp>(op)) {
+    // A load without fmap reads the same tile every iteration; it is counted
+    // once because the tile stays in shared memory. Blocks that differ only
+    // along grid dims the imap does not name load the same tiles at about the
+    // same time; the L2 serves all but the first, so device memory sees each
+    // distinct tile once.
+    double distinctTiles = 1;
+    for (unsigned g = 0; g < 3; ++g)
+      if (load.getImap().getTensorDim(g))
+        distinctTiles *= static_cast<double>(grid.getSize(g));
+    bytes += numBytes(load.getType()) *
+             (load.getFmap().has_value() ? iterations : 1) * distinctTiles;
+    return WalkResult::advance();
+  }
+  if (auto store = dyn_cast<block::StoreOp>(op)) {
+    // Every block writes its own tile.
+    bytes += numBytes(store.getTile().getType()) * blocks;
+    return WalkResult::advance();
+  }
+  if (auto graph = dyn_cast<thread::GraphOp>(op)) {
+    // Every thread op runs once per element of the graph's outputs, in
+    // registers.
+    double ops = static_cast<double>(
+        llvm::range_size(graph.getBody().front().without_terminator()));
+    double elements =
+        graph.getNumResults() ? numElements(graph.getResult(0).getType()) : 0;
+    flops.cudaCore += ops * elements * times;
+    return WalkResult::skip();
+  }
+  if (!isa_and_nonnull<block::BlockDialect>(op->getDialect())) {
+    op->emitOpError("cannot be costed: the cost model handles block ops and "
+                    "thread graphs in a custom kernel");
+    return WalkResult::interrupt();
+  }
+  FailureOr<Flops> f = estimateTensorOpFlops(op);
+  if (failed(f))
+    return WalkResult::interrupt();
+  flops.tensorCore += f->tensorCore * times;
+  flops.cudaCore += f->cudaCore * times;
+  return WalkResult::advance();
+}
+
+FailureOr<KernelCost>
+mlsopt::search::estimateCustomKernelCost(kernel::CustomOp op,
+                                         const TargetInfo &target) {
+  auto loops = op.getBody().front().getOps<block::ForLoopOp>();
+  if (loops.empty())
+    return op.emitOpError("cannot be costed: its block graph has no "
+                          "block.for_loop");
+  block::ForLoopOp loop = *loops.begin();
+
+  double blocks = static_cast<double>(op.getGrid().getVolume());
+  int64_t threads = op.getBlock().getVolume();
+  int64_t sharedMem = block::estimateSharedMemoryBytes(op);
+  unsigned blocksPerSM = estimateBlocksPerSM(sharedMem, threads, target);
+  if (blocks <= 0 || blocksPerSM == 0 || target.smCount == 0)
+    return op.emitOpError("cannot be costed on ")
+           << target.chip << ": " << threads << " threads and " << sharedMem
+           << " bytes of shared memory per block do not fit one SM (at most "
+           << target.maxThreadsPerBlock << " threads and "
+           << target.maxSharedMemPerBlock << " bytes)";
+
+  BlockGraphWork work(op.getGrid(), loop);
+  WalkResult walk = op.getBody().walk<WalkOrder::PreOrder>(
+      [&](Operation *nested) { return work.add(nested); });
+  if (walk.wasInterrupted())
+    return failure();
+  double bytes = work.bytes;
+  Flops flops = work.flops;
+
+  KernelCost cost;
+  cost.deviceBytes = bytes;
+  cost.tensorCoreFlops = flops.tensorCore * blocks;
+  cost.cudaCoreFlops = flops.cudaCore * blocks;
+  cost.launches = 1;
+  cost.launchUs = target.launchOverheadUs;
+  cost.blocksPerSM = blocksPerSM;
+  double sms = static_cast<double>(target.smCount);
+  cost.waves = std::ceil(blocks / (sms * blocksPerSM));
+
+  // Blocks resident on one SM share its tensor cores, CUDA cores and memory
+  // pipes, so what bounds the time is how many blocks the busiest SM runs,
+  // ceil(blocks / SMs), not how many waves they take. A grid that does not
+  // divide evenly leaves SMs idle in its last round: SMs + 1 blocks take
+  // twice as long as SMs blocks.
+  double rounds = std::ceil(blocks / sms);
+  double activeSMs = std::min(blocks, sms);
+  cost.computeUs =
+      computeTimeUs(flops.tensorCore, flops.cudaCore, target) * rounds * sms;
+  // Device memory: an SM gets an even share of the bandwidth among the
+  // active SMs, but no more than it can draw on its own.
+  double perSMShare =
+      std::min(1.0 / activeSMs, 1.0 / (kFractionOfSMsToSaturateMemory * sms));
+  cost.memoryUs = memoryTimeUs(bytes / blocks, target) * rounds / perSMShare;
+  cost.totalUs = cost.launchUs + std::max(cost.memoryUs, cost.computeUs);
+  return cost;
+}
+
+FailureOr<KernelCost>
+mlsopt::search::estimateFunctionCost(func::FuncOp func,
+                                     const TargetInfo &target) {
+  KernelCost total;
+  WalkResult walk = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (!isa_and_nonnull<kernel::KernelDialect>(op->getDialect()))
+      return WalkResult::advance();
+    FailureOr<KernelCost> cost = estimateKernelOpCost(op, target);
+    if (failed(cost))
+      return WalkResult::interrupt();
+    total += *cost;
+    // A custom kernel's body was costed with it.
+    return WalkResult::skip();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  return total;
+}

@@ -1,0 +1,271 @@
+//===- CostModelTest.cpp - Roofline estimates of kernels and programs -----===//
+//
+// The properties the search relies on when it ranks candidates: more bytes
+// cost more, big matmuls are compute bound and 8-row ones memory bound, a
+// grid one block larger than the SMs takes a second round, shared memory
+// limits occupancy, every example μGraph beats its unfused reference, and an
+// op the model cannot cost is a diagnostic, not a crash. The example test
+// prints the estimates it compares.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlsopt/Search/CostModel.h"
+#include "mlsopt/InitAllDialects.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <string>
+
+using namespace mlir;
+using namespace mlsopt;
+using namespace mlsopt::search;
+
+namespace {
+
+class CostModelTest : public ::testing::Test {
+protected:
+  CostModelTest() {
+    DialectRegistry registry;
+    registry.insert<func::FuncDialect, arith::ArithDialect>();
+    registerAllDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  OwningOpRef<ModuleOp> parse(StringRef source) {
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+      diagnostics += d.str() + "\n";
+      return success();
+    });
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(source, &context);
+    EXPECT_TRUE(module) << diagnostics;
+    return module;
+  }
+
+  func::FuncOp lookup(ModuleOp module, StringRef name) {
+    return SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        module, StringAttr::get(&context, name));
+  }
+
+  /// Cost of @`name` in `module`; fails the test on an error.
+  KernelCost cost(ModuleOp module, StringRef name, const TargetInfo &target) {
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+      diagnostics += d.str() + "\n";
+      return success();
+    });
+    func::FuncOp func = lookup(module, name);
+    EXPECT_TRUE(func) << "no @" << name.str();
+    if (!func)
+      return {};
+    FailureOr<KernelCost> c = estimateFunctionCost(func, target);
+    EXPECT_TRUE(succeeded(c)) << diagnostics;
+    return succeeded(c) ? *c : KernelCost();
+  }
+
+  MLIRContext context;
+  std::string diagnostics;
+};
+
+const TargetInfo &sm90() {
+  static const TargetInfo t = *lookupTarget("sm_90");
+  return t;
+}
+
+/// One matmul of [m, k] by [k, n] in `type`.
+std::string matmulProgram(int64_t m, int64_t n, int64_t k,
+                          StringRef type = "f16") {
+  return llvm::formatv(R"mlir(
+func.func @mm(%a: tensor<{0}x{2}x{3}>, %b: tensor<{2}x{1}x{3}>)
+    -> tensor<{0}x{1}x{3}> {
+  %c = kernel.matmul %a, %b : tensor<{0}x{2}x{3}>, tensor<{2}x{1}x{3}>
+  return %c : tensor<{0}x{1}x{3}>
+}
+)mlir",
+                       m, n, k, type)
+      .str();
+}
+
+/// A custom kernel of `blocks` blocks of 128 threads; each block loads one
+/// `rows` x 256 f16 tile and stores its row sums. The tile is what sets the
+/// shared memory per block.
+std::string rowSumKernel(int64_t blocks, int64_t rows) {
+  int64_t total = blocks * rows;
+  return llvm::formatv(R"mlir(
+func.func @rowsum(%x: tensor<{0}x256xf16>) -> tensor<{0}x1xf16> {
+  %o = kernel.custom (%x) grid <{1}, 1, 1> block <128, 1, 1>
+      : (tensor<{0}x256xf16>) -> tensor<{0}x1xf16> {
+  ^bb0(%in0: tensor<{0}x256xf16>, %out0: tensor<{0}x1xf16>):
+    %acc = block.for_loop 1 iterations accumulate (sum) : tensor<{2}x1xf16> {
+      %t = block.load %in0 imap <x = 0> fmap 1
+          : tensor<{0}x256xf16> -> tensor<{2}x256xf16>
+      %s = block.reduce_sum %t dim 1 : tensor<{2}x256xf16>
+      block.yield %s : tensor<{2}x1xf16>
+    }
+    block.store %acc, %out0 omap <x = 0> : tensor<{2}x1xf16> into tensor<{0}x1xf16>
+    block.return
+  }
+  return %o : tensor<{0}x1xf16>
+}
+)mlir",
+                       total, blocks, rows)
+      .str();
+}
+
+TEST(CostModel, RooflineGrowsWithBytes) {
+  double last = 0;
+  for (double bytes : {0.0, 1e3, 1e6, 1e8, 1e10}) {
+    KernelCost c = estimateRoofline(bytes, 1e6, 1e6, sm90());
+    EXPECT_GE(c.totalUs, last);
+    EXPECT_GE(c.totalUs, sm90().launchOverheadUs);
+    last = c.totalUs;
+  }
+  // Past the ridge point more bytes strictly cost more.
+  EXPECT_LT(estimateRoofline(1e9, 0, 0, sm90()).totalUs,
+            estimateRoofline(2e9, 0, 0, sm90()).totalUs);
+  EXPECT_LT(estimateRoofline(0, 1e12, 0, sm90()).totalUs,
+            estimateRoofline(0, 2e12, 0, sm90()).totalUs);
+}
+
+TEST(CostModel, BrokenTargetNeverDividesByZero) {
+  TargetInfo broken = sm90();
+  broken.memoryBandwidthGBs = 0;
+  broken.tensorCoreTFlops = 0;
+  broken.cudaCoreTFlops = 0;
+  KernelCost c = estimateRoofline(1e9, 1e9, 1e9, broken);
+  EXPECT_TRUE(std::isfinite(c.totalUs));
+  EXPECT_EQ(estimateBlocksPerSM(1024, 0, sm90()), 0u);
+}
+
+TEST_F(CostModelTest, MatmulComputeBoundLargeMemoryBoundGemv) {
+  OwningOpRef<ModuleOp> big = parse(matmulProgram(4096, 4096, 4096));
+  ASSERT_TRUE(big);
+  KernelCost b = cost(*big, "mm", sm90());
+  EXPECT_EQ(b.tensorCoreFlops, 2.0 * 4096 * 4096 * 4096);
+  EXPECT_EQ(b.cudaCoreFlops, 0);
+  EXPECT_FALSE(b.isMemoryBound()) << b.computeUs << " vs " << b.memoryUs;
+
+  // 8 rows: the weight is streamed once for 8 * 2 FLOPs per element.
+  OwningOpRef<ModuleOp> gemv = parse(matmulProgram(8, 4096, 4096));
+  ASSERT_TRUE(gemv);
+  KernelCost g = cost(*gemv, "mm", sm90());
+  EXPECT_TRUE(g.isMemoryBound()) << g.computeUs << " vs " << g.memoryUs;
+  EXPECT_EQ(g.deviceBytes, 2.0 * (8 * 4096 + 4096 * 4096 + 8 * 4096));
+
+  // f32 runs on CUDA cores, far slower than f16 on tensor cores.
+  OwningOpRef<ModuleOp> f32 = parse(matmulProgram(4096, 4096, 4096, "f32"));
+  ASSERT_TRUE(f32);
+  KernelCost f = cost(*f32, "mm", sm90());
+  EXPECT_EQ(f.tensorCoreFlops, 0);
+  EXPECT_GT(f.computeUs, 10 * b.computeUs);
+}
+
+TEST_F(CostModelTest, OneBlockMoreThanSMsTakesTwoWaves) {
+  // 256-row tiles of f16 take 128 KiB: one block per SM on sm_90.
+  unsigned sms = sm90().smCount;
+  OwningOpRef<ModuleOp> full = parse(rowSumKernel(sms, 256));
+  OwningOpRef<ModuleOp> over = parse(rowSumKernel(sms + 1, 256));
+  ASSERT_TRUE(full && over);
+  KernelCost f = cost(*full, "rowsum", sm90());
+  KernelCost o = cost(*over, "rowsum", sm90());
+  EXPECT_EQ(f.blocksPerSM, 1u);
+  EXPECT_EQ(f.waves, 1);
+  EXPECT_EQ(o.waves, 2);
+  // The extra block costs a whole second round, not 1/132 more.
+  double work = f.totalUs - f.launchUs, overWork = o.totalUs - o.launchUs;
+  EXPECT_NEAR(overWork / work, 2.0 * sms / (sms + 1), 1e-9 + 0.05);
+}
+
+TEST_F(CostModelTest, SharedMemoryLimitsOccupancy) {
+  const TargetInfo &t = sm90();
+  // Threads alone allow 16 blocks of 128 threads per SM.
+  EXPECT_EQ(estimateBlocksPerSM(0, 128, t), 16u);
+  EXPECT_EQ(estimateBlocksPerSM(t.sharedMemPerSM / 3, 128, t), 3u);
+  EXPECT_EQ(estimateBlocksPerSM(t.maxSharedMemPerBlock, 128, t), 1u);
+  EXPECT_EQ(estimateBlocksPerSM(t.maxSharedMemPerBlock + 1, 128, t), 0u);
+  EXPECT_EQ(estimateBlocksPerSM(0, t.maxThreadsPerBlock + 1, t), 0u);
+
+  // The same grid of SMs + 1 blocks fits in one wave once the tiles are
+  // small enough for several blocks per SM.
+  OwningOpRef<ModuleOp> small = parse(rowSumKernel(t.smCount + 1, 64));
+  ASSERT_TRUE(small);
+  KernelCost s = cost(*small, "rowsum", t);
+  EXPECT_GT(s.blocksPerSM, 1u);
+  EXPECT_EQ(s.waves, 1);
+
+  // sm_86 has under half the shared memory per SM: 128 KiB tiles do not
+  // fit, and that is a diagnostic.
+  OwningOpRef<ModuleOp> big = parse(rowSumKernel(t.smCount, 256));
+  ASSERT_TRUE(big);
+  diagnostics.clear();
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    diagnostics += d.str() + "\n";
+    return success();
+  });
+  EXPECT_TRUE(failed(
+      estimateFunctionCost(lookup(*big, "rowsum"), *lookupTarget("sm_86"))));
+  EXPECT_NE(diagnostics.find("cannot be costed on sm_86"), std::string::npos)
+      << diagnostics;
+}
+
+TEST_F(CostModelTest, NonKernelOpIsADiagnostic) {
+  OwningOpRef<ModuleOp> module = parse(matmulProgram(8, 8, 8));
+  ASSERT_TRUE(module);
+  Operation *ret = lookup(*module, "mm").getBody().front().getTerminator();
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    diagnostics += d.str() + "\n";
+    return success();
+  });
+  EXPECT_TRUE(failed(estimateKernelOpCost(ret, sm90())));
+  EXPECT_NE(diagnostics.find("not a kernel op"), std::string::npos)
+      << diagnostics;
+  // In a function it is free.
+  EXPECT_EQ(cost(*module, "mm", sm90()).launches, 1u);
+}
+
+TEST_F(CostModelTest, ExampleMicroGraphsBeatTheirReferences) {
+  for (StringRef example :
+       {"rmsnorm_matmul.mlir", "gated_mlp.mlir", "attention.mlir"}) {
+    std::string path =
+        std::string(MLSOPT_SOURCE_DIR) + "/examples/" + example.str();
+    auto buffer = llvm::MemoryBuffer::getFile(path);
+    ASSERT_TRUE(bool(buffer)) << path;
+    OwningOpRef<ModuleOp> module = parse((*buffer)->getBuffer());
+    ASSERT_TRUE(module) << path;
+    unsigned compared = 0;
+    for (auto func : module->getOps<func::FuncOp>()) {
+      if (!func->hasAttr("mlsopt.equivalent_to"))
+        continue;
+      for (StringRef chip : {"sm_90", "sm_80"}) {
+        const TargetInfo target = *lookupTarget(chip);
+        KernelCost ref = cost(*module, "reference", target);
+        KernelCost fused = cost(*module, func.getSymName(), target);
+        std::string report;
+        llvm::raw_string_ostream os(report);
+        os << example << " on " << chip << ": @reference " << ref << "\n  @"
+           << func.getSymName() << " " << fused << "\n";
+        llvm::outs() << report;
+        EXPECT_LT(fused.launches, ref.launches) << report;
+        EXPECT_LT(fused.deviceBytes, ref.deviceBytes) << report;
+        if (chip == "sm_90") {
+          EXPECT_LT(fused.totalUs, ref.totalUs) << report;
+        }
+      }
+      ++compared;
+    }
+    EXPECT_GT(compared, 0u) << path;
+  }
+}
+
+} // namespace
