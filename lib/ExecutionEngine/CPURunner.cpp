@@ -19,6 +19,8 @@
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -81,10 +83,17 @@ static void addEntryPoint(ModuleOp module, func::FuncOp func) {
 FailureOr<std::unique_ptr<CPURunner>>
 CPURunner::create(ModuleOp module, ArrayRef<StringRef> functions) {
   std::unique_ptr<CPURunner> runner(new CPURunner());
-  // The entry points use these dialects before any pass loads them.
-  module.getContext()
-      ->loadDialect<bufferization::BufferizationDialect, func::FuncDialect,
-                    LLVM::LLVMDialect, memref::MemRefDialect>();
+  // The pipeline needs every dialect it lowers through and their external
+  // interface models (bufferization, LLVM conversion), whatever the caller
+  // registered; the entry points use some dialects before any pass loads
+  // them.
+  MLIRContext *context = module.getContext();
+  DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  context->appendDialectRegistry(registry);
+  context->loadDialect<bufferization::BufferizationDialect, func::FuncDialect,
+                       LLVM::LLVMDialect, memref::MemRefDialect>();
   OwningOpRef<ModuleOp> copy = module.clone();
   for (StringRef name : functions) {
     auto func = copy->lookupSymbol<func::FuncOp>(name);

@@ -1,9 +1,9 @@
 // Every example μGraph is proven equivalent to its reference program.
-// RUN: mlsopt-opt %mlsopt_src_root/examples/rmsnorm_matmul.mlir --verify-equivalence -o /dev/null --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=RMS
-// RUN: mlsopt-opt %mlsopt_src_root/examples/gated_mlp.mlir --verify-equivalence -o /dev/null --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=MLP
-// RUN: mlsopt-opt %mlsopt_src_root/examples/attention.mlir --verify-equivalence -o /dev/null --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=ATT
+// RUN: mlsopt-opt %mlsopt_src_root/examples/rmsnorm_matmul.mlir --verify-equivalence -o /dev/null --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=RMSCHECK
+// RUN: mlsopt-opt %mlsopt_src_root/examples/gated_mlp.mlir --verify-equivalence -o /dev/null --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=MLPCHECK
+// RUN: mlsopt-opt %mlsopt_src_root/examples/attention.mlir --verify-equivalence -o /dev/null --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=ATTCHECK
 
-// RMS: remark: @fused is equivalent to @reference: equal on 1 random test over GF(p); false-positive probability <= {{[0-9.]+}}e-{{[0-9]+}}
-// MLP: remark: @fused is equivalent to @reference: equal on 1 random test over GF(p)
-// ATT: remark: @fused is equivalent to @reference: equal on 1 random test over GF(p)
-// ATT: remark: @fused_online_softmax is equivalent to @reference: {{.*}} (max ops are outside this bound: see docs/verification.md)
+// RMSCHECK: remark: @fused is equivalent to @reference: equal on 1 random test over GF(p); false-positive probability <= {{[0-9.]+}}e-{{[0-9]+}}
+// MLPCHECK: remark: @fused is equivalent to @reference: equal on 1 random test over GF(p)
+// ATTCHECK: remark: @fused is equivalent to @reference: equal on 1 random test over GF(p)
+// ATTCHECK: remark: @fused_online_softmax is equivalent to @reference: {{.*}} (max ops are outside this bound: see docs/verification.md)

@@ -7,45 +7,20 @@
 
 #include "mlsopt/Dialect/Block/IR/BlockGraphVerifier.h"
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
-#include "mlsopt/InitAllDialects.h"
 #include "mlsopt/Support/Target.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/Parser/Parser.h"
 
-#include "gtest/gtest.h"
+#include "MLIRTest.h"
 
 using namespace mlir;
 using namespace mlsopt;
 
 namespace {
 
-class BlockGraphTest : public ::testing::Test {
-protected:
-  BlockGraphTest() {
-    DialectRegistry registry;
-    registry.insert<func::FuncDialect>();
-    registerAllDialects(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-  }
-
-  /// Parses `source`; diagnostics go to `diagnostics` instead of stderr.
-  OwningOpRef<ModuleOp> parse(StringRef source) {
-    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-      diagnostics += d.str() + "\n";
-      return success();
-    });
-    return parseSourceString<ModuleOp>(source, &context);
-  }
-
-  MLIRContext context;
-  std::string diagnostics;
-};
+class BlockGraphTest : public test::MLIRTest {};
 
 // Two blocks each own 4 rows of an 8x64 input; a 4-iteration loop walks its
 // columns and keeps the running max; the output is 8x16.

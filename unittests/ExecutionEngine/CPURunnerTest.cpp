@@ -1,14 +1,7 @@
 //===- CPURunnerTest.cpp - μGraphs through mlir::ExecutionEngine ----------===//
 
 #include "mlsopt/ExecutionEngine/CPURunner.h"
-#include "mlsopt/InitAllDialects.h"
-
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/Parser/Parser.h"
-
-#include "gtest/gtest.h"
+#include "MLIRTest.h"
 
 #include <cmath>
 
@@ -63,16 +56,10 @@ func.func @f16_signature(%x: tensor<8xf16>) -> tensor<8xf16> {
 }
 )mlir";
 
-class CPURunnerTest : public ::testing::Test {
+class CPURunnerTest : public test::MLIRTest {
 protected:
-  CPURunnerTest() {
-    DialectRegistry registry;
-    mlir::registerAllDialects(registry);
-    mlir::registerAllExtensions(registry);
-    mlsopt::registerAllDialects(registry);
-    context.appendDialectRegistry(registry);
-    module = parseSourceString<ModuleOp>(kProgram, &context);
-  }
+  // Only mlsopt's dialects: CPURunner registers what lowering needs itself.
+  CPURunnerTest() { module = parse(kProgram); }
 
   static HostTensor wave(ArrayRef<int64_t> shape, float seed) {
     HostTensor t = HostTensor::zeros(shape);
@@ -82,7 +69,6 @@ protected:
     return t;
   }
 
-  MLIRContext context;
   OwningOpRef<ModuleOp> module;
 };
 
@@ -122,7 +108,6 @@ TEST_F(CPURunnerTest, CustomKernelMatchesReference) {
 
 TEST_F(CPURunnerTest, RejectsWhatItCannotRun) {
   ASSERT_TRUE(module);
-  std::string diagnostics;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
     diagnostics += d.str() + "\n";
     return success();

@@ -10,7 +10,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/Search/CostModel.h"
-#include "mlsopt/InitAllDialects.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -22,7 +21,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
-#include "gtest/gtest.h"
+#include "MLIRTest.h"
 
 #include <cmath>
 #include <string>
@@ -33,30 +32,13 @@ using namespace mlsopt::search;
 
 namespace {
 
-class CostModelTest : public ::testing::Test {
+class CostModelTest : public test::MLIRTest {
 protected:
-  CostModelTest() {
-    DialectRegistry registry;
-    registry.insert<func::FuncDialect, arith::ArithDialect>();
-    registerAllDialects(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-  }
-
-  OwningOpRef<ModuleOp> parse(StringRef source) {
-    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-      diagnostics += d.str() + "\n";
-      return success();
-    });
-    OwningOpRef<ModuleOp> module =
-        parseSourceString<ModuleOp>(source, &context);
+  /// Parses `source`, failing the test when it does not parse.
+  OwningOpRef<ModuleOp> parseOrFail(StringRef source) {
+    OwningOpRef<ModuleOp> module = parse(source);
     EXPECT_TRUE(module) << diagnostics;
     return module;
-  }
-
-  func::FuncOp lookup(ModuleOp module, StringRef name) {
-    return SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-        module, StringAttr::get(&context, name));
   }
 
   /// Cost of @`name` in `module`; fails the test on an error.
@@ -65,7 +47,7 @@ protected:
       diagnostics += d.str() + "\n";
       return success();
     });
-    func::FuncOp func = lookup(module, name);
+    func::FuncOp func = lookupFunc(module, name);
     EXPECT_TRUE(func) << "no @" << name.str();
     if (!func)
       return {};
@@ -74,8 +56,6 @@ protected:
     return succeeded(c) ? *c : KernelCost();
   }
 
-  MLIRContext context;
-  std::string diagnostics;
 };
 
 const TargetInfo &sm90() {
@@ -149,7 +129,7 @@ TEST(CostModel, BrokenTargetNeverDividesByZero) {
 }
 
 TEST_F(CostModelTest, MatmulComputeBoundLargeMemoryBoundGemv) {
-  OwningOpRef<ModuleOp> big = parse(matmulProgram(4096, 4096, 4096));
+  OwningOpRef<ModuleOp> big = parseOrFail(matmulProgram(4096, 4096, 4096));
   ASSERT_TRUE(big);
   KernelCost b = cost(*big, "mm", sm90());
   EXPECT_EQ(b.tensorCoreFlops, 2.0 * 4096 * 4096 * 4096);
@@ -157,14 +137,14 @@ TEST_F(CostModelTest, MatmulComputeBoundLargeMemoryBoundGemv) {
   EXPECT_FALSE(b.isMemoryBound()) << b.computeUs << " vs " << b.memoryUs;
 
   // 8 rows: the weight is streamed once for 8 * 2 FLOPs per element.
-  OwningOpRef<ModuleOp> gemv = parse(matmulProgram(8, 4096, 4096));
+  OwningOpRef<ModuleOp> gemv = parseOrFail(matmulProgram(8, 4096, 4096));
   ASSERT_TRUE(gemv);
   KernelCost g = cost(*gemv, "mm", sm90());
   EXPECT_TRUE(g.isMemoryBound()) << g.computeUs << " vs " << g.memoryUs;
   EXPECT_EQ(g.deviceBytes, 2.0 * (8 * 4096 + 4096 * 4096 + 8 * 4096));
 
   // f32 runs on CUDA cores, far slower than f16 on tensor cores.
-  OwningOpRef<ModuleOp> f32 = parse(matmulProgram(4096, 4096, 4096, "f32"));
+  OwningOpRef<ModuleOp> f32 = parseOrFail(matmulProgram(4096, 4096, 4096, "f32"));
   ASSERT_TRUE(f32);
   KernelCost f = cost(*f32, "mm", sm90());
   EXPECT_EQ(f.tensorCoreFlops, 0);
@@ -174,8 +154,8 @@ TEST_F(CostModelTest, MatmulComputeBoundLargeMemoryBoundGemv) {
 TEST_F(CostModelTest, OneBlockMoreThanSMsTakesTwoWaves) {
   // 256-row tiles of f16 take 128 KiB: one block per SM on sm_90.
   unsigned sms = sm90().smCount;
-  OwningOpRef<ModuleOp> full = parse(rowSumKernel(sms, 256));
-  OwningOpRef<ModuleOp> over = parse(rowSumKernel(sms + 1, 256));
+  OwningOpRef<ModuleOp> full = parseOrFail(rowSumKernel(sms, 256));
+  OwningOpRef<ModuleOp> over = parseOrFail(rowSumKernel(sms + 1, 256));
   ASSERT_TRUE(full && over);
   KernelCost f = cost(*full, "rowsum", sm90());
   KernelCost o = cost(*over, "rowsum", sm90());
@@ -198,7 +178,7 @@ TEST_F(CostModelTest, SharedMemoryLimitsOccupancy) {
 
   // The same grid of SMs + 1 blocks fits in one wave once the tiles are
   // small enough for several blocks per SM.
-  OwningOpRef<ModuleOp> small = parse(rowSumKernel(t.smCount + 1, 64));
+  OwningOpRef<ModuleOp> small = parseOrFail(rowSumKernel(t.smCount + 1, 64));
   ASSERT_TRUE(small);
   KernelCost s = cost(*small, "rowsum", t);
   EXPECT_GT(s.blocksPerSM, 1u);
@@ -206,7 +186,7 @@ TEST_F(CostModelTest, SharedMemoryLimitsOccupancy) {
 
   // sm_86 has under half the shared memory per SM: 128 KiB tiles do not
   // fit, and that is a diagnostic.
-  OwningOpRef<ModuleOp> big = parse(rowSumKernel(t.smCount, 256));
+  OwningOpRef<ModuleOp> big = parseOrFail(rowSumKernel(t.smCount, 256));
   ASSERT_TRUE(big);
   diagnostics.clear();
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
@@ -214,15 +194,15 @@ TEST_F(CostModelTest, SharedMemoryLimitsOccupancy) {
     return success();
   });
   EXPECT_TRUE(failed(
-      estimateFunctionCost(lookup(*big, "rowsum"), *lookupTarget("sm_86"))));
+      estimateFunctionCost(lookupFunc(*big, "rowsum"), *lookupTarget("sm_86"))));
   EXPECT_NE(diagnostics.find("cannot be costed on sm_86"), std::string::npos)
       << diagnostics;
 }
 
 TEST_F(CostModelTest, NonKernelOpIsADiagnostic) {
-  OwningOpRef<ModuleOp> module = parse(matmulProgram(8, 8, 8));
+  OwningOpRef<ModuleOp> module = parseOrFail(matmulProgram(8, 8, 8));
   ASSERT_TRUE(module);
-  Operation *ret = lookup(*module, "mm").getBody().front().getTerminator();
+  Operation *ret = lookupFunc(*module, "mm").getBody().front().getTerminator();
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
     diagnostics += d.str() + "\n";
     return success();
@@ -237,12 +217,9 @@ TEST_F(CostModelTest, NonKernelOpIsADiagnostic) {
 TEST_F(CostModelTest, ExampleMicroGraphsBeatTheirReferences) {
   for (StringRef example :
        {"rmsnorm_matmul.mlir", "gated_mlp.mlir", "attention.mlir"}) {
-    std::string path =
-        std::string(MLSOPT_SOURCE_DIR) + "/examples/" + example.str();
-    auto buffer = llvm::MemoryBuffer::getFile(path);
-    ASSERT_TRUE(bool(buffer)) << path;
-    OwningOpRef<ModuleOp> module = parse((*buffer)->getBuffer());
-    ASSERT_TRUE(module) << path;
+    std::string path = ("examples/" + example).str();
+    OwningOpRef<ModuleOp> module = parseSourceFile(path);
+    ASSERT_TRUE(module) << path << ": " << diagnostics;
     unsigned compared = 0;
     for (auto func : module->getOps<func::FuncOp>()) {
       if (!func->hasAttr("mlsopt.equivalent_to"))

@@ -10,7 +10,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/Verify/Evaluator.h"
-#include "mlsopt/InitAllDialects.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,7 +22,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
-#include "gtest/gtest.h"
+#include "MLIRTest.h"
 
 #include <chrono>
 
@@ -33,30 +32,8 @@ using namespace mlsopt::verify;
 
 namespace {
 
-class EvaluatorTest : public ::testing::Test {
+class EvaluatorTest : public test::MLIRTest {
 protected:
-  EvaluatorTest() {
-    DialectRegistry registry;
-    registry.insert<func::FuncDialect, arith::ArithDialect>();
-    registerAllDialects(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-  }
-
-  /// Parses `source`; diagnostics are collected in `diagnostics`.
-  OwningOpRef<ModuleOp> parse(StringRef source) {
-    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-      diagnostics += d.str() + "\n";
-      return success();
-    });
-    return parseSourceString<ModuleOp>(source, &context);
-  }
-
-  func::FuncOp lookup(ModuleOp module, StringRef name) {
-    return SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-        module, StringAttr::get(&context, name));
-  }
-
   /// Compares @lhs with @rhs of `module` over `tests` random tests; fails the
   /// test on an error.
   std::optional<FieldComparison> compare(ModuleOp module, StringRef lhs,
@@ -66,7 +43,7 @@ protected:
       diagnostics += d.str() + "\n";
       return success();
     });
-    func::FuncOp l = lookup(module, lhs), r = lookup(module, rhs);
+    func::FuncOp l = lookupFunc(module, lhs), r = lookupFunc(module, rhs);
     EXPECT_TRUE(l && r) << "missing @" << lhs.str() << " or @" << rhs.str();
     if (!l || !r)
       return std::nullopt;
@@ -107,15 +84,13 @@ protected:
       errors += d.str() + "\n";
       return success();
     });
-    FailureOr<FieldEvaluator> e = FieldEvaluator::create(lookup(*module, name));
+    FailureOr<FieldEvaluator> e = FieldEvaluator::create(lookupFunc(*module, name));
     if (succeeded(e))
       return "";
     EXPECT_FALSE(errors.empty()) << "failure without a diagnostic";
     return errors;
   }
 
-  MLIRContext context;
-  std::string diagnostics;
 };
 
 //===----------------------------------------------------------------------===//
@@ -124,8 +99,7 @@ protected:
 
 TEST_F(EvaluatorTest, EveryExampleEqualsItsReference) {
   std::error_code ec;
-  SmallString<128> dir(MLSOPT_SOURCE_DIR);
-  llvm::sys::path::append(dir, "examples");
+  std::string dir = sourcePath("examples");
   unsigned pairs = 0;
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
        it.increment(ec)) {
@@ -143,7 +117,7 @@ TEST_F(EvaluatorTest, EveryExampleEqualsItsReference) {
       ++pairs;
       FailureOr<FieldEvaluator> lhs = FieldEvaluator::create(func);
       FailureOr<FieldEvaluator> rhs =
-          FieldEvaluator::create(lookup(*module, ref.getValue()));
+          FieldEvaluator::create(lookupFunc(*module, ref.getValue()));
       ASSERT_TRUE(succeeded(lhs) && succeeded(rhs)) << diagnostics;
       uint64_t degree = getComparisonDegree(*lhs, *rhs);
       std::optional<unsigned> tests = testsForFalsePositiveBound(1e-9, degree);
@@ -174,10 +148,7 @@ TEST_F(EvaluatorTest, EveryExampleEqualsItsReference) {
 
 /// Reads examples/`name` from the source tree.
 static std::string readExample(StringRef name) {
-  SmallString<128> path(MLSOPT_SOURCE_DIR);
-  llvm::sys::path::append(path, "examples", name);
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  return buffer ? (*buffer)->getBuffer().str() : std::string();
+  return test::MLIRTest::readSourceFile(("examples/" + name).str());
 }
 
 TEST_F(EvaluatorTest, ExampleMutantsDiffer) {
@@ -296,9 +267,9 @@ TEST_F(EvaluatorTest, SmallScheduleSpeed) {
   OwningOpRef<ModuleOp> module = parse(kSchedules);
   ASSERT_TRUE(module) << diagnostics;
   FailureOr<FieldEvaluator> a =
-      FieldEvaluator::create(lookup(*module, "right"));
+      FieldEvaluator::create(lookupFunc(*module, "right"));
   FailureOr<FieldEvaluator> b =
-      FieldEvaluator::create(lookup(*module, "reference"));
+      FieldEvaluator::create(lookupFunc(*module, "reference"));
   ASSERT_TRUE(succeeded(a) && succeeded(b));
   constexpr unsigned tests = 20000;
   auto start = std::chrono::steady_clock::now();
@@ -344,9 +315,9 @@ TEST_F(EvaluatorTest, SignatureMismatchIsAnError) {
     return success();
   });
   FailureOr<FieldEvaluator> a =
-      FieldEvaluator::create(lookup(*module, "wrong"));
+      FieldEvaluator::create(lookupFunc(*module, "wrong"));
   FailureOr<FieldEvaluator> b =
-      FieldEvaluator::create(lookup(*module, "reference"));
+      FieldEvaluator::create(lookupFunc(*module, "reference"));
   ASSERT_TRUE(succeeded(a) && succeeded(b));
   EXPECT_TRUE(failed(compareInField(*a, *b, 1, 0)));
   EXPECT_NE(diagnostics.find("signatures differ"), std::string::npos)
@@ -443,9 +414,9 @@ TEST_F(EvaluatorTest, Accumulators) {
   EXPECT_EQ(verdictOf("rowsum_mean", "rowsum"), FieldVerdict::Equal);
   EXPECT_EQ(verdictOf("rowmax_split", "rowmax"), FieldVerdict::Equal);
   FailureOr<FieldEvaluator> rowmax =
-      FieldEvaluator::create(lookup(*module, "rowmax_split"));
+      FieldEvaluator::create(lookupFunc(*module, "rowmax_split"));
   FailureOr<FieldEvaluator> rowsum =
-      FieldEvaluator::create(lookup(*module, "rowsum_split"));
+      FieldEvaluator::create(lookupFunc(*module, "rowsum_split"));
   ASSERT_TRUE(succeeded(rowmax) && succeeded(rowsum));
   EXPECT_TRUE(rowmax->hasMaxSelection());
   EXPECT_FALSE(rowsum->hasMaxSelection());
@@ -752,7 +723,7 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
     diagnostics += d.str() + "\n";
     return success();
   });
-  FailureOr<FieldEvaluator> e = FieldEvaluator::create(lookup(*module, "f"));
+  FailureOr<FieldEvaluator> e = FieldEvaluator::create(lookupFunc(*module, "f"));
   ASSERT_TRUE(succeeded(e));
   EXPECT_TRUE(failed(e->evaluate({}, {})));
   FieldTensor wrongShape(ArrayRef<int64_t>{5});
@@ -772,7 +743,7 @@ TEST_F(EvaluatorTest, EvaluationIsDeterministicAndReusable) {
   OwningOpRef<ModuleOp> module = parse(kSchedules);
   ASSERT_TRUE(module) << diagnostics;
   FailureOr<FieldEvaluator> e =
-      FieldEvaluator::create(lookup(*module, "right"));
+      FieldEvaluator::create(lookupFunc(*module, "right"));
   ASSERT_TRUE(succeeded(e));
   FieldRandom r1(9), r2(9);
   SmallVector<FieldTensor> in1 = drawRandomInputs(e->getFunction(), r1);
