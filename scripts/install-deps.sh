@@ -4,8 +4,9 @@
 # packages from PyPI. Safe to run repeatedly.
 set -euo pipefail
 
+# `lld` (not lld-22): gcc's -fuse-ld=lld runs the unversioned ld.lld.
 DEB_PACKAGES=(
-  cmake ninja-build ccache lld-22
+  cmake ninja-build ccache lld
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libz3-dev libgtest-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
 )
