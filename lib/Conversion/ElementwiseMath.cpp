@@ -182,6 +182,13 @@ Type mlsopt::getAccumulatorElementType(Type elementType) {
   return elementType;
 }
 
+Value mlsopt::buildScalarExtension(OpBuilder &b, Location loc, Value value,
+                                   Type type) {
+  if (value.getType() == type)
+    return value;
+  return arith::ExtFOp::create(b, loc, type, value);
+}
+
 Value mlsopt::buildFilledTensor(OpBuilder &b, Location loc,
                                 ArrayRef<int64_t> shape, Type elementType,
                                 double value) {

@@ -11,8 +11,6 @@ using namespace llvm;
 
 namespace mlsopt {
 
-static const char *const kGridDimNames[] = {"x", "y", "z"};
-
 ShapeOrError inputTileShape(ArrayRef<int64_t> tensor,
                             const GridToTensorDims &imap,
                             std::array<int64_t, 3> grid,

@@ -57,6 +57,11 @@ mlir::Value buildElementwiseGeneric(
 /// type itself.
 mlir::Type getAccumulatorElementType(mlir::Type elementType);
 
+/// Widens the float scalar `value` to `type` (arith.extf); returns it as is
+/// when it already has that type.
+mlir::Value buildScalarExtension(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value value, mlir::Type type);
+
 /// A tensor of `shape` and `elementType` with every element `value`
 /// (tensor.empty + linalg.fill).
 mlir::Value buildFilledTensor(mlir::OpBuilder &b, mlir::Location loc,

@@ -17,6 +17,9 @@
 
 namespace mlsopt {
 
+/// The names of the grid (and thread block) dims, as the IR spells them.
+inline constexpr llvm::StringLiteral kGridDimNames[3] = {"x", "y", "z"};
+
 /// For each grid dim (x, y, z): the tensor dim it splits, or none when every
 /// block along that grid dim sees the whole tensor dim (replicated).
 using GridToTensorDims = std::array<std::optional<int64_t>, 3>;

@@ -117,8 +117,8 @@ SmallVector<Value> updateAccumulators(OpBuilder &b, Location loc,
     block::AccumulatorAttr acc = loop.getAccumulator(i);
     auto type = cast<RankedTensorType>(running[i].getType());
     Type f = type.getElementType();
-    auto widen = [&](OpBuilder &nb, Location l, Value v) -> Value {
-      return v.getType() == f ? v : arith::ExtFOp::create(nb, l, f, v);
+    auto widen = [&](OpBuilder &nb, Location l, Value v) {
+      return buildScalarExtension(nb, l, v, f);
     };
     switch (acc.getKind()) {
     case block::AccumKind::sum:

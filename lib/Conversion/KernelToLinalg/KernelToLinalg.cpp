@@ -69,14 +69,6 @@ static SmallVector<utils::IteratorType> getParallelIterators(int64_t rank) {
   return SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel);
 }
 
-/// Widens the scalar `value` to `type` if it is narrower.
-static Value createExtension(OpBuilder &b, Location loc, Value value,
-                             Type type) {
-  if (value.getType() == type)
-    return value;
-  return arith::ExtFOp::create(b, loc, type, value);
-}
-
 /// Folds one element, already widened to the accumulator type, into the
 /// accumulator.
 using CombineFn =
@@ -104,7 +96,7 @@ static Value createReduction(OpBuilder &b, Location loc, Value input,
              b, loc, acc.getType(), input, acc, {inputMap, accMap}, iterators,
              [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
                Value element =
-                   createExtension(nested, nestedLoc, args[0], accType);
+                   buildScalarExtension(nested, nestedLoc, args[0], accType);
                linalg::YieldOp::create(
                    nested, nestedLoc,
                    combine(nested, nestedLoc, element, args[1]));
@@ -155,8 +147,8 @@ static Value createBatchedMatmulGeneric(OpBuilder &b, Location loc, Value lhs,
              b, loc, acc.getType(), ValueRange{lhs, rhs}, acc,
              {map(m, k), map(k, n), map(m, n)}, iterators,
              [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-               Value x = createExtension(nested, nestedLoc, args[0], accType);
-               Value y = createExtension(nested, nestedLoc, args[1], accType);
+               Value x = buildScalarExtension(nested, nestedLoc, args[0], accType);
+               Value y = buildScalarExtension(nested, nestedLoc, args[1], accType);
                Value product = arith::MulFOp::create(nested, nestedLoc, x, y);
                Value sum =
                    arith::AddFOp::create(nested, nestedLoc, args[2], product);
@@ -352,7 +344,7 @@ template <typename OpTy> struct RmsNormOpLowering : ComputeOpLowering<OpTy> {
     Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                          elementType);
     auto normalize = [&](OpBuilder &b, Location l, ValueRange args) {
-      Value x = createExtension(b, l, args[0], f32);
+      Value x = buildScalarExtension(b, l, args[0], f32);
       // The mean divides by n rather than multiplying by 1/n, which is not
       // exact unless n is a power of two.
       Value count = arith::ConstantOp::create(

@@ -33,8 +33,6 @@ void BlockDialect::initialize() {
 // DimMapAttr
 //===----------------------------------------------------------------------===//
 
-static constexpr StringLiteral kGridDimNames[] = {"x", "y", "z"};
-
 Attribute DimMapAttr::parse(AsmParser &parser, Type) {
   int64_t dims[3] = {-1, -1, -1};
   if (parser.parseLess())
@@ -48,13 +46,13 @@ Attribute DimMapAttr::parse(AsmParser &parser, Type) {
     if (parser.parseKeyword(&name) || parser.parseEqual() ||
         parser.parseInteger(dim))
       return {};
-    const auto *it = llvm::find(kGridDimNames, name);
-    if (it == std::end(kGridDimNames)) {
+    const auto *it = llvm::find(mlsopt::kGridDimNames, name);
+    if (it == std::end(mlsopt::kGridDimNames)) {
       parser.emitError(loc, "expected grid dim x, y or z, got '") << name
                                                                    << "'";
       return {};
     }
-    unsigned g = it - std::begin(kGridDimNames);
+    unsigned g = it - std::begin(mlsopt::kGridDimNames);
     if (dims[g] != -1) {
       parser.emitError(loc, "grid dim ") << name << " is mapped twice";
       return {};
@@ -76,7 +74,7 @@ void DimMapAttr::print(AsmPrinter &printer) const {
   bool first = true;
   for (unsigned g = 0; g < 3; ++g) {
     if (std::optional<int64_t> d = getTensorDim(g)) {
-      printer << (first ? "" : ", ") << kGridDimNames[g] << " = " << *d;
+      printer << (first ? "" : ", ") << mlsopt::kGridDimNames[g] << " = " << *d;
       first = false;
     }
   }
@@ -88,12 +86,12 @@ LogicalResult DimMapAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   int64_t dims[3] = {x, y, z};
   for (unsigned g = 0; g < 3; ++g) {
     if (dims[g] < -1)
-      return emitError() << "grid dim " << kGridDimNames[g]
+      return emitError() << "grid dim " << mlsopt::kGridDimNames[g]
                          << " maps to invalid tensor dim " << dims[g];
     for (unsigned h = 0; h < g; ++h)
       if (dims[g] >= 0 && dims[g] == dims[h])
-        return emitError() << "grid dims " << kGridDimNames[h] << " and "
-                           << kGridDimNames[g] << " both split tensor dim "
+        return emitError() << "grid dims " << mlsopt::kGridDimNames[h] << " and "
+                           << mlsopt::kGridDimNames[g] << " both split tensor dim "
                            << dims[g] << "; map each tensor dim at most once";
   }
   return success();

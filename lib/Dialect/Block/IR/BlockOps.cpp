@@ -32,7 +32,7 @@ static ParseResult parseAccumulators(OpAsmParser &parser, ArrayAttr &attr) {
              << keyword << "'; expected sum, max, mean, rms or rescale";
     std::optional<int64_t> scaleBy;
     if (succeeded(parser.parseOptionalKeyword("by"))) {
-      int64_t index;
+      int64_t index = 0;
       if (parser.parseInteger(index))
         return failure();
       scaleBy = index;

@@ -3,6 +3,7 @@
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Dialect/Kernel/IR/BlockGraphInterface.h"
 #include "mlsopt/Support/Target.h"
+#include "mlsopt/Support/TileShapes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -36,15 +37,14 @@ LogicalResult CustomOp::verify() {
   // below from overflowing.
   static constexpr int64_t kMaxGrid[3] = {2147483647, 65535, 65535};
   static constexpr int64_t kMaxBlock[3] = {1024, 1024, 64};
-  static constexpr const char *kDimNames[3] = {"x", "y", "z"};
   for (unsigned d = 0; d < 3; ++d) {
     if (getGrid().getSize(d) > kMaxGrid[d])
       return emitOpError("grid dim ")
-             << kDimNames[d] << " is " << getGrid().getSize(d)
+             << mlsopt::kGridDimNames[d] << " is " << getGrid().getSize(d)
              << "; CUDA allows at most " << kMaxGrid[d];
     if (getBlock().getSize(d) > kMaxBlock[d])
       return emitOpError("thread block dim ")
-             << kDimNames[d] << " is " << getBlock().getSize(d)
+             << mlsopt::kGridDimNames[d] << " is " << getBlock().getSize(d)
              << "; CUDA allows at most " << kMaxBlock[d];
   }
   if (getBlock().getVolume() > target->maxThreadsPerBlock)
