@@ -5,17 +5,22 @@
 // lowered. The entry point wraps the memrefs as tensors, calls @f and
 // materializes its results into the result memrefs, so the JIT-compiled code
 // works on the caller's buffers and the calling convention is the plain
-// memref descriptor of CRunnerUtils.h.
+// memref descriptor of CRunnerUtils.h. The memrefs are always f32; for a
+// function on f16 or bf16 tensors the entry point converts elementwise on the
+// way in and out, so callers never handle 16-bit floats.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/ExecutionEngine/CPURunner.h"
 #include "mlsopt/Pipelines/Pipelines.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Builders.h"
@@ -46,13 +51,49 @@ static std::string entryName(StringRef function) {
   return ("__mlsopt_run_" + function).str();
 }
 
+/// Element types a runnable function may compute in.
+static bool isRunnableElementType(Type type) {
+  return type.isF16() || type.isBF16() || type.isF32();
+}
+
+/// `tensor` with its elements converted to `elementType` (f32 to a 16-bit
+/// float or back) by an elementwise linalg.generic, which the CPU pipeline
+/// bufferizes and lowers like the program's own linalg.
+static Value convertElements(OpBuilder &b, Location loc, Value tensor,
+                             Type elementType) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (type.getElementType() == elementType)
+    return tensor;
+  auto resultType = type.clone(elementType);
+  Value init =
+      tensor::EmptyOp::create(b, loc, resultType.getShape(), elementType);
+  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(type.getRank()));
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  bool narrowing = elementType.getIntOrFloatBitWidth() <
+                   type.getElementType().getIntOrFloatBitWidth();
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, tensor, init, maps, iterators,
+      [&](OpBuilder &nested, Location loc, ValueRange args) {
+        Value converted =
+            narrowing
+                ? arith::TruncFOp::create(nested, loc, elementType, args[0])
+                      .getResult()
+                : arith::ExtFOp::create(nested, loc, elementType, args[0])
+                      .getResult();
+        linalg::YieldOp::create(nested, loc, converted);
+      });
+  return generic.getResult(0);
+}
+
 /// Adds the memref entry point of `func` to `module`.
 static void addEntryPoint(ModuleOp module, func::FuncOp func) {
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   Location loc = func.getLoc();
-  auto toMemRef = [](Type t) {
+  // Host buffers are f32 whatever the function computes in.
+  auto toMemRef = [&](Type t) {
     auto tensor = cast<RankedTensorType>(t);
-    return MemRefType::get(tensor.getShape(), tensor.getElementType());
+    return MemRefType::get(tensor.getShape(), b.getF32Type());
   };
   SmallVector<Type> args;
   for (Type t : func.getArgumentTypes())
@@ -67,14 +108,19 @@ static void addEntryPoint(ModuleOp module, func::FuncOp func) {
   b.setInsertionPointToStart(body);
   unsigned numInputs = func.getNumArguments();
   SmallVector<Value> tensors;
-  for (unsigned i = 0; i < numInputs; ++i)
-    tensors.push_back(bufferization::ToTensorOp::create(
-        b, loc, func.getArgumentTypes()[i], body->getArgument(i),
-        /*restrict=*/true, /*writable=*/false));
+  for (unsigned i = 0; i < numInputs; ++i) {
+    auto type = cast<RankedTensorType>(func.getArgumentTypes()[i]);
+    Value hostTensor = bufferization::ToTensorOp::create(
+        b, loc, type.clone(b.getF32Type()), body->getArgument(i),
+        /*restrict=*/true, /*writable=*/false);
+    tensors.push_back(
+        convertElements(b, loc, hostTensor, type.getElementType()));
+  }
   auto call = func::CallOp::create(b, loc, func, tensors);
   for (auto [i, result] : llvm::enumerate(call.getResults())) {
+    Value hostResult = convertElements(b, loc, result, b.getF32Type());
     auto materialize = bufferization::MaterializeInDestinationOp::create(
-        b, loc, result, body->getArgument(numInputs + i));
+        b, loc, hostResult, body->getArgument(numInputs + i));
     materialize.setWritable(true);
   }
   func::ReturnOp::create(b, loc);
@@ -105,7 +151,7 @@ CPURunner::create(ModuleOp module, ArrayRef<StringRef> functions) {
       for (Type t : types) {
         auto tensor = dyn_cast<RankedTensorType>(t);
         if (!tensor || !tensor.hasStaticShape() ||
-            !tensor.getElementType().isF32())
+            !isRunnableElementType(tensor.getElementType()))
           return false;
         shapes.emplace_back(tensor.getShape());
       }
@@ -116,7 +162,7 @@ CPURunner::create(ModuleOp module, ArrayRef<StringRef> functions) {
       return func.emitError("@")
              << name
              << " cannot run on the host: it must take and return statically "
-                "shaped f32 tensors";
+                "shaped f16, bf16 or f32 tensors";
     runner->signatures[name] = std::move(signature);
     addEntryPoint(*copy, func);
   }

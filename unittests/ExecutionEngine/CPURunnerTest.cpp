@@ -50,9 +50,16 @@ func.func @wrong(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32> 
   }
   return %o : tensor<8x8xf32>
 }
-func.func @f16_signature(%x: tensor<8xf16>) -> tensor<8xf16> {
+func.func @f16_exp(%x: tensor<8xf16>) -> tensor<8xf16> {
   %e = kernel.exp %x : tensor<8xf16>
   return %e : tensor<8xf16>
+}
+func.func @bf16_mul(%x: tensor<2x4xbf16>, %y: tensor<2x4xbf16>) -> tensor<2x4xbf16> {
+  %p = kernel.mul %x, %y : tensor<2x4xbf16>, tensor<2x4xbf16>
+  return %p : tensor<2x4xbf16>
+}
+func.func @integer_signature(%x: tensor<8xi32>) -> tensor<8xi32> {
+  return %x : tensor<8xi32>
 }
 )mlir";
 
@@ -106,6 +113,42 @@ TEST_F(CPURunnerTest, CustomKernelMatchesReference) {
   EXPECT_GT(maxWrong, 1e-2f);
 }
 
+// f16 and bf16 functions run on f32 host buffers: inputs are rounded to the
+// function's type and the function computes in it, so results carry its
+// precision rather than f32's.
+TEST_F(CPURunnerTest, SixteenBitFunctionsComputeInTheirPrecision) {
+  ASSERT_TRUE(module);
+  FailureOr<std::unique_ptr<CPURunner>> runner =
+      CPURunner::create(*module, {"f16_exp", "bf16_mul"});
+  ASSERT_TRUE(succeeded(runner));
+
+  HostTensor x = HostTensor::zeros({8});
+  for (int i = 0; i < 8; ++i)
+    x.data[i] = 0.1f * i + 1e-4f; // 1e-4 is below f16's resolution near 0.7
+  auto exp = (*runner)->run("f16_exp", {x});
+  ASSERT_TRUE(succeeded(exp));
+  for (int i = 0; i < 8; ++i) {
+    float expected = std::exp(0.1f * i);
+    // f16 has an 11-bit significand: relative error up to 2^-11 per
+    // rounding (input, result), and the result is an f16 value.
+    EXPECT_NEAR((*exp)[0].data[i], expected, 2e-3f * expected) << i;
+    _Float16 asHalf = static_cast<_Float16>((*exp)[0].data[i]);
+    EXPECT_EQ(static_cast<float>(asHalf), (*exp)[0].data[i]) << i;
+  }
+
+  // bf16 keeps 8 significant bits: 1 + 2^-10 rounds to 1, so the product of
+  // two such values is exactly 1 (in f32 it would be about 1 + 2^-9).
+  HostTensor a = HostTensor::zeros({2, 4}), c = HostTensor::zeros({2, 4});
+  for (int i = 0; i < 8; ++i) {
+    a.data[i] = 1.0f + 0x1p-10f;
+    c.data[i] = i < 4 ? 1.0f + 0x1p-10f : 3.0f;
+  }
+  auto product = (*runner)->run("bf16_mul", {a, c});
+  ASSERT_TRUE(succeeded(product));
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ((*product)[0].data[i], i < 4 ? 1.0f : 3.0f) << i;
+}
+
 TEST_F(CPURunnerTest, RejectsWhatItCannotRun) {
   ASSERT_TRUE(module);
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
@@ -115,8 +158,9 @@ TEST_F(CPURunnerTest, RejectsWhatItCannotRun) {
   EXPECT_TRUE(failed(CPURunner::create(*module, {"missing"})));
   EXPECT_NE(diagnostics.find("no function @missing to run"), std::string::npos)
       << diagnostics;
-  EXPECT_TRUE(failed(CPURunner::create(*module, {"f16_signature"})));
-  EXPECT_NE(diagnostics.find("must take and return statically shaped f32"),
+  EXPECT_TRUE(failed(CPURunner::create(*module, {"integer_signature"})));
+  EXPECT_NE(diagnostics.find("must take and return statically shaped f16, "
+                             "bf16 or f32 tensors"),
             std::string::npos)
       << diagnostics;
 

@@ -23,7 +23,8 @@ class ExecutionEngine;
 
 namespace mlsopt {
 
-/// A dense row-major f32 tensor in host memory.
+/// A dense row-major f32 tensor in host memory. Functions on f16 or bf16
+/// tensors take and return these too: see CPURunner::create.
 struct HostTensor {
   llvm::SmallVector<int64_t> shape;
   std::vector<float> data;
@@ -37,8 +38,11 @@ public:
 
   /// Lowers a copy of `module` with the CPU pipeline and JIT-compiles it, so
   /// that each of `functions` can be run. Functions must take and return
-  /// statically shaped f32 tensors. Reports problems as diagnostics on the
-  /// module and returns failure.
+  /// statically shaped f16, bf16 or f32 tensors. Host buffers are f32
+  /// whatever the function's types: inputs of an f16 or bf16 function are
+  /// rounded to its type (to nearest even) before it runs, and its results
+  /// widened back, so it computes in the precision it will have on a GPU.
+  /// Reports problems as diagnostics on the module and returns failure.
   static llvm::FailureOr<std::unique_ptr<CPURunner>>
   create(mlir::ModuleOp module, llvm::ArrayRef<llvm::StringRef> functions);
 
