@@ -5,6 +5,9 @@ BUILD_DIR   ?= build
 BUILD_TYPE  ?= Release
 LLVM_PREFIX ?= /usr/lib/llvm-22
 PYTHON      ?= python3
+# The Python extension is built for the interpreter that runs the tests (its
+# real path: pyenv's python3 on PATH is a shim script).
+PYTHON_EXE  := $(shell $(PYTHON) -c 'import sys; print(sys.executable)' 2>/dev/null)
 JOBS        ?= $(shell nproc)
 
 CMAKE_FLAGS := -G Ninja \
@@ -14,7 +17,8 @@ CMAKE_FLAGS := -G Ninja \
   -DLLVM_USE_LINKER=lld \
   -DLLVM_EXTERNAL_LIT=$(LLVM_PREFIX)/bin/lit \
   -DCMAKE_C_COMPILER_LAUNCHER=ccache \
-  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+  -DPython_EXECUTABLE=$(PYTHON_EXE)
 
 .PHONY: all deps configure build check check-docs check-lit check-unit check-python demo docs clean
 
@@ -23,7 +27,8 @@ all: build
 deps:
 	@PYTHON=$(PYTHON) bash scripts/install-deps.sh
 
-$(BUILD_DIR)/build.ninja:
+# Reconfigures when this file changes, so that new flags reach old build dirs.
+$(BUILD_DIR)/build.ninja: Makefile
 	cmake -S . -B $(BUILD_DIR) $(CMAKE_FLAGS)
 
 configure: deps $(BUILD_DIR)/build.ninja
@@ -41,7 +46,8 @@ check-unit:
 	ctest --test-dir $(BUILD_DIR) --output-on-failure
 
 check-python:
-	MLSOPT_BUILD_DIR=$(abspath $(BUILD_DIR)) $(PYTHON) -m pytest -q python/tests
+	MLSOPT_BUILD_DIR=$(abspath $(BUILD_DIR)) PYTHONPATH=$(abspath $(BUILD_DIR))/python \
+	  $(PYTHON) -m pytest -q python/tests
 
 demo: build
 	@bash scripts/demo.sh $(BUILD_DIR)

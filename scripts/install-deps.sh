@@ -26,10 +26,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# Python test packages for the interpreter that runs the Python tests.
+# Python packages for the interpreter that runs the Python tests: the test
+# tools, and nanobind, which builds the `mlsopt` extension for it.
 PYTHON="${PYTHON:-python3}"
 py_missing=()
-for mod in pytest numpy; do
+for mod in pytest numpy nanobind; do
   "$PYTHON" -c "import $mod" 2>/dev/null || py_missing+=("$mod")
 done
 if [ ${#py_missing[@]} -gt 0 ]; then

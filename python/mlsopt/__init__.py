@@ -1,0 +1,44 @@
+"""mlsopt: a multi-level superoptimizer for tensor programs, in Python.
+
+The API follows Mirage's (``import mirage as mi``), so that a Mirage script
+ports by changing its import::
+
+    import mlsopt as mi
+
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(8, 4096), dtype=mi.float16)
+    W = graph.new_input(dims=(4096, 4096), dtype=mi.float16)
+    O = graph.silu(graph.matmul(X, W))
+    graph.mark_output(O)
+    optimized = graph.superoptimize(target="sm_90", timeout=60)
+    print(optimized.mlir())
+
+Graphs are MLIR modules in the kernel dialect, built and transformed by
+mlsopt's C++ libraries through the ``_mlsopt`` extension; see docs/python.md.
+"""
+
+from ._mlsopt import Cost, MLIRError, UnavailableError, __version__
+from .kernel import (
+    DTensor,
+    KernelGraph,
+    bfloat16,
+    dtype,
+    float16,
+    float32,
+    from_mlir,
+    new_kernel_graph,
+)
+
+__all__ = [
+    "Cost",
+    "DTensor",
+    "KernelGraph",
+    "MLIRError",
+    "UnavailableError",
+    "bfloat16",
+    "dtype",
+    "float16",
+    "float32",
+    "from_mlir",
+    "new_kernel_graph",
+]

@@ -1,0 +1,440 @@
+"""Kernel graphs with Mirage's Python API, over mlsopt's C++ libraries.
+
+A KernelGraph is an MLIR module holding one function in the kernel dialect.
+Every op is built (and its shape checked) by the C++ core as soon as it is
+called; a shape error raises MLIRError with MLIR's diagnostic, located at the
+caller's line.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+
+from . import _mlsopt as _core
+from ._mlsopt import MLIRError, UnavailableError
+
+
+class dtype:
+    """An element type: ``mlsopt.float16``, ``mlsopt.bfloat16`` or
+    ``mlsopt.float32``."""
+
+    __slots__ = ("name", "mlir_name", "_core_type", "_numpy")
+
+    def __init__(self, name, mlir_name, core_type, numpy_type):
+        self.name = name
+        self.mlir_name = mlir_name
+        self._core_type = core_type
+        # What CPU results come back as: numpy has no bfloat16, so bf16
+        # results (rounded to bf16 by the program) come back as float32.
+        self._numpy = numpy_type
+
+    def __repr__(self):
+        return f"mlsopt.{self.name}"
+
+
+float16 = dtype("float16", "f16", _core.ElementType.f16, np.float16)
+bfloat16 = dtype("bfloat16", "bf16", _core.ElementType.bf16, np.float32)
+float32 = dtype("float32", "f32", _core.ElementType.f32, np.float32)
+
+_DTYPES = (float16, bfloat16, float32)
+_DTYPE_NAMES = {
+    "float16": float16, "f16": float16, "half": float16, "fp16": float16,
+    "bfloat16": bfloat16, "bf16": bfloat16,
+    "float32": float32, "f32": float32, "float": float32, "fp32": float32,
+}
+
+
+def _as_dtype(value):
+    """Our dtype for `value`: a dtype, its name, a numpy or a torch dtype."""
+    if isinstance(value, dtype):
+        return value
+    if isinstance(value, str):
+        name = value
+    else:
+        # numpy dtypes and scalar types print as "float16"; torch dtypes as
+        # "torch.float16".
+        name = str(np.dtype(value)) if _is_numpy_dtype(value) else str(value)
+        name = name.rsplit(".", 1)[-1]
+    if name in _DTYPE_NAMES:
+        return _DTYPE_NAMES[name]
+    raise TypeError(
+        f"unsupported dtype {value!r}; mlsopt graphs hold "
+        "mlsopt.float16, mlsopt.bfloat16 or mlsopt.float32")
+
+
+def _is_numpy_dtype(value):
+    try:
+        np.dtype(value)
+        return True
+    except TypeError:
+        return False
+
+
+_CORE_TO_DTYPE = {d._core_type: d for d in _DTYPES}
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _caller():
+    """(file, line) of the first frame outside this package: where the user
+    called the API, for diagnostics."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if os.path.dirname(path) != _PACKAGE_DIR:
+            return frame.f_code.co_filename, frame.f_lineno
+        frame = frame.f_back
+    return "", 0
+
+
+class DTensor:
+    """A tensor of a KernelGraph (Mirage's name): its shape and dtype are
+    known as soon as it is built."""
+
+    __slots__ = ("_graph", "_id")
+
+    def __init__(self, graph, tensor_id):
+        self._graph = graph
+        self._id = tensor_id
+
+    @property
+    def num_dims(self):
+        return len(self.dims)
+
+    def dim(self, i):
+        return self.dims[i]
+
+    @property
+    def dims(self):
+        return tuple(self._graph._core.shape(self._id))
+
+    shape = dims
+
+    @property
+    def dtype(self):
+        return _CORE_TO_DTYPE[self._graph._core.element_type(self._id)]
+
+    @property
+    def guid(self):
+        """The tensor's number in its graph."""
+        return self._id
+
+    def __repr__(self):
+        return f"DTensor(dims={self.dims}, dtype={self.dtype!r})"
+
+
+class KernelGraph:
+    """A kernel graph (Mirage's KNGraph) in mlsopt's kernel dialect."""
+
+    def __init__(self, core=None):
+        self._core = core if core is not None else _core.Graph.create()
+
+    # ----------------------------------------------------------------------
+    # Building (Mirage's names and arguments)
+    # ----------------------------------------------------------------------
+
+    def new_input(self, dims, strides=None, dtype=float16):
+        dims = tuple(int(d) for d in dims)
+        if strides is not None and tuple(strides) != _row_major_strides(dims):
+            raise ValueError(
+                f"strides {tuple(strides)} are not row-major for dims {dims}; "
+                "mlsopt graphs take row-major (contiguous) inputs")
+        return self._tensor(self._core.add_input(
+            list(dims), _as_dtype(dtype)._core_type, *_caller()))
+
+    def mark_output(self, A, strides=None):
+        self._check(A)
+        if strides is not None and tuple(strides) != _row_major_strides(A.dims):
+            raise ValueError(
+                f"strides {tuple(strides)} are not row-major for dims "
+                f"{A.dims}; mlsopt graphs produce row-major outputs")
+        self._core.mark_output(A._id)
+
+    def matmul(self, A, B):
+        self._check(A, B)
+        return self._tensor(self._core.add_matmul(A._id, B._id, *_caller()))
+
+    def add(self, A, B):
+        return self._binary("add", A, B)
+
+    def sub(self, A, B):
+        return self._binary("sub", A, B)
+
+    def mul(self, A, B):
+        return self._binary("mul", A, B)
+
+    def div(self, A, B):
+        return self._binary("div", A, B)
+
+    def exp(self, A):
+        return self._unary("exp", A)
+
+    def log(self, A):
+        return self._unary("log", A)
+
+    def sqrt(self, A):
+        return self._unary("sqrt", A)
+
+    def rsqrt(self, A):
+        return self._unary("rsqrt", A)
+
+    def square(self, A):
+        return self._unary("square", A)
+
+    def silu(self, A):
+        return self._unary("silu", A)
+
+    def sigmoid(self, A):
+        return self._unary("sigmoid", A)
+
+    def gelu(self, A):
+        return self._unary("gelu", A)
+
+    def relu(self, A):
+        return self._unary("relu", A)
+
+    def tanh(self, A):
+        return self._unary("tanh", A)
+
+    def neg(self, A):
+        return self._unary("neg", A)
+
+    def mul_scalar(self, A, scalar):
+        self._check(A)
+        return self._tensor(
+            self._core.add_mul_scalar(A._id, float(scalar), *_caller()))
+
+    def reduction(self, A, dim):
+        """Sum over `dim`, which stays with size 1 (as in Mirage)."""
+        self._check(A)
+        dim = int(dim)
+        if dim < 0:
+            dim += A.num_dims
+        return self._tensor(self._core.add_reduce_sum(A._id, dim, *_caller()))
+
+    def rms_norm(self, A, normalized_shape, eps=0.0):
+        """x / sqrt(mean(x^2) + eps) over the trailing `normalized_shape`,
+        which is the last dim: kernel.rms_norm normalizes over one dim."""
+        self._check(A)
+        normalized_shape = tuple(int(d) for d in normalized_shape)
+        if normalized_shape != A.dims[-1:]:
+            raise ValueError(
+                f"rms_norm over {normalized_shape} of a tensor of dims "
+                f"{A.dims}: mlsopt normalizes over the last dim only, so "
+                f"normalized_shape must be {A.dims[-1:]}")
+        return self._tensor(
+            self._core.add_rms_norm(A._id, float(eps), *_caller()))
+
+    # ----------------------------------------------------------------------
+    # Inspection
+    # ----------------------------------------------------------------------
+
+    @property
+    def inputs(self):
+        """The graph's inputs, in the order __call__ takes them."""
+        return [self._tensor(i) for i in self._core.inputs()]
+
+    @property
+    def outputs(self):
+        """The marked outputs, in the order __call__ returns them."""
+        return [self._tensor(i) for i in self._core.outputs()]
+
+    def get_input_dtensors(self):
+        return self.inputs
+
+    def mlir(self, generic=False):
+        """The graph's MLIR module as text."""
+        return self._core.print(generic)
+
+    def __str__(self):
+        return self.mlir()
+
+    def cost(self, target=None):
+        """The cost model's estimate (docs/cost-model.md) on `target`
+        ("sm_80", "sm_90", ...). By default, the target the module names in
+        its `mlsopt.target` attribute (the one it was optimized for), else
+        the cost model's default target."""
+        return self._core.estimate_cost(target or "")
+
+    def to_dot(self):
+        """The graph in Graphviz's language: kernels, and inside custom
+        kernels their block graph, for-loop and thread graphs."""
+        return self._core.to_dot()
+
+    def visualize(self, file_name):
+        """Writes the graph for Graphviz. A name ending in .dot or .gv (or
+        with no extension, which gets .dot) gets the Graphviz text; .svg,
+        .png or .pdf is rendered with Graphviz's `dot`. Returns the path."""
+        root, ext = os.path.splitext(file_name)
+        if ext in ("", ".dot", ".gv"):
+            path = file_name if ext else file_name + ".dot"
+            with open(path, "w") as f:
+                f.write(self.to_dot())
+            return path
+        fmt = ext[1:]
+        dot = shutil.which("dot")
+        if dot is None:
+            raise RuntimeError(
+                f"rendering {file_name} needs Graphviz's `dot` on PATH; "
+                f"visualize('{root}.dot') writes the text instead")
+        subprocess.run([dot, f"-T{fmt}", "-o", file_name],
+                       input=self.to_dot(), text=True, check=True)
+        return file_name
+
+    # ----------------------------------------------------------------------
+    # Optimizing
+    # ----------------------------------------------------------------------
+
+    def superoptimize(self, target="sm_90", timeout=None, max_kernel_ops=None,
+                      max_block_ops=None, threads=None, seed=None,
+                      cache_dir=None, keep_reference=None, backend="cuda",
+                      verbose=False, **mirage_options):
+        """Searches for a faster equivalent graph (the `--superoptimize`
+        pass) and returns it as a new KernelGraph; this one is unchanged.
+
+        `target` is the GPU to optimize for ("sm_80", ..., "sm_90"),
+        `timeout` the search budget in seconds, `max_kernel_ops` and
+        `max_block_ops` bound the size of the graphs it enumerates, `threads`
+        the search threads, `seed` its random tests, `cache_dir` where
+        results are cached. Mirage's options that choose its search space by
+        hand (config, griddims, imaps, ...) are accepted so that Mirage
+        scripts run unchanged; mlsopt derives the space from the graph and
+        ignores them, with a warning."""
+        unknown = set(mirage_options) - _MIRAGE_ONLY_OPTIONS
+        if unknown:
+            raise TypeError("superoptimize() got unexpected keyword "
+                            f"arguments {sorted(unknown)}")
+        if mirage_options:
+            warnings.warn(
+                "mlsopt ignores Mirage's search-space options "
+                f"{sorted(mirage_options)}: its search derives grids, maps "
+                "and loop ranges from the graph", stacklevel=2)
+        if backend not in ("cuda", "mlir"):
+            raise ValueError(f"backend {backend!r}: mlsopt generates PTX "
+                             "through MLIR's GPU path (backend='cuda')")
+        if not _core.is_pass_registered("superoptimize"):
+            raise UnavailableError(
+                "this build of mlsopt has no --superoptimize pass, so "
+                "superoptimize() cannot run; build a version that has it")
+        options = {
+            "target": target, "timeout": timeout,
+            "max-kernel-ops": max_kernel_ops, "max-block-ops": max_block_ops,
+            "threads": threads, "seed": seed, "cache-dir": cache_dir,
+            "keep-reference": keep_reference,
+        }
+        optimized = self._core.clone()
+        optimized.run_pipeline(_pipeline("superoptimize", options))
+        if verbose:
+            print(f"mlsopt: superoptimized for {target}: "
+                  f"{self.cost(target).total_us:.2f} us -> "
+                  f"{optimized.estimate_cost(target).total_us:.2f} us "
+                  "(cost model)")
+        return KernelGraph(optimized)
+
+    # ----------------------------------------------------------------------
+    # Running
+    # ----------------------------------------------------------------------
+
+    def __call__(self, inputs=None, **kwargs):
+        """Runs the graph on `inputs` (one array per input, in order) and
+        returns the list of outputs. numpy arrays (and torch CPU tensors) run
+        on the CPU through MLIR's ExecutionEngine; results come back as numpy
+        arrays (torch tensors for torch inputs) of the output dtype, float32
+        for bfloat16."""
+        inputs = list(inputs if inputs is not None else kwargs.get("inputs", []))
+        torch_inputs = any(_is_torch_tensor(x) for x in inputs)
+        arrays = [_host_float32(x) for x in inputs]
+        results = self._core.run_on_cpu(arrays)
+        outputs = [
+            r.astype(out.dtype._numpy, copy=False)
+            for r, out in zip(results, self.outputs)
+        ]
+        if torch_inputs:
+            import torch
+            outputs = [torch.from_numpy(o) for o in outputs]
+        return outputs
+
+    # ----------------------------------------------------------------------
+    # Helpers
+    # ----------------------------------------------------------------------
+
+    def _tensor(self, tensor_id):
+        return DTensor(self, tensor_id)
+
+    def _check(self, *tensors):
+        for t in tensors:
+            if not isinstance(t, DTensor):
+                raise TypeError(f"expected a DTensor, got {type(t).__name__}")
+            if t._graph is not self:
+                raise ValueError(f"{t!r} belongs to another graph")
+
+    def _unary(self, name, A):
+        self._check(A)
+        return self._tensor(self._core.add_unary(name, A._id, *_caller()))
+
+    def _binary(self, name, A, B):
+        self._check(A, B)
+        return self._tensor(
+            self._core.add_binary(name, A._id, B._id, *_caller()))
+
+
+# Keyword arguments of Mirage's KNGraph.superoptimize that pick the search
+# space or drive its profiling by hand.
+_MIRAGE_ONLY_OPTIONS = {
+    "imaps", "omaps", "griddims", "blockdims", "fmaps", "franges", "config",
+    "warmup_iters", "profile_iters", "previous_checkpoint", "save_codes",
+}
+
+
+def _pipeline(name, options):
+    """Pass pipeline text `name{key=value ...}` for the options that are
+    set, in MLIR's option syntax."""
+    parts = []
+    for key, value in options.items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        elif isinstance(value, float) and value.is_integer():
+            value = int(value)
+        value = str(value)
+        if any(c in value for c in " {}=,'\""):
+            raise ValueError(f"option {key}={value!r}: quotes, braces, "
+                             "spaces and commas cannot pass to a pass")
+        parts.append(f"{key}={value}")
+    return f"{name}{{{' '.join(parts)}}}" if parts else name
+
+
+def _row_major_strides(dims):
+    strides, step = [], 1
+    for d in reversed(dims):
+        strides.append(step)
+        step *= d
+    return tuple(reversed(strides))
+
+
+def _is_torch_tensor(x):
+    return type(x).__module__.startswith("torch") and hasattr(x, "device")
+
+
+def _host_float32(x):
+    """`x` as a contiguous float32 numpy array: the CPU runner's host type
+    (it rounds to the graph's f16/bf16 itself)."""
+    if _is_torch_tensor(x):
+        x = x.detach().to("cpu").float().numpy()
+    return np.ascontiguousarray(x, dtype=np.float32)
+
+
+def new_kernel_graph():
+    """An empty kernel graph (Mirage's mi.new_kernel_graph())."""
+    return KernelGraph()
+
+
+def from_mlir(text, function=None):
+    """A kernel graph from MLIR text: a module in the kernel dialect, or in
+    linalg on tensors (converted with --convert-linalg-to-kernel). The graph
+    is `function`, by default the module's first function with a body."""
+    return KernelGraph(_core.Graph.parse(text, function or ""))

@@ -1,0 +1,499 @@
+//===- Graph.cpp - The kernel graph behind the Python package -------------===//
+
+#include "Graph.h"
+
+#include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/InitAllDialects.h"
+#include "mlsopt/Support/ShapeInference.h"
+#include "mlsopt/Support/Target.h"
+#include "mlsopt/Target/Dot/GraphToDot.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <type_traits>
+
+using namespace mlir;
+using namespace mlsopt;
+using namespace mlsopt::python;
+
+//===----------------------------------------------------------------------===//
+// The process-wide context
+//===----------------------------------------------------------------------===//
+
+/// One context for every graph, so that graphs can be cloned into each
+/// other's modules and types compare by pointer. It lives until the process
+/// exits: Python may destroy graphs after module teardown, in any order.
+static MLIRContext &getContext() {
+  static MLIRContext *context = [] {
+    // Parsing a front end's module needs the upstream dialects (linalg,
+    // tensor, arith, math), and pipelines need their passes.
+    mlir::registerAllPasses();
+    mlsopt::registerAllPasses();
+    DialectRegistry registry;
+    mlir::registerAllDialects(registry);
+    mlir::registerAllExtensions(registry);
+    mlsopt::registerAllDialects(registry);
+    auto *context = new MLIRContext(registry);
+    context->loadDialect<func::FuncDialect, kernel::KernelDialect>();
+    return context;
+  }();
+  return *context;
+}
+
+bool mlsopt::python::isPassRegistered(StringRef name) {
+  (void)getContext(); // registers the passes
+  return PassInfo::lookup(name) || PassPipelineInfo::lookup(name);
+}
+
+namespace {
+/// Collects every diagnostic emitted on the context while it lives, as
+/// "file:line:col: error: message" lines (mlsopt-opt's format), so that a
+/// failure can be thrown with the text MLIR produced.
+class DiagnosticCapture {
+public:
+  DiagnosticCapture()
+      : handler(&getContext(), [this](Diagnostic &diag) {
+          append(diag);
+          for (Diagnostic &note : diag.getNotes())
+            append(note);
+          return success();
+        }) {}
+
+  /// Throws MLIRError with what was collected, or `fallback` if nothing was.
+  [[noreturn]] void fail(StringRef fallback) {
+    throw MLIRError(text.empty() ? fallback.str() : text);
+  }
+
+private:
+  void append(Diagnostic &diag) {
+    if (!text.empty())
+      text += "\n";
+    llvm::raw_string_ostream os(text);
+    if (auto fileLoc = diag.getLocation()->findInstanceOf<FileLineColLoc>()) {
+      os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine();
+      // Python tells lines, not columns: 0 means "no column".
+      if (fileLoc.getColumn() != 0)
+        os << ":" << fileLoc.getColumn();
+      os << ": ";
+    }
+    switch (diag.getSeverity()) {
+    case DiagnosticSeverity::Error:
+      os << "error: ";
+      break;
+    case DiagnosticSeverity::Warning:
+      os << "warning: ";
+      break;
+    case DiagnosticSeverity::Note:
+      os << "note: ";
+      break;
+    case DiagnosticSeverity::Remark:
+      os << "remark: ";
+      break;
+    }
+    os << diag.str();
+  }
+
+  std::string text;
+  ScopedDiagnosticHandler handler;
+};
+} // namespace
+
+/// `shape` as Python prints a tuple, for errors about Python's arguments.
+static std::string formatTuple(ArrayRef<int64_t> shape) {
+  std::string text = "(";
+  for (auto [i, size] : llvm::enumerate(shape))
+    text += (i ? ", " : "") + std::to_string(size);
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+static Location toLocation(const SourceLocation &loc) {
+  MLIRContext &context = getContext();
+  if (loc.file.empty())
+    return UnknownLoc::get(&context);
+  return FileLineColLoc::get(&context, loc.file, loc.line, /*column=*/0);
+}
+
+static Type toMLIRType(ElementType type) {
+  MLIRContext &context = getContext();
+  switch (type) {
+  case ElementType::F16:
+    return Float16Type::get(&context);
+  case ElementType::BF16:
+    return BFloat16Type::get(&context);
+  case ElementType::F32:
+    return Float32Type::get(&context);
+  }
+  llvm_unreachable("unknown element type");
+}
+
+//===----------------------------------------------------------------------===//
+// Op tables
+//===----------------------------------------------------------------------===//
+
+bool mlsopt::python::isUnaryOpName(StringRef name) {
+  return llvm::is_contained(
+      {"exp", "log", "sqrt", "rsqrt", "square", "silu", "sigmoid", "gelu",
+       "relu", "tanh", "erf", "neg"},
+      name);
+}
+
+bool mlsopt::python::isBinaryOpName(StringRef name) {
+  return llvm::is_contained({"add", "sub", "mul", "div"}, name);
+}
+
+//===----------------------------------------------------------------------===//
+// Graph
+//===----------------------------------------------------------------------===//
+
+std::unique_ptr<Graph> Graph::create() {
+  std::unique_ptr<Graph> graph(new Graph());
+  MLIRContext &context = getContext();
+  OpBuilder b(&context);
+  Location loc = UnknownLoc::get(&context);
+  graph->module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(graph->module->getBody());
+  auto func = func::FuncOp::create(b, loc, "main", b.getFunctionType({}, {}));
+  b.setInsertionPointToStart(func.addEntryBlock());
+  func::ReturnOp::create(b, loc);
+  graph->func = func;
+  return graph;
+}
+
+std::unique_ptr<Graph> Graph::parse(StringRef text, StringRef function) {
+  DiagnosticCapture diagnostics;
+  MLIRContext &context = getContext();
+  ParserConfig config(&context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(text, config, /*sourceName=*/"<mlir>");
+  if (!module)
+    diagnostics.fail("the text is not an MLIR module");
+
+  // A front end's linalg becomes kernel ops; what the kernel dialect cannot
+  // express stays linalg, which the CPU pipeline still runs.
+  PassManager pm(&context);
+  if (failed(parsePassPipeline("convert-linalg-to-kernel", pm)))
+    diagnostics.fail("--convert-linalg-to-kernel is not registered");
+  if (failed(pm.run(*module)))
+    diagnostics.fail("--convert-linalg-to-kernel failed");
+
+  func::FuncOp func;
+  if (!function.empty()) {
+    func = module->lookupSymbol<func::FuncOp>(function);
+    if (!func || func.isExternal())
+      throw MLIRError(("the module has no function @" + function).str());
+  } else {
+    for (auto candidate : module->getOps<func::FuncOp>())
+      if (!candidate.isExternal()) {
+        func = candidate;
+        break;
+      }
+    if (!func)
+      throw MLIRError("the module has no function with a body");
+  }
+  std::unique_ptr<Graph> graph(new Graph());
+  graph->module = std::move(module);
+  graph->attach(func);
+  return graph;
+}
+
+std::unique_ptr<Graph> Graph::clone() {
+  std::unique_ptr<Graph> copy(new Graph());
+  copy->module = module->clone();
+  copy->attach(copy->module->lookupSymbol<func::FuncOp>(func.getSymName()));
+  return copy;
+}
+
+void Graph::attach(func::FuncOp function) {
+  func = function;
+  tensors.clear();
+  invalidate();
+  for (BlockArgument arg : func.getArguments())
+    track(arg);
+  for (Value result : func.getBody().back().getTerminator()->getOperands())
+    track(result);
+}
+
+unsigned Graph::track(Value value) {
+  tensors.push_back(value);
+  return tensors.size() - 1;
+}
+
+Value Graph::lookup(unsigned tensor) {
+  if (tensor >= tensors.size())
+    throw std::out_of_range("no tensor " + std::to_string(tensor) +
+                            " in this graph");
+  return tensors[tensor];
+}
+
+unsigned Graph::addInput(ArrayRef<int64_t> shape, ElementType type,
+                         const SourceLocation &loc) {
+  DiagnosticCapture diagnostics;
+  Location location = toLocation(loc);
+  for (int64_t size : shape)
+    if (size <= 0) {
+      emitError(location) << "input dims must be positive, got "
+                          << formatTuple(shape);
+      diagnostics.fail("bad input shape");
+    }
+  auto tensorType = RankedTensorType::get(shape, toMLIRType(type));
+  Block &entry = func.getBody().front();
+  BlockArgument arg = entry.addArgument(tensorType, location);
+  SmallVector<Type> inputs(entry.getArgumentTypes());
+  func.setFunctionType(FunctionType::get(&getContext(), inputs,
+                                         func.getFunctionType().getResults()));
+  invalidate();
+  return track(arg);
+}
+
+void Graph::markOutput(unsigned tensor) {
+  Value value = lookup(tensor);
+  Operation *terminator = func.getBody().back().getTerminator();
+  terminator->insertOperands(terminator->getNumOperands(), value);
+  SmallVector<Type> results(terminator->getOperandTypes());
+  func.setFunctionType(FunctionType::get(
+      &getContext(), func.getFunctionType().getInputs(), results));
+  invalidate();
+}
+
+/// Builds one kernel op before the function's terminator. The result type
+/// is inferred first, with the op's own rule, so that a shape error becomes
+/// a diagnostic (the inferring builders abort on failure), and the new op is
+/// verified before it is kept.
+template <typename OpTy>
+unsigned Graph::addOp(const SourceLocation &loc, ValueRange operands,
+                      ArrayRef<NamedAttribute> attributes) {
+  DiagnosticCapture diagnostics;
+  MLIRContext &context = getContext();
+  Location location = toLocation(loc);
+  DictionaryAttr dictionary = DictionaryAttr::get(&context, attributes);
+  typename OpTy::Properties properties;
+  if constexpr (!std::is_same_v<typename OpTy::Properties, EmptyProperties>) {
+    if (failed(OpTy::setPropertiesFromAttr(
+            properties, dictionary, [&] { return emitError(location); })))
+      diagnostics.fail("bad attributes");
+  }
+  SmallVector<Type> resultTypes;
+  if (failed(OpTy::inferReturnTypes(
+          &context, location,
+          typename OpTy::Adaptor(operands, dictionary, properties),
+          resultTypes)))
+    diagnostics.fail("the result type cannot be inferred");
+  OpBuilder b(func.getBody().back().getTerminator());
+  auto op = OpTy::create(b, location, resultTypes, operands, attributes);
+  if (failed(mlir::verify(op))) {
+    op->erase();
+    diagnostics.fail("the new op does not verify");
+  }
+  invalidate();
+  return track(op->getResult(0));
+}
+
+unsigned Graph::addUnary(StringRef name, unsigned input,
+                         const SourceLocation &loc) {
+  using namespace kernel;
+  using Builder = unsigned (Graph::*)(const SourceLocation &, ValueRange,
+                                      ArrayRef<NamedAttribute>);
+  Builder builder = llvm::StringSwitch<Builder>(name)
+                        .Case("exp", &Graph::addOp<ExpOp>)
+                        .Case("log", &Graph::addOp<LogOp>)
+                        .Case("sqrt", &Graph::addOp<SqrtOp>)
+                        .Case("rsqrt", &Graph::addOp<RsqrtOp>)
+                        .Case("square", &Graph::addOp<SquareOp>)
+                        .Case("silu", &Graph::addOp<SiluOp>)
+                        .Case("sigmoid", &Graph::addOp<SigmoidOp>)
+                        .Case("gelu", &Graph::addOp<GeluOp>)
+                        .Case("relu", &Graph::addOp<ReluOp>)
+                        .Case("tanh", &Graph::addOp<TanhOp>)
+                        .Case("erf", &Graph::addOp<ErfOp>)
+                        .Case("neg", &Graph::addOp<NegOp>)
+                        .Default(nullptr);
+  if (!builder)
+    throw std::invalid_argument("no unary kernel op '" + name.str() + "'");
+  return (this->*builder)(loc, lookup(input), {});
+}
+
+unsigned Graph::addBinary(StringRef name, unsigned lhs, unsigned rhs,
+                          const SourceLocation &loc) {
+  using namespace kernel;
+  using Builder = unsigned (Graph::*)(const SourceLocation &, ValueRange,
+                                      ArrayRef<NamedAttribute>);
+  Builder builder = llvm::StringSwitch<Builder>(name)
+                        .Case("add", &Graph::addOp<AddOp>)
+                        .Case("sub", &Graph::addOp<SubOp>)
+                        .Case("mul", &Graph::addOp<MulOp>)
+                        .Case("div", &Graph::addOp<DivOp>)
+                        .Default(nullptr);
+  if (!builder)
+    throw std::invalid_argument("no binary kernel op '" + name.str() + "'");
+  return (this->*builder)(loc, {lookup(lhs), lookup(rhs)}, {});
+}
+
+unsigned Graph::addMatmul(unsigned lhs, unsigned rhs,
+                          const SourceLocation &loc) {
+  return addOp<kernel::MatmulOp>(loc, {lookup(lhs), lookup(rhs)});
+}
+
+unsigned Graph::addReduceSum(unsigned input, int64_t dim,
+                             const SourceLocation &loc) {
+  Builder b(&getContext());
+  return addOp<kernel::ReduceSumOp>(
+      loc, lookup(input), {b.getNamedAttr("dim", b.getI64IntegerAttr(dim))});
+}
+
+unsigned Graph::addRmsNorm(unsigned input, double epsilon,
+                           const SourceLocation &loc) {
+  Builder b(&getContext());
+  return addOp<kernel::RmsNormOp>(
+      loc, lookup(input),
+      {b.getNamedAttr("epsilon", b.getF64FloatAttr(epsilon))});
+}
+
+unsigned Graph::addMulScalar(unsigned input, double scalar,
+                             const SourceLocation &loc) {
+  Builder b(&getContext());
+  return addOp<kernel::MulScalarOp>(
+      loc, lookup(input),
+      {b.getNamedAttr("scalar", b.getF64FloatAttr(scalar))});
+}
+
+SmallVector<int64_t> Graph::getShape(unsigned tensor) {
+  auto type = cast<RankedTensorType>(lookup(tensor).getType());
+  return SmallVector<int64_t>(type.getShape());
+}
+
+ElementType Graph::getElementType(unsigned tensor) {
+  Type type = cast<RankedTensorType>(lookup(tensor).getType()).getElementType();
+  if (type.isF16())
+    return ElementType::F16;
+  if (type.isBF16())
+    return ElementType::BF16;
+  if (type.isF32())
+    return ElementType::F32;
+  std::string name;
+  llvm::raw_string_ostream(name) << type;
+  throw MLIRError("tensor " + std::to_string(tensor) + " has element type " +
+                  name + "; mlsopt graphs hold f16, bf16 or f32");
+}
+
+std::vector<unsigned> Graph::getInputs() {
+  std::vector<unsigned> ids;
+  for (BlockArgument arg : func.getArguments())
+    ids.push_back(llvm::find(tensors, Value(arg)) - tensors.begin());
+  return ids;
+}
+
+std::vector<unsigned> Graph::getOutputs() {
+  // A tensor marked twice is two outputs with one id.
+  std::vector<unsigned> ids;
+  for (Value result : func.getBody().back().getTerminator()->getOperands())
+    ids.push_back(llvm::find(tensors, result) - tensors.begin());
+  return ids;
+}
+
+std::string Graph::getFunctionName() { return func.getSymName().str(); }
+
+std::string Graph::print(bool generic) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  OpPrintingFlags flags;
+  if (generic)
+    flags.printGenericOpForm();
+  module->print(os, flags);
+  return text;
+}
+
+std::string Graph::toDot() {
+  DiagnosticCapture diagnostics;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  // The graph is one function; the module may hold others (from_mlir).
+  if (failed(translateToDot(func, os)))
+    diagnostics.fail("the graph cannot be drawn");
+  return text;
+}
+
+search::KernelCost Graph::estimateCost(StringRef targetName) {
+  DiagnosticCapture diagnostics;
+  TargetInfo target;
+  if (targetName.empty()) {
+    FailureOr<TargetInfo> enclosing = getEnclosingTarget(func);
+    if (failed(enclosing))
+      diagnostics.fail("the module names an unknown target");
+    target = *enclosing;
+  } else if (std::optional<TargetInfo> named = lookupTarget(targetName)) {
+    target = *named;
+  } else {
+    throw MLIRError("unknown target '" + targetName.str() +
+                    "'; supported targets: " + supportedTargetNames());
+  }
+  FailureOr<search::KernelCost> cost =
+      search::estimateFunctionCost(func, target);
+  if (failed(cost))
+    diagnostics.fail("the cost model cannot estimate this graph");
+  return *cost;
+}
+
+void Graph::runPipeline(StringRef pipeline) {
+  DiagnosticCapture diagnostics;
+  PassManager pm(&getContext());
+  std::string parseError;
+  llvm::raw_string_ostream parseErrorStream(parseError);
+  if (failed(parsePassPipeline(pipeline, pm, parseErrorStream)))
+    throw MLIRError("bad pass pipeline '" + pipeline.str() + "': " +
+                    parseError);
+  std::string name = func.getSymName().str();
+  if (failed(pm.run(*module)))
+    diagnostics.fail(("pass pipeline '" + pipeline + "' failed").str());
+  // Passes may replace the function; it keeps its name.
+  auto replaced = module->lookupSymbol<func::FuncOp>(name);
+  if (!replaced || replaced.isExternal())
+    throw MLIRError("pass pipeline '" + pipeline.str() +
+                    "' left no function @" + name);
+  attach(replaced);
+}
+
+void Graph::compileForCPU() {
+  if (runner)
+    return;
+  DiagnosticCapture diagnostics;
+  StringRef name = func.getSymName();
+  FailureOr<std::unique_ptr<CPURunner>> created =
+      CPURunner::create(*module, {name});
+  if (failed(created))
+    diagnostics.fail("the graph cannot be compiled for the CPU");
+  runner = std::move(*created);
+}
+
+std::vector<HostTensor> Graph::runOnCPU(std::vector<HostTensor> inputs) {
+  ArrayRef<Type> inputTypes = func.getArgumentTypes();
+  if (inputs.size() != inputTypes.size())
+    throw std::invalid_argument(
+        "the graph takes " + std::to_string(inputTypes.size()) +
+        " inputs, got " + std::to_string(inputs.size()));
+  for (auto [i, input, type] : llvm::enumerate(inputs, inputTypes)) {
+    ArrayRef<int64_t> expected = cast<RankedTensorType>(type).getShape();
+    if (ArrayRef<int64_t>(input.shape) != expected)
+      throw std::invalid_argument(
+          "input " + std::to_string(i) + " has shape " +
+          formatTuple(input.shape) + "; the graph expects " +
+          formatTuple(expected));
+  }
+  compileForCPU();
+  FailureOr<SmallVector<HostTensor>> results =
+      runner->run(func.getSymName(), inputs);
+  if (failed(results))
+    throw MLIRError("running @" + func.getSymName().str() +
+                    " on the CPU failed");
+  return std::vector<HostTensor>(std::make_move_iterator(results->begin()),
+                                 std::make_move_iterator(results->end()));
+}

@@ -1,0 +1,145 @@
+//===- Graph.h - The kernel graph behind the Python package -----*- C++ -*-===//
+//
+// What `mlsopt.KernelGraph` holds: an MLIR module with one function whose
+// body is the kernel graph. Python builds it op by op (Mirage's API), or
+// parses it from text; everything else (printing, the cost model, Graphviz,
+// pass pipelines, CPU execution) works on the module with the project's C++
+// libraries. This layer knows nothing about Python: errors are thrown as
+// MLIRError carrying the diagnostics MLIR emitted, and the bindings turn them
+// into Python exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLSOPT_PYTHON_GRAPH_H
+#define MLSOPT_PYTHON_GRAPH_H
+
+#include "mlsopt/ExecutionEngine/CPURunner.h"
+#include "mlsopt/Search/CostModel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mlsopt::python {
+
+/// A failure MLIR reported through diagnostics; what() is their text, one
+/// "location: severity: message" line each, notes included.
+class MLIRError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A request for something this build of mlsopt does not have (a pass that
+/// is not registered, a translation that is not linked in).
+class UnavailableError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Where a graph-building call came from in the user's script, so that a
+/// shape error points at their line.
+struct SourceLocation {
+  std::string file;
+  unsigned line = 0;
+};
+
+/// The element types a graph can hold, as Python names them.
+enum class ElementType { F16, BF16, F32 };
+
+/// Unary elementwise ops of the kernel dialect, by mnemonic ("exp", "silu").
+/// Returns false if `name` is not one.
+bool isUnaryOpName(llvm::StringRef name);
+/// Binary elementwise ops with broadcasting ("add", "sub", "mul", "div").
+bool isBinaryOpName(llvm::StringRef name);
+
+/// True if `name` is a pass or pass pipeline registered in this process.
+bool isPassRegistered(llvm::StringRef name);
+
+/// MLIR's op handles have no const methods, so neither does Graph.
+class Graph {
+public:
+  /// An empty graph: a function `@main` with no inputs and no outputs.
+  static std::unique_ptr<Graph> create();
+
+  /// Parses `text`, converts what it can from linalg to the kernel dialect
+  /// and verifies the result. The graph is the function named `function`,
+  /// or the first function with a body when it is empty.
+  static std::unique_ptr<Graph> parse(llvm::StringRef text,
+                                      llvm::StringRef function);
+
+  /// A deep copy, for transformations that must leave this graph alone.
+  std::unique_ptr<Graph> clone();
+
+  // Building. Each returns the id of the new tensor; ids index tensors().
+  unsigned addInput(llvm::ArrayRef<int64_t> shape, ElementType type,
+                    const SourceLocation &loc);
+  unsigned addUnary(llvm::StringRef name, unsigned input,
+                    const SourceLocation &loc);
+  unsigned addBinary(llvm::StringRef name, unsigned lhs, unsigned rhs,
+                     const SourceLocation &loc);
+  unsigned addMatmul(unsigned lhs, unsigned rhs, const SourceLocation &loc);
+  unsigned addReduceSum(unsigned input, int64_t dim, const SourceLocation &loc);
+  unsigned addRmsNorm(unsigned input, double epsilon,
+                      const SourceLocation &loc);
+  unsigned addMulScalar(unsigned input, double scalar,
+                        const SourceLocation &loc);
+  /// Appends `tensor` to the function's results.
+  void markOutput(unsigned tensor);
+
+  // Inspection.
+  llvm::SmallVector<int64_t> getShape(unsigned tensor);
+  ElementType getElementType(unsigned tensor);
+  /// Ids of the function's arguments and results, in order.
+  std::vector<unsigned> getInputs();
+  std::vector<unsigned> getOutputs();
+  std::string getFunctionName();
+
+  /// The module as MLIR text (generic form if `generic`).
+  std::string print(bool generic = false);
+  /// Graphviz text of the module (mlsopt-translate --mlsopt-to-dot).
+  std::string toDot();
+  /// The cost model's estimate of the function on `target` (an "sm_XX"
+  /// name), or on the module's `mlsopt.target` when `target` is empty.
+  search::KernelCost estimateCost(llvm::StringRef target);
+
+  /// Runs the textual pass pipeline `pipeline` (as after
+  /// `--pass-pipeline=builtin.module(...)`) on this graph's module.
+  void runPipeline(llvm::StringRef pipeline);
+
+  /// JIT-compiles the function for the CPU unless it is already compiled.
+  void compileForCPU();
+  /// Runs the function on the CPU through the ExecutionEngine, compiling it
+  /// first if needed. Inputs and results are f32 on the host; f16 and bf16
+  /// graphs round their inputs on the way in (CPURunner does this).
+  std::vector<HostTensor> runOnCPU(std::vector<HostTensor> inputs);
+
+private:
+  Graph() = default;
+  /// Finds the function and its tensors after the module changed wholesale
+  /// (parsing, passes).
+  void attach(mlir::func::FuncOp func);
+  unsigned track(mlir::Value value);
+  mlir::Value lookup(unsigned tensor);
+  template <typename OpTy>
+  unsigned addOp(const SourceLocation &loc, mlir::ValueRange operands,
+                 llvm::ArrayRef<mlir::NamedAttribute> attributes = {});
+  /// The graph changed: a compiled runner is stale.
+  void invalidate() { runner.reset(); }
+
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  mlir::func::FuncOp func;
+  /// Every tensor handed to Python, by id. Values are never erased while
+  /// the graph is built; passes rebuild the list.
+  std::vector<mlir::Value> tensors;
+  std::unique_ptr<CPURunner> runner;
+};
+
+} // namespace mlsopt::python
+
+#endif // MLSOPT_PYTHON_GRAPH_H

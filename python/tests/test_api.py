@@ -1,0 +1,224 @@
+"""The Mirage-style graph API: building, shapes, errors, mlir() text,
+from_mlir, cost() and Graphviz output."""
+
+import inspect
+import pathlib
+import re
+
+import pytest
+
+import mlsopt as mi
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+def this_line():
+    return inspect.currentframe().f_back.f_lineno
+
+
+def test_dtypes_and_shapes_are_known_as_built():
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(8, 64), dtype=mi.float16)
+    W = graph.new_input(dims=(64, 32), dtype=mi.float16)
+    O = graph.matmul(X, W)
+    assert O.dims == (8, 32) and O.num_dims == 2 and O.dim(1) == 32
+    assert O.dtype is mi.float16
+    S = graph.reduction(O, 1)
+    assert S.dims == (8, 1)
+    assert graph.reduction(O, -2).dims == (1, 32)
+    B = graph.new_input(dims=(32,), dtype=mi.float16)
+    assert graph.add(O, B).dims == (8, 32)  # numpy broadcasting
+    assert graph.div(O, S).dims == (8, 32)
+    for op in ("exp", "silu", "gelu", "relu", "sqrt", "square"):
+        assert getattr(graph, op)(O).dims == (8, 32)
+    assert graph.rms_norm(X, normalized_shape=(64,)).dims == (8, 64)
+    # Batched matmul over a leading dim.
+    Q = graph.new_input(dims=(2, 16, 8), dtype=mi.bfloat16)
+    K = graph.new_input(dims=(2, 8, 4), dtype=mi.bfloat16)
+    assert graph.matmul(Q, K).dims == (2, 16, 4)
+    assert graph.matmul(Q, K).dtype is mi.bfloat16
+    assert [t.dims for t in graph.inputs] == [(8, 64), (64, 32), (32,),
+                                              (2, 16, 8), (2, 8, 4)]
+
+
+def test_dtype_spellings():
+    graph = mi.new_kernel_graph()
+    assert graph.new_input(dims=(4,), dtype="float32").dtype is mi.float32
+    assert graph.new_input(dims=(4,), dtype="bf16").dtype is mi.bfloat16
+    import numpy as np
+    assert graph.new_input(dims=(4,), dtype=np.float16).dtype is mi.float16
+    # Mirage's default input dtype is float16.
+    assert graph.new_input(dims=(4,)).dtype is mi.float16
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        graph.new_input(dims=(4,), dtype="int8")
+
+
+def test_mlir_text_is_the_kernel_dialect_program():
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(8, 4096), dtype=mi.float16)
+    W1 = graph.new_input(dims=(4096, 4096), dtype=mi.float16)
+    W2 = graph.new_input(dims=(4096, 4096), dtype=mi.float16)
+    O1 = graph.silu(graph.matmul(X, W1))
+    O = graph.mul(O1, graph.matmul(X, W2))
+    graph.mark_output(O)
+    text = graph.mlir()
+    assert re.search(
+        r"func.func @main\(%arg0: tensor<8x4096xf16>, %arg1: tensor<4096x4096xf16>, "
+        r"%arg2: tensor<4096x4096xf16>\) -> tensor<8x4096xf16>", text), text
+    ops = re.findall(r"= (kernel\.\w+)", text)
+    assert ops == ["kernel.matmul", "kernel.silu", "kernel.matmul", "kernel.mul"]
+    assert re.search(r"return %\d+ : tensor<8x4096xf16>", text)
+    # The text is a valid module: it parses back to the same program.
+    again = mi.from_mlir(text)
+    assert again.mlir() == text
+
+
+def test_rms_norm_and_reduction_attributes_reach_the_ir():
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(4, 16), dtype=mi.float32)
+    graph.mark_output(graph.rms_norm(X, normalized_shape=(16,), eps=1e-6))
+    graph.mark_output(graph.reduction(X, 0))
+    text = graph.mlir()
+    assert "kernel.rms_norm %arg0 {epsilon = 9.9999999999999995E-7 : f64}" in text
+    assert "kernel.reduce_sum %arg0 dim 0 : tensor<4x16xf32>" in text
+    assert "-> (tensor<4x16xf32>, tensor<1x16xf32>)" in text
+
+
+def test_shape_error_carries_the_diagnostic_and_the_callers_line():
+    graph = mi.new_kernel_graph()
+    A = graph.new_input(dims=(8, 64), dtype=mi.float16)
+    B = graph.new_input(dims=(32, 16), dtype=mi.float16)
+    with pytest.raises(mi.MLIRError) as error:
+        line = this_line(); graph.matmul(A, B)  # noqa: E702
+    message = str(error.value)
+    assert f"{__file__}:{line}: error: matmul contraction dims differ" in message
+    assert "(64)" in message and "(32)" in message
+    # The failed op left nothing behind.
+    assert "kernel.matmul" not in graph.mlir()
+    assert isinstance(error.value, ValueError)
+
+
+@pytest.mark.parametrize("build, message", [
+    (lambda g, a, b: g.add(a, b), "broadcast"),
+    (lambda g, a, b: g.reduction(a, 5), "dim"),
+    (lambda g, a, b: g.matmul(a, g.new_input(dims=(4,), dtype=mi.float16)),
+     "rank"),
+    (lambda g, a, b: g.mul(a, g.new_input(dims=(8, 64), dtype=mi.float32)),
+     "element type"),
+])
+def test_invalid_ops_raise_mlir_errors(build, message):
+    graph = mi.new_kernel_graph()
+    A = graph.new_input(dims=(8, 64), dtype=mi.float16)
+    B = graph.new_input(dims=(32, 16), dtype=mi.float16)
+    with pytest.raises(mi.MLIRError, match=message):
+        build(graph, A, B)
+
+
+def test_invalid_arguments_raise_python_errors():
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(8, 64), dtype=mi.float16)
+    with pytest.raises(ValueError, match="last dim only"):
+        graph.rms_norm(X, normalized_shape=(8, 64))
+    with pytest.raises(ValueError, match="row-major"):
+        graph.new_input(dims=(8, 64), strides=(1, 8))
+    # Row-major strides, as Mirage scripts spell them, are accepted.
+    graph.new_input(dims=(8, 64), strides=(64, 1))
+    with pytest.raises(mi.MLIRError, match="positive"):
+        graph.new_input(dims=(8, 0))
+    other = mi.new_kernel_graph()
+    Y = other.new_input(dims=(8, 64))
+    with pytest.raises(ValueError, match="another graph"):
+        graph.add(X, Y)
+    with pytest.raises(TypeError, match="DTensor"):
+        graph.exp(3.0)
+
+
+def test_from_mlir_kernel_dialect_example():
+    text = (REPO / "examples" / "gated_mlp.mlir").read_text()
+    reference = mi.from_mlir(text)
+    assert [t.dims for t in reference.inputs] == [(8, 4096), (4096, 4096),
+                                                  (4096, 4096)]
+    assert [t.dims for t in reference.outputs] == [(8, 4096)]
+    assert reference.outputs[0].dtype is mi.float16
+    fused = mi.from_mlir(text, function="fused")
+    assert "kernel.custom" in fused.mlir()
+    with pytest.raises(mi.MLIRError, match="no function @nope"):
+        mi.from_mlir(text, function="nope")
+
+
+def test_from_mlir_converts_linalg():
+    text = (REPO / "examples" / "linalg" / "rmsnorm_matmul.mlir").read_text()
+    graph = mi.from_mlir(text)
+    ir = graph.mlir()
+    assert "kernel.matmul" in ir
+    assert "linalg.matmul" not in ir
+    assert graph.outputs[0].dims == (8, 6144)
+
+
+def test_from_mlir_parse_error_is_located():
+    with pytest.raises(mi.MLIRError) as error:
+        mi.from_mlir("func.func @f(%a: tensor<8xf16>) {\n"
+                     "  %b = kernel.frobnicate %a : tensor<8xf16>\n"
+                     "  return\n}\n")
+    assert "<mlir>:2:8: error: custom op 'kernel.frobnicate' is unknown" in str(
+        error.value)
+
+
+def test_graphs_grow_after_from_mlir():
+    graph = mi.from_mlir("""
+      func.func @f(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+        %e = kernel.exp %x : tensor<4x8xf32>
+        return %e : tensor<4x8xf32>
+      }""")
+    (E,) = graph.outputs
+    graph.mark_output(graph.reduction(E, 1))
+    text = graph.mlir()
+    assert "kernel.reduce_sum" in text
+    assert "-> (tensor<4x8xf32>, tensor<4x1xf32>)" in text
+
+
+def test_cost_is_the_cost_models_estimate():
+    def gated_mlp(n):
+        graph = mi.new_kernel_graph()
+        X = graph.new_input(dims=(8, n), dtype=mi.float16)
+        W1 = graph.new_input(dims=(n, n), dtype=mi.float16)
+        W2 = graph.new_input(dims=(n, n), dtype=mi.float16)
+        graph.mark_output(graph.mul(graph.silu(graph.matmul(X, W1)),
+                                    graph.matmul(X, W2)))
+        return graph
+
+    cost = gated_mlp(4096).cost(target="sm_90")
+    assert cost.launches == 4
+    # Both weight matrices are read once: 2 x 4096 x 4096 x 2 bytes at least.
+    assert cost.device_bytes >= 2 * 4096 * 4096 * 2
+    assert cost.tensor_core_flops == 2 * (2 * 8 * 4096 * 4096)
+    assert cost.total_us > 0 and float(cost) == cost.total_us
+    assert cost.is_memory_bound()
+    # Smaller problems cost less; an older chip is slower.
+    assert gated_mlp(1024).cost("sm_90").total_us < cost.total_us
+    assert gated_mlp(4096).cost("sm_80").total_us > cost.total_us
+    with pytest.raises(mi.MLIRError, match="unknown target 'sm_12'"):
+        gated_mlp(64).cost("sm_12")
+
+
+def test_fused_example_costs_less_than_its_reference():
+    text = (REPO / "examples" / "rmsnorm_matmul.mlir").read_text()
+    reference = mi.from_mlir(text, function="reference").cost("sm_90")
+    fused = mi.from_mlir(text, function="fused").cost("sm_90")
+    assert reference.launches == 2 and fused.launches == 1
+    assert fused.total_us < reference.total_us
+
+
+def test_to_dot_and_visualize(tmp_path):
+    text = (REPO / "examples" / "rmsnorm_matmul.mlir").read_text()
+    fused = mi.from_mlir(text, function="fused")
+    dot = fused.to_dot()
+    assert dot.startswith("digraph")
+    assert 'label="kernel.custom grid <96,1,1> block <128,1,1>"' in dot
+    assert 'label="for_loop 64 iterations"' in dot
+    assert "block.matmul" in dot
+    # Only the graph's function, not the module's other one (@reference).
+    assert 'label="fused"' in dot and 'label="reference"' not in dot
+    path = fused.visualize(str(tmp_path / "fused"))
+    assert path.endswith("fused.dot")
+    assert pathlib.Path(path).read_text() == dot

@@ -1,0 +1,233 @@
+"""Graphs run on the CPU (MLIR's ExecutionEngine) to the numbers numpy
+computes: every op, in f32, f16 and bf16, the examples' μGraphs, and a gated
+MLP built with the Mirage-style API."""
+
+import pathlib
+
+import numpy as np
+import pytest
+
+import mlsopt as mi
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+def silu(x):
+    return x / (1 + np.exp(-x))
+
+
+def gelu(x):
+    from math import erf
+    return x * 0.5 * (1 + np.vectorize(erf)(x / np.sqrt(2)))
+
+
+def to_bf16(x):
+    """x rounded to bfloat16 (nearest even), as float32."""
+    bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return bits.astype(np.uint32).view(np.float32)
+
+
+UNARY = {
+    "exp": np.exp,
+    "silu": silu,
+    "gelu": gelu,
+    "relu": lambda x: np.maximum(x, 0),
+    "sqrt": lambda x: np.sqrt(np.abs(x)),
+    "square": np.square,
+}
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(7)
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_ops_f32(name, rng):
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(4, 33), dtype=mi.float32)
+    # sqrt is tested on |x|: the graph takes the absolute value's square.
+    graph.mark_output(getattr(graph, name)(X))
+    x = rng.standard_normal((4, 33)).astype(np.float32)
+    if name == "sqrt":
+        x = np.abs(x)
+    (out,) = graph(inputs=[x])
+    assert out.dtype == np.float32 and out.shape == (4, 33)
+    np.testing.assert_allclose(out, UNARY[name](x), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name, fn", [("add", np.add), ("sub", np.subtract),
+                                      ("mul", np.multiply),
+                                      ("div", np.divide)])
+def test_binary_ops_broadcast_f32(name, fn, rng):
+    graph = mi.new_kernel_graph()
+    A = graph.new_input(dims=(3, 5, 8), dtype=mi.float32)
+    B = graph.new_input(dims=(5, 1), dtype=mi.float32)
+    graph.mark_output(getattr(graph, name)(A, B))
+    a = rng.standard_normal((3, 5, 8)).astype(np.float32)
+    b = rng.uniform(0.5, 2.0, (5, 1)).astype(np.float32)
+    (out,) = graph(inputs=[a, b])
+    np.testing.assert_allclose(out, fn(a, b), rtol=1e-6)
+
+
+def test_matmul_reduction_rms_norm_f32(rng):
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(2, 8, 32), dtype=mi.float32)
+    W = graph.new_input(dims=(2, 32, 16), dtype=mi.float32)
+    M = graph.matmul(X, W)
+    graph.mark_output(M)
+    graph.mark_output(graph.reduction(M, 2))
+    graph.mark_output(graph.rms_norm(X, normalized_shape=(32,), eps=1e-5))
+    x = rng.standard_normal((2, 8, 32)).astype(np.float32)
+    w = rng.standard_normal((2, 32, 16)).astype(np.float32)
+    m, s, n = graph(inputs=[x, w])
+    np.testing.assert_allclose(m, x @ w, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(s, (x @ w).sum(axis=2, keepdims=True),
+                               rtol=1e-4, atol=1e-4)
+    rms = np.sqrt((x * x).mean(axis=-1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(n, x / rms, rtol=1e-5, atol=1e-6)
+
+
+def test_f16_graphs_round_to_f16(rng):
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(8, 64), dtype=mi.float16)
+    W = graph.new_input(dims=(64, 16), dtype=mi.float16)
+    graph.mark_output(graph.exp(graph.matmul(X, W)))
+    x = rng.uniform(-0.5, 0.5, (8, 64))
+    w = rng.uniform(-0.1, 0.1, (64, 16))
+    (out,) = graph(inputs=[x, w])
+    assert out.dtype == np.float16
+    x16, w16 = x.astype(np.float16), w.astype(np.float16)
+    expected = np.exp(x16.astype(np.float64) @ w16.astype(np.float64))
+    np.testing.assert_allclose(out.astype(np.float64), expected, rtol=3e-3)
+
+
+def test_bf16_graphs_round_to_bf16():
+    graph = mi.new_kernel_graph()
+    A = graph.new_input(dims=(4,), dtype=mi.bfloat16)
+    B = graph.new_input(dims=(4,), dtype=mi.bfloat16)
+    graph.mark_output(graph.add(A, B))
+    # 1 + 2^-9 is not a bf16 value (8 significant bits): the inputs round to
+    # 1, and the sum is exactly 2; in f32 it would not be.
+    a = np.full(4, 1 + 2.0**-9, dtype=np.float32)
+    (out,) = graph(inputs=[a, a])
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, to_bf16(to_bf16(a) + to_bf16(a)))
+    np.testing.assert_array_equal(out, np.full(4, 2.0, dtype=np.float32))
+
+
+def test_wrong_inputs_are_python_errors(rng):
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(4, 8), dtype=mi.float32)
+    graph.mark_output(graph.exp(X))
+    with pytest.raises(ValueError, match=r"input 0 has shape \(8, 4\); the "
+                                         r"graph expects \(4, 8\)"):
+        graph(inputs=[np.zeros((8, 4), dtype=np.float32)])
+    with pytest.raises(ValueError, match="takes 1 inputs, got 2"):
+        graph(inputs=[np.zeros((4, 8))] * 2)
+
+
+def test_graph_recompiles_after_it_grows(rng):
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(4, 8), dtype=mi.float32)
+    E = graph.exp(X)
+    graph.mark_output(E)
+    x = rng.standard_normal((4, 8)).astype(np.float32)
+    assert len(graph(inputs=[x])) == 1
+    graph.mark_output(graph.reduction(E, 1))
+    e, s = graph(inputs=[x])
+    np.testing.assert_allclose(s, np.exp(x).sum(axis=1, keepdims=True),
+                               rtol=1e-5)
+
+
+def gated_mlp_graph(dtype, n=256, k=512):
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(8, k), dtype=dtype)
+    W1 = graph.new_input(dims=(k, n), dtype=dtype)
+    W2 = graph.new_input(dims=(k, n), dtype=dtype)
+    O1 = graph.matmul(X, W1)
+    O2 = graph.matmul(X, W2)
+    O1 = graph.silu(O1)
+    O = graph.mul(O1, O2)
+    graph.mark_output(O)
+    return graph
+
+
+@pytest.mark.parametrize("dtype, rtol", [(mi.float32, 1e-4),
+                                         (mi.float16, 2e-2)])
+def test_gated_mlp(dtype, rtol, rng):
+    graph = gated_mlp_graph(dtype)
+    x = rng.standard_normal((8, 512)).astype(np.float32)
+    w1 = (rng.standard_normal((512, 256)) / 16).astype(np.float32)
+    w2 = (rng.standard_normal((512, 256)) / 16).astype(np.float32)
+    (out,) = graph(inputs=[x, w1, w2])
+    if dtype is mi.float16:
+        x, w1, w2 = (a.astype(np.float16).astype(np.float32)
+                     for a in (x, w1, w2))
+    expected = silu(x @ w1) * (x @ w2)
+    scale = np.abs(expected).max()
+    np.testing.assert_allclose(out.astype(np.float32), expected,
+                               rtol=rtol, atol=rtol * scale)
+
+
+def example(name, function, dtype="f32"):
+    """An example's function; f32 by default, as the lit tests run them, for
+    tight comparisons."""
+    text = (REPO / "examples" / name).read_text()
+    if dtype == "f32":
+        text = text.replace("f16", "f32")
+    return mi.from_mlir(text, function=function)
+
+
+def inputs_for(graph, rng, scale=1.0):
+    return [(rng.standard_normal(t.dims) * scale).astype(np.float32)
+            for t in graph.inputs]
+
+
+# The examples' μGraphs against numpy. Their unfused references use the ops
+# the tests above cover, and each JIT-compiled run of these sizes takes
+# seconds of scalar loops, so only the μGraphs run here (lit runs both).
+
+
+def test_rmsnorm_matmul_example(rng):
+    fused = example("rmsnorm_matmul.mlir", "fused")
+    x, w = inputs_for(fused, rng, scale=0.05)
+    rms = np.sqrt((x * x).mean(axis=1, keepdims=True) + 1e-6)
+    (out,) = fused(inputs=[x, w])
+    np.testing.assert_allclose(out, (x / rms) @ w, rtol=1e-3, atol=1e-3)
+
+
+def test_gated_mlp_example(rng):
+    fused = example("gated_mlp.mlir", "fused")
+    x, w1, w2 = inputs_for(fused, rng)
+    w1 /= 64
+    w2 /= 64
+    (out,) = fused(inputs=[x, w1, w2])
+    np.testing.assert_allclose(out, silu(x @ w1) * (x @ w2), rtol=1e-3,
+                               atol=1e-4)
+
+
+def attention(q, k, v):
+    p = np.exp(q @ k)
+    return (p @ v) / p.sum(axis=2, keepdims=True)
+
+
+@pytest.mark.parametrize("function", ["reference", "fused",
+                                      "fused_online_softmax"])
+def test_attention_example(function, rng):
+    graph = example("attention.mlir", function)
+    q, k, v = inputs_for(graph, rng, scale=0.3)
+    (out,) = graph(inputs=[q, k, v])
+    np.testing.assert_allclose(out, attention(q, k, v), rtol=1e-3, atol=1e-4)
+
+
+def test_example_in_f16(rng):
+    """The example as written (f16) runs too, to f16 accuracy."""
+    fused16 = example("attention.mlir", "fused_online_softmax", dtype="f16")
+    q, k, v = inputs_for(fused16, rng, scale=0.3)
+    (out,) = fused16(inputs=[q, k, v])
+    assert out.dtype == np.float16
+    q, k, v = (a.astype(np.float16).astype(np.float32) for a in (q, k, v))
+    np.testing.assert_allclose(out.astype(np.float32), attention(q, k, v),
+                               rtol=2e-2, atol=2e-3)
