@@ -11,6 +11,13 @@ DEB_PACKAGES=(
   libz3-dev libgtest-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
 )
 
+# The Python extension needs the headers of the interpreter it is built for;
+# Debian's own python3 has them only with python3-dev.
+PYTHON="${PYTHON:-python3}"
+if [ "$("$PYTHON" -c 'import sys; print(sys.executable)')" = /usr/bin/python3 ]; then
+  DEB_PACKAGES+=(python3-dev)
+fi
+
 missing=()
 for pkg in "${DEB_PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
@@ -28,7 +35,6 @@ fi
 
 # Python packages for the interpreter that runs the Python tests: the test
 # tools, and nanobind, which builds the `mlsopt` extension for it.
-PYTHON="${PYTHON:-python3}"
 py_missing=()
 for mod in pytest numpy nanobind; do
   "$PYTHON" -c "import $mod" 2>/dev/null || py_missing+=("$mod")
