@@ -1,0 +1,388 @@
+//===- AbstractExprOracle.cpp - Z3 decides subexpressions -----------------===//
+//
+// Mirage asks Z3 about quantified axioms over an uninterpreted sort; the
+// answers can be "unknown" and each takes long. Here the axioms with a
+// direction are applied in C++ (AbstractExprNormalForm.h), which leaves
+// what the normal form cannot fix: which terms of a target a candidate's
+// terms are, and with which common cofactor. That is a small ground problem
+// in linear integer arithmetic, which Z3 decides exactly:
+//
+// e = e_1 + ... + e_k is a subexpression of a place S = s_1 + ... + s_m of a
+// target (the target, a denominator, an argument of sqrt, max or an opaque
+// function, the sum of the exp arguments of a monomial) if some monomial f
+// (the cofactor) and an injection sigma give e_i * f = s_sigma(i) for every
+// i: sub-sums come from commutativity and associativity, the cofactor from
+// distributivity (a*f + b*f = (a+b)*f), a part of a product from
+// commutativity, a sum over fewer elements from sum splitting. In numbers:
+// the atom counts of f are those of s_sigma(i) minus those of e_i, the same
+// for every i; f's reduction size times e_i's is s_sigma(i)'s.
+//
+// Denominators are compared by a necessary condition (every term of e_i's
+// denominator fits some term of s_sigma(i)'s), so a hidden factorization of
+// a denominator never leads to a wrong "no".
+//
+//===----------------------------------------------------------------------===//
+
+#include "AbstractExprNormalForm.h"
+
+#include "mlsopt/Search/AbstractExpr.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/Debug.h"
+
+#include "z3++.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <string>
+
+#define DEBUG_TYPE "abstract-expr"
+
+using namespace mlsopt::search;
+using namespace mlsopt::search::detail;
+
+namespace {
+/// The answer of one place for a candidate: for every monomial of the
+/// candidate, the monomials of the place it may be.
+struct SiteCandidates {
+  const NormPoly *site;
+  llvm::SmallVector<llvm::SmallVector<unsigned, 4>, 4> targetsOf;
+};
+
+unsigned atomCount(llvm::ArrayRef<const NormAtom *> atoms, const NormAtom *a) {
+  auto range = std::equal_range(
+      atoms.begin(), atoms.end(), a,
+      [](const NormAtom *x, const NormAtom *y) { return x->id < y->id; });
+  return range.second - range.first;
+}
+
+bool screenMono(const NormMono *e, const NormMono *s);
+
+/// A necessary condition for denominator `e` to divide denominator `s`:
+/// every term of e times the first term of the quotient is a term of s.
+bool denominatorMayDivide(const NormPoly *e, const NormPoly *s) {
+  if (!e || e == s)
+    return true;
+  if (!s)
+    return false;
+  return llvm::all_of(e->monos, [&](const NormMono *em) {
+    return llvm::any_of(s->monos,
+                        [&](const NormMono *sm) { return screenMono(em, sm); });
+  });
+}
+
+/// A necessary condition for e * f = s for some monomial f.
+bool screenMono(const NormMono *e, const NormMono *s) {
+  auto idLess = [](const NormAtom *x, const NormAtom *y) {
+    return x->id < y->id;
+  };
+  return s->reduction % e->reduction == 0 &&
+         std::includes(s->atoms.begin(), s->atoms.end(), e->atoms.begin(),
+                       e->atoms.end(), idLess) &&
+         denominatorMayDivide(e->den, s->den);
+}
+
+bool containsConcat(ExprRef e, llvm::DenseSet<ExprRef> &visited) {
+  if (!visited.insert(e).second)
+    return false;
+  if (e->getKind() == ExprKind::Opaque && e->getOpName() == "concat")
+    return true;
+  return llvm::any_of(e->getOperands(), [&](ExprRef operand) {
+    return containsConcat(operand, visited);
+  });
+}
+
+bool containsConcat(ExprRef e) {
+  llvm::DenseSet<ExprRef> visited;
+  return containsConcat(e, visited);
+}
+
+enum class Answer { Yes, No, Unknown };
+} // namespace
+
+struct SubexprOracle::Impl {
+  unsigned timeoutMs;
+  NormContext norm;
+  /// Every place of the (stabilizer-erased) targets a subexpression may
+  /// come from.
+  std::vector<const NormPoly *> sites;
+  /// False when a target has no normal form: nothing is pruned then.
+  bool judgeable = true;
+
+  mutable std::mutex mutex;
+  llvm::DenseMap<ExprRef, bool> exprCache;
+  llvm::DenseMap<const NormPoly *, bool> polyCache;
+  std::map<std::pair<ExprRef, ExprRef>, bool> equivalenceCache;
+  SubexprOracleStats stats;
+
+  void addSites(const NormPoly *p, llvm::DenseSet<const NormPoly *> &seen) {
+    if (!p || !seen.insert(p).second)
+      return;
+    sites.push_back(p);
+    for (const NormMono *m : p->monos) {
+      addSites(m->den, seen);
+      addSites(norm.getExpArgumentSum(m), seen);
+      for (const NormAtom *a : m->atoms)
+        for (const NormPoly *arg : a->args)
+          addSites(arg, seen);
+    }
+  }
+
+  template <typename Fn> void updateStats(Fn &&fn) {
+    std::lock_guard<std::mutex> lock(mutex);
+    fn(stats);
+  }
+
+  std::optional<bool> lookupPoly(const NormPoly *p) {
+    std::lock_guard<std::mutex> lock(mutex);
+    ++stats.queries;
+    auto it = polyCache.find(p);
+    if (it == polyCache.end())
+      return std::nullopt;
+    ++stats.cacheHits;
+    return it->second;
+  }
+
+  /// Is normal form `p` a subexpression of a target?
+  bool decide(const NormPoly *p) {
+    if (std::optional<bool> cached = lookupPoly(p))
+      return *cached;
+    bool result = decideUncached(p);
+    std::lock_guard<std::mutex> lock(mutex);
+    polyCache[p] = result;
+    return result;
+  }
+
+  bool decideUncached(const NormPoly *p) {
+    llvm::SetVector<const NormPoly *> stabilized;
+    const NormPoly *erased = norm.eraseStabilizers(p, stabilized);
+    // A stabilizer max(n, b) is only sound to drop when b itself could be
+    // computed on the way to a target.
+    for (const NormPoly *b : stabilized)
+      if (!decide(b))
+        return false;
+    // A lone max(n, b) is the stabilizer itself, before it is subtracted.
+    const NormAtom *max = nullptr;
+    if (erased->monos.size() == 1 && isStabilizer(erased->monos[0], &max))
+      return decide(max->args[0]);
+    return matchSites(erased);
+  }
+
+  bool matchSites(const NormPoly *e) {
+    std::vector<SiteCandidates> candidates;
+    for (const NormPoly *site : sites) {
+      if (e->monos.size() > site->monos.size())
+        continue;
+      SiteCandidates c{site, {}};
+      bool possible = true;
+      for (const NormMono *em : e->monos) {
+        llvm::SmallVector<unsigned, 4> &targetsOfEm =
+            c.targetsOf.emplace_back();
+        for (auto [j, sm] : llvm::enumerate(site->monos))
+          if (screenMono(em, sm))
+            targetsOfEm.push_back(j);
+        if (targetsOfEm.empty()) {
+          possible = false;
+          break;
+        }
+      }
+      if (possible)
+        candidates.push_back(std::move(c));
+    }
+    if (candidates.empty()) {
+      updateStats([](SubexprOracleStats &s) { ++s.screenedOut; });
+      return false;
+    }
+    Answer answer = solve(e, candidates);
+    return answer != Answer::No;
+  }
+
+  /// Asks Z3 whether some place in `candidates` holds `e` with a cofactor.
+  Answer solve(const NormPoly *e, llvm::ArrayRef<SiteCandidates> candidates) {
+    // Z3 contexts are not thread-safe; one per thread serves every oracle.
+    static thread_local z3::context c;
+    auto start = std::chrono::steady_clock::now();
+    Answer answer = Answer::Unknown;
+    try {
+      z3::solver solver(c, z3::solver::simple());
+      z3::params params(c);
+      params.set("timeout", timeoutMs);
+      solver.set(params);
+      z3::expr_vector alternatives(c);
+      for (auto [siteIndex, cand] : llvm::enumerate(candidates))
+        alternatives.push_back(encodeSite(c, e, cand, siteIndex));
+      solver.add(z3::mk_or(alternatives));
+      switch (solver.check()) {
+      case z3::sat:
+        answer = Answer::Yes;
+        break;
+      case z3::unsat:
+        answer = Answer::No;
+        break;
+      case z3::unknown:
+        break;
+      }
+    } catch (const z3::exception &ex) {
+      LLVM_DEBUG(llvm::dbgs() << "z3 error: " << ex.msg() << "\n");
+      answer = Answer::Unknown;
+    }
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    updateStats([&](SubexprOracleStats &s) {
+      ++s.solverCalls;
+      if (answer == Answer::Unknown)
+        ++s.unknowns;
+      s.solverSeconds += seconds;
+      s.maxSolverSeconds = std::max(s.maxSolverSeconds, seconds);
+    });
+    LLVM_DEBUG({
+      llvm::dbgs() << "subexpr? ";
+      print(llvm::dbgs(), e);
+      llvm::dbgs() << " -> "
+                   << (answer == Answer::Yes  ? "yes"
+                       : answer == Answer::No ? "no"
+                                              : "unknown")
+                   << " (" << candidates.size() << " places, " << seconds * 1e3
+                   << " ms)\n";
+    });
+    return answer;
+  }
+
+  /// The formula "e maps into this place with a common cofactor f".
+  static z3::expr encodeSite(z3::context &c, const NormPoly *e,
+                             const SiteCandidates &cand, size_t siteIndex) {
+    std::string prefix = "s" + std::to_string(siteIndex) + "_";
+    const NormPoly *site = cand.site;
+    z3::expr fNegative = c.bool_const((prefix + "fneg").c_str());
+    z3::expr fReduction = c.int_const((prefix + "fred").c_str());
+    // The cofactor's count of every atom that a used place monomial holds.
+    llvm::SmallVector<const NormAtom *> atoms;
+    for (const auto &targetsOfEm : cand.targetsOf)
+      for (unsigned j : targetsOfEm)
+        atoms.append(site->monos[j]->atoms.begin(),
+                     site->monos[j]->atoms.end());
+    llvm::sort(atoms, [](const NormAtom *x, const NormAtom *y) {
+      return x->id < y->id;
+    });
+    atoms.erase(std::unique(atoms.begin(), atoms.end()), atoms.end());
+    z3::expr_vector fCounts(c);
+    for (const NormAtom *a : atoms)
+      fCounts.push_back(
+          c.int_const((prefix + "f" + std::to_string(a->id)).c_str()));
+
+    z3::expr_vector conjuncts(c);
+    conjuncts.push_back(fReduction >= 1);
+    for (unsigned k = 0; k < fCounts.size(); ++k)
+      conjuncts.push_back(fCounts[k] >= 0);
+
+    // choice[i][j]: e's monomial i is the place's monomial j.
+    // expr_vector is a shared handle: each needs its own construction.
+    std::vector<z3::expr_vector> usersOf;
+    for (size_t j = 0; j < site->monos.size(); ++j)
+      usersOf.emplace_back(c);
+    for (auto [i, em] : llvm::enumerate(e->monos)) {
+      z3::expr_vector choicesOfEm(c);
+      for (unsigned j : cand.targetsOf[i]) {
+        const NormMono *sm = site->monos[j];
+        z3::expr choice = c.bool_const(
+            (prefix + "m" + std::to_string(i) + "_" + std::to_string(j))
+                .c_str());
+        choicesOfEm.push_back(choice);
+        usersOf[j].push_back(choice);
+        z3::expr_vector match(c);
+        match.push_back(fNegative == c.bool_val(em->negative != sm->negative));
+        match.push_back(fReduction * c.int_val(em->reduction) ==
+                        c.int_val(sm->reduction));
+        for (auto [k, a] : llvm::enumerate(atoms))
+          match.push_back(
+              fCounts[k] ==
+              c.int_val(static_cast<int64_t>(atomCount(sm->atoms, a)) -
+                        static_cast<int64_t>(atomCount(em->atoms, a))));
+        conjuncts.push_back(z3::implies(choice, z3::mk_and(match)));
+      }
+      conjuncts.push_back(z3::mk_or(choicesOfEm));
+      conjuncts.push_back(z3::atmost(choicesOfEm, 1));
+    }
+    // Distinct monomials of e are distinct terms of the place.
+    for (z3::expr_vector &users : usersOf)
+      if (users.size() > 1)
+        conjuncts.push_back(z3::atmost(users, 1));
+    return z3::mk_and(conjuncts);
+  }
+};
+
+SubexprOracle::SubexprOracle(ExprContext &ctx, llvm::ArrayRef<ExprRef> targets,
+                             unsigned timeoutMs)
+    : impl(std::make_unique<Impl>()) {
+  // Expressions are self-contained; `ctx` only has to outlive the queries.
+  (void)ctx;
+  impl->timeoutMs = timeoutMs;
+  llvm::DenseSet<const NormPoly *> seen;
+  for (ExprRef target : targets) {
+    const NormPoly *p =
+        containsConcat(target) ? nullptr : impl->norm.normalize(target);
+    if (!p) {
+      impl->judgeable = false;
+      continue;
+    }
+    llvm::SetVector<const NormPoly *> stabilized;
+    const NormPoly *erased = impl->norm.eraseStabilizers(p, stabilized);
+    impl->addSites(erased, seen);
+  }
+}
+
+SubexprOracle::~SubexprOracle() = default;
+
+bool SubexprOracle::isSubexpression(ExprRef e) {
+  {
+    std::lock_guard<std::mutex> lock(impl->mutex);
+    ++impl->stats.queries;
+    if (auto it = impl->exprCache.find(e); it != impl->exprCache.end()) {
+      ++impl->stats.cacheHits;
+      return it->second;
+    }
+  }
+  bool result = true;
+  // Outside the axioms' reach (see buildOpExpr on concat): never pruned.
+  if (impl->judgeable && !containsConcat(e))
+    if (const NormPoly *p = impl->norm.normalize(e))
+      result = impl->decide(p);
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  impl->exprCache[e] = result;
+  return result;
+}
+
+bool SubexprOracle::isEquivalent(ExprRef a, ExprRef b) {
+  if (a > b)
+    std::swap(a, b);
+  {
+    std::lock_guard<std::mutex> lock(impl->mutex);
+    ++impl->stats.queries;
+    if (auto it = impl->equivalenceCache.find({a, b});
+        it != impl->equivalenceCache.end()) {
+      ++impl->stats.cacheHits;
+      return it->second;
+    }
+  }
+  bool result = true;
+  if (a != b && !containsConcat(a) && !containsConcat(b)) {
+    const NormPoly *pa = impl->norm.normalize(a);
+    const NormPoly *pb = impl->norm.normalize(b);
+    if (pa && pb) {
+      llvm::SetVector<const NormPoly *> stabilized;
+      result = impl->norm.eraseStabilizers(pa, stabilized) ==
+               impl->norm.eraseStabilizers(pb, stabilized);
+    }
+  }
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  impl->equivalenceCache[{a, b}] = result;
+  return result;
+}
+
+SubexprOracleStats SubexprOracle::getStats() const {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  return impl->stats;
+}

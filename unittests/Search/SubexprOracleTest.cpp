@@ -1,0 +1,450 @@
+//===- SubexprOracleTest.cpp - Pruning by abstract subexpressions ---------===//
+//
+// What the search relies on: a known-good μGraph is never pruned on the way
+// to itself (every value inside each example μGraph is a subexpression of
+// its reference, and its results are equivalent to the reference's), wrong
+// programs are pruned (wrong operands, wrong reductions, changed constants,
+// an exp that the program does not have), the axioms are honoured in both
+// directions, and repeated queries come from the cache. The example test
+// prints the oracle's statistics and query times.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/Search/AbstractExpr.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include "llvm/Support/Format.h"
+
+#include "MLIRTest.h"
+
+#include <atomic>
+#include <string>
+#include <thread>
+
+using namespace mlir;
+using namespace mlsopt;
+using namespace mlsopt::search;
+
+namespace {
+
+std::string str(ExprRef e) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  e->print(os);
+  return s;
+}
+
+class SubexprOracleTest : public test::MLIRTest {
+protected:
+  /// The expressions of the results of @reference in `module`.
+  SmallVector<ExprRef> referenceExprs(ModuleOp module, ExprContext &ctx) {
+    FailureOr<SmallVector<ExprRef>> ref =
+        buildResultExprs(lookupFunc(module, "reference"), ctx);
+    EXPECT_TRUE(succeeded(ref)) << diagnostics;
+    return succeeded(ref) ? *ref : SmallVector<ExprRef>();
+  }
+
+  /// The expression of every value of @`name` (tiles, accumulators, thread
+  /// values, custom kernel results, in program order), and of its results.
+  std::pair<SmallVector<std::pair<Value, ExprRef>>, SmallVector<ExprRef>>
+  allValueExprs(ModuleOp module, StringRef name, ExprContext &ctx) {
+    func::FuncOp func = lookupFunc(module, name);
+    EXPECT_TRUE(func) << "no @" << name.str();
+    DenseMap<Value, ExprRef> exprs;
+    Block &body = func.getBody().front();
+    for (BlockArgument arg : body.getArguments())
+      exprs[arg] = ctx.getInput(arg.getArgNumber());
+    EXPECT_TRUE(succeeded(buildBlockExprs(body, exprs, ctx))) << diagnostics;
+    SmallVector<std::pair<Value, ExprRef>> values;
+    auto add = [&](Value v) {
+      if (exprs.count(v))
+        values.push_back({v, exprs[v]});
+    };
+    // Program order, a region's values before the results of its op; the
+    // output arguments of a custom kernel hold the stored tiles: skipped.
+    auto visit = [&](auto &self, Block &block) -> void {
+      for (BlockArgument arg : block.getArguments()) {
+        auto custom = dyn_cast<kernel::CustomOp>(block.getParentOp());
+        if (!custom || custom.isInputArgument(arg))
+          add(arg);
+      }
+      for (Operation &op : block) {
+        for (Region &region : op.getRegions())
+          for (Block &inner : region)
+            self(self, inner);
+        for (Value result : op.getResults())
+          add(result);
+      }
+    };
+    visit(visit, body);
+    SmallVector<ExprRef> results;
+    for (Value v : body.getTerminator()->getOperands())
+      results.push_back(exprs[v]);
+    return {values, results};
+  }
+
+  static std::string describe(Value v) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      os << "argument " << arg.getArgNumber() << " of "
+         << arg.getOwner()->getParentOp()->getName();
+    else
+      v.getDefiningOp()->print(os, OpPrintingFlags().skipRegions());
+    return s;
+  }
+
+  /// Checks that no value of @`fused` would be pruned and that its results
+  /// match @reference; returns how many values were checked.
+  unsigned expectNeverPruned(ModuleOp module, StringRef fused,
+                             SubexprOracle &oracle, ExprContext &ctx,
+                             ArrayRef<ExprRef> reference) {
+    auto [values, results] = allValueExprs(module, fused, ctx);
+    for (auto [value, e] : values)
+      EXPECT_TRUE(oracle.isSubexpression(e))
+          << "@" << fused.str() << " would be pruned at " << describe(value)
+          << ": " << str(e);
+    EXPECT_EQ(results.size(), reference.size());
+    for (auto [r, ref] : llvm::zip(results, reference))
+      EXPECT_TRUE(oracle.isEquivalent(r, ref))
+          << "@" << fused.str() << ": " << str(r) << " vs " << str(ref);
+    return values.size();
+  }
+};
+
+TEST_F(SubexprOracleTest, ExampleMicroGraphsAreNeverPruned) {
+  struct Example {
+    const char *path;
+    SmallVector<StringRef> fused;
+  };
+  for (const Example &example :
+       {Example{"examples/rmsnorm_matmul.mlir", {"fused"}},
+        Example{"examples/gated_mlp.mlir", {"fused"}},
+        Example{"examples/attention.mlir",
+                {"fused", "fused_online_softmax"}}}) {
+    SCOPED_TRACE(example.path);
+    OwningOpRef<ModuleOp> module = parseSourceFile(example.path);
+    ASSERT_TRUE(module) << diagnostics;
+    ExprContext ctx;
+    SmallVector<ExprRef> reference = referenceExprs(*module, ctx);
+    SubexprOracle oracle(ctx, reference);
+    unsigned checked = 0;
+    for (StringRef fused : example.fused)
+      checked += expectNeverPruned(*module, fused, oracle, ctx, reference);
+    // Every value of the reference itself is a subexpression too.
+    checked += expectNeverPruned(*module, "reference", oracle, ctx, reference);
+
+    // The second pass is answered from the cache.
+    SubexprOracleStats first = oracle.getStats();
+    for (StringRef fused : example.fused)
+      expectNeverPruned(*module, fused, oracle, ctx, reference);
+    SubexprOracleStats second = oracle.getStats();
+    EXPECT_EQ(second.solverCalls, first.solverCalls);
+    EXPECT_GT(second.cacheHits, first.cacheHits);
+    EXPECT_EQ(second.unknowns, 0u);
+
+    llvm::outs() << llvm::format(
+        "%-30s %3u values: %3llu queries, %3llu cache hits (%.0f%%), %3llu "
+        "Z3 checks (avg %.2f ms, max %.2f ms), %llu screened out\n",
+        example.path, checked, (unsigned long long)second.queries,
+        (unsigned long long)second.cacheHits,
+        100.0 * second.cacheHits / std::max<uint64_t>(second.queries, 1),
+        (unsigned long long)second.solverCalls,
+        1e3 * second.solverSeconds / std::max<uint64_t>(second.solverCalls, 1),
+        1e3 * second.maxSolverSeconds, (unsigned long long)second.screenedOut);
+  }
+}
+
+/// The examples with one change each that makes them wrong: the μGraph is
+/// then pruned at the first wrong value, and its result is not equivalent.
+TEST_F(SubexprOracleTest, BrokenExampleMicroGraphsArePruned) {
+  struct Mutation {
+    const char *path;
+    StringRef fused, from, to;
+    /// The printed expression of the first value that must be pruned.
+    std::string pruned;
+  };
+  for (const Mutation &m : {
+           // The matmul of scores reads V instead of K.
+           Mutation{"examples/attention.mlir", "fused",
+                    "%s = block.matmul %qt, %kt", "%s = block.matmul %qt, %vt",
+                    "sum(64, mul(in0, in2))"},
+           Mutation{"examples/attention.mlir", "fused_online_softmax",
+                    "%s = block.matmul %qt, %kt", "%s = block.matmul %qt, %vt",
+                    "sum(64, mul(in0, in2))"},
+           // 1/4096 changed to 1/2048 in the mean of squares.
+           Mutation{"examples/rmsnorm_matmul.mlir", "fused",
+                    "%sumsq, 2.44140625E-4", "%sumsq, 4.8828125E-4",
+                    "mul(sum(64, sum(64, square(in0))), 0.00048828125)"},
+           // The gate multiplies by its own input instead of X W2.
+           Mutation{"examples/gated_mlp.mlir", "fused",
+                    "thread.binary mul %s, %b", "thread.binary mul %s, %a",
+                    "mul(silu(sum(32, sum(128, mul(in0, in1)))), sum(32, "
+                    "sum(128, mul(in0, in1))))"},
+       }) {
+    SCOPED_TRACE(std::string(m.path) + ": " + m.to.str());
+    std::string source = readSourceFile(m.path);
+    size_t at = source.find(m.from.str(),
+                            source.find("func.func @" + m.fused.str() + "("));
+    ASSERT_NE(at, std::string::npos);
+    source.replace(at, m.from.size(), m.to.str());
+    OwningOpRef<ModuleOp> module = parse(source);
+    ASSERT_TRUE(module) << diagnostics;
+    ExprContext ctx;
+    SmallVector<ExprRef> reference = referenceExprs(*module, ctx);
+    SubexprOracle oracle(ctx, reference);
+    auto [values, results] = allValueExprs(*module, m.fused, ctx);
+    std::string firstPruned;
+    for (auto [value, e] : values)
+      if (!oracle.isSubexpression(e)) {
+        firstPruned = str(e);
+        break;
+      }
+    EXPECT_EQ(firstPruned, m.pruned);
+    EXPECT_FALSE(oracle.isEquivalent(results[0], reference[0]));
+  }
+}
+
+/// rms_norm(X) W: the values of the fused kernel, written by hand.
+TEST_F(SubexprOracleTest, RmsNormMatmul) {
+  ExprContext ctx;
+  ExprRef x = ctx.getInput(0), w = ctx.getInput(1);
+  ExprRef target = ctx.getMatmul(ctx.getRmsNorm(x, 4096, 1e-6), w, 4096);
+  SubexprOracle oracle(ctx, {target});
+  ExprRef sumsq = ctx.getSum(64, ctx.getSum(64, ctx.getMul(x, x)));
+  ExprRef mean = ctx.getMul(sumsq, ctx.getConstant(1.0 / 4096));
+  ExprRef rms = ctx.getSqrt(ctx.getAdd(mean, ctx.getConstant(1e-6)));
+  ExprRef xw = ctx.getSum(64, ctx.getMatmul(x, w, 64));
+  for (ExprRef e :
+       {x, w, ctx.getMatmul(x, w, 64), ctx.getMatmul(x, w, 4096),
+        ctx.getMul(x, x), ctx.getSquare(x), ctx.getSum(64, ctx.getMul(x, x)),
+        sumsq, mean, ctx.getAdd(mean, ctx.getConstant(1e-6)), rms,
+        ctx.getDiv(xw, rms),
+        ctx.getMul(xw, ctx.getRsqrt(ctx.getAdd(mean, ctx.getConstant(1e-6))))})
+    EXPECT_TRUE(oracle.isSubexpression(e)) << str(e);
+  EXPECT_TRUE(oracle.isEquivalent(ctx.getDiv(xw, rms), target));
+  EXPECT_FALSE(oracle.isEquivalent(xw, target));
+
+  for (ExprRef e : {
+           ctx.getMatmul(w, w, 4096),          // W^T W
+           ctx.getExp(x),                      // no exp in the program
+           ctx.getAdd(x, w),                   // no such sum
+           ctx.getSum(6144, ctx.getMul(x, x)), // reduced over the wrong dim
+           ctx.getMul(sumsq, ctx.getConstant(1.0 / 4095)), // wrong mean
+           ctx.getSqrt(mean),                              // epsilon forgotten
+           ctx.getDiv(rms, xw),                            // upside down
+       })
+    EXPECT_FALSE(oracle.isSubexpression(e)) << str(e);
+}
+
+TEST_F(SubexprOracleTest, ChangedConstantIsPruned) {
+  // The tanh approximation of gelu:
+  // 0.5 x (1 + tanh(0.7978845608 (x + 0.044715 x^3))).
+  ExprContext ctx;
+  ExprRef x = ctx.getInput(0);
+  auto cube = [&](double c) {
+    return ctx.getMul(ctx.getConstant(c), ctx.getMul(x, ctx.getMul(x, x)));
+  };
+  ExprRef inner =
+      ctx.getMul(ctx.getConstant(0.7978845608), ctx.getAdd(x, cube(0.044715)));
+  ExprRef target = ctx.getMul(
+      ctx.getMul(ctx.getConstant(0.5), x),
+      ctx.getAdd(ctx.getConstant(1), ctx.getOpaque("tanh", {inner})));
+  SubexprOracle oracle(ctx, {target});
+  EXPECT_TRUE(oracle.isSubexpression(cube(0.044715)));
+  EXPECT_TRUE(oracle.isSubexpression(ctx.getAdd(x, cube(0.044715))));
+  EXPECT_TRUE(oracle.isSubexpression(ctx.getOpaque("tanh", {inner})));
+  EXPECT_FALSE(oracle.isSubexpression(cube(0.044716)));
+  EXPECT_FALSE(oracle.isSubexpression(ctx.getAdd(x, cube(0.044716))));
+  // 0.5 x + 0.5 x tanh(...): distributivity.
+  EXPECT_TRUE(oracle.isEquivalent(
+      ctx.getAdd(ctx.getMul(ctx.getConstant(0.5), x),
+                 ctx.getMul(ctx.getMul(x, ctx.getConstant(0.5)),
+                            ctx.getOpaque("tanh", {inner}))),
+      target));
+}
+
+TEST_F(SubexprOracleTest, SiluIsNotXTimesExp) {
+  ExprContext ctx;
+  ExprRef x = ctx.getInput(0), w1 = ctx.getInput(1), w2 = ctx.getInput(2);
+  ExprRef a = ctx.getMatmul(x, w1, 4096), b = ctx.getMatmul(x, w2, 4096);
+  SubexprOracle oracle(ctx, {ctx.getMul(ctx.getOpaque("silu", {a}), b)});
+  EXPECT_TRUE(oracle.isSubexpression(ctx.getOpaque("silu", {a})));
+  EXPECT_FALSE(oracle.isSubexpression(ctx.getMul(a, ctx.getExp(a))));
+  EXPECT_FALSE(oracle.isSubexpression(ctx.getExp(a)));
+  EXPECT_FALSE(oracle.isSubexpression(ctx.getOpaque("sigmoid", {a})));
+  EXPECT_FALSE(oracle.isSubexpression(ctx.getOpaque("silu", {b})));
+}
+
+TEST_F(SubexprOracleTest, AttentionWrongReductions) {
+  ExprContext ctx;
+  ExprRef q = ctx.getInput(0), k = ctx.getInput(1), v = ctx.getInput(2);
+  ExprRef s = ctx.getMatmul(q, k, 64);
+  ExprRef e = ctx.getExp(s);
+  SubexprOracle oracle(
+      ctx, {ctx.getDiv(ctx.getMatmul(e, v, 4096), ctx.getSum(4096, e))});
+  EXPECT_TRUE(oracle.isSubexpression(ctx.getSum(64, e)));
+  EXPECT_TRUE(oracle.isSubexpression(ctx.getSum(64, ctx.getSum(64, e))));
+  // Summed before exp instead of after.
+  EXPECT_FALSE(oracle.isSubexpression(ctx.getExp(ctx.getSum(4096, s))));
+  // Not a size the 4096 keys split into.
+  EXPECT_FALSE(oracle.isSubexpression(ctx.getSum(3, e)));
+  EXPECT_FALSE(oracle.isSubexpression(ctx.getSum(8192, e)));
+  // exp(S) with the wrong operand of the second matmul.
+  EXPECT_FALSE(oracle.isSubexpression(ctx.getMatmul(e, k, 64)));
+  EXPECT_FALSE(oracle.isSubexpression(ctx.getMatmul(e, q, 64)));
+  // The online-softmax stabilizer only counts over a real subexpression.
+  EXPECT_TRUE(oracle.isSubexpression(ctx.getMax(64, s)));
+  EXPECT_TRUE(
+      oracle.isSubexpression(ctx.getExp(ctx.getSub(s, ctx.getMax(64, s)))));
+  EXPECT_FALSE(oracle.isSubexpression(ctx.getMax(64, ctx.getMul(v, v))));
+  EXPECT_FALSE(oracle.isSubexpression(
+      ctx.getExp(ctx.getSub(s, ctx.getMax(64, ctx.getMul(v, v))))));
+}
+
+/// The axioms, each used in the direction the normal form does not take.
+TEST_F(SubexprOracleTest, AxiomsAreHonoured) {
+  ExprContext ctx;
+  ExprRef a = ctx.getInput(0), b = ctx.getInput(1), c = ctx.getInput(2),
+          d = ctx.getInput(3);
+  {
+    // (a + b) * (c + d): both factors, and a partial expansion.
+    SubexprOracle oracle(ctx, {ctx.getMul(ctx.getAdd(a, b), ctx.getAdd(c, d))});
+    EXPECT_TRUE(oracle.isSubexpression(ctx.getAdd(a, b)));
+    EXPECT_TRUE(oracle.isSubexpression(ctx.getAdd(d, c)));
+    EXPECT_TRUE(
+        oracle.isSubexpression(ctx.getAdd(ctx.getMul(a, c), ctx.getMul(b, c))));
+    EXPECT_TRUE(oracle.isSubexpression(ctx.getMul(ctx.getAdd(b, a), d)));
+    EXPECT_FALSE(oracle.isSubexpression(ctx.getAdd(a, c)));
+    // A sub-sum of the expansion, by commutativity and associativity.
+    EXPECT_TRUE(
+        oracle.isSubexpression(ctx.getAdd(ctx.getMul(a, c), ctx.getMul(b, d))));
+    EXPECT_FALSE(oracle.isSubexpression(ctx.getMul(a, b)));
+  }
+  {
+    // a*c + b*c = (a + b) * c, factored.
+    SubexprOracle oracle(ctx, {ctx.getAdd(ctx.getMul(a, c), ctx.getMul(b, c))});
+    EXPECT_TRUE(oracle.isSubexpression(ctx.getAdd(a, b)));
+    EXPECT_TRUE(
+        oracle.isEquivalent(ctx.getMul(c, ctx.getAdd(b, a)),
+                            ctx.getAdd(ctx.getMul(a, c), ctx.getMul(b, c))));
+    EXPECT_FALSE(oracle.isSubexpression(ctx.getAdd(a, c)));
+  }
+  {
+    // x / (a*c + b*c) = (x / c) / (a + b).
+    SubexprOracle oracle(
+        ctx, {ctx.getDiv(d, ctx.getAdd(ctx.getMul(a, c), ctx.getMul(b, c)))});
+    EXPECT_TRUE(oracle.isSubexpression(ctx.getDiv(d, c)));
+    EXPECT_TRUE(oracle.isSubexpression(ctx.getDiv(d, ctx.getAdd(a, b))));
+    EXPECT_TRUE(oracle.isEquivalent(
+        ctx.getDiv(ctx.getDiv(d, c), ctx.getAdd(a, b)),
+        ctx.getDiv(d, ctx.getAdd(ctx.getMul(a, c), ctx.getMul(b, c)))));
+    EXPECT_FALSE(oracle.isSubexpression(ctx.getDiv(c, d)));
+  }
+  {
+    // (a + b) / c = a/c + b/c, and exp(a + b) = exp(a) * exp(b).
+    SubexprOracle oracle(ctx, {ctx.getMul(ctx.getDiv(ctx.getAdd(a, b), c),
+                                          ctx.getExp(ctx.getAdd(a, d)))});
+    EXPECT_TRUE(oracle.isSubexpression(ctx.getDiv(a, c)));
+    EXPECT_TRUE(oracle.isSubexpression(ctx.getExp(a)));
+    EXPECT_TRUE(
+        oracle.isSubexpression(ctx.getMul(ctx.getExp(d), ctx.getExp(a))));
+    EXPECT_TRUE(oracle.isSubexpression(ctx.getAdd(d, a)));
+    EXPECT_FALSE(oracle.isSubexpression(ctx.getExp(b)));
+    EXPECT_FALSE(oracle.isSubexpression(ctx.getExp(ctx.getAdd(a, b))));
+  }
+  {
+    // Sums: splitting, over +, and past factors (Mirage's lossy form).
+    SubexprOracle oracle(ctx,
+                         {ctx.getSum(4096, ctx.getAdd(ctx.getMul(a, b), c))});
+    EXPECT_TRUE(oracle.isSubexpression(ctx.getSum(64, ctx.getMul(a, b))));
+    EXPECT_TRUE(oracle.isSubexpression(
+        ctx.getAdd(ctx.getSum(64, ctx.getMul(a, b)), ctx.getSum(64, c))));
+    EXPECT_TRUE(oracle.isSubexpression(ctx.getMul(ctx.getSum(4096, a), b)));
+    EXPECT_TRUE(oracle.isEquivalent(
+        ctx.getAdd(ctx.getSum(64, ctx.getSum(64, ctx.getMul(b, a))),
+                   ctx.getSum(4096, c)),
+        ctx.getSum(4096, ctx.getAdd(ctx.getMul(a, b), c))));
+    // Different splits of the two terms cannot share one outer sum.
+    EXPECT_FALSE(oracle.isSubexpression(
+        ctx.getAdd(ctx.getSum(64, ctx.getMul(a, b)), ctx.getSum(128, c))));
+  }
+  {
+    // No cancellation: x - x is not 0, x / x is not 1.
+    SubexprOracle oracle(ctx, {ctx.getMul(a, b)});
+    EXPECT_FALSE(oracle.isSubexpression(ctx.getSub(a, a)));
+    EXPECT_FALSE(oracle.isSubexpression(ctx.getMul(a, ctx.getDiv(b, b))));
+    EXPECT_FALSE(oracle.isEquivalent(
+        ctx.getDiv(ctx.getMul(a, ctx.getMul(b, c)), c), ctx.getMul(a, b)));
+  }
+}
+
+TEST_F(SubexprOracleTest, RepeatedQueriesHitTheCache) {
+  ExprContext ctx;
+  ExprRef x = ctx.getInput(0), w = ctx.getInput(1);
+  SubexprOracle oracle(ctx, {ctx.getMatmul(x, w, 4096)});
+  ExprRef partial = ctx.getMatmul(x, w, 64);
+  EXPECT_TRUE(oracle.isSubexpression(partial));
+  SubexprOracleStats first = oracle.getStats();
+  EXPECT_EQ(first.queries, 2u); // the expression, and its normal form
+  EXPECT_EQ(first.cacheHits, 0u);
+  EXPECT_EQ(first.solverCalls, 1u);
+  EXPECT_TRUE(oracle.isSubexpression(partial));
+  SubexprOracleStats second = oracle.getStats();
+  EXPECT_EQ(second.queries, 3u);
+  EXPECT_EQ(second.cacheHits, 1u);
+  EXPECT_EQ(second.solverCalls, 1u);
+  // A different expression with the same normal form needs no check either.
+  EXPECT_TRUE(oracle.isSubexpression(ctx.getSum(64, ctx.getMul(w, x))));
+  SubexprOracleStats third = oracle.getStats();
+  EXPECT_EQ(third.cacheHits, 2u);
+  EXPECT_EQ(third.solverCalls, 1u);
+  // exp(X) fits nowhere: screened out before Z3.
+  EXPECT_FALSE(oracle.isSubexpression(ctx.getExp(x)));
+  EXPECT_EQ(oracle.getStats().screenedOut, 1u);
+  EXPECT_EQ(oracle.getStats().solverCalls, 1u);
+}
+
+TEST_F(SubexprOracleTest, ConcurrentQueriesAgree) {
+  ExprContext ctx;
+  ExprRef x = ctx.getInput(0), w = ctx.getInput(1);
+  ExprRef target = ctx.getMatmul(ctx.getRmsNorm(x, 4096, 1e-6), w, 4096);
+  SubexprOracle oracle(ctx, {target});
+  std::vector<std::thread> threads;
+  std::atomic<unsigned> wrong{0};
+  for (unsigned t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int64_t size : {1, 2, 4, 8, 16, 32, 64, 128, 3, 5, 6144}) {
+        bool divides = 4096 % size == 0;
+        if (oracle.isSubexpression(ctx.getMatmul(x, w, size)) != divides)
+          ++wrong;
+        if (oracle.isSubexpression(ctx.getSum(size, ctx.getMul(x, x))) !=
+            divides)
+          ++wrong;
+      }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(wrong.load(), 0u);
+}
+
+TEST_F(SubexprOracleTest, ConcatIsNeverPruned) {
+  // A matmul over a concatenated dim is a sum of matmuls of the parts,
+  // which a per-tensor expression cannot say: such values are not judged.
+  ExprContext ctx;
+  ExprRef x = ctx.getInput(0), w = ctx.getInput(1), a = ctx.getInput(2),
+          b = ctx.getInput(3);
+  ExprRef lora = ctx.getAdd(ctx.getMatmul(x, w, 4096),
+                            ctx.getMatmul(ctx.getMatmul(x, a, 4096), b, 16));
+  SubexprOracle oracle(ctx, {lora});
+  ExprRef cat =
+      ctx.getMatmul(ctx.getOpaque("concat", {x, ctx.getMatmul(x, a, 4096)}),
+                    ctx.getOpaque("concat", {w, b}), 4112);
+  EXPECT_TRUE(oracle.isSubexpression(cat));
+  EXPECT_TRUE(oracle.isEquivalent(cat, lora));
+}
+
+} // namespace
