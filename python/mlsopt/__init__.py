@@ -28,6 +28,7 @@ from .kernel import (
     from_mlir,
     new_kernel_graph,
 )
+from .threadblock import STensor, TBGraph, new_threadblock_graph
 
 __all__ = [
     "Cost",
@@ -41,4 +42,7 @@ __all__ = [
     "float32",
     "from_mlir",
     "new_kernel_graph",
+    "new_threadblock_graph",
+    "STensor",
+    "TBGraph",
 ]

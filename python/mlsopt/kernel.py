@@ -228,6 +228,29 @@ class KernelGraph:
         return self._tensor(
             self._core.add_rms_norm(A._id, float(eps), *_caller()))
 
+    def customized(self, inputs, bgraph):
+        """A custom kernel written by hand as a threadblock graph (Mirage's
+        KNGraph.customized): one kernel.custom op whose block graph is
+        `bgraph`, checked by the block dialect's μGraph rules. Returns its
+        outputs, in new_output order."""
+        from .threadblock import TBGraph
+        if not isinstance(bgraph, TBGraph):
+            raise TypeError(f"expected a threadblock graph, got "
+                            f"{type(bgraph).__name__}")
+        inputs = list(inputs)
+        self._check(*inputs)
+        operands = [dtensor for dtensor, _ in bgraph._inputs]
+        self._check(*operands)
+        given = {t._id for t in inputs}
+        used = {t._id for t in operands}
+        if given != used:
+            raise ValueError(
+                "customized(inputs, ...) must list exactly the tensors the "
+                "threadblock graph's new_input calls read")
+        ids = self._core.add_custom_kernel(bgraph._mlir(),
+                                           [t._id for t in operands])
+        return [self._tensor(i) for i in ids]
+
     # ----------------------------------------------------------------------
     # Inspection
     # ----------------------------------------------------------------------

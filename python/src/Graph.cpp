@@ -10,6 +10,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -44,6 +45,9 @@ static MLIRContext &getContext() {
     mlir::registerAllExtensions(registry);
     mlsopt::registerAllDialects(registry);
     auto *context = new MLIRContext(registry);
+    // Errors go to Python users: the sentence and its location, without the
+    // generic form of the op that MLIR appends as a note by default.
+    context->printOpOnDiagnostic(false);
     context->loadDialect<func::FuncDialect, kernel::KernelDialect>();
     return context;
   }();
@@ -151,6 +155,41 @@ bool mlsopt::python::isBinaryOpName(StringRef name) {
   return llvm::is_contained({"add", "sub", "mul", "div"}, name);
 }
 
+std::vector<int64_t>
+mlsopt::python::inferShape(StringRef rule,
+                           const std::vector<std::vector<int64_t>> &shapes,
+                           int64_t dim, const SourceLocation &loc) {
+  SmallVector<ArrayRef<int64_t>> operands(shapes.begin(), shapes.end());
+  size_t arity = llvm::StringSwitch<size_t>(rule)
+                     .Cases({"matmul", "broadcast"}, 2)
+                     .Case("concat", operands.size())
+                     .Default(1);
+  if (operands.size() != arity || operands.empty())
+    throw std::invalid_argument("shape rule '" + rule.str() + "' takes " +
+                                std::to_string(arity) + " shapes");
+  ShapeOrError result;
+  if (rule == "matmul")
+    result = matmulShape(operands[0], operands[1]);
+  else if (rule == "broadcast")
+    result = broadcastShapes(operands[0], operands[1]);
+  else if (rule == "same")
+    result = sameShape(operands[0]);
+  else if (rule == "last_dim")
+    result = lastDimShape(operands[0]);
+  else if (rule == "reduce")
+    result = reduceShape(operands[0], dim);
+  else if (rule == "concat")
+    result = concatShape(operands, dim);
+  else
+    throw std::invalid_argument("no shape rule '" + rule.str() + "'");
+  if (!result.ok()) {
+    DiagnosticCapture diagnostics;
+    emitError(toLocation(loc)) << result.error;
+    diagnostics.fail(result.error);
+  }
+  return std::vector<int64_t>(result.shape.begin(), result.shape.end());
+}
+
 //===----------------------------------------------------------------------===//
 // Graph
 //===----------------------------------------------------------------------===//
@@ -253,6 +292,38 @@ unsigned Graph::addInput(ArrayRef<int64_t> shape, ElementType type,
                                          func.getFunctionType().getResults()));
   invalidate();
   return track(arg);
+}
+
+std::vector<unsigned> Graph::addCustomKernel(StringRef text,
+                                             ArrayRef<unsigned> inputs) {
+  DiagnosticCapture diagnostics;
+  ParserConfig config(&getContext());
+  OwningOpRef<ModuleOp> parsed =
+      parseSourceString<ModuleOp>(text, config, "<threadblock graph>");
+  if (!parsed)
+    diagnostics.fail("the threadblock graph does not verify");
+  auto wrapper = parsed->lookupSymbol<func::FuncOp>("__mlsopt_custom");
+  if (!wrapper || wrapper.getNumArguments() != inputs.size())
+    throw std::invalid_argument(
+        "expected @__mlsopt_custom with one argument per input");
+  auto customs = wrapper.getOps<kernel::CustomOp>();
+  if (customs.empty())
+    throw std::invalid_argument("@__mlsopt_custom holds no kernel.custom");
+  kernel::CustomOp custom = *customs.begin();
+  IRMapping mapping;
+  for (auto [arg, input] : llvm::zip(wrapper.getArguments(), inputs)) {
+    Value value = lookup(input);
+    if (value.getType() != arg.getType())
+      throw std::invalid_argument("input type mismatch for the custom kernel");
+    mapping.map(arg, value);
+  }
+  OpBuilder b(func.getBody().back().getTerminator());
+  Operation *cloned = b.clone(*custom, mapping);
+  invalidate();
+  std::vector<unsigned> ids;
+  for (Value result : cloned->getResults())
+    ids.push_back(track(result));
+  return ids;
 }
 
 void Graph::markOutput(unsigned tensor) {

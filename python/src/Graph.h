@@ -61,6 +61,15 @@ bool isBinaryOpName(llvm::StringRef name);
 /// True if `name` is a pass or pass pipeline registered in this process.
 bool isPassRegistered(llvm::StringRef name);
 
+/// Applies the shape rule `rule` ("matmul", "broadcast", "same", "last_dim",
+/// "reduce", "concat"; see Support/ShapeInference.h) to `shapes`, with `dim`
+/// for the rules that take one. Python's threadblock graphs type their tiles
+/// with it, by the rules the block dialect will check. Throws MLIRError with
+/// the rule's sentence, located at `loc`, when there is no shape.
+std::vector<int64_t> inferShape(llvm::StringRef rule,
+                                const std::vector<std::vector<int64_t>> &shapes,
+                                int64_t dim, const SourceLocation &loc);
+
 /// MLIR's op handles have no const methods, so neither does Graph.
 class Graph {
 public:
@@ -89,6 +98,13 @@ public:
                       const SourceLocation &loc);
   unsigned addMulScalar(unsigned input, double scalar,
                         const SourceLocation &loc);
+  /// Adds the `kernel.custom` op of the function `@__mlsopt_custom` in
+  /// `text` (a module Python generates from a threadblock graph), with the
+  /// function's arguments standing for `inputs`. The op is verified with all
+  /// of the block dialect's μGraph rules first. Returns the ids of its
+  /// results.
+  std::vector<unsigned> addCustomKernel(llvm::StringRef text,
+                                        llvm::ArrayRef<unsigned> inputs);
   /// Appends `tensor` to the function's results.
   void markOutput(unsigned tensor);
 

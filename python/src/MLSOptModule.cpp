@@ -74,6 +74,17 @@ NB_MODULE(_mlsopt, m) {
       [](const std::string &name) { return isPassRegistered(name); },
       "name"_a, "True if `name` is a registered pass or pass pipeline.");
 
+  m.def(
+      "infer_shape",
+      [](const std::string &rule,
+         const std::vector<std::vector<int64_t>> &shapes, int64_t dim,
+         const std::string &file, unsigned line) {
+        return inferShape(rule, shapes, dim, toSourceLocation(file, line));
+      },
+      "rule"_a, "shapes"_a, "dim"_a = 0, "file"_a = "", "line"_a = 0,
+      "The shape rule `rule` of the kernel and block dialects applied to "
+      "`shapes`.");
+
   nb::class_<search::KernelCost>(m, "Cost",
                                  "The cost model's estimate of a graph "
                                  "(docs/cost-model.md); times in us.")
@@ -154,6 +165,13 @@ NB_MODULE(_mlsopt, m) {
             return g.addMulScalar(x, scalar, toSourceLocation(file, line));
           },
           "x"_a, "scalar"_a, "file"_a = "", "line"_a = 0)
+      .def(
+          "add_custom_kernel",
+          [](Graph &g, const std::string &text,
+             const std::vector<unsigned> &inputs) {
+            return g.addCustomKernel(text, inputs);
+          },
+          "text"_a, "inputs"_a)
       .def("mark_output", &Graph::markOutput, "x"_a)
       .def("shape",
            [](Graph &g, unsigned x) {

@@ -1,0 +1,355 @@
+"""Mirage's threadblock graphs, as mlsopt's block dialect.
+
+A Mirage script writes a custom kernel by hand with
+``mi.new_threadblock_graph(grid_dim, block_dim, forloop_range, ...)``, tile
+ops on it and ``graph.customized(inputs, tb_graph)``. Here that becomes one
+``kernel.custom`` op: inputs are ``block.load`` input iterators inside the
+``block.for_loop`` (``input_map`` is the imap, ``forloop_dim`` the fmap),
+ops before ``forloop_accum`` run in the loop, ``forloop_accum`` is an
+accumulator and the ops after it run after the loop, and ``new_output`` is a
+``block.store`` (``output_map`` is the omap).
+
+Tiles are typed as they are built, by the shape rules the block dialect
+verifies; the μGraph rules (exact tiling, output coverage, shared memory)
+are checked by the dialect's verifiers when ``customized`` builds the op.
+"""
+
+from . import _mlsopt as _core
+from ._mlsopt import MLIRError
+from .kernel import DTensor, _caller, _CORE_TO_DTYPE
+
+_GRID_AXES = ("x", "y", "z")
+
+# Mirage's forloop_accum kinds. Mirage reduces the last dim for "sum",
+# "mean" and "rms" while it accumulates over iterations; mlsopt's
+# accumulators combine iterations elementwise, so the reduction happens in
+# the loop body, before the accumulator.
+_ACCUMULATORS = (None, "sum", "mean", "rms")
+
+
+class STensor:
+    """A tile of a threadblock graph (Mirage's name): in shared memory, in
+    the for-loop or after it."""
+
+    __slots__ = ("_graph", "_name", "dims", "dtype", "_in_loop")
+
+    def __init__(self, graph, name, dims, dtype, in_loop):
+        self._graph = graph
+        self._name = name
+        self.dims = tuple(dims)
+        self.dtype = dtype
+        self._in_loop = in_loop
+
+    @property
+    def num_dims(self):
+        return len(self.dims)
+
+    def dim(self, i):
+        return self.dims[i]
+
+    shape = property(lambda self: self.dims)
+
+    def __repr__(self):
+        where = "in the for-loop" if self._in_loop else "after the for-loop"
+        return f"STensor(dims={self.dims}, dtype={self.dtype!r}, {where})"
+
+
+def _type(dims, dtype):
+    return f"tensor<{'x'.join(str(d) for d in dims)}x{dtype.mlir_name}>"
+
+
+def _loc(file, line):
+    if not file:
+        return ""
+    escaped = file.replace("\\", "\\\\").replace('"', '\\"')
+    return f' loc("{escaped}":{line}:0)'
+
+
+def _dim_map(mapping):
+    """Mirage's (x, y, z) map, -1 for "not mapped", as a #block.dim_map."""
+    mapping = tuple(int(d) for d in mapping)
+    if len(mapping) != 3:
+        raise ValueError(f"a grid map has three entries (x, y, z), got {mapping}")
+    entries = [f"{axis} = {d}" for axis, d in zip(_GRID_AXES, mapping) if d >= 0]
+    return "<" + ", ".join(entries) + ">"
+
+
+class TBGraph:
+    """A threadblock graph (Mirage's TBGraph): what every block of one
+    custom kernel computes."""
+
+    def __init__(self, grid_dim, block_dim, forloop_range, reduction_dimx=None):
+        self.grid_dim = _dim3(grid_dim, "grid_dim")
+        self.block_dim = _dim3(block_dim, "block_dim")
+        self.forloop_range = int(forloop_range)
+        if self.forloop_range < 1:
+            raise ValueError(f"forloop_range must be positive, got {forloop_range}")
+        # Mirage's reduction_dimx sizes its "sum_todimx" reductions, which
+        # mlsopt does not have; it is kept for scripts that read it back.
+        self.reduction_dimx = reduction_dimx
+        self._inputs = []   # (DTensor, STensor)
+        self._loop_ops = []  # MLIR lines in the for-loop body
+        self._accumulators = []  # (kind, yielded STensor, result STensor)
+        self._post_ops = []  # MLIR lines after the loop
+        self._outputs = []  # (STensor, omap text, output dims, loc)
+        self._count = 0
+
+    # ----------------------------------------------------------------------
+    # Inputs and outputs
+    # ----------------------------------------------------------------------
+
+    def new_input(self, dtensor, input_map, forloop_dim, store_in_dmem=False):
+        if not isinstance(dtensor, DTensor):
+            raise TypeError(f"expected a DTensor, got {type(dtensor).__name__}")
+        if store_in_dmem:
+            raise ValueError("mlsopt loads every input iterator's tile into "
+                             "shared memory (store_in_dmem=True is not supported)")
+        file, line = _caller()
+        dims = list(dtensor.dims)
+        input_map = tuple(int(d) for d in input_map)
+        imap = _dim_map(input_map)
+        for axis, d in enumerate(input_map):
+            if d >= len(dims):
+                raise ValueError(f"input_map {input_map} names dim {d} of a "
+                                 f"tensor with {len(dims)} dims")
+            if d >= 0:
+                dims[d] = _split(dims[d], self.grid_dim[axis],
+                                 f"grid dim {_GRID_AXES[axis]}", dtensor.dims, d)
+        forloop_dim = int(forloop_dim)
+        fmap = ""
+        if forloop_dim >= 0:
+            if forloop_dim >= len(dims):
+                raise ValueError(f"forloop_dim {forloop_dim} of a tensor with "
+                                 f"{len(dims)} dims")
+            dims[forloop_dim] = _split(dims[forloop_dim], self.forloop_range,
+                                       "the for-loop range", dtensor.dims,
+                                       forloop_dim)
+            fmap = f" fmap {forloop_dim}"
+        tile = self._new(dims, dtensor.dtype, in_loop=True)
+        index = len(self._inputs)
+        self._inputs.append((dtensor, tile))
+        self._loop_ops.append(
+            f"{tile._name} = block.load %in{index} imap {imap}{fmap} : "
+            f"{_type(dtensor.dims, dtensor.dtype)} -> {_type(tile.dims, tile.dtype)}"
+            f"{_loc(file, line)}")
+        return tile
+
+    def new_output(self, stensor, output_map, forloop_dim=-1):
+        self._check(stensor)
+        file, line = _caller()
+        if int(forloop_dim) != -1:
+            raise ValueError("mlsopt stores outputs once, after the for-loop "
+                             "(forloop_dim must be -1)")
+        if stensor._in_loop:
+            if self.forloop_range != 1:
+                raise ValueError(
+                    f"{stensor!r} is still in the for-loop: close it with "
+                    "forloop_accum before new_output")
+            # One iteration: its value is the sum over iterations.
+            stensor = self.forloop_accum(stensor)
+        output_map = tuple(int(d) for d in output_map)
+        dims = list(stensor.dims)
+        for axis, d in enumerate(output_map):
+            if d >= len(dims):
+                raise ValueError(f"output_map {output_map} names dim {d} of a "
+                                 f"tile with {len(dims)} dims")
+            if d >= 0:
+                dims[d] *= self.grid_dim[axis]
+        self._outputs.append((stensor, _dim_map(output_map), tuple(dims),
+                              _loc(file, line)))
+
+    def forloop_accum(self, A, acc=None):
+        """Closes the loop for `A`: the sum over iterations (acc=None), or
+        Mirage's reductions of the last dim across all iterations ("sum",
+        "mean", "rms")."""
+        self._check(A)
+        if acc not in _ACCUMULATORS:
+            raise ValueError(
+                f"forloop_accum(acc={acc!r}): mlsopt has {list(_ACCUMULATORS)}"
+                " (Mirage's 'sum_todimx' has no block-dialect accumulator)")
+        if not A._in_loop:
+            raise ValueError(f"{A!r} is already accumulated")
+        file, line = _caller()
+        value, kind = A, "sum"
+        if acc is not None:
+            last = A.num_dims - 1
+            if acc == "rms":
+                value = self._op("square", [value], "same", file, line)
+            value = self._op("reduce_sum", [value], "reduce", file, line,
+                             dim=last, suffix=f" dim {last}")
+            if acc in ("mean", "rms"):
+                # The tile's share of the mean; the accumulator averages the
+                # iterations' shares.
+                value = self._op("mul_scalar", [value], "same", file, line,
+                                 suffix=f", {1.0 / A.dims[last]!r}")
+                kind = "mean"
+        # The loop's results are the group %acc:N; this is result i.
+        result = STensor(self, f"%acc#{len(self._accumulators)}", value.dims,
+                         value.dtype, in_loop=False)
+        self._accumulators.append((kind, value, result))
+        if acc == "rms":
+            result = self._op("sqrt", [result], "same", file, line)
+        return result
+
+    # ----------------------------------------------------------------------
+    # Tile ops (Mirage's names)
+    # ----------------------------------------------------------------------
+
+    def matmul(self, A, B):
+        return self._op("matmul", [A, B], "matmul", *_caller())
+
+    def add(self, A, B):
+        return self._op("add", [A, B], "broadcast", *_caller())
+
+    def sub(self, A, B):
+        return self._op("sub", [A, B], "broadcast", *_caller())
+
+    def mul(self, A, B):
+        return self._op("mul", [A, B], "broadcast", *_caller())
+
+    def div(self, A, B):
+        return self._op("div", [A, B], "broadcast", *_caller())
+
+    def exp(self, A):
+        return self._op("exp", [A], "same", *_caller())
+
+    def silu(self, A):
+        return self._op("silu", [A], "same", *_caller())
+
+    def gelu(self, A):
+        return self._op("gelu", [A], "same", *_caller())
+
+    def relu(self, A):
+        return self._op("relu", [A], "same", *_caller())
+
+    def square(self, A):
+        return self._op("square", [A], "same", *_caller())
+
+    def sqrt(self, A):
+        return self._op("sqrt", [A], "same", *_caller())
+
+    def rms_norm(self, A):
+        return self._op("rms_norm", [A], "last_dim", *_caller())
+
+    def reduction(self, A, dim):
+        dim = int(dim)
+        if dim < 0:
+            dim += A.num_dims
+        return self._op("reduce_sum", [A], "reduce", *_caller(), dim=dim,
+                        suffix=f" dim {dim}")
+
+    def concat(self, A, B, dim):
+        dim = int(dim)
+        return self._op("concat", [A, B], "concat", *_caller(), dim=dim,
+                        suffix=f" dim {dim}")
+
+    # ----------------------------------------------------------------------
+    # Building the kernel.custom op
+    # ----------------------------------------------------------------------
+
+    def _mlir(self):
+        """@__mlsopt_custom: a function whose body is the kernel.custom op,
+        its arguments the kernel's inputs."""
+        if not self._outputs:
+            raise ValueError("the threadblock graph has no output (new_output)")
+        in_types = [_type(d.dims, d.dtype) for d, _ in self._inputs]
+        out_types = [_type(dims, t.dtype) for t, _, dims, _ in self._outputs]
+        args = ", ".join(f"%arg{i}: {t}" for i, t in enumerate(in_types))
+        region_args = ", ".join(
+            [f"%in{i}: {t}" for i, t in enumerate(in_types)]
+            + [f"%out{i}: {t}" for i, t in enumerate(out_types)])
+        results = "%r" if len(out_types) == 1 else f"%r:{len(out_types)}"
+        grid = ", ".join(map(str, self.grid_dim))
+        block = ", ".join(map(str, self.block_dim))
+        lines = [
+            f"func.func @__mlsopt_custom({args}) -> ({', '.join(out_types)}) {{",
+            f"  {results} = kernel.custom ("
+            + ", ".join(f"%arg{i}" for i in range(len(in_types)))
+            + f") grid <{grid}> block <{block}> : "
+            f"({', '.join(in_types)}) -> ({', '.join(out_types)}) {{",
+            f"  ^bb0({region_args}):",
+        ]
+        accs = self._accumulators
+        if accs:
+            kinds = ", ".join(a[0] for a in accs)
+            acc_types = ", ".join(_type(a[1].dims, a[1].dtype) for a in accs)
+            lines.append(f"    %acc:{len(accs)} = block.for_loop "
+                         f"{self.forloop_range} iterations accumulate "
+                         f"({kinds}) : {acc_types} {{")
+            lines += [f"      {op}" for op in self._loop_ops]
+            lines.append("      block.yield "
+                         + ", ".join(a[1]._name for a in accs)
+                         + f" : {acc_types}")
+            lines.append("    }")
+        lines += [f"    {op}" for op in self._post_ops]
+        for i, (tile, omap, dims, loc) in enumerate(self._outputs):
+            lines.append(f"    block.store {tile._name}, %out{i} omap {omap} : "
+                         f"{_type(tile.dims, tile.dtype)} into "
+                         f"{_type(dims, tile.dtype)}{loc}")
+        lines.append("    block.return")
+        lines.append("  }")
+        returned = ("%r" if len(out_types) == 1
+                    else ", ".join(f"%r#{i}" for i in range(len(out_types))))
+        lines.append(f"  return {returned} : {', '.join(out_types)}")
+        lines.append("}")
+        return "\n".join(lines)
+
+    # ----------------------------------------------------------------------
+    # Helpers
+    # ----------------------------------------------------------------------
+
+    def _new(self, dims, dtype, in_loop):
+        name = f"%t{self._count}"
+        self._count += 1
+        return STensor(self, name, dims, dtype, in_loop)
+
+    def _check(self, *tiles):
+        for t in tiles:
+            if not isinstance(t, STensor):
+                raise TypeError(f"expected an STensor, got {type(t).__name__}")
+            if t._graph is not self:
+                raise ValueError(f"{t!r} belongs to another threadblock graph")
+
+    def _op(self, name, operands, rule, file, line, dim=0, suffix=""):
+        self._check(*operands)
+        where = {t._in_loop for t in operands}
+        if len(where) > 1:
+            raise ValueError(
+                f"{name} mixes tiles of the for-loop with accumulated ones: "
+                "accumulate every operand with forloop_accum first")
+        dtypes = {t.dtype for t in operands}
+        if len(dtypes) > 1:
+            raise MLIRError(f"{file}:{line}: error: {name} of tiles of "
+                            f"different element types {sorted(d.name for d in dtypes)}")
+        dims = _core.infer_shape(rule, [list(t.dims) for t in operands], dim,
+                                 file, line)
+        dtype = operands[0].dtype
+        result = self._new(dims, dtype, in_loop=where.pop())
+        operand_types = ", ".join(_type(t.dims, t.dtype) for t in operands)
+        text = (f"{result._name} = block.{name} "
+                + ", ".join(t._name for t in operands)
+                + f"{suffix} : {operand_types}{_loc(file, line)}")
+        (self._loop_ops if result._in_loop else self._post_ops).append(text)
+        return result
+
+
+def _dim3(dims, what):
+    dims = tuple(int(d) for d in dims)
+    if len(dims) != 3 or any(d < 1 for d in dims):
+        raise ValueError(f"{what} must be three positive sizes, got {dims}")
+    return dims
+
+
+def _split(size, parts, by, tensor_dims, dim):
+    if size % parts:
+        raise ValueError(f"dim {dim} of a tensor of dims {tensor_dims} "
+                         f"({size}) does not split evenly by {by} ({parts})")
+    return size // parts
+
+
+def new_threadblock_graph(grid_dim, block_dim, forloop_range,
+                          reduction_dimx=None):
+    """A threadblock graph for one custom kernel of `grid_dim` blocks of
+    `block_dim` threads, with a for-loop of `forloop_range` iterations
+    (Mirage's mi.new_threadblock_graph)."""
+    return TBGraph(grid_dim, block_dim, forloop_range, reduction_dimx)

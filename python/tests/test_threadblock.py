@@ -1,0 +1,193 @@
+"""Mirage's threadblock graphs (new_threadblock_graph, customized) as
+kernel.custom ops: Mirage's reference μGraphs build, verify and run on the
+CPU to numpy's numbers, and broken ones fail with located errors."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+import mlsopt as mi
+
+
+def this_line():
+    return inspect.currentframe().f_back.f_lineno
+
+
+def rms_norm_mugraph(dtype=mi.float32):
+    # Mirage's demo/reference_mugraphs/rms_norm.py, line for line.
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(16, 4096), dtype=dtype)
+    W = graph.new_input(dims=(4096, 4096), dtype=dtype)
+    tb_graph = mi.new_threadblock_graph(grid_dim=(64, 1, 1), block_dim=(128, 1, 1),
+                                        forloop_range=64, reduction_dimx=64)
+    tX = tb_graph.new_input(dtensor=X, input_map=(-1, -1, -1), forloop_dim=1)
+    tW = tb_graph.new_input(dtensor=W, input_map=(1, -1, -1), forloop_dim=0)
+    tM = tb_graph.matmul(tX, tW)
+    tAccX = tb_graph.forloop_accum(tX, "rms")
+    tAccM = tb_graph.forloop_accum(tM)
+    tO = tb_graph.div(tAccM, tAccX)
+    tb_graph.new_output(stensor=tO, output_map=(1, -1, -1))
+    O = graph.customized([X, W], tb_graph)
+    graph.mark_output(O[0])
+    return graph
+
+
+def test_rms_norm_mugraph_is_one_custom_kernel():
+    graph = rms_norm_mugraph()
+    text = graph.mlir()
+    assert text.count("kernel.custom") == 1
+    assert "grid <64, 1, 1> block <128, 1, 1>" in text
+    assert "block.for_loop 64 iterations accumulate (mean, sum)" in text
+    assert "block.load %in0 imap <> fmap 1 : tensor<16x4096xf32> -> tensor<16x64xf32>" in text
+    assert "block.load %in1 imap <x = 1> fmap 0 : tensor<4096x4096xf32> -> tensor<64x64xf32>" in text
+    assert "block.store" in text and "omap <x = 1>" in text
+    assert graph.outputs[0].dims == (16, 4096)
+    assert graph.cost("sm_90").launches == 1
+
+
+def test_rms_norm_mugraph_runs_to_numpys_numbers():
+    graph = rms_norm_mugraph()
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((16, 4096)).astype(np.float32)
+    w = (rng.standard_normal((4096, 4096)) / 64).astype(np.float32)
+    (out,) = graph(inputs=[x, w])
+    expected = (x / np.sqrt((x * x).mean(axis=1, keepdims=True))) @ w
+    np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("acc, reference", [
+    (None, lambda x: x.reshape(8, 4, 16).sum(axis=1)),
+    ("sum", lambda x: x.sum(axis=1, keepdims=True)),
+    ("mean", lambda x: x.mean(axis=1, keepdims=True)),
+    ("rms", lambda x: np.sqrt((x * x).mean(axis=1, keepdims=True))),
+])
+def test_forloop_accumulators(acc, reference):
+    """Mirage's accumulators over a loop of 4 iterations of 8x16 tiles of an
+    8x64 input; "sum", "mean", "rms" also reduce the last dim."""
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(8, 64), dtype=mi.float32)
+    tb = mi.new_threadblock_graph(grid_dim=(1, 1, 1), block_dim=(128, 1, 1),
+                                  forloop_range=4)
+    tX = tb.new_input(dtensor=X, input_map=(-1, -1, -1), forloop_dim=1)
+    tA = tb.forloop_accum(tX, acc)
+    tb.new_output(stensor=tA, output_map=(-1, -1, -1))
+    (O,) = graph.customized([X], tb)
+    graph.mark_output(O)
+    x = np.random.default_rng(2).standard_normal((8, 64)).astype(np.float32)
+    (out,) = graph(inputs=[x])
+    np.testing.assert_allclose(out, reference(x), rtol=1e-5, atol=1e-6)
+
+
+def test_gated_mlp_mugraph_in_f16():
+    # Mirage's demo/reference_mugraphs/gated_mlp.py, smaller.
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(8, 512), dtype=mi.float16)
+    W1 = graph.new_input(dims=(512, 256), dtype=mi.float16)
+    W2 = graph.new_input(dims=(512, 256), dtype=mi.float16)
+    tb_graph = mi.new_threadblock_graph(grid_dim=(8, 1, 1), block_dim=(256, 1, 1),
+                                        forloop_range=16, reduction_dimx=64)
+    tX = tb_graph.new_input(dtensor=X, input_map=(-1, -1, -1), forloop_dim=1)
+    tW1 = tb_graph.new_input(dtensor=W1, input_map=(1, -1, -1), forloop_dim=0)
+    tW2 = tb_graph.new_input(dtensor=W2, input_map=(1, -1, -1), forloop_dim=0)
+    tD1 = tb_graph.matmul(tX, tW1)
+    tD2 = tb_graph.matmul(tX, tW2)
+    tA1 = tb_graph.forloop_accum(tD1)
+    tA2 = tb_graph.forloop_accum(tD2)
+    tS = tb_graph.silu(tA1)
+    tO = tb_graph.mul(tS, tA2)
+    tb_graph.new_output(stensor=tO, output_map=(1, -1, -1))
+    O = graph.customized([X, W1, W2], tb_graph)
+    graph.mark_output(O[0])
+    assert tO.dims == (8, 32) and O[0].dims == (8, 256)
+
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((8, 512))
+    w1 = rng.standard_normal((512, 256)) / 16
+    w2 = rng.standard_normal((512, 256)) / 16
+    (out,) = graph(inputs=[x, w1, w2])
+    assert out.dtype == np.float16
+    x, w1, w2 = (a.astype(np.float16).astype(np.float64) for a in (x, w1, w2))
+    d1 = x @ w1
+    expected = d1 / (1 + np.exp(-d1)) * (x @ w2)
+    np.testing.assert_allclose(out, expected, rtol=2e-2,
+                               atol=2e-2 * np.abs(expected).max())
+
+
+def test_attention_mugraph_two_outputs_and_a_second_kernel():
+    """Attention in two kernels, as Mirage's GQA reference μGraph: the first
+    writes exp(QK)V and the row sums, the second divides."""
+    graph = mi.new_kernel_graph()
+    Q = graph.new_input(dims=(2, 64, 32), dtype=mi.float32)
+    K = graph.new_input(dims=(2, 32, 256), dtype=mi.float32)
+    V = graph.new_input(dims=(2, 256, 32), dtype=mi.float32)
+    tb1 = mi.new_threadblock_graph(grid_dim=(2, 4, 1), block_dim=(128, 1, 1),
+                                   forloop_range=4)
+    bQ = tb1.new_input(dtensor=Q, input_map=(0, 1, -1), forloop_dim=-1)
+    bK = tb1.new_input(dtensor=K, input_map=(0, -1, -1), forloop_dim=2)
+    bV = tb1.new_input(dtensor=V, input_map=(0, -1, -1), forloop_dim=1)
+    bE = tb1.exp(tb1.matmul(bQ, bK))
+    bO1 = tb1.forloop_accum(tb1.matmul(bE, bV))
+    bO2 = tb1.forloop_accum(bE, "sum")
+    tb1.new_output(stensor=bO1, output_map=(0, 1, -1))
+    tb1.new_output(stensor=bO2, output_map=(0, 1, -1))
+    O = graph.customized([Q, K, V], tb1)
+    assert [t.dims for t in O] == [(2, 64, 32), (2, 64, 1)]
+
+    tb2 = mi.new_threadblock_graph(grid_dim=(2, 1, 1), block_dim=(128, 1, 1),
+                                   forloop_range=1)
+    bA = tb2.new_input(dtensor=O[0], input_map=(0, -1, -1), forloop_dim=-1)
+    bB = tb2.new_input(dtensor=O[1], input_map=(0, -1, -1), forloop_dim=-1)
+    # One iteration: new_output accumulates in-loop tiles itself.
+    tb2.new_output(stensor=tb2.div(bA, bB), output_map=(0, -1, -1))
+    (out_t,) = graph.customized(O, tb2)
+    graph.mark_output(out_t)
+    assert graph.mlir().count("kernel.custom") == 2
+
+    rng = np.random.default_rng(5)
+    q = (rng.standard_normal((2, 64, 32)) * 0.3).astype(np.float32)
+    k = (rng.standard_normal((2, 32, 256)) * 0.3).astype(np.float32)
+    v = rng.standard_normal((2, 256, 32)).astype(np.float32)
+    (out,) = graph(inputs=[q, k, v])
+    p = np.exp(q @ k)
+    np.testing.assert_allclose(out, (p @ v) / p.sum(axis=2, keepdims=True),
+                               rtol=1e-4, atol=1e-5)
+
+
+def test_tile_shape_errors_are_located():
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(8, 64), dtype=mi.float32)
+    tb = mi.new_threadblock_graph(grid_dim=(2, 1, 1), block_dim=(128, 1, 1),
+                                  forloop_range=4)
+    tX = tb.new_input(dtensor=X, input_map=(0, -1, -1), forloop_dim=1)
+    with pytest.raises(mi.MLIRError) as error:
+        line = this_line(); tb.matmul(tX, tX)  # noqa: E702
+    assert f"{__file__}:{line}: error: matmul contraction dims differ" in str(error.value)
+    Y = graph.new_input(dims=(8, 66), dtype=mi.float32)
+    with pytest.raises(ValueError, match=r"dim 1 of a tensor of dims \(8, 66\) "
+                                         r"\(66\) does not split evenly by "
+                                         r"the for-loop range \(4\)"):
+        tb.new_input(dtensor=Y, input_map=(-1, -1, -1), forloop_dim=1)
+    with pytest.raises(ValueError, match="forloop_accum first"):
+        tb.add(tX, tb.forloop_accum(tX))
+    with pytest.raises(ValueError, match="sum_todimx"):
+        tb.forloop_accum(tX, "sum_todimx")
+    with pytest.raises(ValueError, match="still in the for-loop"):
+        tb.new_output(stensor=tX, output_map=(0, -1, -1))
+
+
+def test_mugraph_rule_violations_fail_in_the_verifier():
+    """Blocks that would write the same output tile: the block dialect's
+    verifier rejects the kernel, at the new_output line."""
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(8, 64), dtype=mi.float32)
+    tb = mi.new_threadblock_graph(grid_dim=(2, 1, 1), block_dim=(128, 1, 1),
+                                  forloop_range=1)
+    tX = tb.new_input(dtensor=X, input_map=(-1, -1, -1), forloop_dim=-1)
+    line = this_line(); tb.new_output(stensor=tb.forloop_accum(tX), output_map=(-1, -1, -1))  # noqa: E702
+    with pytest.raises(mi.MLIRError) as error:
+        graph.customized([X], tb)
+    assert f"{__file__}:{line}: error:" in str(error.value)
+    assert "kernel.custom" not in graph.mlir()
+    with pytest.raises(ValueError, match="exactly the tensors"):
+        graph.customized([], tb)
