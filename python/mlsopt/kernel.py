@@ -6,6 +6,7 @@ called; a shape error raises MLIRError with MLIR's diagnostic, located at the
 caller's line.
 """
 
+import json
 import os
 import shutil
 import subprocess
@@ -75,6 +76,9 @@ def _is_numpy_dtype(value):
 
 
 _CORE_TO_DTYPE = {d._core_type: d for d in _DTYPES}
+
+# What superoptimize() optimizes for and ptx() lowers for unless told.
+_DEFAULT_TARGET = "sm_90"
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -311,10 +315,10 @@ class KernelGraph:
     # Optimizing
     # ----------------------------------------------------------------------
 
-    def superoptimize(self, target="sm_90", timeout=None, max_kernel_ops=None,
-                      max_block_ops=None, threads=None, seed=None,
-                      cache_dir=None, keep_reference=None, backend="cuda",
-                      verbose=False, **mirage_options):
+    def superoptimize(self, target=_DEFAULT_TARGET, timeout=None,
+                      max_kernel_ops=None, max_block_ops=None, threads=None,
+                      seed=None, cache_dir=None, keep_reference=None,
+                      backend="cuda", verbose=False, **mirage_options):
         """Searches for a faster equivalent graph (the `--superoptimize`
         pass) and returns it as a new KernelGraph; this one is unchanged.
 
@@ -350,12 +354,41 @@ class KernelGraph:
         }
         optimized = self._core.clone()
         optimized.run_pipeline(_pipeline("superoptimize", options))
+        # cost(), ptx() and launch_plan() default to the target it was
+        # optimized for.
+        optimized.set_target(target)
         if verbose:
             print(f"mlsopt: superoptimized for {target}: "
                   f"{self.cost(target).total_us:.2f} us -> "
                   f"{optimized.estimate_cost(target).total_us:.2f} us "
                   "(cost model)")
         return KernelGraph(optimized)
+
+    # ----------------------------------------------------------------------
+    # GPU code
+    # ----------------------------------------------------------------------
+
+    @property
+    def target(self):
+        """The GPU the graph was optimized for (its module's
+        `mlsopt.target`), or None."""
+        return self._core.target() or None
+
+    def ptx(self, target=None):
+        """The PTX of the graph lowered by --mlsopt-gpu-pipeline for
+        `target` (default: the graph's target, else sm_90), as
+        `mlsopt-translate --emit-ptx` prints it."""
+        return self._core.emit_ptx(self._gpu_target(target))
+
+    def launch_plan(self, target=None):
+        """How to run the lowered graph (`mlsopt-translate
+        --emit-launch-plan`, docs/gpu.md), parsed from its JSON: the kernel
+        launches of each function, in order, with their grid, block, shared
+        memory and arguments."""
+        return json.loads(self._core.emit_launch_plan(self._gpu_target(target)))
+
+    def _gpu_target(self, target):
+        return target or self._core.target() or _DEFAULT_TARGET
 
     # ----------------------------------------------------------------------
     # Running

@@ -8,6 +8,14 @@
 #include "mlsopt/Support/Target.h"
 #include "mlsopt/Target/Dot/GraphToDot.h"
 
+// The GPU target (PTX and launch plans) comes with the GPU pipeline; a build
+// without it still has everything else.
+#if __has_include("mlsopt/Target/GPU/PTX.h")
+#define MLSOPT_HAVE_GPU_TARGET 1
+#include "mlsopt/Target/GPU/LaunchPlan.h"
+#include "mlsopt/Target/GPU/PTX.h"
+#endif
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/IRMapping.h"
@@ -52,6 +60,14 @@ static MLIRContext &getContext() {
     return context;
   }();
   return *context;
+}
+
+bool mlsopt::python::hasGPUTarget() {
+#ifdef MLSOPT_HAVE_GPU_TARGET
+  return true;
+#else
+  return false;
+#endif
 }
 
 bool mlsopt::python::isPassRegistered(StringRef name) {
@@ -532,6 +548,68 @@ void Graph::runPipeline(StringRef pipeline) {
                     "' left no function @" + name);
   attach(replaced);
 }
+
+void Graph::setTarget(StringRef chip) {
+  if (!lookupTarget(chip))
+    throw MLIRError("unknown target '" + chip.str() +
+                    "'; supported targets: " + supportedTargetNames());
+  (*module)->setAttr(kTargetAttrName, StringAttr::get(&getContext(), chip));
+}
+
+std::string Graph::getTarget() {
+  auto name = (*module)->getAttrOfType<StringAttr>(kTargetAttrName);
+  return name ? name.str() : "";
+}
+
+OwningOpRef<ModuleOp> Graph::lowerForGPU(StringRef chip) {
+  if (!isPassRegistered("mlsopt-gpu-pipeline"))
+    throw UnavailableError("this build of mlsopt has no --mlsopt-gpu-pipeline, "
+                           "so the graph cannot be lowered for the GPU");
+  DiagnosticCapture diagnostics;
+  std::string pipeline = ("mlsopt-gpu-pipeline{chip=" + chip + "}").str();
+  PassManager pm(&getContext());
+  std::string parseError;
+  llvm::raw_string_ostream parseErrorStream(parseError);
+  if (failed(parsePassPipeline(pipeline, pm, parseErrorStream)))
+    throw MLIRError("bad pass pipeline '" + pipeline + "': " + parseError);
+  OwningOpRef<ModuleOp> lowered = module->clone();
+  if (failed(pm.run(*lowered)))
+    diagnostics.fail("lowering for " + chip.str() + " failed");
+  return lowered;
+}
+
+#ifdef MLSOPT_HAVE_GPU_TARGET
+std::string Graph::emitPTX(StringRef chip) {
+  OwningOpRef<ModuleOp> lowered = lowerForGPU(chip);
+  DiagnosticCapture diagnostics;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (failed(gpu::translateToPTX(*lowered, os)))
+    diagnostics.fail("the lowered module has no PTX");
+  return text;
+}
+
+std::string Graph::emitLaunchPlan(StringRef chip) {
+  OwningOpRef<ModuleOp> lowered = lowerForGPU(chip);
+  DiagnosticCapture diagnostics;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (failed(gpu::translateToLaunchPlan(*lowered, os)))
+    diagnostics.fail("the lowered module has no launch plan");
+  return text;
+}
+#else
+std::string Graph::emitPTX(StringRef) {
+  throw UnavailableError("this build of mlsopt has no GPU target "
+                         "(mlsopt/Target/GPU), so it cannot emit PTX");
+}
+
+std::string Graph::emitLaunchPlan(StringRef) {
+  throw UnavailableError("this build of mlsopt has no GPU target "
+                         "(mlsopt/Target/GPU), so it cannot emit a launch "
+                         "plan");
+}
+#endif
 
 void Graph::compileForCPU() {
   if (runner)

@@ -58,6 +58,9 @@ bool isUnaryOpName(llvm::StringRef name);
 /// Binary elementwise ops with broadcasting ("add", "sub", "mul", "div").
 bool isBinaryOpName(llvm::StringRef name);
 
+/// True if this build has the GPU target (PTX and launch plans).
+bool hasGPUTarget();
+
 /// True if `name` is a pass or pass pipeline registered in this process.
 bool isPassRegistered(llvm::StringRef name);
 
@@ -128,6 +131,19 @@ public:
   /// `--pass-pipeline=builtin.module(...)`) on this graph's module.
   void runPipeline(llvm::StringRef pipeline);
 
+  /// Sets the module's `mlsopt.target` (the default of estimateCost and of
+  /// the GPU lowering) to `chip`.
+  void setTarget(llvm::StringRef chip);
+  /// The module's `mlsopt.target`, or "" when it names none.
+  std::string getTarget();
+
+  /// Lowers a copy of the module with --mlsopt-gpu-pipeline for `chip` and
+  /// returns its PTX (mlsopt-translate --emit-ptx) or its launch plan JSON
+  /// (--emit-launch-plan). Throws UnavailableError in a build without the
+  /// GPU target.
+  std::string emitPTX(llvm::StringRef chip);
+  std::string emitLaunchPlan(llvm::StringRef chip);
+
   /// JIT-compiles the function for the CPU unless it is already compiled.
   void compileForCPU();
   /// Runs the function on the CPU through the ExecutionEngine, compiling it
@@ -141,6 +157,8 @@ private:
   /// (parsing, passes).
   void attach(mlir::func::FuncOp func);
   unsigned track(mlir::Value value);
+  /// The module lowered for `chip` by --mlsopt-gpu-pipeline.
+  mlir::OwningOpRef<mlir::ModuleOp> lowerForGPU(llvm::StringRef chip);
   mlir::Value lookup(unsigned tensor);
   template <typename OpTy>
   unsigned addOp(const SourceLocation &loc, mlir::ValueRange operands,

@@ -53,6 +53,8 @@ SourceLocation toSourceLocation(const std::string &file, unsigned line) {
 NB_MODULE(_mlsopt, m) {
   m.doc() = "C++ core of the mlsopt package (use the `mlsopt` module)";
   m.attr("__version__") = MLSOPT_VERSION;
+  // Whether this build can emit PTX and launch plans (Graph.cpp).
+  m.attr("has_gpu_target") = hasGPUTarget();
 
   nb::exception<MLIRError>(m, "MLIRError", PyExc_ValueError);
   nb::exception<UnavailableError>(m, "UnavailableError",
@@ -173,6 +175,21 @@ NB_MODULE(_mlsopt, m) {
           },
           "text"_a, "inputs"_a)
       .def("mark_output", &Graph::markOutput, "x"_a)
+      .def(
+          "set_target",
+          [](Graph &g, const std::string &chip) { g.setTarget(chip); },
+          "chip"_a)
+      .def("target", &Graph::getTarget)
+      .def(
+          "emit_ptx",
+          [](Graph &g, const std::string &chip) { return g.emitPTX(chip); },
+          "chip"_a)
+      .def(
+          "emit_launch_plan",
+          [](Graph &g, const std::string &chip) {
+            return g.emitLaunchPlan(chip);
+          },
+          "chip"_a)
       .def("shape",
            [](Graph &g, unsigned x) {
              auto shape = g.getShape(x);
