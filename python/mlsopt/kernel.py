@@ -135,6 +135,8 @@ class KernelGraph:
 
     def __init__(self, core=None):
         self._core = core if core is not None else _core.Graph.create()
+        # GPU runners by chip, valid while the graph does not change.
+        self._gpu_runners = {}
 
     # ----------------------------------------------------------------------
     # Building (Mirage's names and arguments)
@@ -146,7 +148,7 @@ class KernelGraph:
             raise ValueError(
                 f"strides {tuple(strides)} are not row-major for dims {dims}; "
                 "mlsopt graphs take row-major (contiguous) inputs")
-        return self._tensor(self._core.add_input(
+        return self._added(self._core.add_input(
             list(dims), _as_dtype(dtype)._core_type, *_caller()))
 
     def mark_output(self, A, strides=None):
@@ -156,10 +158,11 @@ class KernelGraph:
                 f"strides {tuple(strides)} are not row-major for dims "
                 f"{A.dims}; mlsopt graphs produce row-major outputs")
         self._core.mark_output(A._id)
+        self._gpu_runners.clear()
 
     def matmul(self, A, B):
         self._check(A, B)
-        return self._tensor(self._core.add_matmul(A._id, B._id, *_caller()))
+        return self._added(self._core.add_matmul(A._id, B._id, *_caller()))
 
     def add(self, A, B):
         return self._binary("add", A, B)
@@ -208,7 +211,7 @@ class KernelGraph:
 
     def mul_scalar(self, A, scalar):
         self._check(A)
-        return self._tensor(
+        return self._added(
             self._core.add_mul_scalar(A._id, float(scalar), *_caller()))
 
     def reduction(self, A, dim):
@@ -217,7 +220,7 @@ class KernelGraph:
         dim = int(dim)
         if dim < 0:
             dim += A.num_dims
-        return self._tensor(self._core.add_reduce_sum(A._id, dim, *_caller()))
+        return self._added(self._core.add_reduce_sum(A._id, dim, *_caller()))
 
     def rms_norm(self, A, normalized_shape, eps=0.0):
         """x / sqrt(mean(x^2) + eps) over the trailing `normalized_shape`,
@@ -229,7 +232,7 @@ class KernelGraph:
                 f"rms_norm over {normalized_shape} of a tensor of dims "
                 f"{A.dims}: mlsopt normalizes over the last dim only, so "
                 f"normalized_shape must be {A.dims[-1:]}")
-        return self._tensor(
+        return self._added(
             self._core.add_rms_norm(A._id, float(eps), *_caller()))
 
     def customized(self, inputs, bgraph):
@@ -253,7 +256,7 @@ class KernelGraph:
                 "threadblock graph's new_input calls read")
         ids = self._core.add_custom_kernel(bgraph._mlir(),
                                            [t._id for t in operands])
-        return [self._tensor(i) for i in ids]
+        return [self._added(i) for i in ids]
 
     # ----------------------------------------------------------------------
     # Inspection
@@ -399,8 +402,12 @@ class KernelGraph:
         returns the list of outputs. numpy arrays (and torch CPU tensors) run
         on the CPU through MLIR's ExecutionEngine; results come back as numpy
         arrays (torch tensors for torch inputs) of the output dtype, float32
-        for bfloat16."""
+        for bfloat16. torch CUDA tensors run on their GPU: the graph is
+        lowered for the device's chip (or `target=`) and its launch plan is
+        replayed through CuPy or cuda-python; results are CUDA tensors."""
         inputs = list(inputs if inputs is not None else kwargs.get("inputs", []))
+        if any(_is_cuda_tensor(x) for x in inputs):
+            return self._run_on_gpu(inputs, kwargs.get("target"))
         torch_inputs = any(_is_torch_tensor(x) for x in inputs)
         arrays = [_host_float32(x) for x in inputs]
         results = self._core.run_on_cpu(arrays)
@@ -413,11 +420,34 @@ class KernelGraph:
             outputs = [torch.from_numpy(o) for o in outputs]
         return outputs
 
+    def _run_on_gpu(self, inputs, target):
+        """Runs the graph on torch CUDA tensors: lowered for `target` (the
+        device's chip by default) and launched through its launch plan."""
+        if not all(_is_cuda_tensor(x) for x in inputs):
+            raise ValueError("inputs mix CUDA tensors with host arrays; pass "
+                             "all of them on one device")
+        if target is None:
+            import torch
+            major, minor = torch.cuda.get_device_capability(inputs[0].device)
+            target = f"sm_{major}{minor}"
+        runner = self._gpu_runners.get(target)
+        if runner is None:
+            from .gpu import GPURunner
+            runner = GPURunner(self.launch_plan(target), self.ptx(target),
+                               self._core.function_name())
+            self._gpu_runners[target] = runner
+        return runner(inputs)
+
     # ----------------------------------------------------------------------
     # Helpers
     # ----------------------------------------------------------------------
 
     def _tensor(self, tensor_id):
+        return DTensor(self, tensor_id)
+
+    def _added(self, tensor_id):
+        """A tensor just added to the graph, which compiled code lacks."""
+        self._gpu_runners.clear()
         return DTensor(self, tensor_id)
 
     def _check(self, *tensors):
@@ -429,11 +459,11 @@ class KernelGraph:
 
     def _unary(self, name, A):
         self._check(A)
-        return self._tensor(self._core.add_unary(name, A._id, *_caller()))
+        return self._added(self._core.add_unary(name, A._id, *_caller()))
 
     def _binary(self, name, A, B):
         self._check(A, B)
-        return self._tensor(
+        return self._added(
             self._core.add_binary(name, A._id, B._id, *_caller()))
 
 
@@ -474,6 +504,10 @@ def _row_major_strides(dims):
 
 def _is_torch_tensor(x):
     return type(x).__module__.startswith("torch") and hasattr(x, "device")
+
+
+def _is_cuda_tensor(x):
+    return _is_torch_tensor(x) and getattr(x, "is_cuda", False)
 
 
 def _host_float32(x):

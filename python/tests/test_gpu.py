@@ -108,3 +108,90 @@ def test_graph_runs_on_the_gpu_to_the_cpus_numbers():
     np.testing.assert_allclose(out.float().cpu().numpy(),
                                expected.astype(np.float32),
                                rtol=2e-2, atol=2e-2 * np.abs(expected).max())
+
+
+class FakeTensor:
+    """A device tensor as the launch plan replay sees it: a shape and an
+    address."""
+
+    def __init__(self, shape, address):
+        self.shape = tuple(shape)
+        self.address = address
+
+    def data_ptr(self):
+        return self.address
+
+
+# A launch plan in the format of docs/gpu.md (version 1) for a function
+# @main(%x: 8x16xf16, %w: 16x4xf16, %out: 8x4xf16 result 0): a matmul into a
+# buffer, then an epilogue from the buffer into the result.
+PLAN = {
+    "version": 1,
+    "binaries": [{"name": "mlsopt_kernels",
+                  "targets": [{"chip": "sm_90", "features": "+ptx80",
+                               "format": "isa"}]}],
+    "functions": [{
+        "name": "main",
+        "arguments": [
+            {"index": 2, "role": "result", "result_index": 0, "shape": [8, 4],
+             "dtype": "f16", "bytes": 64},
+            {"index": 0, "role": "input", "shape": [8, 16], "dtype": "f16",
+             "bytes": 256},
+            {"index": 1, "role": "input", "shape": [16, 4], "dtype": "f16",
+             "bytes": 128},
+        ],
+        "buffers": [{"id": 0, "shape": [8, 4], "dtype": "f32", "bytes": 128,
+                     "first_launch": 0, "last_launch": 1}],
+        "launches": [
+            {"module": "mlsopt_kernels", "kernel": "matmul", "grid": [2, 1, 1],
+             "block": [128, 1, 1], "dynamic_shared_memory_bytes": 4096,
+             "args": [{"kind": "argument", "index": 0},
+                      {"kind": "argument", "index": 1},
+                      {"kind": "buffer", "id": 0}]},
+            {"module": "mlsopt_kernels", "kernel": "epilogue",
+             "grid": [1, 1, 1], "block": [32, 1, 1],
+             "dynamic_shared_memory_bytes": 0,
+             "args": [{"kind": "buffer", "id": 0},
+                      {"kind": "argument", "index": 2}]},
+        ],
+    }],
+}
+
+
+def test_launch_plan_replay_passes_the_right_pointers_in_order():
+    from mlsopt.gpu import LaunchPlan
+    plan = LaunchPlan(PLAN, "main")
+    allocated, launched = [], []
+
+    def allocate_result(entry):
+        allocated.append(("result", entry["shape"], entry["dtype"]))
+        return FakeTensor(entry["shape"], 0x3000)
+
+    def allocate_buffer(entry):
+        allocated.append(("buffer", entry["bytes"]))
+        return FakeTensor([entry["bytes"]], 0x4000)
+
+    x, w = FakeTensor((8, 16), 0x1000), FakeTensor((16, 4), 0x2000)
+    (out,) = plan.run([x, w], allocate_result, allocate_buffer,
+                      lambda entry, pointers: launched.append(
+                          (entry["kernel"], pointers)))
+    assert out.address == 0x3000
+    assert allocated == [("result", [8, 4], "f16"), ("buffer", 128)]
+    assert launched == [("matmul", [0x1000, 0x2000, 0x4000]),
+                        ("epilogue", [0x4000, 0x3000])]
+    with pytest.raises(ValueError, match=r"input 1 has shape \(4, 16\)"):
+        plan.run([x, FakeTensor((4, 16), 0)], allocate_result,
+                 allocate_buffer, lambda *a: None)
+    with pytest.raises(RuntimeError, match="no function @other"):
+        LaunchPlan(PLAN, "other")
+    with pytest.raises(RuntimeError, match="version 2"):
+        LaunchPlan(dict(PLAN, version=2), "main")
+
+
+def test_ptx_splits_by_binary():
+    from mlsopt.gpu import split_ptx
+    text = ("// gpu.binary @a, target #nvvm.target<chip = \"sm_90\">\n"
+            ".version 8.0\n.target sm_90\n"
+            "// gpu.binary @b\n.version 7.8\n.target sm_80\n")
+    assert split_ptx(text) == {"a": ".version 8.0\n.target sm_90\n",
+                               "b": ".version 7.8\n.target sm_80\n"}
