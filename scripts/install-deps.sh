@@ -11,11 +11,14 @@ DEB_PACKAGES=(
   libz3-dev libgtest-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
 )
 
-# The Python extension needs the headers of the interpreter it is built for;
-# Debian's own python3 has them only with python3-dev.
+# The Python extension needs the headers of the interpreter it is built for.
+# Debian's own python3 has them only with python3-dev, and gets its test
+# packages from apt (its pip refuses system-wide installs, PEP 668).
 PYTHON="${PYTHON:-python3}"
+DEBIAN_PYTHON=0
 if [ "$("$PYTHON" -c 'import sys; print(sys.executable)')" = /usr/bin/python3 ]; then
-  DEB_PACKAGES+=(python3-dev)
+  DEBIAN_PYTHON=1
+  DEB_PACKAGES+=(python3-dev python3-pip python3-pytest python3-numpy)
 fi
 
 missing=()
@@ -41,5 +44,11 @@ for mod in pytest numpy nanobind; do
 done
 if [ ${#py_missing[@]} -gt 0 ]; then
   echo "install-deps: installing Python packages for $PYTHON: ${py_missing[*]}"
-  "$PYTHON" -m pip install --quiet "${py_missing[@]}"
+  if [ "$DEBIAN_PYTHON" = 1 ]; then
+    # Only nanobind is left (Debian 12 does not package it): a build-time
+    # package of headers and CMake files, installed for this user.
+    "$PYTHON" -m pip install --quiet --user --break-system-packages "${py_missing[@]}"
+  else
+    "$PYTHON" -m pip install --quiet "${py_missing[@]}"
+  fi
 fi
