@@ -18,6 +18,9 @@ using namespace mlsopt::search;
 using namespace mlsopt::search::detail;
 
 namespace {
+/// The most terms a normal form may have.
+constexpr size_t kMaxMonomials = 4096;
+
 template <typename T> bool byId(const T *a, const T *b) {
   return a->id < b->id;
 }
@@ -47,7 +50,8 @@ struct NormContext::Impl {
   llvm::DenseMap<const NormPoly *, const NormPoly *> erasedPolys;
   llvm::DenseMap<const NormMono *, const NormMono *> erasedMonos;
   llvm::DenseMap<const NormAtom *, const NormAtom *> erasedAtoms;
-  /// Set while normalizing when a reduction size overflows.
+  /// Set while normalizing when a reduction size overflows or an expansion
+  /// grows beyond kMaxMonomials.
   bool overflow = false;
 
   //===--------------------------------------------------------------------===//
@@ -165,6 +169,12 @@ struct NormContext::Impl {
   }
 
   const NormPoly *mul(const NormPoly *a, const NormPoly *b) {
+    // Expansion is exponential in the nesting of products of sums
+    // ((a+b)^32 has 2^32 terms); such an expression is not judged.
+    if (overflow || a->monos.size() * b->monos.size() > kMaxMonomials) {
+      overflow = true;
+      return a;
+    }
     llvm::SmallVector<const NormMono *, 4> monoList;
     for (const NormMono *x : a->monos)
       for (const NormMono *y : b->monos)
@@ -373,7 +383,7 @@ const NormPoly *NormContext::normalize(ExprRef e) {
   impl->overflow = false;
   const NormPoly *result = impl->normalize(e);
   if (impl->overflow) {
-    // Memoized parts may hold clamped sizes: forget them all.
+    // Memoized parts may be truncated: forget them all.
     impl->normalized.clear();
     return nullptr;
   }

@@ -84,7 +84,7 @@ public:
   ~NormContext();
 
   /// The normal form of `e`, or null when it does not fit (a product of
-  /// reduction sizes beyond 2^63).
+  /// reduction sizes beyond 2^63, or more than 4096 terms).
   const NormPoly *normalize(ExprRef e);
 
   /// `p` with the online-softmax stabilizer erased: in a sum that has other
