@@ -306,8 +306,11 @@ struct NormContext::Impl {
     for (const NormAtom *a : m->atoms)
       if (!isStabilizerExp(a))
         atomList.push_back(erase(a));
-    const NormMono *result = mono(m->negative, m->reduction, atomList,
-                                  m->den ? erase(m->den) : nullptr);
+    // A denominator of only stabilizer exps becomes 1: no denominator.
+    const NormPoly *den = m->den ? erase(m->den) : nullptr;
+    if (den == one())
+      den = nullptr;
+    const NormMono *result = mono(m->negative, m->reduction, atomList, den);
     erasedMonos[m] = result;
     return result;
   }

@@ -300,6 +300,9 @@ TEST_F(SubexprOracleTest, AttentionWrongReductions) {
   EXPECT_TRUE(oracle.isSubexpression(ctx.getMax(64, s)));
   EXPECT_TRUE(
       oracle.isSubexpression(ctx.getExp(ctx.getSub(s, ctx.getMax(64, s)))));
+  // Dividing by exp(-m) instead of multiplying by exp(s - m).
+  EXPECT_TRUE(oracle.isSubexpression(ctx.getDiv(
+      ctx.getSum(64, e), ctx.getExp(ctx.getNeg(ctx.getMax(64, s))))));
   EXPECT_FALSE(oracle.isSubexpression(ctx.getMax(64, ctx.getMul(v, v))));
   EXPECT_FALSE(oracle.isSubexpression(
       ctx.getExp(ctx.getSub(s, ctx.getMax(64, ctx.getMul(v, v))))));
