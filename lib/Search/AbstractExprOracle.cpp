@@ -268,10 +268,12 @@ struct SubexprOracle::Impl {
       return x->id < y->id;
     });
     atoms.erase(std::unique(atoms.begin(), atoms.end()), atoms.end());
+    // Names by position, not by atom: the same query reads the same, and a
+    // thread's context does not collect a symbol per atom ever seen.
     z3::expr_vector fCounts(c);
-    for (const NormAtom *a : atoms)
+    for (size_t k = 0; k < atoms.size(); ++k)
       fCounts.push_back(
-          c.int_const((prefix + "f" + std::to_string(a->id)).c_str()));
+          c.int_const((prefix + "f" + std::to_string(k)).c_str()));
 
     z3::expr_vector conjuncts(c);
     conjuncts.push_back(fReduction >= 1);

@@ -230,6 +230,7 @@ TEST_F(SubexprOracleTest, RmsNormMatmul) {
 
   for (ExprRef e : {
            ctx.getMatmul(w, w, 4096),          // W^T W
+           ctx.getMatmul(w, x, 6144),          // W X^T: contracts over 6144
            ctx.getExp(x),                      // no exp in the program
            ctx.getAdd(x, w),                   // no such sum
            ctx.getSum(6144, ctx.getMul(x, x)), // reduced over the wrong dim
