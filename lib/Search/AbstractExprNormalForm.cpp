@@ -7,9 +7,12 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <deque>
 #include <map>
+#include <numeric>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -30,6 +33,35 @@ uint64_t bitsOf(double value) {
   std::memcpy(&bits, &value, sizeof(bits));
   return bits;
 }
+
+/// Integers and reciprocals of integers up to this fold into coefficients.
+constexpr double kMaxFoldedInteger = double(1 << 30);
+
+/// `value` as an exact rational when it is an integer n or the double
+/// nearest to 1/n (what 1.0 / n gives: a mean, x/4096, -1).
+std::optional<Rational> asFoldedConstant(double value) {
+  double magnitude = std::fabs(value);
+  int64_t sign = value < 0 ? -1 : 1;
+  if (magnitude >= 1 && magnitude <= kMaxFoldedInteger &&
+      magnitude == std::floor(magnitude))
+    return Rational{sign * static_cast<int64_t>(magnitude), 1};
+  if (magnitude > 0 && magnitude < 1) {
+    double n = std::round(1.0 / magnitude);
+    if (n <= kMaxFoldedInteger && 1.0 / n == magnitude)
+      return Rational{sign, static_cast<int64_t>(n)};
+  }
+  return std::nullopt;
+}
+
+/// a * b in lowest terms; nullopt on overflow.
+std::optional<Rational> multiply(Rational a, Rational b) {
+  int64_t g1 = std::gcd(a.num, b.den), g2 = std::gcd(b.num, a.den);
+  int64_t num, den;
+  if (llvm::MulOverflow(a.num / g1, b.num / g2, num) ||
+      llvm::MulOverflow(a.den / g2, b.den / g1, den))
+    return std::nullopt;
+  return Rational{num, den};
+}
 } // namespace
 
 struct NormContext::Impl {
@@ -40,7 +72,7 @@ struct NormContext::Impl {
 
   using AtomKey = std::tuple<int, uint64_t, uint64_t, std::string,
                              std::vector<const NormPoly *>>;
-  using MonoKey = std::tuple<bool, uint64_t, std::vector<const NormAtom *>,
+  using MonoKey = std::tuple<Rational, uint64_t, std::vector<const NormAtom *>,
                              const NormPoly *>;
   std::map<AtomKey, const NormAtom *> atomMap;
   std::map<MonoKey, const NormMono *> monoMap;
@@ -50,8 +82,8 @@ struct NormContext::Impl {
   llvm::DenseMap<const NormPoly *, const NormPoly *> erasedPolys;
   llvm::DenseMap<const NormMono *, const NormMono *> erasedMonos;
   llvm::DenseMap<const NormAtom *, const NormAtom *> erasedAtoms;
-  /// Set while normalizing when a reduction size overflows or an expansion
-  /// grows beyond kMaxMonomials.
+  /// Set while normalizing when a reduction size or a coefficient
+  /// overflows or an expansion grows beyond kMaxMonomials.
   bool overflow = false;
 
   //===--------------------------------------------------------------------===//
@@ -77,16 +109,16 @@ struct NormContext::Impl {
   }
 
   /// `atomList` need not be sorted.
-  const NormMono *mono(bool negative, uint64_t reduction,
+  const NormMono *mono(Rational coef, uint64_t reduction,
                        llvm::SmallVector<const NormAtom *, 4> atomList,
                        const NormPoly *den) {
     llvm::sort(atomList, byId<NormAtom>);
-    MonoKey key{negative, reduction,
+    MonoKey key{coef, reduction,
                 std::vector<const NormAtom *>(atomList.begin(), atomList.end()),
                 den};
     auto [it, inserted] = monoMap.try_emplace(key, nullptr);
     if (inserted) {
-      monos.push_back({nextId++, negative, reduction, atomList, den});
+      monos.push_back({nextId++, coef, reduction, atomList, den});
       it->second = &monos.back();
     }
     return it->second;
@@ -108,10 +140,28 @@ struct NormContext::Impl {
   // Arithmetic on normal forms
   //===--------------------------------------------------------------------===//
 
-  const NormPoly *one() { return poly({mono(false, 1, {}, nullptr)}); }
+  const NormPoly *one() { return poly({mono({}, 1, {}, nullptr)}); }
 
   const NormPoly *atomPoly(const NormAtom *a) {
-    return poly({mono(false, 1, {a}, nullptr)});
+    return poly({mono({}, 1, {a}, nullptr)});
+  }
+
+  Rational mulCoefs(Rational a, Rational b) {
+    std::optional<Rational> product = multiply(a, b);
+    if (!product) {
+      overflow = true;
+      return a;
+    }
+    return *product;
+  }
+
+  /// `p` with every coefficient multiplied by `factor`.
+  const NormPoly *scale(const NormPoly *p, Rational factor) {
+    llvm::SmallVector<const NormMono *, 4> monoList;
+    for (const NormMono *m : p->monos)
+      monoList.push_back(
+          mono(mulCoefs(m->coef, factor), m->reduction, m->atoms, m->den));
+    return poly(monoList);
   }
 
   uint64_t mulSizes(uint64_t a, uint64_t b) {
@@ -125,12 +175,11 @@ struct NormContext::Impl {
   }
 
   const NormPoly *constant(double value) {
-    if (value == 1)
-      return one();
-    if (value == -1)
-      return neg(one());
+    if (std::optional<Rational> folded = asFoldedConstant(value))
+      return poly({mono(*folded, 1, {}, nullptr)});
     if (value < 0)
       return neg(constant(-value));
+    // 0 stays an atom: a zero coefficient would match any cofactor.
     if (value == 0)
       value = 0; // -0.0 is 0.
     return atomPoly(atom(AtomKind::Constant, 0, value, "", {}));
@@ -144,12 +193,7 @@ struct NormContext::Impl {
     return poly(monoList);
   }
 
-  const NormPoly *neg(const NormPoly *p) {
-    llvm::SmallVector<const NormMono *, 4> monoList;
-    for (const NormMono *m : p->monos)
-      monoList.push_back(mono(!m->negative, m->reduction, m->atoms, m->den));
-    return poly(monoList);
-  }
+  const NormPoly *neg(const NormPoly *p) { return scale(p, {-1, 1}); }
 
   /// Null stands for 1.
   const NormPoly *mulDen(const NormPoly *a, const NormPoly *b) {
@@ -163,7 +207,7 @@ struct NormContext::Impl {
   const NormMono *mulMono(const NormMono *a, const NormMono *b) {
     llvm::SmallVector<const NormAtom *, 4> atomList(a->atoms);
     atomList.append(b->atoms.begin(), b->atoms.end());
-    return mono(a->negative != b->negative,
+    return mono(mulCoefs(a->coef, b->coef),
                 mulSizes(a->reduction, b->reduction), atomList,
                 mulDen(a->den, b->den));
   }
@@ -183,16 +227,21 @@ struct NormContext::Impl {
   }
 
   const NormPoly *div(const NormPoly *a, const NormPoly *b) {
+    // x/(c*y) = (1/c)*(x/y): a single-monomial denominator keeps no
+    // coefficient, so x/4096 is x*(1/4096) and x/(-y) is -(x/y).
+    Rational factor;
+    if (b->monos.size() == 1) {
+      const NormMono *m = b->monos[0];
+      factor = {m->coef.num < 0 ? -m->coef.den : m->coef.den,
+                m->coef.num < 0 ? -m->coef.num : m->coef.num};
+      b = poly({mono({}, m->reduction, m->atoms, m->den)});
+    }
     if (b == one())
-      return a;
-    // x/(-y) = -(x/y): a single-monomial denominator is kept positive.
-    bool flip = b->monos.size() == 1 && b->monos[0]->negative;
-    if (flip)
-      b = neg(b);
+      return scale(a, factor);
     llvm::SmallVector<const NormMono *, 4> monoList;
     for (const NormMono *m : a->monos)
-      monoList.push_back(
-          mono(m->negative != flip, m->reduction, m->atoms, mulDen(m->den, b)));
+      monoList.push_back(mono(mulCoefs(m->coef, factor), m->reduction, m->atoms,
+                              mulDen(m->den, b)));
     return poly(monoList);
   }
 
@@ -200,7 +249,7 @@ struct NormContext::Impl {
     llvm::SmallVector<const NormMono *, 4> monoList;
     for (const NormMono *m : p->monos)
       monoList.push_back(
-          mono(m->negative, mulSizes(m->reduction, size), m->atoms, m->den));
+          mono(m->coef, mulSizes(m->reduction, size), m->atoms, m->den));
     return poly(monoList);
   }
 
@@ -216,7 +265,7 @@ struct NormContext::Impl {
     // max(i, max(j, x)) = max(i*j, x).
     if (p->monos.size() == 1) {
       const NormMono *m = p->monos[0];
-      if (!m->negative && m->reduction == 1 && !m->den &&
+      if (m->coef == Rational() && m->reduction == 1 && !m->den &&
           m->atoms.size() == 1 && m->atoms[0]->kind == AtomKind::Max) {
         const NormAtom *inner = m->atoms[0];
         return atomPoly(atom(AtomKind::Max, mulSizes(size, inner->size), 0, "",
@@ -310,7 +359,7 @@ struct NormContext::Impl {
     const NormPoly *den = m->den ? erase(m->den) : nullptr;
     if (den == one())
       den = nullptr;
-    const NormMono *result = mono(m->negative, m->reduction, atomList, den);
+    const NormMono *result = mono(m->coef, m->reduction, atomList, den);
     erasedMonos[m] = result;
     return result;
   }
@@ -448,8 +497,12 @@ static void print(llvm::raw_ostream &os, const NormAtom *a) {
 }
 
 void mlsopt::search::detail::print(llvm::raw_ostream &os, const NormMono *m) {
-  if (m->negative)
+  if (m->coef.num == -1 && m->coef.den == 1)
     os << '-';
+  else if (!(m->coef == Rational()))
+    os << m->coef.num
+       << (m->coef.den != 1 ? "/" + std::to_string(m->coef.den) : std::string())
+       << ' ';
   if (m->reduction != 1)
     os << "sum" << m->reduction << ' ';
   if (m->atoms.empty())

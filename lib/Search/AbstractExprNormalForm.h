@@ -15,10 +15,14 @@
 //     factor, as in Mirage, which cannot tell which factors the summed dim
 //     indexes;
 //   - exp(a+b) = exp(a)*exp(b): exp atoms hold one monomial each;
-//   - max(i, max(j, x)) = max(i*j, x); 1*x = x, and signs multiply.
+//   - max(i, max(j, x)) = max(i*j, x); 1*x = x;
+//   - constants that are integers or their reciprocals multiply exactly
+//     into a rational coefficient (signs, 1/n of means, x/4096 =
+//     x*(1/4096)); any other constant is an atom, so 0.044715 stays
+//     distinct from 0.044716.
 //
-// Nothing cancels: x - x and x/x stay as they are, and constants are atoms
-// that never fold, so 0.044715 stays distinct from 0.044716.
+// Nothing cancels: x - x and x/x stay as they are, and sums never add up
+// like terms (x + x is not 2*x).
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,8 +35,10 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
+#include <tuple>
 
 namespace mlsopt::search::detail {
 
@@ -53,10 +59,25 @@ struct NormAtom {
   llvm::SmallVector<const NormPoly *, 1> args;
 };
 
-/// +/- (reduction-fold sum of) the product of `atoms`, over `den`.
+/// An exact rational num/den, den > 0, in lowest terms.
+struct Rational {
+  int64_t num = 1;
+  int64_t den = 1;
+  bool operator==(const Rational &o) const {
+    return num == o.num && den == o.den;
+  }
+  bool operator<(const Rational &o) const {
+    return std::tie(num, den) < std::tie(o.num, o.den);
+  }
+};
+
+/// coef * (reduction-fold sum of) the product of `atoms`, over `den`.
 struct NormMono {
   unsigned id;
-  bool negative;
+  /// The product of the constants that are integers or reciprocals of
+  /// integers (1/4096, -1, 2): folded exactly, so the mean of means
+  /// (1/64)*(1/64) is 1/4096. Other constants (0.044715) are atoms.
+  Rational coef;
   /// The product of the sizes of the sums around the numerator.
   uint64_t reduction;
   /// A multiset, sorted by id.
@@ -65,7 +86,7 @@ struct NormMono {
   const NormPoly *den;
 
   bool isOne() const {
-    return !negative && reduction == 1 && atoms.empty() && !den;
+    return coef == Rational() && reduction == 1 && atoms.empty() && !den;
   }
 };
 
@@ -108,7 +129,7 @@ private:
   std::mutex mutex;
 };
 
-/// True when `m` is +/-c*max(n, b) for constants c: the shape of an
+/// True when `m` is c*max(n, b) for constants c: the shape of an
 /// online-softmax stabilizer. Its max atom is returned through `max`.
 bool isStabilizer(const NormMono *m, const NormAtom **max = nullptr);
 

@@ -100,6 +100,21 @@ bool containsConcat(ExprRef e) {
 }
 
 enum class Answer { Yes, No, Unknown };
+
+/// A Z3 numeral for a product of two int64 values.
+std::string toDecimal(__int128 value) {
+  bool negative = value < 0;
+  unsigned __int128 magnitude =
+      negative ? -static_cast<unsigned __int128>(value) : value;
+  std::string digits;
+  do {
+    digits.push_back(static_cast<char>('0' + magnitude % 10));
+    magnitude /= 10;
+  } while (magnitude);
+  if (negative)
+    digits.push_back('-');
+  return {digits.rbegin(), digits.rend()};
+}
 } // namespace
 
 struct SubexprOracle::Impl {
@@ -256,7 +271,7 @@ struct SubexprOracle::Impl {
                              const SiteCandidates &cand, size_t siteIndex) {
     std::string prefix = "s" + std::to_string(siteIndex) + "_";
     const NormPoly *site = cand.site;
-    z3::expr fNegative = c.bool_const((prefix + "fneg").c_str());
+    z3::expr fCoef = c.real_const((prefix + "fcoef").c_str());
     z3::expr fReduction = c.int_const((prefix + "fred").c_str());
     // The cofactor's count of every atom that a used place monomial holds.
     llvm::SmallVector<const NormAtom *> atoms;
@@ -295,7 +310,14 @@ struct SubexprOracle::Impl {
         choicesOfEm.push_back(choice);
         usersOf[j].push_back(choice);
         z3::expr_vector match(c);
-        match.push_back(fNegative == c.bool_val(em->negative != sm->negative));
+        // f.coef * e.coef = s.coef, without division: the denominators are
+        // positive.
+        match.push_back(
+            fCoef *
+                c.real_val(
+                    toDecimal(__int128(em->coef.num) * sm->coef.den).c_str()) ==
+            c.real_val(
+                toDecimal(__int128(sm->coef.num) * em->coef.den).c_str()));
         match.push_back(fReduction * c.int_val(em->reduction) ==
                         c.int_val(sm->reduction));
         for (auto [k, a] : llvm::enumerate(atoms))

@@ -175,10 +175,12 @@ TEST_F(SubexprOracleTest, BrokenExampleMicroGraphsArePruned) {
            Mutation{"examples/attention.mlir", "fused_online_softmax",
                     "%s = block.matmul %qt, %kt", "%s = block.matmul %qt, %vt",
                     "sum(64, mul(in0, in2))"},
-           // 1/4096 changed to 1/2048 in the mean of squares.
+           // 1/4096 changed to 1/2048 in the mean of squares: that alone
+           // could still be scaled by 1/2, but not once epsilon is added.
            Mutation{"examples/rmsnorm_matmul.mlir", "fused",
                     "%sumsq, 2.44140625E-4", "%sumsq, 4.8828125E-4",
-                    "mul(sum(64, sum(64, square(in0))), 0.00048828125)"},
+                    "add(mul(sum(64, sum(64, square(in0))), 0.00048828125), "
+                    "9.9999999999999995e-07)"},
            // The gate multiplies by its own input instead of X W2.
            Mutation{"examples/gated_mlp.mlir", "fused",
                     "thread.binary mul %s, %b", "thread.binary mul %s, %a",
@@ -234,11 +236,41 @@ TEST_F(SubexprOracleTest, RmsNormMatmul) {
            ctx.getExp(x),                      // no exp in the program
            ctx.getAdd(x, w),                   // no such sum
            ctx.getSum(6144, ctx.getMul(x, x)), // reduced over the wrong dim
-           ctx.getMul(sumsq, ctx.getConstant(1.0 / 4095)), // wrong mean
-           ctx.getSqrt(mean),                              // epsilon forgotten
-           ctx.getDiv(rms, xw),                            // upside down
+           ctx.getAdd(ctx.getMul(sumsq, ctx.getConstant(1.0 / 4095)),
+                      ctx.getConstant(1e-6)), // wrong mean
+           ctx.getSqrt(mean),                 // epsilon forgotten
+           ctx.getDiv(rms, xw),               // upside down
        })
     EXPECT_FALSE(oracle.isSubexpression(e)) << str(e);
+}
+
+TEST_F(SubexprOracleTest, IntegerConstantsFold) {
+  ExprContext ctx;
+  ExprRef x = ctx.getInput(0);
+  ExprRef squares = ctx.getMul(x, x);
+  ExprRef meanSquare =
+      ctx.getMul(ctx.getSum(4096, squares), ctx.getConstant(1.0 / 4096));
+  SubexprOracle oracle(ctx, {meanSquare});
+  // A mean accumulator over tile means: (1/64) * (1/64) = 1/4096.
+  ExprRef tileMean =
+      ctx.getMul(ctx.getSum(64, squares), ctx.getConstant(1.0 / 64));
+  EXPECT_TRUE(oracle.isSubexpression(tileMean));
+  EXPECT_TRUE(oracle.isEquivalent(
+      ctx.getAccumulated(block::AccumKind::mean, 64, tileMean), meanSquare));
+  // Division by an integer is multiplication by its reciprocal; signs.
+  EXPECT_TRUE(oracle.isEquivalent(
+      ctx.getDiv(ctx.getSum(4096, squares), ctx.getConstant(4096)),
+      meanSquare));
+  EXPECT_TRUE(
+      oracle.isEquivalent(ctx.getNeg(ctx.getMul(ctx.getSum(4096, squares),
+                                                ctx.getConstant(-1.0 / 4096))),
+                          meanSquare));
+  EXPECT_FALSE(oracle.isEquivalent(
+      ctx.getMul(ctx.getSum(4096, squares), ctx.getConstant(1.0 / 2048)),
+      meanSquare));
+  // Folded scalars alone prune nothing: 1/4096 = (1/3) * (3/4096).
+  EXPECT_TRUE(oracle.isSubexpression(
+      ctx.getMul(ctx.getSum(4096, squares), ctx.getConstant(1.0 / 3))));
 }
 
 TEST_F(SubexprOracleTest, ChangedConstantIsPruned) {

@@ -219,11 +219,13 @@ struct SubexprOracleStats {
 /// Decides whether an expression is a subexpression of some expression
 /// equivalent to one of `targets` under Mirage's axioms (commutativity,
 /// associativity, distributivity, sum splitting, sums commuting with
-/// factors, exp(a+b) = exp(a)*exp(b), no cancellation), extended by the
-/// online-softmax stabilizer: exp(a - max(n, b)) counts as exp(a) when b
-/// itself is a subexpression. Answers "no" only when that is proven, so a
-/// search that prunes on "no" never loses a program equivalent under the
-/// axioms. Results are cached by expression pointer. Thread-safe.
+/// factors, exp(a+b) = exp(a)*exp(b), no cancellation), extended by exact
+/// products of the constants that are integers or their reciprocals (1/64 *
+/// 1/64 = 1/4096) and by the online-softmax stabilizer: exp(a - max(n, b))
+/// counts as exp(a) when b itself is a subexpression. Answers "no" only when
+/// that is proven, so a search that prunes on "no" never loses a program
+/// equivalent under the axioms. Results are cached by expression pointer.
+/// Thread-safe.
 class SubexprOracle {
 public:
   SubexprOracle(ExprContext &ctx, llvm::ArrayRef<ExprRef> targets,
