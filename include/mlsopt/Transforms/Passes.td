@@ -42,4 +42,77 @@ def VerifyEquivalence : Pass<"verify-equivalence", "::mlir::ModuleOp"> {
   ];
 }
 
+def Superoptimize : Pass<"superoptimize", "::mlir::ModuleOp"> {
+  let summary = "Search kernel, block and thread graphs for a faster program";
+  let description = [{
+    Cuts every function into subprograms of at most `max-kernel-ops`
+    pre-defined kernel ops (in program order, never across an op the search
+    cannot take, and so that each subprogram can be replaced in one place),
+    searches each for the best μGraph (docs/search.md) and replaces it by
+    the winner when the cost model says it is faster.
+
+    The search enumerates kernel graphs and, inside custom kernels, block
+    graphs op by op; prunes every value that is not a subexpression of the
+    reference under the axioms (abstract expressions, decided by Z3) and
+    every prefix that cannot beat the best program found (cost lower
+    bounds); screens every complete candidate with the finite-field
+    evaluator; and picks grid, loop and tile sizes with the cost model of
+    `target`. Thread graphs are then built by rule
+    (`--thread-fuse-elementwise`).
+
+    Without `keep-reference`, a winner is verified at full shapes over the
+    finite field before it replaces the subprogram. With it, the original
+    function stays as a private `@<name>_reference` and the rewritten one
+    carries `mlsopt.equivalent_to`, for `--verify-equivalence`.
+
+    On timeout the best verified program found so far is kept (or the input,
+    unchanged); a timeout is never an error. Results are the same for any
+    `threads` when the search finishes in time. With `cache-dir`, results
+    are stored by a hash of the subprogram and the options, and entries are
+    verified again when they are loaded.
+  }];
+  let options = [
+    Option<"maxKernelOps", "max-kernel-ops", "unsigned", "5",
+           "Most kernel ops in one searched subprogram and in its result">,
+    Option<"maxBlockOps", "max-block-ops", "unsigned", "11",
+           "Most block ops (loads, compute ops, stores) in one custom kernel">,
+    Option<"timeout", "timeout", "double", "60",
+           "Seconds per function; the best program found by then is kept">,
+    Option<"threads", "threads", "unsigned", "0",
+           "Search threads (0: all cores)">,
+    Option<"target", "target", "std::string", "\"sm_90\"",
+           "GPU the cost model describes: sm_80, sm_86, sm_89 or sm_90">,
+    Option<"seed", "seed", "uint64_t", "1",
+           "Seed of the random tests that screen and verify candidates">,
+    Option<"cacheDir", "cache-dir", "std::string", "\"\"",
+           "Directory of the on-disk result cache (empty: no cache)">,
+    Option<"keepReference", "keep-reference", "bool", "false",
+           "Keep the original function and link the result to it with "
+           "mlsopt.equivalent_to instead of verifying internally">,
+    Option<"abstractPruning", "abstract-pruning", "bool", "true",
+           "Prune by abstract expressions (off: for measuring what it saves)">,
+    Option<"costPruning", "cost-pruning", "bool", "true",
+           "Prune by cost lower bounds (off: for measuring what it saves)">,
+  ];
+  let dependentDialects = [
+    "::mlsopt::kernel::KernelDialect", "::mlsopt::block::BlockDialect",
+    "::mlsopt::thread::ThreadDialect", "::mlsopt::MLSOptDialect",
+    "::mlir::func::FuncDialect"
+  ];
+  let statistics = [
+    Statistic<"numEnumerated", "graphs-enumerated",
+              "Ops and accumulators the enumeration tried">,
+    Statistic<"numPrunedAbstract", "pruned-abstract-expr",
+              "Values pruned by abstract expression">,
+    Statistic<"numPrunedCost", "pruned-cost", "Prefixes pruned by cost bound">,
+    Statistic<"numScreened", "screened",
+              "Complete candidates screened by the field evaluator">,
+    Statistic<"numVerified", "verified",
+              "Winners verified at full shapes">,
+    Statistic<"numCacheHits", "cache-hits", "Subprograms found in the cache">,
+    Statistic<"numRewritten", "subprograms-rewritten",
+              "Subprograms replaced by a faster μGraph">,
+  ];
+}
+
 #endif // MLSOPT_TRANSFORMS_PASSES_TD

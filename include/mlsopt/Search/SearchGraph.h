@@ -1,0 +1,218 @@
+//===- SearchGraph.h - The search's compact form of a μGraph ----*- C++ -*-===//
+//
+// The superoptimizer builds and discards millions of partial programs, so it
+// does not build MLIR ops while it enumerates: a candidate is a KernelGraph,
+// a few vectors of small structs. Shapes are not sizes but dimension classes
+// (every dim of the input program belongs to a class of dims that must have
+// equal extents: the two sides of a matmul contraction, broadcast partners,
+// ...), so one candidate can be materialized as MLIR at the program's real
+// extents, to cost and verify it, or at small extents, where the finite-field
+// screening of a complete candidate takes microseconds.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLSOPT_SEARCH_SEARCHGRAPH_H
+#define MLSOPT_SEARCH_SEARCHGRAPH_H
+
+#include "mlsopt/Dialect/Block/IR/BlockOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <array>
+#include <optional>
+
+namespace mlsopt::search {
+
+/// The ops the search builds, at the kernel level and inside block graphs.
+/// Their mnemonics are the kernel and block dialects' op names.
+enum class OpKind : uint8_t {
+  Matmul,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Exp,
+  Log,
+  Sqrt,
+  Rsqrt,
+  Square,
+  Silu,
+  Sigmoid,
+  Gelu,
+  Relu,
+  Tanh,
+  Erf,
+  Neg,
+  MulScalar,
+  AddScalar,
+  ReduceSum,
+  ReduceMax,
+  RmsNorm,
+  Transpose,
+};
+
+llvm::StringRef getMnemonic(OpKind kind);
+std::optional<OpKind> lookupOpKind(llvm::StringRef mnemonic);
+bool isUnaryKind(OpKind kind);
+bool isBinaryKind(OpKind kind);
+bool isScalarKind(OpKind kind);
+bool isCommutativeKind(OpKind kind);
+
+/// A dim of a tensor or tile: a dimension class of the program, or size 1.
+struct Dim {
+  static constexpr int kOne = -1;
+  int cls = kOne;
+  /// A tile dim that the for-loop cuts (its load has an fmap on it): the tile
+  /// holds extent / iterations of it.
+  bool loopSplit = false;
+
+  bool isOne() const { return cls == kOne; }
+  friend bool operator==(Dim a, Dim b) {
+    return a.cls == b.cls && a.loopSplit == b.loopSplit;
+  }
+  friend bool operator!=(Dim a, Dim b) { return !(a == b); }
+};
+using Dims = llvm::SmallVector<Dim, 4>;
+
+/// The constant of a scalar op: a literal of the program, or 1/extent of a
+/// class (the 1/n of a mean), which stays right at any extents.
+struct Scalar {
+  double literal = 0;
+  int reciprocalOf = Dim::kOne;
+
+  double getValue(llvm::ArrayRef<int64_t> extents) const;
+  friend bool operator==(const Scalar &a, const Scalar &b) {
+    return a.literal == b.literal && a.reciprocalOf == b.reciprocalOf;
+  }
+  friend bool operator<(const Scalar &a, const Scalar &b) {
+    return std::tie(a.reciprocalOf, a.literal) <
+           std::tie(b.reciprocalOf, b.literal);
+  }
+};
+
+/// One op of a kernel graph or of a block graph's loop body or epilogue.
+struct SOp {
+  OpKind kind = OpKind::Add;
+  llvm::SmallVector<unsigned, 2> operands;
+  /// The reduced dim of a reduction.
+  int64_t dim = -1;
+  /// The constant of a scalar op; the epsilon of rms_norm (a literal).
+  Scalar scalar;
+  /// The permutation of a transpose.
+  llvm::SmallVector<int64_t, 4> permutation;
+};
+
+/// The shape of a block graph's schedule: which class each grid dim splits
+/// and how many blocks it has, and which class the for-loop walks in how
+/// many iterations. Every input is cut the same way wherever it has the
+/// class, so the imaps and fmaps follow from the layout.
+struct Layout {
+  std::array<int, 3> gridClass = {Dim::kOne, Dim::kOne, Dim::kOne};
+  std::array<int64_t, 3> gridSize = {1, 1, 1};
+  int loopClass = Dim::kOne;
+  int64_t iterations = 1;
+
+  /// The grid dim that splits `cls`, if any.
+  std::optional<unsigned> getGridDimOf(int cls) const;
+  unsigned getNumGridDims() const;
+};
+
+/// A for-loop accumulator: body value `value`, combined by `kind`.
+struct Accum {
+  unsigned value = 0;
+  block::AccumKind kind = block::AccumKind::sum;
+  /// For rescale: the accumulator (index into the loop's accumulators) whose
+  /// maximum it follows.
+  int scaleBy = -1;
+};
+
+/// A custom kernel. Body values are the loads (one per input, in order)
+/// followed by the results of `body`; epilogue values are the accumulators
+/// followed by the results of `post`.
+struct BlockGraph {
+  llvm::SmallVector<unsigned, 4> inputs;
+  Layout layout;
+  llvm::SmallVector<SOp, 8> body;
+  llvm::SmallVector<Accum, 4> accums;
+  llvm::SmallVector<SOp, 8> post;
+  llvm::SmallVector<unsigned, 2> stores;
+  unsigned threadsPerBlock = 128;
+
+  unsigned getNumBlockOps() const {
+    return inputs.size() + body.size() + post.size() + stores.size();
+  }
+};
+
+/// A kernel launch: a pre-defined op, or custom kernel `custom` of the graph.
+struct KernelNode {
+  SOp op;
+  int custom = -1;
+  bool isCustom() const { return custom >= 0; }
+};
+
+/// A kernel-level program. Values 0..numInputs-1 are its arguments; each
+/// node appends its results (one for a pre-defined op, one per store for a
+/// custom kernel).
+struct KernelGraph {
+  unsigned numInputs = 0;
+  llvm::SmallVector<KernelNode, 8> nodes;
+  llvm::SmallVector<BlockGraph, 2> customs;
+  llvm::SmallVector<unsigned, 2> results;
+
+  unsigned getNumResults(const KernelNode &node) const {
+    return node.isCustom() ? customs[node.custom].stores.size() : 1;
+  }
+  unsigned getNumValues() const;
+};
+
+/// The result dims of `op` applied to operands of `operandDims`, or nullopt
+/// when they do not fit together (a contraction over different classes, a
+/// broadcast of unrelated dims, ...).
+std::optional<Dims> inferDims(const SOp &op,
+                              llvm::ArrayRef<const Dims *> operandDims);
+
+/// The dims of every value of `graph`, given its arguments' dims; nullopt if
+/// some op does not type-check.
+std::optional<llvm::SmallVector<Dims>>
+inferKernelGraphDims(const KernelGraph &graph, llvm::ArrayRef<Dims> inputDims);
+
+/// A program's element type and dimension classes, enough to materialize
+/// any graph over it.
+struct ShapeContext {
+  mlir::Type elementType;
+  llvm::SmallVector<Dims> inputDims;
+  /// Extent of each class.
+  llvm::SmallVector<int64_t> extents;
+};
+
+/// The extent of `dim` in a tensor (loopSplit ignored) or, with `layout`,
+/// in a tile of a block graph with that layout.
+int64_t getExtent(Dim dim, llvm::ArrayRef<int64_t> extents,
+                  const Layout *layout = nullptr);
+
+/// Builds `graph` in place at the builder's insertion point, applied to
+/// `inputs`; returns the values of graph.results. Fails (without IR left
+/// behind) if an op cannot be built at these extents.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+materialize(mlir::OpBuilder &builder, mlir::Location loc,
+            const KernelGraph &graph, const ShapeContext &shapes,
+            mlir::ValueRange inputs);
+
+/// Builds `graph` as a new function `name` at the builder's insertion point.
+mlir::FailureOr<mlir::func::FuncOp>
+materializeFunction(mlir::OpBuilder &builder, mlir::Location loc,
+                    llvm::StringRef name, const KernelGraph &graph,
+                    const ShapeContext &shapes);
+
+/// A canonical, human-readable text of `graph`: equal graphs print equally
+/// (the cache keys and the deterministic tie-breaks use it).
+void print(const KernelGraph &graph, llvm::raw_ostream &os);
+std::string toString(const KernelGraph &graph);
+
+} // namespace mlsopt::search
+
+#endif // MLSOPT_SEARCH_SEARCHGRAPH_H

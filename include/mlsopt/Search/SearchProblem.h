@@ -1,0 +1,59 @@
+//===- SearchProblem.h - A subprogram handed to the search ------*- C++ -*-===//
+//
+// The superoptimizer searches one subprogram at a time: a few pre-defined
+// kernel ops cut out of a function. This header turns such ops into the
+// search's own form (a reference KernelGraph over dimension classes) and
+// collects what the enumeration may build: the op kinds and constants the
+// program uses.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLSOPT_SEARCH_SEARCHPROBLEM_H
+#define MLSOPT_SEARCH_SEARCHPROBLEM_H
+
+#include "mlsopt/Search/SearchGraph.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+
+namespace mlsopt::search {
+
+struct SearchProblem {
+  /// The subprogram as given: pre-defined kernel ops only.
+  KernelGraph reference;
+  /// Its element type, the dims of its arguments and each class's extent.
+  ShapeContext shapes;
+  /// The dims of every value of the reference.
+  llvm::SmallVector<Dims> referenceDims;
+  /// Op kinds the enumeration tries: those of the reference, and the
+  /// pieces of rms_norm (square, sums, 1/n, epsilon, square root,
+  /// division), which fused kernels compute across a for-loop.
+  llvm::SmallVector<OpKind> vocabulary;
+  /// Constants of scalar ops.
+  llvm::SmallVector<Scalar> scalars;
+  /// Epsilons of the reference's rms_norm ops.
+  llvm::SmallVector<double> epsilons;
+
+  bool uses(OpKind kind) const { return llvm::is_contained(vocabulary, kind); }
+};
+
+/// Whether the search can take `op` into a subprogram.
+bool isSearchableOp(mlir::Operation *op);
+
+/// Builds the problem for `ops` (pre-defined kernel ops in program order;
+/// isSearchableOp holds for each), whose arguments are `inputs` and whose
+/// results are `outputs`. Fails if the ops' shapes do not unify into
+/// classes the search can handle (e.g. a batch dim that broadcasts).
+mlir::FailureOr<SearchProblem> buildSearchProblem(
+    llvm::ArrayRef<mlir::Operation *> ops, llvm::ArrayRef<mlir::Value> inputs,
+    llvm::ArrayRef<mlir::Value> outputs);
+
+/// The problem at small extents: every class of extent above `smallExtent`
+/// shrinks to it (a class whose extent is smaller stays), which keeps every
+/// candidate's structure and makes the finite-field screening cheap.
+ShapeContext getScreeningShapes(const ShapeContext &shapes,
+                                int64_t smallExtent = 4);
+
+} // namespace mlsopt::search
+
+#endif // MLSOPT_SEARCH_SEARCHPROBLEM_H

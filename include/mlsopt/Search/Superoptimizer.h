@@ -1,0 +1,70 @@
+//===- Superoptimizer.h - Search for the best μGraph of a subprogram -*- C++ -*-===//
+//
+// The search of design.md "Search": kernel graphs and, inside custom kernels,
+// block graphs are enumerated op by op in a canonical order; every new value
+// must be a subexpression of the reference under the axioms (abstract
+// expressions, decided by Z3); every complete candidate is screened by the
+// finite-field evaluator at small extents; grid, block and loop sizes of the
+// survivors are chosen by the cost model, which also prunes prefixes that
+// cannot beat the best program found (branch and bound).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLSOPT_SEARCH_SUPEROPTIMIZER_H
+#define MLSOPT_SEARCH_SUPEROPTIMIZER_H
+
+#include "mlsopt/Search/CostModel.h"
+#include "mlsopt/Search/SearchProblem.h"
+#include "mlsopt/Support/Target.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+namespace mlsopt::search {
+
+struct SearchOptions {
+  unsigned maxKernelOps = 5;
+  unsigned maxBlockOps = 11;
+  /// Seconds; the best program found by then is kept.
+  double timeoutSeconds = 60;
+  /// Worker threads; 0: the context's thread pool.
+  unsigned threads = 0;
+  TargetInfo target = getDefaultTarget();
+  uint64_t seed = 1;
+  /// Prune by abstract expressions (off: only screening decides; for
+  /// measuring what pruning saves).
+  bool abstractPruning = true;
+  /// Prune prefixes by cost lower bounds.
+  bool costPruning = true;
+};
+
+struct SearchStatistics {
+  uint64_t enumerated = 0;
+  uint64_t prunedByAbstractExpr = 0;
+  uint64_t prunedByCost = 0;
+  uint64_t screened = 0;
+  uint64_t screenPassed = 0;
+  uint64_t blockGraphs = 0;
+  uint64_t oracleQueries = 0;
+  uint64_t oracleCacheHits = 0;
+  bool timedOut = false;
+  double seconds = 0;
+};
+
+struct SearchResult {
+  /// The best program: the reference itself when nothing beat it.
+  KernelGraph best;
+  KernelCost bestCost;
+  KernelCost referenceCost;
+  bool improved = false;
+  SearchStatistics stats;
+};
+
+/// Searches `problem`. Deterministic for given options whatever the thread
+/// count, unless the timeout cuts the search short.
+SearchResult superoptimize(const SearchProblem &problem,
+                           const SearchOptions &options,
+                           mlir::MLIRContext *context);
+
+} // namespace mlsopt::search
+
+#endif // MLSOPT_SEARCH_SUPEROPTIMIZER_H

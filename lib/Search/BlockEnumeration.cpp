@@ -1,0 +1,256 @@
+//===- BlockEnumeration.cpp - Block graphs of custom kernels --------------===//
+//
+// A block graph is grown in the order its IR runs: one load per input, the
+// for-loop body op by op, the accumulators (every body value nothing else in
+// the body consumes), the epilogue op by op, and the stores (every epilogue
+// value nothing else consumes). Taking every leaf as an accumulator and as
+// an output means no graph with dead code is produced, and no two graphs
+// differ only by it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Enumeration.h"
+
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "superoptimize"
+
+using namespace mlir;
+using namespace mlsopt;
+using namespace mlsopt::search;
+using namespace mlsopt::search::enumeration;
+
+namespace {
+class BlockEnumerator {
+public:
+  BlockEnumerator(SearchCore &core, ArrayRef<unsigned> inputIds,
+                  ArrayRef<SearchValue> inputs, const Layout &skeleton,
+                  unsigned blockOps, ArrayRef<SearchValue> existing,
+                  function_ref<void(CustomCandidate &&)> fn)
+      : core(core), limit(blockOps), existing(existing), fn(fn) {
+    graph.inputs.assign(inputIds.begin(), inputIds.end());
+    graph.layout = skeleton;
+    site.layout = &graph.layout;
+    // forEachOp reads `body` and `post` while its callback appends to them:
+    // they must not reallocate.
+    body.reserve(inputs.size() + limit + 1);
+    post.reserve(limit + 8);
+    for (const SearchValue &in : inputs) {
+      SearchValue tile = in;
+      for (Dim &d : tile.dims)
+        d.loopSplit = !d.isOne() && d.cls == skeleton.loopClass;
+      body.push_back(std::move(tile));
+    }
+  }
+
+  void run() {
+    // A loop that no input walks computes the same tile in every iteration.
+    if (graph.layout.loopClass != Dim::kOne &&
+        llvm::none_of(body, [](const SearchValue &v) {
+          return llvm::any_of(v.dims, [](Dim d) { return d.loopSplit; });
+        }))
+      return;
+    growBody(kNoKey);
+  }
+
+private:
+  unsigned opsLeft() const {
+    unsigned used = graph.getNumBlockOps();
+    return limit > used ? limit - used : 0;
+  }
+
+  void growBody(OpKey last) {
+    if (core.timedOut())
+      return;
+    closeLoop();
+    // Every op needs at least one store after it.
+    if (opsLeft() < 2)
+      return;
+    forEachOp(core, site, body, last,
+              [&](const SOp &op, const OpKey &key, SearchValue &&value) {
+                graph.body.push_back(op);
+                body.push_back(std::move(value));
+                growBody(key);
+                body.pop_back();
+                graph.body.pop_back();
+                return !core.timedOut();
+              });
+  }
+
+  /// Values of `ops` (over `values`, the first `numSources` of which are
+  /// not results of `ops`) that no op consumes.
+  static SmallVector<unsigned> getLeaves(unsigned numValues,
+                                         ArrayRef<SOp> ops) {
+    SmallVector<bool> used(numValues, false);
+    for (const SOp &op : ops)
+      for (unsigned v : op.operands)
+        used[v] = true;
+    SmallVector<unsigned> leaves;
+    for (unsigned v = 0; v < numValues; ++v)
+      if (!used[v])
+        leaves.push_back(v);
+    return leaves;
+  }
+
+  void closeLoop() {
+    // A loop body that only loads is a copy, which pre-defined ops or an
+    // epilogue do better.
+    if (graph.body.empty())
+      return;
+    SmallVector<unsigned> leaves = getLeaves(body.size(), graph.body);
+    if (leaves.size() > 4)
+      return;
+    SmallVector<block::AccumKind, 2> kinds = {block::AccumKind::sum};
+    if (core.problem.uses(OpKind::ReduceMax))
+      kinds.push_back(block::AccumKind::max);
+    int64_t iterations = graph.layout.loopClass == Dim::kOne
+                             ? 1
+                             : kRepresentativeIterations;
+    // Every combination of kinds over the leaves.
+    SmallVector<unsigned> choice(leaves.size(), 0);
+    while (true) {
+      graph.accums.clear();
+      post.clear();
+      bool ok = true;
+      for (auto [i, leaf] : llvm::enumerate(leaves)) {
+        block::AccumKind kind = kinds[choice[i]];
+        ++core.counters.enumerated;
+        ExprRef expr =
+            accumulate(core.exprs, kind, iterations, body[leaf].expr);
+        if (!core.keep(expr)) {
+          ok = false;
+          break;
+        }
+        graph.accums.push_back(Accum{leaf, kind, -1});
+        post.push_back(SearchValue{body[leaf].dims, expr});
+      }
+      if (ok)
+        growPost(kNoKey);
+      unsigned i = 0;
+      while (i < choice.size() && ++choice[i] == kinds.size())
+        choice[i++] = 0;
+      if (i == choice.size())
+        break;
+    }
+    graph.accums.clear();
+    post.clear();
+  }
+
+  void growPost(OpKey last) {
+    if (core.timedOut())
+      return;
+    finish();
+    if (opsLeft() < 2)
+      return;
+    forEachOp(core, site, post, last,
+              [&](const SOp &op, const OpKey &key, SearchValue &&value) {
+                graph.post.push_back(op);
+                post.push_back(std::move(value));
+                growPost(key);
+                post.pop_back();
+                graph.post.pop_back();
+                return !core.timedOut();
+              });
+  }
+
+  /// Whether a tile of `dims` can be stored: the for-loop is over, so no
+  /// dim may still be cut by it, and every grid dim must place it.
+  bool isStorable(const Dims &dims) const {
+    if (llvm::any_of(dims, [](Dim d) { return d.loopSplit; }))
+      return false;
+    for (int cls : graph.layout.gridClass)
+      if (cls != Dim::kOne &&
+          llvm::count_if(dims, [&](Dim d) { return d.cls == cls; }) != 1)
+        return false;
+    return true;
+  }
+
+  void finish() {
+    SmallVector<unsigned> leaves = getLeaves(post.size(), graph.post);
+    // Smaller graphs were reported by an earlier, smaller limit.
+    if (leaves.size() + graph.getNumBlockOps() != limit)
+      return;
+    CustomCandidate candidate;
+    for (unsigned leaf : leaves) {
+      const SearchValue &v = post[leaf];
+      if (!isStorable(v.dims))
+        return;
+      for (const SearchValue &e : existing)
+        if (e.expr == v.expr && e.dims == v.dims)
+          return;
+      candidate.outputs.push_back(v);
+    }
+    graph.stores.assign(leaves.begin(), leaves.end());
+    candidate.graph = graph;
+    graph.stores.clear();
+    ++core.counters.blockGraphs;
+    fn(std::move(candidate));
+  }
+
+  SearchCore &core;
+  unsigned limit;
+  ArrayRef<SearchValue> existing;
+  function_ref<void(CustomCandidate &&)> fn;
+  BlockGraph graph;
+  Site site;
+  SmallVector<SearchValue> body;
+  SmallVector<SearchValue> post;
+};
+} // namespace
+
+void enumeration::enumerateBlockGraphs(SearchCore &core, ArrayRef<unsigned> inputIds,
+                                  ArrayRef<SearchValue> inputs,
+                                  const Layout &skeleton, unsigned blockOps,
+                                  ArrayRef<SearchValue> existing,
+                                  function_ref<void(CustomCandidate &&)> fn) {
+  BlockEnumerator(core, inputIds, inputs, skeleton, blockOps, existing, fn)
+      .run();
+}
+
+SmallVector<Layout>
+enumeration::getLayoutSkeletons(const SearchProblem &problem,
+                           ArrayRef<SearchValue> inputs) {
+  // Grid candidates: the classes of the program's outputs (a grid dim must
+  // place every stored tile); loop candidates: the other classes the
+  // inputs have (the dims the program reduces), or no loop.
+  llvm::SmallSetVector<int, 8> outputClasses, inputClasses;
+  for (unsigned r : problem.reference.results)
+    for (Dim d : problem.referenceDims[r])
+      if (!d.isOne())
+        outputClasses.insert(d.cls);
+  for (const SearchValue &in : inputs)
+    for (Dim d : in.dims)
+      if (!d.isOne())
+        inputClasses.insert(d.cls);
+  SmallVector<int> gridClasses, loopClasses = {Dim::kOne};
+  for (int c : inputClasses) {
+    if (outputClasses.contains(c))
+      gridClasses.push_back(c);
+    else
+      loopClasses.push_back(c);
+  }
+  llvm::sort(gridClasses);
+  llvm::sort(loopClasses);
+
+  SmallVector<Layout> skeletons;
+  unsigned n = gridClasses.size();
+  for (int loop : loopClasses) {
+    // Every subset of at most three grid classes, in class order on x, y, z.
+    for (unsigned mask = 0; mask < (1u << n); ++mask) {
+      if (llvm::popcount(mask) > 3)
+        continue;
+      Layout layout;
+      layout.loopClass = loop;
+      layout.iterations = loop == Dim::kOne ? 1 : kRepresentativeIterations;
+      unsigned g = 0;
+      for (unsigned i = 0; i < n; ++i)
+        if (mask & (1u << i)) {
+          layout.gridClass[g] = gridClasses[i];
+          layout.gridSize[g] = 2;
+          ++g;
+        }
+      skeletons.push_back(layout);
+    }
+  }
+  return skeletons;
+}

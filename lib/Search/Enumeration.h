@@ -1,0 +1,133 @@
+//===- Enumeration.h - What the kernel and block enumerations share -*- C++ -*-===//
+//
+// Private to lib/Search. Both levels of the search grow a graph one op at a
+// time over typed values (dims and an abstract expression each) in a
+// canonical order, so that no graph is produced twice: a new op's key
+// (its highest operand, then kind, operands and attributes) must be larger
+// than the previous op's. Every ordering of a DAG's ops that respects this
+// key is the same ordering, so each DAG appears once.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLSOPT_LIB_SEARCH_ENUMERATION_H
+#define MLSOPT_LIB_SEARCH_ENUMERATION_H
+
+#include "mlsopt/Search/AbstractExpr.h"
+#include "mlsopt/Search/SearchProblem.h"
+#include "mlsopt/Search/Superoptimizer.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <atomic>
+#include <chrono>
+#include <tuple>
+
+namespace mlsopt::search::enumeration {
+
+/// A value the enumeration can use: its dims and abstract expression.
+struct SearchValue {
+  Dims dims;
+  ExprRef expr = nullptr;
+};
+
+/// The canonical-order key of an op.
+using OpKey = std::tuple<int, int, int, int, int64_t, int>;
+OpKey getKey(const SOp &op, int scalarIndex);
+constexpr OpKey kNoKey{-1, -1, -1, -1, -1, -1};
+
+/// Counters shared by all threads of one search.
+struct Counters {
+  std::atomic<uint64_t> enumerated{0};
+  std::atomic<uint64_t> prunedByAbstractExpr{0};
+  std::atomic<uint64_t> prunedByCost{0};
+  std::atomic<uint64_t> screened{0};
+  std::atomic<uint64_t> screenPassed{0};
+  std::atomic<uint64_t> blockGraphs{0};
+};
+
+/// What every enumeration needs to know about the search it belongs to.
+struct SearchCore {
+  const SearchProblem &problem;
+  const SearchOptions &options;
+  ExprContext &exprs;
+  SubexprOracle &oracle;
+  Counters &counters;
+  std::chrono::steady_clock::time_point deadline;
+  /// Set once the deadline passed: every loop unwinds.
+  std::atomic<bool> &stop;
+
+  bool timedOut() {
+    if (stop.load(std::memory_order_relaxed))
+      return true;
+    if (std::chrono::steady_clock::now() < deadline)
+      return false;
+    stop = true;
+    return true;
+  }
+
+  /// Whether `expr` may be part of a program equivalent to the reference;
+  /// counts a pruned one.
+  bool keep(ExprRef expr);
+};
+
+/// The iteration count that stands for any for-loop in abstract
+/// expressions: sum splitting makes every count equivalent.
+constexpr int64_t kRepresentativeIterations = 2;
+
+/// Where ops are being generated: at the kernel level (no layout), in a
+/// for-loop body or in a block graph's epilogue.
+struct Site {
+  const Layout *layout = nullptr;
+};
+
+/// The abstract expression of `op` over `operands`, with `extent` giving
+/// the extent of a dim where the op is.
+ExprRef buildExpr(ExprContext &exprs, const SOp &op,
+                  llvm::ArrayRef<const SearchValue *> operands,
+                  llvm::function_ref<int64_t(Dim)> extent);
+
+/// The extent function of a site: real extents at the kernel level; in a
+/// block graph, tile extents with the representative iteration count.
+int64_t getSiteExtent(const SearchProblem &problem, const Site &site, Dim d);
+
+/// Calls `fn` for every op over `values` whose key exceeds `last`, that
+/// type-checks, is allowed at `site` (no reduction over a grid-split dim,
+/// rms_norm only over a whole dim), and whose result is not already among
+/// `values`. fn returns false to stop.
+void forEachOp(SearchCore &core, const Site &site,
+               llvm::ArrayRef<SearchValue> values, OpKey last,
+               llvm::function_ref<bool(const SOp &, const OpKey &,
+                                       SearchValue &&)>
+                   fn);
+
+/// The expression of a for-loop accumulator over a body value.
+ExprRef accumulate(ExprContext &exprs, block::AccumKind kind,
+                   int64_t iterations, ExprRef value);
+
+/// A custom kernel found by the block enumeration, with its outputs.
+struct CustomCandidate {
+  BlockGraph graph;
+  llvm::SmallVector<SearchValue, 2> outputs;
+};
+
+/// Enumerates the block graphs of custom kernels over kernel values
+/// `inputs` (ids `inputIds`) with the layout skeleton `skeleton` (grid and
+/// loop classes; sizes are chosen later) and exactly `blockOps` block ops,
+/// calling `fn` on every complete one whose outputs are all new (not among
+/// `existing`). The search raises `blockOps` step by step (iterative
+/// deepening), so small kernels are found before the space of large ones
+/// is explored.
+void enumerateBlockGraphs(SearchCore &core,
+                          llvm::ArrayRef<unsigned> inputIds,
+                          llvm::ArrayRef<SearchValue> inputs,
+                          const Layout &skeleton, unsigned blockOps,
+                          llvm::ArrayRef<SearchValue> existing,
+                          llvm::function_ref<void(CustomCandidate &&)> fn);
+
+/// The layout skeletons worth trying for a custom kernel over `inputs`.
+llvm::SmallVector<Layout> getLayoutSkeletons(const SearchProblem &problem,
+                                             llvm::ArrayRef<SearchValue> inputs);
+
+} // namespace mlsopt::search::enumeration
+
+#endif // MLSOPT_LIB_SEARCH_ENUMERATION_H

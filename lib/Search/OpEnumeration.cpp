@@ -1,0 +1,190 @@
+//===- OpEnumeration.cpp - One more op, at either level -------------------===//
+
+#include "Enumeration.h"
+
+using namespace mlir;
+using namespace mlsopt;
+using namespace mlsopt::search;
+using namespace mlsopt::search::enumeration;
+
+OpKey enumeration::getKey(const SOp &op, int scalarIndex) {
+  int maxOperand = 0;
+  for (unsigned v : op.operands)
+    maxOperand = std::max<int>(maxOperand, v);
+  int a = op.operands.empty() ? -1 : op.operands[0];
+  int b = op.operands.size() < 2 ? -1 : op.operands[1];
+  return {maxOperand, static_cast<int>(op.kind), a, b, op.dim, scalarIndex};
+}
+
+bool SearchCore::keep(ExprRef expr) {
+  if (!options.abstractPruning || oracle.isSubexpression(expr))
+    return true;
+  ++counters.prunedByAbstractExpr;
+  return false;
+}
+
+int64_t enumeration::getSiteExtent(const SearchProblem &problem, const Site &site,
+                              Dim d) {
+  if (!site.layout)
+    return getExtent(d, problem.shapes.extents);
+  Layout rep = *site.layout;
+  rep.gridSize = {1, 1, 1};
+  rep.iterations = kRepresentativeIterations;
+  return getExtent(d, problem.shapes.extents, &rep);
+}
+
+ExprRef enumeration::buildExpr(ExprContext &exprs, const SOp &op,
+                          ArrayRef<const SearchValue *> xs,
+                          function_ref<int64_t(Dim)> extent) {
+  ExprRef x = xs[0]->expr;
+  switch (op.kind) {
+  case OpKind::Matmul:
+    return exprs.getMatmul(x, xs[1]->expr, extent(xs[0]->dims.back()));
+  case OpKind::Add:
+    return exprs.getAdd(x, xs[1]->expr);
+  case OpKind::Sub:
+    return exprs.getSub(x, xs[1]->expr);
+  case OpKind::Mul:
+    return exprs.getMul(x, xs[1]->expr);
+  case OpKind::Div:
+    return exprs.getDiv(x, xs[1]->expr);
+  case OpKind::Exp:
+    return exprs.getExp(x);
+  case OpKind::Sqrt:
+    return exprs.getSqrt(x);
+  case OpKind::Rsqrt:
+    return exprs.getRsqrt(x);
+  case OpKind::Square:
+    return exprs.getSquare(x);
+  case OpKind::Neg:
+    return exprs.getNeg(x);
+  case OpKind::Log:
+  case OpKind::Silu:
+  case OpKind::Sigmoid:
+  case OpKind::Gelu:
+  case OpKind::Relu:
+  case OpKind::Tanh:
+  case OpKind::Erf:
+    return exprs.getOpaque(getMnemonic(op.kind), {x});
+  case OpKind::MulScalar:
+  case OpKind::AddScalar: {
+    // A reciprocal extent is the one the reference has at full extents.
+    double value = op.scalar.reciprocalOf == Dim::kOne
+                       ? op.scalar.literal
+                       : 1.0 / static_cast<double>(
+                                   extent(Dim{op.scalar.reciprocalOf, false}));
+    ExprRef c = exprs.getConstant(value);
+    return op.kind == OpKind::MulScalar ? exprs.getMul(x, c)
+                                        : exprs.getAdd(x, c);
+  }
+  case OpKind::ReduceSum:
+    return exprs.getSum(extent(xs[0]->dims[op.dim]), x);
+  case OpKind::ReduceMax:
+    return exprs.getMax(extent(xs[0]->dims[op.dim]), x);
+  case OpKind::RmsNorm:
+    return exprs.getRmsNorm(x, extent(xs[0]->dims.back()), op.scalar.literal);
+  case OpKind::Transpose:
+    // Expressions describe whole tensors, not where their elements sit.
+    return x;
+  }
+  llvm_unreachable("unknown op kind");
+}
+
+ExprRef enumeration::accumulate(ExprContext &exprs, block::AccumKind kind,
+                           int64_t iterations, ExprRef value) {
+  // One iteration: sum and max of one value are the value.
+  if (iterations == 1 &&
+      (kind == block::AccumKind::sum || kind == block::AccumKind::max))
+    return value;
+  return exprs.getAccumulated(kind, iterations, value);
+}
+
+/// Whether a reduction over `d` is allowed at `site`: a block cannot reduce
+/// over a dim the grid splits (it would see only its own slice, and blocks
+/// do not combine their results).
+static bool canReduceOver(const Site &site, Dim d) {
+  return !site.layout || !site.layout->getGridDimOf(d.cls);
+}
+
+void enumeration::forEachOp(
+    SearchCore &core, const Site &site, ArrayRef<SearchValue> values,
+    OpKey last,
+    function_ref<bool(const SOp &, const OpKey &, SearchValue &&)> fn) {
+  const SearchProblem &problem = core.problem;
+  auto extent = [&](Dim d) { return getSiteExtent(problem, site, d); };
+  bool stopped = false;
+
+  // Type-checks `op`, checks its key and its novelty, prunes it by abstract
+  // expression, then hands it on.
+  auto tryOp = [&](SOp &op, int scalarIndex) {
+    if (stopped)
+      return;
+    OpKey key = getKey(op, scalarIndex);
+    if (!(last < key))
+      return;
+    SmallVector<const Dims *, 2> dims;
+    SmallVector<const SearchValue *, 2> operands;
+    for (unsigned v : op.operands) {
+      dims.push_back(&values[v].dims);
+      operands.push_back(&values[v]);
+    }
+    std::optional<Dims> result = inferDims(op, dims);
+    if (!result)
+      return;
+    if (op.kind == OpKind::Matmul &&
+        !canReduceOver(site, values[op.operands[0]].dims.back()))
+      return;
+    ++core.counters.enumerated;
+    ExprRef expr = buildExpr(core.exprs, op, operands, extent);
+    for (const SearchValue &v : values)
+      if (v.expr == expr && v.dims == *result)
+        return;
+    if (!core.keep(expr))
+      return;
+    if (!fn(op, key, SearchValue{std::move(*result), expr}))
+      stopped = true;
+  };
+
+  unsigned n = values.size();
+  for (OpKind kind : problem.vocabulary) {
+    for (unsigned a = 0; a < n && !stopped; ++a) {
+      if (core.timedOut())
+        return;
+      const Dims &da = values[a].dims;
+      SOp op;
+      op.kind = kind;
+      op.operands = {a};
+      if (isUnaryKind(kind)) {
+        tryOp(op, -1);
+      } else if (isScalarKind(kind)) {
+        for (auto [i, s] : llvm::enumerate(problem.scalars)) {
+          op.scalar = s;
+          tryOp(op, i);
+        }
+      } else if (kind == OpKind::ReduceSum || kind == OpKind::ReduceMax) {
+        for (unsigned d = 0; d < da.size(); ++d) {
+          if (da[d].isOne() || !canReduceOver(site, da[d]))
+            continue;
+          op.dim = d;
+          tryOp(op, -1);
+        }
+      } else if (kind == OpKind::RmsNorm) {
+        if (da.empty() || da.back().isOne() || da.back().loopSplit ||
+            !canReduceOver(site, da.back()))
+          continue;
+        for (auto [i, eps] : llvm::enumerate(problem.epsilons)) {
+          op.scalar = Scalar{eps, Dim::kOne};
+          tryOp(op, i);
+        }
+      } else if (isBinaryKind(kind) || kind == OpKind::Matmul) {
+        for (unsigned b = isCommutativeKind(kind) ? a : 0; b < n; ++b) {
+          // x * x is square(x) when the program squares.
+          if (kind == OpKind::Mul && a == b && problem.uses(OpKind::Square))
+            continue;
+          op.operands = {a, b};
+          tryOp(op, -1);
+        }
+      }
+    }
+  }
+}

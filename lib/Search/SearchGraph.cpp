@@ -1,0 +1,603 @@
+//===- SearchGraph.cpp - The search's compact form of a μGraph ------------===//
+
+#include "mlsopt/Search/SearchGraph.h"
+#include "mlsopt/Dialect/Block/IR/BlockOps.h"
+#include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Format.h"
+
+using namespace mlir;
+using namespace mlsopt;
+using namespace mlsopt::search;
+
+//===----------------------------------------------------------------------===//
+// Op kinds
+//===----------------------------------------------------------------------===//
+
+StringRef search::getMnemonic(OpKind kind) {
+  switch (kind) {
+  case OpKind::Matmul:
+    return "matmul";
+  case OpKind::Add:
+    return "add";
+  case OpKind::Sub:
+    return "sub";
+  case OpKind::Mul:
+    return "mul";
+  case OpKind::Div:
+    return "div";
+  case OpKind::Exp:
+    return "exp";
+  case OpKind::Log:
+    return "log";
+  case OpKind::Sqrt:
+    return "sqrt";
+  case OpKind::Rsqrt:
+    return "rsqrt";
+  case OpKind::Square:
+    return "square";
+  case OpKind::Silu:
+    return "silu";
+  case OpKind::Sigmoid:
+    return "sigmoid";
+  case OpKind::Gelu:
+    return "gelu";
+  case OpKind::Relu:
+    return "relu";
+  case OpKind::Tanh:
+    return "tanh";
+  case OpKind::Erf:
+    return "erf";
+  case OpKind::Neg:
+    return "neg";
+  case OpKind::MulScalar:
+    return "mul_scalar";
+  case OpKind::AddScalar:
+    return "add_scalar";
+  case OpKind::ReduceSum:
+    return "reduce_sum";
+  case OpKind::ReduceMax:
+    return "reduce_max";
+  case OpKind::RmsNorm:
+    return "rms_norm";
+  case OpKind::Transpose:
+    return "transpose";
+  }
+  llvm_unreachable("unknown op kind");
+}
+
+std::optional<OpKind> search::lookupOpKind(StringRef mnemonic) {
+  for (unsigned i = 0; i <= static_cast<unsigned>(OpKind::Transpose); ++i)
+    if (getMnemonic(static_cast<OpKind>(i)) == mnemonic)
+      return static_cast<OpKind>(i);
+  return std::nullopt;
+}
+
+bool search::isBinaryKind(OpKind kind) {
+  return kind == OpKind::Add || kind == OpKind::Sub || kind == OpKind::Mul ||
+         kind == OpKind::Div;
+}
+
+bool search::isScalarKind(OpKind kind) {
+  return kind == OpKind::MulScalar || kind == OpKind::AddScalar;
+}
+
+bool search::isUnaryKind(OpKind kind) {
+  return kind >= OpKind::Exp && kind <= OpKind::Neg;
+}
+
+bool search::isCommutativeKind(OpKind kind) {
+  return kind == OpKind::Add || kind == OpKind::Mul;
+}
+
+double Scalar::getValue(ArrayRef<int64_t> extents) const {
+  if (reciprocalOf == Dim::kOne)
+    return literal;
+  return 1.0 / static_cast<double>(extents[reciprocalOf]);
+}
+
+std::optional<unsigned> Layout::getGridDimOf(int cls) const {
+  if (cls == Dim::kOne)
+    return std::nullopt;
+  for (unsigned g = 0; g < 3; ++g)
+    if (gridClass[g] == cls)
+      return g;
+  return std::nullopt;
+}
+
+unsigned Layout::getNumGridDims() const {
+  return llvm::count_if(gridClass, [](int c) { return c != Dim::kOne; });
+}
+
+unsigned KernelGraph::getNumValues() const {
+  unsigned n = numInputs;
+  for (const KernelNode &node : nodes)
+    n += getNumResults(node);
+  return n;
+}
+
+//===----------------------------------------------------------------------===//
+// Dims
+//===----------------------------------------------------------------------===//
+
+std::optional<Dims> search::inferDims(const SOp &op,
+                                      ArrayRef<const Dims *> operands) {
+  const Dims &a = *operands[0];
+  if (op.kind == OpKind::Matmul) {
+    const Dims &b = *operands[1];
+    size_t rank = a.size();
+    if (rank < 2 || b.size() != rank)
+      return std::nullopt;
+    for (size_t d = 0; d + 2 < rank; ++d)
+      if (a[d] != b[d])
+        return std::nullopt;
+    if (a[rank - 1] != b[rank - 2])
+      return std::nullopt;
+    Dims result(a.begin(), a.end() - 1);
+    result.push_back(b[rank - 1]);
+    return result;
+  }
+  if (isBinaryKind(op.kind)) {
+    const Dims &b = *operands[1];
+    if (a.size() != b.size())
+      return std::nullopt;
+    Dims result;
+    for (auto [x, y] : llvm::zip_equal(a, b)) {
+      if (x == y || y.isOne())
+        result.push_back(x);
+      else if (x.isOne())
+        result.push_back(y);
+      else
+        return std::nullopt;
+    }
+    return result;
+  }
+  if (op.kind == OpKind::ReduceSum || op.kind == OpKind::ReduceMax) {
+    if (op.dim < 0 || op.dim >= static_cast<int64_t>(a.size()) ||
+        a[op.dim].isOne())
+      return std::nullopt;
+    Dims result = a;
+    result[op.dim] = Dim();
+    return result;
+  }
+  if (op.kind == OpKind::RmsNorm) {
+    if (a.empty() || a.back().isOne())
+      return std::nullopt;
+    return a;
+  }
+  if (op.kind == OpKind::Transpose) {
+    if (op.permutation.size() != a.size())
+      return std::nullopt;
+    Dims result;
+    for (int64_t p : op.permutation)
+      result.push_back(a[p]);
+    return result;
+  }
+  return a;
+}
+
+std::optional<SmallVector<Dims>>
+search::inferKernelGraphDims(const KernelGraph &graph,
+                             ArrayRef<Dims> inputDims) {
+  SmallVector<Dims> dims(inputDims.begin(), inputDims.end());
+  for (const KernelNode &node : graph.nodes) {
+    if (!node.isCustom()) {
+      SmallVector<const Dims *> operands;
+      for (unsigned v : node.op.operands)
+        operands.push_back(&dims[v]);
+      std::optional<Dims> result = inferDims(node.op, operands);
+      if (!result)
+        return std::nullopt;
+      dims.push_back(std::move(*result));
+      continue;
+    }
+    // A custom kernel's outputs are its stored tiles with the grid's cuts
+    // undone, so they have the tiles' classes.
+    const BlockGraph &bg = graph.customs[node.custom];
+    SmallVector<Dims> bodyDims;
+    for (unsigned in : bg.inputs) {
+      Dims tile = dims[in];
+      for (Dim &d : tile)
+        d.loopSplit = !d.isOne() && d.cls == bg.layout.loopClass;
+      bodyDims.push_back(std::move(tile));
+    }
+    for (const SOp &op : bg.body) {
+      SmallVector<const Dims *> operands;
+      for (unsigned v : op.operands)
+        operands.push_back(&bodyDims[v]);
+      std::optional<Dims> result = inferDims(op, operands);
+      if (!result)
+        return std::nullopt;
+      bodyDims.push_back(std::move(*result));
+    }
+    SmallVector<Dims> postDims;
+    for (const Accum &acc : bg.accums)
+      postDims.push_back(bodyDims[acc.value]);
+    for (const SOp &op : bg.post) {
+      SmallVector<const Dims *> operands;
+      for (unsigned v : op.operands)
+        operands.push_back(&postDims[v]);
+      std::optional<Dims> result = inferDims(op, operands);
+      if (!result)
+        return std::nullopt;
+      postDims.push_back(std::move(*result));
+    }
+    for (unsigned s : bg.stores)
+      dims.push_back(postDims[s]);
+  }
+  return dims;
+}
+
+int64_t search::getExtent(Dim dim, ArrayRef<int64_t> extents,
+                          const Layout *layout) {
+  if (dim.isOne())
+    return 1;
+  int64_t extent = extents[dim.cls];
+  if (!layout)
+    return extent;
+  if (std::optional<unsigned> g = layout->getGridDimOf(dim.cls))
+    extent /= layout->gridSize[*g];
+  if (dim.loopSplit)
+    extent /= layout->iterations;
+  return extent;
+}
+
+//===----------------------------------------------------------------------===//
+// Materialization
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Builds the ops of one graph; `layout` is set inside a block graph.
+struct Materializer {
+  OpBuilder &b;
+  Location loc;
+  const ShapeContext &shapes;
+
+  RankedTensorType getType(const Dims &dims, const Layout *layout) {
+    SmallVector<int64_t> shape;
+    for (Dim d : dims)
+      shape.push_back(getExtent(d, shapes.extents, layout));
+    return RankedTensorType::get(shape, shapes.elementType);
+  }
+
+  /// One pre-defined kernel op or block compute op.
+  Value buildOp(StringRef dialect, const SOp &op, ValueRange operands,
+                RankedTensorType type) {
+    OperationState state(loc, (dialect + "." + getMnemonic(op.kind)).str());
+    state.addOperands(operands);
+    state.addTypes(type);
+    switch (op.kind) {
+    case OpKind::ReduceSum:
+    case OpKind::ReduceMax:
+      state.addAttribute("dim", b.getI64IntegerAttr(op.dim));
+      break;
+    case OpKind::MulScalar:
+    case OpKind::AddScalar:
+      state.addAttribute("scalar",
+                         b.getF64FloatAttr(op.scalar.getValue(shapes.extents)));
+      break;
+    case OpKind::RmsNorm:
+      state.addAttribute("epsilon", b.getF64FloatAttr(op.scalar.literal));
+      break;
+    case OpKind::Transpose:
+      state.addAttribute("permutation",
+                         b.getDenseI64ArrayAttr(op.permutation));
+      break;
+    default:
+      break;
+    }
+    return b.create(state)->getResult(0);
+  }
+
+  FailureOr<SmallVector<Value>> buildCustom(const BlockGraph &bg,
+                                            ValueRange inputs,
+                                            ArrayRef<Dims> inputDims);
+};
+} // namespace
+
+/// Whether every cut of `dims` under `layout` is exact at these extents.
+static bool dividesEvenly(const Dims &dims, ArrayRef<int64_t> extents,
+                          const Layout &layout) {
+  for (Dim d : dims) {
+    if (d.isOne())
+      continue;
+    int64_t extent = extents[d.cls];
+    if (std::optional<unsigned> g = layout.getGridDimOf(d.cls)) {
+      if (extent % layout.gridSize[*g])
+        return false;
+      extent /= layout.gridSize[*g];
+    }
+    if (d.loopSplit && extent % layout.iterations)
+      return false;
+  }
+  return true;
+}
+
+FailureOr<SmallVector<Value>>
+Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
+                          ArrayRef<Dims> inputDims) {
+  MLIRContext *ctx = b.getContext();
+  const Layout &layout = bg.layout;
+
+  // Tile dims of every body and epilogue value.
+  SmallVector<Dims> bodyDims;
+  for (unsigned i = 0; i < bg.inputs.size(); ++i) {
+    Dims tile = inputDims[i];
+    for (Dim &d : tile)
+      d.loopSplit = !d.isOne() && d.cls == layout.loopClass;
+    if (!dividesEvenly(tile, shapes.extents, layout))
+      return failure();
+    bodyDims.push_back(std::move(tile));
+  }
+  for (const SOp &op : bg.body) {
+    SmallVector<const Dims *> operands;
+    for (unsigned v : op.operands)
+      operands.push_back(&bodyDims[v]);
+    std::optional<Dims> result = inferDims(op, operands);
+    if (!result)
+      return failure();
+    bodyDims.push_back(std::move(*result));
+  }
+  SmallVector<Dims> postDims;
+  for (const Accum &acc : bg.accums)
+    postDims.push_back(bodyDims[acc.value]);
+  for (const SOp &op : bg.post) {
+    SmallVector<const Dims *> operands;
+    for (unsigned v : op.operands)
+      operands.push_back(&postDims[v]);
+    std::optional<Dims> result = inferDims(op, operands);
+    if (!result)
+      return failure();
+    postDims.push_back(std::move(*result));
+  }
+
+  SmallVector<Type> outputTypes;
+  for (unsigned s : bg.stores)
+    outputTypes.push_back(getType(postDims[s], nullptr));
+  auto grid = kernel::Dim3Attr::get(ctx, layout.gridSize[0],
+                                    layout.gridSize[1], layout.gridSize[2]);
+  auto block = kernel::Dim3Attr::get(ctx, bg.threadsPerBlock, 1, 1);
+  auto custom =
+      kernel::CustomOp::create(b, loc, outputTypes, inputs, grid, block);
+  Block *entry = new Block();
+  custom.getBody().push_back(entry);
+  for (Value in : inputs)
+    entry->addArgument(in.getType(), loc);
+  for (Type t : outputTypes)
+    entry->addArgument(t, loc);
+
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(entry);
+
+  // The for-loop and its accumulators.
+  SmallVector<Attribute> accumulators;
+  SmallVector<Type> accumTypes;
+  for (const Accum &acc : bg.accums) {
+    std::optional<int64_t> by;
+    if (acc.scaleBy >= 0)
+      by = acc.scaleBy;
+    accumulators.push_back(block::AccumulatorAttr::get(ctx, acc.kind, by));
+    accumTypes.push_back(getType(bodyDims[acc.value], &layout));
+  }
+  auto loop = block::ForLoopOp::create(b, loc, accumTypes, layout.iterations,
+                                       b.getArrayAttr(accumulators));
+  Block *body = new Block();
+  loop.getBody().push_back(body);
+  SmallVector<Value> bodyValues;
+  {
+    OpBuilder::InsertionGuard loopGuard(b);
+    b.setInsertionPointToStart(body);
+    for (unsigned i = 0; i < bg.inputs.size(); ++i) {
+      const Dims &dims = inputDims[i];
+      int64_t imap[3] = {-1, -1, -1};
+      for (unsigned g = 0; g < 3; ++g)
+        for (auto [index, d] : llvm::enumerate(dims))
+          if (!d.isOne() && d.cls == layout.gridClass[g]) {
+            imap[g] = index;
+            break;
+          }
+      IntegerAttr fmap;
+      for (auto [index, d] : llvm::enumerate(dims))
+        if (!d.isOne() && d.cls == layout.loopClass) {
+          fmap = b.getI64IntegerAttr(index);
+          break;
+        }
+      auto imapAttr = block::DimMapAttr::get(ctx, imap[0], imap[1], imap[2]);
+      bodyValues.push_back(block::LoadOp::create(
+          b, loc, getType(bodyDims[i], &layout), entry->getArgument(i),
+          imapAttr, fmap));
+    }
+    for (auto [index, op] : llvm::enumerate(bg.body)) {
+      SmallVector<Value> operands;
+      for (unsigned v : op.operands)
+        operands.push_back(bodyValues[v]);
+      bodyValues.push_back(
+          buildOp("block", op, operands,
+                  getType(bodyDims[bg.inputs.size() + index], &layout)));
+    }
+    SmallVector<Value> yielded;
+    for (const Accum &acc : bg.accums)
+      yielded.push_back(bodyValues[acc.value]);
+    block::YieldOp::create(b, loc, yielded);
+  }
+
+  SmallVector<Value> postValues(loop.getResults().begin(),
+                                loop.getResults().end());
+  for (auto [index, op] : llvm::enumerate(bg.post)) {
+    SmallVector<Value> operands;
+    for (unsigned v : op.operands)
+      operands.push_back(postValues[v]);
+    postValues.push_back(
+        buildOp("block", op, operands,
+                getType(postDims[bg.accums.size() + index], &layout)));
+  }
+  for (auto [index, s] : llvm::enumerate(bg.stores)) {
+    int64_t omap[3] = {-1, -1, -1};
+    for (unsigned g = 0; g < 3; ++g)
+      for (auto [dimIndex, d] : llvm::enumerate(postDims[s]))
+        if (!d.isOne() && d.cls == layout.gridClass[g]) {
+          omap[g] = dimIndex;
+          break;
+        }
+    block::StoreOp::create(
+        b, loc, postValues[s],
+        entry->getArgument(bg.inputs.size() + index),
+        block::DimMapAttr::get(ctx, omap[0], omap[1], omap[2]));
+  }
+  block::ReturnOp::create(b, loc);
+  return SmallVector<Value>(custom.getResults().begin(),
+                            custom.getResults().end());
+}
+
+FailureOr<SmallVector<Value>>
+search::materialize(OpBuilder &builder, Location loc, const KernelGraph &graph,
+                    const ShapeContext &shapes, ValueRange inputs) {
+  std::optional<SmallVector<Dims>> dims =
+      inferKernelGraphDims(graph, shapes.inputDims);
+  if (!dims)
+    return failure();
+  Materializer m{builder, loc, shapes};
+  SmallVector<Value> values(inputs.begin(), inputs.end());
+  SmallVector<Operation *> built;
+  for (const KernelNode &node : graph.nodes) {
+    SmallVector<Value> operands;
+    if (!node.isCustom()) {
+      for (unsigned v : node.op.operands)
+        operands.push_back(values[v]);
+      Value result = m.buildOp("kernel", node.op, operands,
+                               m.getType((*dims)[values.size()], nullptr));
+      built.push_back(result.getDefiningOp());
+      values.push_back(result);
+      continue;
+    }
+    const BlockGraph &bg = graph.customs[node.custom];
+    SmallVector<Dims> inputDims;
+    for (unsigned v : bg.inputs) {
+      operands.push_back(values[v]);
+      inputDims.push_back((*dims)[v]);
+    }
+    FailureOr<SmallVector<Value>> results =
+        m.buildCustom(bg, operands, inputDims);
+    if (failed(results)) {
+      for (Operation *op : llvm::reverse(built))
+        op->erase();
+      return failure();
+    }
+    if (!results->empty())
+      built.push_back(results->front().getDefiningOp());
+    values.append(results->begin(), results->end());
+  }
+  SmallVector<Value> results;
+  for (unsigned r : graph.results)
+    results.push_back(values[r]);
+  return results;
+}
+
+FailureOr<func::FuncOp>
+search::materializeFunction(OpBuilder &builder, Location loc, StringRef name,
+                            const KernelGraph &graph,
+                            const ShapeContext &shapes) {
+  std::optional<SmallVector<Dims>> dims =
+      inferKernelGraphDims(graph, shapes.inputDims);
+  if (!dims)
+    return failure();
+  Materializer m{builder, loc, shapes};
+  SmallVector<Type> argTypes, resultTypes;
+  for (const Dims &d : shapes.inputDims)
+    argTypes.push_back(m.getType(d, nullptr));
+  for (unsigned r : graph.results)
+    resultTypes.push_back(m.getType((*dims)[r], nullptr));
+  auto func = func::FuncOp::create(builder, loc, name,
+                                   builder.getFunctionType(argTypes,
+                                                           resultTypes));
+  Block *entry = func.addEntryBlock();
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(entry);
+  FailureOr<SmallVector<Value>> results =
+      materialize(builder, loc, graph, shapes, entry->getArguments());
+  if (failed(results)) {
+    func.erase();
+    return failure();
+  }
+  func::ReturnOp::create(builder, loc, *results);
+  return func;
+}
+
+//===----------------------------------------------------------------------===//
+// Printing
+//===----------------------------------------------------------------------===//
+
+static void printOp(const SOp &op, raw_ostream &os) {
+  os << getMnemonic(op.kind) << "(";
+  llvm::interleaveComma(op.operands, os);
+  os << ")";
+  if (op.dim >= 0)
+    os << " dim " << op.dim;
+  if (isScalarKind(op.kind) || op.kind == OpKind::RmsNorm) {
+    if (op.scalar.reciprocalOf != Dim::kOne)
+      os << " 1/extent(c" << op.scalar.reciprocalOf << ")";
+    else
+      os << " " << llvm::format("%a", op.scalar.literal);
+  }
+  if (!op.permutation.empty()) {
+    os << " perm ";
+    llvm::interleaveComma(op.permutation, os);
+  }
+}
+
+void search::print(const KernelGraph &graph, raw_ostream &os) {
+  os << "inputs " << graph.numInputs << "\n";
+  unsigned next = graph.numInputs;
+  for (const KernelNode &node : graph.nodes) {
+    if (!node.isCustom()) {
+      os << "%" << next++ << " = ";
+      printOp(node.op, os);
+      os << "\n";
+      continue;
+    }
+    const BlockGraph &bg = graph.customs[node.custom];
+    const Layout &l = bg.layout;
+    os << "custom(";
+    llvm::interleaveComma(bg.inputs, os);
+    os << ") grid";
+    for (unsigned g = 0; g < 3; ++g)
+      os << " c" << l.gridClass[g] << "x" << l.gridSize[g];
+    os << " loop c" << l.loopClass << "x" << l.iterations << " threads "
+       << bg.threadsPerBlock << " {\n";
+    unsigned v = bg.inputs.size();
+    for (const SOp &op : bg.body) {
+      os << "  b" << v++ << " = ";
+      printOp(op, os);
+      os << "\n";
+    }
+    os << "  accumulate";
+    for (const Accum &acc : bg.accums)
+      os << " " << block::stringifyAccumKind(acc.kind) << "(b" << acc.value
+         << ")" << (acc.scaleBy >= 0 ? " by " + std::to_string(acc.scaleBy)
+                                      : std::string());
+    os << "\n";
+    v = bg.accums.size();
+    for (const SOp &op : bg.post) {
+      os << "  e" << v++ << " = ";
+      printOp(op, os);
+      os << "\n";
+    }
+    os << "  store";
+    for (unsigned s : bg.stores)
+      os << " e" << s << " -> %" << next++;
+    os << "\n}\n";
+  }
+  os << "return";
+  for (unsigned r : graph.results)
+    os << " %" << r;
+  os << "\n";
+}
+
+std::string search::toString(const KernelGraph &graph) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  print(graph, os);
+  return s;
+}

@@ -1,0 +1,595 @@
+//===- Superoptimizer.cpp - Search for the best μGraph of a subprogram ----===//
+//
+// The kernel-level search. A state is a kernel graph under construction and
+// the typed values it has; each step appends a pre-defined op or a custom
+// kernel from the block enumeration. When every output of the reference is
+// among the values (equal dims, equivalent abstract expression), the graph
+// is a candidate: it is screened by the finite-field evaluator at small
+// extents, its custom kernels get grid and loop sizes from the cost model,
+// and the cheapest screened candidate wins (ties go to the smaller canonical
+// text, so the answer does not depend on the order threads finish in).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlsopt/Search/Superoptimizer.h"
+#include "Enumeration.h"
+#include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/Verify/Evaluator.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Threading.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Debug.h"
+
+#include <mutex>
+
+#define DEBUG_TYPE "superoptimize"
+
+using namespace mlir;
+using namespace mlsopt;
+using namespace mlsopt::search;
+using namespace mlsopt::search::enumeration;
+
+namespace {
+
+/// Candidate sizes of a grid dim over a class of `extent`: powers of two
+/// that divide it, up to 1024 blocks.
+SmallVector<int64_t> getGridSizes(int64_t extent) {
+  SmallVector<int64_t> sizes;
+  for (int64_t s = 2; s <= std::min<int64_t>(extent, 1024); s *= 2)
+    if (extent % s == 0)
+      sizes.push_back(s);
+  return sizes;
+}
+
+/// Candidate iteration counts of a loop over a class of `extent`: powers of
+/// two that divide it and leave tiles of at least 8.
+SmallVector<int64_t> getIterationCounts(int64_t extent) {
+  SmallVector<int64_t> counts;
+  for (int64_t n = 2; extent / n >= 8; n *= 2)
+    if (extent % n == 0)
+      counts.push_back(n);
+  if (counts.empty() && extent > 1)
+    counts.push_back(extent);
+  return counts;
+}
+
+class Search {
+public:
+  Search(const SearchProblem &problem, const SearchOptions &options,
+         MLIRContext *context)
+      : problem(problem), options(options), context(context),
+        scratch(ModuleOp::create(UnknownLoc::get(context))),
+        builder(context) {}
+
+  SearchResult run();
+
+private:
+  /// Costs `graph` at full extents; nullopt if it does not build or verify.
+  std::optional<KernelCost> costOf(const KernelGraph &graph,
+                                   ArrayRef<Dims> inputDims);
+  /// Gives every custom kernel of `graph` its cheapest sizes; returns the
+  /// total cost.
+  std::optional<KernelCost> chooseSizes(KernelGraph &graph);
+  std::optional<std::pair<Layout, KernelCost>>
+  chooseCustomSizes(const BlockGraph &custom, ArrayRef<Dims> inputDims);
+  /// Whether `graph` computes the reference's function at small extents.
+  bool screen(const KernelGraph &graph);
+  void dfs(OpKey last);
+  void tryComplete();
+  /// A cheap lower bound of the cost of a kernel that reads `inputs` and
+  /// writes `outputs` once.
+  double lowerBoundUs(ArrayRef<const Dims *> tensors);
+  /// The custom kernels over `subset` with exactly `blockOps` block ops.
+  const std::vector<CustomCandidate> &
+  getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps);
+
+  const SearchProblem &problem;
+  const SearchOptions &options;
+  MLIRContext *context;
+  OwningOpRef<ModuleOp> scratch;
+  OpBuilder builder;
+
+  std::unique_ptr<ExprContext> exprs;
+  std::unique_ptr<SubexprOracle> oracle;
+  Counters counters;
+  std::atomic<bool> stop{false};
+  std::unique_ptr<SearchCore> core;
+
+  SmallVector<SearchValue> targets;
+  std::optional<verify::FieldEvaluator> screeningReference;
+  ShapeContext screeningShapes;
+
+  // The state of the depth-first search.
+  KernelGraph graph;
+  SmallVector<SearchValue> values;
+  double prefixUs = 0;
+
+  // The best candidate so far.
+  std::optional<KernelGraph> best;
+  KernelCost bestCost;
+  std::string bestText;
+
+  /// Block enumeration results per input set (by the inputs' expressions
+  /// and dims), with inputs numbered 0..n-1.
+  using CustomKey =
+      std::pair<std::vector<std::pair<ExprRef, std::vector<int>>>, unsigned>;
+  std::map<CustomKey, std::vector<CustomCandidate>> customCache;
+  /// Screening verdicts by canonical text: iterative deepening meets the
+  /// same candidates again.
+  llvm::StringMap<bool> screenCache;
+  /// The limits of the current deepening step.
+  unsigned blockOpsLimit = 0;
+  unsigned kernelOpsLimit = 0;
+  /// Sizes chosen per custom kernel (by canonical text).
+  llvm::StringMap<std::optional<std::pair<Layout, KernelCost>>> sizeCache;
+  std::mutex mutex;
+};
+
+} // namespace
+
+std::optional<KernelCost> Search::costOf(const KernelGraph &g,
+                                         ArrayRef<Dims> inputDims) {
+  ShapeContext shapes = problem.shapes;
+  shapes.inputDims.assign(inputDims.begin(), inputDims.end());
+  builder.setInsertionPointToEnd(scratch->getBody());
+  ScopedDiagnosticHandler quiet(context, [](Diagnostic &) { return success(); });
+  FailureOr<func::FuncOp> func = materializeFunction(
+      builder, UnknownLoc::get(context), "cost", g, shapes);
+  if (failed(func))
+    return std::nullopt;
+  std::optional<KernelCost> result;
+  if (succeeded(mlir::verify(*func))) {
+    FailureOr<KernelCost> cost = estimateFunctionCost(*func, options.target);
+    if (succeeded(cost))
+      result = *cost;
+  }
+  func->erase();
+  return result;
+}
+
+std::optional<std::pair<Layout, KernelCost>>
+Search::chooseCustomSizes(const BlockGraph &custom, ArrayRef<Dims> inputDims) {
+  KernelGraph single;
+  single.numInputs = custom.inputs.size();
+  single.customs.push_back(custom);
+  for (unsigned i = 0; i < custom.inputs.size(); ++i)
+    single.customs[0].inputs[i] = i;
+  single.nodes.push_back(KernelNode{SOp(), 0});
+  for (unsigned i = 0; i < custom.stores.size(); ++i)
+    single.results.push_back(single.numInputs + i);
+
+  std::string key = toString(single);
+  for (const Dims &dims : inputDims)
+    for (Dim d : dims)
+      key += " " + std::to_string(d.cls);
+  auto it = sizeCache.find(key);
+  if (it != sizeCache.end())
+    return it->second;
+
+  Layout &layout = single.customs[0].layout;
+  SmallVector<SmallVector<int64_t>> choices;
+  for (int cls : layout.gridClass)
+    choices.push_back(cls == Dim::kOne
+                          ? SmallVector<int64_t>{1}
+                          : getGridSizes(problem.shapes.extents[cls]));
+  choices.push_back(layout.loopClass == Dim::kOne
+                        ? SmallVector<int64_t>{1}
+                        : getIterationCounts(
+                              problem.shapes.extents[layout.loopClass]));
+  std::optional<std::pair<Layout, KernelCost>> bestSizes;
+  int64_t maxBlocks = 16 * options.target.smCount;
+  for (int64_t x : choices[0])
+    for (int64_t y : choices[1])
+      for (int64_t z : choices[2]) {
+        if (x * y * z > maxBlocks)
+          continue;
+        for (int64_t n : choices[3]) {
+          layout.gridSize = {x, y, z};
+          layout.iterations = n;
+          std::optional<KernelCost> cost = costOf(single, inputDims);
+          if (cost && (!bestSizes || cost->totalUs < bestSizes->second.totalUs))
+            bestSizes = std::make_pair(layout, *cost);
+        }
+      }
+  sizeCache[key] = bestSizes;
+  return bestSizes;
+}
+
+std::optional<KernelCost> Search::chooseSizes(KernelGraph &g) {
+  std::optional<SmallVector<Dims>> dims =
+      inferKernelGraphDims(g, problem.shapes.inputDims);
+  if (!dims)
+    return std::nullopt;
+  KernelCost total;
+  unsigned next = g.numInputs;
+  for (const KernelNode &node : g.nodes) {
+    if (node.isCustom()) {
+      BlockGraph &custom = g.customs[node.custom];
+      SmallVector<Dims> inputDims;
+      for (unsigned v : custom.inputs)
+        inputDims.push_back((*dims)[v]);
+      auto sized = chooseCustomSizes(custom, inputDims);
+      if (!sized)
+        return std::nullopt;
+      custom.layout = sized->first;
+      total += sized->second;
+    } else {
+      KernelGraph single;
+      single.numInputs = node.op.operands.size();
+      SmallVector<Dims> inputDims;
+      KernelNode copy = node;
+      for (auto [i, v] : llvm::enumerate(node.op.operands)) {
+        inputDims.push_back((*dims)[v]);
+        copy.op.operands[i] = i;
+      }
+      single.nodes.push_back(copy);
+      single.results.push_back(single.numInputs);
+      std::optional<KernelCost> cost = costOf(single, inputDims);
+      if (!cost)
+        return std::nullopt;
+      total += *cost;
+    }
+    next += g.getNumResults(node);
+  }
+  return total;
+}
+
+bool Search::screen(const KernelGraph &g) {
+  ++counters.screened;
+  KernelGraph small = g;
+  for (BlockGraph &custom : small.customs) {
+    Layout &l = custom.layout;
+    for (unsigned d = 0; d < 3; ++d)
+      l.gridSize[d] = l.gridClass[d] != Dim::kOne &&
+                              screeningShapes.extents[l.gridClass[d]] % 2 == 0
+                          ? 2
+                          : 1;
+    l.iterations = l.loopClass != Dim::kOne &&
+                           screeningShapes.extents[l.loopClass] % 2 == 0
+                       ? 2
+                       : 1;
+  }
+  builder.setInsertionPointToEnd(scratch->getBody());
+  ScopedDiagnosticHandler quiet(context, [](Diagnostic &) { return success(); });
+  FailureOr<func::FuncOp> func = materializeFunction(
+      builder, UnknownLoc::get(context), "screen", small, screeningShapes);
+  if (failed(func))
+    return false;
+  bool equal = false;
+  if (succeeded(mlir::verify(*func))) {
+    FailureOr<verify::FieldEvaluator> evaluator =
+        verify::FieldEvaluator::create(*func);
+    if (succeeded(evaluator)) {
+      FailureOr<verify::FieldComparison> comparison = verify::compareInField(
+          *evaluator, *screeningReference, /*tests=*/2, options.seed);
+      equal = succeeded(comparison) &&
+              comparison->verdict == verify::FieldVerdict::Equal;
+    }
+  }
+  func->erase();
+  if (equal)
+    ++counters.screenPassed;
+  return equal;
+}
+
+double Search::lowerBoundUs(ArrayRef<const Dims *> tensors) {
+  double bytes = 0;
+  unsigned width = problem.shapes.elementType.getIntOrFloatBitWidth() / 8;
+  for (const Dims *dims : tensors) {
+    double n = width;
+    for (Dim d : *dims)
+      n *= getExtent(d, problem.shapes.extents);
+    bytes += n;
+  }
+  return estimateRoofline(bytes, 0, 0, options.target).totalUs;
+}
+
+void Search::tryComplete() {
+  // Match every reference output with a value.
+  KernelGraph candidate = graph;
+  candidate.results.clear();
+  for (const SearchValue &t : targets) {
+    std::optional<unsigned> match;
+    for (unsigned v = graph.numInputs; v < values.size() && !match; ++v)
+      if (values[v].dims == t.dims &&
+          (values[v].expr == t.expr ||
+           oracle->isEquivalent(values[v].expr, t.expr)))
+        match = v;
+    if (!match)
+      return;
+    candidate.results.push_back(*match);
+  }
+  // Every value must be used: a graph with dead code is a worse copy of a
+  // smaller one.
+  SmallVector<bool> used(values.size(), false);
+  for (unsigned r : candidate.results)
+    used[r] = true;
+  for (const KernelNode &node : graph.nodes) {
+    if (node.isCustom())
+      for (unsigned v : graph.customs[node.custom].inputs)
+        used[v] = true;
+    else
+      for (unsigned v : node.op.operands)
+        used[v] = true;
+  }
+  for (unsigned v = graph.numInputs; v < values.size(); ++v)
+    if (!used[v])
+      return;
+
+  std::string text = toString(candidate);
+  auto [screened, fresh] = screenCache.try_emplace(text, false);
+  if (fresh)
+    screened->second = screen(candidate);
+  if (!screened->second)
+    return;
+  std::optional<KernelCost> cost = chooseSizes(candidate);
+  if (!cost)
+    return;
+  text = toString(candidate);
+  if (getenv("MLSOPT_TRACE")) (llvm::errs() << "[superoptimize] candidate " << cost->totalUs
+                          << " us:\n"
+                          << text);
+  if (!best || cost->totalUs < bestCost.totalUs ||
+      (cost->totalUs == bestCost.totalUs && text < bestText)) {
+    best = std::move(candidate);
+    bestCost = *cost;
+    bestText = std::move(text);
+  }
+}
+
+const std::vector<CustomCandidate> &
+Search::getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps) {
+  CustomKey key;
+  SmallVector<SearchValue> inputs;
+  for (unsigned v : subset) {
+    std::vector<int> dims;
+    for (Dim d : values[v].dims)
+      dims.push_back(d.cls);
+    key.first.emplace_back(values[v].expr, std::move(dims));
+    inputs.push_back(values[v]);
+  }
+  key.second = blockOps;
+  auto [it, inserted] = customCache.try_emplace(key);
+  if (!inserted)
+    return it->second;
+  SmallVector<unsigned> local;
+  for (unsigned i = 0; i < subset.size(); ++i)
+    local.push_back(i);
+  SmallVector<Layout> skeletons = getLayoutSkeletons(problem, inputs);
+  // Each skeleton is enumerated on its own thread; the results are joined
+  // in skeleton order, so the answer does not depend on the thread count.
+  std::vector<std::vector<CustomCandidate>> perSkeleton(skeletons.size());
+  auto enumerate = [&](size_t i) {
+    enumerateBlockGraphs(*core, local, inputs, skeletons[i], blockOps, {},
+                         [&](CustomCandidate &&c) {
+                           perSkeleton[i].push_back(std::move(c));
+                         });
+  };
+  if (options.threads == 1 || !context->isMultithreadingEnabled()) {
+    for (size_t i = 0; i < skeletons.size(); ++i)
+      enumerate(i);
+  } else {
+    mlir::parallelFor(context, 0, skeletons.size(), enumerate);
+  }
+  // A level cut short by the timeout is incomplete: not cached, not used.
+  if (core->timedOut()) {
+    customCache.erase(key);
+    static const std::vector<CustomCandidate> none;
+    return none;
+  }
+  for (auto &candidates : perSkeleton)
+    for (CustomCandidate &c : candidates)
+      it->second.push_back(std::move(c));
+  return it->second;
+}
+
+void Search::dfs(OpKey last) {
+  if (core->timedOut())
+    return;
+  tryComplete();
+  if (graph.nodes.size() >= kernelOpsLimit)
+    return;
+  // Branch and bound: one more launch at least.
+  if (options.costPruning && best &&
+      prefixUs + options.target.launchOverheadUs >= bestCost.totalUs) {
+    ++counters.prunedByCost;
+    return;
+  }
+
+  // Custom kernels over every set of up to four values, larger sets first:
+  // one kernel over all inputs is the likeliest winner and tightens the
+  // bound early.
+  unsigned n = values.size();
+  SmallVector<SmallVector<unsigned>> subsets;
+  for (unsigned mask = 1; mask < (1u << std::min(n, 12u)); ++mask) {
+    if (llvm::popcount(mask) > 4)
+      continue;
+    SmallVector<unsigned> subset;
+    for (unsigned v = 0; v < n; ++v)
+      if (mask & (1u << v))
+        subset.push_back(v);
+    subsets.push_back(std::move(subset));
+  }
+  llvm::stable_sort(subsets, [](const auto &a, const auto &b) {
+    return a.size() > b.size();
+  });
+  for (auto [subsetIndex, subset] : llvm::enumerate(subsets)) {
+    // Canonical order: a kernel must use a value the previous node made,
+    // unless it is the first node of its kind after inputs only.
+    OpKey key{static_cast<int>(subset.back()), 100,
+              static_cast<int>(subsetIndex), 0, 0, 0};
+    if (!(last < key))
+      continue;
+    std::vector<CustomCandidate> candidates;
+    for (unsigned blockOps = 3; blockOps <= blockOpsLimit; ++blockOps) {
+      const std::vector<CustomCandidate> &level =
+          getCustomCandidates(subset, blockOps);
+      candidates.insert(candidates.end(), level.begin(), level.end());
+    }
+    for (CustomCandidate &c : candidates) {
+      if (core->timedOut())
+        return;
+      bool novel = llvm::all_of(c.outputs, [&](const SearchValue &out) {
+        return llvm::none_of(values, [&](const SearchValue &v) {
+          return v.expr == out.expr && v.dims == out.dims;
+        });
+      });
+      if (!novel)
+        continue;
+      SmallVector<const Dims *> tensors;
+      for (unsigned v : subset)
+        tensors.push_back(&values[v].dims);
+      for (const SearchValue &out : c.outputs)
+        tensors.push_back(&out.dims);
+      double bound = lowerBoundUs(tensors);
+      if (options.costPruning && best &&
+          prefixUs + bound >= bestCost.totalUs) {
+        ++counters.prunedByCost;
+        continue;
+      }
+      BlockGraph custom = c.graph;
+      for (unsigned &in : custom.inputs)
+        in = subset[in];
+      graph.customs.push_back(std::move(custom));
+      graph.nodes.push_back(KernelNode{SOp(), static_cast<int>(
+                                                  graph.customs.size() - 1)});
+      for (const SearchValue &out : c.outputs)
+        values.push_back(out);
+      prefixUs += bound;
+      dfs(key);
+      prefixUs -= bound;
+      values.truncate(values.size() - c.outputs.size());
+      graph.nodes.pop_back();
+      graph.customs.pop_back();
+    }
+  }
+
+  // Pre-defined ops.
+  SmallVector<SearchValue> snapshot = values;
+  forEachOp(*core, Site(), snapshot, last,
+            [&](const SOp &op, const OpKey &key, SearchValue &&value) {
+              SmallVector<const Dims *> tensors;
+              for (unsigned v : op.operands)
+                tensors.push_back(&values[v].dims);
+              tensors.push_back(&value.dims);
+              double bound = lowerBoundUs(tensors);
+              if (options.costPruning && best &&
+                  prefixUs + bound >= bestCost.totalUs) {
+                ++counters.prunedByCost;
+                return true;
+              }
+              graph.nodes.push_back(KernelNode{op, -1});
+              values.push_back(std::move(value));
+              prefixUs += bound;
+              dfs(key);
+              prefixUs -= bound;
+              values.pop_back();
+              graph.nodes.pop_back();
+              return !core->timedOut();
+            });
+}
+
+SearchResult Search::run() {
+  auto start = std::chrono::steady_clock::now();
+  SearchResult result;
+  result.best = problem.reference;
+
+  graph.numInputs = problem.reference.numInputs;
+  exprs = std::make_unique<ExprContext>();
+  for (unsigned i = 0; i < problem.reference.numInputs; ++i)
+    values.push_back(
+        SearchValue{problem.shapes.inputDims[i], exprs->getInput(i)});
+  // The reference's expressions.
+  SmallVector<SearchValue> refValues = values;
+  Site kernelSite;
+  for (const KernelNode &node : problem.reference.nodes) {
+    SmallVector<const SearchValue *> operands;
+    for (unsigned v : node.op.operands)
+      operands.push_back(&refValues[v]);
+    ExprRef expr = buildExpr(*exprs, node.op, operands, [&](Dim d) {
+      return getSiteExtent(problem, kernelSite, d);
+    });
+    refValues.push_back(
+        SearchValue{problem.referenceDims[refValues.size()], expr});
+  }
+  SmallVector<ExprRef> targetExprs;
+  for (unsigned r : problem.reference.results) {
+    targets.push_back(refValues[r]);
+    targetExprs.push_back(refValues[r].expr);
+  }
+  oracle = std::make_unique<SubexprOracle>(*exprs, targetExprs);
+  core = std::make_unique<SearchCore>(SearchCore{
+      problem, options, *exprs, *oracle, counters,
+      start + std::chrono::milliseconds(
+                  static_cast<int64_t>(options.timeoutSeconds * 1000)),
+      stop});
+
+  // The reference is the candidate to beat.
+  std::optional<KernelCost> referenceCost =
+      costOf(problem.reference, problem.shapes.inputDims);
+  if (referenceCost) {
+    result.referenceCost = *referenceCost;
+    best = problem.reference;
+    bestCost = *referenceCost;
+    bestText = toString(problem.reference);
+  }
+
+  screeningShapes = getScreeningShapes(problem.shapes);
+  builder.setInsertionPointToEnd(scratch->getBody());
+  FailureOr<func::FuncOp> smallReference =
+      materializeFunction(builder, UnknownLoc::get(context), "reference",
+                          problem.reference, screeningShapes);
+  if (succeeded(smallReference)) {
+    ScopedDiagnosticHandler quiet(context,
+                                  [](Diagnostic &) { return success(); });
+    FailureOr<verify::FieldEvaluator> evaluator =
+        verify::FieldEvaluator::create(*smallReference);
+    if (succeeded(evaluator))
+      screeningReference = std::move(*evaluator);
+  }
+  // Iterative deepening: small custom kernels and few kernel launches
+  // first, so a good program (and a tight bound) exists early.
+  if (screeningReference && referenceCost) {
+    for (unsigned limit = 3; limit <= options.maxBlockOps; ++limit) {
+      blockOpsLimit = limit;
+      kernelOpsLimit = limit == options.maxBlockOps
+                           ? options.maxKernelOps
+                           : std::min(options.maxKernelOps, 1 + (limit - 3) / 2);
+      dfs(kNoKey);
+      if (core->timedOut())
+        break;
+    }
+  }
+
+  if (best && referenceCost && bestText != toString(problem.reference)) {
+    result.best = *best;
+    result.bestCost = bestCost;
+    result.improved = true;
+  } else {
+    result.bestCost = result.referenceCost;
+  }
+  SearchStatistics &s = result.stats;
+  s.enumerated = counters.enumerated;
+  s.prunedByAbstractExpr = counters.prunedByAbstractExpr;
+  s.prunedByCost = counters.prunedByCost;
+  s.screened = counters.screened;
+  s.screenPassed = counters.screenPassed;
+  s.blockGraphs = counters.blockGraphs;
+  SubexprOracleStats oracleStats = oracle->getStats();
+  s.oracleQueries = oracleStats.queries;
+  s.oracleCacheHits = oracleStats.cacheHits;
+  s.timedOut = stop;
+  s.seconds = std::chrono::duration<double>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
+  return result;
+}
+
+SearchResult search::superoptimize(const SearchProblem &problem,
+                                   const SearchOptions &options,
+                                   MLIRContext *context) {
+  return Search(problem, options, context).run();
+}

@@ -1,0 +1,396 @@
+//===- Superoptimize.cpp - Replace subprograms by their best μGraph -------===//
+//
+// The pass cuts functions into subprograms, hands each to the search
+// (lib/Search), verifies the winner over the finite field at full shapes and
+// splices it in. docs/search.md describes the search.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlsopt/Transforms/Passes.h"
+#include "mlsopt/Transforms/KernelIdioms.h"
+#include "mlsopt/Dialect/Block/IR/BlockDialect.h"
+#include "mlsopt/Dialect/Kernel/IR/KernelDialect.h"
+#include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"
+#include "mlsopt/Dialect/Thread/IR/ThreadDialect.h"
+#include "mlsopt/Dialect/Thread/Transforms/Passes.h"
+#include "mlsopt/Search/ResultCache.h"
+#include "mlsopt/Search/SearchProblem.h"
+#include "mlsopt/Search/Superoptimizer.h"
+#include "mlsopt/Verify/Evaluator.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Process.h"
+
+#include <chrono>
+
+#define DEBUG_TYPE "superoptimize"
+
+namespace mlsopt {
+#define GEN_PASS_DEF_SUPEROPTIMIZE
+#include "mlsopt/Transforms/Passes.h.inc"
+} // namespace mlsopt
+
+using namespace mlir;
+using namespace mlsopt;
+using namespace mlsopt::search;
+
+namespace {
+/// A convex run of searchable ops of one block, with what flows in and out.
+struct Subprogram {
+  SmallVector<Operation *> ops;
+  SmallVector<Value> inputs;
+  SmallVector<Value> outputs;
+};
+
+/// The most field elements a full-shape verification may hold at once
+/// (16 bytes each: 4 GiB); past it the pass says so instead of running out
+/// of memory.
+constexpr int64_t kMaxVerifiedElements = int64_t(1) << 28;
+
+struct SuperoptimizePass
+    : public mlsopt::impl::SuperoptimizeBase<SuperoptimizePass> {
+  using Base::Base;
+  void runOnOperation() override;
+
+private:
+  SmallVector<Subprogram> partition(func::FuncOp func);
+  /// Searches, verifies and splices in one subprogram. Returns false on an
+  /// error already emitted.
+  bool optimize(Subprogram &sub, const SearchOptions &options,
+                double secondsLeft);
+  /// Compares `candidate` with `reference` over the field at full shapes;
+  /// emits a diagnostic on `loc` unless they are equal.
+  bool verifyAtFullShape(func::FuncOp candidate, func::FuncOp reference,
+                         Location loc, bool quietOnMismatch);
+};
+} // namespace
+
+SmallVector<Subprogram> SuperoptimizePass::partition(func::FuncOp func) {
+  SmallVector<Subprogram> subprograms;
+  for (Block &block : func.getBody()) {
+    Subprogram current;
+    llvm::SmallPtrSet<Operation *, 16> inCurrent;
+    // Values computed outside `current` from its results: an op that reads
+    // one cannot join, or the subprogram could not be replaced in one place.
+    llvm::DenseSet<Value> tainted;
+    auto close = [&]() {
+      if (!current.ops.empty())
+        subprograms.push_back(std::move(current));
+      current = Subprogram();
+      inCurrent.clear();
+      tainted.clear();
+    };
+    for (Operation &op : block) {
+      bool searchable = isSearchableOp(&op);
+      bool readsTainted = llvm::any_of(
+          op.getOperands(), [&](Value v) { return tainted.contains(v); });
+      if (searchable && (readsTainted ||
+                         current.ops.size() >= maxKernelOps))
+        close();
+      if (searchable) {
+        current.ops.push_back(&op);
+        inCurrent.insert(&op);
+        continue;
+      }
+      bool readsCurrent = llvm::any_of(op.getOperands(), [&](Value v) {
+        Operation *def = v.getDefiningOp();
+        return (def && inCurrent.contains(def)) || tainted.contains(v);
+      });
+      if (readsCurrent)
+        for (Value r : op.getResults())
+          tainted.insert(r);
+    }
+    close();
+  }
+  // Inputs and outputs of each subprogram.
+  for (Subprogram &sub : subprograms) {
+    llvm::SmallPtrSet<Operation *, 16> members(sub.ops.begin(), sub.ops.end());
+    llvm::SetVector<Value> inputs;
+    for (Operation *op : sub.ops)
+      for (Value v : op->getOperands()) {
+        Operation *def = v.getDefiningOp();
+        if (!def || !members.contains(def))
+          inputs.insert(v);
+      }
+    sub.inputs.assign(inputs.begin(), inputs.end());
+    for (Operation *op : sub.ops)
+      for (Value r : op->getResults())
+        if (llvm::any_of(r.getUsers(), [&](Operation *user) {
+              return !members.contains(user);
+            }))
+          sub.outputs.push_back(r);
+  }
+  return subprograms;
+}
+
+bool SuperoptimizePass::verifyAtFullShape(func::FuncOp candidate,
+                                          func::FuncOp reference, Location loc,
+                                          bool quietOnMismatch) {
+  FailureOr<verify::FieldEvaluator> lhs =
+      verify::FieldEvaluator::create(candidate);
+  FailureOr<verify::FieldEvaluator> rhs =
+      verify::FieldEvaluator::create(reference);
+  if (failed(lhs) || failed(rhs))
+    return false;
+  // One test bounds a false positive by degree / p (about 1e-17 for these
+  // programs); two make a division by a zero residue in one harmless.
+  FailureOr<verify::FieldComparison> comparison =
+      verify::compareInField(*lhs, *rhs, /*tests=*/2, seed + 1);
+  if (failed(comparison))
+    return false;
+  if (comparison->verdict == verify::FieldVerdict::Equal)
+    return true;
+  if (!quietOnMismatch)
+    emitWarning(loc) << "superoptimize: the best μGraph found failed "
+                        "verification at full shapes; the subprogram is "
+                        "left unchanged";
+  return false;
+}
+
+/// `value` with `decimals` digits after the point, for diagnostics.
+static std::string formatFixed(double value, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
+  return buffer;
+}
+
+/// The number of elements of the largest tensor `func` holds at once, as a
+/// proxy for the memory its field evaluation needs.
+static int64_t countElements(func::FuncOp func) {
+  int64_t total = 0;
+  func.walk([&](Operation *op) {
+    for (Value r : op->getResults())
+      if (auto type = dyn_cast<RankedTensorType>(r.getType()))
+        total += type.getNumElements();
+  });
+  for (Type t : func.getArgumentTypes())
+    if (auto type = dyn_cast<RankedTensorType>(t))
+      total += type.getNumElements();
+  return total;
+}
+
+bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
+                                 double secondsLeft) {
+  MLIRContext *ctx = &getContext();
+  Location loc = sub.ops.back()->getLoc();
+  FailureOr<SearchProblem> problem =
+      buildSearchProblem(sub.ops, sub.inputs, sub.outputs);
+  if (failed(problem)) {
+    LLVM_DEBUG(llvm::dbgs() << "[superoptimize] cannot search subprogram at "
+                            << loc << "\n");
+    return true;
+  }
+
+  OwningOpRef<ModuleOp> scratch = ModuleOp::create(loc);
+  OpBuilder builder(ctx);
+  builder.setInsertionPointToEnd(scratch->getBody());
+  FailureOr<func::FuncOp> reference = materializeFunction(
+      builder, loc, "reference", problem->reference, problem->shapes);
+  if (failed(reference))
+    return true;
+  bool verifiable = countElements(*reference) <= kMaxVerifiedElements;
+
+  // The answer: a function over the subprogram's inputs.
+  func::FuncOp answer;
+  std::string key;
+  if (!cacheDir.empty()) {
+    key = getResultCacheKey(*problem, options);
+    CacheEntry entry;
+    switch (lookupResult(cacheDir, key, ctx, entry)) {
+    case CacheLookup::Miss:
+      break;
+    case CacheLookup::Corrupt:
+      emitWarning(loc) << "superoptimize: ignoring corrupt cache entry '"
+                       << key << "' in '" << cacheDir << "'";
+      break;
+    case CacheLookup::Hit:
+      if (entry.function.getFunctionType() ==
+              reference->getFunctionType() &&
+          verifiable &&
+          verifyAtFullShape(entry.function, *reference, loc,
+                            /*quietOnMismatch=*/true)) {
+        ++numCacheHits;
+        ++numVerified;
+        entry.function->remove();
+        scratch->push_back(entry.function);
+        answer = entry.function;
+      } else {
+        emitWarning(loc) << "superoptimize: ignoring cache entry '" << key
+                         << "' in '" << cacheDir
+                         << "', which does not verify against the subprogram";
+      }
+      break;
+    }
+  }
+
+  if (!answer) {
+    SearchOptions timed = options;
+    timed.timeoutSeconds = std::max(0.0, secondsLeft);
+    SearchResult result = search::superoptimize(*problem, timed, ctx);
+    const SearchStatistics &s = result.stats;
+    numEnumerated += s.enumerated;
+    numPrunedAbstract += s.prunedByAbstractExpr;
+    numPrunedCost += s.prunedByCost;
+    numScreened += s.screened;
+    LLVM_DEBUG(llvm::dbgs()
+               << "[superoptimize] " << s.seconds << " s, enumerated "
+               << s.enumerated << ", pruned " << s.prunedByAbstractExpr
+               << " by abstract expression and " << s.prunedByCost
+               << " by cost, screened " << s.screened << " (passed "
+               << s.screenPassed << "), best " << result.bestCost.totalUs
+               << " us against " << result.referenceCost.totalUs << " us\n"
+               << toString(result.best));
+    // Debian's LLVM compiles pass statistics out, so the remarks carry
+    // the search's figures too.
+    std::string figures;
+    {
+      llvm::raw_string_ostream os(figures);
+      os << "searched for " << formatFixed(s.seconds, 1) << " s"
+         << (s.timedOut ? " (timed out)" : "") << ": " << s.enumerated
+         << " ops enumerated, " << s.prunedByAbstractExpr
+         << " pruned by abstract expression, " << s.prunedByCost
+         << " by cost, " << s.blockGraphs << " block graphs, "
+         << s.screened << " candidates screened, " << s.screenPassed
+         << " passed";
+    }
+    if (!result.improved) {
+      emitRemark(loc) << "superoptimize: kept the subprogram of "
+                      << sub.ops.size() << " kernel ops ("
+                      << formatFixed(result.referenceCost.totalUs, 2)
+                      << " us); " << figures;
+      return true;
+    }
+    builder.setInsertionPointToEnd(scratch->getBody());
+    FailureOr<func::FuncOp> found = materializeFunction(
+        builder, loc, "candidate", result.best, problem->shapes);
+    if (failed(found))
+      return true;
+    answer = *found;
+    // Thread graphs by rule, before the answer is cached or costed again.
+    RewritePatternSet patterns(ctx);
+    thread::populateFuseElementwisePatterns(patterns);
+    (void)applyPatternsGreedily(answer, std::move(patterns));
+    if (!keepReference) {
+      if (!verifiable) {
+        emitWarning(loc)
+            << "superoptimize: the subprogram is too large to verify at "
+               "full shapes in memory; it is left unchanged (run with "
+               "keep-reference=true and check the result with "
+               "--verify-equivalence)";
+        return true;
+      }
+      if (!verifyAtFullShape(answer, *reference, loc,
+                             /*quietOnMismatch=*/false))
+        return true;
+      ++numVerified;
+    }
+    emitRemark(loc) << "superoptimize: replaced " << sub.ops.size()
+                    << " kernel ops ("
+                    << formatFixed(result.referenceCost.totalUs, 2)
+                    << " us) by " << result.bestCost.launches
+                    << " kernels ("
+                    << formatFixed(result.bestCost.totalUs, 2)
+                    << " us); " << figures;
+    if (!key.empty()) {
+      std::string error;
+      if (failed(storeResult(cacheDir, key, answer, error)))
+        emitWarning(loc) << "superoptimize: " << error;
+    }
+  }
+
+  // Splice the answer in after the subprogram's last op.
+  builder.setInsertionPointAfter(sub.ops.back());
+  IRMapping mapping;
+  for (auto [arg, input] :
+       llvm::zip_equal(answer.getArguments(), sub.inputs))
+    mapping.map(arg, input);
+  for (Operation &op : answer.getBody().front().without_terminator())
+    builder.clone(op, mapping);
+  Operation *ret = answer.getBody().front().getTerminator();
+  for (auto [output, result] :
+       llvm::zip_equal(sub.outputs, ret->getOperands()))
+    output.replaceAllUsesWith(mapping.lookup(result));
+  for (Operation *op : llvm::reverse(sub.ops))
+    op->erase();
+  ++numRewritten;
+  return true;
+}
+
+void SuperoptimizePass::runOnOperation() {
+  ModuleOp module = getOperation();
+  std::optional<TargetInfo> targetInfo = lookupTarget(target);
+  if (!targetInfo) {
+    module.emitError() << "superoptimize: unknown target '" << target
+                       << "'; supported: " << supportedTargetNames();
+    return signalPassFailure();
+  }
+  if (maxKernelOps == 0 || maxBlockOps < 3) {
+    module.emitError() << "superoptimize: max-kernel-ops must be at least 1 "
+                          "and max-block-ops at least 3 (a load, an op and "
+                          "a store)";
+    return signalPassFailure();
+  }
+  if (timeout < 0 || !std::isfinite(timeout)) {
+    module.emitError() << "superoptimize: timeout must be a finite number of "
+                          "seconds, not "
+                       << timeout;
+    return signalPassFailure();
+  }
+  SearchOptions options;
+  options.maxKernelOps = maxKernelOps;
+  options.maxBlockOps = maxBlockOps;
+  options.threads = threads;
+  options.target = *targetInfo;
+  options.seed = seed;
+  options.abstractPruning = abstractPruning;
+  options.costPruning = costPruning;
+
+  // Spelled-out normalizations become single ops, which the search splits
+  // across for-loops itself. Functions already linked to a reference are
+  // left alone: they are what an earlier run produced.
+  SmallVector<func::FuncOp> functions;
+  for (func::FuncOp func : module.getOps<func::FuncOp>())
+    if (!func.isExternal() &&
+        !func->hasAttr(MLSOptDialect::kEquivalentToAttrName))
+      functions.push_back(func);
+  {
+    RewritePatternSet patterns(&getContext());
+    populateRaiseKernelIdiomPatterns(patterns);
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    for (func::FuncOp func : functions)
+      (void)applyPatternsGreedily(func, frozen);
+  }
+  for (func::FuncOp func : functions) {
+    auto start = std::chrono::steady_clock::now();
+    SmallVector<Subprogram> subprograms = partition(func);
+    if (subprograms.empty())
+      continue;
+    if (keepReference) {
+      // The original stays, private, as the reference of the result.
+      SymbolTable symbols(module);
+      auto copy = cast<func::FuncOp>(func->clone());
+      copy.setName((func.getName() + "_reference").str());
+      copy.setPrivate();
+      copy->removeAttr(MLSOptDialect::kEquivalentToAttrName);
+      symbols.insert(copy, std::next(Block::iterator(func)));
+      func->setAttr(MLSOptDialect::kEquivalentToAttrName,
+                    FlatSymbolRefAttr::get(copy.getSymNameAttr()));
+    }
+    for (auto [index, sub] : llvm::enumerate(subprograms)) {
+      // What is left of the function's time, shared by what is left of it.
+      double elapsed = std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - start)
+                           .count();
+      double share = (timeout - elapsed) / (subprograms.size() - index);
+      if (!optimize(sub, options, share))
+        return signalPassFailure();
+    }
+  }
+}
