@@ -1,0 +1,21 @@
+// Bad options are clean errors, never a crash.
+// RUN: not mlsopt-opt %s --superoptimize=target=sm_70 2>&1 | FileCheck %s --check-prefix=TARGET
+// TARGET: error: superoptimize: unknown target 'sm_70'; supported: sm_80, sm_86, sm_89, sm_90
+// RUN: not mlsopt-opt %s --superoptimize=max-block-ops=2 2>&1 | FileCheck %s --check-prefix=OPS
+// RUN: not mlsopt-opt %s --superoptimize=max-kernel-ops=0 2>&1 | FileCheck %s --check-prefix=OPS
+// OPS: error: superoptimize: max-kernel-ops must be at least 1 and max-block-ops at least 3
+// RUN: not mlsopt-opt %s --superoptimize=timeout=-1 2>&1 | FileCheck %s --check-prefix=TIMEOUT
+// TIMEOUT: error: superoptimize: timeout must be a finite number of seconds, not -1
+
+// A timeout of zero is not an error: the program stays as it was.
+// RUN: mlsopt-opt %s --superoptimize=timeout=0 2>&1 | FileCheck %s --check-prefix=ZERO
+// ZERO: remark: superoptimize: kept the subprogram of 2 kernel ops
+// ZERO: kernel.exp
+// ZERO-NEXT: kernel.mul
+// ZERO-NOT: kernel.custom
+
+func.func @f(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = kernel.exp %x : tensor<4x8xf32>
+  %m = kernel.mul %e, %y : tensor<4x8xf32>, tensor<4x8xf32>
+  return %m : tensor<4x8xf32>
+}
