@@ -18,7 +18,8 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/Threading.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Debug.h"
@@ -92,6 +93,8 @@ private:
   OwningOpRef<ModuleOp> scratch;
   OpBuilder builder;
 
+  /// Workers of the block enumeration; null with one thread.
+  std::unique_ptr<llvm::StdThreadPool> pool;
   std::unique_ptr<ExprContext> exprs;
   std::unique_ptr<SubexprOracle> oracle;
   Counters counters;
@@ -368,11 +371,14 @@ Search::getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps) {
                            perSkeleton[i].push_back(std::move(c));
                          });
   };
-  if (options.threads == 1 || !context->isMultithreadingEnabled()) {
+  if (!pool) {
     for (size_t i = 0; i < skeletons.size(); ++i)
       enumerate(i);
   } else {
-    mlir::parallelFor(context, 0, skeletons.size(), enumerate);
+    llvm::ThreadPoolTaskGroup group(*pool);
+    for (size_t i = 0; i < skeletons.size(); ++i)
+      group.async([&, i] { enumerate(i); });
+    group.wait();
   }
   // A level cut short by the timeout is incomplete: not cached, not used.
   if (core->timedOut()) {
@@ -498,6 +504,11 @@ SearchResult Search::run() {
   result.best = problem.reference;
 
   graph.numInputs = problem.reference.numInputs;
+  unsigned threads = options.threads ? options.threads
+                                     : llvm::hardware_concurrency().compute_thread_count();
+  if (threads > 1)
+    pool = std::make_unique<llvm::StdThreadPool>(
+        llvm::hardware_concurrency(threads));
   exprs = std::make_unique<ExprContext>();
   for (unsigned i = 0; i < problem.reference.numInputs; ++i)
     values.push_back(

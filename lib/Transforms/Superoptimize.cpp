@@ -218,6 +218,9 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
                             /*quietOnMismatch=*/true)) {
         ++numCacheHits;
         ++numVerified;
+        emitRemark(loc) << "superoptimize: loaded the result for "
+                        << sub.ops.size() << " kernel ops from the cache "
+                        << "and verified it";
         entry.function->remove();
         scratch->push_back(entry.function);
         answer = entry.function;
