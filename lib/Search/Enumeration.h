@@ -16,6 +16,7 @@
 #include "mlsopt/Search/SearchProblem.h"
 #include "mlsopt/Search/Superoptimizer.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <atomic>
@@ -55,6 +56,11 @@ struct SearchCore {
   std::chrono::steady_clock::time_point deadline;
   /// Set once the deadline passed: every loop unwinds.
   std::atomic<bool> &stop;
+  /// The first pass of the search keeps only values whose expressions are
+  /// literally subterms of the reference's: the fusions that compute what
+  /// the reference computes, found in a fraction of a second. The second
+  /// pass asks the oracle, which also admits what the axioms allow.
+  const llvm::DenseSet<ExprRef> *literalSubterms = nullptr;
 
   bool timedOut() {
     if (stop.load(std::memory_order_relaxed))

@@ -17,8 +17,12 @@ OpKey enumeration::getKey(const SOp &op, int scalarIndex) {
 }
 
 bool SearchCore::keep(ExprRef expr) {
-  if (!options.abstractPruning || oracle.isSubexpression(expr))
+  if (literalSubterms) {
+    if (literalSubterms->contains(expr))
+      return true;
+  } else if (!options.abstractPruning || oracle.isSubexpression(expr)) {
     return true;
+  }
   ++counters.prunedByAbstractExpr;
   return false;
 }
@@ -102,8 +106,10 @@ ExprRef enumeration::accumulate(ExprContext &exprs, block::AccumKind kind,
 /// Whether a reduction over `d` is allowed at `site`: a block cannot reduce
 /// over a dim the grid splits (it would see only its own slice, and blocks
 /// do not combine their results).
-static bool canReduceOver(const Site &site, Dim d) {
-  return !site.layout || !site.layout->getGridDimOf(d.cls);
+static bool canReduceOver(const Site &site, Dim d,
+                          const llvm::SmallSetVector<int, 4> &classes) {
+  return classes.contains(d.cls) &&
+         (!site.layout || !site.layout->getGridDimOf(d.cls));
 }
 
 void enumeration::forEachOp(
@@ -132,7 +138,8 @@ void enumeration::forEachOp(
     if (!result)
       return;
     if (op.kind == OpKind::Matmul &&
-        !canReduceOver(site, values[op.operands[0]].dims.back()))
+        !canReduceOver(site, values[op.operands[0]].dims.back(),
+                       problem.sumClasses))
       return;
     ++core.counters.enumerated;
     ExprRef expr = buildExpr(core.exprs, op, operands, extent);
@@ -163,14 +170,17 @@ void enumeration::forEachOp(
         }
       } else if (kind == OpKind::ReduceSum || kind == OpKind::ReduceMax) {
         for (unsigned d = 0; d < da.size(); ++d) {
-          if (da[d].isOne() || !canReduceOver(site, da[d]))
+          if (da[d].isOne() ||
+              !canReduceOver(site, da[d],
+                             kind == OpKind::ReduceSum ? problem.sumClasses
+                                                       : problem.maxClasses))
             continue;
           op.dim = d;
           tryOp(op, -1);
         }
       } else if (kind == OpKind::RmsNorm) {
         if (da.empty() || da.back().isOne() || da.back().loopSplit ||
-            !canReduceOver(site, da.back()))
+            !canReduceOver(site, da.back(), problem.sumClasses))
           continue;
         for (auto [i, eps] : llvm::enumerate(problem.epsilons)) {
           op.scalar = Scalar{eps, Dim::kOne};

@@ -190,6 +190,24 @@ search::buildSearchProblem(ArrayRef<Operation *> ops, ArrayRef<Value> inputs,
     problem.referenceDims.push_back(dimsOf(op->getResult(0)));
     ref.nodes.push_back(std::move(node));
   }
+  for (const KernelNode &node : ref.nodes) {
+    const Dims &in = problem.referenceDims[node.op.operands[0]];
+    switch (node.op.kind) {
+    case OpKind::Matmul:
+    case OpKind::RmsNorm:
+      if (!in.back().isOne())
+        problem.sumClasses.insert(in.back().cls);
+      break;
+    case OpKind::ReduceSum:
+      problem.sumClasses.insert(in[node.op.dim].cls);
+      break;
+    case OpKind::ReduceMax:
+      problem.maxClasses.insert(in[node.op.dim].cls);
+      break;
+    default:
+      break;
+    }
+  }
   for (Value out : outputs) {
     auto it = valueIds.find(out);
     if (it == valueIds.end())

@@ -332,7 +332,7 @@ void Search::tryComplete() {
   if (!cost)
     return;
   text = toString(candidate);
-  if (getenv("MLSOPT_TRACE")) (llvm::errs() << "[superoptimize] candidate " << cost->totalUs
+  LLVM_DEBUG(llvm::dbgs() << "[superoptimize] candidate " << cost->totalUs
                           << " us:\n"
                           << text);
   if (!best || cost->totalUs < bestCost.totalUs ||
@@ -553,6 +553,9 @@ SearchResult Search::run() {
   FailureOr<func::FuncOp> smallReference =
       materializeFunction(builder, UnknownLoc::get(context), "reference",
                           problem.reference, screeningShapes);
+  // The reference must be a program the field can evaluate (LAX: no exp
+  // of a non-LAX value); otherwise no candidate can be screened or
+  // verified, and the search does not start.
   if (succeeded(smallReference)) {
     ScopedDiagnosticHandler quiet(context,
                                   [](Diagnostic &) { return success(); });
@@ -563,7 +566,20 @@ SearchResult Search::run() {
   }
   // Iterative deepening: small custom kernels and few kernel launches
   // first, so a good program (and a tight bound) exists early.
-  if (screeningReference && referenceCost) {
+  // Two passes (see SearchCore::literalSubterms): literal fusions first,
+  // then everything the axioms allow.
+  llvm::DenseSet<ExprRef> subterms;
+  SmallVector<ExprRef> worklist(targetExprs.begin(), targetExprs.end());
+  while (!worklist.empty()) {
+    ExprRef e = worklist.pop_back_val();
+    if (subterms.insert(e).second)
+      worklist.append(e->getOperands().begin(), e->getOperands().end());
+  }
+  for (bool literal : {true, false}) {
+    if (!screeningReference || !referenceCost || core->timedOut())
+      break;
+    core->literalSubterms = literal ? &subterms : nullptr;
+    customCache.clear();
     for (unsigned limit = 3; limit <= options.maxBlockOps; ++limit) {
       blockOpsLimit = limit;
       kernelOpsLimit = limit == options.maxBlockOps
@@ -593,6 +609,7 @@ SearchResult Search::run() {
   s.oracleQueries = oracleStats.queries;
   s.oracleCacheHits = oracleStats.cacheHits;
   s.timedOut = stop;
+  s.unverifiable = !screeningReference;
   s.seconds = std::chrono::duration<double>(
                   std::chrono::steady_clock::now() - start)
                   .count();

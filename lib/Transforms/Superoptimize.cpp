@@ -69,6 +69,10 @@ private:
   /// emits a diagnostic on `loc` unless they are equal.
   bool verifyAtFullShape(func::FuncOp candidate, func::FuncOp reference,
                          Location loc, bool quietOnMismatch);
+
+  /// Outputs of subprograms already replaced, and what replaced them: the
+  /// later subprograms of a function were cut before and may read them.
+  DenseMap<Value, Value> replaced;
 };
 } // namespace
 
@@ -263,6 +267,14 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
          << s.screened << " candidates screened, " << s.screenPassed
          << " passed";
     }
+    if (s.unverifiable) {
+      emitRemark(loc) << "superoptimize: kept the subprogram of "
+                      << sub.ops.size()
+                      << " kernel ops, which the finite-field verifier "
+                         "cannot evaluate (not LAX: an exp of a value with "
+                         "no exponent image, see docs/verification.md)";
+      return true;
+    }
     if (!result.improved) {
       emitRemark(loc) << "superoptimize: kept the subprogram of "
                       << sub.ops.size() << " kernel ops ("
@@ -318,8 +330,11 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
     builder.clone(op, mapping);
   Operation *ret = answer.getBody().front().getTerminator();
   for (auto [output, result] :
-       llvm::zip_equal(sub.outputs, ret->getOperands()))
-    output.replaceAllUsesWith(mapping.lookup(result));
+       llvm::zip_equal(sub.outputs, ret->getOperands())) {
+    Value replacement = mapping.lookup(result);
+    output.replaceAllUsesWith(replacement);
+    replaced[output] = replacement;
+  }
   for (Operation *op : llvm::reverse(sub.ops))
     op->erase();
   ++numRewritten;
@@ -371,6 +386,7 @@ void SuperoptimizePass::runOnOperation() {
       (void)applyPatternsGreedily(func, frozen);
   }
   for (func::FuncOp func : functions) {
+    replaced.clear();
     auto start = std::chrono::steady_clock::now();
     SmallVector<Subprogram> subprograms = partition(func);
     if (subprograms.empty())
@@ -392,6 +408,9 @@ void SuperoptimizePass::runOnOperation() {
                            std::chrono::steady_clock::now() - start)
                            .count();
       double share = (timeout - elapsed) / (subprograms.size() - index);
+      for (Value &input : sub.inputs)
+        if (Value now = replaced.lookup(input))
+          input = now;
       if (!optimize(sub, options, share))
         return signalPassFailure();
     }

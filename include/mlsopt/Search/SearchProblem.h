@@ -15,6 +15,7 @@
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlsopt::search {
 
@@ -31,6 +32,13 @@ struct SearchProblem {
   llvm::SmallVector<OpKind> vocabulary;
   /// Constants of scalar ops.
   llvm::SmallVector<Scalar> scalars;
+  /// Classes the reference sums over (matmul contractions, reduce_sum,
+  /// the mean of rms_norm) and takes maxima over. No axiom brings a
+  /// reduction over another dim into an equivalent program, so the
+  /// enumeration reduces over these only: a dim-aware check that the
+  /// per-tensor abstract expressions cannot make.
+  llvm::SmallSetVector<int, 4> sumClasses;
+  llvm::SmallSetVector<int, 4> maxClasses;
   /// Epsilons of the reference's rms_norm ops.
   llvm::SmallVector<double> epsilons;
 

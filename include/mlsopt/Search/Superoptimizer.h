@@ -47,6 +47,9 @@ struct SearchStatistics {
   uint64_t oracleQueries = 0;
   uint64_t oracleCacheHits = 0;
   bool timedOut = false;
+  /// The reference cannot be evaluated over the finite field (it is not
+  /// LAX: an exp of a square root, say), so nothing was searched.
+  bool unverifiable = false;
   double seconds = 0;
 };
 

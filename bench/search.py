@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""`make bench`: every benchmark case searched, verified and lowered on the CPU.
+
+For each bench/<name>_b<batch>.mlir: import it into the kernel dialect,
+superoptimize it for sm_90 (keeping the reference), verify the result with
+--verify-equivalence, and lower it to PTX when the GPU pipeline is built.
+Writes <build>/bench/search.json (one object per case) and search.md (the same
+as a Markdown table, also printed).
+"""
+
+import argparse
+import json
+import pathlib
+import re
+import subprocess
+import sys
+import time
+
+REMARK = re.compile(
+    r"remark: superoptimize: (?:"
+    r"replaced (?P<ops>\d+) kernel ops \((?P<before>[\d.]+) us\) by "
+    r"(?P<kernels>\d+) kernels \((?P<after>[\d.]+) us\)"
+    r"|kept the subprogram of (?P<kept_ops>\d+) kernel ops \((?P<kept_us>[\d.]+) us\)"
+    r"); searched for (?P<seconds>[\d.]+) s(?P<timeout> \(timed out\))?: "
+    r"(?P<enumerated>\d+) ops enumerated, (?P<abstract>\d+) pruned by abstract "
+    r"expression, (?P<cost>\d+) by cost, (?P<blocks>\d+) block graphs, "
+    r"(?P<screened>\d+) candidates screened, (?P<passed>\d+) passed")
+
+TOP_LEVEL_KERNEL_OP = re.compile(r"^    (?:%\S+ = )?kernel\.(\w+)")
+
+
+def count_kernels(text, function):
+    """Kernel launches (top-level kernel ops) in @function of `text`."""
+    count, inside = 0, False
+    for line in text.splitlines():
+        if line.startswith("  func.func"):
+            inside = re.search(r"@%s\(" % re.escape(function), line) is not None
+        elif inside and TOP_LEVEL_KERNEL_OP.match(line):
+            count += 1
+    return count
+
+
+def run(cmd, stdin=None):
+    return subprocess.run(cmd, input=stdin, capture_output=True, text=True)
+
+
+def bench_case(opt, path, args):
+    name, batch = path.stem.rsplit("_b", 1)
+    case = {"name": name, "batch": int(batch)}
+    imported = run([opt, str(path), "--convert-linalg-to-kernel"])
+    if imported.returncode:
+        raise RuntimeError(f"{path}: import failed:\n{imported.stderr}")
+    case["kernels_before"] = count_kernels(imported.stdout, name)
+
+    options = (f"target=sm_90 keep-reference=true timeout={args.timeout} "
+               f"threads={args.threads}")
+    start = time.monotonic()
+    searched = run([opt, f"--superoptimize={options}",
+                    "--mlir-print-op-on-diagnostic=false"], imported.stdout)
+    case["search_seconds"] = round(time.monotonic() - start, 2)
+    if searched.returncode:
+        raise RuntimeError(f"{path}: search failed:\n{searched.stderr}")
+    case["kernels_after"] = count_kernels(searched.stdout, name)
+
+    before = after = 0.0
+    totals = dict.fromkeys(
+        ["enumerated", "pruned_abstract_expr", "pruned_cost", "block_graphs",
+         "screened", "screen_passed"], 0)
+    timed_out = False
+    for m in REMARK.finditer(searched.stderr):
+        if m["ops"]:
+            before += float(m["before"])
+            after += float(m["after"])
+        else:
+            before += float(m["kept_us"])
+            after += float(m["kept_us"])
+        timed_out |= bool(m["timeout"])
+        for key, group in [("enumerated", "enumerated"),
+                           ("pruned_abstract_expr", "abstract"),
+                           ("pruned_cost", "cost"), ("block_graphs", "blocks"),
+                           ("screened", "screened"),
+                           ("screen_passed", "passed")]:
+            totals[key] += int(m[group])
+    case["est_us_before"] = round(before, 2)
+    case["est_us_after"] = round(after, 2)
+
+    verified = run([opt, "--verify-equivalence", "-o", "/dev/null"],
+                   searched.stdout)
+    case["verified"] = (verified.returncode == 0 and
+                        "is equivalent to" in verified.stderr)
+    case.update(totals)
+    case["timed_out"] = timed_out
+
+    if args.gpu_pipeline:
+        lowered = run([opt, "--mlsopt-gpu-pipeline=chip=sm_90"],
+                      searched.stdout)
+        case["ptx"] = lowered.returncode == 0
+    return case
+
+
+def markdown(cases):
+    head = ("| case | batch | search s | kernels before | kernels after | "
+            "est. us before | est. us after | verified | enumerated | "
+            "pruned (abstract) | pruned (cost) | screened |")
+    rows = [head, "|" + " --- |" * 12]
+    for c in cases:
+        rows.append(
+            f"| {c['name']} | {c['batch']} | {c['search_seconds']} | "
+            f"{c['kernels_before']} | {c['kernels_after']} | "
+            f"{c['est_us_before']} | {c['est_us_after']} | "
+            f"{'yes' if c['verified'] else 'NO'} | {c['enumerated']} | "
+            f"{c['pruned_abstract_expr']} | {c['pruned_cost']} | "
+            f"{c['screened']} |")
+    return "\n".join(rows) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--build-dir", default="build")
+    parser.add_argument("--timeout", type=float, default=60)
+    parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("cases", nargs="*",
+                        help="bench files (default: bench/*_b*.mlir)")
+    args = parser.parse_args()
+    build = pathlib.Path(args.build_dir)
+    opt = str(build / "bin" / "mlsopt-opt")
+    help_text = run([opt, "--help"]).stdout
+    args.gpu_pipeline = "--mlsopt-gpu-pipeline" in help_text
+    root = pathlib.Path(__file__).resolve().parent
+    paths = ([pathlib.Path(p) for p in args.cases] if args.cases else
+             sorted(root.glob("*_b*.mlir")))
+    cases = []
+    for path in paths:
+        case = bench_case(opt, path, args)
+        print(f"{path.name}: {json.dumps(case)}", file=sys.stderr, flush=True)
+        cases.append(case)
+    out = build / "bench"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "search.json").write_text(json.dumps(cases, indent=2) + "\n")
+    table = markdown(cases)
+    (out / "search.md").write_text(table)
+    print(table)
+    return 0 if all(c["verified"] for c in cases) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
