@@ -578,6 +578,9 @@ SearchResult Search::run() {
   for (bool literal : {true, false}) {
     if (!screeningReference || !referenceCost || core->timedOut())
       break;
+    // Without pruning, the literal pass would be pruning too.
+    if (literal && !options.abstractPruning)
+      continue;
     core->literalSubterms = literal ? &subterms : nullptr;
     customCache.clear();
     for (unsigned limit = 3; limit <= options.maxBlockOps; ++limit) {

@@ -1,0 +1,185 @@
+//===- SearchGraphTest.cpp - The search's compact programs ----------------===//
+//
+// What the enumeration relies on: dimension classes unify exactly the dims
+// that must match, a reference turned into a KernelGraph materializes back
+// into the same function at any extents, custom kernels materialize into
+// block graphs the verifier accepts, and the canonical text tells graphs
+// apart.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlsopt/Search/SearchGraph.h"
+#include "mlsopt/Search/SearchProblem.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+
+#include "MLIRTest.h"
+
+using namespace mlir;
+using namespace mlsopt;
+using namespace mlsopt::search;
+
+namespace {
+
+class SearchGraphTest : public test::MLIRTest {
+protected:
+  /// The problem of every kernel op of @f in `source`.
+  FailureOr<SearchProblem> problemOf(ModuleOp module) {
+    func::FuncOp f = lookupFunc(module, "f");
+    SmallVector<Operation *> ops;
+    for (Operation &op : f.getBody().front().without_terminator())
+      ops.push_back(&op);
+    SmallVector<Value> inputs(f.getArguments().begin(),
+                              f.getArguments().end());
+    Operation *ret = f.getBody().front().getTerminator();
+    SmallVector<Value> outputs(ret->getOperands().begin(),
+                               ret->getOperands().end());
+    return buildSearchProblem(ops, inputs, outputs);
+  }
+};
+
+constexpr StringLiteral kRmsNormMatmul = R"mlir(
+func.func @f(%x: tensor<8x64xf16>, %w: tensor<64x32xf16>) -> tensor<8x32xf16> {
+  %n = kernel.rms_norm %x {epsilon = 1.0e-06 : f64} : tensor<8x64xf16>
+  %o = kernel.matmul %n, %w : tensor<8x64xf16>, tensor<64x32xf16>
+  return %o : tensor<8x32xf16>
+}
+)mlir";
+
+TEST_F(SearchGraphTest, ClassesFollowContractionsAndVocabularyTheProgram) {
+  OwningOpRef<ModuleOp> module = parse(kRmsNormMatmul);
+  ASSERT_TRUE(module) << diagnostics;
+  FailureOr<SearchProblem> problem = problemOf(*module);
+  ASSERT_TRUE(succeeded(problem));
+  // X is [m, k], W is [k, n]: three classes, k shared by both.
+  ASSERT_EQ(problem->shapes.extents.size(), 3u);
+  EXPECT_EQ(problem->shapes.inputDims[0][1].cls,
+            problem->shapes.inputDims[1][0].cls);
+  EXPECT_NE(problem->shapes.inputDims[0][0].cls,
+            problem->shapes.inputDims[1][1].cls);
+  int k = problem->shapes.inputDims[0][1].cls;
+  EXPECT_EQ(problem->shapes.extents[k], 64);
+  // The sums of the matmul and of the rms_norm are both over k.
+  EXPECT_TRUE(problem->sumClasses.contains(k));
+  EXPECT_EQ(problem->sumClasses.size(), 1u);
+  // rms_norm brings its pieces, with 1/k as a constant of the class.
+  EXPECT_TRUE(problem->uses(OpKind::Square));
+  EXPECT_TRUE(problem->uses(OpKind::ReduceSum));
+  EXPECT_FALSE(problem->uses(OpKind::Exp));
+  EXPECT_TRUE(llvm::is_contained(problem->scalars, Scalar{0.0, k}));
+  EXPECT_EQ(problem->epsilons, SmallVector<double>{1.0e-06});
+}
+
+TEST_F(SearchGraphTest, ReferenceMaterializesAtAnyExtents) {
+  OwningOpRef<ModuleOp> module = parse(kRmsNormMatmul);
+  ASSERT_TRUE(module) << diagnostics;
+  FailureOr<SearchProblem> problem = problemOf(*module);
+  ASSERT_TRUE(succeeded(problem));
+  OpBuilder b(&context);
+  b.setInsertionPointToEnd(module->getBody());
+  FailureOr<func::FuncOp> full = materializeFunction(
+      b, b.getUnknownLoc(), "full", problem->reference, problem->shapes);
+  ASSERT_TRUE(succeeded(full));
+  EXPECT_EQ(full->getFunctionType(),
+            lookupFunc(*module, "f").getFunctionType());
+  ShapeContext small = getScreeningShapes(problem->shapes, 4);
+  FailureOr<func::FuncOp> shrunk = materializeFunction(
+      b, b.getUnknownLoc(), "small", problem->reference, small);
+  ASSERT_TRUE(succeeded(shrunk));
+  EXPECT_TRUE(succeeded(verify(*module)));
+  auto x = cast<RankedTensorType>(shrunk->getArgumentTypes()[0]);
+  EXPECT_EQ(x.getShape(), ArrayRef<int64_t>({4, 4}));
+}
+
+TEST_F(SearchGraphTest, CustomKernelMaterializesIntoAVerifiedBlockGraph) {
+  OwningOpRef<ModuleOp> module = parse(kRmsNormMatmul);
+  ASSERT_TRUE(module) << diagnostics;
+  FailureOr<SearchProblem> problem = problemOf(*module);
+  ASSERT_TRUE(succeeded(problem));
+  int m = problem->shapes.inputDims[0][0].cls;
+  int k = problem->shapes.inputDims[0][1].cls;
+  int n = problem->shapes.inputDims[1][1].cls;
+  // The fused RMSNorm + MatMul with a loop over k: the body multiplies and
+  // sums squares, the epilogue scales.
+  BlockGraph bg;
+  bg.inputs = {0, 1};
+  bg.layout.gridClass = {n, Dim::kOne, Dim::kOne};
+  bg.layout.gridSize = {4, 1, 1};
+  bg.layout.loopClass = k;
+  bg.layout.iterations = 4;
+  SOp matmul{OpKind::Matmul, {0, 1}};
+  SOp square{OpKind::Square, {0}};
+  SOp sum{OpKind::ReduceSum, {3}};
+  sum.dim = 1;
+  bg.body = {matmul, square, sum};
+  bg.accums = {Accum{2, block::AccumKind::sum}, Accum{4, block::AccumKind::sum}};
+  SOp mean{OpKind::MulScalar, {1}};
+  mean.scalar = Scalar{0.0, k};
+  SOp eps{OpKind::AddScalar, {2}};
+  eps.scalar = Scalar{1.0e-06, Dim::kOne};
+  SOp root{OpKind::Sqrt, {3}};
+  SOp div{OpKind::Div, {0, 4}};
+  bg.post = {mean, eps, root, div};
+  bg.stores = {5};
+  KernelGraph g;
+  g.numInputs = 2;
+  g.customs.push_back(bg);
+  g.nodes.push_back(KernelNode{SOp(), 0});
+  g.results = {2};
+
+  std::optional<SmallVector<Dims>> dims =
+      inferKernelGraphDims(g, problem->shapes.inputDims);
+  ASSERT_TRUE(dims);
+  EXPECT_EQ((*dims)[2], (Dims{Dim{m, false}, Dim{n, false}}));
+
+  OpBuilder b(&context);
+  b.setInsertionPointToEnd(module->getBody());
+  FailureOr<func::FuncOp> func =
+      materializeFunction(b, b.getUnknownLoc(), "fused", g, problem->shapes);
+  ASSERT_TRUE(succeeded(func));
+  EXPECT_TRUE(succeeded(verify(*module))) << diagnostics;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  func->print(os);
+  EXPECT_NE(text.find("block.for_loop 4 iterations accumulate (sum, sum)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("block.load %in1 imap <x = 1> fmap 0 : "
+                      "tensor<64x32xf16> -> tensor<16x8xf16>"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("1.562500e-02"), std::string::npos) << text;
+
+  // A layout that does not divide the extents does not build.
+  g.customs[0].layout.gridSize = {3, 1, 1};
+  EXPECT_TRUE(failed(materializeFunction(b, b.getUnknownLoc(), "bad", g,
+                                         problem->shapes)));
+
+  // The canonical text tells the two layouts apart.
+  KernelGraph other = g;
+  other.customs[0].layout.gridSize = {4, 1, 1};
+  EXPECT_NE(toString(g), toString(other));
+}
+
+TEST_F(SearchGraphTest, DimsRejectWhatDoesNotTypeCheck) {
+  Dims a = {Dim{0, false}, Dim{1, false}};
+  Dims b = {Dim{2, false}, Dim{3, false}};
+  SOp matmul{OpKind::Matmul, {0, 1}};
+  EXPECT_FALSE(inferDims(matmul, {&a, &b}));
+  SOp add{OpKind::Add, {0, 1}};
+  EXPECT_FALSE(inferDims(add, {&a, &b}));
+  Dims row = {Dim{0, false}, Dim()};
+  std::optional<Dims> broadcast = inferDims(add, {&a, &row});
+  ASSERT_TRUE(broadcast);
+  EXPECT_EQ(*broadcast, a);
+  // A loop-cut dim does not broadcast against the whole dim.
+  Dims cut = {Dim{0, false}, Dim{1, true}};
+  EXPECT_FALSE(inferDims(add, {&a, &cut}));
+  SOp reduce{OpKind::ReduceSum, {0}};
+  reduce.dim = 1;
+  EXPECT_EQ(*inferDims(reduce, {&a}), row);
+}
+
+} // namespace
