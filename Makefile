@@ -20,7 +20,7 @@ CMAKE_FLAGS := -G Ninja \
   -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
   -DPython_EXECUTABLE=$(PYTHON_EXE)
 
-.PHONY: all deps configure build check check-docs check-lit check-unit check-python demo docs clean
+.PHONY: all deps configure build check check-docs check-lit check-unit check-python demo bench docs clean
 
 all: build
 
@@ -51,6 +51,11 @@ check-python:
 
 demo: build
 	@bash scripts/demo.sh $(BUILD_DIR)
+
+# Searches, verifies and lowers the twelve benchmark cases on the CPU; writes
+# $(BUILD_DIR)/bench/search.json and search.md (bench/README.md).
+bench: build
+	$(PYTHON) bench/search.py --build-dir $(BUILD_DIR)
 
 # Regenerates the dialect and pass reference in docs/ from the ODS definitions.
 docs: build

@@ -378,6 +378,23 @@ void SuperoptimizePass::runOnOperation() {
     if (!func.isExternal() &&
         !func->hasAttr(MLSOptDialect::kEquivalentToAttrName))
       functions.push_back(func);
+  if (keepReference) {
+    // The originals stay, untouched and private, as the references of the
+    // results.
+    SymbolTable symbols(module);
+    for (func::FuncOp func : functions) {
+      if (llvm::none_of(func.getBody().getOps(), [](Operation &op) {
+            return isSearchableOp(&op);
+          }))
+        continue;
+      auto copy = cast<func::FuncOp>(func->clone());
+      copy.setName((func.getName() + "_reference").str());
+      copy.setPrivate();
+      symbols.insert(copy, std::next(Block::iterator(func)));
+      func->setAttr(MLSOptDialect::kEquivalentToAttrName,
+                    FlatSymbolRefAttr::get(copy.getSymNameAttr()));
+    }
+  }
   {
     RewritePatternSet patterns(&getContext());
     populateRaiseKernelIdiomPatterns(patterns);
@@ -391,17 +408,6 @@ void SuperoptimizePass::runOnOperation() {
     SmallVector<Subprogram> subprograms = partition(func);
     if (subprograms.empty())
       continue;
-    if (keepReference) {
-      // The original stays, private, as the reference of the result.
-      SymbolTable symbols(module);
-      auto copy = cast<func::FuncOp>(func->clone());
-      copy.setName((func.getName() + "_reference").str());
-      copy.setPrivate();
-      copy->removeAttr(MLSOptDialect::kEquivalentToAttrName);
-      symbols.insert(copy, std::next(Block::iterator(func)));
-      func->setAttr(MLSOptDialect::kEquivalentToAttrName,
-                    FlatSymbolRefAttr::get(copy.getSymNameAttr()));
-    }
     for (auto [index, sub] : llvm::enumerate(subprograms)) {
       // What is left of the function's time, shared by what is left of it.
       double elapsed = std::chrono::duration<double>(
