@@ -67,8 +67,6 @@ private:
                 double secondsLeft);
   /// Compares `candidate` with `reference` over the field at full shapes;
   /// emits a diagnostic on `loc` unless they are equal.
-  bool verifyAtFullShape(func::FuncOp candidate, func::FuncOp reference,
-                         Location loc, bool quietOnMismatch);
 
   /// Outputs of subprograms already replaced, and what replaced them: the
   /// later subprograms of a function were cut before and may read them.
@@ -134,29 +132,75 @@ SmallVector<Subprogram> SuperoptimizePass::partition(func::FuncOp func) {
   return subprograms;
 }
 
-bool SuperoptimizePass::verifyAtFullShape(func::FuncOp candidate,
-                                          func::FuncOp reference, Location loc,
-                                          bool quietOnMismatch) {
-  FailureOr<verify::FieldEvaluator> lhs =
-      verify::FieldEvaluator::create(candidate);
-  FailureOr<verify::FieldEvaluator> rhs =
-      verify::FieldEvaluator::create(reference);
-  if (failed(lhs) || failed(rhs))
-    return false;
-  // One test bounds a false positive by degree / p (about 1e-17 for these
-  // programs); two make a division by a zero residue in one harmless.
-  FailureOr<verify::FieldComparison> comparison =
-      verify::compareInField(*lhs, *rhs, /*tests=*/2, seed + 1);
-  if (failed(comparison))
-    return false;
-  if (comparison->verdict == verify::FieldVerdict::Equal)
-    return true;
-  if (!quietOnMismatch)
-    emitWarning(loc) << "superoptimize: the best μGraph found failed "
-                        "verification at full shapes; the subprogram is "
-                        "left unchanged";
-  return false;
-}
+namespace {
+/// The reference evaluated once over the field at full shapes, before the
+/// search: how long it took tells how much of the budget the final check
+/// needs, and the winner is checked against its outputs without evaluating
+/// the reference again.
+class ReferenceRun {
+public:
+  static std::optional<ReferenceRun> create(func::FuncOp reference,
+                                            uint64_t seed) {
+    auto start = std::chrono::steady_clock::now();
+    ScopedDiagnosticHandler quiet(reference.getContext(),
+                                  [](Diagnostic &) { return success(); });
+    FailureOr<verify::FieldEvaluator> evaluator =
+        verify::FieldEvaluator::create(reference);
+    if (failed(evaluator))
+      return std::nullopt;
+    ReferenceRun run;
+    // A division by a zero residue proves nothing; a second draw is all but
+    // certain not to hit one again.
+    for (uint64_t attempt = 0; attempt < 2; ++attempt) {
+      uint64_t testSeed = verify::mix64(seed + 0x100 + attempt);
+      verify::FieldRandom random(testSeed);
+      verify::fillRandomInputs(run.inputs, reference, random);
+      run.options.functionSeed = verify::mix64(testSeed ^ 0x5851f42d4c957f2dULL);
+      FailureOr<verify::FieldEvaluation> result =
+          evaluator->evaluate(run.inputs, run.options);
+      if (failed(result))
+        return std::nullopt;
+      if (result->divisionByZero)
+        continue;
+      run.outputs = std::move(result->results);
+      run.seconds = std::chrono::duration<double>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+      return run;
+    }
+    return std::nullopt;
+  }
+
+  /// Runs `candidate` on the same inputs and compares every output element.
+  /// One test bounds a false positive by degree / p (about 1e-17 for these
+  /// programs, docs/verification.md).
+  verify::FieldVerdict check(func::FuncOp candidate) const {
+    ScopedDiagnosticHandler quiet(candidate.getContext(),
+                                  [](Diagnostic &) { return success(); });
+    FailureOr<verify::FieldEvaluator> evaluator =
+        verify::FieldEvaluator::create(candidate);
+    if (failed(evaluator))
+      return verify::FieldVerdict::Inconclusive;
+    FailureOr<verify::FieldEvaluation> result =
+        evaluator->evaluate(inputs, options);
+    if (failed(result) || result->divisionByZero)
+      return verify::FieldVerdict::Inconclusive;
+    if (result->results.size() != outputs.size())
+      return verify::FieldVerdict::Different;
+    for (auto [got, want] : llvm::zip_equal(result->results, outputs))
+      if (got.p != want.p)
+        return verify::FieldVerdict::Different;
+    return verify::FieldVerdict::Equal;
+  }
+
+  double seconds = 0;
+
+private:
+  SmallVector<verify::FieldTensor> inputs;
+  verify::FieldOptions options;
+  SmallVector<verify::FieldTensor> outputs;
+};
+} // namespace
 
 /// `value` with `decimals` digits after the point, for diagnostics.
 static std::string formatFixed(double value, int decimals) {
@@ -199,7 +243,11 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
       builder, loc, "reference", problem->reference, problem->shapes);
   if (failed(reference))
     return true;
-  bool verifiable = countElements(*reference) <= kMaxVerifiedElements;
+  auto start = std::chrono::steady_clock::now();
+  std::optional<ReferenceRun> referenceRun;
+  bool tooLarge = countElements(*reference) > kMaxVerifiedElements;
+  if (!tooLarge && (!keepReference || !cacheDir.empty()))
+    referenceRun = ReferenceRun::create(*reference, seed);
 
   // The answer: a function over the subprogram's inputs.
   func::FuncOp answer;
@@ -217,9 +265,9 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
     case CacheLookup::Hit:
       if (entry.function.getFunctionType() ==
               reference->getFunctionType() &&
-          verifiable &&
-          verifyAtFullShape(entry.function, *reference, loc,
-                            /*quietOnMismatch=*/true)) {
+          referenceRun &&
+          referenceRun->check(entry.function) ==
+              verify::FieldVerdict::Equal) {
         ++numCacheHits;
         ++numVerified;
         emitRemark(loc) << "superoptimize: loaded the result for "
@@ -238,8 +286,14 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
   }
 
   if (!answer) {
+    // The search gets what is left once the reference's evaluation, and
+    // the winner's (about as long), are paid for.
+    double spent = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+    double checking = referenceRun ? 1.25 * referenceRun->seconds : 0;
     SearchOptions timed = options;
-    timed.timeoutSeconds = std::max(0.0, secondsLeft);
+    timed.timeoutSeconds = std::max(0.0, secondsLeft - spent - checking);
     SearchResult result = search::superoptimize(*problem, timed, ctx);
     const SearchStatistics &s = result.stats;
     numEnumerated += s.enumerated;
@@ -293,7 +347,7 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
     thread::populateFuseElementwisePatterns(patterns);
     (void)applyPatternsGreedily(answer, std::move(patterns));
     if (!keepReference) {
-      if (!verifiable) {
+      if (tooLarge) {
         emitWarning(loc)
             << "superoptimize: the subprogram is too large to verify at "
                "full shapes in memory; it is left unchanged (run with "
@@ -301,9 +355,13 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
                "--verify-equivalence)";
         return true;
       }
-      if (!verifyAtFullShape(answer, *reference, loc,
-                             /*quietOnMismatch=*/false))
+      if (!referenceRun ||
+          referenceRun->check(answer) != verify::FieldVerdict::Equal) {
+        emitWarning(loc) << "superoptimize: the best μGraph found did not "
+                            "pass verification at full shapes; the "
+                            "subprogram is left unchanged";
         return true;
+      }
       ++numVerified;
     }
     emitRemark(loc) << "superoptimize: replaced " << sub.ops.size()
