@@ -18,6 +18,8 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
 #include "mlir/IR/Verifier.h"
@@ -25,6 +27,7 @@
 #include "llvm/Support/Debug.h"
 
 #include <mutex>
+#include <thread>
 
 #define DEBUG_TYPE "superoptimize"
 
@@ -110,7 +113,8 @@ private:
   SmallVector<SearchValue> values;
   double prefixUs = 0;
 
-  // The best candidate so far.
+  // The best candidate so far; its cost also for the progress line.
+  std::atomic<double> bestUs{0};
   std::optional<KernelGraph> best;
   KernelCost bestCost;
   std::string bestText;
@@ -339,6 +343,7 @@ void Search::tryComplete() {
       (cost->totalUs == bestCost.totalUs && text < bestText)) {
     best = std::move(candidate);
     bestCost = *cost;
+    bestUs = cost->totalUs;
     bestText = std::move(text);
   }
 }
@@ -545,6 +550,7 @@ SearchResult Search::run() {
     result.referenceCost = *referenceCost;
     best = problem.reference;
     bestCost = *referenceCost;
+    bestUs = referenceCost->totalUs;
     bestText = toString(problem.reference);
   }
 
@@ -566,6 +572,30 @@ SearchResult Search::run() {
   }
   // Iterative deepening: small custom kernels and few kernel launches
   // first, so a good program (and a tight bound) exists early.
+  // A one-line progress report, refreshed twice a second, when a person is
+  // watching stderr.
+  std::thread reporter;
+  std::atomic<bool> done{false};
+  if (llvm::sys::Process::StandardErrIsDisplayed()) {
+    reporter = std::thread([&] {
+      while (!done) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        double seconds = std::chrono::duration<double>(
+                             std::chrono::steady_clock::now() - start)
+                             .count();
+        llvm::errs() << llvm::format(
+            "\r[superoptimize] %.1f s: %llu ops enumerated, %llu pruned, "
+            "%llu screened, best %.2f us of %.2f us\x1b[K",
+            seconds, (unsigned long long)counters.enumerated.load(),
+            (unsigned long long)(counters.prunedByAbstractExpr.load() +
+                                 counters.prunedByCost.load()),
+            (unsigned long long)counters.screened.load(), bestUs.load(),
+            result.referenceCost.totalUs);
+      }
+      llvm::errs() << "\r\x1b[K";
+    });
+  }
+
   // Two passes (see SearchCore::literalSubterms): literal fusions first,
   // then everything the axioms allow.
   llvm::DenseSet<ExprRef> subterms;
@@ -593,6 +623,10 @@ SearchResult Search::run() {
         break;
     }
   }
+
+  done = true;
+  if (reporter.joinable())
+    reporter.join();
 
   if (best && referenceCost && bestText != toString(problem.reference)) {
     result.best = *best;
