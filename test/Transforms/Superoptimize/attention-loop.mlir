@@ -1,0 +1,35 @@
+// Attention over a long KV sequence: K and V do not fit in shared memory
+// whole, so the search must walk the KV length with a for-loop that
+// accumulates exp(Q K) V and the row sums of exp(Q K), and divide once
+// after the loop (the FlashAttention schedule, found by the oracle pass:
+// its loop values are subexpressions of the reference only under sum
+// splitting and distributivity of division over sums).
+// RUN: mlsopt-opt %s --superoptimize="timeout=90 keep-reference=true" -o %t 2>/dev/null
+// RUN: FileCheck %s < %t
+// RUN: mlsopt-opt %t --verify-equivalence 2>&1 | FileCheck %s --check-prefix=VERIFY
+
+// CHECK-LABEL: func.func @attention(
+// CHECK-NOT: kernel.
+// CHECK: kernel.custom
+// CHECK: block.for_loop {{[0-9]+}} iterations accumulate (sum, sum)
+// CHECK-DAG: block.load %in1 imap <{{.*}}> fmap 2
+// CHECK-DAG: block.load %in2 imap <{{.*}}> fmap 1
+// CHECK: block.matmul
+// CHECK: thread.unary exp
+// CHECK-DAG: block.matmul
+// CHECK-DAG: block.reduce_sum
+// CHECK: block.yield
+// CHECK: thread.binary div
+// CHECK: block.store
+// CHECK-NOT: kernel.
+// CHECK: {{^    }}return
+// VERIFY: remark: @attention is equivalent to @attention_reference
+
+func.func @attention(%q: tensor<2x64x64xf16>, %k: tensor<2x64x4096xf16>, %v: tensor<2x4096x64xf16>) -> tensor<2x64x64xf16> {
+  %s = kernel.matmul %q, %k : tensor<2x64x64xf16>, tensor<2x64x4096xf16>
+  %e = kernel.exp %s : tensor<2x64x4096xf16>
+  %sum = kernel.reduce_sum %e dim 2 : tensor<2x64x4096xf16>
+  %p = kernel.div %e, %sum : tensor<2x64x4096xf16>, tensor<2x64x1xf16>
+  %o = kernel.matmul %p, %v : tensor<2x64x4096xf16>, tensor<2x4096x64xf16>
+  return %o : tensor<2x64x64xf16>
+}
