@@ -526,5 +526,6 @@ def new_kernel_graph():
 def from_mlir(text, function=None):
     """A kernel graph from MLIR text: a module in the kernel dialect, or in
     linalg on tensors (converted with --convert-linalg-to-kernel). The graph
-    is `function`, by default the module's first function with a body."""
+    is `function`, by default the module's first function with a body; the
+    graph's module keeps it and the functions it calls, nothing else."""
     return KernelGraph(_core.Graph.parse(text, function or ""))

@@ -3,6 +3,7 @@
 #include "Graph.h"
 
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"
 #include "mlsopt/InitAllDialects.h"
 #include "mlsopt/Support/ShapeInference.h"
 #include "mlsopt/Support/Target.h"
@@ -224,6 +225,31 @@ std::unique_ptr<Graph> Graph::create() {
   return graph;
 }
 
+/// Erases every function of `module` but `func` and the functions it calls,
+/// so that the graph is one program: passes such as --superoptimize work on
+/// every function of a module. A link to an erased reference
+/// (mlsopt.equivalent_to) goes too.
+static void keepOnly(ModuleOp module, func::FuncOp func) {
+  llvm::SmallPtrSet<Operation *, 8> kept = {func};
+  SmallVector<func::FuncOp> worklist = {func};
+  while (!worklist.empty()) {
+    func::FuncOp current = worklist.pop_back_val();
+    current.walk([&](func::CallOp call) {
+      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+      if (callee && kept.insert(callee).second)
+        worklist.push_back(callee);
+    });
+  }
+  for (auto other : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (!kept.contains(other))
+      other.erase();
+  for (Operation *op : kept)
+    if (auto reference = op->getAttrOfType<FlatSymbolRefAttr>(
+            MLSOptDialect::kEquivalentToAttrName))
+      if (!module.lookupSymbol(reference))
+        op->removeAttr(MLSOptDialect::kEquivalentToAttrName);
+}
+
 std::unique_ptr<Graph> Graph::parse(StringRef text, StringRef function) {
   DiagnosticCapture diagnostics;
   MLIRContext &context = getContext();
@@ -255,6 +281,7 @@ std::unique_ptr<Graph> Graph::parse(StringRef text, StringRef function) {
     if (!func)
       throw MLIRError("the module has no function with a body");
   }
+  keepOnly(*module, func);
   std::unique_ptr<Graph> graph(new Graph());
   graph->module = std::move(module);
   graph->attach(func);

@@ -142,8 +142,34 @@ def test_from_mlir_kernel_dialect_example():
     assert reference.outputs[0].dtype is mi.float16
     fused = mi.from_mlir(text, function="fused")
     assert "kernel.custom" in fused.mlir()
+    # The graph is one program: the module's other function, and the link
+    # to it, are gone (passes such as --superoptimize see every function).
+    assert "@reference" not in fused.mlir()
+    assert "@fused" not in reference.mlir()
     with pytest.raises(mi.MLIRError, match="no function @nope"):
         mi.from_mlir(text, function="nope")
+
+
+def test_from_mlir_keeps_the_functions_the_graph_calls():
+    graph = mi.from_mlir("""
+      func.func private @gate(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+        %s = kernel.silu %x : tensor<4x8xf32>
+        return %s : tensor<4x8xf32>
+      }
+      func.func @unrelated(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+        return %x : tensor<4x8xf32>
+      }
+      func.func @f(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+        %g = func.call @gate(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+        %e = kernel.exp %g : tensor<4x8xf32>
+        return %e : tensor<4x8xf32>
+      }""", function="f")
+    text = graph.mlir()
+    assert "@gate" in text and "@unrelated" not in text
+    import numpy as np
+    x = np.linspace(-1, 1, 32, dtype=np.float32).reshape(4, 8)
+    np.testing.assert_allclose(graph(inputs=[x])[0],
+                               np.exp(x / (1 + np.exp(-x))), rtol=1e-6)
 
 
 def test_from_mlir_converts_linalg():

@@ -1,8 +1,4 @@
-"""superoptimize(): the --superoptimize pass behind Mirage's entry point.
-
-The pass comes from the search issue; until this build has it, the tests that
-need it are strict xfails (they start passing, and must then be un-marked,
-when it lands), and superoptimize() must say clearly that it is missing."""
+"""superoptimize(): the --superoptimize pass behind Mirage's entry point."""
 
 import warnings
 
@@ -10,12 +6,6 @@ import numpy as np
 import pytest
 
 import mlsopt as mi
-from mlsopt import _mlsopt
-
-HAS_SUPEROPTIMIZE = _mlsopt.is_pass_registered("superoptimize")
-needs_superoptimize = pytest.mark.xfail(
-    not HAS_SUPEROPTIMIZE, strict=True, raises=mi.UnavailableError,
-    reason="the --superoptimize pass (search issue) is not in this build yet")
 
 
 def gated_mlp(n=64, k=128):
@@ -39,14 +29,6 @@ def test_options_become_pass_options():
         _pipeline("superoptimize", {"cache-dir": "a b"})
 
 
-@pytest.mark.skipif(HAS_SUPEROPTIMIZE, reason="the pass is registered")
-def test_missing_pass_is_a_clear_error():
-    with pytest.raises(mi.UnavailableError, match="no --superoptimize pass"):
-        gated_mlp().superoptimize(target="sm_90", timeout=5)
-    # It is a NotImplementedError to code that does not know mlsopt.
-    assert issubclass(mi.UnavailableError, NotImplementedError)
-
-
 def test_bad_arguments_are_rejected_before_searching():
     with pytest.raises(TypeError, match="unexpected keyword"):
         gated_mlp().superoptimize(frobnicate=1)
@@ -54,7 +36,6 @@ def test_bad_arguments_are_rejected_before_searching():
         gated_mlp().superoptimize(backend="nki")
 
 
-@needs_superoptimize
 def test_superoptimize_fuses_the_gated_mlp_and_keeps_its_numbers():
     graph = gated_mlp()
     with warnings.catch_warnings():
@@ -77,3 +58,49 @@ def test_superoptimize_fuses_the_gated_mlp_and_keeps_its_numbers():
     (out,) = optimized(inputs=[x, w1, w2])
     np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
     assert "cluster" in optimized.to_dot()
+
+
+def test_search_options_reach_the_pass():
+    graph = gated_mlp()
+    with pytest.raises(mi.MLIRError, match="unknown target 'sm_12'"):
+        graph.superoptimize(target="sm_12")
+    # keep-reference keeps the input as a private function that the result
+    # names as its reference.
+    optimized = graph.superoptimize(target="sm_80", timeout=30,
+                                    keep_reference=True)
+    text = optimized.mlir()
+    assert "mlsopt.equivalent_to = @main_reference" in text
+    assert "func.func private @main_reference" in text
+    assert optimized.target == "sm_80"
+    assert 'mlsopt.target = "sm_80"' in text
+    # cost() defaults to the target the graph was optimized for.
+    assert optimized.cost().total_us == optimized.cost("sm_80").total_us
+    x = np.ones((8, 128), dtype=np.float32)
+    w = np.full((128, 64), 0.01, dtype=np.float32)
+    np.testing.assert_allclose(optimized(inputs=[x, w, w])[0],
+                               graph(inputs=[x, w, w])[0], rtol=1e-5)
+
+
+def test_mirage_search_options_are_accepted_with_a_warning():
+    with pytest.warns(UserWarning, match=r"ignores Mirage's search-space "
+                                         r"options \['config', 'griddims'\]"):
+        gated_mlp().superoptimize(config="mlp", griddims=[(64, 1, 1)],
+                                  timeout=30)
+
+
+def test_rms_norm_matmul_built_with_mirages_api_becomes_one_kernel():
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(8, 256), dtype=mi.float32)
+    W = graph.new_input(dims=(256, 128), dtype=mi.float32)
+    graph.mark_output(graph.matmul(
+        graph.rms_norm(X, normalized_shape=(256,), eps=1e-6), W))
+    # A short budget: the search keeps looking for better until its timeout.
+    optimized = graph.superoptimize(target="sm_90", timeout=5)
+    assert graph.cost("sm_90").launches == 2
+    assert optimized.cost("sm_90").launches == 1
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((8, 256)).astype(np.float32)
+    w = rng.standard_normal((256, 128)).astype(np.float32)
+    (expected,) = graph(inputs=[x, w])
+    (out,) = optimized(inputs=[x, w])
+    np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
