@@ -286,7 +286,14 @@ class KernelGraph:
         """The cost model's estimate (docs/cost-model.md) on `target`
         ("sm_80", "sm_90", ...). By default, the target the module names in
         its `mlsopt.target` attribute (the one it was optimized for), else
-        the cost model's default target."""
+        the cost model's default target. Ops outside the kernel dialect
+        (linalg from_mlir could not convert) cost nothing in it: a warning
+        names them."""
+        uncosted = self._core.uncosted_ops()
+        if uncosted:
+            warnings.warn(
+                f"the cost leaves out {len(uncosted)} ops outside the kernel "
+                f"dialect: {', '.join(sorted(set(uncosted)))}", stacklevel=2)
         return self._core.estimate_cost(target or "")
 
     def to_dot(self):

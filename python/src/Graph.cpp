@@ -17,6 +17,8 @@
 #include "mlsopt/Target/GPU/PTX.h"
 #endif
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/IRMapping.h"
@@ -555,6 +557,23 @@ search::KernelCost Graph::estimateCost(StringRef targetName) {
   if (failed(cost))
     diagnostics.fail("the cost model cannot estimate this graph");
   return *cost;
+}
+
+std::vector<std::string> Graph::getUncostedOps() {
+  std::vector<std::string> names;
+  Block &body = func.getBody().front();
+  for (Operation &op : body) {
+    // Constants, empty tensors and the terminator are not computations.
+    // (Ops are matched by class, not by trait: a trait's TypeID instantiated
+    // in this extension, built with hidden visibility, would be its own and
+    // differ from libMLIR.so's, breaking trait checks process-wide.)
+    if (isa<kernel::KernelDialect>(op.getDialect()) ||
+        isa<arith::ConstantOp, tensor::EmptyOp>(op) ||
+        &op == body.getTerminator())
+      continue;
+    names.push_back(op.getName().getStringRef().str());
+  }
+  return names;
 }
 
 void Graph::runPipeline(StringRef pipeline) {

@@ -128,6 +128,11 @@ public:
   /// name), or on the module's `mlsopt.target` when `target` is empty.
   search::KernelCost estimateCost(llvm::StringRef target);
 
+  /// Names of the ops of the function that the cost model does not cost:
+  /// computations left outside the kernel dialect (linalg that
+  /// --convert-linalg-to-kernel could not express, calls).
+  std::vector<std::string> getUncostedOps();
+
   /// Runs the textual pass pipeline `pipeline` (as after
   /// `--pass-pipeline=builtin.module(...)`) on this graph's module.
   void runPipeline(llvm::StringRef pipeline);

@@ -207,6 +207,7 @@ NB_MODULE(_mlsopt, m) {
             return g.estimateCost(target);
           },
           "target"_a = "")
+      .def("uncosted_ops", &Graph::getUncostedOps)
       .def(
           "run_pipeline",
           [](Graph &g, const std::string &pipeline) {

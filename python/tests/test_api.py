@@ -227,6 +227,29 @@ def test_cost_is_the_cost_models_estimate():
         gated_mlp(64).cost("sm_12")
 
 
+def test_cost_warns_about_what_it_leaves_out():
+    # A linalg op the kernel dialect cannot express (a max over a dim into
+    # a non-zero init) stays linalg after from_mlir.
+    graph = mi.from_mlir("""
+      func.func @f(%x: tensor<4x8xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+        %r = linalg.reduce ins(%x : tensor<4x8xf32>) outs(%init : tensor<4xf32>)
+            dimensions = [1]
+          (%a: f32, %b: f32) {
+            %m = arith.maximumf %a, %b : f32
+            linalg.yield %m : f32
+          }
+        return %r : tensor<4xf32>
+      }""")
+    assert "linalg.reduce" in graph.mlir()
+    with pytest.warns(UserWarning, match="leaves out 1 ops outside the kernel "
+                                         "dialect: linalg.reduce"):
+        assert graph.cost("sm_90").launches == 0
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mi.from_mlir((REPO / "examples" / "gated_mlp.mlir").read_text()).cost()
+
+
 def test_fused_example_costs_less_than_its_reference():
     text = (REPO / "examples" / "rmsnorm_matmul.mlir").read_text()
     reference = mi.from_mlir(text, function="reference").cost("sm_90")
