@@ -106,6 +106,17 @@ private:
     int64_t iterations = graph.layout.loopClass == Dim::kOne
                              ? 1
                              : kRepresentativeIterations;
+    // Which body values change from one iteration to the next: those that
+    // depend on a load the loop walks. Summing one that does not gives n
+    // times it, which no equivalent program has (no axiom brings in the
+    // iteration count), so such a sum is never tried.
+    SmallVector<bool> varies;
+    for (unsigned i = 0; i < graph.inputs.size(); ++i)
+      varies.push_back(llvm::any_of(body[i].dims,
+                                    [](Dim d) { return d.loopSplit; }));
+    for (const SOp &op : graph.body)
+      varies.push_back(llvm::any_of(op.operands,
+                                    [&](unsigned v) { return varies[v]; }));
     // Every combination of kinds over the leaves.
     SmallVector<unsigned> choice(leaves.size(), 0);
     while (true) {
@@ -114,15 +125,20 @@ private:
       bool ok = true;
       for (auto [i, leaf] : llvm::enumerate(leaves)) {
         block::AccumKind kind = kinds[choice[i]];
+        if (iterations > 1 && kind == block::AccumKind::sum && !varies[leaf]) {
+          ok = false;
+          break;
+        }
         ++core.counters.enumerated;
         ExprRef expr =
             accumulate(core.exprs, kind, iterations, body[leaf].expr);
-        if (!core.keep(expr)) {
+        // Sums and maxima of the chunks of a whole are the whole.
+        if (!core.keep(expr, body[leaf].whole)) {
           ok = false;
           break;
         }
         graph.accums.push_back(Accum{leaf, kind, -1});
-        post.push_back(SearchValue{body[leaf].dims, expr});
+        post.push_back(SearchValue{body[leaf].dims, expr, body[leaf].whole});
       }
       if (ok)
         growPost(kNoKey);

@@ -29,6 +29,11 @@ namespace mlsopt::search::enumeration {
 struct SearchValue {
   Dims dims;
   ExprRef expr = nullptr;
+  /// The expression the value would have if the for-loop did not cut its
+  /// dim: a tile's partial sum over a chunk of k is the sum over all of k.
+  /// The literal pass compares these with the reference, so a for-loop
+  /// whose accumulators rebuild what the reference computes is literal too.
+  ExprRef whole = nullptr;
 };
 
 /// The canonical-order key of an op.
@@ -56,10 +61,11 @@ struct SearchCore {
   std::chrono::steady_clock::time_point deadline;
   /// Set once the deadline passed: every loop unwinds.
   std::atomic<bool> &stop;
-  /// The first pass of the search keeps only values whose expressions are
-  /// literally subterms of the reference's: the fusions that compute what
-  /// the reference computes, found in a fraction of a second. The second
-  /// pass asks the oracle, which also admits what the axioms allow.
+  /// The first pass of the search keeps only values whose whole
+  /// expressions are literally subterms of the reference's (or of its
+  /// form with row scales sunk past matmuls): the fusions that compute what
+  /// the reference computes, found in seconds. The second pass asks the
+  /// oracle, which also admits what the axioms allow.
   const llvm::DenseSet<ExprRef> *literalSubterms = nullptr;
 
   bool timedOut() {
@@ -73,7 +79,7 @@ struct SearchCore {
 
   /// Whether `expr` may be part of a program equivalent to the reference;
   /// counts a pruned one.
-  bool keep(ExprRef expr);
+  bool keep(ExprRef expr, ExprRef whole);
 };
 
 /// The iteration count that stands for any for-loop in abstract

@@ -16,9 +16,9 @@ OpKey enumeration::getKey(const SOp &op, int scalarIndex) {
   return {maxOperand, static_cast<int>(op.kind), a, b, op.dim, scalarIndex};
 }
 
-bool SearchCore::keep(ExprRef expr) {
+bool SearchCore::keep(ExprRef expr, ExprRef whole) {
   if (literalSubterms) {
-    if (literalSubterms->contains(expr))
+    if (literalSubterms->contains(whole))
       return true;
   } else if (!options.abstractPruning || oracle.isSubexpression(expr)) {
     return true;
@@ -118,6 +118,9 @@ void enumeration::forEachOp(
     function_ref<bool(const SOp &, const OpKey &, SearchValue &&)> fn) {
   const SearchProblem &problem = core.problem;
   auto extent = [&](Dim d) { return getSiteExtent(problem, site, d); };
+  auto wholeExtent = [&](Dim d) {
+    return getSiteExtent(problem, site, Dim{d.cls, false});
+  };
   bool stopped = false;
 
   // Type-checks `op`, checks its key and its novelty, prunes it by abstract
@@ -130,9 +133,11 @@ void enumeration::forEachOp(
       return;
     SmallVector<const Dims *, 2> dims;
     SmallVector<const SearchValue *, 2> operands;
+    SmallVector<SearchValue, 2> wholes;
     for (unsigned v : op.operands) {
       dims.push_back(&values[v].dims);
       operands.push_back(&values[v]);
+      wholes.push_back(SearchValue{values[v].dims, values[v].whole, nullptr});
     }
     std::optional<Dims> result = inferDims(op, dims);
     if (!result)
@@ -146,9 +151,15 @@ void enumeration::forEachOp(
     for (const SearchValue &v : values)
       if (v.expr == expr && v.dims == *result)
         return;
-    if (!core.keep(expr))
+    SmallVector<const SearchValue *, 2> wholeOperands;
+    for (const SearchValue &w : wholes)
+      wholeOperands.push_back(&w);
+    ExprRef whole =
+        site.layout ? buildExpr(core.exprs, op, wholeOperands, wholeExtent)
+                    : expr;
+    if (!core.keep(expr, whole))
       return;
-    if (!fn(op, key, SearchValue{std::move(*result), expr}))
+    if (!fn(op, key, SearchValue{std::move(*result), expr, whole}))
       stopped = true;
   };
 

@@ -83,6 +83,19 @@ private:
   bool screen(const KernelGraph &graph);
   void dfs(OpKey last);
   void tryComplete();
+  /// Screens, sizes and costs a complete candidate and keeps it if it is
+  /// the best so far. Thread-safe.
+  void consider(KernelGraph candidate);
+  /// The expression of reference matmul `node` with the row scale of its
+  /// left operand moved after it, or null if it has none.
+  ExprRef sinkRowScale(const KernelNode &node, ArrayRef<SearchValue> sunk);
+  /// A single custom kernel over `subset` that computes every output.
+  void considerSingleKernel(const CustomCandidate &c,
+                            ArrayRef<unsigned> subset);
+  bool matchesTarget(const SearchValue &value, const SearchValue &target);
+  /// Whether the values, with `added`, include every output of the
+  /// reference.
+  bool completes(ArrayRef<SearchValue> added);
   /// A cheap lower bound of the cost of a kernel that reads `inputs` and
   /// writes `outputs` once.
   double lowerBoundUs(ArrayRef<const Dims *> tensors);
@@ -294,6 +307,21 @@ double Search::lowerBoundUs(ArrayRef<const Dims *> tensors) {
   return estimateRoofline(bytes, 0, 0, options.target).totalUs;
 }
 
+bool Search::matchesTarget(const SearchValue &value, const SearchValue &t) {
+  return value.dims == t.dims &&
+         (value.expr == t.expr || oracle->isEquivalent(value.expr, t.expr));
+}
+
+bool Search::completes(ArrayRef<SearchValue> added) {
+  for (const SearchValue &t : targets) {
+    auto matches = [&](const SearchValue &v) { return matchesTarget(v, t); };
+    if (llvm::none_of(added, matches) &&
+        llvm::none_of(ArrayRef(values).drop_front(graph.numInputs), matches))
+      return false;
+  }
+  return true;
+}
+
 void Search::tryComplete() {
   // Match every reference output with a value.
   KernelGraph candidate = graph;
@@ -301,9 +329,7 @@ void Search::tryComplete() {
   for (const SearchValue &t : targets) {
     std::optional<unsigned> match;
     for (unsigned v = graph.numInputs; v < values.size() && !match; ++v)
-      if (values[v].dims == t.dims &&
-          (values[v].expr == t.expr ||
-           oracle->isEquivalent(values[v].expr, t.expr)))
+      if (matchesTarget(values[v], t))
         match = v;
     if (!match)
       return;
@@ -326,6 +352,11 @@ void Search::tryComplete() {
     if (!used[v])
       return;
 
+  consider(std::move(candidate));
+}
+
+void Search::consider(KernelGraph candidate) {
+  std::lock_guard<std::mutex> lock(mutex);
   std::string text = toString(candidate);
   auto [screened, fresh] = screenCache.try_emplace(text, false);
   if (fresh)
@@ -346,6 +377,72 @@ void Search::tryComplete() {
     bestUs = cost->totalUs;
     bestText = std::move(text);
   }
+}
+
+ExprRef Search::sinkRowScale(const KernelNode &node,
+                             ArrayRef<SearchValue> sunk) {
+  // (x * s) B = (x B) * s and (x / s) B = (x B) / s when s is one value per
+  // row (its last dim has size 1); rms_norm(x) is x * rsqrt(mean(x^2) + eps)
+  // over the contraction dim. A kernel that computes x B across a for-loop
+  // and scales once at the end computes the right-hand sides.
+  if (node.isCustom() || node.op.kind != OpKind::Matmul)
+    return nullptr;
+  unsigned a = node.op.operands[0], b = node.op.operands[1];
+  if (a < problem.reference.numInputs)
+    return nullptr;
+  const KernelNode &producer =
+      problem.reference.nodes[a - problem.reference.numInputs];
+  const SearchValue &rhs = sunk[b];
+  const Dims &aDims = problem.referenceDims[a];
+  int64_t k = getExtent(aDims.back(), problem.shapes.extents);
+  const SOp &p = producer.op;
+  if (p.kind == OpKind::RmsNorm) {
+    ExprRef x = sunk[p.operands[0]].expr;
+    ExprRef mean = exprs->getMul(exprs->getSum(k, exprs->getSquare(x)),
+                                 exprs->getConstant(1.0 / double(k)));
+    ExprRef shifted = exprs->getAdd(mean, exprs->getConstant(p.scalar.literal));
+    return exprs->getMul(exprs->getMatmul(x, rhs.expr, k),
+                         exprs->getRsqrt(shifted));
+  }
+  if (p.kind != OpKind::Mul && p.kind != OpKind::Div)
+    return nullptr;
+  for (unsigned side = 0; side < 2; ++side) {
+    if (p.kind == OpKind::Div && side == 0)
+      continue;
+    unsigned scale = p.operands[side], x = p.operands[1 - side];
+    const Dims &scaleDims = problem.referenceDims[scale];
+    if (scaleDims.empty() || !scaleDims.back().isOne() ||
+        problem.referenceDims[x] != aDims)
+      continue;
+    ExprRef product = exprs->getMatmul(sunk[x].expr, rhs.expr, k);
+    return p.kind == OpKind::Div ? exprs->getDiv(product, sunk[scale].expr)
+                                 : exprs->getMul(product, sunk[scale].expr);
+  }
+  return nullptr;
+}
+
+void Search::considerSingleKernel(const CustomCandidate &c,
+                                  ArrayRef<unsigned> subset) {
+  KernelGraph candidate;
+  candidate.numInputs = graph.numInputs;
+  candidate.customs.push_back(c.graph);
+  for (unsigned &in : candidate.customs[0].inputs)
+    in = subset[in];
+  candidate.nodes.push_back(KernelNode{SOp(), 0});
+  SmallVector<bool> used(c.outputs.size(), false);
+  for (const SearchValue &t : targets) {
+    auto it = llvm::find_if(c.outputs, [&](const SearchValue &out) {
+      return matchesTarget(out, t);
+    });
+    if (it == c.outputs.end())
+      return;
+    unsigned index = it - c.outputs.begin();
+    used[index] = true;
+    candidate.results.push_back(candidate.numInputs + index);
+  }
+  if (llvm::is_contained(used, false))
+    return;
+  consider(std::move(candidate));
 }
 
 const std::vector<CustomCandidate> &
@@ -370,9 +467,15 @@ Search::getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps) {
   // Each skeleton is enumerated on its own thread; the results are joined
   // in skeleton order, so the answer does not depend on the thread count.
   std::vector<std::vector<CustomCandidate>> perSkeleton(skeletons.size());
+  // At the root, a kernel that computes everything is a complete program:
+  // it is weighed as soon as it is found, so a long enumeration still
+  // leaves its best finds behind when the time runs out.
+  bool atRoot = graph.nodes.empty();
   auto enumerate = [&](size_t i) {
     enumerateBlockGraphs(*core, local, inputs, skeletons[i], blockOps, {},
                          [&](CustomCandidate &&c) {
+                           if (atRoot)
+                             considerSingleKernel(c, subset);
                            perSkeleton[i].push_back(std::move(c));
                          });
   };
@@ -450,6 +553,10 @@ void Search::dfs(OpKey last) {
       });
       if (!novel)
         continue;
+      // The last node allowed must finish the program.
+      bool last = graph.nodes.size() + 1 >= kernelOpsLimit;
+      if (last && !completes(c.outputs))
+        continue;
       SmallVector<const Dims *> tensors;
       for (unsigned v : subset)
         tensors.push_back(&values[v].dims);
@@ -482,6 +589,9 @@ void Search::dfs(OpKey last) {
   SmallVector<SearchValue> snapshot = values;
   forEachOp(*core, Site(), snapshot, last,
             [&](const SOp &op, const OpKey &key, SearchValue &&value) {
+              if (graph.nodes.size() + 1 >= kernelOpsLimit &&
+                  !completes(value))
+                return true;
               SmallVector<const Dims *> tensors;
               for (unsigned v : op.operands)
                 tensors.push_back(&values[v].dims);
@@ -517,19 +627,28 @@ SearchResult Search::run() {
   exprs = std::make_unique<ExprContext>();
   for (unsigned i = 0; i < problem.reference.numInputs; ++i)
     values.push_back(
-        SearchValue{problem.shapes.inputDims[i], exprs->getInput(i)});
+        SearchValue{problem.shapes.inputDims[i], exprs->getInput(i),
+                    exprs->getInput(i)});
   // The reference's expressions.
   SmallVector<SearchValue> refValues = values;
+  // The same values with row scales sunk past matmuls (sunkValues), for
+  // the literal pass.
+  SmallVector<SearchValue> sunkValues = values;
   Site kernelSite;
+  auto extent = [&](Dim d) { return getSiteExtent(problem, kernelSite, d); };
   for (const KernelNode &node : problem.reference.nodes) {
-    SmallVector<const SearchValue *> operands;
-    for (unsigned v : node.op.operands)
+    SmallVector<const SearchValue *> operands, sunkOperands;
+    for (unsigned v : node.op.operands) {
       operands.push_back(&refValues[v]);
-    ExprRef expr = buildExpr(*exprs, node.op, operands, [&](Dim d) {
-      return getSiteExtent(problem, kernelSite, d);
-    });
-    refValues.push_back(
-        SearchValue{problem.referenceDims[refValues.size()], expr});
+      sunkOperands.push_back(&sunkValues[v]);
+    }
+    ExprRef expr = buildExpr(*exprs, node.op, operands, extent);
+    Dims dims = problem.referenceDims[refValues.size()];
+    refValues.push_back(SearchValue{dims, expr, expr});
+    ExprRef sunk = sinkRowScale(node, sunkValues);
+    if (!sunk)
+      sunk = buildExpr(*exprs, node.op, sunkOperands, extent);
+    sunkValues.push_back(SearchValue{dims, sunk, sunk});
   }
   SmallVector<ExprRef> targetExprs;
   for (unsigned r : problem.reference.results) {
@@ -600,6 +719,13 @@ SearchResult Search::run() {
   // then everything the axioms allow.
   llvm::DenseSet<ExprRef> subterms;
   SmallVector<ExprRef> worklist(targetExprs.begin(), targetExprs.end());
+  for (unsigned r : problem.reference.results) {
+    worklist.push_back(sunkValues[r].expr);
+    // A commutative product may come out with its operands either way.
+    ExprRef e = sunkValues[r].expr;
+    if (e->getKind() == ExprKind::Mul)
+      worklist.push_back(exprs->getMul(e->getOperand(1), e->getOperand(0)));
+  }
   while (!worklist.empty()) {
     ExprRef e = worklist.pop_back_val();
     if (subterms.insert(e).second)
@@ -615,9 +741,13 @@ SearchResult Search::run() {
     customCache.clear();
     for (unsigned limit = 3; limit <= options.maxBlockOps; ++limit) {
       blockOpsLimit = limit;
+      // More launches than the reference has ops only add launch
+      // overhead and device-memory round trips.
+      unsigned maxKernels = std::min<unsigned>(
+          options.maxKernelOps, problem.reference.nodes.size());
       kernelOpsLimit = limit == options.maxBlockOps
-                           ? options.maxKernelOps
-                           : std::min(options.maxKernelOps, 1 + (limit - 3) / 2);
+                           ? maxKernels
+                           : std::min(maxKernels, 1 + (limit - 3) / 2);
       dfs(kNoKey);
       if (core->timedOut())
         break;

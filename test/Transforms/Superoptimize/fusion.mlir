@@ -68,8 +68,8 @@ func.func @lora(%x: tensor<16x256xf16>, %w: tensor<256x1024xf16>, %a: tensor<256
 // CHECK: kernel.custom
 // CHECK: block.matmul
 // CHECK: thread.unary exp
-// CHECK: block.reduce_sum
-// CHECK: block.matmul
+// CHECK-DAG: block.reduce_sum
+// CHECK-DAG: block.matmul
 // CHECK-NOT: kernel.
 // CHECK: {{^    }}return
 // VERIFY: remark: @attention is equivalent to @attention_reference
