@@ -82,6 +82,8 @@ struct NormContext::Impl {
   llvm::DenseMap<const NormPoly *, const NormPoly *> erasedPolys;
   llvm::DenseMap<const NormMono *, const NormMono *> erasedMonos;
   llvm::DenseMap<const NormAtom *, const NormAtom *> erasedAtoms;
+  /// Whether a denominator is its own negation (contentOf).
+  llvm::DenseMap<const NormPoly *, bool> symmetricDens;
   /// Set while normalizing when a reduction size or a coefficient
   /// overflows or an expansion grows beyond kMaxMonomials.
   bool overflow = false;
@@ -112,13 +114,17 @@ struct NormContext::Impl {
   const NormMono *mono(Rational coef, uint64_t reduction,
                        llvm::SmallVector<const NormAtom *, 4> atomList,
                        const NormPoly *den) {
+    // Over a denominator that holds a - a, x/d = -x/d: one sign for both.
+    bool signFree = den && isSymmetric(den);
+    if (signFree)
+      coef = magnitude(coef);
     llvm::sort(atomList, byId<NormAtom>);
     MonoKey key{coef, reduction,
                 std::vector<const NormAtom *>(atomList.begin(), atomList.end()),
                 den};
     auto [it, inserted] = monoMap.try_emplace(key, nullptr);
     if (inserted) {
-      monos.push_back({nextId++, coef, reduction, atomList, den});
+      monos.push_back({nextId++, coef, reduction, atomList, den, signFree});
       it->second = &monos.back();
     }
     return it->second;
@@ -204,12 +210,82 @@ struct NormContext::Impl {
     return mul(a, b);
   }
 
+  static Rational reciprocal(Rational r) {
+    return r.num < 0 ? Rational{-r.den, -r.num} : Rational{r.den, r.num};
+  }
+
+  static bool lessThan(Rational a, Rational b) {
+    return __int128(a.num) * b.den < __int128(b.num) * a.den;
+  }
+  static Rational magnitude(Rational r) {
+    return {r.num < 0 ? -r.num : r.num, r.den};
+  }
+
+  /// The coefficient that a denominator hands to its numerator, so that
+  /// denominators differing by a constant factor are the same:
+  /// x/(c*y) = (1/c)*(x/y), x/(2a + 2b) = (1/2)*(x/(a + b)). It has to scale
+  /// with the denominator (content(l*d) = l*content(d)): its magnitude is the
+  /// smallest among the terms that come first when coefficients are
+  /// ignored, its sign tells d from -d. `symmetric` is set when d = -d as a
+  /// multiset (d holds a - a): then x/d = -x/d and the numerator's sign is
+  /// meaningless.
+  static Rational contentOf(const NormPoly *d, bool &symmetric) {
+    using Key = std::tuple<uint64_t, std::vector<unsigned>, unsigned>;
+    auto key = [](const NormMono *m) {
+      std::vector<unsigned> ids;
+      for (const NormAtom *a : m->atoms)
+        ids.push_back(a->id);
+      return Key(m->reduction, ids, m->den ? m->den->id + 1 : 0);
+    };
+    // The terms as (key, coefficient), sorted, for d and for -d.
+    using Term = std::pair<Key, Rational>;
+    auto termLess = [](const Term &a, const Term &b) {
+      if (a.first != b.first)
+        return a.first < b.first;
+      return lessThan(a.second, b.second);
+    };
+    std::vector<Term> plus, minus;
+    for (const NormMono *m : d->monos) {
+      plus.push_back({key(m), m->coef});
+      minus.push_back({key(m), Rational{-m->coef.num, m->coef.den}});
+    }
+    llvm::sort(plus, termLess);
+    llvm::sort(minus, termLess);
+    Rational size = magnitude(plus.front().second);
+    for (const Term &t : plus)
+      if (t.first == plus.front().first && lessThan(magnitude(t.second), size))
+        size = magnitude(t.second);
+    symmetric = plus == minus;
+    // Positive when d sorts after -d, as a positive constant does.
+    bool negative = !symmetric && std::lexicographical_compare(
+                                      plus.begin(), plus.end(), minus.begin(),
+                                      minus.end(), termLess);
+    return negative ? Rational{-size.num, size.den} : size;
+  }
+
+  /// A denominator in canonical form, and the factor its numerator takes.
+  std::pair<Rational, const NormPoly *> canonicalDen(const NormPoly *d) {
+    if (!d)
+      return {Rational(), nullptr};
+    bool symmetric = false;
+    Rational inverse = reciprocal(contentOf(d, symmetric));
+    d = scale(d, inverse);
+    return {inverse, d == one() ? nullptr : d};
+  }
+
+  bool isSymmetric(const NormPoly *d) {
+    auto [it, inserted] = symmetricDens.try_emplace(d, false);
+    if (inserted)
+      contentOf(d, it->second);
+    return it->second;
+  }
+
   const NormMono *mulMono(const NormMono *a, const NormMono *b) {
     llvm::SmallVector<const NormAtom *, 4> atomList(a->atoms);
     atomList.append(b->atoms.begin(), b->atoms.end());
-    return mono(mulCoefs(a->coef, b->coef),
-                mulSizes(a->reduction, b->reduction), atomList,
-                mulDen(a->den, b->den));
+    auto [factor, den] = canonicalDen(mulDen(a->den, b->den));
+    return mono(mulCoefs(mulCoefs(a->coef, b->coef), factor),
+                mulSizes(a->reduction, b->reduction), atomList, den);
   }
 
   const NormPoly *mul(const NormPoly *a, const NormPoly *b) {
@@ -227,21 +303,14 @@ struct NormContext::Impl {
   }
 
   const NormPoly *div(const NormPoly *a, const NormPoly *b) {
-    // x/(c*y) = (1/c)*(x/y): a single-monomial denominator keeps no
-    // coefficient, so x/4096 is x*(1/4096) and x/(-y) is -(x/y).
-    Rational factor;
-    if (b->monos.size() == 1) {
-      const NormMono *m = b->monos[0];
-      factor = {m->coef.num < 0 ? -m->coef.den : m->coef.den,
-                m->coef.num < 0 ? -m->coef.num : m->coef.num};
-      b = poly({mono({}, m->reduction, m->atoms, m->den)});
-    }
-    if (b == one())
-      return scale(a, factor);
+    // Denominators hand their coefficient to the numerator (canonicalDen):
+    // x/4096 is x*(1/4096) and x/(-y) is -(x/y).
     llvm::SmallVector<const NormMono *, 4> monoList;
-    for (const NormMono *m : a->monos)
-      monoList.push_back(mono(mulCoefs(m->coef, factor), m->reduction, m->atoms,
-                              mulDen(m->den, b)));
+    for (const NormMono *m : a->monos) {
+      auto [factor, den] = canonicalDen(mulDen(m->den, b));
+      monoList.push_back(
+          mono(mulCoefs(m->coef, factor), m->reduction, m->atoms, den));
+    }
     return poly(monoList);
   }
 
@@ -355,11 +424,11 @@ struct NormContext::Impl {
     for (const NormAtom *a : m->atoms)
       if (!isStabilizerExp(a))
         atomList.push_back(erase(a));
-    // A denominator of only stabilizer exps becomes 1: no denominator.
-    const NormPoly *den = m->den ? erase(m->den) : nullptr;
-    if (den == one())
-      den = nullptr;
-    const NormMono *result = mono(m->coef, m->reduction, atomList, den);
+    // The erased denominator is brought to its canonical form again (it
+    // may become 1: no denominator).
+    auto [factor, den] = canonicalDen(m->den ? erase(m->den) : nullptr);
+    const NormMono *result =
+        mono(mulCoefs(m->coef, factor), m->reduction, atomList, den);
     erasedMonos[m] = result;
     return result;
   }

@@ -8,7 +8,9 @@
 //   - products are expanded over sums (distributivity), and sums and
 //     products are multisets (commutativity, associativity);
 //   - a quotient is a numerator monomial over a denominator polynomial:
-//     (a+b)/c = a/c + b/c, x/(y*z) = (x/y)/z, x*(y/z) = (x*y)/z;
+//     (a+b)/c = a/c + b/c, x/(y*z) = (x/y)/z, x*(y/z) = (x*y)/z; the
+//     denominator is expanded and hands a constant factor to the numerator
+//     (x/(2a + 2b) = (1/2)*(x/(a + b))), so that it has one form;
 //   - a monomial carries the product of the sizes of the sums around it:
 //     sum(i, sum(j, x)) = sum(i*j, x), sum over + distributes, and
 //     sum(k, x*s) = sum(k, x)*s lets the sum float over every numerator
@@ -84,6 +86,9 @@ struct NormMono {
   llvm::SmallVector<const NormAtom *, 4> atoms;
   /// The denominator, null for 1.
   const NormPoly *den;
+  /// Set when `den` equals its own negation (it holds a - a): x/den =
+  /// -x/den, so `coef` is kept positive and its sign means nothing.
+  bool signFree;
 
   bool isOne() const {
     return coef == Rational() && reduction == 1 && atoms.empty() && !den;

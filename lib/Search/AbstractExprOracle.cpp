@@ -5,7 +5,8 @@
 // direction are applied in C++ (AbstractExprNormalForm.h), which leaves
 // what the normal form cannot fix: which terms of a target a candidate's
 // terms are, and with which common cofactor. That is a small ground problem
-// in linear integer arithmetic, which Z3 decides exactly:
+// in linear arithmetic over integers and rationals, which Z3 decides
+// exactly:
 //
 // e = e_1 + ... + e_k is a subexpression of a place S = s_1 + ... + s_m of a
 // target (the target, a denominator, an argument of sqrt, max or an opaque
@@ -15,11 +16,13 @@
 // distributivity (a*f + b*f = (a+b)*f), a part of a product from
 // commutativity, a sum over fewer elements from sum splitting. In numbers:
 // the atom counts of f are those of s_sigma(i) minus those of e_i, the same
-// for every i; f's reduction size times e_i's is s_sigma(i)'s.
+// for every i; f's reduction size times e_i's is s_sigma(i)'s; f's rational
+// coefficient times e_i's is s_sigma(i)'s.
 //
 // Denominators are compared by a necessary condition (every term of e_i's
 // denominator fits some term of s_sigma(i)'s), so a hidden factorization of
-// a denominator never leads to a wrong "no".
+// a denominator never leads to a wrong "no"; for the same reason the
+// coefficients are compared only where the two denominators are the same.
 //
 //===----------------------------------------------------------------------===//
 
@@ -178,10 +181,15 @@ struct SubexprOracle::Impl {
     for (const NormPoly *b : stabilized)
       if (!decide(b))
         return false;
-    // A lone max(n, b) is the stabilizer itself, before it is subtracted.
-    const NormAtom *max = nullptr;
-    if (erased->monos.size() == 1 && isStabilizer(erased->monos[0], &max))
-      return decide(max->args[0]);
+    // A lone max(n, b) is the stabilizer itself, before it is subtracted,
+    // and so is a sum of nothing but stabilizers.
+    if (llvm::all_of(erased->monos,
+                     [](const NormMono *m) { return isStabilizer(m); }))
+      return llvm::all_of(erased->monos, [&](const NormMono *m) {
+        const NormAtom *max = nullptr;
+        isStabilizer(m, &max);
+        return decide(max->args[0]);
+      });
     return matchSites(erased);
   }
 
@@ -310,14 +318,18 @@ struct SubexprOracle::Impl {
         choicesOfEm.push_back(choice);
         usersOf[j].push_back(choice);
         z3::expr_vector match(c);
-        // f.coef * e.coef = s.coef, without division: the denominators are
-        // positive.
-        match.push_back(
-            fCoef *
-                c.real_val(
-                    toDecimal(__int128(em->coef.num) * sm->coef.den).c_str()) ==
-            c.real_val(
-                toDecimal(__int128(sm->coef.num) * em->coef.den).c_str()));
+        // f.coef * e.coef = s.coef, without division (rational denominators
+        // are positive). Only when f has no denominator here: a denominator
+        // hands its own coefficient to the numerator (canonicalDen), and
+        // the denominators are only compared by a necessary condition. Not
+        // over a denominator such as a - a, which erases the sign.
+        if (em->den == sm->den && !em->signFree)
+          match.push_back(
+              fCoef *
+                  c.real_val(toDecimal(__int128(em->coef.num) * sm->coef.den)
+                                 .c_str()) ==
+              c.real_val(
+                  toDecimal(__int128(sm->coef.num) * em->coef.den).c_str()));
         match.push_back(fReduction * c.int_val(em->reduction) ==
                         c.int_val(sm->reduction));
         for (auto [k, a] : llvm::enumerate(atoms))

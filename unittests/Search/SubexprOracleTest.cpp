@@ -20,7 +20,11 @@
 
 #include "MLIRTest.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <random>
 #include <string>
 #include <thread>
 
@@ -563,6 +567,226 @@ TEST_F(SubexprOracleTest, ExpansionsTooLargeAreNotJudged) {
   SubexprOracle blind(ctx, {power});
   EXPECT_TRUE(blind.isSubexpression(ctx.getExp(a)));
   EXPECT_EQ(blind.getStats().solverCalls, 0u);
+}
+
+} // namespace
+
+namespace {
+
+/// Rewrites expressions with the axioms in either direction, at random
+/// places: what a search may build on its way to an equivalent program.
+class AxiomRewriter {
+public:
+  AxiomRewriter(ExprContext &ctx, unsigned seed) : ctx(ctx), random(seed) {}
+
+  /// `e` after one rewrite at a random place where one applies (or `e`).
+  ExprRef rewriteSomewhere(ExprRef e) {
+    SmallVector<ExprRef> places;
+    collect(e, places);
+    std::shuffle(places.begin(), places.end(), random);
+    for (ExprRef place : places)
+      if (ExprRef rewritten = rewriteAt(place))
+        return ctx.substitute(e, place, rewritten);
+    return e;
+  }
+
+private:
+  /// The constants of the generator that fold exactly (powers of two).
+  static bool isFolded(ExprRef c) {
+    double v = std::fabs(c->getValue());
+    return v == 0.25 || v == 4 || v == 1 || v == 0.0625 || v == 16;
+  }
+
+  void collect(ExprRef e, SmallVectorImpl<ExprRef> &places) {
+    places.push_back(e);
+    for (ExprRef operand : e->getOperands())
+      collect(operand, places);
+  }
+
+  /// One axiom applied at the root of `e`, or null.
+  ExprRef rewriteAt(ExprRef e) {
+    SmallVector<ExprRef> options;
+    auto kindOf = [](ExprRef x) { return x->getKind(); };
+    ExprKind k = e->getKind();
+    ArrayRef<ExprRef> ops = e->getOperands();
+    if (k == ExprKind::Add || k == ExprKind::Mul) {
+      bool isAdd = k == ExprKind::Add;
+      auto make = [&](ExprRef a, ExprRef b) {
+        return isAdd ? ctx.getAdd(a, b) : ctx.getMul(a, b);
+      };
+      options.push_back(make(ops[1], ops[0]));
+      if (kindOf(ops[0]) == k)
+        options.push_back(
+            make(ops[0]->getOperand(0), make(ops[0]->getOperand(1), ops[1])));
+      if (kindOf(ops[1]) == k)
+        options.push_back(
+            make(make(ops[0], ops[1]->getOperand(0)), ops[1]->getOperand(1)));
+    }
+    if (k == ExprKind::Mul && kindOf(ops[1]) == ExprKind::Add)
+      options.push_back(ctx.getAdd(ctx.getMul(ops[0], ops[1]->getOperand(0)),
+                                   ctx.getMul(ops[0], ops[1]->getOperand(1))));
+    if (k == ExprKind::Add && kindOf(ops[0]) == ExprKind::Mul &&
+        kindOf(ops[1]) == ExprKind::Mul &&
+        ops[0]->getOperand(0) == ops[1]->getOperand(0))
+      options.push_back(
+          ctx.getMul(ops[0]->getOperand(0),
+                     ctx.getAdd(ops[0]->getOperand(1), ops[1]->getOperand(1))));
+    if (k == ExprKind::Div && kindOf(ops[0]) == ExprKind::Add)
+      options.push_back(ctx.getAdd(ctx.getDiv(ops[0]->getOperand(0), ops[1]),
+                                   ctx.getDiv(ops[0]->getOperand(1), ops[1])));
+    if (k == ExprKind::Add && kindOf(ops[0]) == ExprKind::Div &&
+        kindOf(ops[1]) == ExprKind::Div &&
+        ops[0]->getOperand(1) == ops[1]->getOperand(1))
+      options.push_back(
+          ctx.getDiv(ctx.getAdd(ops[0]->getOperand(0), ops[1]->getOperand(0)),
+                     ops[0]->getOperand(1)));
+    if (k == ExprKind::Div && kindOf(ops[1]) == ExprKind::Mul)
+      options.push_back(ctx.getDiv(ctx.getDiv(ops[0], ops[1]->getOperand(0)),
+                                   ops[1]->getOperand(1)));
+    if (k == ExprKind::Div && kindOf(ops[0]) == ExprKind::Div)
+      options.push_back(ctx.getDiv(ops[0]->getOperand(0),
+                                   ctx.getMul(ops[0]->getOperand(1), ops[1])));
+    if (k == ExprKind::Mul && kindOf(ops[1]) == ExprKind::Div)
+      options.push_back(ctx.getDiv(ctx.getMul(ops[0], ops[1]->getOperand(0)),
+                                   ops[1]->getOperand(1)));
+    if (k == ExprKind::Sum) {
+      int64_t n = e->getSize();
+      ExprRef x = ops[0];
+      for (int64_t d = 2; d < n; ++d)
+        if (n % d == 0) {
+          options.push_back(ctx.getSum(d, ctx.getSum(n / d, x)));
+          break;
+        }
+      if (kindOf(x) == ExprKind::Sum)
+        options.push_back(ctx.getSum(n * x->getSize(), x->getOperand(0)));
+      if (kindOf(x) == ExprKind::Add)
+        options.push_back(ctx.getAdd(ctx.getSum(n, x->getOperand(0)),
+                                     ctx.getSum(n, x->getOperand(1))));
+      if (kindOf(x) == ExprKind::Mul)
+        options.push_back(
+            ctx.getMul(ctx.getSum(n, x->getOperand(0)), x->getOperand(1)));
+      if (kindOf(x) == ExprKind::Div)
+        options.push_back(
+            ctx.getDiv(ctx.getSum(n, x->getOperand(0)), x->getOperand(1)));
+    }
+    if (k == ExprKind::Mul && kindOf(ops[0]) == ExprKind::Sum)
+      options.push_back(ctx.getSum(ops[0]->getSize(),
+                                   ctx.getMul(ops[0]->getOperand(0), ops[1])));
+    if (k == ExprKind::Exp && kindOf(ops[0]) == ExprKind::Add)
+      options.push_back(ctx.getMul(ctx.getExp(ops[0]->getOperand(0)),
+                                   ctx.getExp(ops[0]->getOperand(1))));
+    if (k == ExprKind::Mul && kindOf(ops[0]) == ExprKind::Exp &&
+        kindOf(ops[1]) == ExprKind::Exp)
+      options.push_back(
+          ctx.getExp(ctx.getAdd(ops[0]->getOperand(0), ops[1]->getOperand(0))));
+    // The online-softmax stabilizer (an extension of the axioms).
+    if (k == ExprKind::Exp && kindOf(ops[0]) != ExprKind::Sub)
+      options.push_back(ctx.getExp(ctx.getSub(ops[0], ctx.getMax(64, ops[0]))));
+    // The definitions of the derived ops, and exact constant arithmetic.
+    if (k == ExprKind::Sub)
+      options.push_back(ctx.getAdd(ops[0], ctx.getNeg(ops[1])));
+    if (k == ExprKind::Neg)
+      options.push_back(ctx.getMul(ctx.getConstant(-1), ops[0]));
+    if (k == ExprKind::Neg && kindOf(ops[0]) == ExprKind::Neg)
+      options.push_back(ops[0]->getOperand(0));
+    if (k == ExprKind::Square)
+      options.push_back(ctx.getMul(ops[0], ops[0]));
+    if (k == ExprKind::Rsqrt)
+      options.push_back(ctx.getDiv(ctx.getConstant(1), ctx.getSqrt(ops[0])));
+    if (k == ExprKind::Mul && kindOf(ops[0]) == ExprKind::Constant &&
+        kindOf(ops[1]) == ExprKind::Constant && isFolded(ops[0]) &&
+        isFolded(ops[1]))
+      options.push_back(
+          ctx.getConstant(ops[0]->getValue() * ops[1]->getValue()));
+    if (k == ExprKind::Div && kindOf(ops[1]) == ExprKind::Constant &&
+        isFolded(ops[1]))
+      options.push_back(
+          ctx.getMul(ops[0], ctx.getConstant(1.0 / ops[1]->getValue())));
+    if (options.empty())
+      return nullptr;
+    return options[random() % options.size()];
+  }
+
+  ExprContext &ctx;
+  std::mt19937 random;
+};
+
+/// A random program over 3 inputs: the ops of the language but max, and
+/// constants, `depth` levels deep.
+ExprRef randomProgram(ExprContext &ctx, std::mt19937 &random, int depth) {
+  if (depth == 0) {
+    unsigned leaf = random() % 5;
+    if (leaf < 3)
+      return ctx.getInput(leaf);
+    return ctx.getConstant(leaf == 3 ? 0.25 : 0.044715);
+  }
+  auto sub = [&] { return randomProgram(ctx, random, depth - 1); };
+  switch (random() % 12) {
+  case 8:
+    return ctx.getSub(sub(), sub());
+  case 9:
+    return ctx.getNeg(sub());
+  case 10:
+    return ctx.getRsqrt(sub());
+  case 11:
+    return ctx.getSquare(sub());
+  case 0:
+    return ctx.getAdd(sub(), sub());
+  case 1:
+  case 2:
+    return ctx.getMul(sub(), sub());
+  case 3:
+    return ctx.getDiv(sub(), sub());
+  case 4:
+    return ctx.getSum(int64_t(1) << (1 + random() % 6), sub());
+  case 5:
+    return ctx.getExp(sub());
+  case 6:
+    return ctx.getSqrt(sub());
+  default:
+    return ctx.getOpaque("silu", {sub()});
+  }
+}
+
+/// Soundness: whatever the axioms make of a program, the oracle calls it
+/// equivalent, and no part of it is pruned.
+TEST_F(SubexprOracleTest, RewritesByTheAxiomsAreNeverPruned) {
+  // More programs or another seed for a longer hunt, e.g.
+  // MLSOPT_AXIOM_FUZZ_PROGRAMS=10000 MLSOPT_AXIOM_FUZZ_SEED=7.
+  int programs = 100;
+  unsigned seed = 20251130;
+  if (const char *n = std::getenv("MLSOPT_AXIOM_FUZZ_PROGRAMS"))
+    programs = std::atoi(n);
+  if (const char *n = std::getenv("MLSOPT_AXIOM_FUZZ_SEED"))
+    seed = std::atoi(n);
+  std::mt19937 random(seed);
+  unsigned checked = 0, rewrites = 0;
+  for (int program = 0; program < programs; ++program) {
+    ExprContext ctx;
+    ExprRef target = randomProgram(ctx, random, 3 + program % 2);
+    SubexprOracle oracle(ctx, {target});
+    AxiomRewriter rewriter(ctx, random());
+    ExprRef rewritten = target;
+    for (int step = 0; step < 16; ++step) {
+      ExprRef next = rewriter.rewriteSomewhere(rewritten);
+      rewrites += next != rewritten;
+      rewritten = next;
+      ASSERT_TRUE(oracle.isEquivalent(rewritten, target))
+          << str(rewritten) << "\n  from " << str(target);
+    }
+    SmallVector<ExprRef> parts = {rewritten};
+    for (size_t i = 0; i < parts.size(); ++i)
+      for (ExprRef operand : parts[i]->getOperands())
+        parts.push_back(operand);
+    for (ExprRef part : parts) {
+      ++checked;
+      EXPECT_TRUE(oracle.isSubexpression(part))
+          << str(part) << "\n  of " << str(rewritten) << "\n  from "
+          << str(target);
+    }
+  }
+  EXPECT_GT(rewrites, 10u * programs);
+  EXPECT_GT(checked, 10u * programs);
 }
 
 } // namespace
