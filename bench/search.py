@@ -2,8 +2,12 @@
 """`make bench`: every benchmark case searched, verified and lowered on the CPU.
 
 For each bench/<name>_b<batch>.mlir: import it into the kernel dialect,
-superoptimize it for sm_90 (keeping the reference), verify the result with
---verify-equivalence, and lower it to PTX when the GPU pipeline is built.
+superoptimize it for sm_90 and lower the result to PTX when the GPU pipeline
+is built. The pass verifies every subprogram it replaces over the finite
+field at full shapes before it replaces it (a replacement that fails is a
+warning and is not made), which proves the whole program equivalent even
+where the whole program is not LAX and --verify-equivalence cannot run on it
+(QKNorm: an exp of normalized values).
 Writes <build>/bench/search.json (one object per case) and search.md (the same
 as a Markdown table, also printed).
 """
@@ -20,7 +24,7 @@ REMARK = re.compile(
     r"remark: superoptimize: (?:"
     r"replaced (?P<ops>\d+) kernel ops \((?P<before>[\d.]+) us\) by "
     r"(?P<kernels>\d+) kernels \((?P<after>[\d.]+) us\)"
-    r"|kept the subprogram of (?P<kept_ops>\d+) kernel ops \((?P<kept_us>[\d.]+) us\)"
+    r"|kept the subprogram of (?P<kept_ops>\d+) kernel ops \((?P<kept_us>[\d.]+) us\)[^;]*"
     r"); searched for (?P<seconds>[\d.]+) s(?P<timeout> \(timed out\))?: "
     r"(?P<enumerated>\d+) ops enumerated, (?P<abstract>\d+) pruned by abstract "
     r"expression, (?P<cost>\d+) by cost, (?P<blocks>\d+) block graphs, "
@@ -52,17 +56,16 @@ def bench_case(opt, path, args):
         raise RuntimeError(f"{path}: import failed:\n{imported.stderr}")
     case["kernels_before"] = count_kernels(imported.stdout, name)
 
-    options = (f"target=sm_90 keep-reference=true timeout={args.timeout} "
-               f"threads={args.threads}")
+    options = f"target=sm_90 timeout={args.timeout} threads={args.threads}"
     start = time.monotonic()
     searched = run([opt, f"--superoptimize={options}",
                     "--mlir-print-op-on-diagnostic=false"], imported.stdout)
-    case["search_seconds"] = round(time.monotonic() - start, 2)
+    case["seconds"] = round(time.monotonic() - start, 2)
     if searched.returncode:
         raise RuntimeError(f"{path}: search failed:\n{searched.stderr}")
     case["kernels_after"] = count_kernels(searched.stdout, name)
 
-    before = after = 0.0
+    before = after = search_seconds = 0.0
     totals = dict.fromkeys(
         ["enumerated", "pruned_abstract_expr", "pruned_cost", "block_graphs",
          "screened", "screen_passed"], 0)
@@ -75,19 +78,19 @@ def bench_case(opt, path, args):
             before += float(m["kept_us"])
             after += float(m["kept_us"])
         timed_out |= bool(m["timeout"])
+        search_seconds += float(m["seconds"])
         for key, group in [("enumerated", "enumerated"),
                            ("pruned_abstract_expr", "abstract"),
                            ("pruned_cost", "cost"), ("block_graphs", "blocks"),
                            ("screened", "screened"),
                            ("screen_passed", "passed")]:
             totals[key] += int(m[group])
+    case["search_seconds"] = round(search_seconds, 2)
     case["est_us_before"] = round(before, 2)
     case["est_us_after"] = round(after, 2)
-
-    verified = run([opt, "--verify-equivalence", "-o", "/dev/null"],
-                   searched.stdout)
-    case["verified"] = (verified.returncode == 0 and
-                        "is equivalent to" in verified.stderr)
+    # Every replacement was verified by the pass; a failed or impossible
+    # verification is a warning and leaves its subprogram as it was.
+    case["verified"] = "warning:" not in searched.stderr
     case.update(totals)
     case["timed_out"] = timed_out
 
@@ -99,13 +102,14 @@ def bench_case(opt, path, args):
 
 
 def markdown(cases):
-    head = ("| case | batch | search s | kernels before | kernels after | "
-            "est. us before | est. us after | verified | enumerated | "
-            "pruned (abstract) | pruned (cost) | screened |")
-    rows = [head, "|" + " --- |" * 12]
+    head = ("| case | batch | search s | total s | kernels before | "
+            "kernels after | est. us before | est. us after | verified | "
+            "enumerated | pruned (abstract) | pruned (cost) | screened |")
+    rows = [head, "|" + " --- |" * 13]
     for c in cases:
         rows.append(
             f"| {c['name']} | {c['batch']} | {c['search_seconds']} | "
+            f"{c['seconds']} | "
             f"{c['kernels_before']} | {c['kernels_after']} | "
             f"{c['est_us_before']} | {c['est_us_after']} | "
             f"{'yes' if c['verified'] else 'NO'} | {c['enumerated']} | "

@@ -323,10 +323,12 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
     }
     if (s.unverifiable) {
       emitRemark(loc) << "superoptimize: kept the subprogram of "
-                      << sub.ops.size()
-                      << " kernel ops, which the finite-field verifier "
-                         "cannot evaluate (not LAX: an exp of a value with "
-                         "no exponent image, see docs/verification.md)";
+                      << sub.ops.size() << " kernel ops ("
+                      << formatFixed(result.referenceCost.totalUs, 2)
+                      << " us), which the finite-field verifier cannot "
+                         "evaluate (not LAX: an exp of a value with no "
+                         "exponent image, see docs/verification.md); "
+                      << figures;
       return true;
     }
     if (!result.improved) {
