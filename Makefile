@@ -20,7 +20,7 @@ CMAKE_FLAGS := -G Ninja \
   -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
   -DPython_EXECUTABLE=$(PYTHON_EXE)
 
-.PHONY: all deps configure build check check-docs check-lit check-unit check-python demo bench docs clean
+.PHONY: all deps configure build check check-docs check-lit check-unit check-python demo bench bench-gpu docs clean
 
 all: build
 
@@ -56,6 +56,12 @@ demo: build
 # $(BUILD_DIR)/bench/search.json and search.md (bench/README.md).
 bench: build
 	$(PYTHON) bench/search.py --build-dir $(BUILD_DIR)
+
+# Prepares the GPU benchmark (PTX and launch plans of every case, searched
+# and unfused) and checks it without a GPU; bench/gpu/run.sh runs it on one.
+bench-gpu: build
+	bash bench/gpu/prepare.sh $(BUILD_DIR)
+	MLSOPT_GPU_ARTIFACTS=$(BUILD_DIR)/bench/gpu bash bench/gpu/run.sh --dry-run
 
 # Regenerates the dialect and pass reference in docs/ from the ODS definitions.
 docs: build

@@ -150,6 +150,33 @@ private:
 
 } // namespace
 
+/// Shared memory the GPU lowering gives `custom`, bounded from above: the
+/// block-graph verifier counts each tile once, but the lowering also double
+/// buffers the loads of a for-loop and keeps accumulators in f32. Elementwise
+/// results are not counted: thread graphs keep them in registers.
+static int64_t estimateGPUSharedMemory(kernel::CustomOp custom) {
+  auto bytes = [](Value v, int64_t elementBytes) {
+    auto type = cast<RankedTensorType>(v.getType());
+    int64_t width =
+        elementBytes ? elementBytes : type.getElementTypeBitWidth() / 8;
+    return type.getNumElements() * width;
+  };
+  int64_t total = 0;
+  custom.walk([&](Operation *op) {
+    if (auto load = dyn_cast<block::LoadOp>(op)) {
+      auto loop = cast<block::ForLoopOp>(load->getParentOp());
+      total += bytes(load.getTile(), 0) * (loop.getIterations() > 1 ? 2 : 1);
+    } else if (auto loop = dyn_cast<block::ForLoopOp>(op)) {
+      for (Value r : loop.getResults())
+        total += bytes(r, 4);
+    } else if (isa<block::MatmulOp, block::ReduceSumOp, block::ReduceMaxOp,
+                   block::RmsNormOp>(op)) {
+      total += bytes(op->getResult(0), 0);
+    }
+  });
+  return total;
+}
+
 std::optional<KernelCost> Search::costOf(const KernelGraph &g,
                                          ArrayRef<Dims> inputDims) {
   ShapeContext shapes = problem.shapes;
@@ -161,7 +188,12 @@ std::optional<KernelCost> Search::costOf(const KernelGraph &g,
   if (failed(func))
     return std::nullopt;
   std::optional<KernelCost> result;
-  if (succeeded(mlir::verify(*func))) {
+  bool fits = true;
+  func->walk([&](kernel::CustomOp custom) {
+    fits &= estimateGPUSharedMemory(custom) <=
+            static_cast<int64_t>(options.target.maxSharedMemPerBlock);
+  });
+  if (fits && succeeded(mlir::verify(*func))) {
     FailureOr<KernelCost> cost = estimateFunctionCost(*func, options.target);
     if (succeeded(cost))
       result = *cost;

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Builds what bench/gpu/run.sh needs, on a machine with the project built (the
+# GPU machine has no LLVM): for every case, the program imported and
+# superoptimized for sm_90, lowered with --mlsopt-gpu-pipeline, its PTX, its
+# launch plan and what the search estimated. Also the unfused program, lowered
+# the same way (one default block graph per kernel op), as a baseline.
+#
+#   bash bench/gpu/prepare.sh [BUILD_DIR] [OUT_DIR] [case.mlir ...]
+#
+# OUT_DIR (default BUILD_DIR/bench/gpu) is what travels to the GPU machine.
+set -euo pipefail
+BUILD_DIR="${1:-build}"
+OUT="${2:-$BUILD_DIR/bench/gpu}"
+shift $(( $# > 2 ? 2 : $# )) || true
+OPT="$BUILD_DIR/bin/mlsopt-opt"
+TRANSLATE="$BUILD_DIR/bin/mlsopt-translate"
+TIMEOUT="${MLSOPT_BENCH_TIMEOUT:-60}"
+# (Not `| grep -q`: grep's early exit would fail the pipeline under pipefail.)
+if ! "$OPT" --help | grep -c -- --mlsopt-gpu-pipeline > /dev/null; then
+  echo "error: $OPT has no --mlsopt-gpu-pipeline" >&2
+  exit 1
+fi
+cases=("$@")
+if [ ${#cases[@]} -eq 0 ]; then
+  cases=(bench/*_b*.mlir)
+fi
+mkdir -p "$OUT"
+for case in "${cases[@]}"; do
+  stem="$(basename "$case" .mlir)"
+  name="${stem%_b*}"
+  batch="${stem##*_b}"
+  dir="$OUT/$stem"
+  mkdir -p "$dir"
+  "$OPT" "$case" --convert-linalg-to-kernel -o "$dir/imported.mlir"
+  "$OPT" "$dir/imported.mlir" --superoptimize="target=sm_90 timeout=$TIMEOUT" \
+    --mlir-print-op-on-diagnostic=false -o "$dir/searched.mlir" 2> "$dir/search.log"
+  for variant in searched imported; do
+    "$OPT" "$dir/$variant.mlir" --mlsopt-gpu-pipeline=chip=sm_90 -o "$dir/$variant.gpu.mlir"
+    "$TRANSLATE" --emit-ptx "$dir/$variant.gpu.mlir" -o "$dir/$variant.ptx"
+    "$TRANSLATE" --emit-launch-plan "$dir/$variant.gpu.mlir" -o "$dir/$variant.plan.json"
+  done
+  # The cost model's estimates, from the search's remarks.
+  python3 - "$dir/search.log" "$name" "$batch" > "$dir/meta.json" <<'PY'
+import json, re, sys
+log, name, batch = open(sys.argv[1]).read(), sys.argv[2], int(sys.argv[3])
+before = after = 0.0
+for m in re.finditer(r"(?:replaced \d+ kernel ops \(([\d.]+) us\) by \d+ kernels \(([\d.]+) us\)"
+                     r"|kept the subprogram of \d+ kernel ops \(([\d.]+) us\))", log):
+    if m[1]:
+        before += float(m[1]); after += float(m[2])
+    else:
+        before += float(m[3]); after += float(m[3])
+print(json.dumps({"name": name, "batch": batch, "function": name,
+                  "est_us_before": round(before, 2), "est_us_after": round(after, 2)}))
+PY
+  echo "prepared $stem: $(grep -c '"kernel"' "$dir/searched.plan.json") launches (unfused: $(grep -c '"kernel"' "$dir/imported.plan.json"))"
+done
