@@ -10,9 +10,10 @@
 #include "mlsopt/Target/Dot/GraphToDot.h"
 
 // The GPU target (PTX and launch plans) comes with the GPU pipeline; a build
-// without it still has everything else.
-#if __has_include("mlsopt/Target/GPU/PTX.h")
-#define MLSOPT_HAVE_GPU_TARGET 1
+// without it still has everything else. CMake defines MLSOPT_HAVE_GPU_TARGET
+// when the library exists (a definition, unlike __has_include, makes ninja
+// rebuild this file when it appears).
+#ifdef MLSOPT_HAVE_GPU_TARGET
 #include "mlsopt/Target/GPU/LaunchPlan.h"
 #include "mlsopt/Target/GPU/PTX.h"
 #endif
@@ -29,6 +30,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -54,6 +56,8 @@ static MLIRContext &getContext() {
     DialectRegistry registry;
     mlir::registerAllDialects(registry);
     mlir::registerAllExtensions(registry);
+    // The GPU pipeline serializes gpu.modules through LLVM IR to PTX.
+    mlir::registerAllToLLVMIRTranslations(registry);
     mlsopt::registerAllDialects(registry);
     auto *context = new MLIRContext(registry);
     // Errors go to Python users: the sentence and its location, without the
