@@ -1,0 +1,57 @@
+"""Mirage's demo graphs, built with the lines of Mirage's demo scripts
+(demo/demo_group_query_attention.py, demo/demo_lora.py), run on the CPU to
+numpy's numbers: what porting by changing the import gives."""
+
+import numpy as np
+
+import mlsopt as mi
+
+
+def f16(a):
+    return a.astype(np.float16).astype(np.float64)
+
+
+def test_group_query_attention_demo():
+    graph = mi.new_kernel_graph()
+    Q = graph.new_input(dims=(2, 256, 64), dtype=mi.float16)
+    K = graph.new_input(dims=(2, 64, 4096), dtype=mi.float16)
+    V = graph.new_input(dims=(2, 4096, 64), dtype=mi.float16)
+    A = graph.matmul(Q, K)
+    E = graph.exp(A)
+    S = graph.reduction(E, 2)
+    D = graph.div(E, S)
+    O = graph.matmul(D, V)
+    graph.mark_output(O)
+
+    rng = np.random.default_rng(21)
+    # Scaled so that exp stays within f16's range, as a softmax's
+    # 1/sqrt(d) and max subtraction would keep it.
+    q = rng.standard_normal((2, 256, 64)) * 0.1
+    k = rng.standard_normal((2, 64, 4096)) * 0.1
+    v = rng.standard_normal((2, 4096, 64))
+    (out,) = graph(inputs=[q, k, v])
+    assert out.dtype == np.float16 and out.shape == (2, 256, 64)
+    e = np.exp(f16(q) @ f16(k))
+    expected = (e / e.sum(axis=2, keepdims=True)) @ f16(v)
+    np.testing.assert_allclose(out, expected, rtol=5e-2, atol=5e-3)
+
+
+def test_lora_demo():
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(16, 256), dtype=mi.float16)
+    W = graph.new_input(dims=(256, 4096), dtype=mi.float16)
+    A = graph.new_input(dims=(256, 16), dtype=mi.float16)
+    B = graph.new_input(dims=(16, 4096), dtype=mi.float16)
+    D = graph.matmul(X, A)
+    E = graph.matmul(D, B)
+    C = graph.matmul(X, W)
+    O = graph.add(C, E)
+    graph.mark_output(O)
+    assert graph.cost("sm_90").launches == 4
+
+    rng = np.random.default_rng(22)
+    x, w, a, b = (rng.standard_normal(t.dims) / 8 for t in graph.inputs)
+    (out,) = graph(inputs=[x, w, a, b])
+    expected = f16(x) @ f16(w) + f16(f16(x) @ f16(a)) @ f16(b)
+    np.testing.assert_allclose(out, expected, rtol=2e-2,
+                               atol=2e-2 * np.abs(expected).max())
