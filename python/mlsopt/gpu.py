@@ -171,8 +171,11 @@ class GPURunner:
             if tensor.dtype != torch_dtype(argument["dtype"]):
                 raise ValueError(f"input {i} is {tensor.dtype}; the graph "
                                  f"takes {argument['dtype']}")
-        # Kernels read row-major memory.
-        inputs = [t.contiguous() for t in inputs]
+        # Kernels read row-major memory through 16-byte aligned pointers
+        # (vector loads); a view into the middle of a tensor may be neither.
+        inputs = [t if t.is_contiguous() and t.data_ptr() % 16 == 0
+                  else t.clone(memory_format=torch.contiguous_format)
+                  for t in inputs]
         with torch.cuda.device(device):
             stream = torch.cuda.current_stream(device).cuda_stream
             return self.plan.run(
