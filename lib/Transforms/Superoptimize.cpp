@@ -82,23 +82,40 @@ SmallVector<Subprogram> SuperoptimizePass::partition(func::FuncOp func) {
     // Values computed outside `current` from its results: an op that reads
     // one cannot join, or the subprogram could not be replaced in one place.
     llvm::DenseSet<Value> tainted;
+    // Values of `current` with no exponent image (results of exp, sqrt,
+    // rsqrt, rms_norm and the non-LAX functions, and what depends on them):
+    // an exp of one would make the subprogram one the finite-field verifier
+    // cannot evaluate, so the subprogram ends before such an exp, whose
+    // operand then arrives as a fresh input.
+    llvm::DenseSet<Value> noExponent;
     auto close = [&]() {
       if (!current.ops.empty())
         subprograms.push_back(std::move(current));
       current = Subprogram();
       inCurrent.clear();
       tainted.clear();
+      noExponent.clear();
     };
     for (Operation &op : block) {
       bool searchable = isSearchableOp(&op);
       bool readsTainted = llvm::any_of(
           op.getOperands(), [&](Value v) { return tainted.contains(v); });
-      if (searchable && (readsTainted ||
+      bool expOfNoExponent =
+          isa<kernel::ExpOp>(op) && noExponent.contains(op.getOperand(0));
+      if (searchable && (readsTainted || expOfNoExponent ||
                          current.ops.size() >= maxKernelOps))
         close();
       if (searchable) {
         current.ops.push_back(&op);
         inCurrent.insert(&op);
+        bool lax = !isa<kernel::ExpOp, kernel::SqrtOp, kernel::RsqrtOp,
+                        kernel::RmsNormOp, kernel::LogOp, kernel::SiluOp,
+                        kernel::SigmoidOp, kernel::GeluOp, kernel::ReluOp,
+                        kernel::TanhOp, kernel::ErfOp>(op);
+        if (!lax || llvm::any_of(op.getOperands(), [&](Value v) {
+              return noExponent.contains(v);
+            }))
+          noExponent.insert(op.getResult(0));
         continue;
       }
       bool readsCurrent = llvm::any_of(op.getOperands(), [&](Value v) {
