@@ -16,7 +16,7 @@ are checked by the dialect's verifiers when ``customized`` builds the op.
 
 from . import _mlsopt as _core
 from ._mlsopt import MLIRError
-from .kernel import DTensor, _caller, _CORE_TO_DTYPE
+from .kernel import DTensor, _caller
 
 _GRID_AXES = ("x", "y", "z")
 
