@@ -54,13 +54,6 @@ struct SiteCandidates {
   llvm::SmallVector<llvm::SmallVector<unsigned, 4>, 4> targetsOf;
 };
 
-unsigned atomCount(llvm::ArrayRef<const NormAtom *> atoms, const NormAtom *a) {
-  auto range = std::equal_range(
-      atoms.begin(), atoms.end(), a,
-      [](const NormAtom *x, const NormAtom *y) { return x->id < y->id; });
-  return range.second - range.first;
-}
-
 bool screenMono(const NormMono *e, const NormMono *s);
 
 /// A necessary condition for denominator `e` to divide denominator `s`:
@@ -226,18 +219,34 @@ struct SubexprOracle::Impl {
   Answer solve(const NormPoly *e, llvm::ArrayRef<SiteCandidates> candidates) {
     // Z3 contexts are not thread-safe; one per thread serves every oracle.
     static thread_local z3::context c;
+    // Creating a solver costs more than most checks: one per thread, each
+    // query in its own scope.
+    static thread_local z3::solver solver(c, z3::solver::simple());
     auto start = std::chrono::steady_clock::now();
     Answer answer = Answer::Unknown;
     try {
-      z3::solver solver(c, z3::solver::simple());
       z3::params params(c);
       params.set("timeout", timeoutMs);
       solver.set(params);
       z3::expr_vector alternatives(c);
       for (auto [siteIndex, cand] : llvm::enumerate(candidates))
         alternatives.push_back(encodeSite(c, e, cand, siteIndex));
+      solver.push();
+      // The scope must close even when Z3 throws, or the next query would
+      // inherit this one's assertions.
+      struct PopOnExit {
+        z3::solver &solver;
+        ~PopOnExit() {
+          try {
+            solver.pop();
+          } catch (const z3::exception &) {
+            solver.reset();
+          }
+        }
+      } popOnExit{solver};
       solver.add(z3::mk_or(alternatives));
-      switch (solver.check()) {
+      z3::check_result result = solver.check();
+      switch (result) {
       case z3::sat:
         answer = Answer::Yes;
         break;
@@ -279,29 +288,29 @@ struct SubexprOracle::Impl {
                              const SiteCandidates &cand, size_t siteIndex) {
     std::string prefix = "s" + std::to_string(siteIndex) + "_";
     const NormPoly *site = cand.site;
+    // A pair (e_i, s_j) fixes f's atoms (s_j's minus e_i's) and reduction
+    // (s_j's over e_i's, exact after the screen): pairs that fix the same
+    // ones form a class, and the chosen pairs must share one. Classes are
+    // numbered here, so that Z3 compares one integer instead of a count
+    // per atom.
+    using Signature = std::pair<std::vector<unsigned>, uint64_t>;
+    std::map<Signature, int64_t> classes;
+    auto classOf = [&](const NormMono *em, const NormMono *sm) {
+      std::vector<unsigned> rest;
+      auto ea = em->atoms.begin();
+      for (const NormAtom *a : sm->atoms) {
+        if (ea != em->atoms.end() && *ea == a) {
+          ++ea;
+          continue;
+        }
+        rest.push_back(a->id);
+      }
+      Signature sig{std::move(rest), sm->reduction / em->reduction};
+      return classes.try_emplace(sig, classes.size()).first->second;
+    };
+    z3::expr fClass = c.int_const((prefix + "fclass").c_str());
     z3::expr fCoef = c.real_const((prefix + "fcoef").c_str());
-    z3::expr fReduction = c.int_const((prefix + "fred").c_str());
-    // The cofactor's count of every atom that a used place monomial holds.
-    llvm::SmallVector<const NormAtom *> atoms;
-    for (const auto &targetsOfEm : cand.targetsOf)
-      for (unsigned j : targetsOfEm)
-        atoms.append(site->monos[j]->atoms.begin(),
-                     site->monos[j]->atoms.end());
-    llvm::sort(atoms, [](const NormAtom *x, const NormAtom *y) {
-      return x->id < y->id;
-    });
-    atoms.erase(std::unique(atoms.begin(), atoms.end()), atoms.end());
-    // Names by position, not by atom: the same query reads the same, and a
-    // thread's context does not collect a symbol per atom ever seen.
-    z3::expr_vector fCounts(c);
-    for (size_t k = 0; k < atoms.size(); ++k)
-      fCounts.push_back(
-          c.int_const((prefix + "f" + std::to_string(k)).c_str()));
-
     z3::expr_vector conjuncts(c);
-    conjuncts.push_back(fReduction >= 1);
-    for (unsigned k = 0; k < fCounts.size(); ++k)
-      conjuncts.push_back(fCounts[k] >= 0);
 
     // choice[i][j]: e's monomial i is the place's monomial j.
     // expr_vector is a shared handle: each needs its own construction.
@@ -318,6 +327,7 @@ struct SubexprOracle::Impl {
         choicesOfEm.push_back(choice);
         usersOf[j].push_back(choice);
         z3::expr_vector match(c);
+        match.push_back(fClass == c.int_val(classOf(em, sm)));
         // f.coef * e.coef = s.coef, without division (rational denominators
         // are positive). Only when f has no denominator here: a denominator
         // hands its own coefficient to the numerator (canonicalDen), and
@@ -330,13 +340,6 @@ struct SubexprOracle::Impl {
                                  .c_str()) ==
               c.real_val(
                   toDecimal(__int128(sm->coef.num) * em->coef.den).c_str()));
-        match.push_back(fReduction * c.int_val(em->reduction) ==
-                        c.int_val(sm->reduction));
-        for (auto [k, a] : llvm::enumerate(atoms))
-          match.push_back(
-              fCounts[k] ==
-              c.int_val(static_cast<int64_t>(atomCount(sm->atoms, a)) -
-                        static_cast<int64_t>(atomCount(em->atoms, a))));
         conjuncts.push_back(z3::implies(choice, z3::mk_and(match)));
       }
       conjuncts.push_back(z3::mk_or(choicesOfEm));
