@@ -4,9 +4,14 @@
 #include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"
 #include "mlsopt/ExecutionEngine/CPURunner.h"
 #include "mlsopt/Verify/Evaluator.h"
+#include "mlsopt/Verify/FieldJIT.h"
 #include "mlsopt/Verify/FiniteField.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/Support/Debug.h"
@@ -130,7 +135,9 @@ struct VerifyEquivalencePass
                             << ", " << count << " tests\n");
 
     FailureOr<verify::FieldComparison> comparison =
-        verify::compareInField(*lhs, *rhs, count, seed);
+        engine == VerifyEngine::JIT
+            ? compareJIT(*lhs, *rhs, count)
+            : verify::compareInField(*lhs, *rhs, count, seed);
     if (failed(comparison))
       return failure();
 
@@ -165,6 +172,32 @@ struct VerifyEquivalencePass
     if (f32Check)
       checkInF32(func, reference);
     return success();
+  }
+
+  /// The comparison of compareInField, on the JIT-compiled programs of both
+  /// functions. The evaluators have checked the programs and tell which
+  /// inputs need q-parts, so both engines draw the same inputs.
+  FailureOr<verify::FieldComparison> compareJIT(verify::FieldEvaluator &lhs,
+                                                verify::FieldEvaluator &rhs,
+                                                unsigned count) {
+    func::FuncOp func = lhs.getFunction(), reference = rhs.getFunction();
+    FailureOr<std::unique_ptr<verify::FieldJIT>> jit =
+        verify::FieldJIT::create({func, reference});
+    if (failed(jit))
+      return failure();
+    SmallVector<bool> withExponents;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      withExponents.push_back(lhs.needsInputExponents(i) ||
+                              rhs.needsInputExponents(i));
+    auto run = [&](unsigned function) {
+      return [&, function](ArrayRef<verify::FieldTensor> inputs,
+                           const verify::FieldOptions &options) {
+        return (*jit)->evaluate(function, inputs, options);
+      };
+    };
+    auto runLhs = run(0), runRhs = run(1);
+    return verify::compareInField(func, reference, withExponents, runLhs,
+                                  runRhs, count, seed);
   }
 
   /// Runs both functions in f32 and warns when they differ by more than the

@@ -1571,7 +1571,26 @@ FailureOr<FieldComparison> mlsopt::verify::compareInField(FieldEvaluator &lhs,
                                                           FieldEvaluator &rhs,
                                                           unsigned tests,
                                                           uint64_t seed) {
-  func::FuncOp l = lhs.getFunction(), r = rhs.getFunction();
+  // q-parts only for the inputs some exp reads in either function.
+  SmallVector<bool> withExponents;
+  for (unsigned i = 0; i < lhs.getFunction().getNumArguments(); ++i)
+    withExponents.push_back(lhs.needsInputExponents(i) ||
+                            rhs.needsInputExponents(i));
+  auto evaluateWith = [](FieldEvaluator &evaluator) {
+    return [&evaluator](ArrayRef<FieldTensor> inputs,
+                        const FieldOptions &options) {
+      return evaluator.evaluate(inputs, options);
+    };
+  };
+  auto evaluateLhs = evaluateWith(lhs), evaluateRhs = evaluateWith(rhs);
+  return compareInField(lhs.getFunction(), rhs.getFunction(), withExponents,
+                        evaluateLhs, evaluateRhs, tests, seed);
+}
+
+FailureOr<FieldComparison> mlsopt::verify::compareInField(
+    func::FuncOp l, func::FuncOp r, ArrayRef<bool> withExponents,
+    FieldEvaluateFn evaluateLhs, FieldEvaluateFn evaluateRhs, unsigned tests,
+    uint64_t seed) {
   // Element types do not matter in the field; shapes do.
   auto sameShapes = [](TypeRange a, TypeRange b) {
     return a.size() == b.size() && llvm::all_of_zip(a, b, [](Type x, Type y) {
@@ -1584,11 +1603,6 @@ FailureOr<FieldComparison> mlsopt::verify::compareInField(FieldEvaluator &lhs,
     return l.emitError("cannot compare @")
            << l.getSymName() << " with @" << r.getSymName()
            << ": their signatures differ";
-  // q-parts only for the inputs some exp reads in either function.
-  SmallVector<bool> withExponents;
-  for (unsigned i = 0; i < l.getNumArguments(); ++i)
-    withExponents.push_back(lhs.needsInputExponents(i) ||
-                            rhs.needsInputExponents(i));
   FieldComparison comparison;
   bool sawDivisionByZero = false;
   SmallVector<FieldTensor> inputs;
@@ -1600,10 +1614,10 @@ FailureOr<FieldComparison> mlsopt::verify::compareInField(FieldEvaluator &lhs,
     fillRandomInputs(inputs, l, random, withExponents);
     FieldOptions options;
     options.functionSeed = mix64(testSeed ^ 0x5851f42d4c957f2dULL);
-    FailureOr<FieldEvaluation> a = lhs.evaluate(inputs, options);
+    FailureOr<FieldEvaluation> a = evaluateLhs(inputs, options);
     if (failed(a))
       return failure();
-    FailureOr<FieldEvaluation> b = rhs.evaluate(inputs, options);
+    FailureOr<FieldEvaluation> b = evaluateRhs(inputs, options);
     if (failed(b))
       return failure();
     ++comparison.tests;

@@ -1,5 +1,9 @@
+// Every pair runs on both engines, which must give the same verdicts: the
+// JIT-compiled field program (the default) and the in-process evaluator.
 // RUN: mlsopt-opt %s --verify-equivalence --split-input-file --verify-diagnostics --mlir-print-op-on-diagnostic=false
-// RUN: mlsopt-opt %s --verify-equivalence="tests=3 seed=7" --split-input-file --verify-diagnostics --mlir-print-op-on-diagnostic=false
+// RUN: mlsopt-opt %s --verify-equivalence="engine=evaluator" --split-input-file --verify-diagnostics --mlir-print-op-on-diagnostic=false
+// RUN: mlsopt-opt %s --verify-equivalence="tests=3 seed=7 engine=jit" --split-input-file --verify-diagnostics --mlir-print-op-on-diagnostic=false
+// RUN: mlsopt-opt %s --verify-equivalence="tests=3 seed=7 engine=evaluator" --split-input-file --verify-diagnostics --mlir-print-op-on-diagnostic=false
 
 // Accepted: matmul associativity.
 func.func @ref(%a: tensor<4x8xf32>, %b: tensor<8x6xf32>, %c: tensor<6x5xf32>) -> tensor<4x5xf32> {
@@ -164,6 +168,69 @@ func.func @wrong_imap(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8x
     block.return
   }
   return %o : tensor<8x8xf32>
+}
+
+// -----
+
+// Accepted: the same block graph with the right imap.
+func.func @ref(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32> {
+  %m = kernel.matmul %x, %w : tensor<8x16xf32>, tensor<16x8xf32>
+  return %m : tensor<8x8xf32>
+}
+// expected-remark @+1 {{@tiled is equivalent to @ref}}
+func.func @tiled(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %o = kernel.custom (%x, %w) grid <2, 2, 1> block <32, 1, 1>
+      : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32> {
+  ^bb0(%in0: tensor<8x16xf32>, %in1: tensor<16x8xf32>, %out0: tensor<8x8xf32>):
+    %acc = block.for_loop 4 iterations accumulate (sum) : tensor<4x4xf32> {
+      %xt = block.load %in0 imap <x = 0> fmap 1 : tensor<8x16xf32> -> tensor<4x4xf32>
+      %wt = block.load %in1 imap <y = 1> fmap 0 : tensor<16x8xf32> -> tensor<4x4xf32>
+      %m = block.matmul %xt, %wt : tensor<4x4xf32>, tensor<4x4xf32>
+      block.yield %m : tensor<4x4xf32>
+    }
+    block.store %acc, %out0 omap <x = 0, y = 1> : tensor<4x4xf32> into tensor<8x8xf32>
+    block.return
+  }
+  return %o : tensor<8x8xf32>
+}
+
+// -----
+
+// Rejected: the right tiles written at the wrong offsets (the omap swaps the
+// grid dims).
+func.func @ref(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32> {
+  %m = kernel.matmul %x, %w : tensor<8x16xf32>, tensor<16x8xf32>
+  return %m : tensor<8x8xf32>
+}
+// expected-error @+1 {{@wrong_offset is not equivalent to @ref}}
+func.func @wrong_offset(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %o = kernel.custom (%x, %w) grid <2, 2, 1> block <32, 1, 1>
+      : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32> {
+  ^bb0(%in0: tensor<8x16xf32>, %in1: tensor<16x8xf32>, %out0: tensor<8x8xf32>):
+    %acc = block.for_loop 4 iterations accumulate (sum) : tensor<4x4xf32> {
+      %xt = block.load %in0 imap <x = 0> fmap 1 : tensor<8x16xf32> -> tensor<4x4xf32>
+      %wt = block.load %in1 imap <y = 1> fmap 0 : tensor<16x8xf32> -> tensor<4x4xf32>
+      %m = block.matmul %xt, %wt : tensor<4x4xf32>, tensor<4x4xf32>
+      block.yield %m : tensor<4x4xf32>
+    }
+    block.store %acc, %out0 omap <x = 1, y = 0> : tensor<4x4xf32> into tensor<8x8xf32>
+    block.return
+  }
+  return %o : tensor<8x8xf32>
+}
+
+// -----
+
+// Inconclusive: x / (x - x) divides by zero on every draw; neither engine
+// calls that equal.
+func.func @ref(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+// expected-error @+1 {{@divides_by_zero vs @ref: a random test divided by a zero residue, so it proves nothing}}
+func.func @divides_by_zero(%x: tensor<4xf32>) -> tensor<4xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %z = kernel.sub %x, %x : tensor<4xf32>, tensor<4xf32>
+  %q = kernel.div %x, %z : tensor<4xf32>, tensor<4xf32>
+  return %q : tensor<4xf32>
 }
 
 // -----

@@ -8,6 +8,14 @@
 
 namespace mlsopt {
 
+/// How --verify-equivalence runs the finite-field programs.
+enum class VerifyEngine {
+  /// Lowered to LLVM and JIT-compiled by mlir::ExecutionEngine.
+  JIT,
+  /// Interpreted by the in-process evaluator of lib/Verify.
+  Evaluator,
+};
+
 #define GEN_PASS_DECL
 #include "mlsopt/Transforms/Passes.h.inc"
 

@@ -24,9 +24,20 @@ def VerifyEquivalence : Pass<"verify-equivalence", "::mlir::ModuleOp"> {
     normal inputs, and a relative difference above `f32-tolerance` is a
     warning.
 
-    The field comparison uses the in-process evaluator of `lib/Verify`; the
-    JIT-compiled field program comes next.
+    `engine` chooses how the finite-field programs run: `jit` (the default)
+    builds each function's finite-field program as loops over memrefs of
+    field elements that follow every custom kernel's block schedule, lowers
+    it to LLVM and compiles it with mlir::ExecutionEngine; `evaluator`
+    interprets the functions in process (`lib/Verify`, what the search
+    uses). Both implement the semantics of docs/verification.md, draw the
+    same inputs for a seed and give the same results.
   }];
+  // What the JIT engine's field program is built from.
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
   let options = [
     Option<"tests", "tests", "unsigned", "0",
            "Number of random tests (0: as many as `bound` needs)">,
@@ -39,6 +50,14 @@ def VerifyEquivalence : Pass<"verify-equivalence", "::mlir::ModuleOp"> {
            "Also run both functions in f32 on random normal inputs">,
     Option<"f32Tolerance", "f32-tolerance", "double", "1e-3",
            "Relative difference of the f32 runs above which to warn">,
+    Option<"engine", "engine", "::mlsopt::VerifyEngine",
+           "::mlsopt::VerifyEngine::JIT",
+           "How the finite-field programs run",
+           [{::llvm::cl::values(
+             clEnumValN(::mlsopt::VerifyEngine::JIT, "jit",
+                        "JIT-compiled through mlir::ExecutionEngine"),
+             clEnumValN(::mlsopt::VerifyEngine::Evaluator, "evaluator",
+                        "the in-process evaluator"))}]>,
   ];
 }
 

@@ -175,6 +175,21 @@ struct FieldComparison {
   uint64_t rhsValue = 0;
 };
 
+/// Runs one function on given inputs: FieldEvaluator::evaluate, or the
+/// JIT-compiled program of FieldJIT.h.
+using FieldEvaluateFn = llvm::function_ref<mlir::FailureOr<FieldEvaluation>(
+    llvm::ArrayRef<FieldTensor>, const FieldOptions &)>;
+
+/// Runs `evaluateLhs` (the program of `lhs`) and `evaluateRhs` (of `rhs`) on
+/// `tests` draws of random inputs from `seed`, with q-parts for input i when
+/// withExponents[i], and compares every result element mod p. Both engines
+/// draw the same inputs and random functions for a seed. Emits an error on
+/// `lhs` and fails when the signatures' shapes differ or an evaluation fails.
+mlir::FailureOr<FieldComparison>
+compareInField(mlir::func::FuncOp lhs, mlir::func::FuncOp rhs,
+               llvm::ArrayRef<bool> withExponents, FieldEvaluateFn evaluateLhs,
+               FieldEvaluateFn evaluateRhs, unsigned tests, uint64_t seed);
+
 /// Runs `lhs` and `rhs` on `tests` draws of random inputs from `seed` and
 /// compares every result element mod p. The functions must have the same
 /// argument and result shapes; emits an error on `lhs` and fails otherwise,

@@ -1,0 +1,89 @@
+//===- FieldRuntime.h - Scalar field arithmetic for JIT-compiled programs -===//
+//
+// The JIT-compiled finite-field program (FieldProgram.h) computes every
+// scalar through these C functions, which the JIT resolves to this process.
+// They are thin wrappers around FiniteField.h, the arithmetic the in-process
+// evaluator uses, so the two verifiers cannot drift apart: only the loops
+// around the arithmetic are generated.
+//
+// A field element travels as one 128-bit integer: its residue mod p in the
+// low 64 bits, its q-part (a residue mod q or a marker of FiniteField.h) in
+// the high 64 bits. Every function computes both parts the way the evaluator
+// computes each plane.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLSOPT_VERIFY_FIELDRUNTIME_H
+#define MLSOPT_VERIFY_FIELDRUNTIME_H
+
+#include "mlsopt/Verify/FiniteField.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <cstdint>
+#include <utility>
+
+namespace mlsopt::verify {
+
+inline uint128_t packFieldElement(uint64_t p, uint64_t q) {
+  return (uint128_t(q) << 64) | p;
+}
+inline uint64_t residueOf(uint128_t x) { return static_cast<uint64_t>(x); }
+inline uint64_t exponentOf(uint128_t x) {
+  return static_cast<uint64_t>(x >> 64);
+}
+
+/// The state one run of a JIT-compiled field program shares with the
+/// runtime: the keys of the random functions and what went wrong.
+struct FieldRuntimeContext {
+  /// The random function of thread::UnaryKind k has key functionKeys[k].
+  static constexpr unsigned kMaxFunctions = 32;
+  uint64_t functionKeys[kMaxFunctions] = {};
+  /// Some division had a zero divisor mod p, or an exp read a q-part that
+  /// a division by zero mod q produced.
+  uint64_t divisionByZero = 0;
+  /// An exp read a value without a residue mod q. FieldEvaluator::create
+  /// rejects such programs before they run, so this stays 0 for them.
+  uint64_t notLax = 0;
+};
+
+/// The name and address of every runtime function, for the JIT's symbol
+/// table.
+llvm::ArrayRef<std::pair<const char *, void *>> getFieldRuntimeSymbols();
+
+} // namespace mlsopt::verify
+
+extern "C" {
+using mlsopt_field_t = mlsopt::verify::uint128_t;
+using mlsopt_field_context_t = mlsopt::verify::FieldRuntimeContext;
+
+mlsopt_field_t mlsopt_field_add(mlsopt_field_t a, mlsopt_field_t b);
+mlsopt_field_t mlsopt_field_sub(mlsopt_field_t a, mlsopt_field_t b);
+mlsopt_field_t mlsopt_field_mul(mlsopt_field_t a, mlsopt_field_t b);
+/// acc + a * b, the step of a dot product.
+mlsopt_field_t mlsopt_field_mul_add(mlsopt_field_t acc, mlsopt_field_t a,
+                                    mlsopt_field_t b);
+mlsopt_field_t mlsopt_field_neg(mlsopt_field_t a);
+mlsopt_field_t mlsopt_field_square(mlsopt_field_t a);
+/// a * b^-1; a zero divisor mod p sets divisionByZero, mod q it leaves a
+/// marker that an exp reading it reports.
+mlsopt_field_t mlsopt_field_div(mlsopt_field_context_t *context,
+                                mlsopt_field_t a, mlsopt_field_t b);
+/// w^(a mod q), without a q-part.
+mlsopt_field_t mlsopt_field_exp(mlsopt_field_context_t *context,
+                                mlsopt_field_t a);
+/// a^((p+1)/4), without a q-part.
+mlsopt_field_t mlsopt_field_sqrt(mlsopt_field_t a);
+/// The inverse of sqrt(a), without a q-part; 0 sets divisionByZero.
+mlsopt_field_t mlsopt_field_rsqrt(mlsopt_field_context_t *context,
+                                  mlsopt_field_t a);
+/// The random function that stands for thread::UnaryKind `function`.
+mlsopt_field_t mlsopt_field_random(mlsopt_field_context_t *context,
+                                   int64_t function, mlsopt_field_t a);
+/// `candidate` if it is greater than `running` in max's total order, else
+/// `running`: the step of a max reduction.
+mlsopt_field_t mlsopt_field_max(mlsopt_field_t running,
+                                mlsopt_field_t candidate);
+}
+
+#endif // MLSOPT_VERIFY_FIELDRUNTIME_H

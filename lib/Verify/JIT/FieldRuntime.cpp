@@ -1,0 +1,114 @@
+//===- FieldRuntime.cpp - Scalar field arithmetic for JIT-compiled programs ===//
+
+#include "mlsopt/Verify/FieldRuntime.h"
+
+using namespace mlsopt::verify;
+
+using PF = PrimeField;
+using EP = ExponentPart;
+
+static uint64_t inverseP(FieldRuntimeContext *context, uint64_t x) {
+  if (LLVM_UNLIKELY(x == 0)) {
+    context->divisionByZero = 1;
+    return 0;
+  }
+  return PF::inverse(x);
+}
+
+extern "C" {
+
+mlsopt_field_t mlsopt_field_add(mlsopt_field_t a, mlsopt_field_t b) {
+  return packFieldElement(PF::add(residueOf(a), residueOf(b)),
+                          EP::add(exponentOf(a), exponentOf(b)));
+}
+
+mlsopt_field_t mlsopt_field_sub(mlsopt_field_t a, mlsopt_field_t b) {
+  return packFieldElement(PF::sub(residueOf(a), residueOf(b)),
+                          EP::sub(exponentOf(a), exponentOf(b)));
+}
+
+mlsopt_field_t mlsopt_field_mul(mlsopt_field_t a, mlsopt_field_t b) {
+  return packFieldElement(PF::mul(residueOf(a), residueOf(b)),
+                          EP::mul(exponentOf(a), exponentOf(b)));
+}
+
+mlsopt_field_t mlsopt_field_mul_add(mlsopt_field_t acc, mlsopt_field_t a,
+                                    mlsopt_field_t b) {
+  return mlsopt_field_add(acc, mlsopt_field_mul(a, b));
+}
+
+mlsopt_field_t mlsopt_field_neg(mlsopt_field_t a) {
+  return packFieldElement(PF::neg(residueOf(a)), EP::neg(exponentOf(a)));
+}
+
+mlsopt_field_t mlsopt_field_square(mlsopt_field_t a) {
+  return mlsopt_field_mul(a, a);
+}
+
+mlsopt_field_t mlsopt_field_div(FieldRuntimeContext *context, mlsopt_field_t a,
+                                mlsopt_field_t b) {
+  // As the evaluator: invert the divisor in both fields, then multiply.
+  return mlsopt_field_mul(
+      a, packFieldElement(inverseP(context, residueOf(b)),
+                          EP::inverse(exponentOf(b))));
+}
+
+mlsopt_field_t mlsopt_field_exp(FieldRuntimeContext *context,
+                                mlsopt_field_t a) {
+  uint64_t e = exponentOf(a);
+  if (LLVM_LIKELY(isExponentResidue(e)))
+    return packFieldElement(fieldExp(e), kNotLaxExponent);
+  if (e == kDivisionByZeroExponent)
+    context->divisionByZero = 1;
+  else
+    context->notLax = 1;
+  return packFieldElement(0, kNotLaxExponent);
+}
+
+mlsopt_field_t mlsopt_field_sqrt(mlsopt_field_t a) {
+  return packFieldElement(fieldSqrt(residueOf(a)), kNotLaxExponent);
+}
+
+mlsopt_field_t mlsopt_field_rsqrt(FieldRuntimeContext *context,
+                                  mlsopt_field_t a) {
+  return packFieldElement(inverseP(context, fieldSqrt(residueOf(a))),
+                          kNotLaxExponent);
+}
+
+mlsopt_field_t mlsopt_field_random(FieldRuntimeContext *context,
+                                   int64_t function, mlsopt_field_t a) {
+  uint64_t key = context->functionKeys[function];
+  return packFieldElement(applyRandomFunction(key, residueOf(a)),
+                          kNotLaxExponent);
+}
+
+mlsopt_field_t mlsopt_field_max(mlsopt_field_t running,
+                                mlsopt_field_t candidate) {
+  return fieldGreater(residueOf(candidate), exponentOf(candidate),
+                      residueOf(running), exponentOf(running))
+             ? candidate
+             : running;
+}
+
+} // extern "C"
+
+llvm::ArrayRef<std::pair<const char *, void *>>
+mlsopt::verify::getFieldRuntimeSymbols() {
+  static const std::pair<const char *, void *> symbols[] = {
+#define MLSOPT_FIELD_SYMBOL(name) {#name, reinterpret_cast<void *>(&name)}
+      MLSOPT_FIELD_SYMBOL(mlsopt_field_add),
+      MLSOPT_FIELD_SYMBOL(mlsopt_field_sub),
+      MLSOPT_FIELD_SYMBOL(mlsopt_field_mul),
+      MLSOPT_FIELD_SYMBOL(mlsopt_field_mul_add),
+      MLSOPT_FIELD_SYMBOL(mlsopt_field_neg),
+      MLSOPT_FIELD_SYMBOL(mlsopt_field_square),
+      MLSOPT_FIELD_SYMBOL(mlsopt_field_div),
+      MLSOPT_FIELD_SYMBOL(mlsopt_field_exp),
+      MLSOPT_FIELD_SYMBOL(mlsopt_field_sqrt),
+      MLSOPT_FIELD_SYMBOL(mlsopt_field_rsqrt),
+      MLSOPT_FIELD_SYMBOL(mlsopt_field_random),
+      MLSOPT_FIELD_SYMBOL(mlsopt_field_max),
+#undef MLSOPT_FIELD_SYMBOL
+  };
+  return symbols;
+}
