@@ -1505,6 +1505,11 @@ bool FieldEvaluator::needsInputExponents(unsigned i) const {
   return impl->withQ[impl->argumentSlots[i]];
 }
 
+bool FieldEvaluator::computesExponents(Value value) const {
+  auto it = impl->slotOf.find(value);
+  return it != impl->slotOf.end() && impl->withQ[it->second];
+}
+
 uint64_t FieldEvaluator::getExponentDegree() const {
   return impl->exponentDegree;
 }

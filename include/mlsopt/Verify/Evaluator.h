@@ -119,6 +119,10 @@ public:
   /// it); inputs without them may omit their q plane.
   bool needsInputExponents(unsigned i) const;
 
+  /// Whether evaluate computes the q-part of `value` (some exp reads it and
+  /// it has one). Where it does not, only the residue mod p is observable.
+  bool computesExponents(mlir::Value value) const;
+
   /// A bound on the degree of each result as a rational function of the
   /// inputs (numerator plus denominator degree), where the value of every
   /// exp, sqrt and non-LAX op counts as a fresh variable; saturates at 2^62.

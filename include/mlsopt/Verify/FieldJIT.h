@@ -26,9 +26,9 @@ namespace mlsopt::verify {
 
 class FieldJIT {
 public:
-  /// Builds, lowers and JIT-compiles the field programs of `functions`
-  /// (each should have passed FieldEvaluator::create). Emits an error and
-  /// fails on an op the program builder does not support, or when lowering or
+  /// Builds, lowers and JIT-compiles the field programs of `functions`.
+  /// Emits an error and fails where FieldEvaluator::create does (unsupported
+  /// ops, programs that are not LAX where exp needs it), or when lowering or
   /// compilation fails.
   static mlir::FailureOr<std::unique_ptr<FieldJIT>>
   create(llvm::ArrayRef<mlir::func::FuncOp> functions);

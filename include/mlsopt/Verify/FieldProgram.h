@@ -16,6 +16,8 @@
 #ifndef MLSOPT_VERIFY_FIELDPROGRAM_H
 #define MLSOPT_VERIFY_FIELDPROGRAM_H
 
+#include "mlsopt/Verify/Evaluator.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
@@ -33,11 +35,14 @@ std::string getFieldProgramName(llvm::StringRef function);
 ///       %input0: memref<...xi128>, ..., %result0: memref<...xi128>, ...)
 ///
 /// with the C interface, which reads the inputs and writes every result,
-/// plus the declarations of the runtime functions it calls. `func` should
-/// have passed FieldEvaluator::create, which checks that the program is LAX
-/// where it must be; an op the builder does not know is an error on it.
+/// plus the declarations of the runtime functions it calls. `analysis` is
+/// the FieldEvaluator of `func`, which has checked that the program is LAX
+/// where it must be; matmuls whose q-parts it does not compute (no exp reads
+/// them) compute mod p alone, like the evaluator. An op the builder does not
+/// know is an error on it.
 mlir::LogicalResult buildFieldProgram(mlir::ModuleOp module,
-                                      mlir::func::FuncOp func);
+                                      mlir::func::FuncOp func,
+                                      const FieldEvaluator &analysis);
 
 } // namespace mlsopt::verify
 

@@ -63,6 +63,9 @@ mlsopt_field_t mlsopt_field_mul(mlsopt_field_t a, mlsopt_field_t b);
 /// acc + a * b, the step of a dot product.
 mlsopt_field_t mlsopt_field_mul_add(mlsopt_field_t acc, mlsopt_field_t a,
                                     mlsopt_field_t b);
+/// (top * 2^128 + low) mod p, without a q-part: the end of a dot product
+/// summed in 192 bits.
+mlsopt_field_t mlsopt_field_reduce_wide(uint64_t top, mlsopt_field_t low);
 mlsopt_field_t mlsopt_field_neg(mlsopt_field_t a);
 mlsopt_field_t mlsopt_field_square(mlsopt_field_t a);
 /// a * b^-1; a zero divisor mod p sets divisionByZero, mod q it leaves a

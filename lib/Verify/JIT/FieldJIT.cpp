@@ -55,7 +55,10 @@ FieldJIT::create(ArrayRef<func::FuncOp> functions) {
   std::unique_ptr<FieldJIT> jit(new FieldJIT());
   OwningOpRef<ModuleOp> module = ModuleOp::create(first.getLoc());
   for (func::FuncOp func : functions) {
-    if (failed(buildFieldProgram(*module, func)))
+    // The evaluator's analysis checks the program (supported ops, LAX where
+    // exp needs it) and tells which values need q-parts.
+    FailureOr<FieldEvaluator> analysis = FieldEvaluator::create(func);
+    if (failed(analysis) || failed(buildFieldProgram(*module, func, *analysis)))
       return failure();
     Signature signature;
     signature.func = func;

@@ -50,8 +50,9 @@ struct SchedulePosition {
 
 class FieldProgramBuilder {
 public:
-  FieldProgramBuilder(ModuleOp module, func::FuncOp func)
-      : module(module), func(func), b(module.getContext()),
+  FieldProgramBuilder(ModuleOp module, func::FuncOp func,
+                      const FieldEvaluator &analysis)
+      : module(module), func(func), analysis(analysis), b(module.getContext()),
         fieldType(IntegerType::get(module.getContext(), 128)) {}
 
   LogicalResult build();
@@ -370,10 +371,9 @@ private:
     return success();
   }
 
-  /// Batched matmul: out[..., i, j] = sum_k lhs[..., i, k] * rhs[..., k, j],
-  /// in the order i, k, j so that the inner loop walks rows of rhs and out:
-  /// the weights of the examples are far larger than the caches, and the
-  /// order of a sum does not matter in the field.
+  /// Batched matmul: out[..., i, j] = sum_k lhs[..., i, k] * rhs[..., k, j].
+  /// Matmuls dominate the run time, and most have no exp downstream: those
+  /// compute mod p alone, the way the evaluator's dot products do.
   LogicalResult emitMatmul(Operation &op) {
     if (failed(define(&op, op.getResult(0))))
       return failure();
@@ -384,6 +384,18 @@ private:
         shapeOfBuffer(rhs).size() != shape.size())
       return op.emitError("the finite-field program needs matmul operands "
                           "of the result's rank (2 or more)");
+    if (analysis.computesExponents(op.getResult(0)))
+      emitMatmulInBothFields(lhs, rhs, out);
+    else
+      emitMatmulModP(lhs, rhs, out);
+    return success();
+  }
+
+  /// Both fields through the runtime, in the order i, k, j so that the inner
+  /// loop walks rows of rhs and out (the order of a sum does not matter in a
+  /// field, nor for the q-part's markers).
+  void emitMatmulInBothFields(Value lhs, Value rhs, Value out) {
+    ArrayRef<int64_t> shape = shapeOfBuffer(out);
     int64_t k = shapeOfBuffer(lhs).back(), n = shape.back();
     forEachIndex(shape.drop_back(), [&](ValueRange rowIvs) {
       ValueRange batch = rowIvs.drop_back();
@@ -406,7 +418,59 @@ private:
         });
       });
     });
-    return success();
+  }
+
+  /// Mod p alone, inline: rhs is transposed once so that each output is a
+  /// dot product of two contiguous rows, whose 128-bit products are summed in
+  /// 192 bits (a 128-bit sum and a count of its wrap-arounds) and reduced
+  /// once, by the runtime. The q-part is the not-LAX marker.
+  void emitMatmulModP(Value lhs, Value rhs, Value out) {
+    ArrayRef<int64_t> shape = shapeOfBuffer(out);
+    ArrayRef<int64_t> rhsShape = shapeOfBuffer(rhs);
+    int64_t rank = shape.size();
+    int64_t k = shapeOfBuffer(lhs).back();
+    SmallVector<int64_t> transposedShape(rhsShape);
+    std::swap(transposedShape[rank - 2], transposedShape[rank - 1]);
+    Value transposed = allocate(transposedShape);
+    forEachIndex(rhsShape, [&](ValueRange ivs) {
+      SmallVector<Value> at(ivs);
+      std::swap(at[rank - 2], at[rank - 1]);
+      store(load(rhs, ivs), transposed, at);
+    });
+    Type i64 = b.getI64Type();
+    auto residue = [&](Value element) -> Value {
+      return arith::ExtUIOp::create(
+          b, loc(), fieldType, arith::TruncIOp::create(b, loc(), i64, element));
+    };
+    forEachIndex(shape, [&](ValueRange ivs) {
+      ValueRange batch = ivs.drop_back(2);
+      Value i = ivs[rank - 2], j = ivs[rank - 1];
+      Value zero128 = arith::ConstantOp::create(
+          b, loc(), fieldType, b.getIntegerAttr(fieldType, 0));
+      Value zero64 = arith::ConstantIntOp::create(b, loc(), i64, 0);
+      auto loop = scf::ForOp::create(
+          b, loc(), index(0), index(k), index(1), ValueRange{zero128, zero64},
+          [&](OpBuilder &nested, Location l, Value kk, ValueRange carried) {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPoint(nested.getInsertionBlock(),
+                                nested.getInsertionPoint());
+            SmallVector<Value> li(batch), ri(batch);
+            li.append({i, kk});
+            ri.append({j, kk});
+            Value product =
+                arith::MulIOp::create(b, l, residue(load(lhs, li)),
+                                      residue(load(transposed, ri)));
+            Value sum = arith::AddIOp::create(b, l, carried[0], product);
+            Value wrapped = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::ult, sum, product);
+            Value top = arith::AddIOp::create(
+                b, l, carried[1], arith::ExtUIOp::create(b, l, i64, wrapped));
+            scf::YieldOp::create(b, l, ValueRange{sum, top});
+          });
+      store(call("mlsopt_field_reduce_wide",
+                 {loop.getResult(1), loop.getResult(0)}),
+            out, ivs);
+    });
   }
 
   /// reduce_sum/reduce_max over one dim into a size-1 dim: the first element,
@@ -795,6 +859,7 @@ private:
 
   ModuleOp module;
   func::FuncOp func;
+  const FieldEvaluator &analysis;
   OpBuilder b;
   Type fieldType;
   Location currentLoc = UnknownLoc::get(module.getContext());
@@ -859,9 +924,10 @@ LogicalResult FieldProgramBuilder::build() {
 }
 
 LogicalResult mlsopt::verify::buildFieldProgram(ModuleOp module,
-                                                func::FuncOp func) {
+                                                func::FuncOp func,
+                                                const FieldEvaluator &analysis) {
   MLIRContext *ctx = module.getContext();
   ctx->loadDialect<arith::ArithDialect, func::FuncDialect, LLVM::LLVMDialect,
                    memref::MemRefDialect, scf::SCFDialect>();
-  return FieldProgramBuilder(module, func).build();
+  return FieldProgramBuilder(module, func, analysis).build();
 }

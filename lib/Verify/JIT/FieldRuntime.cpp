@@ -37,6 +37,10 @@ mlsopt_field_t mlsopt_field_mul_add(mlsopt_field_t acc, mlsopt_field_t a,
   return mlsopt_field_add(acc, mlsopt_field_mul(a, b));
 }
 
+mlsopt_field_t mlsopt_field_reduce_wide(uint64_t top, mlsopt_field_t low) {
+  return packFieldElement(PF::reduceWide(top, low), kNotLaxExponent);
+}
+
 mlsopt_field_t mlsopt_field_neg(mlsopt_field_t a) {
   return packFieldElement(PF::neg(residueOf(a)), EP::neg(exponentOf(a)));
 }
@@ -100,6 +104,7 @@ mlsopt::verify::getFieldRuntimeSymbols() {
       MLSOPT_FIELD_SYMBOL(mlsopt_field_sub),
       MLSOPT_FIELD_SYMBOL(mlsopt_field_mul),
       MLSOPT_FIELD_SYMBOL(mlsopt_field_mul_add),
+      MLSOPT_FIELD_SYMBOL(mlsopt_field_reduce_wide),
       MLSOPT_FIELD_SYMBOL(mlsopt_field_neg),
       MLSOPT_FIELD_SYMBOL(mlsopt_field_square),
       MLSOPT_FIELD_SYMBOL(mlsopt_field_div),
