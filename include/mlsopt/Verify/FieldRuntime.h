@@ -66,6 +66,11 @@ mlsopt_field_t mlsopt_field_mul_add(mlsopt_field_t acc, mlsopt_field_t a,
 /// (top * 2^128 + low) mod p, without a q-part: the end of a dot product
 /// summed in 192 bits.
 mlsopt_field_t mlsopt_field_reduce_wide(uint64_t top, mlsopt_field_t low);
+/// The same in both fields: (topP * 2^128 + lowP) mod p, and `marker` as the
+/// q-part if it is not 0, else (topQ * 2^128 + lowQ) mod q.
+mlsopt_field_t mlsopt_field_reduce_wide_both(uint64_t topP, mlsopt_field_t lowP,
+                                             uint64_t topQ, mlsopt_field_t lowQ,
+                                             uint64_t marker);
 mlsopt_field_t mlsopt_field_neg(mlsopt_field_t a);
 mlsopt_field_t mlsopt_field_square(mlsopt_field_t a);
 /// a * b^-1; a zero divisor mod p sets divisionByZero, mod q it leaves a

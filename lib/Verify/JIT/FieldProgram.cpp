@@ -372,8 +372,8 @@ private:
   }
 
   /// Batched matmul: out[..., i, j] = sum_k lhs[..., i, k] * rhs[..., k, j].
-  /// Matmuls dominate the run time, and most have no exp downstream: those
-  /// compute mod p alone, the way the evaluator's dot products do.
+  /// Matmuls dominate the run time: their arithmetic is inline, and those
+  /// with no exp downstream compute mod p alone, as in the evaluator.
   LogicalResult emitMatmul(Operation &op) {
     if (failed(define(&op, op.getResult(0))))
       return failure();
@@ -384,47 +384,20 @@ private:
         shapeOfBuffer(rhs).size() != shape.size())
       return op.emitError("the finite-field program needs matmul operands "
                           "of the result's rank (2 or more)");
-    if (analysis.computesExponents(op.getResult(0)))
-      emitMatmulInBothFields(lhs, rhs, out);
-    else
-      emitMatmulModP(lhs, rhs, out);
+    emitDotProducts(lhs, rhs, out,
+                    analysis.computesExponents(op.getResult(0)));
     return success();
   }
 
-  /// Both fields through the runtime, in the order i, k, j so that the inner
-  /// loop walks rows of rhs and out (the order of a sum does not matter in a
-  /// field, nor for the q-part's markers).
-  void emitMatmulInBothFields(Value lhs, Value rhs, Value out) {
-    ArrayRef<int64_t> shape = shapeOfBuffer(out);
-    int64_t k = shapeOfBuffer(lhs).back(), n = shape.back();
-    forEachIndex(shape.drop_back(), [&](ValueRange rowIvs) {
-      ValueRange batch = rowIvs.drop_back();
-      Value i = rowIvs.back();
-      auto at = [&](Value row, Value col) {
-        SmallVector<Value> indices(batch);
-        indices.append({row, col});
-        return indices;
-      };
-      forEachIndex({n}, [&](ValueRange j) {
-        store(element(0, 0), out, at(i, j[0]));
-      });
-      forEachIndex({k}, [&](ValueRange kk) {
-        Value a = load(lhs, at(i, kk[0]));
-        forEachIndex({n}, [&](ValueRange j) {
-          SmallVector<Value> o = at(i, j[0]);
-          store(call("mlsopt_field_mul_add",
-                     {load(out, o), a, load(rhs, at(kk[0], j[0]))}),
-                out, o);
-        });
-      });
-    });
-  }
-
-  /// Mod p alone, inline: rhs is transposed once so that each output is a
-  /// dot product of two contiguous rows, whose 128-bit products are summed in
+  /// Each output is a dot product of a row of lhs and a row of rhs
+  /// transposed once (contiguous in both), with 128-bit products summed in
   /// 192 bits (a 128-bit sum and a count of its wrap-arounds) and reduced
-  /// once, by the runtime. The q-part is the not-LAX marker.
-  void emitMatmulModP(Value lhs, Value rhs, Value out) {
+  /// once by the runtime, like the evaluator's. `withExponents` adds the
+  /// same mod q on the high words, plus the largest marker among the
+  /// operands' q-parts, which replaces the q-part when there is one (a
+  /// marker in a row or column makes its outputs markers); otherwise the
+  /// q-part is the not-LAX marker, which nothing reads.
+  void emitDotProducts(Value lhs, Value rhs, Value out, bool withExponents) {
     ArrayRef<int64_t> shape = shapeOfBuffer(out);
     ArrayRef<int64_t> rhsShape = shapeOfBuffer(rhs);
     int64_t rank = shape.size();
@@ -438,9 +411,36 @@ private:
       store(load(rhs, ivs), transposed, at);
     });
     Type i64 = b.getI64Type();
-    auto residue = [&](Value element) -> Value {
-      return arith::ExtUIOp::create(
-          b, loc(), fieldType, arith::TruncIOp::create(b, loc(), i64, element));
+    Value shift = arith::ConstantOp::create(b, loc(), fieldType,
+                                            b.getIntegerAttr(fieldType, 64));
+    Value markerShift = arith::ConstantIntOp::create(b, loc(), i64, 62);
+    auto word = [&](Value element, bool high) -> Value {
+      if (high)
+        element = arith::ShRUIOp::create(b, loc(), element, shift);
+      return arith::TruncIOp::create(b, loc(), i64, element);
+    };
+    auto wide = [&](Value v) -> Value {
+      return arith::ExtUIOp::create(b, loc(), fieldType, v);
+    };
+    /// (sum, wraps) + x * y in 192 bits.
+    auto accumulate = [&](Value sum, Value wraps, Value x, Value y) {
+      Value product = arith::MulIOp::create(b, loc(), wide(x), wide(y));
+      Value next = arith::AddIOp::create(b, loc(), sum, product);
+      Value wrapped = arith::CmpIOp::create(
+          b, loc(), arith::CmpIPredicate::ult, next, product);
+      return std::make_pair(
+          next, arith::AddIOp::create(
+                    b, loc(), wraps,
+                    arith::ExtUIOp::create(b, loc(), i64, wrapped))
+                    .getResult());
+    };
+    /// The q-part if it is a marker (at least 2^62), else 0.
+    auto markerOf = [&](Value q) -> Value {
+      Value high = arith::ShRUIOp::create(b, loc(), q, markerShift);
+      Value zero = arith::ConstantIntOp::create(b, loc(), i64, 0);
+      Value isMarker = arith::CmpIOp::create(
+          b, loc(), arith::CmpIPredicate::ne, high, zero);
+      return arith::SelectOp::create(b, loc(), isMarker, q, zero);
     };
     forEachIndex(shape, [&](ValueRange ivs) {
       ValueRange batch = ivs.drop_back(2);
@@ -448,8 +448,11 @@ private:
       Value zero128 = arith::ConstantOp::create(
           b, loc(), fieldType, b.getIntegerAttr(fieldType, 0));
       Value zero64 = arith::ConstantIntOp::create(b, loc(), i64, 0);
+      SmallVector<Value> inits = {zero128, zero64};
+      if (withExponents)
+        inits.append({zero128, zero64, zero64});
       auto loop = scf::ForOp::create(
-          b, loc(), index(0), index(k), index(1), ValueRange{zero128, zero64},
+          b, loc(), index(0), index(k), index(1), inits,
           [&](OpBuilder &nested, Location l, Value kk, ValueRange carried) {
             OpBuilder::InsertionGuard guard(b);
             b.setInsertionPoint(nested.getInsertionBlock(),
@@ -457,19 +460,29 @@ private:
             SmallVector<Value> li(batch), ri(batch);
             li.append({i, kk});
             ri.append({j, kk});
-            Value product =
-                arith::MulIOp::create(b, l, residue(load(lhs, li)),
-                                      residue(load(transposed, ri)));
-            Value sum = arith::AddIOp::create(b, l, carried[0], product);
-            Value wrapped = arith::CmpIOp::create(
-                b, l, arith::CmpIPredicate::ult, sum, product);
-            Value top = arith::AddIOp::create(
-                b, l, carried[1], arith::ExtUIOp::create(b, l, i64, wrapped));
-            scf::YieldOp::create(b, l, ValueRange{sum, top});
+            Value x = load(lhs, li), y = load(transposed, ri);
+            auto [sumP, wrapsP] = accumulate(carried[0], carried[1],
+                                             word(x, false), word(y, false));
+            SmallVector<Value> next = {sumP, wrapsP};
+            if (withExponents) {
+              Value xq = word(x, true), yq = word(y, true);
+              auto [sumQ, wrapsQ] =
+                  accumulate(carried[2], carried[3], xq, yq);
+              Value marker = arith::MaxUIOp::create(
+                  b, l, carried[4],
+                  arith::MaxUIOp::create(b, l, markerOf(xq), markerOf(yq)));
+              next.append({sumQ, wrapsQ, marker});
+            }
+            scf::YieldOp::create(b, l, next);
           });
-      store(call("mlsopt_field_reduce_wide",
-                 {loop.getResult(1), loop.getResult(0)}),
-            out, ivs);
+      Value result =
+          withExponents
+              ? call("mlsopt_field_reduce_wide_both",
+                     {loop.getResult(1), loop.getResult(0), loop.getResult(3),
+                      loop.getResult(2), loop.getResult(4)})
+              : call("mlsopt_field_reduce_wide",
+                     {loop.getResult(1), loop.getResult(0)});
+      store(result, out, ivs);
     });
   }
 

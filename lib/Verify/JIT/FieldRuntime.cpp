@@ -41,6 +41,14 @@ mlsopt_field_t mlsopt_field_reduce_wide(uint64_t top, mlsopt_field_t low) {
   return packFieldElement(PF::reduceWide(top, low), kNotLaxExponent);
 }
 
+mlsopt_field_t mlsopt_field_reduce_wide_both(uint64_t topP, mlsopt_field_t lowP,
+                                             uint64_t topQ, mlsopt_field_t lowQ,
+                                             uint64_t marker) {
+  return packFieldElement(PF::reduceWide(topP, lowP),
+                          marker ? marker
+                                 : ExponentField::reduceWide(topQ, lowQ));
+}
+
 mlsopt_field_t mlsopt_field_neg(mlsopt_field_t a) {
   return packFieldElement(PF::neg(residueOf(a)), EP::neg(exponentOf(a)));
 }
@@ -105,6 +113,7 @@ mlsopt::verify::getFieldRuntimeSymbols() {
       MLSOPT_FIELD_SYMBOL(mlsopt_field_mul),
       MLSOPT_FIELD_SYMBOL(mlsopt_field_mul_add),
       MLSOPT_FIELD_SYMBOL(mlsopt_field_reduce_wide),
+      MLSOPT_FIELD_SYMBOL(mlsopt_field_reduce_wide_both),
       MLSOPT_FIELD_SYMBOL(mlsopt_field_neg),
       MLSOPT_FIELD_SYMBOL(mlsopt_field_square),
       MLSOPT_FIELD_SYMBOL(mlsopt_field_div),
