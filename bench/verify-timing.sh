@@ -22,31 +22,35 @@ bench_engines="evaluator"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# Runs the pass on $1 with options $2; prints its wall time in seconds, or
-# fails when a function was not proven equivalent.
+# Runs the pass on $1 with options $2; prints the pass's wall time and the
+# process's CPU time (user + system: steadier on a loaded machine) in
+# seconds, or "not-verified" when some function was not proven equivalent
+# (e.g. a program that is not LAX).
 verify_seconds() {
   local log="$tmp/log"
-  "$opt" "$1" --verify-equivalence="$2 f32-check=false" --mlir-timing \
-    --mlir-print-op-on-diagnostic=false -o /dev/null >"$log" 2>&1 || {
-    cat "$log" >&2
-    return 1
-  }
-  if grep -q "error:" "$log"; then cat "$log" >&2; return 1; fi
-  awk '/VerifyEquivalence$/ { print $1 }' "$log"
+  if ! /usr/bin/time -f "%U %S" -o "$tmp/cpu" "$opt" "$1" \
+      --verify-equivalence="$2 f32-check=false" --mlir-timing \
+      --mlir-print-op-on-diagnostic=false -o /dev/null >"$log" 2>&1 ||
+      grep -q "error:" "$log"; then
+    echo "not-verified not-verified"
+    return
+  fi
+  printf '%s %s\n' "$(awk '/VerifyEquivalence$/ { print $1 }' "$log")" \
+    "$(awk '{ print $1 + $2 }' "$tmp/cpu")"
 }
 
-echo "== example μGraphs against their references (seconds) =="
-printf '%-20s %10s %10s\n' example jit evaluator
+echo "== example μGraphs against their references (seconds: pass wall, process CPU) =="
+printf '%-16s %10s %10s %10s %10s\n' example jit-wall jit-cpu eval-wall eval-cpu
 for example in "$root"/examples/*.mlir; do
   name=$(basename "$example" .mlir)
-  jit=$(verify_seconds "$example" "engine=jit")
-  evaluator=$(verify_seconds "$example" "engine=evaluator")
-  printf '%-20s %10s %10s\n' "$name" "$jit" "$evaluator"
+  read -r jw jc < <(verify_seconds "$example" "engine=jit")
+  read -r ew ec < <(verify_seconds "$example" "engine=evaluator")
+  printf '%-16s %10s %10s %10s %10s\n' "$name" "$jw" "$jc" "$ew" "$ec"
 done
 
 echo
-echo "== bench shapes: checks per second ($tests checks each) =="
-printf '%-16s %-10s %10s %10s\n' case engine seconds checks/s
+echo "== bench shapes: checks per second ($tests checks each, by CPU time) =="
+printf '%-16s %-10s %10s %10s %10s\n' case engine wall cpu checks/s
 for case in "$root"/bench/*.mlir; do
   name=$(basename "$case" .mlir)
   pair="$tmp/$name.mlir"
@@ -64,8 +68,9 @@ copy[0] = copy[0][: -len(" {")] + " attributes {mlsopt.equivalent_to = @" + name
 open(sys.argv[2], "w").write("\n".join(text[: end + 1] + copy + text[end + 1 :]) + "\n")
 PY
   for engine in $bench_engines; do
-    seconds=$(verify_seconds "$pair" "engine=$engine tests=$tests")
-    awk -v n="$name" -v e="$engine" -v t="$tests" -v s="$seconds" \
-      'BEGIN { printf "%-16s %-10s %10s %10.2f\n", n, e, s, t / s }'
+    read -r wall cpu < <(verify_seconds "$pair" "engine=$engine tests=$tests")
+    awk -v n="$name" -v e="$engine" -v t="$tests" -v w="$wall" -v c="$cpu" \
+      'BEGIN { r = (c + 0 > 0) ? sprintf("%.2f", t / c) : "-";
+               printf "%-16s %-10s %10s %10s %10s\n", n, e, w, c, r }'
   done
 done
