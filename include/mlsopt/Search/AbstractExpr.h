@@ -200,9 +200,11 @@ buildResultExprs(mlir::func::FuncOp func, ExprContext &ctx);
 //===----------------------------------------------------------------------===//
 
 struct SubexprOracleStats {
-  /// isSubexpression and isEquivalent calls, and side conditions they asked.
+  /// Cache lookups: one per isSubexpression and isEquivalent call, one more
+  /// per normal form a call decides (two expressions can share one), and
+  /// one per side condition (the b of a stabilizer max(n, b)).
   uint64_t queries = 0;
-  /// Queries answered from the cache.
+  /// Lookups answered from the cache (by expression or by normal form).
   uint64_t cacheHits = 0;
   /// Z3 checks.
   uint64_t solverCalls = 0;
