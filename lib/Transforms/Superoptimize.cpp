@@ -338,7 +338,8 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
          << " pruned by abstract expression, " << s.prunedByCost
          << " by cost, " << s.blockGraphs << " block graphs, "
          << s.screened << " candidates screened, " << s.screenPassed
-         << " passed";
+         << " passed; " << s.oracleQueries << " oracle queries, "
+         << s.oracleCacheHits << " from its cache";
     }
     if (s.unverifiable) {
       emitRemark(loc) << "superoptimize: kept the subprogram of "
