@@ -6,6 +6,8 @@
 #include "mlsopt/Pipelines/Pipelines.h"
 #include "mlsopt/Transforms/Passes.h"
 #include "mlsopt/Target/Dot/GraphToDot.h"
+#include "mlsopt/Target/GPU/LaunchPlan.h"
+#include "mlsopt/Target/GPU/PTX.h"
 #include "mlsopt/Dialect/Block/IR/BlockDialect.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelDialect.h"
 #include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"
@@ -26,4 +28,8 @@ void mlsopt::registerAllPasses() {
   registerTransformsPasses();
 }
 
-void mlsopt::registerAllTranslations() { registerToDotTranslation(); }
+void mlsopt::registerAllTranslations() {
+  registerToDotTranslation();
+  gpu::registerToPTXTranslation();
+  gpu::registerToLaunchPlanTranslation();
+}

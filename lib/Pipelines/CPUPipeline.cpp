@@ -55,4 +55,9 @@ void mlsopt::registerPipelines() {
       "Lower mlsopt's dialects, mixed with func/arith/math/tensor/linalg, to "
       "the LLVM dialect for CPU execution (mlir-runner, ExecutionEngine)",
       buildCPUPipeline);
+  PassPipelineRegistration<GPUPipelineOptions>(
+      "mlsopt-gpu-pipeline",
+      "Lower functions of kernel ops and custom kernels to GPU launches and a "
+      "gpu.binary with PTX (through gpu, nvgpu and NVVM)",
+      buildGPUPipeline);
 }

@@ -84,4 +84,100 @@ def ConvertCustomKernelToLoops : Pass<"convert-custom-kernel-to-loops"> {
                            "::mlir::math::MathDialect"];
 }
 
+def ConvertKernelToCustom : Pass<"convert-kernel-to-custom"> {
+  let summary = "Wrap pre-defined kernel ops into default custom kernels";
+  let description = [{
+    Replaces each pre-defined kernel op outside custom kernels (matmul,
+    elementwise ops, reductions, rms_norm, concat) by a `kernel.custom` that
+    computes the same tensor, so that one code generator handles every
+    kernel. The default block graphs:
+
+    - elementwise ops, `rms_norm`, `concat`: the grid splits the output (the
+      last dim into tiles of up to 512 elements, the dims before it one index
+      per block; `rms_norm` keeps the whole last dim, `concat` the whole
+      concatenated dim), one iteration, broadcast inputs replicated;
+    - `matmul`: output tiles of up to 64x64 (grid x splits n, y splits m, z
+      the innermost batch dim), the for-loop walks k in tiles of up to 64
+      with a `sum` accumulator;
+    - `reduce_sum` / `reduce_max`: the grid splits the kept dims, the
+      for-loop walks the reduced dim, each iteration reduces its tile and a
+      `sum` / `max` accumulator combines them.
+
+    Tiles shrink until a block's tiles fit in `max-shared-memory` bytes.
+    Every block has 128 threads. `kernel.transpose` has no block graph (the
+    block dialect has no transpose): it is an error.
+  }];
+  let options = [
+    Option<"maxSharedMemory", "max-shared-memory", "int64_t",
+           /*default=*/"49152",
+           "Shared memory in bytes a default block graph may use (48 KiB, "
+           # "what every target gives without opt-in)">,
+  ];
+  let dependentDialects = ["::mlsopt::kernel::KernelDialect",
+                           "::mlsopt::block::BlockDialect"];
+}
+
+def ConvertCustomKernelToGPU : Pass<"convert-custom-kernel-to-gpu",
+                                    "::mlir::ModuleOp"> {
+  let summary = "Lower custom kernels to gpu.func kernels and launches";
+  let description = [{
+    Every function that holds custom kernels becomes a host function on
+    memrefs in destination-passing style: its tensor arguments become
+    memrefs, its results become trailing memref arguments (marked
+    `mlsopt.result_index`), each `kernel.custom` becomes a
+    `gpu.launch_func` of a `gpu.func` in the module's `gpu.module
+    @mlsopt_kernels`, and tensors passed between kernels are `gpu.alloc`ed
+    before their first launch and `gpu.dealloc`ed after their last.
+
+    Each `gpu.func` follows its block graph: the grid and thread block of the
+    custom kernel, every tile in dynamic shared memory, block ops computed
+    cooperatively by all threads of the block, the for-loop as an `scf.for`
+    with f32 accumulators in shared memory, thread graphs fused into one
+    register computation per element, and `block.store` writing the tiles
+    through their omaps. Code quality, by op:
+
+    - input iterators copy with 16-byte `cp.async` (`nvgpu.device_async_copy`)
+      where the tile's rows allow it; tiles that change with the iteration
+      are double-buffered, the next iteration's copy overlapping this one's
+      compute; tiles that do not are loaded once, before the loop;
+    - f16/bf16 `block.matmul` runs on tensor cores (`nvgpu.ldmatrix` and
+      `nvgpu.mma.sync` m16n8k16, f32 accumulation) when n is a multiple of 8
+      and k of 16; other matmuls are CUDA-core FMA loops;
+    - reductions and `rms_norm` give each row to a warp, which combines its
+      lanes with `gpu.shuffle xor`;
+    - output savers write 16-byte vectors.
+
+    Functions must contain only custom kernels (run
+    `--convert-kernel-to-custom` first) and `func.return`.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "Target chip: sm_80, sm_86, sm_89 or sm_90">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
+def ExternDynamicSharedMemory : Pass<"mlsopt-extern-dynamic-shared-memory",
+                                     "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Declare the dynamic shared memory of NVVM kernels extern";
+  let description = [{
+    Upstream `convert-gpu-to-nvvm` lowers `gpu.dynamic_shared_memory` to an
+    internal zero-length `llvm.mlir.global` in address space 3. The NVPTX
+    backend then demotes it to a one-byte `.shared` variable of the kernel,
+    and every tile past its first byte is out of its bounds (ptxas says
+    "Potential out of bound access"). CUDA's dynamic shared memory is an
+    `.extern .shared` array at module scope: this pass gives the zero-length
+    address-space-3 globals external linkage, which NVPTX prints that way.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // MLSOPT_CONVERSION_PASSES_TD

@@ -4,8 +4,13 @@
 #define MLSOPT_PIPELINES_PIPELINES_H
 
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
 
 namespace mlsopt {
+
+struct TargetInfo;
 
 /// --mlsopt-cpu-pipeline: lowers a module that mixes mlsopt's dialects with
 /// func, arith, math, tensor and linalg to the LLVM dialect. Custom kernels
@@ -13,6 +18,25 @@ namespace mlsopt {
 /// then one-shot bufferization (identity layouts at function boundaries, so
 /// functions take plain memrefs) and the upstream conversions to LLVM.
 void buildCPUPipeline(mlir::OpPassManager &pm);
+
+struct GPUPipelineOptions
+    : mlir::PassPipelineOptions<GPUPipelineOptions> {
+  Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("Target chip: sm_80, sm_86, sm_89 or sm_90; the PTX "
+                     "version follows it"),
+      llvm::cl::init("sm_90")};
+};
+
+/// --mlsopt-gpu-pipeline: lowers every function of kernel ops and custom
+/// kernels to a host function of gpu.launch_func ops and the kernels to a
+/// gpu.binary @mlsopt_kernels holding PTX for `chip`
+/// (docs/gpu.md). The host code stays on memrefs.
+void buildGPUPipeline(mlir::OpPassManager &pm,
+                      const GPUPipelineOptions &options);
+
+/// The NVPTX subtarget features of `target`'s PTX version ("+ptx78").
+std::string getPTXFeatures(const TargetInfo &target);
 
 /// Registers mlsopt's pass pipelines with the global registry.
 void registerPipelines();

@@ -1,0 +1,41 @@
+//===- KernelToCustom.h - Pre-defined kernel ops as block graphs -*- C++ -*-===//
+//
+// Every pre-defined kernel op (kernel.matmul, kernel.exp, ...) has a default
+// block graph: a kernel.custom that computes the same tensor with a simple,
+// valid schedule. Wrapping ops this way lets one code generator (the GPU
+// lowering) handle every kernel, and gives the search a starting μGraph.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLSOPT_CONVERSION_KERNELTOCUSTOM_KERNELTOCUSTOM_H
+#define MLSOPT_CONVERSION_KERNELTOCUSTOM_KERNELTOCUSTOM_H
+
+#include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlsopt {
+
+/// Threads per block of every default block graph (4 warps).
+inline constexpr int64_t kDefaultThreadsPerBlock = 128;
+
+/// True for the pre-defined kernel ops that have a default block graph
+/// (every kernel op except kernel.custom and kernel.transpose).
+bool hasDefaultBlockGraph(mlir::Operation *op);
+
+/// Replaces the pre-defined kernel op `op` by an equivalent kernel.custom with
+/// its default block graph and returns it. Fails, with a diagnostic on `op`,
+/// when the op has none or when no tiling of its shapes fits in
+/// `maxSharedMemBytes` of shared memory.
+mlir::FailureOr<kernel::CustomOp>
+wrapInDefaultBlockGraph(mlir::RewriterBase &rewriter, mlir::Operation *op,
+                        int64_t maxSharedMemBytes);
+
+/// Adds the pattern that applies wrapInDefaultBlockGraph to every kernel op
+/// outside custom kernels.
+void populateKernelToCustomPatterns(mlir::RewritePatternSet &patterns,
+                                    int64_t maxSharedMemBytes);
+
+} // namespace mlsopt
+
+#endif // MLSOPT_CONVERSION_KERNELTOCUSTOM_KERNELTOCUSTOM_H

@@ -1,0 +1,65 @@
+//===- GPUPipeline.cpp - Lowering μGraphs to PTX --------------------------===//
+
+#include "mlsopt/Conversion/Passes.h"
+#include "mlsopt/Pipelines/Pipelines.h"
+#include "mlsopt/Support/Target.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+std::string mlsopt::getPTXFeatures(const TargetInfo &target) {
+  // "7.8" -> "+ptx78", the spelling of NVPTX's subtarget features.
+  std::string features = "+ptx";
+  for (char c : target.ptxVersion)
+    if (c != '.')
+      features += c;
+  return features;
+}
+
+void mlsopt::buildGPUPipeline(OpPassManager &pm,
+                              const GPUPipelineOptions &options) {
+  // mlsopt's dialects to gpu/nvgpu/scf/memref: every kernel op becomes a
+  // custom kernel, every custom kernel a gpu.func. The second pass rejects an
+  // unknown chip before any upstream pass sees it.
+  pm.addPass(createConvertKernelToCustom());
+  pm.addPass(createConvertCustomKernelToGPU({options.chip}));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // The target: PTX version from mlsopt's table (lookupTarget cannot fail
+  // here for the chips the pass above accepts; an unknown chip gets the
+  // default's features and never reaches this pass).
+  std::optional<TargetInfo> target = lookupTarget(options.chip);
+  GpuNVVMAttachTargetOptions nvvm;
+  nvvm.chip = options.chip;
+  nvvm.features = getPTXFeatures(target ? *target : getDefaultTarget());
+  nvvm.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(nvvm));
+
+  // Device code to the LLVM dialect. Bare pointers: each memref argument of
+  // a kernel is one pointer in the PTX signature, which is what the launch
+  // plan hands to cuLaunchKernel.
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertNVGPUToNVVMPass());
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  ConvertGpuOpsToNVVMOpsOptions toNVVM;
+  toNVVM.useBarePtrCallConv = true;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  kernels.addPass(createExternDynamicSharedMemory());
+  kernels.addPass(createConvertNVVMToLLVMPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}

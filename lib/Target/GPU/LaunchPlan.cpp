@@ -1,0 +1,252 @@
+//===- LaunchPlan.cpp - How to run a lowered module -----------------------===//
+
+#include "mlsopt/Target/GPU/LaunchPlan.h"
+#include "mlsopt/Conversion/CustomKernelToGPU/CustomKernelToGPU.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+
+namespace {
+
+/// "f16", "bf16", "f32": the names numpy-like runtimes use (bf16 aside).
+std::string dtypeName(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  type.print(os);
+  return s;
+}
+
+int64_t memrefBytes(MemRefType type) {
+  return type.getNumElements() * type.getElementTypeBitWidth() / 8;
+}
+
+void writeTensor(llvm::json::OStream &j, MemRefType type) {
+  j.attributeArray("shape", [&] {
+    for (int64_t d : type.getShape())
+      j.value(d);
+  });
+  j.attribute("dtype", dtypeName(type.getElementType()));
+  j.attribute("bytes", memrefBytes(type));
+}
+
+FailureOr<int64_t> constantOf(Operation *user, Value v, StringRef what) {
+  APInt value;
+  if (!matchPattern(v, m_ConstantInt(&value)))
+    return user->emitError("the launch plan needs a constant ") << what;
+  return value.getSExtValue();
+}
+
+struct FunctionPlan {
+  func::FuncOp func;
+  SmallVector<mlir::gpu::LaunchFuncOp> launches;
+  /// gpu.alloc results in order; their position is the buffer id.
+  SmallVector<Value> buffers;
+};
+
+} // namespace
+
+LogicalResult mlsopt::gpu::translateToLaunchPlan(ModuleOp module,
+                                                 raw_ostream &os) {
+  SmallVector<FunctionPlan> plans;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    FunctionPlan plan{func, {}, {}};
+    WalkResult walk = func.walk([&](Operation *op) {
+      if (auto alloc = dyn_cast<mlir::gpu::AllocOp>(op))
+        plan.buffers.push_back(alloc.getMemref());
+      if (auto launch = dyn_cast<mlir::gpu::LaunchFuncOp>(op)) {
+        if (launch->getParentOp() != func)
+          return launch.emitError("the launch plan needs launches at the top "
+                                  "level of their host function"),
+                 WalkResult::interrupt();
+        plan.launches.push_back(launch);
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+    if (!plan.launches.empty())
+      plans.push_back(plan);
+  }
+  if (plans.empty())
+    return emitError(module.getLoc())
+           << "the module launches no GPU kernels; lower it with "
+              "--mlsopt-gpu-pipeline first";
+
+  // Everything is checked before anything is written, so a failure leaves
+  // no half-written JSON behind.
+  struct LaunchConfig {
+    int64_t grid[3], block[3], shared;
+  };
+  DenseMap<Operation *, LaunchConfig> configs;
+  for (FunctionPlan &plan : plans) {
+    for (mlir::gpu::LaunchFuncOp launch : plan.launches) {
+      LaunchConfig c;
+      Value grid[3] = {launch.getGridSizeX(), launch.getGridSizeY(),
+                       launch.getGridSizeZ()};
+      Value block[3] = {launch.getBlockSizeX(), launch.getBlockSizeY(),
+                        launch.getBlockSizeZ()};
+      for (int i = 0; i < 3; ++i) {
+        FailureOr<int64_t> g = constantOf(launch, grid[i], "grid size");
+        FailureOr<int64_t> bl = constantOf(launch, block[i], "block size");
+        if (failed(g) || failed(bl))
+          return failure();
+        c.grid[i] = *g;
+        c.block[i] = *bl;
+      }
+      c.shared = 0;
+      if (Value shared = launch.getDynamicSharedMemorySize()) {
+        FailureOr<int64_t> s =
+            constantOf(launch, shared, "dynamic shared memory size");
+        if (failed(s))
+          return failure();
+        c.shared = *s;
+      }
+      for (Value arg : launch.getKernelOperands()) {
+        if (!isa<MemRefType>(arg.getType()))
+          return launch.emitError("the launch plan handles memref kernel "
+                                  "arguments only, got ")
+                 << arg.getType();
+        auto blockArg = dyn_cast<BlockArgument>(arg);
+        bool isArgument =
+            blockArg && blockArg.getOwner()->getParentOp() == plan.func;
+        if (!isArgument && !llvm::is_contained(plan.buffers, arg))
+          return launch.emitError("the launch plan needs every kernel "
+                                  "argument to be a function argument or a "
+                                  "gpu.alloc");
+      }
+      configs[launch] = c;
+    }
+  }
+
+  llvm::json::OStream j(os, /*IndentSize=*/2);
+  j.object([&] {
+    j.attribute("version", kLaunchPlanVersion);
+    j.attributeArray("binaries", [&] {
+      for (auto binary : module.getOps<mlir::gpu::BinaryOp>())
+        j.object([&] {
+          j.attribute("name", binary.getSymName());
+          j.attributeArray("targets", [&] {
+            for (Attribute attr : binary.getObjects()) {
+              auto object = cast<mlir::gpu::ObjectAttr>(attr);
+              auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(object.getTarget());
+              j.object([&] {
+                if (nvvm) {
+                  j.attribute("chip", nvvm.getChip());
+                  j.attribute("features", nvvm.getFeatures());
+                }
+                j.attribute("format", mlir::gpu::stringifyCompilationTarget(
+                                          object.getFormat()));
+              });
+            }
+          });
+        });
+    });
+    j.attributeArray("functions", [&] {
+      for (FunctionPlan &plan : plans) {
+        j.object([&] {
+          j.attribute("name", plan.func.getSymName());
+          j.attributeArray("arguments", [&] {
+            for (BlockArgument arg : plan.func.getArguments()) {
+              auto type = dyn_cast<MemRefType>(arg.getType());
+              j.object([&] {
+                j.attribute("index", arg.getArgNumber());
+                if (auto result = plan.func.getArgAttrOfType<IntegerAttr>(
+                        arg.getArgNumber(), kResultIndexAttrName)) {
+                  j.attribute("role", "result");
+                  j.attribute("result_index", result.getInt());
+                } else {
+                  j.attribute("role", "input");
+                }
+                if (type)
+                  writeTensor(j, type);
+              });
+            }
+          });
+          // Buffers live from the first launch that uses them to the last.
+          j.attributeArray("buffers", [&] {
+            for (auto [id, buffer] : llvm::enumerate(plan.buffers)) {
+              int64_t first = -1, last = -1;
+              for (auto [n, launch] : llvm::enumerate(plan.launches))
+                if (llvm::is_contained(launch.getKernelOperands(), buffer)) {
+                  if (first < 0)
+                    first = n;
+                  last = n;
+                }
+              j.object([&] {
+                j.attribute("id", static_cast<int64_t>(id));
+                writeTensor(j, cast<MemRefType>(buffer.getType()));
+                j.attribute("first_launch", first);
+                j.attribute("last_launch", last);
+              });
+            }
+          });
+          j.attributeArray("launches", [&] {
+            for (mlir::gpu::LaunchFuncOp launch : plan.launches) {
+              const LaunchConfig &c = configs[launch];
+              j.object([&] {
+                j.attribute("module", launch.getKernelModuleName().getValue());
+                j.attribute("kernel", launch.getKernelName().getValue());
+                j.attributeArray("grid", [&] {
+                  for (int64_t g : c.grid)
+                    j.value(g);
+                });
+                j.attributeArray("block", [&] {
+                  for (int64_t b : c.block)
+                    j.value(b);
+                });
+                j.attribute("dynamic_shared_memory_bytes", c.shared);
+                j.attributeArray("args", [&] {
+                  for (Value arg : launch.getKernelOperands()) {
+                    j.object([&] {
+                      if (auto blockArg = dyn_cast<BlockArgument>(arg)) {
+                        j.attribute("kind", "argument");
+                        j.attribute("index", blockArg.getArgNumber());
+                      } else {
+                        j.attribute("kind", "buffer");
+                        j.attribute(
+                            "id",
+                            static_cast<int64_t>(
+                                llvm::find(plan.buffers, arg) -
+                                plan.buffers.begin()));
+                      }
+                      writeTensor(j, cast<MemRefType>(arg.getType()));
+                    });
+                  }
+                });
+              });
+            }
+          });
+        });
+      }
+    });
+  });
+  os << "\n";
+  return success();
+}
+
+void mlsopt::gpu::registerToLaunchPlanTranslation() {
+  TranslateFromMLIRRegistration registration(
+      "emit-launch-plan",
+      "print, as JSON, the kernel launches of every GPU host function",
+      [](Operation *op, raw_ostream &os) {
+        auto module = dyn_cast<ModuleOp>(op);
+        if (!module)
+          return LogicalResult(op->emitError("expected a builtin.module"));
+        return translateToLaunchPlan(module, os);
+      },
+      [](DialectRegistry &registry) {
+        registry.insert<func::FuncDialect, arith::ArithDialect,
+                        memref::MemRefDialect, mlir::gpu::GPUDialect,
+                        NVVM::NVVMDialect>();
+      });
+}

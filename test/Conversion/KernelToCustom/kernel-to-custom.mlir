@@ -1,0 +1,61 @@
+// RUN: mlsopt-opt %s --convert-kernel-to-custom --split-input-file | FileCheck %s
+
+// A matmul: 64x64 output tiles (x splits n, y splits m), the loop walks k in
+// tiles of 64 with a sum accumulator.
+// CHECK-LABEL: func.func @matmul
+// CHECK-SAME: (%[[A:.*]]: tensor<128x256xf16>, %[[B:.*]]: tensor<256x512xf16>)
+// CHECK: %[[R:.*]] = kernel.custom(%[[A]], %[[B]]) grid <8, 2, 1> block <128, 1, 1>
+// CHECK: ^bb0(%[[IN0:.*]]: tensor<128x256xf16>, %[[IN1:.*]]: tensor<256x512xf16>, %[[OUT:.*]]: tensor<128x512xf16>):
+// CHECK: %[[ACC:.*]] = block.for_loop 4 iterations accumulate (sum) : tensor<64x64xf16>
+// CHECK: %[[AT:.*]] = block.load %[[IN0]] imap <y = 0> fmap 1 : tensor<128x256xf16> -> tensor<64x64xf16>
+// CHECK: %[[BT:.*]] = block.load %[[IN1]] imap <x = 1> fmap 0 : tensor<256x512xf16> -> tensor<64x64xf16>
+// CHECK: %[[M:.*]] = block.matmul %[[AT]], %[[BT]]
+// CHECK: block.yield %[[M]]
+// CHECK: block.store %[[ACC]], %[[OUT]] omap <x = 1, y = 0>
+// CHECK: return %[[R]]
+func.func @matmul(%a: tensor<128x256xf16>, %b: tensor<256x512xf16>) -> tensor<128x512xf16> {
+  %c = kernel.matmul %a, %b : tensor<128x256xf16>, tensor<256x512xf16>
+  return %c : tensor<128x512xf16>
+}
+
+// -----
+
+// A broadcast division: the 2x256x1 operand is replicated along the grid dim
+// that splits the last dim of the result.
+// CHECK-LABEL: func.func @div
+// CHECK: kernel.custom(%{{.*}}, %{{.*}}) grid <8, 256, 2> block <128, 1, 1>
+// CHECK: block.for_loop 1 iterations accumulate (sum) : tensor<1x1x512xf16>
+// CHECK: block.load %{{.*}} imap <x = 2, y = 1, z = 0> : tensor<2x256x4096xf16> -> tensor<1x1x512xf16>
+// CHECK: block.load %{{.*}} imap <y = 1, z = 0> : tensor<2x256x1xf16> -> tensor<1x1x1xf16>
+// CHECK: block.div
+// CHECK: block.store %{{.*}}, %{{.*}} omap <x = 2, y = 1, z = 0>
+func.func @div(%a: tensor<2x256x4096xf16>, %b: tensor<2x256x1xf16>) -> tensor<2x256x4096xf16> {
+  %c = kernel.div %a, %b : tensor<2x256x4096xf16>, tensor<2x256x1xf16>
+  return %c : tensor<2x256x4096xf16>
+}
+
+// -----
+
+// A reduction over a middle dim: the grid splits the kept dims, the loop
+// walks the reduced one, a max accumulator combines the tiles.
+// CHECK-LABEL: func.func @reduce_max
+// CHECK: kernel.custom(%{{.*}}) grid <64, 2, 1> block <128, 1, 1>
+// CHECK: block.for_loop 1 iterations accumulate (max) : tensor<1x1x64xf32>
+// CHECK: %[[T:.*]] = block.load %{{.*}} imap <x = 2, y = 0> fmap 1 : tensor<2x64x4096xf32> -> tensor<1x64x64xf32>
+// CHECK: block.reduce_max %[[T]] dim 1
+func.func @reduce_max(%a: tensor<2x64x4096xf32>) -> tensor<2x1x4096xf32> {
+  %c = kernel.reduce_max %a dim 1 : tensor<2x64x4096xf32>
+  return %c : tensor<2x1x4096xf32>
+}
+
+// -----
+
+// rms_norm keeps the whole last dim in one tile; one row per block.
+// CHECK-LABEL: func.func @rms_norm
+// CHECK: kernel.custom(%{{.*}}) grid <16, 1, 1> block <128, 1, 1>
+// CHECK: block.load %{{.*}} imap <x = 0> : tensor<16x4096xbf16> -> tensor<1x4096xbf16>
+// CHECK: block.rms_norm %{{.*}} {epsilon = 9.99{{[0-9]*}}E-7 : f64} : tensor<1x4096xbf16>
+func.func @rms_norm(%a: tensor<16x4096xbf16>) -> tensor<16x4096xbf16> {
+  %c = kernel.rms_norm %a {epsilon = 1.0e-06 : f64} : tensor<16x4096xbf16>
+  return %c : tensor<16x4096xbf16>
+}
