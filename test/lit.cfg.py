@@ -35,6 +35,9 @@ ptxas = shutil.which("ptxas") or (
     "/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None)
 if ptxas:
     config.available_features.add("ptxas")
+    # The GPU pipeline finds libdevice through the toolkit the ptxas is from.
+    config.environment["CUDA_HOME"] = os.path.dirname(
+        os.path.dirname(os.path.realpath(ptxas)))
     config.substitutions.append(("%ptxas", ptxas))
 
 # Execution tests JIT-compile the lowered program with mlir-runner and link the

@@ -10,6 +10,11 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 
@@ -20,6 +25,28 @@ std::string mlsopt::getPTXFeatures(const TargetInfo &target) {
     if (c != '.')
       features += c;
   return features;
+}
+
+/// libdevice, which defines the __nv_* functions convert-gpu-to-nvvm calls
+/// for math ops (expf, erff, tanhf, ...): under `cudaPath` when given, else
+/// under $CUDA_HOME, $CUDA_ROOT, $CUDA_PATH or /usr/local/cuda. Empty when
+/// none has it; gpu-module-to-binary then leaves the calls unresolved, which
+/// ptxas rejects.
+static std::string findLibdevice(StringRef cudaPath) {
+  SmallVector<std::string> roots;
+  if (!cudaPath.empty())
+    roots.push_back(cudaPath.str());
+  for (const char *var : {"CUDA_HOME", "CUDA_ROOT", "CUDA_PATH"})
+    if (const char *value = std::getenv(var))
+      roots.push_back(value);
+  roots.push_back("/usr/local/cuda");
+  for (const std::string &root : roots) {
+    SmallString<256> path(root);
+    llvm::sys::path::append(path, "nvvm", "libdevice", "libdevice.10.bc");
+    if (llvm::sys::fs::exists(path))
+      return std::string(path);
+  }
+  return "";
 }
 
 void mlsopt::buildGPUPipeline(OpPassManager &pm,
@@ -40,6 +67,9 @@ void mlsopt::buildGPUPipeline(OpPassManager &pm,
   nvvm.chip = options.chip;
   nvvm.features = getPTXFeatures(target ? *target : getDefaultTarget());
   nvvm.optLevel = 3;
+  if (std::string libdevice = findLibdevice(options.cudaPath);
+      !libdevice.empty())
+    nvvm.linkLibs.push_back(libdevice);
   pm.addPass(createGpuNVVMAttachTarget(nvvm));
 
   // Device code to the LLVM dialect. Bare pointers: each memref argument of

@@ -26,6 +26,12 @@ struct GPUPipelineOptions
       llvm::cl::desc("Target chip: sm_80, sm_86, sm_89 or sm_90; the PTX "
                      "version follows it"),
       llvm::cl::init("sm_90")};
+  Option<std::string> cudaPath{
+      *this, "cuda-path",
+      llvm::cl::desc("CUDA toolkit whose libdevice defines the math functions "
+                     "(default: $CUDA_HOME, $CUDA_ROOT, $CUDA_PATH, "
+                     "/usr/local/cuda)"),
+      llvm::cl::init("")};
 };
 
 /// --mlsopt-gpu-pipeline: lowers every function of kernel ops and custom

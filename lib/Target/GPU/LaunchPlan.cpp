@@ -6,7 +6,12 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
@@ -245,8 +250,12 @@ void mlsopt::gpu::registerToLaunchPlanTranslation() {
         return translateToLaunchPlan(module, os);
       },
       [](DialectRegistry &registry) {
+        // Also the dialects of kernels not yet compiled to a binary (the
+        // output of --convert-custom-kernel-to-gpu).
         registry.insert<func::FuncDialect, arith::ArithDialect,
                         memref::MemRefDialect, mlir::gpu::GPUDialect,
-                        NVVM::NVVMDialect>();
+                        NVVM::NVVMDialect, LLVM::LLVMDialect, scf::SCFDialect,
+                        vector::VectorDialect, nvgpu::NVGPUDialect,
+                        math::MathDialect>();
       });
 }
