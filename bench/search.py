@@ -16,6 +16,7 @@ import argparse
 import json
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -56,7 +57,9 @@ def bench_case(opt, path, args):
         raise RuntimeError(f"{path}: import failed:\n{imported.stderr}")
     case["kernels_before"] = count_kernels(imported.stdout, name)
 
-    options = f"target=sm_90 timeout={args.timeout} threads={args.threads}"
+    # The cache lets bench/gpu/prepare.sh reuse these searches.
+    options = (f"target=sm_90 timeout={args.timeout} threads={args.threads} "
+               f"cache-dir={args.cache_dir}")
     start = time.monotonic()
     searched = run([opt, f"--superoptimize={options}",
                     "--mlir-print-op-on-diagnostic=false"], imported.stdout)
@@ -127,6 +130,9 @@ def main():
                         help="bench files (default: bench/*_b*.mlir)")
     args = parser.parse_args()
     build = pathlib.Path(args.build_dir)
+    # A fresh cache: every case is searched, so the figures are the search's.
+    args.cache_dir = build / "bench" / "cache"
+    shutil.rmtree(args.cache_dir, ignore_errors=True)
     opt = str(build / "bin" / "mlsopt-opt")
     help_text = run([opt, "--help"]).stdout
     args.gpu_pipeline = "--mlsopt-gpu-pipeline" in help_text

@@ -32,7 +32,9 @@ for case in "${cases[@]}"; do
   dir="$OUT/$stem"
   mkdir -p "$dir"
   "$OPT" "$case" --convert-linalg-to-kernel -o "$dir/imported.mlir"
-  "$OPT" "$dir/imported.mlir" --superoptimize="target=sm_90 timeout=$TIMEOUT" \
+  # The cache holds `make bench`'s searches, if it ran: then this only
+  # verifies them again.
+  "$OPT" "$dir/imported.mlir" --superoptimize="target=sm_90 timeout=$TIMEOUT cache-dir=$BUILD_DIR/bench/cache" \
     --mlir-print-op-on-diagnostic=false -o "$dir/searched.mlir" 2> "$dir/search.log"
   for variant in searched imported; do
     "$OPT" "$dir/$variant.mlir" --mlsopt-gpu-pipeline=chip=sm_90 -o "$dir/$variant.gpu.mlir"
