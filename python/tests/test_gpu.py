@@ -1,8 +1,7 @@
 """ptx(), launch_plan() and running on a GPU.
 
-Lowering needs the GPU pipeline (GPU issue): until this build has it, the
-tests that need it are strict xfails. Running needs a CUDA device, torch and
-CuPy or cuda-python; without them those tests skip."""
+Lowering runs everywhere; running needs a CUDA device, torch and CuPy or
+cuda-python, and skips without them."""
 
 import importlib.util
 import pathlib
@@ -12,16 +11,8 @@ import numpy as np
 import pytest
 
 import mlsopt as mi
-from mlsopt import _mlsopt
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-
-HAS_GPU_LOWERING = (_mlsopt.has_gpu_target
-                    and _mlsopt.is_pass_registered("mlsopt-gpu-pipeline"))
-needs_gpu_lowering = pytest.mark.xfail(
-    not HAS_GPU_LOWERING, strict=True, raises=mi.UnavailableError,
-    reason="the GPU pipeline and target (GPU issue) are not in this build yet")
-
 
 def has_cuda():
     if importlib.util.find_spec("torch") is None:
@@ -46,15 +37,6 @@ def gated_mlp(dtype=mi.float16, n=256, k=512):
     return graph
 
 
-@pytest.mark.skipif(HAS_GPU_LOWERING, reason="the GPU lowering is in this build")
-def test_missing_gpu_lowering_is_a_clear_error():
-    with pytest.raises(mi.UnavailableError, match="GPU"):
-        gated_mlp().ptx("sm_90")
-    with pytest.raises(mi.UnavailableError, match="GPU"):
-        gated_mlp().launch_plan("sm_90")
-
-
-@needs_gpu_lowering
 @pytest.mark.parametrize("chip", ["sm_80", "sm_90"])
 def test_ptx_of_a_custom_kernel(chip):
     text = (REPO / "examples" / "gated_mlp.mlir").read_text()
@@ -68,7 +50,6 @@ def test_ptx_of_a_custom_kernel(chip):
     assert "mma.sync" in ptx or "wgmma" in ptx
 
 
-@needs_gpu_lowering
 def test_launch_plan_of_a_graph():
     graph = gated_mlp()
     plan = graph.launch_plan(target="sm_90")
@@ -83,7 +64,6 @@ def test_launch_plan_of_a_graph():
     assert all(a["dtype"] == "f16" for a in inputs)
 
 
-@needs_gpu_lowering
 def test_ptx_defaults_to_the_graphs_target():
     graph = mi.from_mlir((REPO / "examples" / "gated_mlp.mlir").read_text(),
                          function="fused")
@@ -92,7 +72,6 @@ def test_ptx_defaults_to_the_graphs_target():
 
 
 @needs_cuda
-@needs_gpu_lowering
 def test_graph_runs_on_the_gpu_to_the_cpus_numbers():
     import torch
     graph = gated_mlp()
