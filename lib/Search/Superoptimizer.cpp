@@ -14,6 +14,7 @@
 #include "mlsopt/Search/Superoptimizer.h"
 #include "Enumeration.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
 #include "mlsopt/Verify/Evaluator.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -152,8 +153,8 @@ private:
 
 /// Shared memory the GPU lowering gives `custom`, bounded from above: the
 /// block-graph verifier counts each tile once, but the lowering also double
-/// buffers the loads of a for-loop and keeps accumulators in f32. Elementwise
-/// results are not counted: thread graphs keep them in registers.
+/// buffers the loads of a for-loop, keeps accumulators in f32 and gives
+/// every result (a thread graph's too) a tile (docs/gpu.md).
 static int64_t estimateGPUSharedMemory(kernel::CustomOp custom) {
   auto bytes = [](Value v, int64_t elementBytes) {
     auto type = cast<RankedTensorType>(v.getType());
@@ -169,9 +170,13 @@ static int64_t estimateGPUSharedMemory(kernel::CustomOp custom) {
     } else if (auto loop = dyn_cast<block::ForLoopOp>(op)) {
       for (Value r : loop.getResults())
         total += bytes(r, 4);
-    } else if (isa<block::MatmulOp, block::ReduceSumOp, block::ReduceMaxOp,
-                   block::RmsNormOp>(op)) {
-      total += bytes(op->getResult(0), 0);
+    } else if (op->getDialect() == custom->getDialect() ||
+               isa<block::YieldOp, block::StoreOp, block::ReturnOp>(op) ||
+               op->getParentOfType<thread::GraphOp>()) {
+      return;
+    } else {
+      for (Value r : op->getResults())
+        total += bytes(r, 0);
     }
   });
   return total;

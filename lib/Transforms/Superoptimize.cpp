@@ -377,6 +377,33 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
                "--verify-equivalence)";
         return true;
       }
+      // The evaluator runs every block of every custom kernel, so a μGraph
+      // that recomputes (a reduction redone by each block) takes as many
+      // times longer to check as it does FLOPs. A check that would overrun
+      // the time left by far is not started.
+      auto flops = [](const KernelCost &c) {
+        return c.tensorCoreFlops + c.cudaCoreFlops;
+      };
+      double ratio = std::max(1.0, flops(result.bestCost) /
+                                       std::max(1.0, flops(result.referenceCost)));
+      double spentNow = std::chrono::duration<double>(
+                            std::chrono::steady_clock::now() - start)
+                            .count();
+      if (referenceRun &&
+          spentNow + ratio * referenceRun->seconds >
+              1.1 * secondsLeft + 1.0 + referenceRun->seconds) {
+        emitRemark(loc) << "superoptimize: kept the subprogram of "
+                        << sub.ops.size()
+                        << " kernel ops: checking the best μGraph found ("
+                        << formatFixed(result.bestCost.totalUs, 2)
+                        << " us) at full shapes would take about "
+                        << formatFixed(ratio * referenceRun->seconds, 0)
+                        << " s, past the timeout (a larger timeout, or "
+                           "keep-reference=true and --verify-equivalence, "
+                           "would take it); "
+                        << figures;
+        return true;
+      }
       if (!referenceRun ||
           referenceRun->check(answer) != verify::FieldVerdict::Equal) {
         emitWarning(loc) << "superoptimize: the best μGraph found did not "
