@@ -107,8 +107,9 @@ def bench_case(opt, path, args):
 def markdown(cases):
     head = ("| case | batch | search s | total s | kernels before | "
             "kernels after | est. us before | est. us after | verified | "
-            "enumerated | pruned (abstract) | pruned (cost) | screened |")
-    rows = [head, "|" + " --- |" * 13]
+            "enumerated | pruned (abstract) | pruned (cost) | screened | "
+            "PTX |")
+    rows = [head, "|" + " --- |" * 14]
     for c in cases:
         rows.append(
             f"| {c['name']} | {c['batch']} | {c['search_seconds']} | "
@@ -117,7 +118,8 @@ def markdown(cases):
             f"{c['est_us_before']} | {c['est_us_after']} | "
             f"{'yes' if c['verified'] else 'NO'} | {c['enumerated']} | "
             f"{c['pruned_abstract_expr']} | {c['pruned_cost']} | "
-            f"{c['screened']} |")
+            f"{c['screened']} | "
+            f"{ {True: 'ok', False: 'FAILED'}.get(c.get('ptx'), '-')} |")
     return "\n".join(rows) + "\n"
 
 
