@@ -20,7 +20,7 @@ CMAKE_FLAGS := -G Ninja \
   -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
   -DPython_EXECUTABLE=$(PYTHON_EXE)
 
-.PHONY: all deps configure build check check-docs check-lit check-unit check-python demo bench bench-gpu docs clean
+.PHONY: all deps configure build check check-docs check-lit check-unit check-python check-asan fuzz demo bench bench-gpu docs clean
 
 all: build
 
@@ -48,6 +48,33 @@ check-unit:
 check-python:
 	MLSOPT_BUILD_DIR=$(abspath $(BUILD_DIR)) PYTHONPATH=$(abspath $(BUILD_DIR))/python \
 	  $(PYTHON) -m pytest -q python/tests
+
+# The lit and unit suites again, in $(ASAN_BUILD_DIR), built with AddressSanitizer
+# and UndefinedBehaviorSanitizer (a second full build; docs/reliability.md).
+# The Python extension is left out: it would have to be loaded into an
+# unsanitized interpreter.
+ASAN_BUILD_DIR ?= build-asan
+check-asan: deps
+	cmake -S . -B $(ASAN_BUILD_DIR) $(CMAKE_FLAGS) -DMLSOPT_ENABLE_SANITIZERS=ON \
+	  -DMLSOPT_BUILD_PYTHON=OFF
+	cmake --build $(ASAN_BUILD_DIR) -j $(JOBS)
+	cmake --build $(ASAN_BUILD_DIR) --target check-mlsopt
+	ctest --test-dir $(ASAN_BUILD_DIR) --output-on-failure
+
+# libFuzzer runs of the fuzz targets (fuzz/, docs/reliability.md): build-fuzz
+# is built with Debian's clang-22, coverage instrumentation, ASan and UBSan;
+# each target then runs for FUZZ_SECONDS. `make check` only replays the seed
+# corpora (test/Fuzz).
+FUZZ_BUILD_DIR ?= build-fuzz
+FUZZ_SECONDS   ?= 300
+fuzz:
+	@PYTHON=$(PYTHON) MLSOPT_FUZZ_DEPS=1 bash scripts/install-deps.sh
+	cmake -S . -B $(FUZZ_BUILD_DIR) $(CMAKE_FLAGS) \
+	  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+	  -DMLSOPT_ENABLE_SANITIZERS=ON -DLLVM_USE_SANITIZE_COVERAGE=ON \
+	  -DMLSOPT_BUILD_PYTHON=OFF -DMLSOPT_BUILD_UNITTESTS=OFF
+	cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target mlsopt-fuzzers
+	bash scripts/fuzz.sh $(FUZZ_BUILD_DIR) $(FUZZ_SECONDS)
 
 demo: build
 	@bash scripts/demo.sh $(BUILD_DIR)

@@ -11,6 +11,12 @@ DEB_PACKAGES=(
   libz3-dev libgtest-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
 )
 
+# `make fuzz` builds with clang and links libFuzzer, which Debian ships in
+# clang's runtime package.
+if [ "${MLSOPT_FUZZ_DEPS:-0}" = 1 ]; then
+  DEB_PACKAGES+=(clang-22 libclang-rt-22-dev)
+fi
+
 # The Python extension needs the headers of the interpreter it is built for.
 # Debian's own python3 has them only with python3-dev, and gets its test
 # packages from apt (its pip refuses system-wide installs, PEP 668).

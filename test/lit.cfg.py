@@ -24,9 +24,23 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.mlsopt_tools_dir, append_path=True)
 
+# Sanitized builds (`make check-asan`, docs/reliability.md). The options are
+# defaults: ASAN_OPTIONS or UBSAN_OPTIONS set by the caller win.
+if "asan" in config.available_features:
+    # Tells test helpers not to cap the address space: ASan reserves its
+    # shadow memory up front.
+    config.environment["MLSOPT_SANITIZED"] = "1"
+    config.environment.setdefault(
+        "ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0:strict_string_checks=1")
+if "ubsan" in config.available_features:
+    config.environment.setdefault(
+        "UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
+
 tools = [
     ToolSubst("mlsopt-opt", unresolved="fatal"),
     ToolSubst("mlsopt-translate", unresolved="fatal"),
+    ToolSubst("mlsopt-parse-fuzzer", unresolved="fatal"),
+    ToolSubst("mlsopt-superoptimize-fuzzer", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.mlsopt_tools_dir, config.llvm_tools_dir])
 

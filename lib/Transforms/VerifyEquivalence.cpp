@@ -16,6 +16,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 
@@ -86,6 +87,29 @@ static HostTensor normalTensor(ArrayRef<int64_t> shape,
   return t;
 }
 
+/// The elements of every tensor `func` takes or computes: what its
+/// finite-field evaluation holds in memory at most, since every value keeps
+/// its buffer. Saturates instead of overflowing on absurd shapes.
+static uint64_t countElements(func::FuncOp func) {
+  uint64_t total = 0;
+  auto add = [&](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape())
+      return;
+    uint64_t elements = 1;
+    for (int64_t extent : tensor.getShape())
+      elements = llvm::SaturatingMultiply(elements, uint64_t(extent));
+    total = llvm::SaturatingAdd(total, elements);
+  };
+  for (Type type : func.getArgumentTypes())
+    add(type);
+  func.walk([&](Operation *op) {
+    for (Value result : op->getResults())
+      add(result.getType());
+  });
+  return total;
+}
+
 namespace {
 
 struct VerifyEquivalencePass
@@ -111,6 +135,23 @@ struct VerifyEquivalencePass
   }
 
   LogicalResult check(func::FuncOp func, func::FuncOp reference) {
+    // Both programs run at full shapes, with field elements of 16 bytes
+    // (p- and q-parts): a program too large for memory is refused before
+    // the first allocation, not killed by the operating system.
+    uint64_t elements = llvm::SaturatingAdd(countElements(func),
+                                            countElements(reference));
+    if (maxElements >= 0 && elements > uint64_t(maxElements))
+      return func.emitError("@")
+             << func.getSymName() << " vs @" << reference.getSymName()
+             << ": checking at full shapes needs about " << elements
+             << " tensor elements in memory, more than max-elements="
+             << int64_t(maxElements)
+             << "; raise max-elements if the machine has "
+             << "about " << llvm::SaturatingMultiply(elements, uint64_t(16)) /
+                                (uint64_t(1) << 30) +
+                            1
+             << " GiB to spare";
+
     FailureOr<verify::FieldEvaluator> lhs =
         verify::FieldEvaluator::create(func);
     FailureOr<verify::FieldEvaluator> rhs =

@@ -41,6 +41,9 @@ def VerifyEquivalence : Pass<"verify-equivalence", "::mlir::ModuleOp"> {
   let options = [
     Option<"tests", "tests", "unsigned", "0",
            "Number of random tests (0: as many as `bound` needs)">,
+    Option<"maxElements", "max-elements", "int64_t", "268435456",
+           "Most tensor elements the two functions may hold at full shapes; "
+           "past it the check is an error instead of running out of memory">,
     Option<"seed", "seed", "uint64_t", "1",
            "Seed of the random inputs and of the random functions that "
            "stand for non-LAX ops">,

@@ -1,0 +1,12 @@
+func.func @store_rank_mismatch(%x: tensor<2x8x64xf16>) -> tensor<16x64xf16> {
+  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<2x8x64xf16>) -> tensor<16x64xf16> {
+  ^bb0(%in0: tensor<2x8x64xf16>, %out0: tensor<16x64xf16>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<2x8x64xf16> {
+      %t = block.load %in0 imap <> : tensor<2x8x64xf16> -> tensor<2x8x64xf16>
+      block.yield %t : tensor<2x8x64xf16>
+    }
+    block.store %m, %out0 omap <> : tensor<2x8x64xf16> into tensor<16x64xf16>
+    block.return
+  }
+  return %o : tensor<16x64xf16>
+}

@@ -1,0 +1,3 @@
+func.func @accumulator_attr_index_on_max() attributes {acc = #block.accumulator<max by 1>} {
+  return
+}

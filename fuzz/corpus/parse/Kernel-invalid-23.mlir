@@ -1,0 +1,4 @@
+func.func @unranked(%a: tensor<*xf16>) {
+  %0 = kernel.tanh %a : tensor<*xf16>
+  return
+}

@@ -1,0 +1,7 @@
+func.func @no_outputs(%x: tensor<8x64xf16>) {
+  kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> () {
+  ^bb0(%in0: tensor<8x64xf16>):
+    block.return
+  }
+  return
+}

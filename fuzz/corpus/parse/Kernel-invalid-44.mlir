@@ -1,0 +1,10 @@
+func.func @body_two_blocks(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
+  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1>
+      : (tensor<8x64xf16>) -> tensor<8x64xf16> {
+  ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x64xf16>):
+    cf.br ^bb1
+  ^bb1:
+    block.return
+  }
+  return %o : tensor<8x64xf16>
+}

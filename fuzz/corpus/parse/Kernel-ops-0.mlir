@@ -1,0 +1,168 @@
+func.func @unary_f16(%x: tensor<8x64xf16>)
+    -> (tensor<8x64xf16>, tensor<8x64xf16>, tensor<8x64xf16>, tensor<8x64xf16>,
+        tensor<8x64xf16>, tensor<8x64xf16>, tensor<8x64xf16>, tensor<8x64xf16>,
+        tensor<8x64xf16>, tensor<8x64xf16>, tensor<8x64xf16>, tensor<8x64xf16>) {
+  %0 = kernel.exp %x : tensor<8x64xf16>
+  %1 = kernel.log %x : tensor<8x64xf16>
+  %2 = kernel.sqrt %x : tensor<8x64xf16>
+  %3 = kernel.rsqrt %x : tensor<8x64xf16>
+  %4 = kernel.square %x : tensor<8x64xf16>
+  %5 = kernel.silu %x : tensor<8x64xf16>
+  %6 = kernel.sigmoid %x : tensor<8x64xf16>
+  %7 = kernel.gelu %x : tensor<8x64xf16>
+  %8 = kernel.relu %x : tensor<8x64xf16>
+  %9 = kernel.tanh %x : tensor<8x64xf16>
+  %10 = kernel.erf %x : tensor<8x64xf16>
+  %11 = kernel.neg %x : tensor<8x64xf16>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11
+      : tensor<8x64xf16>, tensor<8x64xf16>, tensor<8x64xf16>, tensor<8x64xf16>,
+        tensor<8x64xf16>, tensor<8x64xf16>, tensor<8x64xf16>, tensor<8x64xf16>,
+        tensor<8x64xf16>, tensor<8x64xf16>, tensor<8x64xf16>, tensor<8x64xf16>
+}
+
+func.func @unary_bf16_f32(%x: tensor<2x3x5xbf16>, %y: tensor<7xf32>)
+    -> (tensor<2x3x5xbf16>, tensor<7xf32>) {
+  %0 = kernel.gelu %x : tensor<2x3x5xbf16>
+  %1 = kernel.tanh %y : tensor<7xf32>
+  return %0, %1 : tensor<2x3x5xbf16>, tensor<7xf32>
+}
+
+func.func @binary_same_shape(%a: tensor<8x64xf32>, %b: tensor<8x64xf32>)
+    -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>) {
+  %0 = kernel.add %a, %b : tensor<8x64xf32>, tensor<8x64xf32>
+  %1 = kernel.sub %a, %b : tensor<8x64xf32>, tensor<8x64xf32>
+  %2 = kernel.mul %a, %b : tensor<8x64xf32>, tensor<8x64xf32>
+  %3 = kernel.div %a, %b : tensor<8x64xf32>, tensor<8x64xf32>
+  return %0, %1, %2, %3 : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
+}
+
+func.func @binary_broadcast(%col: tensor<8x1xf16>, %row: tensor<1x64xf16>,
+                            %vec: tensor<64xbf16>, %mat: tensor<4x8x64xbf16>,
+                            %s: tensor<1xf32>, %t: tensor<2x1x3xf32>)
+    -> (tensor<8x64xf16>, tensor<8x64xf16>, tensor<4x8x64xbf16>,
+        tensor<4x8x64xbf16>, tensor<2x1x3xf32>) {
+  %0 = kernel.add %col, %row : tensor<8x1xf16>, tensor<1x64xf16>
+  %1 = kernel.sub %row, %col : tensor<1x64xf16>, tensor<8x1xf16>
+  %2 = kernel.mul %vec, %mat : tensor<64xbf16>, tensor<4x8x64xbf16>
+  %3 = kernel.div %mat, %vec : tensor<4x8x64xbf16>, tensor<64xbf16>
+  %4 = kernel.add %s, %t : tensor<1xf32>, tensor<2x1x3xf32>
+  return %0, %1, %2, %3, %4 : tensor<8x64xf16>, tensor<8x64xf16>,
+      tensor<4x8x64xbf16>, tensor<4x8x64xbf16>, tensor<2x1x3xf32>
+}
+
+func.func @matmul(%a: tensor<8x4096xf16>, %b: tensor<4096x6144xf16>,
+                  %q: tensor<16x256x64xf16>, %k: tensor<16x64x4096xf16>,
+                  %c: tensor<2x3x4x5xbf16>, %d: tensor<2x3x5x7xbf16>,
+                  %e: tensor<1x1xf32>, %f: tensor<1x9xf32>)
+    -> (tensor<8x6144xf16>, tensor<16x256x4096xf16>, tensor<2x3x4x7xbf16>,
+        tensor<1x9xf32>) {
+  %0 = kernel.matmul %a, %b : tensor<8x4096xf16>, tensor<4096x6144xf16>
+  %1 = kernel.matmul %q, %k : tensor<16x256x64xf16>, tensor<16x64x4096xf16>
+  %2 = kernel.exp %1 : tensor<16x256x4096xf16>
+  %3 = kernel.matmul %c, %d : tensor<2x3x4x5xbf16>, tensor<2x3x5x7xbf16>
+  %4 = kernel.matmul %e, %f : tensor<1x1xf32>, tensor<1x9xf32>
+  return %0, %2, %3, %4 : tensor<8x6144xf16>, tensor<16x256x4096xf16>,
+      tensor<2x3x4x7xbf16>, tensor<1x9xf32>
+}
+
+func.func @scalar_ops(%x: tensor<8x64xf16>, %y: tensor<4x4xbf16>, %z: tensor<3xf32>)
+    -> (tensor<8x64xf16>, tensor<4x4xbf16>, tensor<3xf32>, tensor<8x64xf16>,
+        tensor<4x4xbf16>, tensor<3xf32>) {
+  %0 = kernel.mul_scalar %x, 0.125 : tensor<8x64xf16>
+  %1 = kernel.mul_scalar %y, -2.0 : tensor<4x4xbf16>
+  %2 = kernel.mul_scalar %z, 2.44140625E-4 : tensor<3xf32>
+  %3 = kernel.add_scalar %x, 1.0e-6 : tensor<8x64xf16>
+  %4 = kernel.add_scalar %y, -1.0 : tensor<4x4xbf16>
+  %5 = kernel.add_scalar %z, 0.0 : tensor<3xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<8x64xf16>, tensor<4x4xbf16>, tensor<3xf32>,
+      tensor<8x64xf16>, tensor<4x4xbf16>, tensor<3xf32>
+}
+
+func.func @reduce(%x: tensor<8x64xf16>, %y: tensor<2x3x4xbf16>, %z: tensor<5xf32>)
+    -> (tensor<8x1xf16>, tensor<1x64xf16>, tensor<2x1x4xbf16>, tensor<2x3x1xbf16>,
+        tensor<1xf32>) {
+  %0 = kernel.reduce_sum %x dim 1 : tensor<8x64xf16>
+  %1 = kernel.reduce_max %x dim 0 : tensor<8x64xf16>
+  %2 = kernel.reduce_sum %y dim 1 : tensor<2x3x4xbf16>
+  %3 = kernel.reduce_max %y dim 2 : tensor<2x3x4xbf16>
+  %4 = kernel.reduce_sum %z dim 0 : tensor<5xf32>
+  %5 = kernel.div %x, %0 : tensor<8x64xf16>, tensor<8x1xf16>
+  return %0, %1, %2, %3, %4 : tensor<8x1xf16>, tensor<1x64xf16>,
+      tensor<2x1x4xbf16>, tensor<2x3x1xbf16>, tensor<1xf32>
+}
+
+func.func @rms_norm(%x: tensor<8x4096xf16>, %y: tensor<2x4x64xbf16>, %z: tensor<16xf32>)
+    -> (tensor<8x4096xf16>, tensor<8x4096xf16>, tensor<2x4x64xbf16>, tensor<16xf32>) {
+  %0 = kernel.rms_norm %x : tensor<8x4096xf16>
+  %1 = kernel.rms_norm %x {epsilon = 1.0e-6} : tensor<8x4096xf16>
+  %2 = kernel.rms_norm %y {epsilon = 1.0e-5 : f64} : tensor<2x4x64xbf16>
+  %3 = kernel.rms_norm %z {epsilon = 0.0} : tensor<16xf32>
+  return %0, %1, %2, %3 : tensor<8x4096xf16>, tensor<8x4096xf16>,
+      tensor<2x4x64xbf16>, tensor<16xf32>
+}
+
+func.func @concat(%a: tensor<8x16xf16>, %b: tensor<8x32xf16>, %c: tensor<8x16xf16>,
+                  %d: tensor<2x3x4xbf16>, %e: tensor<5xf32>)
+    -> (tensor<8x64xf16>, tensor<16x16xf16>, tensor<2x3x4xbf16>, tensor<10xf32>) {
+  %0 = kernel.concat %a, %b, %c dim 1 : tensor<8x16xf16>, tensor<8x32xf16>, tensor<8x16xf16>
+  %1 = kernel.concat %a, %c dim 0 : tensor<8x16xf16>, tensor<8x16xf16>
+  %2 = kernel.concat %d dim 2 : tensor<2x3x4xbf16>
+  %3 = kernel.concat %e, %e dim 0 : tensor<5xf32>, tensor<5xf32>
+  return %0, %1, %2, %3 : tensor<8x64xf16>, tensor<16x16xf16>,
+      tensor<2x3x4xbf16>, tensor<10xf32>
+}
+
+func.func @transpose(%k: tensor<16x4096x64xf16>, %m: tensor<8x64xbf16>,
+                     %n: tensor<2x3x5x7xf32>, %v: tensor<9xf32>)
+    -> (tensor<16x64x4096xf16>, tensor<64x8xbf16>, tensor<7x2x5x3xf32>,
+        tensor<2x3x5x7xf32>, tensor<9xf32>) {
+  %0 = kernel.transpose %k [0, 2, 1] : tensor<16x4096x64xf16>
+  %1 = kernel.transpose %m [1, 0] : tensor<8x64xbf16>
+  %2 = kernel.transpose %n [3, 0, 2, 1] : tensor<2x3x5x7xf32>
+  %3 = kernel.transpose %n [0, 1, 2, 3] : tensor<2x3x5x7xf32>
+  %4 = kernel.transpose %v [0] : tensor<9xf32>
+  return %0, %1, %2, %3, %4 : tensor<16x64x4096xf16>, tensor<64x8xbf16>,
+      tensor<7x2x5x3xf32>, tensor<2x3x5x7xf32>, tensor<9xf32>
+}
+
+func.func @attention(%q: tensor<16x256x64xf16>, %k: tensor<16x4096x64xf16>,
+                     %v: tensor<16x4096x64xf16>) -> tensor<16x256x64xf16> {
+  %kt = kernel.transpose %k [0, 2, 1] : tensor<16x4096x64xf16>
+  %s = kernel.matmul %q, %kt : tensor<16x256x64xf16>, tensor<16x64x4096xf16>
+  %ss = kernel.mul_scalar %s, 0.125 : tensor<16x256x4096xf16>
+  %m = kernel.reduce_max %ss dim 2 : tensor<16x256x4096xf16>
+  %d = kernel.sub %ss, %m : tensor<16x256x4096xf16>, tensor<16x256x1xf16>
+  %e = kernel.exp %d : tensor<16x256x4096xf16>
+  %z = kernel.reduce_sum %e dim 2 : tensor<16x256x4096xf16>
+  %p = kernel.div %e, %z : tensor<16x256x4096xf16>, tensor<16x256x1xf16>
+  %o = kernel.matmul %p, %v : tensor<16x256x4096xf16>, tensor<16x4096x64xf16>
+  return %o : tensor<16x256x64xf16>
+}
+
+func.func @custom(%x: tensor<8x4096xf16>, %w: tensor<4096x6144xf16>,
+                  %u: tensor<8x6x96xf32>)
+    -> (tensor<8x6144xf16>, tensor<8x6x96xf32>) {
+  %o = kernel.custom (%x, %w) grid <96, 1, 1> block <128, 1, 1>
+      : (tensor<8x4096xf16>, tensor<4096x6144xf16>) -> tensor<8x6144xf16> {
+  ^bb0(%in0: tensor<8x4096xf16>, %in1: tensor<4096x6144xf16>, %out0: tensor<8x6144xf16>):
+    %m = block.for_loop 64 iterations accumulate (sum) : tensor<8x64xf16> {
+      %xt = block.load %in0 imap <> fmap 1 : tensor<8x4096xf16> -> tensor<8x64xf16>
+      %wt = block.load %in1 imap <x = 1> fmap 0 : tensor<4096x6144xf16> -> tensor<64x64xf16>
+      %p = block.matmul %xt, %wt : tensor<8x64xf16>, tensor<64x64xf16>
+      block.yield %p : tensor<8x64xf16>
+    }
+    block.store %m, %out0 omap <x = 1> : tensor<8x64xf16> into tensor<8x6144xf16>
+    block.return
+  }
+  %g = kernel.custom (%u) grid <4, 2, 3> block <32, 4, 2>
+      : (tensor<8x6x96xf32>) -> tensor<8x6x96xf32> {
+  ^bb0(%in0: tensor<8x6x96xf32>, %out0: tensor<8x6x96xf32>):
+    %t = block.for_loop 1 iterations accumulate (max) : tensor<2x3x32xf32> {
+      %a = block.load %in0 imap <x = 0, y = 1, z = 2> : tensor<8x6x96xf32> -> tensor<2x3x32xf32>
+      block.yield %a : tensor<2x3x32xf32>
+    }
+    block.store %t, %out0 omap <x = 0, y = 1, z = 2> : tensor<2x3x32xf32> into tensor<8x6x96xf32>
+    block.return
+  }
+  return %o, %g : tensor<8x6144xf16>, tensor<8x6x96xf32>
+}

@@ -1,0 +1,7 @@
+func.func @reference(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %y = kernel.exp %x : tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+func.func @fused(%x: tensor<8xf32>) -> tensor<8xf32> attributes {mlsopt.equivalent_to = @missing} {
+  return %x : tensor<8xf32>
+}

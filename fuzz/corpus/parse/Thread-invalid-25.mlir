@@ -1,0 +1,18 @@
+func.func @add_scalar_f32_constant(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
+  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> tensor<8x64xf16> {
+  ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x64xf16>):
+    %m, %r = block.for_loop 1 iterations accumulate (sum, max) : tensor<8x64xf16>, tensor<8x1xf16> {
+      %t = block.load %in0 imap <> : tensor<8x64xf16> -> tensor<8x64xf16>
+      %s = block.reduce_max %t dim 1 : tensor<8x64xf16>
+      block.yield %t, %s : tensor<8x64xf16>, tensor<8x1xf16>
+    }
+    %y = thread.graph (%m) : (tensor<8x64xf16>) -> tensor<8x64xf16> {
+    ^bb0(%a: f16):
+      %c = "thread.add_scalar"(%a) <{scalar = 2.0 : f32}> : (f16) -> f16
+      thread.yield %c : f16
+    }
+    block.store %y, %out0 omap <> : tensor<8x64xf16> into tensor<8x64xf16>
+    block.return
+  }
+  return %o : tensor<8x64xf16>
+}

@@ -1,0 +1,122 @@
+func.func @epilogue(%x: tensor<8x4096xf16>, %w: tensor<4096x6144xf16>) -> tensor<8x6144xf16> {
+  %o = kernel.custom (%x, %w) grid <96, 1, 1> block <128, 1, 1>
+      : (tensor<8x4096xf16>, tensor<4096x6144xf16>) -> tensor<8x6144xf16> {
+  ^bb0(%in0: tensor<8x4096xf16>, %in1: tensor<4096x6144xf16>, %out0: tensor<8x6144xf16>):
+    %acc:2 = block.for_loop 64 iterations accumulate (sum, sum) : tensor<8x64xf16>, tensor<8x1xf16> {
+      %xt = block.load %in0 imap <> fmap 1 : tensor<8x4096xf16> -> tensor<8x64xf16>
+      %wt = block.load %in1 imap <x = 1> fmap 0 : tensor<4096x6144xf16> -> tensor<64x64xf16>
+      %m = block.matmul %xt, %wt : tensor<8x64xf16>, tensor<64x64xf16>
+      %sq = block.square %xt : tensor<8x64xf16>
+      %s = block.reduce_sum %sq dim 1 : tensor<8x64xf16>
+      block.yield %m, %s : tensor<8x64xf16>, tensor<8x1xf16>
+    }
+    %y = thread.graph (%acc#0, %acc#1) : (tensor<8x64xf16>, tensor<8x1xf16>) -> tensor<8x64xf16> {
+    ^bb0(%a: f16, %b: f16):
+      %ms = thread.mul_scalar %b, 2.44140625E-4 : f16
+      %eps = thread.add_scalar %ms, 1.0e-6 : f16
+      %r = thread.unary rsqrt %eps : f16
+      %p = thread.binary mul %a, %r : f16
+      thread.yield %p : f16
+    }
+    block.store %y, %out0 omap <x = 1> : tensor<8x64xf16> into tensor<8x6144xf16>
+    block.return
+  }
+  return %o : tensor<8x6144xf16>
+}
+
+func.func @all_kinds(%x: tensor<16x32xf32>) -> tensor<16x32xf32> {
+  %o = kernel.custom (%x) grid <2, 1, 1> block <64, 1, 1>
+      : (tensor<16x32xf32>) -> tensor<16x32xf32> {
+  ^bb0(%in0: tensor<16x32xf32>, %out0: tensor<16x32xf32>):
+    %a = block.for_loop 1 iterations accumulate (max) : tensor<8x32xf32> {
+      %t = block.load %in0 imap <x = 0> : tensor<16x32xf32> -> tensor<8x32xf32>
+      block.yield %t : tensor<8x32xf32>
+    }
+    %y = thread.graph (%a) : (tensor<8x32xf32>) -> tensor<8x32xf32> {
+    ^bb0(%v: f32):
+      %0 = thread.unary exp %v : f32
+      %1 = thread.unary log %0 : f32
+      %2 = thread.unary sqrt %1 : f32
+      %3 = thread.unary rsqrt %2 : f32
+      %4 = thread.unary square %3 : f32
+      %5 = thread.unary silu %4 : f32
+      %6 = thread.unary sigmoid %5 : f32
+      %7 = thread.unary gelu %6 : f32
+      %8 = thread.unary relu %7 : f32
+      %9 = thread.unary tanh %8 : f32
+      %10 = thread.unary erf %9 : f32
+      %11 = thread.unary neg %10 : f32
+      %12 = thread.binary add %11, %v : f32
+      %13 = thread.binary sub %12, %v : f32
+      %14 = thread.binary mul %13, %v : f32
+      %15 = thread.binary div %14, %v : f32
+      %16 = thread.mul_scalar %15, 0.125 : f32
+      %17 = thread.add_scalar %16, -3.0 : f32
+      thread.yield %17 : f32
+    }
+    block.store %y, %out0 omap <x = 0> : tensor<8x32xf32> into tensor<16x32xf32>
+    block.return
+  }
+  return %o : tensor<16x32xf32>
+}
+
+func.func @in_loop_multi_result(%x: tensor<4x16x64xbf16>, %g: tensor<64xbf16>,
+                                %r: tensor<4x16x1xbf16>)
+    -> (tensor<4x16x16xbf16>, tensor<4x16x16xbf16>) {
+  %o:2 = kernel.custom (%x, %g, %r) grid <1, 2, 4> block <32, 2, 2>
+      : (tensor<4x16x64xbf16>, tensor<64xbf16>, tensor<4x16x1xbf16>)
+        -> (tensor<4x16x16xbf16>, tensor<4x16x16xbf16>) {
+  ^bb0(%in0: tensor<4x16x64xbf16>, %in1: tensor<64xbf16>, %in2: tensor<4x16x1xbf16>,
+       %out0: tensor<4x16x16xbf16>, %out1: tensor<4x16x16xbf16>):
+    %l:2 = block.for_loop 4 iterations accumulate (sum, max)
+        : tensor<1x8x16xbf16>, tensor<1x8x16xbf16> {
+      %xt = block.load %in0 imap <y = 1, z = 0> fmap 2 : tensor<4x16x64xbf16> -> tensor<1x8x16xbf16>
+      %gt = block.load %in1 imap <> fmap 0 : tensor<64xbf16> -> tensor<16xbf16>
+      %rt = block.load %in2 imap <y = 1, z = 0> : tensor<4x16x1xbf16> -> tensor<1x8x1xbf16>
+      %t:2 = thread.graph (%xt, %gt, %rt)
+          : (tensor<1x8x16xbf16>, tensor<16xbf16>, tensor<1x8x1xbf16>)
+            -> (tensor<1x8x16xbf16>, tensor<1x8x16xbf16>) {
+      ^bb0(%a: bf16, %b: bf16, %c: bf16):
+        %s = thread.unary silu %a : bf16
+        %m = thread.binary mul %s, %b : bf16
+        %d = thread.binary sub %a, %c : bf16
+        thread.yield %m, %d : bf16, bf16
+      }
+      block.yield %t#0, %t#1 : tensor<1x8x16xbf16>, tensor<1x8x16xbf16>
+    }
+    %u:2 = thread.graph (%l#1, %l#0) : (tensor<1x8x16xbf16>, tensor<1x8x16xbf16>)
+        -> (tensor<1x8x16xbf16>, tensor<1x8x16xbf16>) {
+    ^bb0(%p: bf16, %q: bf16):
+      thread.yield %q, %p : bf16, bf16
+    }
+    block.store %u#0, %out0 omap <y = 1, z = 0> : tensor<1x8x16xbf16> into tensor<4x16x16xbf16>
+    block.store %u#1, %out1 omap <y = 1, z = 0> : tensor<1x8x16xbf16> into tensor<4x16x16xbf16>
+    block.return
+  }
+  return %o#0, %o#1 : tensor<4x16x16xbf16>, tensor<4x16x16xbf16>
+}
+
+func.func @mixed_results(%x: tensor<8x64xf16>, %s: tensor<1x1xf32>)
+    -> (tensor<8x64xf16>, tensor<8x64xf32>) {
+  %o:2 = kernel.custom (%x, %s) grid <1, 1, 1> block <128, 1, 1>
+      : (tensor<8x64xf16>, tensor<1x1xf32>) -> (tensor<8x64xf16>, tensor<8x64xf32>) {
+  ^bb0(%in0: tensor<8x64xf16>, %in1: tensor<1x1xf32>, %out0: tensor<8x64xf16>,
+       %out1: tensor<8x64xf32>):
+    %l:2 = block.for_loop 1 iterations accumulate (sum, sum) : tensor<8x64xf16>, tensor<1x1xf32> {
+      %a = block.load %in0 imap <> : tensor<8x64xf16> -> tensor<8x64xf16>
+      %b = block.load %in1 imap <> : tensor<1x1xf32> -> tensor<1x1xf32>
+      block.yield %a, %b : tensor<8x64xf16>, tensor<1x1xf32>
+    }
+    %y:2 = thread.graph (%l#0, %l#1) : (tensor<8x64xf16>, tensor<1x1xf32>)
+        -> (tensor<8x64xf16>, tensor<8x64xf32>) {
+    ^bb0(%a: f16, %b: f32):
+      %e = thread.unary exp %a : f16
+      %n = thread.unary neg %b : f32
+      thread.yield %e, %n : f16, f32
+    }
+    block.store %y#0, %out0 omap <> : tensor<8x64xf16> into tensor<8x64xf16>
+    block.store %y#1, %out1 omap <> : tensor<8x64xf32> into tensor<8x64xf32>
+    block.return
+  }
+  return %o#0, %o#1 : tensor<8x64xf16>, tensor<8x64xf32>
+}
