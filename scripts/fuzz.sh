@@ -9,9 +9,9 @@ set -uo pipefail
 BUILD_DIR="${1:-build-fuzz}"
 SECONDS_PER_TARGET="${2:-300}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-# Leaks in the MLIR context of a failed parse are not what we look for, and
-# LeakSanitizer runs after each input under libFuzzer.
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
+# Leaks are left to `make check-asan` (LeakSanitizer would run after every
+# input); allow_user_poisoning=0 as in test/lit.cfg.py.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:allow_user_poisoning=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
 
 status=0
