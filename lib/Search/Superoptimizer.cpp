@@ -156,11 +156,13 @@ private:
 /// buffers the loads of a for-loop, keeps accumulators in f32 and gives
 /// every result (a thread graph's too) a tile (docs/gpu.md).
 static int64_t estimateGPUSharedMemory(kernel::CustomOp custom) {
+  // Each tile rounded up to 128 bytes, the alignment the lowering gives
+  // its buffers.
   auto bytes = [](Value v, int64_t elementBytes) {
     auto type = cast<RankedTensorType>(v.getType());
     int64_t width =
         elementBytes ? elementBytes : type.getElementTypeBitWidth() / 8;
-    return type.getNumElements() * width;
+    return llvm::alignTo(type.getNumElements() * width, 128);
   };
   int64_t total = 0;
   custom.walk([&](Operation *op) {
@@ -179,7 +181,9 @@ static int64_t estimateGPUSharedMemory(kernel::CustomOp custom) {
         total += bytes(r, 0);
     }
   });
-  return total;
+  // Room for what the lowering adds besides tiles (reduction partials,
+  // padding).
+  return total + 8192;
 }
 
 std::optional<KernelCost> Search::costOf(const KernelGraph &g,

@@ -14,6 +14,7 @@
 #include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"
 #include "mlsopt/Dialect/Thread/IR/ThreadDialect.h"
 #include "mlsopt/Dialect/Thread/Transforms/Passes.h"
+#include "mlsopt/Search/CostModel.h"
 #include "mlsopt/Search/ResultCache.h"
 #include "mlsopt/Search/SearchProblem.h"
 #include "mlsopt/Search/Superoptimizer.h"
@@ -287,9 +288,19 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
               verify::FieldVerdict::Equal) {
         ++numCacheHits;
         ++numVerified;
-        emitRemark(loc) << "superoptimize: loaded the result for "
-                        << sub.ops.size() << " kernel ops from the cache "
-                        << "and verified it";
+        FailureOr<KernelCost> before =
+            estimateFunctionCost(*reference, options.target);
+        FailureOr<KernelCost> after =
+            estimateFunctionCost(entry.function, options.target);
+        InFlightDiagnostic remark = emitRemark(loc);
+        remark << "superoptimize: replaced " << sub.ops.size()
+               << " kernel ops";
+        if (succeeded(before) && succeeded(after))
+          remark << " (" << formatFixed(before->totalUs, 2) << " us) by "
+                 << after->launches << " kernels ("
+                 << formatFixed(after->totalUs, 2) << " us)";
+        remark << " with the result from the cache, verified again at full "
+                  "shapes";
         entry.function->remove();
         scratch->push_back(entry.function);
         answer = entry.function;

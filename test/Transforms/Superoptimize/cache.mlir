@@ -5,7 +5,7 @@
 // RUN: mlsopt-opt %s --superoptimize="cache-dir=%t timeout=20" -o %t/first.mlir 2>&1 | FileCheck %s --check-prefix=FIRST
 // FIRST: remark: superoptimize: replaced 2 kernel ops
 // RUN: mlsopt-opt %s --superoptimize="cache-dir=%t timeout=20" -o %t/second.mlir 2>&1 | FileCheck %s --check-prefix=SECOND
-// SECOND: remark: superoptimize: loaded the result for 2 kernel ops from the cache and verified it
+// SECOND: remark: superoptimize: replaced 2 kernel ops ({{[0-9.]+}} us) by 1 kernels ({{[0-9.]+}} us) with the result from the cache, verified again at full shapes
 // RUN: diff %t/first.mlir %t/second.mlir
 
 // A truncated entry.
