@@ -178,6 +178,39 @@ std::optional<Dims> search::inferDims(const SOp &op,
   return a;
 }
 
+/// Appends to `dims` the results of `ops` over `dims`; false if one does
+/// not type-check.
+static bool appendOpDims(ArrayRef<SOp> ops, SmallVectorImpl<Dims> &dims) {
+  for (const SOp &op : ops) {
+    SmallVector<const Dims *> operands;
+    for (unsigned v : op.operands)
+      operands.push_back(&dims[v]);
+    std::optional<Dims> result = inferDims(op, operands);
+    if (!result)
+      return false;
+    dims.push_back(std::move(*result));
+  }
+  return true;
+}
+
+std::optional<BlockGraphDims>
+search::inferBlockGraphDims(const BlockGraph &bg, ArrayRef<Dims> inputDims) {
+  BlockGraphDims dims;
+  for (const Dims &input : inputDims) {
+    Dims tile = input;
+    for (Dim &d : tile)
+      d.loopSplit = !d.isOne() && d.cls == bg.layout.loopClass;
+    dims.body.push_back(std::move(tile));
+  }
+  if (!appendOpDims(bg.body, dims.body))
+    return std::nullopt;
+  for (const Accum &acc : bg.accums)
+    dims.post.push_back(dims.body[acc.value]);
+  if (!appendOpDims(bg.post, dims.post))
+    return std::nullopt;
+  return dims;
+}
+
 std::optional<SmallVector<Dims>>
 search::inferKernelGraphDims(const KernelGraph &graph,
                              ArrayRef<Dims> inputDims) {
@@ -196,34 +229,14 @@ search::inferKernelGraphDims(const KernelGraph &graph,
     // A custom kernel's outputs are its stored tiles with the grid's cuts
     // undone, so they have the tiles' classes.
     const BlockGraph &bg = graph.customs[node.custom];
-    SmallVector<Dims> bodyDims;
-    for (unsigned in : bg.inputs) {
-      Dims tile = dims[in];
-      for (Dim &d : tile)
-        d.loopSplit = !d.isOne() && d.cls == bg.layout.loopClass;
-      bodyDims.push_back(std::move(tile));
-    }
-    for (const SOp &op : bg.body) {
-      SmallVector<const Dims *> operands;
-      for (unsigned v : op.operands)
-        operands.push_back(&bodyDims[v]);
-      std::optional<Dims> result = inferDims(op, operands);
-      if (!result)
-        return std::nullopt;
-      bodyDims.push_back(std::move(*result));
-    }
-    SmallVector<Dims> postDims;
-    for (const Accum &acc : bg.accums)
-      postDims.push_back(bodyDims[acc.value]);
-    for (const SOp &op : bg.post) {
-      SmallVector<const Dims *> operands;
-      for (unsigned v : op.operands)
-        operands.push_back(&postDims[v]);
-      std::optional<Dims> result = inferDims(op, operands);
-      if (!result)
-        return std::nullopt;
-      postDims.push_back(std::move(*result));
-    }
+    SmallVector<Dims> inputDims;
+    for (unsigned in : bg.inputs)
+      inputDims.push_back(dims[in]);
+    std::optional<BlockGraphDims> blockDims =
+        inferBlockGraphDims(bg, inputDims);
+    if (!blockDims)
+      return std::nullopt;
+    SmallVector<Dims> &postDims = blockDims->post;
     for (unsigned s : bg.stores)
       dims.push_back(postDims[s]);
   }
@@ -322,36 +335,14 @@ Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
   const Layout &layout = bg.layout;
 
   // Tile dims of every body and epilogue value.
-  SmallVector<Dims> bodyDims;
-  for (unsigned i = 0; i < bg.inputs.size(); ++i) {
-    Dims tile = inputDims[i];
-    for (Dim &d : tile)
-      d.loopSplit = !d.isOne() && d.cls == layout.loopClass;
-    if (!dividesEvenly(tile, shapes.extents, layout))
+  std::optional<BlockGraphDims> blockDims = inferBlockGraphDims(bg, inputDims);
+  if (!blockDims)
+    return failure();
+  for (unsigned i = 0; i < bg.inputs.size(); ++i)
+    if (!dividesEvenly(blockDims->body[i], shapes.extents, layout))
       return failure();
-    bodyDims.push_back(std::move(tile));
-  }
-  for (const SOp &op : bg.body) {
-    SmallVector<const Dims *> operands;
-    for (unsigned v : op.operands)
-      operands.push_back(&bodyDims[v]);
-    std::optional<Dims> result = inferDims(op, operands);
-    if (!result)
-      return failure();
-    bodyDims.push_back(std::move(*result));
-  }
-  SmallVector<Dims> postDims;
-  for (const Accum &acc : bg.accums)
-    postDims.push_back(bodyDims[acc.value]);
-  for (const SOp &op : bg.post) {
-    SmallVector<const Dims *> operands;
-    for (unsigned v : op.operands)
-      operands.push_back(&postDims[v]);
-    std::optional<Dims> result = inferDims(op, operands);
-    if (!result)
-      return failure();
-    postDims.push_back(std::move(*result));
-  }
+  SmallVector<Dims> &bodyDims = blockDims->body;
+  SmallVector<Dims> &postDims = blockDims->post;
 
   SmallVector<Type> outputTypes;
   for (unsigned s : bg.stores)

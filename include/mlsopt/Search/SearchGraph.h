@@ -175,6 +175,19 @@ struct KernelGraph {
 std::optional<Dims> inferDims(const SOp &op,
                               llvm::ArrayRef<const Dims *> operandDims);
 
+/// The dims of a block graph's values: its loop body's (the loads, then the
+/// body ops' results) and its epilogue's (the accumulators, then the
+/// epilogue ops' results).
+struct BlockGraphDims {
+  llvm::SmallVector<Dims> body;
+  llvm::SmallVector<Dims> post;
+};
+
+/// The dims of `bg`'s values, given its inputs' dims; nullopt if some op
+/// does not type-check.
+std::optional<BlockGraphDims> inferBlockGraphDims(const BlockGraph &bg,
+                                                  llvm::ArrayRef<Dims> inputDims);
+
 /// The dims of every value of `graph`, given its arguments' dims; nullopt if
 /// some op does not type-check.
 std::optional<llvm::SmallVector<Dims>>
