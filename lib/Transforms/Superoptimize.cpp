@@ -397,12 +397,11 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
       };
       double ratio = std::max(1.0, flops(result.bestCost) /
                                        std::max(1.0, flops(result.referenceCost)));
-      double spentNow = std::chrono::duration<double>(
-                            std::chrono::steady_clock::now() - start)
-                            .count();
+      // What was set aside for the check (2.5 times the reference's
+      // evaluation) plus the slack a timeout allows (10% and a second).
       if (referenceRun &&
-          spentNow + ratio * referenceRun->seconds >
-              1.1 * secondsLeft + 1.0 + referenceRun->seconds) {
+          ratio * referenceRun->seconds >
+              2.5 * referenceRun->seconds + 0.1 * secondsLeft + 1.0) {
         emitRemark(loc) << "superoptimize: kept the subprogram of "
                         << sub.ops.size()
                         << " kernel ops: checking the best μGraph found ("
