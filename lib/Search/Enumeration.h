@@ -33,6 +33,7 @@ struct SearchValue {
   /// dim: a tile's partial sum over a chunk of k is the sum over all of k.
   /// The literal pass compares these with the reference, so a for-loop
   /// whose accumulators rebuild what the reference computes is literal too.
+  /// Outside the literal pass it is just `expr`.
   ExprRef whole = nullptr;
 };
 

@@ -133,11 +133,9 @@ void enumeration::forEachOp(
       return;
     SmallVector<const Dims *, 2> dims;
     SmallVector<const SearchValue *, 2> operands;
-    SmallVector<SearchValue, 2> wholes;
     for (unsigned v : op.operands) {
       dims.push_back(&values[v].dims);
       operands.push_back(&values[v]);
-      wholes.push_back(SearchValue{values[v].dims, values[v].whole, nullptr});
     }
     std::optional<Dims> result = inferDims(op, dims);
     if (!result)
@@ -151,12 +149,18 @@ void enumeration::forEachOp(
     for (const SearchValue &v : values)
       if (v.expr == expr && v.dims == *result)
         return;
-    SmallVector<const SearchValue *, 2> wholeOperands;
-    for (const SearchValue &w : wholes)
-      wholeOperands.push_back(&w);
-    ExprRef whole =
-        site.layout ? buildExpr(core.exprs, op, wholeOperands, wholeExtent)
-                    : expr;
+    // Only the literal pass reads whole expressions, and they differ from
+    // the expressions only inside block graphs.
+    ExprRef whole = expr;
+    if (site.layout && core.literalSubterms) {
+      SmallVector<SearchValue, 2> wholes;
+      for (unsigned v : op.operands)
+        wholes.push_back(SearchValue{values[v].dims, values[v].whole, nullptr});
+      SmallVector<const SearchValue *, 2> wholeOperands;
+      for (const SearchValue &w : wholes)
+        wholeOperands.push_back(&w);
+      whole = buildExpr(core.exprs, op, wholeOperands, wholeExtent);
+    }
     if (!core.keep(expr, whole))
       return;
     if (!fn(op, key, SearchValue{std::move(*result), expr, whole}))

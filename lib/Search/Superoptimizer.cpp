@@ -265,7 +265,6 @@ std::optional<KernelCost> Search::chooseSizes(KernelGraph &g) {
   if (!dims)
     return std::nullopt;
   KernelCost total;
-  unsigned next = g.numInputs;
   for (const KernelNode &node : g.nodes) {
     if (node.isCustom()) {
       BlockGraph &custom = g.customs[node.custom];
@@ -293,7 +292,6 @@ std::optional<KernelCost> Search::chooseSizes(KernelGraph &g) {
         return std::nullopt;
       total += *cost;
     }
-    next += g.getNumResults(node);
   }
   return total;
 }
