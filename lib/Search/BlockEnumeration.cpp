@@ -59,26 +59,32 @@ private:
     return limit > used ? limit - used : 0;
   }
 
-  void growBody(OpKey last) {
+  /// Tries `atNode` on the graph as it is, then every next op over
+  /// `values` (the loop body's or the epilogue's), appended to `ops`.
+  void grow(SmallVectorImpl<SearchValue> &values, SmallVectorImpl<SOp> &ops,
+            OpKey last, void (BlockEnumerator::*atNode)()) {
     if (core.timedOut())
       return;
-    closeLoop();
+    (this->*atNode)();
     // Every op needs at least one store after it.
     if (opsLeft() < 2)
       return;
-    forEachOp(core, site, body, last,
+    forEachOp(core, site, values, last,
               [&](const SOp &op, const OpKey &key, SearchValue &&value) {
-                graph.body.push_back(op);
-                body.push_back(std::move(value));
-                growBody(key);
-                body.pop_back();
-                graph.body.pop_back();
+                ops.push_back(op);
+                values.push_back(std::move(value));
+                grow(values, ops, key, atNode);
+                values.pop_back();
+                ops.pop_back();
                 return !core.timedOut();
               });
   }
 
-  /// Values of `ops` (over `values`, the first `numSources` of which are
-  /// not results of `ops`) that no op consumes.
+  void growBody(OpKey last) {
+    grow(body, graph.body, last, &BlockEnumerator::closeLoop);
+  }
+
+  /// Of `numValues` values, the ones no op of `ops` consumes.
   static SmallVector<unsigned> getLeaves(unsigned numValues,
                                          ArrayRef<SOp> ops) {
     SmallVector<bool> used(numValues, false);
@@ -153,20 +159,7 @@ private:
   }
 
   void growPost(OpKey last) {
-    if (core.timedOut())
-      return;
-    finish();
-    if (opsLeft() < 2)
-      return;
-    forEachOp(core, site, post, last,
-              [&](const SOp &op, const OpKey &key, SearchValue &&value) {
-                graph.post.push_back(op);
-                post.push_back(std::move(value));
-                growPost(key);
-                post.pop_back();
-                graph.post.pop_back();
-                return !core.timedOut();
-              });
+    grow(post, graph.post, last, &BlockEnumerator::finish);
   }
 
   /// Whether a tile of `dims` can be stored: the for-loop is over, so no
