@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/ExecutionEngine/CPURunner.h"
+#include "mlsopt/ExecutionEngine/MemRefDescriptor.h"
 #include "mlsopt/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -193,26 +194,6 @@ CPURunner::create(ModuleOp module, ArrayRef<StringRef> functions) {
   return runner;
 }
 
-namespace {
-/// The memref descriptor of CRunnerUtils.h for any rank: two pointers, the
-/// offset, then the sizes and the strides.
-struct Descriptor {
-  explicit Descriptor(float *data, ArrayRef<int64_t> shape)
-      : words(3 + 2 * shape.size()) {
-    std::memcpy(&words[0], &data, sizeof(data));
-    std::memcpy(&words[1], &data, sizeof(data));
-    words[2] = 0;
-    int64_t stride = 1;
-    for (int64_t i = shape.size() - 1; i >= 0; --i) {
-      words[3 + i] = shape[i];
-      words[3 + shape.size() + i] = stride;
-      stride *= shape[i];
-    }
-  }
-  SmallVector<int64_t> words;
-};
-} // namespace
-
 FailureOr<SmallVector<HostTensor>>
 CPURunner::run(StringRef function, ArrayRef<HostTensor> inputs) const {
   auto it = signatures.find(function);
@@ -230,7 +211,7 @@ CPURunner::run(StringRef function, ArrayRef<HostTensor> inputs) const {
     results.push_back(HostTensor::zeros(shape));
   // The JIT code reads inputs through non-const pointers but never writes
   // them (the entry point marks them read-only).
-  SmallVector<Descriptor> descriptors;
+  SmallVector<MemRefDescriptor> descriptors;
   for (const HostTensor &input : inputs)
     descriptors.emplace_back(const_cast<float *>(input.data.data()),
                              input.shape);
@@ -239,7 +220,7 @@ CPURunner::run(StringRef function, ArrayRef<HostTensor> inputs) const {
   // The C interface takes a pointer to each descriptor; the packed wrapper
   // takes a pointer to each argument.
   SmallVector<void *> pointers, args;
-  for (Descriptor &d : descriptors)
+  for (MemRefDescriptor &d : descriptors)
     pointers.push_back(d.words.data());
   for (void *&p : pointers)
     args.push_back(&p);

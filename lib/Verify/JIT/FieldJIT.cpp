@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/Verify/FieldJIT.h"
+#include "mlsopt/ExecutionEngine/MemRefDescriptor.h"
 #include "mlsopt/Verify/FieldProgram.h"
 #include "mlsopt/Verify/FieldRuntime.h"
 
@@ -103,23 +104,6 @@ FieldJIT::create(ArrayRef<func::FuncOp> functions) {
 }
 
 namespace {
-/// The memref descriptor of CRunnerUtils.h for any rank: two pointers, the
-/// offset, then the sizes and the strides.
-struct Descriptor {
-  Descriptor(void *data, ArrayRef<int64_t> shape)
-      : words(3 + 2 * shape.size()) {
-    std::memcpy(&words[0], &data, sizeof(data));
-    std::memcpy(&words[1], &data, sizeof(data));
-    words[2] = 0;
-    int64_t stride = 1;
-    for (int64_t i = shape.size() - 1; i >= 0; --i) {
-      words[3 + i] = shape[i];
-      words[3 + shape.size() + i] = stride;
-      stride *= shape[i];
-    }
-  }
-  SmallVector<int64_t> words;
-};
 
 int64_t numElements(ArrayRef<int64_t> shape) {
   int64_t n = 1;
@@ -162,7 +146,7 @@ FieldJIT::evaluate(unsigned function, ArrayRef<FieldTensor> inputs,
     shapes.push_back(shape);
   for (const auto &shape : signature.results)
     shapes.push_back(shape);
-  SmallVector<Descriptor> descriptors;
+  SmallVector<MemRefDescriptor> descriptors;
   for (auto [buffer, shape] : llvm::zip_equal(buffers, shapes))
     descriptors.emplace_back(buffer.data(), shape);
 
@@ -176,7 +160,7 @@ FieldJIT::evaluate(unsigned function, ArrayRef<FieldTensor> inputs,
   // The C interface takes the context and a pointer to each descriptor; the
   // packed wrapper takes a pointer to each argument.
   SmallVector<void *> pointers, args;
-  for (Descriptor &d : descriptors)
+  for (MemRefDescriptor &d : descriptors)
     pointers.push_back(d.words.data());
   args.push_back(&runtimePointer);
   for (void *&p : pointers)
