@@ -1,0 +1,177 @@
+//===- BlockGraphToGPU.cpp - One block graph to one gpu.func ----------------===//
+//
+// The driver of BlockGraphToGPU: thread and block ids, the shared-memory
+// plan, the cooperative loops every emitter uses, and the walk over the
+// block graph that dispatches each op to its emitter.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BlockGraphToGPU.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlsopt;
+using namespace mlsopt::gpu_codegen;
+
+SmallVector<Value> gpu_codegen::delinearize(OpBuilder &b, Location loc, Value linear,
+                               ArrayRef<int64_t> shape) {
+  SmallVector<Value> indices(shape.size());
+  Value rest = linear;
+  for (int64_t d = shape.size() - 1; d >= 0; --d) {
+    if (shape[d] == 1) {
+      indices[d] = indexConstant(b, loc, 0);
+      continue;
+    }
+    Value size = indexConstant(b, loc, shape[d]);
+    indices[d] = arith::RemUIOp::create(b, loc, rest, size);
+    rest = arith::DivUIOp::create(b, loc, rest, size);
+  }
+  return indices;
+}
+
+SmallVector<Value> gpu_codegen::broadcastIndices(OpBuilder &b, Location loc,
+                                                 ValueRange indices,
+                                                 ArrayRef<int64_t> operand,
+                                                 ArrayRef<int64_t> result) {
+  SmallVector<Value> out;
+  int64_t shift = result.size() - operand.size();
+  for (int64_t d = 0; d < static_cast<int64_t>(operand.size()); ++d)
+    out.push_back(operand[d] == 1 && result[d + shift] != 1
+                      ? indexConstant(b, loc, 0)
+                      : indices[d + shift]);
+  return out;
+}
+
+bool gpu_codegen::isElementwiseOp(Operation &op) {
+  StringRef name = op.getName().stripDialect();
+  return op.getNumResults() == 1 &&
+         (thread::symbolizeUnaryKind(name) || thread::symbolizeBinaryKind(name) ||
+          name == "mul_scalar" || name == "add_scalar");
+}
+
+MemRefType gpu_codegen::sharedMemRefType(ArrayRef<int64_t> shape,
+                                         Type elementType) {
+  MLIRContext *ctx = elementType.getContext();
+  return MemRefType::get(
+      shape, elementType, MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+}
+
+int64_t BlockGraphToGPU::allocate(ArrayRef<int64_t> shape, Type elementType) {
+  int64_t offset = llvm::alignTo(sharedBytes, kVectorBytes);
+  sharedBytes = offset + tileBytes(shape, elementType.getIntOrFloatBitWidth());
+  return offset;
+}
+
+Value BlockGraphToGPU::view(int64_t offset, ArrayRef<int64_t> shape,
+                            Type elementType) {
+  return memref::ViewOp::create(b, loc, sharedMemRefType(shape, elementType),
+                                sharedBase, indexConstant(b, loc, offset),
+                                ValueRange{});
+}
+
+Value BlockGraphToGPU::tileBuffer(Value tile) {
+  auto type = cast<RankedTensorType>(tile.getType());
+  return view(allocate(type.getShape(), type.getElementType()),
+              type.getShape(), type.getElementType());
+}
+
+void BlockGraphToGPU::forEachElement(ArrayRef<int64_t> shape,
+                                     function_ref<void(ValueRange)> body) {
+  auto loop = scf::ForOp::create(b, loc, threadId,
+                                 indexConstant(b, loc, numElements(shape)),
+                                 indexConstant(b, loc, numThreads));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  body(delinearize(b, loc, loop.getInductionVar(), shape));
+}
+
+void BlockGraphToGPU::forEachWarpItem(int64_t count,
+                                      function_ref<void(Value)> body) {
+  auto loop = scf::ForOp::create(b, loc, warpId, indexConstant(b, loc, count),
+                                 indexConstant(b, loc, numWarps));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  body(loop.getInductionVar());
+}
+
+LogicalResult BlockGraphToGPU::emitCompute(Operation &op) {
+  if (auto graph = dyn_cast<thread::GraphOp>(op))
+    emitThreadGraph(graph);
+  else if (auto matmul = dyn_cast<block::MatmulOp>(op))
+    emitMatmul(matmul);
+  else if (isa<block::ReduceSumOp>(op))
+    emitReduce(op, /*isMax=*/false);
+  else if (isa<block::ReduceMaxOp>(op))
+    emitReduce(op, /*isMax=*/true);
+  else if (auto norm = dyn_cast<block::RmsNormOp>(op))
+    emitRmsNorm(norm);
+  else if (auto concat = dyn_cast<block::ConcatOp>(op))
+    emitConcat(concat);
+  else if (isElementwiseOp(op))
+    emitElementwise(op);
+  else
+    return op.emitOpError("has no GPU lowering");
+  barrier();
+  return success();
+}
+
+FailureOr<int64_t> BlockGraphToGPU::emit() {
+  kernel::Dim3Attr block = custom.getBlock();
+  numThreads = block.getVolume();
+  numWarps = std::max<int64_t>(1, numThreads / kWarpSize);
+
+  // Linear thread id, x fastest, as CUDA numbers the threads of warps.
+  Value tx = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value ty = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::y);
+  Value tz = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::z);
+  threadId = arith::AddIOp::create(
+      b, loc, tx,
+      arith::MulIOp::create(
+          b, loc, indexConstant(b, loc, block.getX()),
+          arith::AddIOp::create(
+              b, loc, ty,
+              arith::MulIOp::create(b, loc, indexConstant(b, loc, block.getY()),
+                                    tz))));
+  warpId = arith::DivUIOp::create(b, loc, threadId,
+                                  indexConstant(b, loc, kWarpSize));
+  laneId = arith::RemUIOp::create(b, loc, threadId,
+                                  indexConstant(b, loc, kWarpSize));
+  blockIds = {gpu::BlockIdOp::create(b, loc, gpu::Dimension::x),
+              gpu::BlockIdOp::create(b, loc, gpu::Dimension::y),
+              gpu::BlockIdOp::create(b, loc, gpu::Dimension::z)};
+  sharedBase = gpu::DynamicSharedMemoryOp::create(
+      b, loc,
+      sharedMemRefType({ShapedType::kDynamic}, b.getIntegerType(8)));
+  for (auto [arg, memref] :
+       llvm::zip(custom.getBody().getArguments(), func.getArguments()))
+    buffers.map(arg, memref);
+
+  for (Operation &op : custom.getBody().front()) {
+    if (auto loop = dyn_cast<block::ForLoopOp>(op)) {
+      if (failed(emitForLoop(loop)))
+        return failure();
+    } else if (auto store = dyn_cast<block::StoreOp>(op)) {
+      ArrayRef<int64_t> tile = shapeOf(store.getTile());
+      storeTile(buffers.lookup(store.getTile()),
+                buffers.lookup(store.getDest()), tile,
+                tileOffsets(tile, store.getOmap(), std::nullopt, Value()));
+    } else if (!isa<block::ReturnOp>(op)) {
+      for (Value result : op.getResults())
+        buffers.map(result, tileBuffer(result));
+      if (failed(emitCompute(op)))
+        return failure();
+    }
+  }
+  gpu::ReturnOp::create(b, loc);
+
+  sharedBytes = std::max(peakBytes, sharedBytes);
+  if (sharedBytes > static_cast<int64_t>(target.maxSharedMemPerBlock))
+    return custom.emitOpError("needs ")
+           << sharedBytes << " bytes of shared memory on the GPU (tiles, "
+           << "double buffers and f32 accumulators), more than the "
+           << target.maxSharedMemPerBlock << " bytes a block of "
+           << target.chip << " can have";
+  return sharedBytes;
+}

@@ -1,0 +1,172 @@
+//===- BlockGraphToGPU.h - Block graph to gpu.func body ---------*- C++ -*-===//
+//
+// Private to CustomKernelToGPU: the emitter of one kernel's body, whose
+// member functions are split over files by what they lower (tile copies and
+// the for-loop pipeline, matmuls, reductions, elementwise ops), and the small
+// IR helpers they share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLSOPT_LIB_CONVERSION_CUSTOMKERNELTOGPU_BLOCKGRAPHTOGPU_H
+#define MLSOPT_LIB_CONVERSION_CUSTOMKERNELTOGPU_BLOCKGRAPHTOGPU_H
+
+#include "mlsopt/Dialect/Block/IR/BlockOps.h"
+#include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
+#include "mlsopt/Support/Target.h"
+#include "mlsopt/Support/TileShapes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <array>
+
+namespace mlsopt::gpu_codegen {
+
+constexpr int64_t kWarpSize = 32;
+/// cp.async and vector accesses move 16 bytes per instruction.
+constexpr int64_t kVectorBytes = 16;
+
+inline mlir::Value indexConstant(mlir::OpBuilder &b, mlir::Location loc,
+                                 int64_t v) {
+  return mlir::arith::ConstantIndexOp::create(b, loc, v);
+}
+
+inline mlir::Value floatConstant(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Type type, double v) {
+  return mlir::arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, v));
+}
+
+inline int64_t numElements(llvm::ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t s : shape)
+    n *= s;
+  return n;
+}
+
+inline llvm::ArrayRef<int64_t> shapeOf(mlir::Value v) {
+  return llvm::cast<mlir::ShapedType>(v.getType()).getShape();
+}
+
+inline mlir::Type elementTypeOf(mlir::Value v) {
+  return llvm::cast<mlir::ShapedType>(v.getType()).getElementType();
+}
+
+/// Splits the linear index `linear` into indices of `shape` (row-major).
+llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b,
+                                           mlir::Location loc,
+                                           mlir::Value linear,
+                                           llvm::ArrayRef<int64_t> shape);
+
+/// The indices into an operand of shape `operand` that broadcasts (numpy
+/// rules) to the element at `indices` of the result.
+llvm::SmallVector<mlir::Value> broadcastIndices(mlir::OpBuilder &b,
+                                                mlir::Location loc,
+                                                mlir::ValueRange indices,
+                                                llvm::ArrayRef<int64_t> operand,
+                                                llvm::ArrayRef<int64_t> result);
+
+/// Block ops with a scalar form in ElementwiseMath: the unary and binary
+/// kinds of the thread dialect and the two scalar ops.
+bool isElementwiseOp(mlir::Operation &op);
+
+/// A memref in the workgroup (shared) address space.
+mlir::MemRefType sharedMemRefType(llvm::ArrayRef<int64_t> shape,
+                                  mlir::Type elementType);
+
+/// Emits the body of one gpu.func from the block graph of one kernel.custom.
+class BlockGraphToGPU {
+public:
+  BlockGraphToGPU(kernel::CustomOp custom, mlir::gpu::GPUFuncOp func,
+                  const TargetInfo &target)
+      : custom(custom), func(func), target(target),
+        b(&func.getBody().front(), func.getBody().front().begin()),
+        loc(custom.getLoc()) {}
+
+  /// Emits the kernel; returns the dynamic shared memory it needs, in bytes.
+  mlir::FailureOr<int64_t> emit();
+
+private:
+  // Shared-memory plan (BlockGraphToGPU.cpp) ---------------------------------
+  int64_t allocate(llvm::ArrayRef<int64_t> shape, mlir::Type elementType);
+  mlir::Value view(int64_t offset, llvm::ArrayRef<int64_t> shape,
+                   mlir::Type elementType);
+  mlir::Value tileBuffer(mlir::Value tile);
+
+  // Cooperative loops (BlockGraphToGPU.cpp) ----------------------------------
+  /// Runs `body` for every element of `shape`, the block's threads taking
+  /// consecutive elements (so neighbouring threads touch neighbouring
+  /// addresses).
+  void forEachElement(llvm::ArrayRef<int64_t> shape,
+                      llvm::function_ref<void(mlir::ValueRange)> body);
+  /// Runs `body` for every index in [0, count) handed out to warps.
+  void forEachWarpItem(int64_t count,
+                       llvm::function_ref<void(mlir::Value)> body);
+  void barrier() { mlir::gpu::BarrierOp::create(b, loc); }
+
+  // Tiles of device tensors (TileTransfers.cpp) ------------------------------
+  llvm::SmallVector<mlir::Value> tileOffsets(llvm::ArrayRef<int64_t> tile,
+                                             block::DimMapAttr map,
+                                             std::optional<int64_t> loopDim,
+                                             mlir::Value iteration);
+  llvm::SmallVector<mlir::Value> addOffsets(mlir::ValueRange indices,
+                                            mlir::ValueRange offsets);
+  /// Elements per 16-byte vector when rows of `tile` can move in 16-byte
+  /// pieces (every row starts 16-byte aligned in both memories), else 1.
+  int64_t vectorWidth(llvm::ArrayRef<int64_t> tile, mlir::Type elementType);
+  /// Starts the copy of the tile at `offsets` of `global` into `shared`.
+  void copyTileAsync(mlir::Value global, mlir::Value shared,
+                     llvm::ArrayRef<int64_t> tile, mlir::ValueRange offsets);
+  void storeTile(mlir::Value shared, mlir::Value global,
+                 llvm::ArrayRef<int64_t> tile, mlir::ValueRange offsets);
+
+  // Block ops -----------------------------------------------------------------
+  /// Dispatches one block op to its emitter (BlockGraphToGPU.cpp).
+  mlir::LogicalResult emitCompute(mlir::Operation &op);
+  // Elementwise.cpp
+  void emitElementwise(mlir::Operation &op);
+  void emitThreadGraph(thread::GraphOp graph);
+  void emitConcat(block::ConcatOp op);
+  // Matmul.cpp
+  void emitMatmul(block::MatmulOp op);
+  void emitMatmulTensorCore(mlir::Value lhs, mlir::Value rhs,
+                            mlir::Value result);
+  void emitMatmulScalar(mlir::Value lhs, mlir::Value rhs, mlir::Value result);
+  /// One m16n8k16 bf16 mma.sync with f32 accumulation.
+  mlir::Value mmaSyncBF16(mlir::Value a, mlir::Value bFrag, mlir::Value acc);
+  // Reductions.cpp
+  void emitReduce(mlir::Operation &op, bool isMax);
+  void emitRmsNorm(block::RmsNormOp op);
+  /// Sums (or maxes) `partial` over the 32 lanes of the warp; every lane gets
+  /// the result.
+  mlir::Value warpAllReduce(mlir::Value partial, bool isMax);
+  // ForLoopPipeline.cpp
+  mlir::LogicalResult emitForLoop(block::ForLoopOp loop);
+  void emitAccumulatorUpdate(block::ForLoopOp loop,
+                             llvm::ArrayRef<mlir::Value> accs);
+
+  kernel::CustomOp custom;
+  mlir::gpu::GPUFuncOp func;
+  const TargetInfo &target;
+  mlir::OpBuilder b;
+  mlir::Location loc;
+
+  int64_t numThreads = 0, numWarps = 0;
+  mlir::Value threadId, warpId, laneId;
+  std::array<mlir::Value, 3> blockIds;
+  mlir::Value sharedBase;
+  /// Bytes allocated so far, and the most ever allocated at once.
+  int64_t sharedBytes = 0, peakBytes = 0;
+  /// Where the buffers that die with the for-loop start.
+  int64_t loopScratchStart = 0;
+  /// Block-graph tile -> its shared-memory buffer; region argument -> the
+  /// kernel's memref argument.
+  mlir::IRMapping buffers;
+};
+
+} // namespace mlsopt::gpu_codegen
+
+#endif // MLSOPT_LIB_CONVERSION_CUSTOMKERNELTOGPU_BLOCKGRAPHTOGPU_H

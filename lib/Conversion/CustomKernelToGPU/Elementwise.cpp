@@ -1,0 +1,72 @@
+//===- Elementwise.cpp - Elementwise ops and thread graphs ------------------===//
+//
+// Elementwise block ops, thread graphs (whole chains in registers) and
+// concat: every thread of the block takes consecutive elements.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BlockGraphToGPU.h"
+
+#include "mlsopt/Conversion/ElementwiseMath.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlsopt;
+using namespace mlsopt::gpu_codegen;
+
+void BlockGraphToGPU::emitElementwise(Operation &op) {
+  Value result = buffers.lookup(op.getResult(0));
+  ArrayRef<int64_t> shape = shapeOf(op.getResult(0));
+  forEachElement(shape, [&](ValueRange idx) {
+    SmallVector<Value> args;
+    for (Value operand : op.getOperands())
+      args.push_back(memref::LoadOp::create(
+          b, loc, buffers.lookup(operand),
+          broadcastIndices(b, loc, idx, shapeOf(operand), shape)));
+    Value v = *mlsopt::emitElementwise(b, &op, args);
+    memref::StoreOp::create(b, loc, v, result, idx);
+  });
+}
+
+void BlockGraphToGPU::emitThreadGraph(thread::GraphOp graph) {
+  // The whole chain runs in registers: one load per input element, one store
+  // per output element.
+  Block &body = graph.getBody().front();
+  auto yield = cast<thread::YieldOp>(body.getTerminator());
+  ArrayRef<int64_t> shape = shapeOf(graph.getResult(0));
+  forEachElement(shape, [&](ValueRange idx) {
+    IRMapping scalars;
+    for (auto [arg, input] :
+         llvm::zip(body.getArguments(), graph.getInputs()))
+      scalars.map(arg, memref::LoadOp::create(
+                           b, loc, buffers.lookup(input),
+                           broadcastIndices(b, loc, idx, shapeOf(input), shape)));
+    for (Operation &op : body.without_terminator()) {
+      SmallVector<Value> args = llvm::map_to_vector(
+          op.getOperands(), [&](Value v) { return scalars.lookup(v); });
+      scalars.map(op.getResult(0), *mlsopt::emitElementwise(b, &op, args));
+    }
+    for (auto [value, result] :
+         llvm::zip(yield.getValues(), graph.getResults()))
+      memref::StoreOp::create(b, loc, scalars.lookup(value),
+                              buffers.lookup(result), idx);
+  });
+}
+
+void BlockGraphToGPU::emitConcat(block::ConcatOp op) {
+  Value result = buffers.lookup(op.getResult());
+  int64_t dim = op.getDim();
+  int64_t offset = 0;
+  for (Value input : op.getInputs()) {
+    Value buffer = buffers.lookup(input);
+    ArrayRef<int64_t> shape = shapeOf(buffer);
+    forEachElement(shape, [&](ValueRange idx) {
+      Value v = memref::LoadOp::create(b, loc, buffer, idx);
+      SmallVector<Value> at = llvm::to_vector(idx);
+      at[dim] = arith::AddIOp::create(b, loc, at[dim],
+                                      indexConstant(b, loc, offset));
+      memref::StoreOp::create(b, loc, v, result, at);
+    });
+    offset += shape[dim];
+  }
+}

@@ -1,0 +1,226 @@
+//===- ForLoopPipeline.cpp - The software-pipelined for-loop ----------------===//
+//
+// block.for_loop as an scf.for: iteration i+1's cp.async copies overlap
+// iteration i's compute (double buffers), then the f32 accumulators update
+// and, after the loop, are finalized into the result tiles.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BlockGraphToGPU.h"
+
+#include "mlsopt/Conversion/ElementwiseMath.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlsopt;
+using namespace mlsopt::gpu_codegen;
+
+#include <cmath>
+
+void BlockGraphToGPU::emitAccumulatorUpdate(block::ForLoopOp loop,
+                                            ArrayRef<Value> accs) {
+  auto yield = cast<block::YieldOp>(loop.getBody().front().getTerminator());
+  Type f32 = b.getF32Type();
+  auto widen = [&](Value v) { return buildScalarExtension(b, loc, v, f32); };
+  // Phase 1: every accumulator except max, which rescale reads unchanged.
+  for (unsigned i = 0; i < loop.getNumResults(); ++i) {
+    block::AccumulatorAttr acc = loop.getAccumulator(i);
+    if (acc.getKind() == block::AccumKind::max)
+      continue;
+    Value yielded = buffers.lookup(yield.getValues()[i]);
+    ArrayRef<int64_t> shape = shapeOf(accs[i]);
+    forEachElement(shape, [&](ValueRange idx) {
+      Value running = memref::LoadOp::create(b, loc, accs[i], idx);
+      Value v = widen(memref::LoadOp::create(b, loc, yielded, idx));
+      Value next;
+      switch (acc.getKind()) {
+      case block::AccumKind::sum:
+      case block::AccumKind::mean:
+        next = arith::AddFOp::create(b, loc, running, v);
+        break;
+      case block::AccumKind::rms:
+        next = arith::AddFOp::create(b, loc, running,
+                                     arith::MulFOp::create(b, loc, v, v));
+        break;
+      case block::AccumKind::rescale: {
+        // acc * exp(M_old - M_new) + v * exp(m_i - M_new), as on the CPU.
+        unsigned k = *acc.getScaleBy();
+        SmallVector<Value> kIdx =
+            broadcastIndices(b, loc, idx, shapeOf(accs[k]), shape);
+        Value oldMax = memref::LoadOp::create(b, loc, accs[k], kIdx);
+        Value m = widen(memref::LoadOp::create(
+            b, loc, buffers.lookup(yield.getValues()[k]), kIdx));
+        Value newMax = arith::MaximumFOp::create(b, loc, oldMax, m);
+        Value oldScale = math::ExpOp::create(
+            b, loc, arith::SubFOp::create(b, loc, oldMax, newMax));
+        Value newScale = math::ExpOp::create(
+            b, loc, arith::SubFOp::create(b, loc, m, newMax));
+        next = arith::AddFOp::create(
+            b, loc, arith::MulFOp::create(b, loc, running, oldScale),
+            arith::MulFOp::create(b, loc, v, newScale));
+        break;
+      }
+      case block::AccumKind::max:
+        llvm_unreachable("max accumulators update in phase 2");
+      }
+      memref::StoreOp::create(b, loc, next, accs[i], idx);
+    });
+  }
+  barrier();
+  // Phase 2: the max accumulators.
+  bool anyMax = false;
+  for (unsigned i = 0; i < loop.getNumResults(); ++i) {
+    if (loop.getAccumulator(i).getKind() != block::AccumKind::max)
+      continue;
+    anyMax = true;
+    Value yielded = buffers.lookup(yield.getValues()[i]);
+    forEachElement(shapeOf(accs[i]), [&](ValueRange idx) {
+      Value running = memref::LoadOp::create(b, loc, accs[i], idx);
+      Value v = widen(memref::LoadOp::create(b, loc, yielded, idx));
+      memref::StoreOp::create(
+          b, loc, arith::MaximumFOp::create(b, loc, running, v), accs[i], idx);
+    });
+  }
+  if (anyMax)
+    barrier();
+}
+
+LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
+  Block &body = loop.getBody().front();
+  int64_t iterations = loop.getIterations();
+  Type f32 = b.getF32Type();
+
+  // Shared memory for everything the loop touches, planned before any code
+  // so the views are created once, outside the loop.
+  struct StreamedLoad {
+    block::LoadOp load;
+    Value buffers[2];
+  };
+  // The accumulators and the loop's results first: they outlive the loop.
+  // An f32 sum or max accumulator is its own result (nothing to finalize).
+  SmallVector<Value> accs;
+  SmallVector<bool> accIsResult;
+  for (unsigned i = 0; i < loop.getNumResults(); ++i) {
+    auto type = cast<RankedTensorType>(loop.getResult(i).getType());
+    block::AccumKind kind = loop.getAccumulator(i).getKind();
+    accs.push_back(view(allocate(type.getShape(), f32), type.getShape(), f32));
+    accIsResult.push_back(type.getElementType().isF32() &&
+                          (kind == block::AccumKind::sum ||
+                           kind == block::AccumKind::max));
+    buffers.map(loop.getResult(i),
+                accIsResult.back() ? accs.back() : tileBuffer(loop.getResult(i)));
+  }
+  // Everything from here on is dead after the loop: the ops after it reuse
+  // the space.
+  loopScratchStart = sharedBytes;
+  SmallVector<StreamedLoad> streamed;
+  SmallVector<block::LoadOp> invariant;
+  for (Operation &op : body.without_terminator()) {
+    if (auto load = dyn_cast<block::LoadOp>(op)) {
+      if (load.getFmap() && iterations > 1) {
+        // Double buffer: iteration i+1 lands in one while i reads the other.
+        streamed.push_back({load, {tileBuffer(load.getTile()),
+                                   tileBuffer(load.getTile())}});
+      } else {
+        invariant.push_back(load);
+        buffers.map(load.getTile(), tileBuffer(load.getTile()));
+      }
+      continue;
+    }
+    for (Value result : op.getResults())
+      buffers.map(result, tileBuffer(result));
+  }
+
+  auto issueLoad = [&](block::LoadOp load, Value destination, Value iteration) {
+    ArrayRef<int64_t> tile = shapeOf(load.getTile());
+    copyTileAsync(buffers.lookup(load.getSource()), destination, tile,
+                  tileOffsets(tile, load.getImap(), load.getFmap(), iteration));
+  };
+
+  // Prologue: initialize the accumulators, start the copies of the
+  // loop-invariant tiles and of iteration 0's tiles (one cp.async group).
+  for (unsigned i = 0; i < loop.getNumResults(); ++i) {
+    bool isMax = loop.getAccumulator(i).getKind() == block::AccumKind::max;
+    Value init = floatConstant(b, loc, f32, isMax ? -INFINITY : 0.0);
+    forEachElement(shapeOf(accs[i]), [&](ValueRange idx) {
+      memref::StoreOp::create(b, loc, init, accs[i], idx);
+    });
+  }
+  Value zero = indexConstant(b, loc, 0);
+  for (block::LoadOp load : invariant)
+    issueLoad(load, buffers.lookup(load.getTile()), zero);
+  for (StreamedLoad &s : streamed)
+    issueLoad(s.load, s.buffers[0], zero);
+  NVVM::CpAsyncCommitGroupOp::create(b, loc);
+
+  auto forOp = scf::ForOp::create(b, loc, zero,
+                                  indexConstant(b, loc, iterations),
+                                  indexConstant(b, loc, 1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(forOp.getBody()->getTerminator());
+  Value i = forOp.getInductionVar();
+  Value odd = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::RemUIOp::create(b, loc, i, indexConstant(b, loc, 2)),
+      indexConstant(b, loc, 1));
+  if (!streamed.empty()) {
+    // Prefetch iteration i+1 into the buffer iteration i-1 used (every thread
+    // passed the barrier that ended iteration i-1). The last iteration
+    // fetches its own tile again into the idle buffer, which keeps the
+    // pipeline free of branches.
+    Value next = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, i, indexConstant(b, loc, 1)),
+        indexConstant(b, loc, iterations - 1));
+    for (StreamedLoad &s : streamed) {
+      Value target = arith::SelectOp::create(b, loc, odd, s.buffers[0],
+                                             s.buffers[1]);
+      issueLoad(s.load, target, next);
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    // All groups but the newest (iteration i+1's) are complete.
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(1));
+  } else {
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0));
+  }
+  barrier();
+  for (StreamedLoad &s : streamed)
+    buffers.map(s.load.getTile(), arith::SelectOp::create(
+                                      b, loc, odd, s.buffers[1], s.buffers[0])
+                                      .getResult());
+  for (Operation &op : body.without_terminator())
+    if (!isa<block::LoadOp>(op) && failed(emitCompute(op)))
+      return failure();
+  emitAccumulatorUpdate(loop, accs);
+
+  // Epilogue: the accumulators in the tile type. The last iteration's
+  // spare prefetch may still be landing; the space it writes is reused below.
+  b.setInsertionPointAfter(forOp);
+  if (!streamed.empty())
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0));
+  for (unsigned r = 0; r < loop.getNumResults(); ++r) {
+    if (accIsResult[r])
+      continue;
+    block::AccumulatorAttr acc = loop.getAccumulator(r);
+    Value result = buffers.lookup(loop.getResult(r));
+    Type resultElement = elementTypeOf(result);
+    double inverse = 1.0 / static_cast<double>(iterations);
+    forEachElement(shapeOf(result), [&](ValueRange idx) {
+      Value v = memref::LoadOp::create(b, loc, accs[r], idx);
+      if (acc.getKind() == block::AccumKind::mean ||
+          acc.getKind() == block::AccumKind::rms)
+        v = arith::MulFOp::create(b, loc, v,
+                                  floatConstant(b, loc, f32, inverse));
+      if (acc.getKind() == block::AccumKind::rms)
+        v = math::SqrtOp::create(b, loc, v);
+      if (resultElement != f32)
+        v = arith::TruncFOp::create(b, loc, resultElement, v);
+      memref::StoreOp::create(b, loc, v, result, idx);
+    });
+  }
+  barrier();
+  peakBytes = std::max(peakBytes, sharedBytes);
+  sharedBytes = loopScratchStart;
+  return success();
+}

@@ -1,0 +1,104 @@
+//===- TileTransfers.cpp - Tiles between global and shared ------------------===//
+//
+// Input iterators copy tiles of device tensors into shared memory with
+// 16-byte cp.async where the rows allow it; output savers write tiles back
+// with 16-byte vector stores.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BlockGraphToGPU.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlsopt;
+using namespace mlsopt::gpu_codegen;
+
+SmallVector<Value> BlockGraphToGPU::tileOffsets(ArrayRef<int64_t> tile,
+                                                block::DimMapAttr map,
+                                                std::optional<int64_t> loopDim,
+                                                Value iteration) {
+  SmallVector<Value> offsets(tile.size(), indexConstant(b, loc, 0));
+  for (unsigned g = 0; g < 3; ++g)
+    if (std::optional<int64_t> dim = map.getTensorDim(g))
+      offsets[*dim] = arith::MulIOp::create(b, loc, blockIds[g],
+                                            indexConstant(b, loc, tile[*dim]));
+  if (loopDim)
+    offsets[*loopDim] = arith::MulIOp::create(
+        b, loc, iteration, indexConstant(b, loc, tile[*loopDim]));
+  return offsets;
+}
+
+SmallVector<Value> BlockGraphToGPU::addOffsets(ValueRange indices,
+                                               ValueRange offsets) {
+  return llvm::map_to_vector(llvm::zip(indices, offsets), [&](auto pair) {
+    return arith::AddIOp::create(b, loc, std::get<0>(pair), std::get<1>(pair))
+        .getResult();
+  });
+}
+
+int64_t BlockGraphToGPU::vectorWidth(ArrayRef<int64_t> tile, Type elementType) {
+  int64_t bytes = elementType.getIntOrFloatBitWidth() / 8;
+  int64_t width = kVectorBytes / bytes;
+  return tile.back() % width == 0 ? width : 1;
+}
+
+void BlockGraphToGPU::copyTileAsync(Value global, Value shared,
+                                    ArrayRef<int64_t> tile,
+                                    ValueRange offsets) {
+  Type elementType = elementTypeOf(shared);
+  int64_t width = vectorWidth(tile, elementType);
+  if (width == 1) {
+    // Rows too narrow for 16-byte copies: one element per thread and step.
+    forEachElement(tile, [&](ValueRange idx) {
+      Value v = memref::LoadOp::create(b, loc, global, addOffsets(idx, offsets));
+      memref::StoreOp::create(b, loc, v, shared, idx);
+    });
+    return;
+  }
+  SmallVector<int64_t> pieces(tile);
+  pieces.back() /= width;
+  forEachElement(pieces, [&](ValueRange idx) {
+    SmallVector<Value> dst = llvm::to_vector(idx);
+    dst.back() = arith::MulIOp::create(b, loc, dst.back(),
+                                       indexConstant(b, loc, width));
+    nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), shared, dst,
+        global, addOffsets(dst, offsets), b.getIndexAttr(width),
+        /*srcElements=*/Value(),
+        // 16-byte copies may bypass L1: tiles are staged in shared memory.
+        b.getUnitAttr());
+  });
+}
+
+void BlockGraphToGPU::storeTile(Value shared, Value global,
+                                ArrayRef<int64_t> tile, ValueRange offsets) {
+  Type elementType = elementTypeOf(shared);
+  int64_t width = vectorWidth(tile, elementType);
+  if (width == 1) {
+    forEachElement(tile, [&](ValueRange idx) {
+      Value v = memref::LoadOp::create(b, loc, shared, idx);
+      memref::StoreOp::create(b, loc, v, global, addOffsets(idx, offsets));
+    });
+    return;
+  }
+  SmallVector<int64_t> pieces(tile);
+  pieces.back() /= width;
+  auto vectorType = VectorType::get({width}, elementType);
+  forEachElement(pieces, [&](ValueRange idx) {
+    SmallVector<Value> src = llvm::to_vector(idx);
+    src.back() = arith::MulIOp::create(b, loc, src.back(),
+                                       indexConstant(b, loc, width));
+    // Both sides are 16-byte aligned (vectorWidth checked the rows; tiles
+    // and device buffers start 16-byte aligned), so each piece is one
+    // ld.shared.v4 and one st.global.v4.
+    Value v = vector::LoadOp::create(b, loc, vectorType, shared, src,
+                                     /*nontemporal=*/false,
+                                     llvm::MaybeAlign(kVectorBytes));
+    vector::StoreOp::create(b, loc, v, global, addOffsets(src, offsets),
+                            /*nontemporal=*/false,
+                            llvm::MaybeAlign(kVectorBytes));
+  });
+}
