@@ -55,7 +55,7 @@ void mlsopt::buildGPUPipeline(OpPassManager &pm,
   // custom kernel, every custom kernel a gpu.func. The second pass rejects an
   // unknown chip before any upstream pass sees it.
   pm.addPass(createConvertKernelToCustom());
-  pm.addPass(createConvertCustomKernelToGPU({options.chip}));
+  pm.addPass(createConvertCustomKernelToGPU({options.chip, options.allowTF32}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 

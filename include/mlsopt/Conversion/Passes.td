@@ -142,7 +142,11 @@ def ConvertCustomKernelToGPU : Pass<"convert-custom-kernel-to-gpu",
       compute; tiles that do not are loaded once, before the loop;
     - f16/bf16 `block.matmul` runs on tensor cores (`nvgpu.ldmatrix` and
       `nvgpu.mma.sync` m16n8k16, f32 accumulation) when n is a multiple of 8
-      and k of 16; other matmuls are CUDA-core FMA loops;
+      and k of 16; f32 `block.matmul` runs on tensor cores as tf32
+      (`nvvm.convert.float.to.tf32` with round-to-nearest-away, then
+      `nvvm.mma.sync` m16n8k8, f32 accumulation) when n and k are multiples
+      of 8, unless `allow-tf32=false`; other matmuls are CUDA-core FMA
+      loops;
     - reductions and `rms_norm` give each row to a warp, which combines its
       lanes with `gpu.shuffle xor`;
     - output savers write 16-byte vectors.
@@ -153,6 +157,10 @@ def ConvertCustomKernelToGPU : Pass<"convert-custom-kernel-to-gpu",
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
            "Target chip: sm_80, sm_86, sm_89 or sm_90">,
+    Option<"allowTF32", "allow-tf32", "bool", /*default=*/"true",
+           "Run f32 matmuls on tensor cores with their operands rounded to "
+           "tf32 (10-bit mantissa), like PyTorch's allow_tf32; false keeps "
+           "them exact, as FMA loops on CUDA cores">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::nvgpu::NVGPUDialect",

@@ -32,6 +32,12 @@ struct GPUPipelineOptions
                      "(default: $CUDA_HOME, $CUDA_ROOT, $CUDA_PATH, "
                      "/usr/local/cuda)"),
       llvm::cl::init("")};
+  Option<bool> allowTF32{
+      *this, "allow-tf32",
+      llvm::cl::desc("Run f32 matmuls on tensor cores with operands rounded "
+                     "to tf32 (10-bit mantissa); false keeps them exact f32 "
+                     "FMA loops"),
+      llvm::cl::init(true)};
 };
 
 /// --mlsopt-gpu-pipeline: lowers every function of kernel ops and custom

@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -80,9 +81,11 @@ mlir::MemRefType sharedMemRefType(llvm::ArrayRef<int64_t> shape,
 /// Emits the body of one gpu.func from the block graph of one kernel.custom.
 class BlockGraphToGPU {
 public:
+  /// `allowTF32`: f32 matmuls may round their operands to tf32 and run on
+  /// tensor cores.
   BlockGraphToGPU(kernel::CustomOp custom, mlir::gpu::GPUFuncOp func,
-                  const TargetInfo &target)
-      : custom(custom), func(func), target(target),
+                  const TargetInfo &target, bool allowTF32)
+      : custom(custom), func(func), target(target), allowTF32(allowTF32),
         b(&func.getBody().front(), func.getBody().front().begin()),
         loc(custom.getLoc()) {}
 
@@ -131,12 +134,36 @@ private:
   void emitThreadGraph(thread::GraphOp graph);
   void emitConcat(block::ConcatOp op);
   // Matmul.cpp
+  /// The tensor-core instruction a matmul runs on.
+  enum class MmaKind { f16, bf16, tf32 };
+  /// Where one warp's 16x8 result fragment lies, and the lane's place in it.
+  struct MmaFragment {
+    llvm::SmallVector<mlir::Value> batch;
+    mlir::Value row0, col0;
+    mlir::Value group, threadInGroup; // lane / 4, lane % 4
+    int64_t lastRow;                  // rows past it are clamped to it
+  };
   void emitMatmul(block::MatmulOp op);
   void emitMatmulTensorCore(mlir::Value lhs, mlir::Value rhs,
-                            mlir::Value result);
+                            mlir::Value result, MmaKind kind);
+  /// One k step of 16: ldmatrix of A and B, mma.sync m16n8k16 (f16, bf16).
+  mlir::Value mmaStepB16(mlir::Value lhs, mlir::Value rhs,
+                         const MmaFragment &frag, mlir::Value kk,
+                         mlir::Value acc, MmaKind kind);
+  /// One k step of 8: 32-bit fragment loads, cvt.rna.tf32.f32, mma.sync
+  /// m16n8k8 .tf32.
+  mlir::Value mmaStepTF32(mlir::Value lhs, mlir::Value rhs,
+                          const MmaFragment &frag, mlir::Value kk,
+                          mlir::Value acc);
+  /// nvvm.mma.sync on packed A and B registers with a vector<2x2xf32>
+  /// accumulator.
+  mlir::Value mmaSyncNVVM(mlir::ValueRange a, mlir::ValueRange bRegs,
+                          mlir::Value acc, llvm::ArrayRef<int64_t> shape,
+                          mlir::NVVM::MMATypes type);
+  /// Stores the f32 fragment `acc` into `result`, in its element type.
+  void storeAccumulatorFragment(mlir::Value acc, mlir::Value result,
+                                const MmaFragment &frag, int64_t m);
   void emitMatmulScalar(mlir::Value lhs, mlir::Value rhs, mlir::Value result);
-  /// One m16n8k16 bf16 mma.sync with f32 accumulation.
-  mlir::Value mmaSyncBF16(mlir::Value a, mlir::Value bFrag, mlir::Value acc);
   // Reductions.cpp
   void emitReduce(mlir::Operation &op, bool isMax);
   void emitRmsNorm(block::RmsNormOp op);
@@ -151,6 +178,7 @@ private:
   kernel::CustomOp custom;
   mlir::gpu::GPUFuncOp func;
   const TargetInfo &target;
+  bool allowTF32;
   mlir::OpBuilder b;
   mlir::Location loc;
 

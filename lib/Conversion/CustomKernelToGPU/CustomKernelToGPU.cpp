@@ -47,7 +47,7 @@ MemRefType memrefTypeFor(Type tensorType) {
 /// Rewrites one function: its custom kernels become gpu.funcs in `kernels`,
 /// the function itself a host function that launches them.
 LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
-                            const TargetInfo &target) {
+                            const TargetInfo &target, bool allowTF32) {
   Block &entry = func.getBody().front();
   for (Operation &op : entry) {
     if (isa<kernel::CustomOp, func::ReturnOp>(op))
@@ -147,7 +147,7 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
     gpuFunc.setKnownGridSizeAttr(kb.getDenseI32ArrayAttr(
         {static_cast<int32_t>(grid.getX()), static_cast<int32_t>(grid.getY()),
          static_cast<int32_t>(grid.getZ())}));
-    BlockGraphToGPU emitter(custom, gpuFunc, target);
+    BlockGraphToGPU emitter(custom, gpuFunc, target, allowTF32);
     FailureOr<int64_t> sharedBytes = emitter.emit();
     if (failed(sharedBytes)) {
       delete newEntry;
@@ -236,7 +236,7 @@ struct ConvertCustomKernelToGPUPass
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     b.getUnitAttr());
     for (func::FuncOp func : funcs)
-      if (failed(lowerFunction(func, kernels, *target)))
+      if (failed(lowerFunction(func, kernels, *target, allowTF32)))
         return signalPassFailure();
   }
 };

@@ -58,7 +58,7 @@
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<8x64xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK: vector.store %{{.*}}, %[[GO]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<8x512xf16>, vector<8xf16>
 // CHECK: gpu.return
-// f32 matmuls run on CUDA cores: no mma.sync in either kernel.
+// Kernels without a matmul issue no mma.sync.
 // CHECK: gpu.func @two_kernels_kernel0
 // CHECK-NOT: nvgpu.mma.sync
 // CHECK: gpu.return
