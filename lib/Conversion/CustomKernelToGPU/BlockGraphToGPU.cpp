@@ -1,4 +1,5 @@
-//===- BlockGraphToGPU.cpp - One block graph to one gpu.func ----------------===//
+//===- BlockGraphToGPU.cpp - One block graph to one gpu.func
+//----------------===//
 //
 // The driver of BlockGraphToGPU: thread and block ids, the shared-memory
 // plan, the cooperative loops every emitter uses, and the walk over the
@@ -14,8 +15,9 @@ using namespace mlir;
 using namespace mlsopt;
 using namespace mlsopt::gpu_codegen;
 
-SmallVector<Value> gpu_codegen::delinearize(OpBuilder &b, Location loc, Value linear,
-                               ArrayRef<int64_t> shape) {
+SmallVector<Value> gpu_codegen::delinearize(OpBuilder &b, Location loc,
+                                            Value linear,
+                                            ArrayRef<int64_t> shape) {
   SmallVector<Value> indices(shape.size());
   Value rest = linear;
   for (int64_t d = shape.size() - 1; d >= 0; --d) {
@@ -28,6 +30,17 @@ SmallVector<Value> gpu_codegen::delinearize(OpBuilder &b, Location loc, Value li
     rest = arith::DivUIOp::create(b, loc, rest, size);
   }
   return indices;
+}
+
+Value gpu_codegen::linearize(OpBuilder &b, Location loc, ValueRange indices,
+                             ArrayRef<int64_t> shape) {
+  Value linear = indexConstant(b, loc, 0);
+  for (auto [index, size] : llvm::zip(indices, shape))
+    linear = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, linear, indexConstant(b, loc, size)),
+        index);
+  return linear;
 }
 
 SmallVector<Value> gpu_codegen::broadcastIndices(OpBuilder &b, Location loc,
@@ -46,8 +59,9 @@ SmallVector<Value> gpu_codegen::broadcastIndices(OpBuilder &b, Location loc,
 bool gpu_codegen::isElementwiseOp(Operation &op) {
   StringRef name = op.getName().stripDialect();
   return op.getNumResults() == 1 &&
-         (thread::symbolizeUnaryKind(name) || thread::symbolizeBinaryKind(name) ||
-          name == "mul_scalar" || name == "add_scalar");
+         (thread::symbolizeUnaryKind(name) ||
+          thread::symbolizeBinaryKind(name) || name == "mul_scalar" ||
+          name == "add_scalar");
 }
 
 MemRefType gpu_codegen::sharedMemRefType(ArrayRef<int64_t> shape,
@@ -73,8 +87,13 @@ Value BlockGraphToGPU::view(int64_t offset, ArrayRef<int64_t> shape,
 
 Value BlockGraphToGPU::tileBuffer(Value tile) {
   auto type = cast<RankedTensorType>(tile.getType());
-  return view(allocate(type.getShape(), type.getElementType()),
-              type.getShape(), type.getElementType());
+  int64_t offset = allocate(type.getShape(), type.getElementType());
+  // A swizzled tile is addressed by its swizzled offsets only (tileIndices):
+  // a flat view, so an access that forgot the swizzle fails to verify
+  // instead of reading the wrong element.
+  if (swizzles.count(tile))
+    return view(offset, {type.getNumElements()}, type.getElementType());
+  return view(offset, type.getShape(), type.getElementType());
 }
 
 void BlockGraphToGPU::forEachElement(ArrayRef<int64_t> shape,
@@ -142,8 +161,7 @@ FailureOr<int64_t> BlockGraphToGPU::emit() {
               gpu::BlockIdOp::create(b, loc, gpu::Dimension::y),
               gpu::BlockIdOp::create(b, loc, gpu::Dimension::z)};
   sharedBase = gpu::DynamicSharedMemoryOp::create(
-      b, loc,
-      sharedMemRefType({ShapedType::kDynamic}, b.getIntegerType(8)));
+      b, loc, sharedMemRefType({ShapedType::kDynamic}, b.getIntegerType(8)));
   for (auto [arg, memref] :
        llvm::zip(custom.getBody().getArguments(), func.getArguments()))
     buffers.map(arg, memref);
@@ -171,7 +189,7 @@ FailureOr<int64_t> BlockGraphToGPU::emit() {
     return custom.emitOpError("needs ")
            << sharedBytes << " bytes of shared memory on the GPU (tiles, "
            << "double buffers and f32 accumulators), more than the "
-           << target.maxSharedMemPerBlock << " bytes a block of "
-           << target.chip << " can have";
+           << target.maxSharedMemPerBlock << " bytes a block of " << target.chip
+           << " can have";
   return sharedBytes;
 }

@@ -10,6 +10,7 @@
 #ifndef MLSOPT_LIB_CONVERSION_CUSTOMKERNELTOGPU_BLOCKGRAPHTOGPU_H
 #define MLSOPT_LIB_CONVERSION_CUSTOMKERNELTOGPU_BLOCKGRAPHTOGPU_H
 
+#include "mlsopt/Conversion/CustomKernelToGPU/SharedMemorySwizzle.h"
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
@@ -62,6 +63,10 @@ llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b,
                                            mlir::Value linear,
                                            llvm::ArrayRef<int64_t> shape);
 
+/// The row-major linear index of `indices` into `shape`.
+mlir::Value linearize(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::ValueRange indices, llvm::ArrayRef<int64_t> shape);
+
 /// The indices into an operand of shape `operand` that broadcasts (numpy
 /// rules) to the element at `indices` of the result.
 llvm::SmallVector<mlir::Value> broadcastIndices(mlir::OpBuilder &b,
@@ -97,6 +102,8 @@ private:
   int64_t allocate(llvm::ArrayRef<int64_t> shape, mlir::Type elementType);
   mlir::Value view(int64_t offset, llvm::ArrayRef<int64_t> shape,
                    mlir::Type elementType);
+  /// A fresh buffer for block-graph tile `tile`: of its shape, or flat for
+  /// a tile in `swizzles`.
   mlir::Value tileBuffer(mlir::Value tile);
 
   // Cooperative loops (BlockGraphToGPU.cpp) ----------------------------------
@@ -121,8 +128,19 @@ private:
   /// pieces (every row starts 16-byte aligned in both memories), else 1.
   int64_t vectorWidth(llvm::ArrayRef<int64_t> tile, mlir::Type elementType);
   /// Starts the copy of the tile at `offsets` of `global` into `shared`.
+  /// `swizzle`: `shared` is the flat, swizzled buffer of the tile.
   void copyTileAsync(mlir::Value global, mlir::Value shared,
-                     llvm::ArrayRef<int64_t> tile, mlir::ValueRange offsets);
+                     llvm::ArrayRef<int64_t> tile, mlir::ValueRange offsets,
+                     std::optional<SharedMemorySwizzle> swizzle = {});
+  /// The indices into the buffer of block-graph tile `tile` of its element
+  /// at `indices`: the same indices, or the one swizzled offset into the
+  /// flat buffer of a swizzled tile.
+  llvm::SmallVector<mlir::Value> tileIndices(mlir::Value tile,
+                                             mlir::ValueRange indices);
+  /// Whether the input iterator's tile gets a swizzled buffer: every reader
+  /// is a tensor-core matmul (ldmatrix or tf32 fragment loads, which go
+  /// through tileIndices) and the copy moves 16-byte chunks.
+  std::optional<SharedMemorySwizzle> swizzleFor(block::LoadOp load);
   void storeTile(mlir::Value shared, mlir::Value global,
                  llvm::ArrayRef<int64_t> tile, mlir::ValueRange offsets);
 
@@ -144,17 +162,16 @@ private:
     int64_t lastRow;                  // rows past it are clamped to it
   };
   void emitMatmul(block::MatmulOp op);
-  void emitMatmulTensorCore(mlir::Value lhs, mlir::Value rhs,
-                            mlir::Value result, MmaKind kind);
+  /// The tensor-core instruction `op` runs on, or nullopt for FMA loops.
+  std::optional<MmaKind> mmaKindFor(block::MatmulOp op);
+  void emitMatmulTensorCore(block::MatmulOp op, MmaKind kind);
   /// One k step of 16: ldmatrix of A and B, mma.sync m16n8k16 (f16, bf16).
-  mlir::Value mmaStepB16(mlir::Value lhs, mlir::Value rhs,
-                         const MmaFragment &frag, mlir::Value kk,
-                         mlir::Value acc, MmaKind kind);
+  mlir::Value mmaStepB16(block::MatmulOp op, const MmaFragment &frag,
+                         mlir::Value kk, mlir::Value acc, MmaKind kind);
   /// One k step of 8: 32-bit fragment loads, cvt.rna.tf32.f32, mma.sync
   /// m16n8k8 .tf32.
-  mlir::Value mmaStepTF32(mlir::Value lhs, mlir::Value rhs,
-                          const MmaFragment &frag, mlir::Value kk,
-                          mlir::Value acc);
+  mlir::Value mmaStepTF32(block::MatmulOp op, const MmaFragment &frag,
+                          mlir::Value kk, mlir::Value acc);
   /// nvvm.mma.sync on packed A and B registers with a vector<2x2xf32>
   /// accumulator.
   mlir::Value mmaSyncNVVM(mlir::ValueRange a, mlir::ValueRange bRegs,
@@ -193,6 +210,8 @@ private:
   /// Block-graph tile -> its shared-memory buffer; region argument -> the
   /// kernel's memref argument.
   mlir::IRMapping buffers;
+  /// Block-graph tiles whose buffers are flat and swizzled.
+  llvm::DenseMap<mlir::Value, SharedMemorySwizzle> swizzles;
 };
 
 } // namespace mlsopt::gpu_codegen

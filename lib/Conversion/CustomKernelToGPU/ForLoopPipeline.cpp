@@ -1,4 +1,5 @@
-//===- ForLoopPipeline.cpp - The software-pipelined for-loop ----------------===//
+//===- ForLoopPipeline.cpp - The software-pipelined for-loop
+//----------------===//
 //
 // block.for_loop as an scf.for: iteration i+1's cp.async copies overlap
 // iteration i's compute (double buffers), then the f32 accumulators update
@@ -8,10 +9,10 @@
 
 #include "BlockGraphToGPU.h"
 
-#include "mlsopt/Conversion/ElementwiseMath.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlsopt/Conversion/ElementwiseMath.h"
 
 using namespace mlir;
 using namespace mlsopt;
@@ -106,11 +107,12 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
     auto type = cast<RankedTensorType>(loop.getResult(i).getType());
     block::AccumKind kind = loop.getAccumulator(i).getKind();
     accs.push_back(view(allocate(type.getShape(), f32), type.getShape(), f32));
-    accIsResult.push_back(type.getElementType().isF32() &&
-                          (kind == block::AccumKind::sum ||
-                           kind == block::AccumKind::max));
-    buffers.map(loop.getResult(i),
-                accIsResult.back() ? accs.back() : tileBuffer(loop.getResult(i)));
+    accIsResult.push_back(
+        type.getElementType().isF32() &&
+        (kind == block::AccumKind::sum || kind == block::AccumKind::max));
+    buffers.map(loop.getResult(i), accIsResult.back()
+                                       ? accs.back()
+                                       : tileBuffer(loop.getResult(i)));
   }
   // Everything from here on is dead after the loop: the ops after it reuse
   // the space.
@@ -119,10 +121,14 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
   SmallVector<block::LoadOp> invariant;
   for (Operation &op : body.without_terminator()) {
     if (auto load = dyn_cast<block::LoadOp>(op)) {
+      // Tiles that only tensor cores read get the bank-conflict-free layout;
+      // it takes the same bytes.
+      if (std::optional<SharedMemorySwizzle> swizzle = swizzleFor(load))
+        swizzles.try_emplace(load.getTile(), *swizzle);
       if (load.getFmap() && iterations > 1) {
         // Double buffer: iteration i+1 lands in one while i reads the other.
-        streamed.push_back({load, {tileBuffer(load.getTile()),
-                                   tileBuffer(load.getTile())}});
+        streamed.push_back(
+            {load, {tileBuffer(load.getTile()), tileBuffer(load.getTile())}});
       } else {
         invariant.push_back(load);
         buffers.map(load.getTile(), tileBuffer(load.getTile()));
@@ -135,8 +141,12 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
 
   auto issueLoad = [&](block::LoadOp load, Value destination, Value iteration) {
     ArrayRef<int64_t> tile = shapeOf(load.getTile());
+    std::optional<SharedMemorySwizzle> swizzle;
+    if (auto it = swizzles.find(load.getTile()); it != swizzles.end())
+      swizzle = it->second;
     copyTileAsync(buffers.lookup(load.getSource()), destination, tile,
-                  tileOffsets(tile, load.getImap(), load.getFmap(), iteration));
+                  tileOffsets(tile, load.getImap(), load.getFmap(), iteration),
+                  swizzle);
   };
 
   // Prologue: initialize the accumulators, start the copies of the
@@ -155,9 +165,9 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
     issueLoad(s.load, s.buffers[0], zero);
   NVVM::CpAsyncCommitGroupOp::create(b, loc);
 
-  auto forOp = scf::ForOp::create(b, loc, zero,
-                                  indexConstant(b, loc, iterations),
-                                  indexConstant(b, loc, 1));
+  auto forOp =
+      scf::ForOp::create(b, loc, zero, indexConstant(b, loc, iterations),
+                         indexConstant(b, loc, 1));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(forOp.getBody()->getTerminator());
   Value i = forOp.getInductionVar();
@@ -174,8 +184,8 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
         b, loc, arith::AddIOp::create(b, loc, i, indexConstant(b, loc, 1)),
         indexConstant(b, loc, iterations - 1));
     for (StreamedLoad &s : streamed) {
-      Value target = arith::SelectOp::create(b, loc, odd, s.buffers[0],
-                                             s.buffers[1]);
+      Value target =
+          arith::SelectOp::create(b, loc, odd, s.buffers[0], s.buffers[1]);
       issueLoad(s.load, target, next);
     }
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
@@ -186,9 +196,9 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
   }
   barrier();
   for (StreamedLoad &s : streamed)
-    buffers.map(s.load.getTile(), arith::SelectOp::create(
-                                      b, loc, odd, s.buffers[1], s.buffers[0])
-                                      .getResult());
+    buffers.map(s.load.getTile(),
+                arith::SelectOp::create(b, loc, odd, s.buffers[1], s.buffers[0])
+                    .getResult());
   for (Operation &op : body.without_terminator())
     if (!isa<block::LoadOp>(op) && failed(emitCompute(op)))
       return failure();

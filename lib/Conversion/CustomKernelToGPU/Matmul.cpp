@@ -19,39 +19,39 @@ using namespace mlir;
 using namespace mlsopt;
 using namespace mlsopt::gpu_codegen;
 
-void BlockGraphToGPU::emitMatmul(block::MatmulOp op) {
-  Value lhs = buffers.lookup(op.getLhs());
-  Value rhs = buffers.lookup(op.getRhs());
-  Value result = buffers.lookup(op.getResult());
-  ArrayRef<int64_t> lhsShape = shapeOf(lhs);
-  ArrayRef<int64_t> resultShape = shapeOf(result);
-  Type elementType = elementTypeOf(lhs);
-  int64_t k = lhsShape.back(), n = resultShape.back();
+std::optional<BlockGraphToGPU::MmaKind>
+BlockGraphToGPU::mmaKindFor(block::MatmulOp op) {
+  Type elementType = elementTypeOf(op.getLhs());
+  int64_t k = shapeOf(op.getLhs()).back(), n = shapeOf(op.getResult()).back();
   // Fragments are 8 columns wide. m16n8k16 (f16/bf16) steps k by 16, and
   // ldmatrix needs 16-byte rows; m16n8k8 (tf32) steps k by 8 and reads its
   // fragments one 32-bit element at a time. Every supported chip is sm_80
   // or newer, which has both.
-  std::optional<MmaKind> kind;
-  if (numThreads % kWarpSize == 0 && n % 8 == 0) {
-    if (elementType.isF16() && k % 16 == 0)
-      kind = MmaKind::f16;
-    else if (elementType.isBF16() && k % 16 == 0)
-      kind = MmaKind::bf16;
-    else if (elementType.isF32() && k % 8 == 0 && allowTF32)
-      kind = MmaKind::tf32;
-  }
-  if (kind)
-    emitMatmulTensorCore(lhs, rhs, result, *kind);
-  else
-    emitMatmulScalar(lhs, rhs, result);
+  if (numThreads % kWarpSize != 0 || n % 8 != 0)
+    return std::nullopt;
+  if (elementType.isF16() && k % 16 == 0)
+    return MmaKind::f16;
+  if (elementType.isBF16() && k % 16 == 0)
+    return MmaKind::bf16;
+  if (elementType.isF32() && k % 8 == 0 && allowTF32)
+    return MmaKind::tf32;
+  return std::nullopt;
 }
 
-void BlockGraphToGPU::emitMatmulTensorCore(Value lhs, Value rhs, Value result,
-                                           MmaKind kind) {
+void BlockGraphToGPU::emitMatmul(block::MatmulOp op) {
+  if (std::optional<MmaKind> kind = mmaKindFor(op))
+    emitMatmulTensorCore(op, *kind);
+  else
+    emitMatmulScalar(buffers.lookup(op.getLhs()), buffers.lookup(op.getRhs()),
+                     buffers.lookup(op.getResult()));
+}
+
+void BlockGraphToGPU::emitMatmulTensorCore(block::MatmulOp op, MmaKind kind) {
+  Value result = buffers.lookup(op.getResult());
   ArrayRef<int64_t> resultShape = shapeOf(result);
   int64_t rank = resultShape.size();
   int64_t m = resultShape[rank - 2], n = resultShape[rank - 1];
-  int64_t k = shapeOf(lhs).back();
+  int64_t k = shapeOf(op.getLhs()).back();
   int64_t kStep = kind == MmaKind::tf32 ? 8 : 16;
   Type f32 = b.getF32Type();
   // Each warp owns 16x8 fragments of the result, taken round-robin. Rows past
@@ -88,16 +88,16 @@ void BlockGraphToGPU::emitMatmulTensorCore(Value lhs, Value rhs, Value result,
       Value acc = kLoop.getRegionIterArg(0);
       scf::YieldOp::create(b, loc,
                            kind == MmaKind::tf32
-                               ? mmaStepTF32(lhs, rhs, frag, kk, acc)
-                               : mmaStepB16(lhs, rhs, frag, kk, acc, kind));
+                               ? mmaStepTF32(op, frag, kk, acc)
+                               : mmaStepB16(op, frag, kk, acc, kind));
     }
     storeAccumulatorFragment(kLoop.getResult(0), result, frag, m);
   });
 }
 
-Value BlockGraphToGPU::mmaStepB16(Value lhs, Value rhs, const MmaFragment &frag,
+Value BlockGraphToGPU::mmaStepB16(block::MatmulOp op, const MmaFragment &frag,
                                   Value kk, Value acc, MmaKind kind) {
-  Type elementType = elementTypeOf(lhs);
+  Type elementType = elementTypeOf(op.getLhs());
   auto aType = VectorType::get({4, 2}, elementType);
   auto bType = VectorType::get({2, 2}, elementType);
   // ldmatrix: lanes 0-15 give the rows of the left 8 columns of A, lanes
@@ -116,13 +116,17 @@ Value BlockGraphToGPU::mmaStepB16(Value lhs, Value rhs, const MmaFragment &frag,
   SmallVector<Value> aIdx(frag.batch);
   aIdx.push_back(aRow);
   aIdx.push_back(aCol);
-  Value a = nvgpu::LdMatrixOp::create(b, loc, aType, lhs, aIdx,
-                                      /*transpose=*/false, /*numTiles=*/4);
+  Value a =
+      nvgpu::LdMatrixOp::create(b, loc, aType, buffers.lookup(op.getLhs()),
+                                tileIndices(op.getLhs(), aIdx),
+                                /*transpose=*/false, /*numTiles=*/4);
   SmallVector<Value> bIdx(frag.batch);
   bIdx.push_back(arith::AddIOp::create(b, loc, kk, lane16));
   bIdx.push_back(frag.col0);
-  Value bFrag = nvgpu::LdMatrixOp::create(b, loc, bType, rhs, bIdx,
-                                          /*transpose=*/true, /*numTiles=*/2);
+  Value bFrag =
+      nvgpu::LdMatrixOp::create(b, loc, bType, buffers.lookup(op.getRhs()),
+                                tileIndices(op.getRhs(), bIdx),
+                                /*transpose=*/true, /*numTiles=*/2);
   if (kind == MmaKind::f16)
     return nvgpu::MmaSyncOp::create(b, loc, a, bFrag, acc,
                                     ArrayRef<int64_t>{16, 8, 16})
@@ -147,9 +151,8 @@ Value BlockGraphToGPU::mmaStepB16(Value lhs, Value rhs, const MmaFragment &frag,
                      NVVM::MMATypes::bf16);
 }
 
-Value BlockGraphToGPU::mmaStepTF32(Value lhs, Value rhs,
-                                   const MmaFragment &frag, Value kk,
-                                   Value acc) {
+Value BlockGraphToGPU::mmaStepTF32(block::MatmulOp op, const MmaFragment &frag,
+                                   Value kk, Value acc) {
   // m16n8k8 .tf32 fragments (PTX ISA, "Matrix Fragments for mma.m16n8k8"),
   // with g = lane / 4 and t = lane % 4:
   //   A: a0 = (g, t), a1 = (g + 8, t), a2 = (g, t + 4), a3 = (g + 8, t + 4)
@@ -161,7 +164,8 @@ Value BlockGraphToGPU::mmaStepTF32(Value lhs, Value rhs,
     SmallVector<Value> at(frag.batch);
     at.push_back(row);
     at.push_back(col);
-    Value x = memref::LoadOp::create(b, loc, tile, at);
+    Value x = memref::LoadOp::create(b, loc, buffers.lookup(tile),
+                                     tileIndices(tile, at));
     // Round to nearest, ties away from zero, as cuBLAS and PyTorch do;
     // mma.sync itself would just drop the low 13 mantissa bits.
     return NVVM::ConvertFloatToTF32Op::create(b, loc, i32, x,
@@ -184,6 +188,7 @@ Value BlockGraphToGPU::mmaStepTF32(Value lhs, Value rhs,
   Value kLo = arith::AddIOp::create(b, loc, kk, frag.threadInGroup);
   Value kHi = plus(kLo, 4);
   Value col = arith::AddIOp::create(b, loc, frag.col0, frag.group);
+  Value lhs = op.getLhs(), rhs = op.getRhs();
   SmallVector<Value> a = {tf32At(lhs, rowLo, kLo), tf32At(lhs, rowHi, kLo),
                           tf32At(lhs, rowLo, kHi), tf32At(lhs, rowHi, kHi)};
   SmallVector<Value> bRegs = {tf32At(rhs, kLo, col), tf32At(rhs, kHi, col)};

@@ -1,4 +1,5 @@
-//===- TileTransfers.cpp - Tiles between global and shared ------------------===//
+//===- TileTransfers.cpp - Tiles between global and shared
+//------------------===//
 //
 // Input iterators copy tiles of device tensors into shared memory with
 // 16-byte cp.async where the rows allow it; output savers write tiles back
@@ -45,15 +46,40 @@ int64_t BlockGraphToGPU::vectorWidth(ArrayRef<int64_t> tile, Type elementType) {
   return tile.back() % width == 0 ? width : 1;
 }
 
-void BlockGraphToGPU::copyTileAsync(Value global, Value shared,
-                                    ArrayRef<int64_t> tile,
-                                    ValueRange offsets) {
+std::optional<SharedMemorySwizzle>
+BlockGraphToGPU::swizzleFor(block::LoadOp load) {
+  Value tile = load.getTile();
+  Type elementType = elementTypeOf(tile);
+  if (vectorWidth(shapeOf(tile), elementType) == 1)
+    return std::nullopt;
+  for (Operation *user : tile.getUsers()) {
+    auto matmul = dyn_cast<block::MatmulOp>(user);
+    if (!matmul || !mmaKindFor(matmul))
+      return std::nullopt;
+  }
+  return SharedMemorySwizzle::get(shapeOf(tile),
+                                  elementType.getIntOrFloatBitWidth());
+}
+
+SmallVector<Value> BlockGraphToGPU::tileIndices(Value tile,
+                                                ValueRange indices) {
+  auto it = swizzles.find(tile);
+  if (it == swizzles.end())
+    return llvm::to_vector(indices);
+  return {it->second.emitSwizzledOffset(
+      b, loc, linearize(b, loc, indices, shapeOf(tile)))};
+}
+
+void BlockGraphToGPU::copyTileAsync(
+    Value global, Value shared, ArrayRef<int64_t> tile, ValueRange offsets,
+    std::optional<SharedMemorySwizzle> swizzle) {
   Type elementType = elementTypeOf(shared);
   int64_t width = vectorWidth(tile, elementType);
   if (width == 1) {
     // Rows too narrow for 16-byte copies: one element per thread and step.
     forEachElement(tile, [&](ValueRange idx) {
-      Value v = memref::LoadOp::create(b, loc, global, addOffsets(idx, offsets));
+      Value v =
+          memref::LoadOp::create(b, loc, global, addOffsets(idx, offsets));
       memref::StoreOp::create(b, loc, v, shared, idx);
     });
     return;
@@ -62,10 +88,15 @@ void BlockGraphToGPU::copyTileAsync(Value global, Value shared,
   pieces.back() /= width;
   forEachElement(pieces, [&](ValueRange idx) {
     SmallVector<Value> dst = llvm::to_vector(idx);
-    dst.back() = arith::MulIOp::create(b, loc, dst.back(),
-                                       indexConstant(b, loc, width));
+    dst.back() =
+        arith::MulIOp::create(b, loc, dst.back(), indexConstant(b, loc, width));
+    // A swizzled tile's chunks move whole: the XOR keeps the 16 bytes of a
+    // chunk together, so one cp.async still writes one chunk.
+    SmallVector<Value> at = dst;
+    if (swizzle)
+      at = {swizzle->emitSwizzledOffset(b, loc, linearize(b, loc, dst, tile))};
     nvgpu::DeviceAsyncCopyOp::create(
-        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), shared, dst,
+        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), shared, at,
         global, addOffsets(dst, offsets), b.getIndexAttr(width),
         /*srcElements=*/Value(),
         // 16-byte copies may bypass L1: tiles are staged in shared memory.
@@ -89,8 +120,8 @@ void BlockGraphToGPU::storeTile(Value shared, Value global,
   auto vectorType = VectorType::get({width}, elementType);
   forEachElement(pieces, [&](ValueRange idx) {
     SmallVector<Value> src = llvm::to_vector(idx);
-    src.back() = arith::MulIOp::create(b, loc, src.back(),
-                                       indexConstant(b, loc, width));
+    src.back() =
+        arith::MulIOp::create(b, loc, src.back(), indexConstant(b, loc, width));
     // Both sides are 16-byte aligned (vectorWidth checked the rows; tiles
     // and device buffers start 16-byte aligned), so each piece is one
     // ld.shared.v4 and one st.global.v4.

@@ -25,12 +25,17 @@
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 8, 1, 1>
 // All tiles live in one dynamic shared-memory buffer.
 // CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
-// Two buffers per streamed tile (double buffering).
+// Two buffers per streamed tile (double buffering). The W tile, read only
+// by the tensor cores, is flat and XOR-swizzled (same bytes); the X tile,
+// which block.square reads too, keeps its shape.
 // CHECK-DAG: %[[XA:.*]] = memref.view %[[SMEM]][%{{.*}}][] {{.*}} to memref<8x64xf16, #gpu.address_space<workgroup>>
-// CHECK-DAG: %[[WA:.*]] = memref.view %[[SMEM]][%{{.*}}][] {{.*}} to memref<64x64xf16, #gpu.address_space<workgroup>>
+// CHECK-DAG: %[[WA:.*]] = memref.view %[[SMEM]][%{{.*}}][] {{.*}} to memref<4096xf16, #gpu.address_space<workgroup>>
 // Prologue: iteration 0's tiles, 16 bytes (8 halves) per cp.async.
+// The swizzle: the 16-byte chunk index XOR (row mod 8) (rows of W are 8
+// chunks of 8 halves: offset ^ ((offset / 64) % 8) * 8, in halves).
 // CHECK: nvgpu.device_async_copy %[[GX]][%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}], 8 {bypassL1}
-// CHECK: nvgpu.device_async_copy %[[GW]][%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}], 8 {bypassL1}
+// CHECK: %[[WSWZ:.*]] = arith.xori %{{.*}}, %{{.*}} : index
+// CHECK: nvgpu.device_async_copy %[[GW]][%{{.*}}, %{{.*}}], %{{.*}}[%[[WSWZ]]], 8 {bypassL1} : memref<256x512xf16> to memref<4096xf16
 // CHECK: nvvm.cp.async.commit.group
 // The loop prefetches iteration i+1 into the other buffer, then waits for
 // all but the newest group.
@@ -43,7 +48,8 @@
 // CHECK-NEXT: gpu.barrier
 // Tensor-core matmul: ldmatrix of A, transposed ldmatrix of B, mma.sync.
 // CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<8x64xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
-// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = true} : memref<64x64xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// CHECK: %[[BSWZ:.*]] = arith.xori %{{.*}}, %{{.*}} : index
+// CHECK: nvgpu.ldmatrix %{{.*}}[%[[BSWZ]]] {numTiles = 2 : i32, transpose = true} : memref<4096xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
 // CHECK: nvgpu.mma.sync(%{{.*}}, %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // The row sum: one warp per row, xor shuffles.
 // CHECK: gpu.shuffle xor %{{.*}}, %{{.*}}, %{{.*}} : f32
