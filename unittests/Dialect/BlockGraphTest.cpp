@@ -71,10 +71,7 @@ TEST_F(BlockGraphTest, UnknownEnclosingTargetIsAnError) {
   (*module)->setAttr(kTargetAttrName, StringAttr::get(&context, "sm_75"));
   Operation *custom = nullptr;
   module->walk([&](kernel::CustomOp op) { custom = op; });
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-    diagnostics += d.str();
-    return success();
-  });
+  test::DiagnosticCollector collect = collectDiagnostics();
   EXPECT_TRUE(failed(getEnclosingTarget(custom)));
   EXPECT_NE(diagnostics.find("which is not a supported target"),
             std::string::npos)
@@ -84,10 +81,7 @@ TEST_F(BlockGraphTest, UnknownEnclosingTargetIsAnError) {
 
 TEST_F(BlockGraphTest, DimMapRejectsInvalidTensorDim) {
   auto emit = [&] { return emitError(UnknownLoc::get(&context)); };
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-    diagnostics += d.str();
-    return success();
-  });
+  test::DiagnosticCollector collect = collectDiagnostics();
   EXPECT_FALSE(block::DimMapAttr::getChecked(emit, &context, int64_t(-2),
                                                 int64_t(-1), int64_t(-1)));
   EXPECT_NE(diagnostics.find("grid dim x maps to invalid tensor dim -2"),
@@ -109,10 +103,7 @@ TEST_F(BlockGraphTest, VerifierRejectsWrongTileThroughTheApi) {
   module->walk([&](block::LoadOp load) {
     load->setAttr("imap", block::DimMapAttr::get(&context, GridToTensorDims{}));
   });
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-    diagnostics += d.str();
-    return success();
-  });
+  test::DiagnosticCollector collect = collectDiagnostics();
   EXPECT_TRUE(failed(verify(*module)));
   EXPECT_NE(diagnostics.find("does not match the 8x16"), std::string::npos)
       << diagnostics;

@@ -2,6 +2,7 @@
 
 #include "mlsopt/ExecutionEngine/CPURunner.h"
 #include "MLIRTest.h"
+#include "TestPrograms.h"
 
 #include <cmath>
 
@@ -10,46 +11,20 @@ using namespace mlsopt;
 
 namespace {
 
-// A reference matmul, a custom kernel computing it on a 2x2 grid with a
-// 4-iteration loop, and the same kernel with a valid but wrong imap.
-constexpr StringLiteral kProgram = R"mlir(
+// A reference exp of a matmul, a custom kernel computing it on a 2x2 grid
+// with a 4-iteration loop, the same kernel with a valid but wrong imap, and
+// small functions for the element types.
+static std::string program() {
+  return R"mlir(
 func.func @reference(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32> {
   %m = kernel.matmul %x, %w : tensor<8x16xf32>, tensor<16x8xf32>
   %e = kernel.exp %m : tensor<8x8xf32>
   return %e : tensor<8x8xf32>
 }
-func.func @fused(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32> {
-  %o = kernel.custom (%x, %w) grid <2, 2, 1> block <32, 1, 1>
-      : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32> {
-  ^bb0(%in0: tensor<8x16xf32>, %in1: tensor<16x8xf32>, %out0: tensor<8x8xf32>):
-    %acc = block.for_loop 4 iterations accumulate (sum) : tensor<4x4xf32> {
-      %xt = block.load %in0 imap <x = 0> fmap 1 : tensor<8x16xf32> -> tensor<4x4xf32>
-      %wt = block.load %in1 imap <y = 1> fmap 0 : tensor<16x8xf32> -> tensor<4x4xf32>
-      %m = block.matmul %xt, %wt : tensor<4x4xf32>, tensor<4x4xf32>
-      block.yield %m : tensor<4x4xf32>
-    }
-    %e = block.exp %acc : tensor<4x4xf32>
-    block.store %e, %out0 omap <x = 0, y = 1> : tensor<4x4xf32> into tensor<8x8xf32>
-    block.return
-  }
-  return %o : tensor<8x8xf32>
-}
-func.func @wrong(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>) -> tensor<8x8xf32> {
-  %o = kernel.custom (%x, %w) grid <2, 2, 1> block <32, 1, 1>
-      : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32> {
-  ^bb0(%in0: tensor<8x16xf32>, %in1: tensor<16x8xf32>, %out0: tensor<8x8xf32>):
-    %acc = block.for_loop 4 iterations accumulate (sum) : tensor<4x4xf32> {
-      %xt = block.load %in0 imap <y = 0> fmap 1 : tensor<8x16xf32> -> tensor<4x4xf32>
-      %wt = block.load %in1 imap <y = 1> fmap 0 : tensor<16x8xf32> -> tensor<4x4xf32>
-      %m = block.matmul %xt, %wt : tensor<4x4xf32>, tensor<4x4xf32>
-      block.yield %m : tensor<4x4xf32>
-    }
-    %e = block.exp %acc : tensor<4x4xf32>
-    block.store %e, %out0 omap <x = 0, y = 1> : tensor<4x4xf32> into tensor<8x8xf32>
-    block.return
-  }
-  return %o : tensor<8x8xf32>
-}
+)mlir" + test::tiledMatmulKernel("fused", "x = 0", "x = 0, y = 1", "exp") +
+         test::tiledMatmulKernel("wrong", /*xImap=*/"y = 0", "x = 0, y = 1",
+                                 "exp") +
+         R"mlir(
 func.func @f16_exp(%x: tensor<8xf16>) -> tensor<8xf16> {
   %e = kernel.exp %x : tensor<8xf16>
   return %e : tensor<8xf16>
@@ -62,11 +37,12 @@ func.func @integer_signature(%x: tensor<8xi32>) -> tensor<8xi32> {
   return %x : tensor<8xi32>
 }
 )mlir";
+}
 
 class CPURunnerTest : public test::MLIRTest {
 protected:
   // Only mlsopt's dialects: CPURunner registers what lowering needs itself.
-  CPURunnerTest() { module = parse(kProgram); }
+  CPURunnerTest() { module = parse(program()); }
 
   static HostTensor wave(ArrayRef<int64_t> shape, float seed) {
     HostTensor t = HostTensor::zeros(shape);
@@ -151,10 +127,7 @@ TEST_F(CPURunnerTest, SixteenBitFunctionsComputeInTheirPrecision) {
 
 TEST_F(CPURunnerTest, RejectsWhatItCannotRun) {
   ASSERT_TRUE(module);
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-    diagnostics += d.str() + "\n";
-    return success();
-  });
+  test::DiagnosticCollector collect = collectDiagnostics();
   EXPECT_TRUE(failed(CPURunner::create(*module, {"missing"})));
   EXPECT_NE(diagnostics.find("no function @missing to run"), std::string::npos)
       << diagnostics;

@@ -247,10 +247,7 @@ func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {
 )mlir");
   ASSERT_TRUE(module) << diagnostics;
   std::string errors;
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-    errors += d.str();
-    return success();
-  });
+  test::DiagnosticCollector collect(&context, errors);
   ExprContext ctx;
   EXPECT_TRUE(failed(buildResultExprs(lookupFunc(*module, "f"), ctx)));
   EXPECT_NE(errors.find("has no abstract expression"), std::string::npos)

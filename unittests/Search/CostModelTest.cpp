@@ -43,10 +43,7 @@ protected:
 
   /// Cost of @`name` in `module`; fails the test on an error.
   KernelCost cost(ModuleOp module, StringRef name, const TargetInfo &target) {
-    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-      diagnostics += d.str() + "\n";
-      return success();
-    });
+    test::DiagnosticCollector collect = collectDiagnostics();
     func::FuncOp func = lookupFunc(module, name);
     EXPECT_TRUE(func) << "no @" << name.str();
     if (!func)
@@ -189,10 +186,7 @@ TEST_F(CostModelTest, SharedMemoryLimitsOccupancy) {
   OwningOpRef<ModuleOp> big = parseOrFail(rowSumKernel(t.smCount, 256));
   ASSERT_TRUE(big);
   diagnostics.clear();
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-    diagnostics += d.str() + "\n";
-    return success();
-  });
+  test::DiagnosticCollector collect = collectDiagnostics();
   EXPECT_TRUE(failed(
       estimateFunctionCost(lookupFunc(*big, "rowsum"), *lookupTarget("sm_86"))));
   EXPECT_NE(diagnostics.find("cannot be costed on sm_86"), std::string::npos)
@@ -203,10 +197,7 @@ TEST_F(CostModelTest, NonKernelOpIsADiagnostic) {
   OwningOpRef<ModuleOp> module = parseOrFail(matmulProgram(8, 8, 8));
   ASSERT_TRUE(module);
   Operation *ret = lookupFunc(*module, "mm").getBody().front().getTerminator();
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-    diagnostics += d.str() + "\n";
-    return success();
-  });
+  test::DiagnosticCollector collect = collectDiagnostics();
   EXPECT_TRUE(failed(estimateKernelOpCost(ret, sm90())));
   EXPECT_NE(diagnostics.find("not a kernel op"), std::string::npos)
       << diagnostics;

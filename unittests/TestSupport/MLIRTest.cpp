@@ -8,8 +8,11 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+
+#include <algorithm>
 
 using namespace mlir;
 using namespace mlsopt::test;
@@ -23,10 +26,7 @@ MLIRTest::MLIRTest() {
 }
 
 OwningOpRef<ModuleOp> MLIRTest::parse(StringRef source) {
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-    diagnostics += d.str() + "\n";
-    return success();
-  });
+  DiagnosticCollector collect = collectDiagnostics();
   return parseSourceString<ModuleOp>(source, &context);
 }
 
@@ -39,6 +39,20 @@ std::string MLIRTest::sourcePath(StringRef path) {
 std::string MLIRTest::readSourceFile(StringRef path) {
   auto buffer = llvm::MemoryBuffer::getFile(sourcePath(path));
   return buffer ? (*buffer)->getBuffer().str() : std::string();
+}
+
+std::vector<std::string> MLIRTest::exampleFiles() {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(sourcePath("examples"), ec), end;
+       it != end && !ec; it.increment(ec)) {
+    StringRef path = it->path();
+    if (llvm::sys::path::extension(path) == ".mlir")
+      files.push_back(("examples/" + llvm::sys::path::filename(path)).str());
+  }
+  EXPECT_FALSE(ec) << ec.message();
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 OwningOpRef<ModuleOp> MLIRTest::parseSourceFile(StringRef path) {

@@ -10,14 +10,35 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 
 #include "gtest/gtest.h"
 
+#include <chrono>
 #include <string>
+#include <vector>
 
 namespace mlsopt::test {
+
+/// While it lives, appends every diagnostic of a context to a string, one a
+/// line, and marks it handled: what the tests assert on.
+class DiagnosticCollector : public mlir::ScopedDiagnosticHandler {
+public:
+  DiagnosticCollector(mlir::MLIRContext *context, std::string &out)
+      : ScopedDiagnosticHandler(context, [&out](mlir::Diagnostic &d) {
+          out += d.str() + "\n";
+          return mlir::success();
+        }) {}
+};
+
+/// Seconds since `start` on the steady clock, for the tests that print speed.
+inline double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
 
 class MLIRTest : public ::testing::Test {
 public:
@@ -27,9 +48,18 @@ public:
   /// The text of a file of the source tree ("" when it cannot be read).
   static std::string readSourceFile(llvm::StringRef path);
 
+  /// The example programs, "examples/<name>.mlir" relative to the source
+  /// tree, sorted; a failure to list the folder fails the test.
+  static std::vector<std::string> exampleFiles();
+
 protected:
   /// A context with func, arith and mlsopt's dialects loaded.
   MLIRTest();
+
+  /// Collects the context's diagnostics into `diagnostics` while it lives.
+  DiagnosticCollector collectDiagnostics() {
+    return DiagnosticCollector(&context, diagnostics);
+  }
 
   /// Parses `source`; its diagnostics are appended to `diagnostics`.
   mlir::OwningOpRef<mlir::ModuleOp> parse(llvm::StringRef source);
