@@ -15,6 +15,7 @@
 #include "mlir/IR/Diagnostics.h"
 
 #include "MLIRTest.h"
+#include "SearchTestUtils.h"
 
 #include <string>
 #include <thread>
@@ -26,12 +27,7 @@ using namespace mlsopt::search;
 
 namespace {
 
-std::string str(ExprRef e) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  e->print(os);
-  return s;
-}
+using test::str;
 
 class AbstractExprTest : public test::MLIRTest {
 protected:
@@ -47,10 +43,8 @@ protected:
     EXPECT_TRUE(func);
     ExprContext ctx;
     DenseMap<Value, ExprRef> exprs;
-    Block &body = func.getBody().front();
-    for (BlockArgument arg : body.getArguments())
-      exprs[arg] = ctx.getInput(arg.getArgNumber());
-    EXPECT_TRUE(succeeded(buildBlockExprs(body, exprs, ctx))) << diagnostics;
+    EXPECT_TRUE(succeeded(test::buildFunctionExprs(func, ctx, exprs)))
+        << diagnostics;
     unsigned checked = 0;
     func.walk([&](Operation *op) {
       auto expect = op->getAttrOfType<StringAttr>("expect");

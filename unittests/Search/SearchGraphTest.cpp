@@ -16,6 +16,7 @@
 #include "mlir/IR/Verifier.h"
 
 #include "MLIRTest.h"
+#include "SearchTestUtils.h"
 
 using namespace mlir;
 using namespace mlsopt;
@@ -25,18 +26,9 @@ namespace {
 
 class SearchGraphTest : public test::MLIRTest {
 protected:
-  /// The problem of every kernel op of @f in `source`.
+  /// The problem of every kernel op of @f in `module`.
   FailureOr<SearchProblem> problemOf(ModuleOp module) {
-    func::FuncOp f = lookupFunc(module, "f");
-    SmallVector<Operation *> ops;
-    for (Operation &op : f.getBody().front().without_terminator())
-      ops.push_back(&op);
-    SmallVector<Value> inputs(f.getArguments().begin(),
-                              f.getArguments().end());
-    Operation *ret = f.getBody().front().getTerminator();
-    SmallVector<Value> outputs(ret->getOperands().begin(),
-                               ret->getOperands().end());
-    return buildSearchProblem(ops, inputs, outputs);
+    return test::buildFunctionProblem(lookupFunc(module, "f"));
   }
 };
 

@@ -19,6 +19,7 @@
 #include "llvm/Support/Format.h"
 
 #include "MLIRTest.h"
+#include "SearchTestUtils.h"
 
 #include <algorithm>
 #include <atomic>
@@ -34,12 +35,7 @@ using namespace mlsopt::search;
 
 namespace {
 
-std::string str(ExprRef e) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  e->print(os);
-  return s;
-}
+using test::str;
 
 class SubexprOracleTest : public test::MLIRTest {
 protected:
@@ -58,10 +54,8 @@ protected:
     func::FuncOp func = lookupFunc(module, name);
     EXPECT_TRUE(func) << "no @" << name.str();
     DenseMap<Value, ExprRef> exprs;
-    Block &body = func.getBody().front();
-    for (BlockArgument arg : body.getArguments())
-      exprs[arg] = ctx.getInput(arg.getArgNumber());
-    EXPECT_TRUE(succeeded(buildBlockExprs(body, exprs, ctx))) << diagnostics;
+    EXPECT_TRUE(succeeded(test::buildFunctionExprs(func, ctx, exprs)))
+        << diagnostics;
     SmallVector<std::pair<Value, ExprRef>> values;
     auto add = [&](Value v) {
       if (exprs.count(v))
@@ -83,6 +77,7 @@ protected:
           add(result);
       }
     };
+    Block &body = func.getBody().front();
     visit(visit, body);
     SmallVector<ExprRef> results;
     for (Value v : body.getTerminator()->getOperands())

@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include "MLIRTest.h"
+#include "SearchTestUtils.h"
 
 using namespace mlir;
 using namespace mlsopt;
@@ -26,16 +27,8 @@ protected:
   SearchResult searchF(StringRef source, SearchOptions options) {
     module = parse(source);
     EXPECT_TRUE(module) << diagnostics;
-    func::FuncOp f = lookupFunc(*module, "f");
-    SmallVector<Operation *> ops;
-    for (Operation &op : f.getBody().front().without_terminator())
-      ops.push_back(&op);
-    SmallVector<Value> inputs(f.getArguments().begin(),
-                              f.getArguments().end());
-    Operation *ret = f.getBody().front().getTerminator();
-    SmallVector<Value> outputs(ret->getOperands().begin(),
-                               ret->getOperands().end());
-    FailureOr<SearchProblem> problem = buildSearchProblem(ops, inputs, outputs);
+    FailureOr<SearchProblem> problem =
+        test::buildFunctionProblem(lookupFunc(*module, "f"));
     EXPECT_TRUE(succeeded(problem));
     return superoptimize(*problem, options, &context);
   }
