@@ -17,6 +17,10 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
 namespace nb = nanobind;
 using namespace nb::literals;
 using namespace mlsopt;
@@ -48,6 +52,63 @@ nb::object toNumpy(HostTensor &&tensor) {
 SourceLocation toSourceLocation(const std::string &file, unsigned line) {
   return SourceLocation{file, line};
 }
+
+/// How a parameter of Graph's C++ API arrives from Python: nanobind has no
+/// casters for LLVM's views, so a view comes as the std container it views.
+template <typename T> struct FromPython {
+  using type = T;
+};
+template <> struct FromPython<llvm::StringRef> {
+  using type = std::string;
+};
+template <typename T> struct FromPython<llvm::ArrayRef<T>> {
+  using type = std::vector<T>;
+};
+template <typename T>
+using FromPythonT = typename FromPython<std::decay_t<T>>::type;
+
+/// `function` as Python calls it: its view parameters taken as the std
+/// containers they view.
+template <typename R, typename... Params>
+auto fromPython(R (*function)(Params...)) {
+  return [function](FromPythonT<Params>... args) { return function(args...); };
+}
+template <typename R, typename... Params>
+auto fromPython(R (Graph::*method)(Params...)) {
+  return [method](Graph &g, FromPythonT<Params>... args) {
+    return (g.*method)(args...);
+  };
+}
+
+/// A graph-building method as Python calls it: the parameters before its
+/// last, the location of the call, and then the call's `file` and `line`.
+template <typename R, typename... Params, size_t... I>
+auto fromPythonLocated(R (Graph::*method)(Params...),
+                       std::index_sequence<I...>) {
+  using ParamTuple = std::tuple<Params...>;
+  static_assert(std::is_same_v<std::tuple_element_t<sizeof...(I), ParamTuple>,
+                               const SourceLocation &>,
+                "the method's last parameter must be its SourceLocation");
+  return [method](Graph &g,
+                  FromPythonT<std::tuple_element_t<I, ParamTuple>>... args,
+                  const std::string &file, unsigned line) {
+    return (g.*method)(args..., toSourceLocation(file, line));
+  };
+}
+
+/// Binds a graph-building method as `name`, with the parameters `names` and
+/// then `file` and `line` (default "" and 0), which mlsopt/kernel.py fills in
+/// with the user's frame so that a shape error points at their line.
+template <typename R, typename... Params, typename... Names>
+void defLocated(nb::class_<Graph> &graph, const char *name,
+                R (Graph::*method)(Params...), const Names &...names) {
+  static_assert(sizeof...(Names) + 1 == sizeof...(Params),
+                "one name a parameter, the location excepted");
+  graph.def(name,
+            fromPythonLocated(
+                method, std::make_index_sequence<sizeof...(Params) - 1>()),
+            names..., "file"_a = "", "line"_a = 0);
+}
 } // namespace
 
 NB_MODULE(_mlsopt, m) {
@@ -65,16 +126,10 @@ NB_MODULE(_mlsopt, m) {
       .value("bf16", ElementType::BF16)
       .value("f32", ElementType::F32);
 
-  m.def("is_unary_op", [](const std::string &name) {
-    return isUnaryOpName(name);
-  });
-  m.def("is_binary_op", [](const std::string &name) {
-    return isBinaryOpName(name);
-  });
-  m.def(
-      "is_pass_registered",
-      [](const std::string &name) { return isPassRegistered(name); },
-      "name"_a, "True if `name` is a registered pass or pass pipeline.");
+  m.def("is_unary_op", fromPython(&isUnaryOpName));
+  m.def("is_binary_op", fromPython(&isBinaryOpName));
+  m.def("is_pass_registered", fromPython(&isPassRegistered), "name"_a,
+        "True if `name` is a registered pass or pass pipeline.");
 
   m.def(
       "infer_shape",
@@ -109,87 +164,27 @@ NB_MODULE(_mlsopt, m) {
         return text;
       });
 
-  nb::class_<Graph>(m, "Graph")
-      .def_static("create", &Graph::create)
-      .def_static(
-          "parse",
-          [](const std::string &text, const std::string &function) {
-            return Graph::parse(text, function);
-          },
-          "text"_a, "function"_a = "")
-      .def("clone", &Graph::clone)
-      .def(
-          "add_input",
-          [](Graph &g, const std::vector<int64_t> &shape, ElementType type,
-             const std::string &file, unsigned line) {
-            return g.addInput(shape, type, toSourceLocation(file, line));
-          },
-          "shape"_a, "dtype"_a, "file"_a = "", "line"_a = 0)
-      .def(
-          "add_unary",
-          [](Graph &g, const std::string &name, unsigned x,
-             const std::string &file, unsigned line) {
-            return g.addUnary(name, x, toSourceLocation(file, line));
-          },
-          "name"_a, "x"_a, "file"_a = "", "line"_a = 0)
-      .def(
-          "add_binary",
-          [](Graph &g, const std::string &name, unsigned a, unsigned b,
-             const std::string &file, unsigned line) {
-            return g.addBinary(name, a, b, toSourceLocation(file, line));
-          },
-          "name"_a, "a"_a, "b"_a, "file"_a = "", "line"_a = 0)
-      .def(
-          "add_matmul",
-          [](Graph &g, unsigned a, unsigned b, const std::string &file,
-             unsigned line) {
-            return g.addMatmul(a, b, toSourceLocation(file, line));
-          },
-          "a"_a, "b"_a, "file"_a = "", "line"_a = 0)
-      .def(
-          "add_reduce_sum",
-          [](Graph &g, unsigned x, int64_t dim, const std::string &file,
-             unsigned line) {
-            return g.addReduceSum(x, dim, toSourceLocation(file, line));
-          },
-          "x"_a, "dim"_a, "file"_a = "", "line"_a = 0)
-      .def(
-          "add_rms_norm",
-          [](Graph &g, unsigned x, double epsilon, const std::string &file,
-             unsigned line) {
-            return g.addRmsNorm(x, epsilon, toSourceLocation(file, line));
-          },
-          "x"_a, "epsilon"_a, "file"_a = "", "line"_a = 0)
-      .def(
-          "add_mul_scalar",
-          [](Graph &g, unsigned x, double scalar, const std::string &file,
-             unsigned line) {
-            return g.addMulScalar(x, scalar, toSourceLocation(file, line));
-          },
-          "x"_a, "scalar"_a, "file"_a = "", "line"_a = 0)
-      .def(
-          "add_custom_kernel",
-          [](Graph &g, const std::string &text,
-             const std::vector<unsigned> &inputs) {
-            return g.addCustomKernel(text, inputs);
-          },
-          "text"_a, "inputs"_a)
+  nb::class_<Graph> graph(m, "Graph");
+  graph.def_static("create", &Graph::create)
+      .def_static("parse", fromPython(&Graph::parse), "text"_a,
+                  "function"_a = "")
+      .def("clone", &Graph::clone);
+  defLocated(graph, "add_input", &Graph::addInput, "shape"_a, "dtype"_a);
+  defLocated(graph, "add_unary", &Graph::addUnary, "name"_a, "x"_a);
+  defLocated(graph, "add_binary", &Graph::addBinary, "name"_a, "a"_a, "b"_a);
+  defLocated(graph, "add_matmul", &Graph::addMatmul, "a"_a, "b"_a);
+  defLocated(graph, "add_reduce_sum", &Graph::addReduceSum, "x"_a, "dim"_a);
+  defLocated(graph, "add_rms_norm", &Graph::addRmsNorm, "x"_a, "epsilon"_a);
+  defLocated(graph, "add_mul_scalar", &Graph::addMulScalar, "x"_a,
+             "scalar"_a);
+  graph
+      .def("add_custom_kernel", fromPython(&Graph::addCustomKernel), "text"_a,
+           "inputs"_a)
       .def("mark_output", &Graph::markOutput, "x"_a)
-      .def(
-          "set_target",
-          [](Graph &g, const std::string &chip) { g.setTarget(chip); },
-          "chip"_a)
+      .def("set_target", fromPython(&Graph::setTarget), "chip"_a)
       .def("target", &Graph::getTarget)
-      .def(
-          "emit_ptx",
-          [](Graph &g, const std::string &chip) { return g.emitPTX(chip); },
-          "chip"_a)
-      .def(
-          "emit_launch_plan",
-          [](Graph &g, const std::string &chip) {
-            return g.emitLaunchPlan(chip);
-          },
-          "chip"_a)
+      .def("emit_ptx", fromPython(&Graph::emitPTX), "chip"_a)
+      .def("emit_launch_plan", fromPython(&Graph::emitLaunchPlan), "chip"_a)
       .def("shape",
            [](Graph &g, unsigned x) {
              auto shape = g.getShape(x);
@@ -201,19 +196,9 @@ NB_MODULE(_mlsopt, m) {
       .def("function_name", &Graph::getFunctionName)
       .def("print", &Graph::print, "generic"_a = false)
       .def("to_dot", &Graph::toDot)
-      .def(
-          "estimate_cost",
-          [](Graph &g, const std::string &target) {
-            return g.estimateCost(target);
-          },
-          "target"_a = "")
+      .def("estimate_cost", fromPython(&Graph::estimateCost), "target"_a = "")
       .def("uncosted_ops", &Graph::getUncostedOps)
-      .def(
-          "run_pipeline",
-          [](Graph &g, const std::string &pipeline) {
-            g.runPipeline(pipeline);
-          },
-          "pipeline"_a)
+      .def("run_pipeline", fromPython(&Graph::runPipeline), "pipeline"_a)
       .def(
           "run_on_cpu",
           [](Graph &g, const std::vector<HostArray> &arrays) {
