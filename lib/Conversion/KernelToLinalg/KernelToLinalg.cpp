@@ -69,6 +69,13 @@ static SmallVector<utils::IteratorType> getParallelIterators(int64_t rank) {
   return SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel);
 }
 
+/// An uninitialized tensor of `type`: the init of an op that writes all of it.
+static Value createEmptyTensor(OpBuilder &b, Location loc,
+                               RankedTensorType type) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                 type.getElementType());
+}
+
 /// Folds one element, already widened to the accumulator type, into the
 /// accumulator.
 using CombineFn =
@@ -209,8 +216,7 @@ struct ElementwiseOpLowering : ComputeOpLowering<OpTy> {
     maps.push_back(rewriter.getMultiDimIdentityMap(resultType.getRank()));
     argTypes.push_back(resultType.getElementType());
 
-    Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
-                                         resultType.getElementType());
+    Value init = createEmptyTensor(rewriter, loc, resultType);
     auto generic =
         linalg::GenericOp::create(rewriter, loc, resultType, inputs, init, maps,
                                   getParallelIterators(resultType.getRank()));
@@ -290,21 +296,15 @@ template <typename OpTy> struct ReductionOpLowering : ComputeOpLowering<OpTy> {
 
     Type elementType = resultType.getElementType();
     Type accType = getAccumulatorElementType(elementType);
-    Value reduced;
-    if (kind == ReductionKind::sum) {
-      reduced = createReduction(
-          rewriter, loc, adaptor.getInput(), dim, accType, 0.0,
-          [](OpBuilder &b, Location l, Value element, Value acc) -> Value {
+    bool isSum = kind == ReductionKind::sum;
+    Value reduced = createReduction(
+        rewriter, loc, adaptor.getInput(), dim, accType,
+        isSum ? 0.0 : -std::numeric_limits<double>::infinity(),
+        [&](OpBuilder &b, Location l, Value element, Value acc) -> Value {
+          if (isSum)
             return arith::AddFOp::create(b, l, acc, element);
-          });
-    } else {
-      reduced = createReduction(
-          rewriter, loc, adaptor.getInput(), dim, accType,
-          -std::numeric_limits<double>::infinity(),
-          [](OpBuilder &b, Location l, Value element, Value acc) -> Value {
-            return arith::MaximumFOp::create(b, l, acc, element);
-          });
-    }
+          return arith::MaximumFOp::create(b, l, acc, element);
+        });
     Value rounded = buildElementCast(rewriter, loc, reduced, elementType);
     rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
         op, resultType, rounded, getUnitDimReassociation(rank, dim));
@@ -341,8 +341,7 @@ template <typename OpTy> struct RmsNormOpLowering : ComputeOpLowering<OpTy> {
     int64_t n = resultType.getShape().back();
     double epsilon = op.getEpsilon().convertToDouble();
     AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
-    Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
-                                         elementType);
+    Value init = createEmptyTensor(rewriter, loc, resultType);
     auto normalize = [&](OpBuilder &b, Location l, ValueRange args) {
       Value x = buildScalarExtension(b, l, args[0], f32);
       // The mean divides by n rather than multiplying by 1/n, which is not
@@ -385,10 +384,7 @@ struct TransposeOpLowering : ComputeOpLowering<kernel::TransposeOp> {
 
   LogicalResult lower(kernel::TransposeOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType resultType = op.getType();
-    Value init =
-        tensor::EmptyOp::create(rewriter, op.getLoc(), resultType.getShape(),
-                                resultType.getElementType());
+    Value init = createEmptyTensor(rewriter, op.getLoc(), op.getType());
     auto transpose = linalg::TransposeOp::create(
         rewriter, op.getLoc(), adaptor.getInput(), init, op.getPermutation());
     rewriter.replaceOp(op, transpose.getResult());
@@ -398,27 +394,28 @@ struct TransposeOpLowering : ComputeOpLowering<kernel::TransposeOp> {
 
 } // namespace
 
-/// Adds `Pattern<OpTy>` for every op in `OpTys`.
-template <template <typename> class Pattern, typename... OpTys>
-static void addPatternPerOp(RewritePatternSet &patterns) {
-  patterns.add<Pattern<OpTys>...>(patterns.getContext());
+/// Adds `Pattern<OpTy>` for every op in `OpTys`, constructed from the
+/// context and `args`.
+template <template <typename> class Pattern, typename... OpTys,
+          typename... Args>
+static void addPatternPerOp(RewritePatternSet &patterns, Args... args) {
+  patterns.add<Pattern<OpTys>...>(patterns.getContext(), args...);
 }
 
 void mlsopt::populateKernelToLinalgPatterns(RewritePatternSet &patterns) {
-  MLIRContext *ctx = patterns.getContext();
   addPatternPerOp<ElementwiseOpLowering, MLSOPT_ELEMENTWISE_OPS(kernel),
                   MLSOPT_ELEMENTWISE_OPS(block)>(patterns);
-  patterns.add<
-      MatmulOpLowering<kernel::MatmulOp>, MatmulOpLowering<block::MatmulOp>,
-      RmsNormOpLowering<kernel::RmsNormOp>, RmsNormOpLowering<block::RmsNormOp>,
-      ConcatOpLowering<kernel::ConcatOp>, ConcatOpLowering<block::ConcatOp>,
-      TransposeOpLowering>(ctx);
-  patterns.add<ReductionOpLowering<kernel::ReduceSumOp>,
-               ReductionOpLowering<block::ReduceSumOp>>(ctx,
-                                                        ReductionKind::sum);
-  patterns.add<ReductionOpLowering<kernel::ReduceMaxOp>,
-               ReductionOpLowering<block::ReduceMaxOp>>(ctx,
-                                                        ReductionKind::max);
+  addPatternPerOp<MatmulOpLowering, kernel::MatmulOp, block::MatmulOp>(
+      patterns);
+  addPatternPerOp<RmsNormOpLowering, kernel::RmsNormOp, block::RmsNormOp>(
+      patterns);
+  addPatternPerOp<ConcatOpLowering, kernel::ConcatOp, block::ConcatOp>(
+      patterns);
+  addPatternPerOp<ReductionOpLowering, kernel::ReduceSumOp,
+                  block::ReduceSumOp>(patterns, ReductionKind::sum);
+  addPatternPerOp<ReductionOpLowering, kernel::ReduceMaxOp,
+                  block::ReduceMaxOp>(patterns, ReductionKind::max);
+  patterns.add<TransposeOpLowering>(patterns.getContext());
 }
 
 //===----------------------------------------------------------------------===//
