@@ -21,6 +21,8 @@ import subprocess
 import sys
 import time
 
+import report
+
 REMARK = re.compile(
     r"remark: superoptimize: (?:"
     r"replaced (?P<ops>\d+) kernel ops \((?P<before>[\d.]+) us\) by "
@@ -105,22 +107,18 @@ def bench_case(opt, path, args):
 
 
 def markdown(cases):
-    head = ("| case | batch | search s | total s | kernels before | "
-            "kernels after | est. us before | est. us after | verified | "
-            "enumerated | pruned (abstract) | pruned (cost) | screened | "
-            "PTX |")
-    rows = [head, "|" + " --- |" * 14]
-    for c in cases:
-        rows.append(
-            f"| {c['name']} | {c['batch']} | {c['search_seconds']} | "
-            f"{c['seconds']} | "
-            f"{c['kernels_before']} | {c['kernels_after']} | "
-            f"{c['est_us_before']} | {c['est_us_after']} | "
-            f"{'yes' if c['verified'] else 'NO'} | {c['enumerated']} | "
-            f"{c['pruned_abstract_expr']} | {c['pruned_cost']} | "
-            f"{c['screened']} | "
-            f"{ {True: 'ok', False: 'FAILED'}.get(c.get('ptx'), '-')} |")
-    return "\n".join(rows) + "\n"
+    headers = ["case", "batch", "search s", "total s", "kernels before",
+               "kernels after", "est. us before", "est. us after", "verified",
+               "enumerated", "pruned (abstract)", "pruned (cost)", "screened",
+               "PTX"]
+    rows = [[c["name"], c["batch"], c["search_seconds"], c["seconds"],
+             c["kernels_before"], c["kernels_after"], c["est_us_before"],
+             c["est_us_after"], "yes" if c["verified"] else "NO",
+             c["enumerated"], c["pruned_abstract_expr"], c["pruned_cost"],
+             c["screened"],
+             {True: "ok", False: "FAILED"}.get(c.get("ptx"), "-")]
+            for c in cases]
+    return report.markdown_table(headers, rows)
 
 
 def main():
@@ -146,12 +144,7 @@ def main():
         case = bench_case(opt, path, args)
         print(f"{path.name}: {json.dumps(case)}", file=sys.stderr, flush=True)
         cases.append(case)
-    out = build / "bench"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "search.json").write_text(json.dumps(cases, indent=2) + "\n")
-    table = markdown(cases)
-    (out / "search.md").write_text(table)
-    print(table)
+    report.write_report(build / "bench", "search", cases, markdown(cases))
     return 0 if all(c["verified"] for c in cases) else 1
 
 

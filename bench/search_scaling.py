@@ -14,6 +14,8 @@ import re
 import subprocess
 import sys
 
+import report
+
 REMARK = re.compile(r"searched for (?P<seconds>[\d.]+) s(?P<timeout> \(timed out\))?: "
                     r"(?P<enumerated>\d+) ops enumerated")
 
@@ -42,9 +44,8 @@ def main():
     args = parser.parse_args()
     opt = str(pathlib.Path(args.build_dir) / "bin" / "mlsopt-opt")
     sizes = [int(s) for s in args.sizes.split(",")]
-    print("| program | max-block-ops | pruning on: s | enumerated | "
-          "pruning off: s | enumerated |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print(report.table_header(["program", "max-block-ops", "pruning on: s",
+                               "enumerated", "pruning off: s", "enumerated"]))
     for case in args.cases:
         imported = subprocess.run([opt, case, "--convert-linalg-to-kernel"],
                                   capture_output=True, text=True,
@@ -52,8 +53,8 @@ def main():
         for size in sizes:
             on = measure(opt, imported, size, "true", args.timeout)
             off = measure(opt, imported, size, "false", args.timeout)
-            print(f"| {pathlib.Path(case).stem} | {size} | {on[0]} | {on[1]} | "
-                  f"{off[0]} | {off[1]} |", flush=True)
+            print(report.table_row([pathlib.Path(case).stem, size, *on,
+                                    *off]), flush=True)
     return 0
 
 

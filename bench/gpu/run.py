@@ -83,14 +83,22 @@ def reference(name, torch):
     raise ValueError(name)
 
 
-def load_gpu_module():
-    """python/mlsopt/gpu.py on its own: the package's extension needs LLVM,
-    which the GPU machine does not have."""
-    spec = importlib.util.spec_from_file_location(
-        "mlsopt_gpu", ROOT / "python" / "mlsopt" / "gpu.py")
+def load_module(name, path):
+    """The Python file `path` as module `name`, imported by path."""
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+# The writers the CPU benchmark shares (bench/report.py).
+report = load_module("mlsopt_bench_report", ROOT / "bench" / "report.py")
+
+
+def load_gpu_module():
+    """python/mlsopt/gpu.py on its own: the package's extension needs LLVM,
+    which the GPU machine does not have."""
+    return load_module("mlsopt_gpu", ROOT / "python" / "mlsopt" / "gpu.py")
 
 
 def check_artifacts(case_dir, gpu):
@@ -208,21 +216,19 @@ def run_case(case_dir, gpu, args, torch):
 
 
 def markdown(rows):
-    lines = ["| case | b | mlsopt us | launches | unfused us | eager us | "
-             "compile us | sdpa us | speedup | rel. error | % roofline | "
-             "model us |",
-             "|" + " --- |" * 12]
     fmt = lambda v: "-" if v is None else (f"{v:.1f}" if isinstance(v, float) else str(v))
-    for r in rows:
-        lines.append(
-            f"| {r['name']} | {r['batch']} | {fmt(r['mlsopt_us'])} | "
-            f"{r['mlsopt_launches']} | {fmt(r['unfused_us'])} | "
-            f"{fmt(r['torch_eager_us'])} | {fmt(r.get('torch_compile_us'))} | "
-            f"{fmt(r.get('sdpa_us'))} | {r['speedup']:.2f}x | "
-            f"{r['mlsopt_rel_error']:.1e} | "
-            f"{100 * r['fraction_of_roofline']:.0f}% | "
-            f"{fmt(r['est_us_after'])} |")
-    return "\n".join(lines) + "\n"
+    headers = ["case", "b", "mlsopt us", "launches", "unfused us", "eager us",
+               "compile us", "sdpa us", "speedup", "rel. error", "% roofline",
+               "model us"]
+    cells = [[r["name"], r["batch"], fmt(r["mlsopt_us"]),
+              r["mlsopt_launches"], fmt(r["unfused_us"]),
+              fmt(r["torch_eager_us"]), fmt(r.get("torch_compile_us")),
+              fmt(r.get("sdpa_us")), f"{r['speedup']:.2f}x",
+              f"{r['mlsopt_rel_error']:.1e}",
+              f"{100 * r['fraction_of_roofline']:.0f}%",
+              fmt(r["est_us_after"])]
+             for r in rows]
+    return report.markdown_table(headers, cells)
 
 
 def main():
@@ -256,12 +262,8 @@ def main():
         row = run_case(case_dir, gpu, args, torch)
         print(json.dumps(row), flush=True)
         rows.append(row)
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "results.json").write_text(json.dumps(rows, indent=2) + "\n")
-    table = markdown(rows)
-    (out / "results.md").write_text(table)
-    print(table)
+    report.write_report(pathlib.Path(args.out), "results", rows,
+                        markdown(rows))
     return 0
 
 
