@@ -164,50 +164,8 @@ class KernelGraph:
         self._check(A, B)
         return self._added(self._core.add_matmul(A._id, B._id, *_caller()))
 
-    def add(self, A, B):
-        return self._binary("add", A, B)
-
-    def sub(self, A, B):
-        return self._binary("sub", A, B)
-
-    def mul(self, A, B):
-        return self._binary("mul", A, B)
-
-    def div(self, A, B):
-        return self._binary("div", A, B)
-
-    def exp(self, A):
-        return self._unary("exp", A)
-
-    def log(self, A):
-        return self._unary("log", A)
-
-    def sqrt(self, A):
-        return self._unary("sqrt", A)
-
-    def rsqrt(self, A):
-        return self._unary("rsqrt", A)
-
-    def square(self, A):
-        return self._unary("square", A)
-
-    def silu(self, A):
-        return self._unary("silu", A)
-
-    def sigmoid(self, A):
-        return self._unary("sigmoid", A)
-
-    def gelu(self, A):
-        return self._unary("gelu", A)
-
-    def relu(self, A):
-        return self._unary("relu", A)
-
-    def tanh(self, A):
-        return self._unary("tanh", A)
-
-    def neg(self, A):
-        return self._unary("neg", A)
+    # add, sub, mul, div and the unary ops (exp, silu, ...): see
+    # _define_elementwise_methods below the class.
 
     def mul_scalar(self, A, scalar):
         self._check(A)
@@ -472,6 +430,42 @@ class KernelGraph:
         self._check(A, B)
         return self._added(
             self._core.add_binary(name, A._id, B._id, *_caller()))
+
+
+def _define_elementwise_methods(cls, unary, binary, build_unary,
+                                build_binary):
+    """Gives `cls` a method `name(self, A)` returning
+    build_unary(self, name, A) for each name in `unary`, and `name(self, A,
+    B)` returning build_binary(self, name, A, B) for each in `binary`: one
+    definition for Mirage's many elementwise methods, with their names and
+    argument names."""
+    def unary_method(name):
+        def method(self, A):
+            return build_unary(self, name, A)
+        return method
+
+    def binary_method(name):
+        def method(self, A, B):
+            return build_binary(self, name, A, B)
+        return method
+
+    for names, make in ((unary, unary_method), (binary, binary_method)):
+        for name in names:
+            assert name not in vars(cls), f"{cls.__name__}.{name} twice"
+            method = make(name)
+            method.__name__ = name
+            method.__qualname__ = f"{cls.__name__}.{name}"
+            method.__doc__ = f"The elementwise op {name} (Mirage's name)."
+            setattr(cls, name, method)
+
+
+# The kernel dialect's elementwise ops by mnemonic, as KernelGraph methods.
+_define_elementwise_methods(
+    KernelGraph,
+    unary=("exp", "log", "sqrt", "rsqrt", "square", "silu", "sigmoid", "gelu",
+           "relu", "tanh", "neg"),
+    binary=("add", "sub", "mul", "div"),
+    build_unary=KernelGraph._unary, build_binary=KernelGraph._binary)
 
 
 # Keyword arguments of Mirage's KNGraph.superoptimize that pick the search

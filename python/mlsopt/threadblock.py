@@ -16,7 +16,7 @@ are checked by the dialect's verifiers when ``customized`` builds the op.
 
 from . import _mlsopt as _core
 from ._mlsopt import MLIRError
-from .kernel import DTensor, _caller
+from .kernel import DTensor, _caller, _define_elementwise_methods
 
 _GRID_AXES = ("x", "y", "z")
 
@@ -198,35 +198,8 @@ class TBGraph:
     def matmul(self, A, B):
         return self._op("matmul", [A, B], "matmul", *_caller())
 
-    def add(self, A, B):
-        return self._op("add", [A, B], "broadcast", *_caller())
-
-    def sub(self, A, B):
-        return self._op("sub", [A, B], "broadcast", *_caller())
-
-    def mul(self, A, B):
-        return self._op("mul", [A, B], "broadcast", *_caller())
-
-    def div(self, A, B):
-        return self._op("div", [A, B], "broadcast", *_caller())
-
-    def exp(self, A):
-        return self._op("exp", [A], "same", *_caller())
-
-    def silu(self, A):
-        return self._op("silu", [A], "same", *_caller())
-
-    def gelu(self, A):
-        return self._op("gelu", [A], "same", *_caller())
-
-    def relu(self, A):
-        return self._op("relu", [A], "same", *_caller())
-
-    def square(self, A):
-        return self._op("square", [A], "same", *_caller())
-
-    def sqrt(self, A):
-        return self._op("sqrt", [A], "same", *_caller())
+    # add, sub, mul, div and the unary ops (exp, silu, ...): see
+    # _define_elementwise_methods below the class.
 
     def rms_norm(self, A):
         return self._op("rms_norm", [A], "last_dim", *_caller())
@@ -331,6 +304,18 @@ class TBGraph:
                 + f"{suffix} : {operand_types}{_loc(file, line)}")
         (self._loop_ops if result._in_loop else self._post_ops).append(text)
         return result
+
+
+# The tile ops Mirage's threadblock graphs have, elementwise: the unary ones
+# keep their operand's shape, the binary ones broadcast.
+_define_elementwise_methods(
+    TBGraph,
+    unary=("exp", "silu", "gelu", "relu", "square", "sqrt"),
+    binary=("add", "sub", "mul", "div"),
+    build_unary=lambda graph, name, A: graph._op(name, [A], "same",
+                                                  *_caller()),
+    build_binary=lambda graph, name, A, B: graph._op(name, [A, B], "broadcast",
+                                                     *_caller()))
 
 
 def _dim3(dims, what):
