@@ -167,15 +167,35 @@ static Type toMLIRType(ElementType type) {
 // Op tables
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// A list of kernel ops that Python names by mnemonic ("exp" for kernel.exp).
+template <typename... OpTys> struct KernelOpList {
+  /// Calls `fn` with a null `OpTy *` for the op of the list named `name`;
+  /// false if there is none.
+  template <typename Fn> static bool visit(StringRef name, Fn &&fn) {
+    return ((name == OpTys::getOperationName().drop_front(
+                         kernel::KernelDialect::getDialectNamespace().size() +
+                         1) &&
+             (fn(static_cast<OpTys *>(nullptr)), true)) ||
+            ...);
+  }
+};
+
+/// The elementwise ops Graph::addUnary and Graph::addBinary build.
+using UnaryOps = KernelOpList<
+    kernel::ExpOp, kernel::LogOp, kernel::SqrtOp, kernel::RsqrtOp,
+    kernel::SquareOp, kernel::SiluOp, kernel::SigmoidOp, kernel::GeluOp,
+    kernel::ReluOp, kernel::TanhOp, kernel::ErfOp, kernel::NegOp>;
+using BinaryOps =
+    KernelOpList<kernel::AddOp, kernel::SubOp, kernel::MulOp, kernel::DivOp>;
+} // namespace
+
 bool mlsopt::python::isUnaryOpName(StringRef name) {
-  return llvm::is_contained(
-      {"exp", "log", "sqrt", "rsqrt", "square", "silu", "sigmoid", "gelu",
-       "relu", "tanh", "erf", "neg"},
-      name);
+  return UnaryOps::visit(name, [](auto *) {});
 }
 
 bool mlsopt::python::isBinaryOpName(StringRef name) {
-  return llvm::is_contained({"add", "sub", "mul", "div"}, name);
+  return BinaryOps::visit(name, [](auto *) {});
 }
 
 std::vector<int64_t>
@@ -420,42 +440,24 @@ unsigned Graph::addOp(const SourceLocation &loc, ValueRange operands,
 
 unsigned Graph::addUnary(StringRef name, unsigned input,
                          const SourceLocation &loc) {
-  using namespace kernel;
-  using Builder = unsigned (Graph::*)(const SourceLocation &, ValueRange,
-                                      ArrayRef<NamedAttribute>);
-  Builder builder = llvm::StringSwitch<Builder>(name)
-                        .Case("exp", &Graph::addOp<ExpOp>)
-                        .Case("log", &Graph::addOp<LogOp>)
-                        .Case("sqrt", &Graph::addOp<SqrtOp>)
-                        .Case("rsqrt", &Graph::addOp<RsqrtOp>)
-                        .Case("square", &Graph::addOp<SquareOp>)
-                        .Case("silu", &Graph::addOp<SiluOp>)
-                        .Case("sigmoid", &Graph::addOp<SigmoidOp>)
-                        .Case("gelu", &Graph::addOp<GeluOp>)
-                        .Case("relu", &Graph::addOp<ReluOp>)
-                        .Case("tanh", &Graph::addOp<TanhOp>)
-                        .Case("erf", &Graph::addOp<ErfOp>)
-                        .Case("neg", &Graph::addOp<NegOp>)
-                        .Default(nullptr);
-  if (!builder)
+  unsigned result = 0;
+  if (!UnaryOps::visit(name, [&](auto *tag) {
+        using OpTy = std::remove_pointer_t<decltype(tag)>;
+        result = addOp<OpTy>(loc, lookup(input));
+      }))
     throw std::invalid_argument("no unary kernel op '" + name.str() + "'");
-  return (this->*builder)(loc, lookup(input), {});
+  return result;
 }
 
 unsigned Graph::addBinary(StringRef name, unsigned lhs, unsigned rhs,
                           const SourceLocation &loc) {
-  using namespace kernel;
-  using Builder = unsigned (Graph::*)(const SourceLocation &, ValueRange,
-                                      ArrayRef<NamedAttribute>);
-  Builder builder = llvm::StringSwitch<Builder>(name)
-                        .Case("add", &Graph::addOp<AddOp>)
-                        .Case("sub", &Graph::addOp<SubOp>)
-                        .Case("mul", &Graph::addOp<MulOp>)
-                        .Case("div", &Graph::addOp<DivOp>)
-                        .Default(nullptr);
-  if (!builder)
+  unsigned result = 0;
+  if (!BinaryOps::visit(name, [&](auto *tag) {
+        using OpTy = std::remove_pointer_t<decltype(tag)>;
+        result = addOp<OpTy>(loc, {lookup(lhs), lookup(rhs)});
+      }))
     throw std::invalid_argument("no binary kernel op '" + name.str() + "'");
-  return (this->*builder)(loc, {lookup(lhs), lookup(rhs)}, {});
+  return result;
 }
 
 unsigned Graph::addMatmul(unsigned lhs, unsigned rhs,
