@@ -100,6 +100,9 @@ private:
   /// A cheap lower bound of the cost of a kernel that reads `inputs` and
   /// writes `outputs` once.
   double lowerBoundUs(ArrayRef<const Dims *> tensors);
+  /// The dims of the reference's results and of the inputs they depend on:
+  /// what any program computing the results must read and write.
+  SmallVector<const Dims *> getProgramTensors() const;
   /// The custom kernels over `subset` with exactly `blockOps` block ops.
   const std::vector<CustomCandidate> &
   getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps);
@@ -344,6 +347,28 @@ double Search::lowerBoundUs(ArrayRef<const Dims *> tensors) {
     bytes += n;
   }
   return estimateRoofline(bytes, 0, 0, options.target).totalUs;
+}
+
+SmallVector<const Dims *> Search::getProgramTensors() const {
+  const KernelGraph &ref = problem.reference;
+  SmallVector<bool> needed(ref.getNumValues(), false);
+  for (unsigned r : ref.results)
+    needed[r] = true;
+  // The reference holds pre-defined ops only (one result each), numbered in
+  // program order, so one backward sweep finds every value a result needs.
+  for (unsigned n = ref.nodes.size(); n-- > 0;) {
+    assert(!ref.nodes[n].isCustom() && "the reference has no custom kernels");
+    if (needed[ref.numInputs + n])
+      for (unsigned operand : ref.nodes[n].op.operands)
+        needed[operand] = true;
+  }
+  SmallVector<const Dims *> tensors;
+  for (unsigned i = 0; i < ref.numInputs; ++i)
+    if (needed[i])
+      tensors.push_back(&problem.shapes.inputDims[i]);
+  for (unsigned r : ref.results)
+    tensors.push_back(&problem.referenceDims[r]);
+  return tensors;
 }
 
 bool Search::matchesTarget(const SearchValue &value, const SearchValue &t) {
@@ -770,8 +795,18 @@ SearchResult Search::run() {
     if (subterms.insert(e).second)
       worklist.append(e->getOperands().begin(), e->getOperands().end());
   }
+  // No program beats one launch that reads each input the results depend
+  // on and writes each result once, so a best program at that bound ends
+  // the search. Checked only between levels, where every thread's finds
+  // have been merged, so the result stays the same for any thread count.
+  double programBoundUs = lowerBoundUs(getProgramTensors());
+  auto atLowerBound = [&] {
+    return best && bestCost.totalUs <= programBoundUs * (1 + 1e-9);
+  };
+  bool reachedBound = false;
   for (bool literal : {true, false}) {
-    if (!screeningReference || !referenceCost || core->timedOut())
+    if (!screeningReference || !referenceCost || core->timedOut() ||
+        reachedBound)
       break;
     // Without pruning, the literal pass would be pruning too.
     if (literal && !options.abstractPruning)
@@ -790,6 +825,10 @@ SearchResult Search::run() {
       dfs(kNoKey);
       if (core->timedOut())
         break;
+      if (atLowerBound()) {
+        reachedBound = true;
+        break;
+      }
     }
   }
 
@@ -815,6 +854,7 @@ SearchResult Search::run() {
   s.oracleQueries = oracleStats.queries;
   s.oracleCacheHits = oracleStats.cacheHits;
   s.timedOut = stop;
+  s.reachedLowerBound = reachedBound;
   s.unverifiable = !screeningReference;
   s.seconds = std::chrono::duration<double>(
                   std::chrono::steady_clock::now() - start)

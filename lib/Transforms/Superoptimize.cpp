@@ -8,6 +8,7 @@
 
 #include "mlsopt/Transforms/Passes.h"
 #include "mlsopt/Transforms/KernelIdioms.h"
+#include "mlsopt/Transforms/Subprograms.h"
 #include "mlsopt/Dialect/Block/IR/BlockDialect.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelDialect.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
@@ -43,13 +44,6 @@ using namespace mlsopt;
 using namespace mlsopt::search;
 
 namespace {
-/// A convex run of searchable ops of one block, with what flows in and out.
-struct Subprogram {
-  SmallVector<Operation *> ops;
-  SmallVector<Value> inputs;
-  SmallVector<Value> outputs;
-};
-
 /// The most field elements a full-shape verification may hold at once
 /// (16 bytes each: 4 GiB); past it the pass says so instead of running out
 /// of memory.
@@ -61,7 +55,6 @@ struct SuperoptimizePass
   void runOnOperation() override;
 
 private:
-  SmallVector<Subprogram> partition(func::FuncOp func);
   /// Searches, verifies and splices in one subprogram. Returns false on an
   /// error already emitted.
   bool optimize(Subprogram &sub, const SearchOptions &options,
@@ -74,81 +67,6 @@ private:
   DenseMap<Value, Value> replaced;
 };
 } // namespace
-
-SmallVector<Subprogram> SuperoptimizePass::partition(func::FuncOp func) {
-  SmallVector<Subprogram> subprograms;
-  for (Block &block : func.getBody()) {
-    Subprogram current;
-    llvm::SmallPtrSet<Operation *, 16> inCurrent;
-    // Values computed outside `current` from its results: an op that reads
-    // one cannot join, or the subprogram could not be replaced in one place.
-    llvm::DenseSet<Value> tainted;
-    // Values of `current` with no exponent image (results of exp, sqrt,
-    // rsqrt, rms_norm and the non-LAX functions, and what depends on them):
-    // an exp of one would make the subprogram one the finite-field verifier
-    // cannot evaluate, so the subprogram ends before such an exp, whose
-    // operand then arrives as a fresh input.
-    llvm::DenseSet<Value> noExponent;
-    auto close = [&]() {
-      if (!current.ops.empty())
-        subprograms.push_back(std::move(current));
-      current = Subprogram();
-      inCurrent.clear();
-      tainted.clear();
-      noExponent.clear();
-    };
-    for (Operation &op : block) {
-      bool searchable = isSearchableOp(&op);
-      bool readsTainted = llvm::any_of(
-          op.getOperands(), [&](Value v) { return tainted.contains(v); });
-      bool expOfNoExponent =
-          isa<kernel::ExpOp>(op) && noExponent.contains(op.getOperand(0));
-      if (searchable && (readsTainted || expOfNoExponent ||
-                         current.ops.size() >= maxKernelOps))
-        close();
-      if (searchable) {
-        current.ops.push_back(&op);
-        inCurrent.insert(&op);
-        bool lax = !isa<kernel::ExpOp, kernel::SqrtOp, kernel::RsqrtOp,
-                        kernel::RmsNormOp, kernel::LogOp, kernel::SiluOp,
-                        kernel::SigmoidOp, kernel::GeluOp, kernel::ReluOp,
-                        kernel::TanhOp, kernel::ErfOp>(op);
-        if (!lax || llvm::any_of(op.getOperands(), [&](Value v) {
-              return noExponent.contains(v);
-            }))
-          noExponent.insert(op.getResult(0));
-        continue;
-      }
-      bool readsCurrent = llvm::any_of(op.getOperands(), [&](Value v) {
-        Operation *def = v.getDefiningOp();
-        return (def && inCurrent.contains(def)) || tainted.contains(v);
-      });
-      if (readsCurrent)
-        for (Value r : op.getResults())
-          tainted.insert(r);
-    }
-    close();
-  }
-  // Inputs and outputs of each subprogram.
-  for (Subprogram &sub : subprograms) {
-    llvm::SmallPtrSet<Operation *, 16> members(sub.ops.begin(), sub.ops.end());
-    llvm::SetVector<Value> inputs;
-    for (Operation *op : sub.ops)
-      for (Value v : op->getOperands()) {
-        Operation *def = v.getDefiningOp();
-        if (!def || !members.contains(def))
-          inputs.insert(v);
-      }
-    sub.inputs.assign(inputs.begin(), inputs.end());
-    for (Operation *op : sub.ops)
-      for (Value r : op->getResults())
-        if (llvm::any_of(r.getUsers(), [&](Operation *user) {
-              return !members.contains(user);
-            }))
-          sub.outputs.push_back(r);
-  }
-  return subprograms;
-}
 
 namespace {
 /// The reference evaluated once over the field at full shapes, before the
@@ -344,7 +262,9 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
     {
       llvm::raw_string_ostream os(figures);
       os << "searched for " << formatFixed(s.seconds, 1) << " s"
-         << (s.timedOut ? " (timed out)" : "") << ": " << s.enumerated
+         << (s.timedOut ? " (timed out)" : "")
+         << (s.reachedLowerBound ? " (stopped at the cost lower bound)" : "")
+         << ": " << s.enumerated
          << " ops enumerated, " << s.prunedByAbstractExpr
          << " pruned by abstract expression, " << s.prunedByCost
          << " by cost, " << s.blockGraphs << " block graphs, "
@@ -522,7 +442,8 @@ void SuperoptimizePass::runOnOperation() {
   for (func::FuncOp func : functions) {
     replaced.clear();
     auto start = std::chrono::steady_clock::now();
-    SmallVector<Subprogram> subprograms = partition(func);
+    SmallVector<Subprogram> subprograms =
+        partitionIntoSubprograms(func, maxKernelOps);
     if (subprograms.empty())
       continue;
     for (auto [index, sub] : llvm::enumerate(subprograms)) {

@@ -47,6 +47,10 @@ struct SearchStatistics {
   uint64_t oracleQueries = 0;
   uint64_t oracleCacheHits = 0;
   bool timedOut = false;
+  /// The search stopped early because the best program costs no more than
+  /// any program can: one launch that reads the inputs and writes the
+  /// results once (the cost model's lower bound for the whole subprogram).
+  bool reachedLowerBound = false;
   /// The reference cannot be evaluated over the finite field (it is not
   /// LAX: an exp of a square root, say), so nothing was searched.
   bool unverifiable = false;

@@ -1,0 +1,257 @@
+//===- Subprograms.cpp - Cutting a function into searchable pieces --------===//
+//
+// Greedy clustering on the op DAG of each block: every op starts alone, and
+// the edges between searchable ops are tried largest tensor first, since the
+// bigger the tensor a cut leaves between two kernels, the more the cut
+// costs. Cutting in program order instead would put unrelated ops together
+// whenever a front end interleaves independent computations (QKNorm prints
+// the normalization of Q between the ops of K's).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlsopt/Transforms/Subprograms.h"
+#include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/Search/SearchProblem.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <queue>
+
+using namespace mlir;
+using namespace mlsopt;
+
+namespace {
+/// Whether every value computed by `op` from values with an exponent image
+/// has one too (the LAX ops of docs/verification.md).
+bool keepsExponentImage(Operation *op) {
+  return !isa<kernel::ExpOp, kernel::SqrtOp, kernel::RsqrtOp,
+              kernel::RmsNormOp, kernel::LogOp, kernel::SiluOp,
+              kernel::SigmoidOp, kernel::GeluOp, kernel::ReluOp,
+              kernel::TanhOp, kernel::ErfOp>(op);
+}
+
+/// Bytes of a statically shaped tensor value; 0 for anything else.
+int64_t getBytes(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return 0;
+  return type.getNumElements() *
+         std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+}
+
+/// The dependence DAG of the ops of one block (its terminator aside) and
+/// the clusters grown on it.
+class BlockPartition {
+public:
+  explicit BlockPartition(Block &block);
+  /// Joins clusters along producer-consumer edges, largest tensor first.
+  void cluster(unsigned maxOps);
+  /// Moves the ops into a topological order in which each cluster is
+  /// contiguous and returns the clusters of searchable ops in that order.
+  SmallVector<SmallVector<Operation *>> reorder();
+
+private:
+  /// True if joining the clusters of `a` and `b` keeps them a subprogram.
+  bool canJoin(unsigned a, unsigned b, unsigned maxOps);
+  /// True if some path leaves the ops of `members` and comes back.
+  bool leavesAndReturns(const llvm::DenseSet<unsigned> &members);
+  /// True if the ops of `members`, in block order, exp a value without an
+  /// exponent image that they compute themselves.
+  static bool expsNoExponentValue(ArrayRef<Operation *> members);
+  SmallVector<unsigned> getMembers(unsigned op);
+
+  Block &block;
+  SmallVector<Operation *> ops;
+  llvm::DenseMap<Operation *, unsigned> index;
+  SmallVector<SmallVector<unsigned, 4>> succs;
+  SmallVector<bool> searchable;
+  /// (bytes, producer, consumer) of every edge between searchable ops.
+  SmallVector<std::tuple<int64_t, unsigned, unsigned>> edges;
+  llvm::EquivalenceClasses<unsigned> clusters;
+};
+} // namespace
+
+BlockPartition::BlockPartition(Block &block) : block(block) {
+  for (Operation &op : block) {
+    if (op.hasTrait<OpTrait::IsTerminator>())
+      continue;
+    index[&op] = ops.size();
+    ops.push_back(&op);
+  }
+  succs.resize(ops.size());
+  searchable.resize(ops.size());
+  // Ops with side effects keep their order among themselves.
+  std::optional<unsigned> lastEffect;
+  for (auto [i, op] : llvm::enumerate(ops)) {
+    searchable[i] = search::isSearchableOp(op);
+    clusters.insert(i);
+    llvm::SetVector<unsigned> preds;
+    op->walk([&](Operation *nested) {
+      for (Value v : nested->getOperands()) {
+        Operation *def = v.getDefiningOp();
+        auto it = def ? index.find(def) : index.end();
+        if (it == index.end() || it->second == i)
+          continue;
+        preds.insert(it->second);
+        if (nested == op && searchable[i] && searchable[it->second])
+          edges.emplace_back(getBytes(v), it->second, i);
+      }
+    });
+    if (!isMemoryEffectFree(op)) {
+      if (lastEffect)
+        preds.insert(*lastEffect);
+      lastEffect = i;
+    }
+    for (unsigned p : preds)
+      succs[p].push_back(i);
+  }
+  // Largest tensor first; ties in block order, so the result is the same
+  // on every run.
+  llvm::stable_sort(edges, [](const auto &a, const auto &b) {
+    return std::get<0>(a) > std::get<0>(b);
+  });
+}
+
+SmallVector<unsigned> BlockPartition::getMembers(unsigned op) {
+  SmallVector<unsigned> members(clusters.findLeader(op),
+                                clusters.member_end());
+  llvm::sort(members);
+  return members;
+}
+
+bool BlockPartition::leavesAndReturns(const llvm::DenseSet<unsigned> &members) {
+  SmallVector<unsigned> worklist;
+  llvm::DenseSet<unsigned> seen;
+  for (unsigned m : members)
+    for (unsigned s : succs[m])
+      if (!members.contains(s) && seen.insert(s).second)
+        worklist.push_back(s);
+  while (!worklist.empty()) {
+    unsigned op = worklist.pop_back_val();
+    for (unsigned s : succs[op]) {
+      if (members.contains(s))
+        return true;
+      if (seen.insert(s).second)
+        worklist.push_back(s);
+    }
+  }
+  return false;
+}
+
+bool BlockPartition::expsNoExponentValue(ArrayRef<Operation *> members) {
+  llvm::DenseSet<Value> noExponent;
+  for (Operation *op : members) {
+    if (isa<kernel::ExpOp>(op) && noExponent.contains(op->getOperand(0)))
+      return true;
+    if (!keepsExponentImage(op) ||
+        llvm::any_of(op->getOperands(),
+                     [&](Value v) { return noExponent.contains(v); }))
+      noExponent.insert(op->getResults().begin(), op->getResults().end());
+  }
+  return false;
+}
+
+bool BlockPartition::canJoin(unsigned a, unsigned b, unsigned maxOps) {
+  SmallVector<unsigned> joined = getMembers(a);
+  llvm::append_range(joined, getMembers(b));
+  if (joined.size() > maxOps)
+    return false;
+  llvm::sort(joined);
+  SmallVector<Operation *> members;
+  for (unsigned m : joined)
+    members.push_back(ops[m]);
+  if (expsNoExponentValue(members))
+    return false;
+  return !leavesAndReturns(llvm::DenseSet<unsigned>(joined.begin(),
+                                                    joined.end()));
+}
+
+void BlockPartition::cluster(unsigned maxOps) {
+  for (auto [bytes, producer, consumer] : edges) {
+    if (clusters.isEquivalent(producer, consumer))
+      continue;
+    if (canJoin(producer, consumer, maxOps))
+      clusters.unionSets(producer, consumer);
+  }
+}
+
+SmallVector<SmallVector<Operation *>> BlockPartition::reorder() {
+  // The DAG of clusters (acyclic: every join kept each cluster convex),
+  // walked in topological order, the cluster with the earliest op first,
+  // which keeps the block order wherever it already has contiguous clusters.
+  llvm::DenseMap<unsigned, unsigned> indegree;
+  llvm::DenseMap<unsigned, SmallVector<unsigned>> clusterSuccs;
+  for (unsigned i = 0; i < ops.size(); ++i) {
+    unsigned from = clusters.getLeaderValue(i);
+    indegree.try_emplace(from, 0);
+    for (unsigned s : succs[i]) {
+      unsigned to = clusters.getLeaderValue(s);
+      if (to == from)
+        continue;
+      clusterSuccs[from].push_back(to);
+      ++indegree[to];
+    }
+  }
+  auto firstOp = [&](unsigned leader) { return getMembers(leader).front(); };
+  using Entry = std::pair<unsigned, unsigned>; // (first op, leader)
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready;
+  for (auto [leader, degree] : indegree)
+    if (degree == 0)
+      ready.emplace(firstOp(leader), leader);
+  Operation *terminator =
+      block.mightHaveTerminator() ? block.getTerminator() : nullptr;
+  SmallVector<SmallVector<Operation *>> result;
+  while (!ready.empty()) {
+    unsigned leader = ready.top().second;
+    ready.pop();
+    SmallVector<Operation *> members;
+    for (unsigned m : getMembers(leader)) {
+      if (terminator)
+        ops[m]->moveBefore(terminator);
+      else
+        ops[m]->moveBefore(&block, block.end());
+      members.push_back(ops[m]);
+    }
+    if (searchable[getMembers(leader).front()])
+      result.push_back(std::move(members));
+    for (unsigned to : clusterSuccs[leader])
+      if (--indegree[to] == 0)
+        ready.emplace(firstOp(to), to);
+  }
+  return result;
+}
+
+SmallVector<Subprogram> mlsopt::partitionIntoSubprograms(func::FuncOp func,
+                                                         unsigned maxOps) {
+  SmallVector<Subprogram> subprograms;
+  for (Block &block : func.getBody()) {
+    BlockPartition partition(block);
+    partition.cluster(std::max(1u, maxOps));
+    for (SmallVector<Operation *> &ops : partition.reorder()) {
+      Subprogram sub;
+      sub.ops = std::move(ops);
+      llvm::SmallPtrSet<Operation *, 16> members(sub.ops.begin(),
+                                                 sub.ops.end());
+      llvm::SetVector<Value> inputs;
+      for (Operation *op : sub.ops)
+        for (Value v : op->getOperands()) {
+          Operation *def = v.getDefiningOp();
+          if (!def || !members.contains(def))
+            inputs.insert(v);
+        }
+      sub.inputs.assign(inputs.begin(), inputs.end());
+      for (Operation *op : sub.ops)
+        for (Value r : op->getResults())
+          if (llvm::any_of(r.getUsers(), [&](Operation *user) {
+                return !members.contains(user);
+              }))
+            sub.outputs.push_back(r);
+      subprograms.push_back(std::move(sub));
+    }
+  }
+  return subprograms;
+}

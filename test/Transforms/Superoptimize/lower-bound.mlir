@@ -1,0 +1,20 @@
+// The search ends as soon as its best program costs what any program must:
+// one launch that reads the inputs and writes the result once. LoRA at a
+// shape whose fused kernel fills the GPU reaches that bound, so the pass
+// stops long before its timeout with the one-kernel μGraph.
+// RUN: mlsopt-opt %s --superoptimize="timeout=60" -o %t 2>%t.remarks
+// RUN: FileCheck %s < %t
+// RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
+// REMARK: remark: superoptimize: replaced 4 kernel ops {{.*}} by 1 kernels {{.*}}(stopped at the cost lower bound)
+// CHECK-LABEL: func.func @lora(
+// CHECK-COUNT-1: kernel.custom
+// CHECK-NOT: kernel.
+// CHECK: return
+
+func.func @lora(%x: tensor<16x256xf16>, %w: tensor<256x4096xf16>, %a: tensor<256x16xf16>, %b: tensor<16x4096xf16>) -> tensor<16x4096xf16> {
+  %xw = kernel.matmul %x, %w : tensor<16x256xf16>, tensor<256x4096xf16>
+  %xa = kernel.matmul %x, %a : tensor<16x256xf16>, tensor<256x16xf16>
+  %xab = kernel.matmul %xa, %b : tensor<16x16xf16>, tensor<16x4096xf16>
+  %o = kernel.add %xw, %xab : tensor<16x4096xf16>, tensor<16x4096xf16>
+  return %o : tensor<16x4096xf16>
+}
