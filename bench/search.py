@@ -28,10 +28,16 @@ REMARK = re.compile(
     r"replaced (?P<ops>\d+) kernel ops \((?P<before>[\d.]+) us\) by "
     r"(?P<kernels>\d+) kernels \((?P<after>[\d.]+) us\)"
     r"|kept the subprogram of (?P<kept_ops>\d+) kernel ops \((?P<kept_us>[\d.]+) us\)[^;]*"
-    r"); searched for (?P<seconds>[\d.]+) s(?P<timeout> \(timed out\))?: "
+    r"); searched for (?P<seconds>[\d.]+) s(?P<timeout> \(timed out\))?"
+    r"(?P<bound> \(stopped at the cost lower bound\))?: "
     r"(?P<enumerated>\d+) ops enumerated, (?P<abstract>\d+) pruned by abstract "
     r"expression, (?P<cost>\d+) by cost, (?P<blocks>\d+) block graphs, "
     r"(?P<screened>\d+) candidates screened, (?P<passed>\d+) passed")
+
+# A subprogram answered from the cache (another case had the same one).
+CACHED = re.compile(
+    r"remark: superoptimize: replaced \d+ kernel ops \((?P<before>[\d.]+) us\) "
+    r"by \d+ kernels \((?P<after>[\d.]+) us\) with the result from the cache")
 
 TOP_LEVEL_KERNEL_OP = re.compile(r"^    (?:%\S+ = )?kernel\.(\w+)")
 
@@ -75,7 +81,18 @@ def bench_case(opt, path, args):
         ["enumerated", "pruned_abstract_expr", "pruned_cost", "block_graphs",
          "screened", "screen_passed"], 0)
     timed_out = False
-    for m in REMARK.finditer(searched.stderr):
+    stopped_at_bound = True
+    remarks = list(REMARK.finditer(searched.stderr))
+    # A search remark this script cannot read would silently count as
+    # nothing.
+    if len(remarks) != len(re.findall(r"remark: superoptimize: .*searched for",
+                                      searched.stderr)):
+        raise RuntimeError(f"{path}: unrecognized superoptimize remark:\n"
+                           f"{searched.stderr}")
+    for m in CACHED.finditer(searched.stderr):
+        before += float(m["before"])
+        after += float(m["after"])
+    for m in remarks:
         if m["ops"]:
             before += float(m["before"])
             after += float(m["after"])
@@ -83,6 +100,7 @@ def bench_case(opt, path, args):
             before += float(m["kept_us"])
             after += float(m["kept_us"])
         timed_out |= bool(m["timeout"])
+        stopped_at_bound &= bool(m["bound"])
         search_seconds += float(m["seconds"])
         for key, group in [("enumerated", "enumerated"),
                            ("pruned_abstract_expr", "abstract"),
@@ -98,6 +116,8 @@ def bench_case(opt, path, args):
     case["verified"] = "warning:" not in searched.stderr
     case.update(totals)
     case["timed_out"] = timed_out
+    # Every subprogram's search ended at the cost model's lower bound.
+    case["stopped_at_bound"] = stopped_at_bound and bool(remarks)
 
     if args.gpu_pipeline:
         lowered = run([opt, "--mlsopt-gpu-pipeline=chip=sm_90"],
