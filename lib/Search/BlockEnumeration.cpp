@@ -38,12 +38,20 @@ public:
     for (const SearchValue &in : inputs) {
       SearchValue tile = in;
       for (Dim &d : tile.dims)
-        d.loopSplit = !d.isOne() && d.cls == skeleton.loopClass;
+        d.loopSplit = skeleton.walks(d);
       body.push_back(std::move(tile));
     }
   }
 
   void run() {
+    // Partial results are combined by a for-loop over their chunks, one
+    // chunk per iteration, with the grid cutting none of them.
+    for (unsigned i = 0; i < graph.inputs.size(); ++i)
+      for (Dim d : body[i].dims)
+        if (d.isChunked() &&
+            (d.chunks != graph.layout.loopClass ||
+             (d.cls != Dim::kOne && graph.layout.getGridDimOf(d.cls))))
+          return;
     // A loop that no input walks computes the same tile in every iteration.
     if (graph.layout.loopClass != Dim::kOne &&
         llvm::none_of(body, [](const SearchValue &v) {
@@ -100,8 +108,13 @@ private:
 
   void closeLoop() {
     // A loop body that only loads is a copy, which pre-defined ops or an
-    // epilogue do better.
-    if (graph.body.empty())
+    // epilogue do better; unless it walks the chunks of partial results,
+    // which its accumulators sum.
+    bool combines = llvm::any_of(body, [](const SearchValue &v) {
+      return llvm::any_of(v.dims,
+                          [](Dim d) { return d.isChunked() && d.loopSplit; });
+    });
+    if (graph.body.empty() && !combines)
       return;
     SmallVector<unsigned> leaves = getLeaves(body.size(), graph.body);
     if (leaves.size() > 4)
@@ -144,7 +157,9 @@ private:
           break;
         }
         graph.accums.push_back(Accum{leaf, kind, -1});
-        post.push_back(SearchValue{body[leaf].dims, expr, body[leaf].whole});
+        post.push_back(
+            SearchValue{getAccumulatedDims(graph.layout, body[leaf].dims),
+                        expr, body[leaf].whole});
       }
       if (ok)
         growPost(kNoKey);
@@ -163,15 +178,56 @@ private:
   }
 
   /// Whether a tile of `dims` can be stored: the for-loop is over, so no
-  /// dim may still be cut by it, and every grid dim must place it.
-  bool isStorable(const Dims &dims) const {
-    if (llvm::any_of(dims, [](Dim d) { return d.loopSplit; }))
+  /// dim may still be cut by it, and every grid dim must place it. Under a
+  /// split reduction, a tile is either cut along the split class like any
+  /// grid-split tile, or is a partial result (`partial`) that the split
+  /// grid dim places chunk by chunk.
+  bool isStorable(const Dims &dims, bool partial) const {
+    const Layout &layout = graph.layout;
+    if (llvm::any_of(dims, [](Dim d) { return d.loopSplit || d.isChunked(); }))
       return false;
-    for (int cls : graph.layout.gridClass)
-      if (cls != Dim::kOne &&
-          llvm::count_if(dims, [&](Dim d) { return d.cls == cls; }) != 1)
+    for (auto [g, cls] : llvm::enumerate(layout.gridClass)) {
+      if (cls == Dim::kOne)
+        continue;
+      int placed = static_cast<int>(g) == layout.splitGridDim
+                       ? layout.splitClass
+                       : cls;
+      int count = llvm::count_if(dims, [&](Dim d) { return d.cls == placed; });
+      bool expected = static_cast<int>(g) == layout.splitGridDim ? !partial
+                                                                  : true;
+      if (count != (expected ? 1 : 0))
         return false;
-    return true;
+    }
+    return !layout.splitsReduction() || !partial ||
+           getStoredDims(layout, dims).has_value();
+  }
+
+  /// Under a split reduction, which epilogue values are partial: they
+  /// depend on a reduction over the split class, which each block did over
+  /// its own chunk only.
+  SmallVector<bool> getPartialPostValues() const {
+    SmallVector<bool> bodyPartial(graph.inputs.size(), false);
+    int split = graph.layout.splitClass;
+    for (const SOp &op : graph.body) {
+      bool reducesSplit = false;
+      const Dims &in = body[op.operands[0]].dims;
+      if (op.kind == OpKind::Matmul)
+        reducesSplit = in.back().cls == split;
+      else if (op.kind == OpKind::ReduceSum || op.kind == OpKind::ReduceMax)
+        reducesSplit = in[op.dim].cls == split;
+      bodyPartial.push_back(
+          split != Dim::kOne &&
+          (reducesSplit || llvm::any_of(op.operands, [&](unsigned v) {
+             return bodyPartial[v];
+           })));
+    }
+    SmallVector<bool> partial;
+    for (const Accum &acc : graph.accums)
+      partial.push_back(bodyPartial[acc.value]);
+    for (const SOp &op : graph.post)
+      partial.push_back(llvm::any_of(
+          op.operands, [&](unsigned v) { return partial[v]; }));
+    return partial;
   }
 
   void finish() {
@@ -179,15 +235,17 @@ private:
     // Smaller graphs were reported by an earlier, smaller limit.
     if (leaves.size() + graph.getNumBlockOps() != limit)
       return;
+    SmallVector<bool> partial = getPartialPostValues();
     CustomCandidate candidate;
     for (unsigned leaf : leaves) {
-      const SearchValue &v = post[leaf];
-      if (!isStorable(v.dims))
+      SearchValue v = post[leaf];
+      if (!isStorable(v.dims, partial[leaf]))
         return;
+      v.dims = *getStoredDims(graph.layout, v.dims);
       for (const SearchValue &e : existing)
         if (e.expr == v.expr && e.dims == v.dims)
           return;
-      candidate.outputs.push_back(v);
+      candidate.outputs.push_back(std::move(v));
     }
     graph.stores.assign(leaves.begin(), leaves.end());
     candidate.graph = graph;
@@ -221,16 +279,23 @@ enumeration::getLayoutSkeletons(const SearchProblem &problem,
                            ArrayRef<SearchValue> inputs) {
   // Grid candidates: the classes of the program's outputs (a grid dim must
   // place every stored tile); loop candidates: the other classes the
-  // inputs have (the dims the program reduces), or no loop.
+  // inputs have (the dims the program reduces), the chunks of partial
+  // results, or no loop.
   llvm::SmallSetVector<int, 8> outputClasses, inputClasses;
   for (unsigned r : problem.reference.results)
     for (Dim d : problem.referenceDims[r])
       if (!d.isOne())
         outputClasses.insert(d.cls);
+  bool combines = false;
   for (const SearchValue &in : inputs)
-    for (Dim d : in.dims)
-      if (!d.isOne())
+    for (Dim d : in.dims) {
+      if (d.isChunked()) {
+        inputClasses.insert(d.chunks);
+        combines = true;
+      } else if (!d.isOne()) {
         inputClasses.insert(d.cls);
+      }
+    }
   SmallVector<int> gridClasses, loopClasses = {Dim::kOne};
   for (int c : inputClasses) {
     if (outputClasses.contains(c))
@@ -243,14 +308,14 @@ enumeration::getLayoutSkeletons(const SearchProblem &problem,
 
   SmallVector<Layout> skeletons;
   unsigned n = gridClasses.size();
-  for (int loop : loopClasses) {
-    // Every subset of at most three grid classes, in class order on x, y, z.
+  // Every subset of at most `maxGridDims` grid classes, in class order on
+  // x, y, z, calling `fn` with the layout and its next free grid dim.
+  auto forEachGrid = [&](unsigned maxGridDims,
+                         function_ref<void(Layout &, unsigned)> fn) {
     for (unsigned mask = 0; mask < (1u << n); ++mask) {
-      if (llvm::popcount(mask) > 3)
+      if (llvm::popcount(mask) > static_cast<int>(maxGridDims))
         continue;
       Layout layout;
-      layout.loopClass = loop;
-      layout.iterations = loop == Dim::kOne ? 1 : kRepresentativeIterations;
       unsigned g = 0;
       for (unsigned i = 0; i < n; ++i)
         if (mask & (1u << i)) {
@@ -258,8 +323,31 @@ enumeration::getLayoutSkeletons(const SearchProblem &problem,
           layout.gridSize[g] = 2;
           ++g;
         }
-      skeletons.push_back(layout);
+      fn(layout, g);
     }
+  };
+  for (int loop : loopClasses)
+    forEachGrid(3, [&](Layout &layout, unsigned) {
+      layout.loopClass = loop;
+      layout.iterations = loop == Dim::kOne ? 1 : kRepresentativeIterations;
+      skeletons.push_back(layout);
+    });
+  // Split reductions (flash-decoding): the last grid dim walks the chunks
+  // of a reduced class, with no for-loop; only over inputs that are not
+  // partial results themselves.
+  if (combines)
+    return skeletons;
+  for (int split : loopClasses) {
+    int chunks = problem.getChunkClass(split);
+    if (chunks == Dim::kOne)
+      continue;
+    forEachGrid(2, [&](Layout &layout, unsigned g) {
+      layout.gridClass[g] = chunks;
+      layout.gridSize[g] = kRepresentativeIterations;
+      layout.splitClass = split;
+      layout.splitGridDim = g;
+      skeletons.push_back(layout);
+    });
   }
   return skeletons;
 }

@@ -28,6 +28,11 @@ using namespace mlsopt::search;
 /// a spec-sheet figure.
 static constexpr double kFractionOfSMsToSaturateMemory = 0.25;
 
+/// The L2 cache delivers about this many times the device-memory bandwidth
+/// to the SMs as a whole, an even share to each (an estimate from published
+/// microbenchmarks of A100 and H100, not a specification figure).
+static constexpr double kL2BandwidthFactor = 2.5;
+
 KernelCost &KernelCost::operator+=(const KernelCost &other) {
   deviceBytes += other.deviceBytes;
   tensorCoreFlops += other.tensorCoreFlops;
@@ -235,6 +240,9 @@ struct BlockGraphWork {
   block::ForLoopOp loop;
   double iterations, blocks;
   double bytes = 0;
+  /// Bytes all blocks load over all iterations, each tile as often as a
+  /// block loads it: what the L2 cache delivers to the SMs.
+  double loadedBytes = 0;
   Flops flops;
 };
 } // namespace
@@ -260,8 +268,10 @@ WalkResult BlockGraphWork::add(Operation *op) {
     for (unsigned g = 0; g < 3; ++g)
       if (load.getImap().getTensorDim(g))
         distinctTiles *= static_cast<double>(grid.getSize(g));
-    bytes += numBytes(load.getType()) *
-             (load.getFmap().has_value() ? iterations : 1) * distinctTiles;
+    double perBlock =
+        numBytes(load.getType()) * (load.getFmap().has_value() ? iterations : 1);
+    bytes += perBlock * distinctTiles;
+    loadedBytes += perBlock * blocks;
     return WalkResult::advance();
   }
   if (auto store = dyn_cast<block::StoreOp>(op)) {
@@ -344,6 +354,14 @@ mlsopt::search::estimateCustomKernelCost(kernel::CustomOp op,
   double perSMShare =
       std::min(1.0 / activeSMs, 1.0 / (kFractionOfSMsToSaturateMemory * sms));
   cost.memoryUs = memoryTimeUs(bytes / blocks, target) * rounds / perSMShare;
+  // The L2 serves every tile a block loads, repeats included, and an SM
+  // draws its share of the L2's bandwidth however few SMs are busy: blocks
+  // that each walk a long dim alone (attention over a long KV length with
+  // few query rows) take that long, which splitting the dim across more
+  // blocks avoids.
+  double l2PerSM = target.memoryBandwidthGBs * 1e9 * kL2BandwidthFactor / sms;
+  cost.memoryUs = std::max(
+      cost.memoryUs, timeUs(work.loadedBytes / blocks * rounds, l2PerSM));
   cost.totalUs = cost.launchUs + std::max(cost.memoryUs, cost.computeUs);
   return cost;
 }

@@ -72,6 +72,11 @@ struct SearchCore {
   bool timedOut() {
     if (stop.load(std::memory_order_relaxed))
       return true;
+    // Reading the clock at every op tried took a fifteenth of the search;
+    // every 64th call per thread keeps the timeout within microseconds.
+    thread_local unsigned calls = 0;
+    if (++calls % 64 != 0)
+      return false;
     if (std::chrono::steady_clock::now() < deadline)
       return false;
     stop = true;
@@ -94,14 +99,19 @@ struct Site {
 };
 
 /// The abstract expression of `op` over `operands`, with `extent` giving
-/// the extent of a dim where the op is.
+/// the extent of a dim where the op is and `wholeExtent` (default: extent)
+/// the uncut extent, which the 1/n of a mean always uses.
 ExprRef buildExpr(ExprContext &exprs, const SOp &op,
                   llvm::ArrayRef<const SearchValue *> operands,
-                  llvm::function_ref<int64_t(Dim)> extent);
+                  llvm::function_ref<int64_t(Dim)> extent,
+                  llvm::function_ref<int64_t(Dim)> wholeExtent = nullptr);
 
 /// The extent function of a site: real extents at the kernel level; in a
-/// block graph, tile extents with the representative iteration count.
-int64_t getSiteExtent(const SearchProblem &problem, const Site &site, Dim d);
+/// block graph, tile extents with the representative iteration count (and
+/// chunk count of a split reduction). With `whole`, the extent the dim would
+/// have if neither the for-loop nor a split reduction cut it.
+int64_t getSiteExtent(const SearchProblem &problem, const Site &site, Dim d,
+                      bool whole = false);
 
 /// Calls `fn` for every op over `values` whose key exceeds `last`, that
 /// type-checks, is allowed at `site` (no reduction over a grid-split dim,

@@ -28,18 +28,32 @@ bool SearchCore::keep(ExprRef expr, ExprRef whole) {
 }
 
 int64_t enumeration::getSiteExtent(const SearchProblem &problem, const Site &site,
-                              Dim d) {
+                              Dim d, bool whole) {
   if (!site.layout)
     return getExtent(d, problem.shapes.extents);
+  // Grid cuts do not show in expressions (no block reduces over them),
+  // except a split reduction's: a block sums one of a representative count
+  // of chunks, as a for-loop body sums one of a representative count of
+  // iterations. The whole expression undoes both cuts.
   Layout rep = *site.layout;
   rep.gridSize = {1, 1, 1};
   rep.iterations = kRepresentativeIterations;
+  if (whole) {
+    d.loopSplit = false;
+    rep.splitClass = Dim::kOne;
+    rep.splitGridDim = -1;
+  } else if (rep.splitsReduction()) {
+    rep.gridSize[rep.splitGridDim] = kRepresentativeIterations;
+  }
   return getExtent(d, problem.shapes.extents, &rep);
 }
 
 ExprRef enumeration::buildExpr(ExprContext &exprs, const SOp &op,
                           ArrayRef<const SearchValue *> xs,
-                          function_ref<int64_t(Dim)> extent) {
+                          function_ref<int64_t(Dim)> extent,
+                          function_ref<int64_t(Dim)> wholeExtent) {
+  if (!wholeExtent)
+    wholeExtent = extent;
   ExprRef x = xs[0]->expr;
   switch (op.kind) {
   case OpKind::Matmul:
@@ -72,11 +86,12 @@ ExprRef enumeration::buildExpr(ExprContext &exprs, const SOp &op,
     return exprs.getOpaque(getMnemonic(op.kind), {x});
   case OpKind::MulScalar:
   case OpKind::AddScalar: {
-    // A reciprocal extent is the one the reference has at full extents.
+    // A reciprocal extent is the one the reference has at full extents,
+    // whatever cuts the dim where the op is.
     double value = op.scalar.reciprocalOf == Dim::kOne
                        ? op.scalar.literal
-                       : 1.0 / static_cast<double>(
-                                   extent(Dim{op.scalar.reciprocalOf, false}));
+                       : 1.0 / static_cast<double>(wholeExtent(
+                                   Dim{op.scalar.reciprocalOf, false}));
     ExprRef c = exprs.getConstant(value);
     return op.kind == OpKind::MulScalar ? exprs.getMul(x, c)
                                         : exprs.getAdd(x, c);
@@ -104,12 +119,16 @@ ExprRef enumeration::accumulate(ExprContext &exprs, block::AccumKind kind,
 }
 
 /// Whether a reduction over `d` is allowed at `site`: a block cannot reduce
-/// over a dim the grid splits (it would see only its own slice, and blocks
-/// do not combine their results).
+/// over a dim the grid splits (it would see only its own slice), unless the
+/// layout splits that reduction on purpose and a later kernel combines the
+/// blocks' partial results. A chunked dim is summed by a for-loop's
+/// accumulator, never by an op.
 static bool canReduceOver(const Site &site, Dim d,
                           const llvm::SmallSetVector<int, 4> &classes) {
-  return classes.contains(d.cls) &&
-         (!site.layout || !site.layout->getGridDimOf(d.cls));
+  if (d.isChunked() || !classes.contains(d.cls))
+    return false;
+  return !site.layout || !site.layout->getGridDimOf(d.cls) ||
+         d.cls == site.layout->splitClass;
 }
 
 void enumeration::forEachOp(
@@ -119,7 +138,13 @@ void enumeration::forEachOp(
   const SearchProblem &problem = core.problem;
   auto extent = [&](Dim d) { return getSiteExtent(problem, site, d); };
   auto wholeExtent = [&](Dim d) {
-    return getSiteExtent(problem, site, Dim{d.cls, false});
+    return getSiteExtent(problem, site, d, /*whole=*/true);
+  };
+  // Partial results of a split reduction only feed the kernel that
+  // combines them: a pre-defined op over one would read every chunk as
+  // data.
+  auto isChunked = [](const SearchValue &v) {
+    return llvm::any_of(v.dims, [](Dim d) { return d.isChunked(); });
   };
   bool stopped = false;
 
@@ -134,6 +159,8 @@ void enumeration::forEachOp(
     SmallVector<const Dims *, 2> dims;
     SmallVector<const SearchValue *, 2> operands;
     for (unsigned v : op.operands) {
+      if (!site.layout && isChunked(values[v]))
+        return;
       dims.push_back(&values[v].dims);
       operands.push_back(&values[v]);
     }
@@ -145,7 +172,7 @@ void enumeration::forEachOp(
                        problem.sumClasses))
       return;
     ++core.counters.enumerated;
-    ExprRef expr = buildExpr(core.exprs, op, operands, extent);
+    ExprRef expr = buildExpr(core.exprs, op, operands, extent, wholeExtent);
     for (const SearchValue &v : values)
       if (v.expr == expr && v.dims == *result)
         return;
@@ -194,8 +221,10 @@ void enumeration::forEachOp(
           tryOp(op, -1);
         }
       } else if (kind == OpKind::RmsNorm) {
+        // rms_norm needs its whole row: not over a split reduction.
         if (da.empty() || da.back().isOne() || da.back().loopSplit ||
-            !canReduceOver(site, da.back(), problem.sumClasses))
+            !canReduceOver(site, da.back(), problem.sumClasses) ||
+            (site.layout && da.back().cls == site.layout->splitClass))
           continue;
         for (auto [i, eps] : llvm::enumerate(problem.epsilons)) {
           op.scalar = Scalar{eps, Dim::kOne};

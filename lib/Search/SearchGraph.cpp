@@ -101,6 +101,8 @@ double Scalar::getValue(ArrayRef<int64_t> extents) const {
 std::optional<unsigned> Layout::getGridDimOf(int cls) const {
   if (cls == Dim::kOne)
     return std::nullopt;
+  if (cls == splitClass && splitGridDim >= 0)
+    return splitGridDim;
   for (unsigned g = 0; g < 3; ++g)
     if (gridClass[g] == cls)
       return g;
@@ -133,7 +135,7 @@ std::optional<Dims> search::inferDims(const SOp &op,
     for (size_t d = 0; d + 2 < rank; ++d)
       if (a[d] != b[d])
         return std::nullopt;
-    if (a[rank - 1] != b[rank - 2])
+    if (a[rank - 1] != b[rank - 2] || a[rank - 1].isChunked())
       return std::nullopt;
     Dims result(a.begin(), a.end() - 1);
     result.push_back(b[rank - 1]);
@@ -156,14 +158,14 @@ std::optional<Dims> search::inferDims(const SOp &op,
   }
   if (op.kind == OpKind::ReduceSum || op.kind == OpKind::ReduceMax) {
     if (op.dim < 0 || op.dim >= static_cast<int64_t>(a.size()) ||
-        a[op.dim].isOne())
+        a[op.dim].isOne() || a[op.dim].isChunked())
       return std::nullopt;
     Dims result = a;
     result[op.dim] = Dim();
     return result;
   }
   if (op.kind == OpKind::RmsNorm) {
-    if (a.empty() || a.back().isOne())
+    if (a.empty() || a.back().isOne() || a.back().isChunked())
       return std::nullopt;
     return a;
   }
@@ -193,19 +195,51 @@ static bool appendOpDims(ArrayRef<SOp> ops, SmallVectorImpl<Dims> &dims) {
   return true;
 }
 
+bool Layout::walks(Dim d) const {
+  if (loopClass == Dim::kOne)
+    return false;
+  return d.isChunked() ? d.chunks == loopClass : d.cls == loopClass;
+}
+
+Dims search::getAccumulatedDims(const Layout &layout, const Dims &dims) {
+  Dims result = dims;
+  for (Dim &d : result)
+    if (d.isChunked() && d.chunks == layout.loopClass)
+      d = Dim{d.cls, false, Dim::kOne};
+  return result;
+}
+
+std::optional<Dims> search::getStoredDims(const Layout &layout,
+                                          const Dims &dims) {
+  if (!layout.splitsReduction() ||
+      llvm::any_of(dims, [&](Dim d) {
+        return !d.isChunked() && d.cls == layout.splitClass;
+      }))
+    return dims;
+  if (dims.empty())
+    return std::nullopt;
+  Dims result = dims;
+  Dim &last = result.back();
+  if (last.isChunked() || last.loopSplit ||
+      (last.cls != Dim::kOne && layout.getGridDimOf(last.cls)))
+    return std::nullopt;
+  last.chunks = layout.gridClass[layout.splitGridDim];
+  return result;
+}
+
 std::optional<BlockGraphDims>
 search::inferBlockGraphDims(const BlockGraph &bg, ArrayRef<Dims> inputDims) {
   BlockGraphDims dims;
   for (const Dims &input : inputDims) {
     Dims tile = input;
     for (Dim &d : tile)
-      d.loopSplit = !d.isOne() && d.cls == bg.layout.loopClass;
+      d.loopSplit = bg.layout.walks(d);
     dims.body.push_back(std::move(tile));
   }
   if (!appendOpDims(bg.body, dims.body))
     return std::nullopt;
   for (const Accum &acc : bg.accums)
-    dims.post.push_back(dims.body[acc.value]);
+    dims.post.push_back(getAccumulatedDims(bg.layout, dims.body[acc.value]));
   if (!appendOpDims(bg.post, dims.post))
     return std::nullopt;
   return dims;
@@ -237,20 +271,26 @@ search::inferKernelGraphDims(const KernelGraph &graph,
     if (!blockDims)
       return std::nullopt;
     SmallVector<Dims> &postDims = blockDims->post;
-    for (unsigned s : bg.stores)
-      dims.push_back(postDims[s]);
+    for (unsigned s : bg.stores) {
+      std::optional<Dims> stored = getStoredDims(bg.layout, postDims[s]);
+      if (!stored)
+        return std::nullopt;
+      dims.push_back(std::move(*stored));
+    }
   }
   return dims;
 }
 
 int64_t search::getExtent(Dim dim, ArrayRef<int64_t> extents,
                           const Layout *layout) {
-  if (dim.isOne())
-    return 1;
-  int64_t extent = extents[dim.cls];
+  int64_t extent = dim.cls == Dim::kOne ? 1 : extents[dim.cls];
+  if (dim.isChunked())
+    extent *= extents[dim.chunks];
   if (!layout)
     return extent;
-  if (std::optional<unsigned> g = layout->getGridDimOf(dim.cls))
+  // The grid never cuts a chunked dim: a for-loop walks its chunks.
+  if (std::optional<unsigned> g = layout->getGridDimOf(dim.cls);
+      g && !dim.isChunked())
     extent /= layout->gridSize[*g];
   if (dim.loopSplit)
     extent /= layout->iterations;
@@ -316,8 +356,9 @@ static bool dividesEvenly(const Dims &dims, ArrayRef<int64_t> extents,
   for (Dim d : dims) {
     if (d.isOne())
       continue;
-    int64_t extent = extents[d.cls];
-    if (std::optional<unsigned> g = layout.getGridDimOf(d.cls)) {
+    int64_t extent = getExtent(d, extents);
+    if (std::optional<unsigned> g = layout.getGridDimOf(d.cls);
+        g && !d.isChunked()) {
       if (extent % layout.gridSize[*g])
         return false;
       extent /= layout.gridSize[*g];
@@ -345,8 +386,14 @@ Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
   SmallVector<Dims> &postDims = blockDims->post;
 
   SmallVector<Type> outputTypes;
-  for (unsigned s : bg.stores)
-    outputTypes.push_back(getType(postDims[s], nullptr));
+  SmallVector<Dims> storedDims;
+  for (unsigned s : bg.stores) {
+    std::optional<Dims> stored = getStoredDims(layout, postDims[s]);
+    if (!stored)
+      return failure();
+    outputTypes.push_back(getType(*stored, nullptr));
+    storedDims.push_back(std::move(*stored));
+  }
   auto grid = kernel::Dim3Attr::get(ctx, layout.gridSize[0],
                                     layout.gridSize[1], layout.gridSize[2]);
   auto block = kernel::Dim3Attr::get(ctx, bg.threadsPerBlock, 1, 1);
@@ -383,15 +430,13 @@ Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
     for (unsigned i = 0; i < bg.inputs.size(); ++i) {
       const Dims &dims = inputDims[i];
       int64_t imap[3] = {-1, -1, -1};
-      for (unsigned g = 0; g < 3; ++g)
-        for (auto [index, d] : llvm::enumerate(dims))
-          if (!d.isOne() && d.cls == layout.gridClass[g]) {
-            imap[g] = index;
-            break;
-          }
+      for (auto [index, d] : llvm::enumerate(dims))
+        if (std::optional<unsigned> g = layout.getGridDimOf(d.cls);
+            g && !d.isChunked() && imap[*g] < 0)
+          imap[*g] = index;
       IntegerAttr fmap;
       for (auto [index, d] : llvm::enumerate(dims))
-        if (!d.isOne() && d.cls == layout.loopClass) {
+        if (layout.walks(d)) {
           fmap = b.getI64IntegerAttr(index);
           break;
         }
@@ -425,13 +470,18 @@ Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
                 getType(postDims[bg.accums.size() + index], &layout)));
   }
   for (auto [index, s] : llvm::enumerate(bg.stores)) {
+    // Partial results of a split reduction go side by side along their
+    // chunked dim, one chunk per block of the split grid dim.
     int64_t omap[3] = {-1, -1, -1};
-    for (unsigned g = 0; g < 3; ++g)
-      for (auto [dimIndex, d] : llvm::enumerate(postDims[s]))
-        if (!d.isOne() && d.cls == layout.gridClass[g]) {
-          omap[g] = dimIndex;
-          break;
-        }
+    for (auto [dimIndex, d] : llvm::enumerate(storedDims[index])) {
+      std::optional<unsigned> g;
+      if (!d.isChunked())
+        g = layout.getGridDimOf(d.cls);
+      else if (layout.splitsReduction())
+        g = layout.splitGridDim;
+      if (g && omap[*g] < 0)
+        omap[*g] = dimIndex;
+    }
     block::StoreOp::create(
         b, loc, postValues[s],
         entry->getArgument(bg.inputs.size() + index),
@@ -555,8 +605,10 @@ void search::print(const KernelGraph &graph, raw_ostream &os) {
     os << ") grid";
     for (unsigned g = 0; g < 3; ++g)
       os << " c" << l.gridClass[g] << "x" << l.gridSize[g];
-    os << " loop c" << l.loopClass << "x" << l.iterations << " threads "
-       << bg.threadsPerBlock << " {\n";
+    os << " loop c" << l.loopClass << "x" << l.iterations;
+    if (l.splitsReduction())
+      os << " split c" << l.splitClass << " on " << l.splitGridDim;
+    os << " threads " << bg.threadsPerBlock << " {\n";
     unsigned v = bg.inputs.size();
     for (const SOp &op : bg.body) {
       os << "  b" << v++ << " = ";

@@ -214,6 +214,27 @@ search::buildSearchProblem(ArrayRef<Operation *> ops, ArrayRef<Value> inputs,
       return failure();
     ref.results.push_back(it->second);
   }
+  // A long dim the program sums over and does not output may be split
+  // across the grid (flash-decoding): each block sums one chunk and a later
+  // kernel sums the chunks. The chunk count is a class of its own, so the
+  // kernel that splits and the kernel that combines agree on it. Chunks of
+  // kChunkExtent elements leave each block a tile a few tensor-core steps
+  // long, and at most kMaxChunks keep the partial results small.
+  problem.shapes.chunkOf.assign(problem.shapes.extents.size(), Dim::kOne);
+  llvm::SmallSetVector<int, 4> outputClasses;
+  for (unsigned r : ref.results)
+    for (Dim d : problem.referenceDims[r])
+      outputClasses.insert(d.cls);
+  constexpr int64_t kChunkExtent = 256, kMaxChunks = 32;
+  for (int cls : problem.sumClasses) {
+    int64_t extent = problem.shapes.extents[cls];
+    int64_t chunks = std::min(extent / kChunkExtent, kMaxChunks);
+    if (outputClasses.contains(cls) || chunks < 2 || extent % chunks)
+      continue;
+    problem.shapes.extents.push_back(chunks);
+    problem.shapes.chunkOf.push_back(cls);
+  }
+
   // Transposes only move data; the search builds layouts instead.
   vocabulary.remove(OpKind::Transpose);
   problem.vocabulary.assign(vocabulary.begin(), vocabulary.end());
@@ -229,5 +250,9 @@ ShapeContext search::getScreeningShapes(const ShapeContext &shapes,
   ShapeContext small = shapes;
   for (int64_t &extent : small.extents)
     extent = std::min(extent, smallExtent);
+  // Two chunks, each a whole number of elements of the class they cut.
+  for (auto [cls, of] : llvm::enumerate(small.chunkOf))
+    if (of != Dim::kOne)
+      small.extents[cls] = small.extents[of] % 2 == 0 ? 2 : 1;
   return small;
 }

@@ -137,10 +137,11 @@ private:
   std::string bestText;
 
   /// Block enumeration results per input set (by the inputs' expressions
-  /// and dims), with inputs numbered 0..n-1.
-  using CustomKey =
-      std::pair<std::vector<std::pair<ExprRef, std::vector<int>>>, unsigned>;
-  std::map<CustomKey, std::vector<CustomCandidate>> customCache;
+  /// and dims) and block-op count, with inputs numbered 0..n-1. The key is
+  /// those fields' bytes, hashed: the search looks it up for every subset
+  /// of values at every node, and comparing nested vectors in an ordered map
+  /// cost a sixth of the search's time.
+  llvm::StringMap<std::vector<CustomCandidate>> customCache;
   /// Screening verdicts by canonical text: iterative deepening meets the
   /// same candidates again.
   llvm::StringMap<bool> screenCache;
@@ -228,21 +229,31 @@ Search::chooseCustomSizes(const BlockGraph &custom, ArrayRef<Dims> inputDims) {
   std::string key = toString(single);
   for (const Dims &dims : inputDims)
     for (Dim d : dims)
-      key += " " + std::to_string(d.cls);
+      key += " " + std::to_string(d.cls) + "/" + std::to_string(d.chunks);
   auto it = sizeCache.find(key);
   if (it != sizeCache.end())
     return it->second;
 
   Layout &layout = single.customs[0].layout;
+  // A chunk class is walked one chunk per block (the kernel that splits a
+  // reduction) or per iteration (the kernel that combines the chunks), so
+  // both kernels agree on where each partial result lies.
+  auto isChunkClass = [&](int cls) {
+    return cls >= 0 &&
+           static_cast<size_t>(cls) < problem.shapes.chunkOf.size() &&
+           problem.shapes.chunkOf[cls] != Dim::kOne;
+  };
   SmallVector<SmallVector<int64_t>> choices;
   for (int cls : layout.gridClass)
-    choices.push_back(cls == Dim::kOne
-                          ? SmallVector<int64_t>{1}
+    choices.push_back(cls == Dim::kOne ? SmallVector<int64_t>{1}
+                      : isChunkClass(cls)
+                          ? SmallVector<int64_t>{problem.shapes.extents[cls]}
                           : getGridSizes(problem.shapes.extents[cls]));
-  choices.push_back(layout.loopClass == Dim::kOne
-                        ? SmallVector<int64_t>{1}
-                        : getIterationCounts(
-                              problem.shapes.extents[layout.loopClass]));
+  int loop = layout.loopClass;
+  choices.push_back(loop == Dim::kOne ? SmallVector<int64_t>{1}
+                    : isChunkClass(loop)
+                        ? SmallVector<int64_t>{problem.shapes.extents[loop]}
+                        : getIterationCounts(problem.shapes.extents[loop]));
   std::optional<std::pair<Layout, KernelCost>> bestSizes;
   int64_t maxBlocks = 16 * options.target.smCount;
   for (int64_t x : choices[0])
@@ -421,16 +432,17 @@ void Search::tryComplete() {
 
 void Search::consider(KernelGraph candidate) {
   std::lock_guard<std::mutex> lock(mutex);
+  // Cost first: a candidate dearer than the best so far can never win, so
+  // it is not screened (screening is the dearer of the two).
+  std::optional<KernelCost> cost = chooseSizes(candidate);
+  if (!cost || (best && cost->totalUs > bestCost.totalUs))
+    return;
   std::string text = toString(candidate);
   auto [screened, fresh] = screenCache.try_emplace(text, false);
   if (fresh)
     screened->second = screen(candidate);
   if (!screened->second)
     return;
-  std::optional<KernelCost> cost = chooseSizes(candidate);
-  if (!cost)
-    return;
-  text = toString(candidate);
   LLVM_DEBUG(llvm::dbgs() << "[superoptimize] candidate " << cost->totalUs
                           << " us:\n"
                           << text);
@@ -511,16 +523,19 @@ void Search::considerSingleKernel(const CustomCandidate &c,
 
 const std::vector<CustomCandidate> &
 Search::getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps) {
-  CustomKey key;
+  SmallVector<int64_t, 32> fields = {blockOps};
   SmallVector<SearchValue> inputs;
   for (unsigned v : subset) {
-    std::vector<int> dims;
-    for (Dim d : values[v].dims)
-      dims.push_back(d.cls);
-    key.first.emplace_back(values[v].expr, std::move(dims));
+    fields.push_back(reinterpret_cast<intptr_t>(values[v].expr));
+    fields.push_back(values[v].dims.size());
+    for (Dim d : values[v].dims) {
+      fields.push_back(d.cls);
+      fields.push_back(d.chunks);
+    }
     inputs.push_back(values[v]);
   }
-  key.second = blockOps;
+  StringRef key(reinterpret_cast<const char *>(fields.data()),
+                fields.size() * sizeof(int64_t));
   auto [it, inserted] = customCache.try_emplace(key);
   if (!inserted)
     return it->second;
@@ -601,13 +616,13 @@ void Search::dfs(OpKey last) {
               static_cast<int>(subsetIndex), 0, 0, 0};
     if (!(last < key))
       continue;
-    std::vector<CustomCandidate> candidates;
-    for (unsigned blockOps = 3; blockOps <= blockOpsLimit; ++blockOps) {
-      const std::vector<CustomCandidate> &level =
-          getCustomCandidates(subset, blockOps);
-      candidates.insert(candidates.end(), level.begin(), level.end());
-    }
-    for (CustomCandidate &c : candidates) {
+    // Each level's candidates stay where the cache keeps them (its entries
+    // do not move as it grows), so none is copied.
+    SmallVector<const std::vector<CustomCandidate> *> levels;
+    for (unsigned blockOps = 3; blockOps <= blockOpsLimit; ++blockOps)
+      levels.push_back(&getCustomCandidates(subset, blockOps));
+    for (const std::vector<CustomCandidate> *level : levels)
+    for (const CustomCandidate &c : *level) {
       if (core->timedOut())
         return;
       bool novel = llvm::all_of(c.outputs, [&](const SearchValue &out) {

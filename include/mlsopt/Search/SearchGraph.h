@@ -69,10 +69,18 @@ struct Dim {
   /// A tile dim that the for-loop cuts (its load has an fmap on it): the tile
   /// holds extent / iterations of it.
   bool loopSplit = false;
+  /// A tensor dim that holds one copy of `cls` (or of size 1) per chunk of
+  /// a reduced dim: class `chunks`, whose extent is the number of chunks.
+  /// A kernel whose grid splits a reduction stores its blocks' partial
+  /// results side by side along such a dim, and a later kernel's for-loop
+  /// walks the chunks and sums them (flash-decoding's split and combine).
+  int chunks = kOne;
 
-  bool isOne() const { return cls == kOne; }
+  bool isOne() const { return cls == kOne && chunks == kOne; }
+  bool isChunked() const { return chunks != kOne; }
   friend bool operator==(Dim a, Dim b) {
-    return a.cls == b.cls && a.loopSplit == b.loopSplit;
+    return a.cls == b.cls && a.loopSplit == b.loopSplit &&
+           a.chunks == b.chunks;
   }
   friend bool operator!=(Dim a, Dim b) { return !(a == b); }
 };
@@ -115,10 +123,22 @@ struct Layout {
   std::array<int64_t, 3> gridSize = {1, 1, 1};
   int loopClass = Dim::kOne;
   int64_t iterations = 1;
+  /// A class the program reduces over whose chunks grid dim `splitGridDim`
+  /// walks (its gridClass is the chunk class, its size the chunk count):
+  /// each block reduces over its own chunk and stores a partial result
+  /// along a chunked dim (Dim::chunks). kOne: no grid dim splits a
+  /// reduction.
+  int splitClass = Dim::kOne;
+  int splitGridDim = -1;
 
-  /// The grid dim that splits `cls`, if any.
+  /// The grid dim that splits `cls`, if any (for the split class: the grid
+  /// dim that walks its chunks).
   std::optional<unsigned> getGridDimOf(int cls) const;
   unsigned getNumGridDims() const;
+  bool splitsReduction() const { return splitGridDim >= 0; }
+  /// Whether the for-loop walks `d` (its load has an fmap on it): a dim of
+  /// the loop class, or a chunked dim whose chunks are the loop class.
+  bool walks(Dim d) const;
 };
 
 /// A for-loop accumulator: body value `value`, combined by `kind`.
@@ -183,6 +203,17 @@ struct BlockGraphDims {
   llvm::SmallVector<Dims> post;
 };
 
+/// The dims of a for-loop accumulator of a body value of `dims`: a chunked
+/// dim whose chunks the loop walks is summed (or maxed) into one copy.
+Dims getAccumulatedDims(const Layout &layout, const Dims &dims);
+
+/// The dims of the kernel output that stores a tile of `dims`. Under a
+/// layout that splits a reduction, a tile without the split class is a
+/// partial result: the output puts the chunks side by side along its last
+/// dim. nullopt if such a tile cannot be stored (its last dim is split by
+/// the grid or already chunked, or it has no dims).
+std::optional<Dims> getStoredDims(const Layout &layout, const Dims &dims);
+
 /// The dims of `bg`'s values, given its inputs' dims; nullopt if some op
 /// does not type-check.
 std::optional<BlockGraphDims> inferBlockGraphDims(const BlockGraph &bg,
@@ -200,6 +231,9 @@ struct ShapeContext {
   llvm::SmallVector<Dims> inputDims;
   /// Extent of each class.
   llvm::SmallVector<int64_t> extents;
+  /// For each class: the class whose chunks it counts (a chunk class), or
+  /// Dim::kOne.
+  llvm::SmallVector<int> chunkOf;
 };
 
 /// The extent of `dim` in a tensor (loopSplit ignored) or, with `layout`,

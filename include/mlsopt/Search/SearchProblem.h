@@ -43,6 +43,14 @@ struct SearchProblem {
   llvm::SmallVector<double> epsilons;
 
   bool uses(OpKind kind) const { return llvm::is_contained(vocabulary, kind); }
+  /// The class counting the chunks `cls` may be split into across the grid
+  /// (ShapeContext::chunkOf), or Dim::kOne.
+  int getChunkClass(int cls) const {
+    for (auto [chunk, of] : llvm::enumerate(shapes.chunkOf))
+      if (of == cls && cls != Dim::kOne)
+        return chunk;
+    return Dim::kOne;
+  }
 };
 
 /// Whether the search can take `op` into a subprogram.
