@@ -5,7 +5,8 @@ The measurement behind the table in docs/search.md (the counterpart of
 Mirage's Table 5): for each program and each max-block-ops, the search runs
 with abstract-expression pruning on and off (cost pruning stays on) and the
 seconds it searched and the ops it enumerated are read from its remark.
-A run that hits the timeout is marked with ">".
+A run that hits the timeout is marked with ">", one that stopped at the cost
+lower bound (before exhausting its space) with "(bound)".
 """
 
 import argparse
@@ -16,7 +17,8 @@ import sys
 
 import report
 
-REMARK = re.compile(r"searched for (?P<seconds>[\d.]+) s(?P<timeout> \(timed out\))?: "
+REMARK = re.compile(r"searched for (?P<seconds>[\d.]+) s(?P<timeout> \(timed out\))?"
+                    r"(?P<bound> \(stopped at the cost lower bound\))?: "
                     r"(?P<enumerated>\d+) ops enumerated")
 
 
@@ -32,7 +34,10 @@ def measure(opt, imported, max_block_ops, pruning, timeout):
     seconds = sum(float(m["seconds"]) for m in found)
     enumerated = sum(int(m["enumerated"]) for m in found)
     timed_out = any(m["timeout"] for m in found)
-    return (">" if timed_out else "") + f"{seconds:.1f}", enumerated
+    # A search that ended at the cost lower bound did not exhaust its space.
+    at_bound = all(m["bound"] for m in found)
+    return ((">" if timed_out else "") + f"{seconds:.1f}" +
+            (" (bound)" if at_bound else "")), enumerated
 
 
 def main():
