@@ -20,6 +20,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
@@ -39,11 +40,11 @@ using namespace mlsopt::search::enumeration;
 
 namespace {
 
-/// Candidate sizes of a grid dim over a class of `extent`: powers of two
-/// that divide it, up to 1024 blocks.
-SmallVector<int64_t> getGridSizes(int64_t extent) {
+/// Candidate sizes of grid dim `d` over a class of `extent`: powers of two
+/// that divide it, up to what CUDA allows along that dim.
+SmallVector<int64_t> getGridSizes(int64_t extent, unsigned d) {
   SmallVector<int64_t> sizes;
-  for (int64_t s = 2; s <= std::min<int64_t>(extent, 1024); s *= 2)
+  for (int64_t s = 2; s <= std::min(extent, kMaxGridSize[d]); s *= 2)
     if (extent % s == 0)
       sizes.push_back(s);
   return sizes;
@@ -244,31 +245,50 @@ Search::chooseCustomSizes(const BlockGraph &custom, ArrayRef<Dims> inputDims) {
            problem.shapes.chunkOf[cls] != Dim::kOne;
   };
   SmallVector<SmallVector<int64_t>> choices;
-  for (int cls : layout.gridClass)
+  for (auto [d, cls] : llvm::enumerate(layout.gridClass))
     choices.push_back(cls == Dim::kOne ? SmallVector<int64_t>{1}
                       : isChunkClass(cls)
                           ? SmallVector<int64_t>{problem.shapes.extents[cls]}
-                          : getGridSizes(problem.shapes.extents[cls]));
+                          : getGridSizes(problem.shapes.extents[cls], d));
   int loop = layout.loopClass;
   choices.push_back(loop == Dim::kOne ? SmallVector<int64_t>{1}
                     : isChunkClass(loop)
                         ? SmallVector<int64_t>{problem.shapes.extents[loop]}
                         : getIterationCounts(problem.shapes.extents[loop]));
+  // Grids of up to 16 blocks per SM are tried first. Past that, more blocks
+  // only make smaller tiles at the same cost (the busiest SM runs
+  // blocks / SMs of them), and trying every grid up to CUDA's limits would
+  // slow the search down. Only when none of them fits, because the tiles of
+  // a large elementwise or row program overflow shared memory, are grids of
+  // up to 16 times as many blocks tried, and so on until no grid is larger.
+  // Grid sizes are powers of two within CUDA's limits, so a grid has at
+  // most 2^60 blocks: the product cannot overflow, and the bound saturates.
   std::optional<std::pair<Layout, KernelCost>> bestSizes;
-  int64_t maxBlocks = 16 * options.target.smCount;
-  for (int64_t x : choices[0])
-    for (int64_t y : choices[1])
-      for (int64_t z : choices[2]) {
-        if (x * y * z > maxBlocks)
-          continue;
-        for (int64_t n : choices[3]) {
-          layout.gridSize = {x, y, z};
-          layout.iterations = n;
-          std::optional<KernelCost> cost = costOf(single, inputDims);
-          if (cost && (!bestSizes || cost->totalUs < bestSizes->second.totalUs))
-            bestSizes = std::make_pair(layout, *cost);
+  uint64_t minBlocks = 0;
+  uint64_t maxBlocks = 16 * options.target.smCount;
+  while (true) {
+    bool larger = false;
+    for (int64_t x : choices[0])
+      for (int64_t y : choices[1])
+        for (int64_t z : choices[2]) {
+          uint64_t blocks = x * y * z;
+          larger |= blocks > maxBlocks;
+          if (blocks <= minBlocks || blocks > maxBlocks)
+            continue;
+          for (int64_t n : choices[3]) {
+            layout.gridSize = {x, y, z};
+            layout.iterations = n;
+            std::optional<KernelCost> cost = costOf(single, inputDims);
+            if (cost &&
+                (!bestSizes || cost->totalUs < bestSizes->second.totalUs))
+              bestSizes = std::make_pair(layout, *cost);
+          }
         }
-      }
+    if (bestSizes || !larger)
+      break;
+    minBlocks = maxBlocks;
+    maxBlocks = llvm::SaturatingMultiply(maxBlocks, uint64_t(16));
+  }
   sizeCache[key] = bestSizes;
   return bestSizes;
 }

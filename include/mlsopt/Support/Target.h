@@ -34,6 +34,10 @@ struct TargetInfo {
   double launchOverheadUs;       // cost of one kernel launch beyond its work
 };
 
+/// CUDA's launch limits on the grid, the same on every supported chip: x up
+/// to 2^31 - 1 blocks, y and z up to 65535.
+constexpr int64_t kMaxGridSize[3] = {2147483647, 65535, 65535};
+
 /// Every supported target, newest last.
 llvm::ArrayRef<TargetInfo> getSupportedTargets();
 

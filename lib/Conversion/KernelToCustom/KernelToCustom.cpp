@@ -38,9 +38,6 @@ using namespace mlsopt;
 
 namespace {
 
-/// CUDA's limits on the grid: x up to 2^31 - 1 blocks, y and z up to 65535.
-constexpr int64_t kMaxGridDim[3] = {2147483647, 65535, 65535};
-
 /// What the default schedule of one op is: the grid, which output dim each
 /// grid dim splits, and the for-loop.
 struct DefaultSchedule {
@@ -80,9 +77,9 @@ void splitAcrossGrid(DefaultSchedule &s, ArrayRef<int64_t> shape,
       break;
     int64_t tile = dim == rank - 1
                        ? powerOfTwoTile(shape[dim], lastDimTile)
-                       : smallestTile(shape[dim], kMaxGridDim[g]);
-    if (shape[dim] / tile > kMaxGridDim[g])
-      tile = smallestTile(shape[dim], kMaxGridDim[g]);
+                       : smallestTile(shape[dim], kMaxGridSize[g]);
+    if (shape[dim] / tile > kMaxGridSize[g])
+      tile = smallestTile(shape[dim], kMaxGridSize[g]);
     if (shape[dim] / tile == 1)
       continue;
     s.grid[g] = shape[dim] / tile;
@@ -191,7 +188,7 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op,
         s.omap[0] = rank - 1;
       if (s.grid[1] > 1)
         s.omap[1] = rank - 2;
-      if (rank >= 3 && out[rank - 3] > 1 && out[rank - 3] <= kMaxGridDim[2]) {
+      if (rank >= 3 && out[rank - 3] > 1 && out[rank - 3] <= kMaxGridSize[2]) {
         s.grid[2] = out[rank - 3];
         s.omap[2] = rank - 3;
       }

@@ -35,13 +35,12 @@ LogicalResult CustomOp::verify() {
     return failure();
   // CUDA's launch limits; checking each dim first also keeps the volume
   // below from overflowing.
-  static constexpr int64_t kMaxGrid[3] = {2147483647, 65535, 65535};
   static constexpr int64_t kMaxBlock[3] = {1024, 1024, 64};
   for (unsigned d = 0; d < 3; ++d) {
-    if (getGrid().getSize(d) > kMaxGrid[d])
+    if (getGrid().getSize(d) > mlsopt::kMaxGridSize[d])
       return emitOpError("grid dim ")
              << mlsopt::kGridDimNames[d] << " is " << getGrid().getSize(d)
-             << "; CUDA allows at most " << kMaxGrid[d];
+             << "; CUDA allows at most " << mlsopt::kMaxGridSize[d];
     if (getBlock().getSize(d) > kMaxBlock[d])
       return emitOpError("thread block dim ")
              << mlsopt::kGridDimNames[d] << " is " << getBlock().getSize(d)
