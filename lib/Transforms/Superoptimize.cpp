@@ -160,6 +160,24 @@ static int64_t countElements(func::FuncOp func) {
   return total;
 }
 
+/// How long one evaluation of `func` over the field at full shapes takes,
+/// roughly: each of its `elements` tensor elements is drawn or computed (an
+/// exp is a modular power), and each FLOP of a matmul or a reduction is a
+/// modular multiply-add. The rates were measured on the 2-core development
+/// machine under a full build's load (docs/reliability.md), so they err on
+/// the slow side; a faster machine checks a little less than it could.
+static double predictEvaluationSeconds(func::FuncOp func, int64_t elements,
+                                       const TargetInfo &target) {
+  constexpr double kSecondsPerElement = 1.2e-7;
+  constexpr double kSecondsPerFlop = 2e-9;
+  double flops = 0;
+  FailureOr<KernelCost> cost = estimateFunctionCost(func, target);
+  if (succeeded(cost))
+    flops = cost->tensorCoreFlops + cost->cudaCoreFlops;
+  return kSecondsPerElement * static_cast<double>(elements) +
+         kSecondsPerFlop * flops;
+}
+
 bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
                                  double secondsLeft) {
   MLIRContext *ctx = &getContext();
@@ -181,9 +199,23 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
     return true;
   auto start = std::chrono::steady_clock::now();
   std::optional<ReferenceRun> referenceRun;
-  bool tooLarge = countElements(*reference) > kMaxVerifiedElements;
-  if (!tooLarge && (!keepReference || !cacheDir.empty()))
-    referenceRun = ReferenceRun::create(*reference, seed);
+  int64_t elements = countElements(*reference);
+  bool tooLarge = elements > kMaxVerifiedElements;
+  // The reference's evaluation cannot be interrupted, and 2.5 times as long
+  // again is set aside for the winner's check. Where the two would not fit
+  // in the time left, the search would get no time anyway, and the
+  // evaluation alone could overrun the timeout by far (an 8192x8192 exp*mul
+  // took 31 s at timeout=5): the reference is not evaluated, the search
+  // gets the whole budget, and a winner is reported, not committed.
+  std::optional<double> predictedSeconds;
+  if (!tooLarge && (!keepReference || !cacheDir.empty())) {
+    double seconds = predictEvaluationSeconds(*reference, elements,
+                                              options.target);
+    if (3.5 * seconds > secondsLeft)
+      predictedSeconds = seconds;
+    else
+      referenceRun = ReferenceRun::create(*reference, seed);
+  }
 
   // The answer: a function over the subprogram's inputs.
   func::FuncOp answer;
@@ -317,17 +349,25 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
       };
       double ratio = std::max(1.0, flops(result.bestCost) /
                                        std::max(1.0, flops(result.referenceCost)));
-      // What was set aside for the check (2.5 times the reference's
-      // evaluation) plus the slack a timeout allows (10% and a second).
-      if (referenceRun &&
-          ratio * referenceRun->seconds >
-              2.5 * referenceRun->seconds + 0.1 * secondsLeft + 1.0) {
+      // A check overruns when the reference was not evaluated for lack of
+      // time (it would take that evaluation and the winner's), or when the
+      // winner's evaluation alone takes longer than what was set aside for
+      // it (2.5 times the reference's) plus the slack a timeout allows (10%
+      // and a second).
+      std::optional<double> checkSeconds;
+      if (predictedSeconds)
+        checkSeconds = (1 + ratio) * *predictedSeconds;
+      else if (referenceRun &&
+               ratio * referenceRun->seconds >
+                   2.5 * referenceRun->seconds + 0.1 * secondsLeft + 1.0)
+        checkSeconds = ratio * referenceRun->seconds;
+      if (checkSeconds) {
         emitRemark(loc) << "superoptimize: kept the subprogram of "
                         << sub.ops.size()
                         << " kernel ops: checking the best μGraph found ("
                         << formatFixed(result.bestCost.totalUs, 2)
                         << " us) at full shapes would take about "
-                        << formatFixed(ratio * referenceRun->seconds, 0)
+                        << formatFixed(*checkSeconds, 0)
                         << " s, past the timeout (a larger timeout, or "
                            "keep-reference=true and --verify-equivalence, "
                            "would take it); "

@@ -3,11 +3,11 @@
     limited.py [--seconds S] [--memory-mb M] -- COMMAND...
 
 Fails (exit 1, with the time taken) if COMMAND takes more than S seconds,
-and otherwise exits with COMMAND's status. --memory-mb caps the address
-space (RLIMIT_AS) so that a program that tries to allocate what it must not
-fails fast instead of swapping the machine; it is ignored where the
-environment says the tools are sanitized (their runtime reserves terabytes
-of address space up front).
+killing it then, and otherwise exits with COMMAND's status. --memory-mb
+caps the address space (RLIMIT_AS) so that a program that tries to allocate
+what it must not fails fast instead of swapping the machine; it is ignored
+where the environment says the tools are sanitized (their runtime reserves
+terabytes of address space up front).
 """
 
 import argparse
@@ -32,9 +32,14 @@ def cap_memory():
 
 
 start = time.monotonic()
-rc = subprocess.call(command, preexec_fn=cap_memory)
+try:
+    # Killed at the bound: a command that ignores its timeout must fail the
+    # test quickly, not hold the suite for as long as it would run.
+    rc = subprocess.call(command, preexec_fn=cap_memory, timeout=args.seconds)
+except subprocess.TimeoutExpired:
+    rc = None
 elapsed = time.monotonic() - start
-if args.seconds is not None and elapsed > args.seconds:
+if rc is None or (args.seconds is not None and elapsed > args.seconds):
     # On stdout: callers usually send the command's stderr to FileCheck.
     print(f"limited.py: took {elapsed:.2f} s, more than {args.seconds} s")
     sys.exit(1)
