@@ -36,6 +36,7 @@ static constexpr double kL2BandwidthFactor = 2.5;
 KernelCost &KernelCost::operator+=(const KernelCost &other) {
   deviceBytes += other.deviceBytes;
   tensorCoreFlops += other.tensorCoreFlops;
+  tf32Flops += other.tf32Flops;
   cudaCoreFlops += other.cudaCoreFlops;
   launches += other.launches;
   launchUs += other.launchUs;
@@ -50,11 +51,12 @@ KernelCost &KernelCost::operator+=(const KernelCost &other) {
 raw_ostream &mlsopt::search::operator<<(raw_ostream &os,
                                         const KernelCost &cost) {
   return os << llvm::format("%.2f us (%u launches, %.0f bytes, %.0f TC FLOPs, "
-                            "%.0f CUDA-core FLOPs, memory %.2f us, compute "
-                            "%.2f us, %.0f waves)",
+                            "%.0f TF32 FLOPs, %.0f CUDA-core FLOPs, memory "
+                            "%.2f us, compute %.2f us, %.0f waves)",
                             cost.totalUs, cost.launches, cost.deviceBytes,
-                            cost.tensorCoreFlops, cost.cudaCoreFlops,
-                            cost.memoryUs, cost.computeUs, cost.waves);
+                            cost.tensorCoreFlops, cost.tf32Flops,
+                            cost.cudaCoreFlops, cost.memoryUs, cost.computeUs,
+                            cost.waves);
 }
 
 //===----------------------------------------------------------------------===//
@@ -85,6 +87,7 @@ static bool isStaticTensor(Type type) {
 namespace {
 struct Flops {
   double tensorCore = 0;
+  double tf32 = 0;
   double cudaCore = 0;
 };
 } // namespace
@@ -105,15 +108,17 @@ static FailureOr<Flops> estimateTensorOpFlops(Operation *op) {
   Flops flops;
   if (name == "matmul") {
     // 2 m n k per batch: one multiply and one add per product term. f16 and
-    // bf16 run on tensor cores; f32 is counted at the CUDA-core FMA rate,
-    // because TF32 would round the operands and change the results the
-    // verifier checked.
+    // bf16 run on tensor cores; f32 too, as tf32, which is what the GPU
+    // lowering emits unless `allow-tf32=false` (docs/gpu.md); anything else
+    // on CUDA cores.
     auto lhs = cast<RankedTensorType>(op->getOperand(0).getType());
     double k = lhs.getRank() ? static_cast<double>(lhs.getShape().back()) : 1;
     double work = 2 * out * k;
     Type elt = lhs.getElementType();
     if (elt.isF16() || elt.isBF16())
       flops.tensorCore = work;
+    else if (elt.isF32())
+      flops.tf32 = work;
     else
       flops.cudaCore = work;
     return flops;
@@ -161,26 +166,30 @@ static double memoryTimeUs(double bytes, const TargetInfo &target) {
 
 /// Tensor-core and CUDA-core work are added, not overlapped: the same warps
 /// issue both, and it keeps the estimate an upper bound on the roofline.
-static double computeTimeUs(double tensorCoreFlops, double cudaCoreFlops,
-                            const TargetInfo &target) {
-  return timeUs(tensorCoreFlops, target.tensorCoreTFlops * 1e12) +
-         timeUs(cudaCoreFlops, target.cudaCoreTFlops * 1e12);
+static double computeTimeUs(const Flops &flops, const TargetInfo &target) {
+  // Dense tf32 runs at half the f16 rate on every supported chip (A100,
+  // RTX 3090, RTX 4090 / L40S and H100/H200 spec sheets).
+  return timeUs(flops.tensorCore, target.tensorCoreTFlops * 1e12) +
+         timeUs(flops.tf32, target.tensorCoreTFlops / 2 * 1e12) +
+         timeUs(flops.cudaCore, target.cudaCoreTFlops * 1e12);
 }
 
 KernelCost mlsopt::search::estimateRoofline(double deviceBytes,
                                             double tensorCoreFlops,
                                             double cudaCoreFlops,
-                                            const TargetInfo &target) {
+                                            const TargetInfo &target,
+                                            double tf32Flops) {
   KernelCost cost;
   cost.deviceBytes = std::max(deviceBytes, 0.0);
   cost.tensorCoreFlops = std::max(tensorCoreFlops, 0.0);
+  cost.tf32Flops = std::max(tf32Flops, 0.0);
   cost.cudaCoreFlops = std::max(cudaCoreFlops, 0.0);
   cost.launches = 1;
   cost.launchUs = target.launchOverheadUs;
   cost.waves = 1;
   cost.memoryUs = memoryTimeUs(cost.deviceBytes, target);
-  cost.computeUs =
-      computeTimeUs(cost.tensorCoreFlops, cost.cudaCoreFlops, target);
+  cost.computeUs = computeTimeUs(
+      Flops{cost.tensorCoreFlops, cost.tf32Flops, cost.cudaCoreFlops}, target);
   cost.totalUs = cost.launchUs + std::max(cost.memoryUs, cost.computeUs);
   return cost;
 }
@@ -222,7 +231,8 @@ mlsopt::search::estimateKernelOpCost(Operation *op, const TargetInfo &target) {
     bytes += numBytes(type);
   for (Type type : op->getResultTypes())
     bytes += numBytes(type);
-  return estimateRoofline(bytes, flops->tensorCore, flops->cudaCore, target);
+  return estimateRoofline(bytes, flops->tensorCore, flops->cudaCore, target,
+                          flops->tf32);
 }
 
 namespace {
@@ -298,6 +308,7 @@ WalkResult BlockGraphWork::add(Operation *op) {
   if (failed(f))
     return WalkResult::interrupt();
   flops.tensorCore += f->tensorCore * times;
+  flops.tf32 += f->tf32 * times;
   flops.cudaCore += f->cudaCore * times;
   return WalkResult::advance();
 }
@@ -333,6 +344,7 @@ mlsopt::search::estimateCustomKernelCost(kernel::CustomOp op,
   KernelCost cost;
   cost.deviceBytes = bytes;
   cost.tensorCoreFlops = flops.tensorCore * blocks;
+  cost.tf32Flops = flops.tf32 * blocks;
   cost.cudaCoreFlops = flops.cudaCore * blocks;
   cost.launches = 1;
   cost.launchUs = target.launchOverheadUs;
@@ -348,7 +360,7 @@ mlsopt::search::estimateCustomKernelCost(kernel::CustomOp op,
   double rounds = std::ceil(blocks / sms);
   double activeSMs = std::min(blocks, sms);
   cost.computeUs =
-      computeTimeUs(flops.tensorCore, flops.cudaCore, target) * rounds * sms;
+      computeTimeUs(flops, target) * rounds * sms;
   // Device memory: an SM gets an even share of the bandwidth among the
   // active SMs, but no more than it can draw on its own.
   double perSMShare =

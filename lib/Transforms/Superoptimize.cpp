@@ -345,7 +345,7 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
       // times longer to check as it does FLOPs. A check that would overrun
       // the time left by far is not started.
       auto flops = [](const KernelCost &c) {
-        return c.tensorCoreFlops + c.cudaCoreFlops;
+        return c.tensorCoreFlops + c.tf32Flops + c.cudaCoreFlops;
       };
       double ratio = std::max(1.0, flops(result.bestCost) /
                                        std::max(1.0, flops(result.referenceCost)));

@@ -151,6 +151,7 @@ NB_MODULE(_mlsopt, m) {
       .def_ro("memory_us", &search::KernelCost::memoryUs)
       .def_ro("device_bytes", &search::KernelCost::deviceBytes)
       .def_ro("tensor_core_flops", &search::KernelCost::tensorCoreFlops)
+      .def_ro("tf32_flops", &search::KernelCost::tf32Flops)
       .def_ro("cuda_core_flops", &search::KernelCost::cudaCoreFlops)
       .def_ro("launches", &search::KernelCost::launches)
       .def_ro("waves", &search::KernelCost::waves)

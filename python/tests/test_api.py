@@ -218,6 +218,7 @@ def test_cost_is_the_cost_models_estimate():
     # Both weight matrices are read once: 2 x 4096 x 4096 x 2 bytes at least.
     assert cost.device_bytes >= 2 * 4096 * 4096 * 2
     assert cost.tensor_core_flops == 2 * (2 * 8 * 4096 * 4096)
+    assert cost.tf32_flops == 0
     assert cost.total_us > 0 and float(cost) == cost.total_us
     assert cost.is_memory_bound()
     # Smaller problems cost less; an older chip is slower.
@@ -225,6 +226,19 @@ def test_cost_is_the_cost_models_estimate():
     assert gated_mlp(4096).cost("sm_80").total_us > cost.total_us
     with pytest.raises(mi.MLIRError, match="unknown target 'sm_12'"):
         gated_mlp(64).cost("sm_12")
+
+    # f32 matmuls run as tf32 on the tensor cores (the GPU lowering's
+    # default), at half the f16 rate.
+    def matmul(dtype):
+        graph = mi.new_kernel_graph()
+        A = graph.new_input(dims=(4096, 4096), dtype=dtype)
+        B = graph.new_input(dims=(4096, 4096), dtype=dtype)
+        graph.mark_output(graph.matmul(A, B))
+        return graph.cost(target="sm_90")
+
+    f16, f32 = matmul(mi.float16), matmul(mi.float32)
+    assert f32.tf32_flops == 2 * 4096 ** 3 and f32.tensor_core_flops == 0
+    assert f32.compute_us == pytest.approx(2 * f16.compute_us)
 
 
 def test_cost_warns_about_what_it_leaves_out():

@@ -140,12 +140,14 @@ TEST_F(CostModelTest, MatmulComputeBoundLargeMemoryBoundGemv) {
   EXPECT_TRUE(g.isMemoryBound()) << g.computeUs << " vs " << g.memoryUs;
   EXPECT_EQ(g.deviceBytes, 2.0 * (8 * 4096 + 4096 * 4096 + 8 * 4096));
 
-  // f32 runs on CUDA cores, far slower than f16 on tensor cores.
+  // f32 runs as tf32 on the tensor cores, at half the f16 rate.
   OwningOpRef<ModuleOp> f32 = parseOrFail(matmulProgram(4096, 4096, 4096, "f32"));
   ASSERT_TRUE(f32);
   KernelCost f = cost(*f32, "mm", sm90());
   EXPECT_EQ(f.tensorCoreFlops, 0);
-  EXPECT_GT(f.computeUs, 10 * b.computeUs);
+  EXPECT_EQ(f.tf32Flops, 2.0 * 4096 * 4096 * 4096);
+  EXPECT_EQ(f.cudaCoreFlops, 0);
+  EXPECT_DOUBLE_EQ(f.computeUs, 2 * b.computeUs);
 }
 
 TEST_F(CostModelTest, OneBlockMoreThanSMsTakesTwoWaves) {

@@ -35,8 +35,11 @@ struct KernelCost {
   double deviceBytes = 0;
   /// FLOPs of f16/bf16 matmuls, which run on tensor cores.
   double tensorCoreFlops = 0;
-  /// All other FLOPs (f32 matmuls, elementwise ops, reductions); a
-  /// transcendental such as exp counts as one.
+  /// FLOPs of f32 matmuls, which the GPU lowering runs on tensor cores as
+  /// tf32 (its default, `allow-tf32=true`) at half the f16 rate.
+  double tf32Flops = 0;
+  /// All other FLOPs (elementwise ops, reductions); a transcendental such as
+  /// exp counts as one.
   double cudaCoreFlops = 0;
   /// Kernel launches: 1 for a kernel, their number for a program.
   unsigned launches = 0;
@@ -68,7 +71,8 @@ llvm::raw_ostream &operator<<(llvm::raw_ostream &os, const KernelCost &cost);
 /// plus the larger of the memory and the compute time. Negative inputs are
 /// treated as 0. Exposed for the search's lower bounds and for tests.
 KernelCost estimateRoofline(double deviceBytes, double tensorCoreFlops,
-                            double cudaCoreFlops, const TargetInfo &target);
+                            double cudaCoreFlops, const TargetInfo &target,
+                            double tf32Flops = 0);
 
 /// Blocks of `sharedMemBytes` bytes and `threadsPerBlock` threads that one SM
 /// of `target` holds at once; 0 if even one does not fit.
