@@ -14,11 +14,13 @@ as a Markdown table, also printed).
 
 import argparse
 import json
+import os
 import pathlib
 import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 import report
@@ -57,6 +59,27 @@ def run(cmd, stdin=None):
     return subprocess.run(cmd, input=stdin, capture_output=True, text=True)
 
 
+def run_measured(cmd, stdin):
+    """Runs `cmd` like run() and returns it with its peak resident memory
+    in MiB (its own, from wait4, not the maximum over all children)."""
+    with subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) as proc:
+        # Both pipes are drained by threads, so neither can fill and block.
+        out, err = [], []
+        readers = [threading.Thread(target=lambda f=f, b=b: b.append(f.read()))
+                   for f, b in ((proc.stdout, out), (proc.stderr, err))]
+        for r in readers:
+            r.start()
+        proc.stdin.write(stdin)
+        proc.stdin.close()
+        for r in readers:
+            r.join()
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    result = subprocess.CompletedProcess(cmd, proc.returncode, out[0], err[0])
+    return result, round(usage.ru_maxrss / 1024)
+
+
 def bench_case(opt, path, args):
     name, batch = path.stem.rsplit("_b", 1)
     case = {"name": name, "batch": int(batch)}
@@ -69,8 +92,9 @@ def bench_case(opt, path, args):
     options = (f"target=sm_90 timeout={args.timeout} threads={args.threads} "
                f"cache-dir={args.cache_dir}")
     start = time.monotonic()
-    searched = run([opt, f"--superoptimize={options}",
-                    "--mlir-print-op-on-diagnostic=false"], imported.stdout)
+    searched, case["peak_rss_mib"] = run_measured(
+        [opt, f"--superoptimize={options}",
+         "--mlir-print-op-on-diagnostic=false"], imported.stdout)
     case["seconds"] = round(time.monotonic() - start, 2)
     if searched.returncode:
         raise RuntimeError(f"{path}: search failed:\n{searched.stderr}")
@@ -127,12 +151,13 @@ def bench_case(opt, path, args):
 
 
 def markdown(cases):
-    headers = ["case", "batch", "search s", "total s", "kernels before",
+    headers = ["case", "batch", "search s", "total s", "peak MiB",
+               "kernels before",
                "kernels after", "est. us before", "est. us after", "verified",
                "enumerated", "pruned (abstract)", "pruned (cost)", "screened",
                "PTX"]
     rows = [[c["name"], c["batch"], c["search_seconds"], c["seconds"],
-             c["kernels_before"], c["kernels_after"], c["est_us_before"],
+             c["peak_rss_mib"], c["kernels_before"], c["kernels_after"], c["est_us_before"],
              c["est_us_after"], "yes" if c["verified"] else "NO",
              c["enumerated"], c["pruned_abstract_expr"], c["pruned_cost"],
              c["screened"],

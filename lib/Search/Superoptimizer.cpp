@@ -28,6 +28,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Debug.h"
 
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -105,7 +106,7 @@ private:
   /// what any program computing the results must read and write.
   SmallVector<const Dims *> getProgramTensors() const;
   /// The custom kernels over `subset` with exactly `blockOps` block ops.
-  const std::vector<CustomCandidate> &
+  std::shared_ptr<const std::vector<CustomCandidate>>
   getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps);
 
   const SearchProblem &problem;
@@ -141,8 +142,15 @@ private:
   /// and dims) and block-op count, with inputs numbered 0..n-1. The key is
   /// those fields' bytes, hashed: the search looks it up for every subset
   /// of values at every node, and comparing nested vectors in an ordered map
-  /// cost a sixth of the search's time.
-  llvm::StringMap<std::vector<CustomCandidate>> customCache;
+  /// cost a sixth of the search's time. It holds at most
+  /// kMaxCachedCandidates candidates: a long search would otherwise keep
+  /// every block graph it ever enumerated (13 GB after 40 s of a softmax);
+  /// past the budget, levels are enumerated again when they are needed.
+  llvm::StringMap<std::shared_ptr<const std::vector<CustomCandidate>>>
+      customCache;
+  size_t cachedCandidates = 0;
+  static constexpr size_t kMaxCachedCandidates = size_t(1) << 19;
+  static constexpr size_t kMaxCandidatesPerSkeleton = size_t(1) << 14;
   /// Screening verdicts by canonical text: iterative deepening meets the
   /// same candidates again.
   llvm::StringMap<bool> screenCache;
@@ -541,7 +549,7 @@ void Search::considerSingleKernel(const CustomCandidate &c,
   consider(std::move(candidate));
 }
 
-const std::vector<CustomCandidate> &
+std::shared_ptr<const std::vector<CustomCandidate>>
 Search::getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps) {
   SmallVector<int64_t, 32> fields = {blockOps};
   SmallVector<SearchValue> inputs;
@@ -556,8 +564,8 @@ Search::getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps) {
   }
   StringRef key(reinterpret_cast<const char *>(fields.data()),
                 fields.size() * sizeof(int64_t));
-  auto [it, inserted] = customCache.try_emplace(key);
-  if (!inserted)
+  auto it = customCache.find(key);
+  if (it != customCache.end())
     return it->second;
   SmallVector<unsigned> local;
   for (unsigned i = 0; i < subset.size(); ++i)
@@ -570,12 +578,20 @@ Search::getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps) {
   // it is weighed as soon as it is found, so a long enumeration still
   // leaves its best finds behind when the time runs out.
   bool atRoot = graph.nodes.empty();
+  // A skeleton keeps at most kMaxCandidatesPerSkeleton block graphs for
+  // building programs of several kernels: one level of a softmax at 11
+  // block ops has millions, which took the search past 13 GB. Past the
+  // limit, block graphs are still weighed as single kernels at the root.
+  // Each skeleton is enumerated in a fixed order, so which ones are kept
+  // does not depend on the thread count.
   auto enumerate = [&](size_t i) {
     enumerateBlockGraphs(*core, local, inputs, skeletons[i], blockOps, {},
                          [&](CustomCandidate &&c) {
                            if (atRoot)
                              considerSingleKernel(c, subset);
-                           perSkeleton[i].push_back(std::move(c));
+                           if (perSkeleton[i].size() <
+                               kMaxCandidatesPerSkeleton)
+                             perSkeleton[i].push_back(std::move(c));
                          });
   };
   if (!pool) {
@@ -588,15 +604,17 @@ Search::getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps) {
     group.wait();
   }
   // A level cut short by the timeout is incomplete: not cached, not used.
-  if (core->timedOut()) {
-    customCache.erase(key);
-    static const std::vector<CustomCandidate> none;
-    return none;
-  }
+  auto level = std::make_shared<std::vector<CustomCandidate>>();
+  if (core->timedOut())
+    return level;
   for (auto &candidates : perSkeleton)
     for (CustomCandidate &c : candidates)
-      it->second.push_back(std::move(c));
-  return it->second;
+      level->push_back(std::move(c));
+  if (cachedCandidates + level->size() <= kMaxCachedCandidates) {
+    cachedCandidates += level->size();
+    customCache[key] = level;
+  }
+  return level;
 }
 
 void Search::dfs(OpKey last) {
@@ -636,12 +654,13 @@ void Search::dfs(OpKey last) {
               static_cast<int>(subsetIndex), 0, 0, 0};
     if (!(last < key))
       continue;
-    // Each level's candidates stay where the cache keeps them (its entries
-    // do not move as it grows), so none is copied.
-    SmallVector<const std::vector<CustomCandidate> *> levels;
-    for (unsigned blockOps = 3; blockOps <= blockOpsLimit; ++blockOps)
-      levels.push_back(&getCustomCandidates(subset, blockOps));
-    for (const std::vector<CustomCandidate> *level : levels)
+    // Each level's candidates are shared with the cache, not copied. From
+    // two block ops: a kernel that only loads and stores is a copy, except
+    // the one that sums the chunks of a split reduction's partial results.
+    SmallVector<std::shared_ptr<const std::vector<CustomCandidate>>> levels;
+    for (unsigned blockOps = 2; blockOps <= blockOpsLimit; ++blockOps)
+      levels.push_back(getCustomCandidates(subset, blockOps));
+    for (const auto &level : levels)
     for (const CustomCandidate &c : *level) {
       if (core->timedOut())
         return;
@@ -848,6 +867,7 @@ SearchResult Search::run() {
       continue;
     core->literalSubterms = literal ? &subterms : nullptr;
     customCache.clear();
+    cachedCandidates = 0;
     for (unsigned limit = 3; limit <= options.maxBlockOps; ++limit) {
       blockOpsLimit = limit;
       // More launches than the reference has ops only add launch
