@@ -7,15 +7,28 @@
 // This is softmax(S) V with the softmax written without subtracting the row
 // maximum, as in Mirage; the 1/sqrt(64) scale is assumed folded into Q or K.
 // The unfused program materializes the 2x256x4096 score matrix S and exp(S)
-// in device memory. Both fused versions below never leave the 64x64 tile of
-// scores a block works on: they stream K and V in tiles of 64 keys and keep
-// running sums.
+// in device memory. The μGraphs below never leave the tile of scores a
+// block works on: @fused and @fused_online_softmax stream K and V in tiles
+// of 64 keys and keep running sums; @flash_decoding gives each block one
+// chunk of 256 keys.
 //
 // @fused follows the formula above directly. @fused_online_softmax is the
 // numerically safe form of FlashAttention: it subtracts a running maximum
 // before exp and uses the `max` and `rescale` accumulators to bring the
 // partial sums to a common maximum. In exact arithmetic the maximum cancels
 // between numerator and denominator, so it equals @reference too.
+//
+// @flash_decoding is what the search finds for these shapes: a first kernel
+// splits the keys into 16 chunks across the grid and stores partial sums per
+// chunk, a second one adds the chunks and divides.
+//
+// Which wins: @fused when the query tiles alone fill the GPU (many heads or
+// long prompts): one launch, and only O is written. @flash_decoding when few
+// query tiles would otherwise each walk all keys alone (decoding, or here 8
+// tiles for 100+ SMs): more blocks share the work and the L2's bandwidth,
+// for a second launch and a round trip of the partials through device
+// memory. @fused_online_softmax costs a little more compute than @fused and
+// wins whenever scores may be large enough for exp to overflow.
 
 // The unfused program: five pre-defined kernels.
 func.func @reference(%q: tensor<2x256x64xf16>, %k: tensor<2x64x4096xf16>,
@@ -143,6 +156,107 @@ func.func @fused_online_softmax(%q: tensor<2x256x64xf16>,
     // Same placement as @fused: batch b, query rows [64t, 64t+64).
     block.store %y, %out0 omap <x = 0, y = 1>
         : tensor<1x64x64xf16> into tensor<2x256x64xf16>
+    block.return
+  }
+  return %o : tensor<2x256x64xf16>
+}
+
+// The μGraph the search finds when there are few query tiles: flash-decoding,
+// two custom kernels. @fused has 2 x 4 = 8 blocks, each walking all 4096
+// keys alone; on a GPU of 100+ SMs most SMs idle and each block draws only
+// its share of the L2's bandwidth. Splitting the keys across the grid gives
+// 128 blocks, at the price of a second launch and a round trip of the
+// partial results (1 MiB) through device memory.
+//
+// Block (b, t, c) computes, for its 64 queries and its chunk c of 256 keys,
+//   N_c = exp(S_c) V_c (1x64x64)  and  L_c = rowsum(exp(S_c)) (1x64x1),
+// and O = (sum_c N_c) / (sum_c L_c). The partials are plain sums over
+// disjoint keys, so adding them is exact; without the row maximum there is
+// nothing to rescale (an online-softmax split would also store each chunk's
+// maximum).
+func.func @flash_decoding(%q: tensor<2x256x64xf16>, %k: tensor<2x64x4096xf16>,
+                          %v: tensor<2x4096x64xf16>) -> tensor<2x256x64xf16>
+    attributes {mlsopt.equivalent_to = @reference} {
+  // Grid: x = 2 and y = 4 as in @fused (batch, query tile of 64 rows);
+  // z = 16 splits the 4096 keys into chunks of 256, one per block.
+  // Outputs: the 16 chunks' partials side by side along the last dim, so
+  // that the combining kernel reads chunk i with an fmap on that dim:
+  // N in 2x256x(16*64) and L in 2x256x(16*1).
+  %partial:2 = kernel.custom (%q, %k, %v) grid <2, 4, 16> block <128, 1, 1>
+      : (tensor<2x256x64xf16>, tensor<2x64x4096xf16>, tensor<2x4096x64xf16>)
+        -> (tensor<2x256x1024xf16>, tensor<2x256x16xf16>) {
+  ^bb0(%in0: tensor<2x256x64xf16>, %in1: tensor<2x64x4096xf16>,
+       %in2: tensor<2x4096x64xf16>, %out0: tensor<2x256x1024xf16>,
+       %out1: tensor<2x256x16xf16>):
+    // One iteration: a block's chunk of 256 keys is a single tile, so the
+    // sums over it happen inside the matmul and the reduce_sum; the sum
+    // over chunks is the second kernel's loop.
+    %acc:2 = block.for_loop 1 iterations accumulate (sum, sum)
+        : tensor<1x64x64xf16>, tensor<1x64x1xf16> {
+      // Q: as in @fused. z is not mapped: all 16 chunks of a query tile
+      // load the same Q tile.
+      %qt = block.load %in0 imap <x = 0, y = 1>
+          : tensor<2x256x64xf16> -> tensor<1x64x64xf16>
+      // K: imap <x = 0, z = 2>: block (b, t, c) loads keys
+      // [256c, 256c+256) (K's dim 2); y is not mapped, so the 4 query tiles
+      // share each chunk, read from device memory once for all 4. No fmap:
+      // the grid, not the loop, walks the keys. Tile: 1x64x256.
+      %kt = block.load %in1 imap <x = 0, z = 2>
+          : tensor<2x64x4096xf16> -> tensor<1x64x256xf16>
+      // V: the same keys, V's dim 1. Tile: 1x256x64.
+      %vt = block.load %in2 imap <x = 0, z = 1>
+          : tensor<2x4096x64xf16> -> tensor<1x256x64xf16>
+      %s = block.matmul %qt, %kt : tensor<1x64x64xf16>, tensor<1x64x256xf16>
+      %e = thread.graph (%s) : (tensor<1x64x256xf16>) -> tensor<1x64x256xf16> {
+      ^bb0(%se: f16):
+        %ee = thread.unary exp %se : f16
+        thread.yield %ee : f16
+      }
+      // N_c: contracts over this chunk's 256 keys.
+      %ev = block.matmul %e, %vt : tensor<1x64x256xf16>, tensor<1x256x64xf16>
+      // L_c.
+      %l = block.reduce_sum %e dim 2 : tensor<1x64x256xf16>
+      block.yield %ev, %l : tensor<1x64x64xf16>, tensor<1x64x1xf16>
+    }
+    // No division here: N_c / L_c of one chunk is not a share of O. The
+    // omaps put chunk c (grid z) at N's columns [64c, 64c+64) and at L's
+    // column c, next to the query rows of block (b, t): 2 x 4 x 16 tiles
+    // of 1x64x64 cover 2x256x1024, and of 1x64x1 cover 2x256x16.
+    block.store %acc#0, %out0 omap <x = 0, y = 1, z = 2>
+        : tensor<1x64x64xf16> into tensor<2x256x1024xf16>
+    block.store %acc#1, %out1 omap <x = 0, y = 1, z = 2>
+        : tensor<1x64x1xf16> into tensor<2x256x16xf16>
+    block.return
+  }
+  // The combining kernel reads 1 MiB of partials and does 16 adds per
+  // output element: it is bound by memory, so it wants many blocks more
+  // than big tiles: x = 2 batches, y = 32 tiles of 8 query rows, 64 blocks.
+  %o = kernel.custom (%partial#0, %partial#1) grid <2, 32, 1>
+      block <128, 1, 1>
+      : (tensor<2x256x1024xf16>, tensor<2x256x16xf16>) -> tensor<2x256x64xf16> {
+  ^bb0(%in0: tensor<2x256x1024xf16>, %in1: tensor<2x256x16xf16>,
+       %out0: tensor<2x256x64xf16>):
+    // The loop walks the 16 chunks: fmap 2 on both inputs makes iteration i
+    // read chunk i (N's columns [64i, 64i+64), L's column i) of this
+    // block's 8 rows. The sum accumulators add the chunks' partials.
+    %acc:2 = block.for_loop 16 iterations accumulate (sum, sum)
+        : tensor<1x8x64xf16>, tensor<1x8x1xf16> {
+      %n = block.load %in0 imap <x = 0, y = 1> fmap 2
+          : tensor<2x256x1024xf16> -> tensor<1x8x64xf16>
+      %l = block.load %in1 imap <x = 0, y = 1> fmap 2
+          : tensor<2x256x16xf16> -> tensor<1x8x1xf16>
+      block.yield %n, %l : tensor<1x8x64xf16>, tensor<1x8x1xf16>
+    }
+    // O = N / L once all chunks are in; 1x8x1 broadcasts over the head dim.
+    %y = thread.graph (%acc#0, %acc#1)
+        : (tensor<1x8x64xf16>, tensor<1x8x1xf16>) -> tensor<1x8x64xf16> {
+    ^bb0(%ne: f16, %le: f16):
+      %r = thread.binary div %ne, %le : f16
+      thread.yield %r : f16
+    }
+    // omap <x = 0, y = 1>: 2 x 32 tiles of 1x8x64 cover 2x256x64.
+    block.store %y, %out0 omap <x = 0, y = 1>
+        : tensor<1x8x64xf16> into tensor<2x256x64xf16>
     block.return
   }
   return %o : tensor<2x256x64xf16>

@@ -22,7 +22,7 @@
 
 // RUN: mlsopt-opt %mlsopt_src_root/examples/attention.mlir | FileCheck %s --check-prefix=ATT
 // RUN: mlsopt-opt %mlsopt_src_root/examples/attention.mlir --mlir-print-op-generic | mlsopt-opt | FileCheck %s --check-prefix=ATT
-// RUN: mlsopt-opt %mlsopt_src_root/examples/attention.mlir | grep "kernel.custom(" | count 2
+// RUN: mlsopt-opt %mlsopt_src_root/examples/attention.mlir | grep "kernel.custom(" | count 4
 // RUN: mlsopt-opt %mlsopt_src_root/examples/attention.mlir > %t.att.a
 // RUN: mlsopt-opt %mlsopt_src_root/examples/attention.mlir --mlir-print-op-generic | mlsopt-opt > %t.att.b
 // RUN: mlsopt-opt %t.att.a > %t.att.c
@@ -136,3 +136,35 @@
 // ATT:           thread.binary div
 // ATT:         block.store %{{.*}}, %out0 omap <x = 0, y = 1> : tensor<1x64x64xf16> into tensor<2x256x64xf16>
 // ATT-NEXT:    block.return
+
+// Flash-decoding: the first kernel's grid z walks 16 chunks of 256 keys
+// (one iteration, no fmap) and stores partials chunk by chunk along the
+// last dim; the second kernel's loop reads them back chunk by chunk (fmap 2,
+// 16 iterations), sums and divides.
+// ATT-LABEL: func.func @flash_decoding(
+// ATT-SAME:      -> tensor<2x256x64xf16> attributes {mlsopt.equivalent_to = @reference} {
+// ATT:         %[[PART:[0-9]+]]:2 = kernel.custom(%{{.*}}, %{{.*}}, %{{.*}}) grid <2, 4, 16> block <128, 1, 1>
+// ATT-SAME:        -> (tensor<2x256x1024xf16>, tensor<2x256x16xf16>)
+// ATT:         %[[ACC:[0-9]+]]:2 = block.for_loop 1 iterations accumulate (sum, sum) : tensor<1x64x64xf16>, tensor<1x64x1xf16> {
+// ATT:           %[[Q:[0-9]+]] = block.load %in0 imap <x = 0, y = 1> : tensor<2x256x64xf16> -> tensor<1x64x64xf16>
+// ATT:           %[[K:[0-9]+]] = block.load %in1 imap <x = 0, z = 2> : tensor<2x64x4096xf16> -> tensor<1x64x256xf16>
+// ATT:           %[[V:[0-9]+]] = block.load %in2 imap <x = 0, z = 1> : tensor<2x4096x64xf16> -> tensor<1x256x64xf16>
+// ATT:           %[[S:[0-9]+]] = block.matmul %[[Q]], %[[K]]
+// ATT:           %[[E:[0-9]+]] = thread.graph(%[[S]])
+// ATT:             thread.unary exp
+// ATT:           %[[EV:[0-9]+]] = block.matmul %[[E]], %[[V]]
+// ATT:           %[[L:[0-9]+]] = block.reduce_sum %[[E]] dim 2
+// ATT:           block.yield %[[EV]], %[[L]]
+// ATT:         block.store %[[ACC]]#0, %out0 omap <x = 0, y = 1, z = 2> : tensor<1x64x64xf16> into tensor<2x256x1024xf16>
+// ATT-NEXT:    block.store %[[ACC]]#1, %out1 omap <x = 0, y = 1, z = 2> : tensor<1x64x1xf16> into tensor<2x256x16xf16>
+// ATT-NEXT:    block.return
+// ATT:         kernel.custom(%[[PART]]#0, %[[PART]]#1) grid <2, 32, 1> block <128, 1, 1>
+// ATT:         %[[SUM:[0-9]+]]:2 = block.for_loop 16 iterations accumulate (sum, sum) : tensor<1x8x64xf16>, tensor<1x8x1xf16> {
+// ATT:           %[[N:[0-9]+]] = block.load %in0 imap <x = 0, y = 1> fmap 2 : tensor<2x256x1024xf16> -> tensor<1x8x64xf16>
+// ATT:           %[[LC:[0-9]+]] = block.load %in1 imap <x = 0, y = 1> fmap 2 : tensor<2x256x16xf16> -> tensor<1x8x1xf16>
+// ATT:           block.yield %[[N]], %[[LC]]
+// ATT:         thread.graph(%[[SUM]]#0, %[[SUM]]#1)
+// ATT:           thread.binary div
+// ATT:         block.store %{{.*}}, %out0 omap <x = 0, y = 1> : tensor<1x8x64xf16> into tensor<2x256x64xf16>
+// ATT-NEXT:    block.return
+// ATT-NOT:     kernel.custom

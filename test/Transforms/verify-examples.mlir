@@ -12,3 +12,4 @@
 // MLPCHECK: remark: @fused is equivalent to @reference: equal on 1 random test over GF(p)
 // ATTCHECK: remark: @fused is equivalent to @reference: equal on 1 random test over GF(p)
 // ATTCHECK: remark: @fused_online_softmax is equivalent to @reference: {{.*}} (max ops are outside this bound: see docs/verification.md)
+// ATTCHECK: remark: @flash_decoding is equivalent to @reference: equal on 1 random test over GF(p); false-positive probability <= {{[0-9.]+}}e-{{[0-9]+}}
