@@ -3,8 +3,16 @@
 // matmuls run on tensor cores as m16n8k16, f32 ones as tf32 m16n8k8 (and
 // on CUDA cores with allow-tf32=false); every custom kernel and every
 // pre-defined kernel op is one launch.
+//
+// @flash_decoding's tiles are the ones the search chose for f16 on sm_90
+// (chunks of 256 keys in one tile): it lowers there in f16 and bf16, and
+// the other runs leave it out (%{nofd}) and check instead that it is
+// refused for the shared memory it would need: with its f32 accumulators,
+// 172544 bytes in f16 or bf16 on sm_80; in f32, 311808 bytes by the
+// block-graph verifier, over any chip's limit.
 // REQUIRES: ptxas
-// RUN: mlsopt-opt %mlsopt_src_root/examples/attention.mlir --mlsopt-gpu-pipeline=chip=sm_80 -o %t.f16.sm_80.mlir
+// DEFINE: %{nofd} = sed '/^func.func @flash_decoding(/,/^}/d'
+// RUN: %{nofd} %mlsopt_src_root/examples/attention.mlir | mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_80 -o %t.f16.sm_80.mlir
 // RUN: mlsopt-translate --emit-ptx %t.f16.sm_80.mlir -o %t.f16.sm_80.ptx
 // RUN: %ptxas -arch=sm_80 %t.f16.sm_80.ptx -o %t.f16.sm_80.cubin
 // RUN: FileCheck %s --check-prefixes=PTX,TC < %t.f16.sm_80.ptx
@@ -12,7 +20,7 @@
 // RUN: mlsopt-translate --emit-ptx %t.f16.sm_90.mlir -o %t.f16.sm_90.ptx
 // RUN: %ptxas -arch=sm_90 %t.f16.sm_90.ptx -o %t.f16.sm_90.cubin
 // RUN: FileCheck %s --check-prefixes=PTX,TC < %t.f16.sm_90.ptx
-// RUN: sed s/f16/bf16/g %mlsopt_src_root/examples/attention.mlir | mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_80 -o %t.bf16.sm_80.mlir
+// RUN: %{nofd} %mlsopt_src_root/examples/attention.mlir | sed s/f16/bf16/g | mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_80 -o %t.bf16.sm_80.mlir
 // RUN: mlsopt-translate --emit-ptx %t.bf16.sm_80.mlir -o %t.bf16.sm_80.ptx
 // RUN: %ptxas -arch=sm_80 %t.bf16.sm_80.ptx -o %t.bf16.sm_80.cubin
 // RUN: FileCheck %s --check-prefixes=PTX,TC < %t.bf16.sm_80.ptx
@@ -20,15 +28,18 @@
 // RUN: mlsopt-translate --emit-ptx %t.bf16.sm_90.mlir -o %t.bf16.sm_90.ptx
 // RUN: %ptxas -arch=sm_90 %t.bf16.sm_90.ptx -o %t.bf16.sm_90.cubin
 // RUN: FileCheck %s --check-prefixes=PTX,TC < %t.bf16.sm_90.ptx
-// RUN: sed s/f16/f32/g %mlsopt_src_root/examples/attention.mlir | mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_80 -o %t.f32.sm_80.mlir
+// RUN: %{nofd} %mlsopt_src_root/examples/attention.mlir | sed s/f16/f32/g | mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_80 -o %t.f32.sm_80.mlir
 // RUN: mlsopt-translate --emit-ptx %t.f32.sm_80.mlir -o %t.f32.sm_80.ptx
 // RUN: %ptxas -arch=sm_80 %t.f32.sm_80.ptx -o %t.f32.sm_80.cubin
 // RUN: FileCheck %s --check-prefixes=PTX,F32 < %t.f32.sm_80.ptx
-// RUN: sed s/f16/f32/g %mlsopt_src_root/examples/attention.mlir | mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_90 -o %t.f32.sm_90.mlir
+// RUN: %{nofd} %mlsopt_src_root/examples/attention.mlir | sed s/f16/f32/g | mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_90 -o %t.f32.sm_90.mlir
 // RUN: mlsopt-translate --emit-ptx %t.f32.sm_90.mlir -o %t.f32.sm_90.ptx
 // RUN: %ptxas -arch=sm_90 %t.f32.sm_90.ptx -o %t.f32.sm_90.cubin
 // RUN: FileCheck %s --check-prefixes=PTX,F32 < %t.f32.sm_90.ptx
 // RUN: FileCheck %s --check-prefix=LAUNCH < %t.f16.sm_90.mlir
+// RUN: not mlsopt-opt %mlsopt_src_root/examples/attention.mlir --mlsopt-gpu-pipeline=chip=sm_80 -o /dev/null --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=FD-SM80
+// RUN: sed s/f16/bf16/g %mlsopt_src_root/examples/attention.mlir | not mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_80 -o /dev/null --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=FD-SM80
+// RUN: sed s/f16/f32/g %mlsopt_src_root/examples/attention.mlir | not mlsopt-opt -o /dev/null --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=FD-F32
 
 // Dynamic shared memory is a module-scope extern array (not a demoted
 // one-byte variable); tiles arrive by 16-byte cp.async.
@@ -59,4 +70,13 @@
 // LAUNCH: gpu.launch_func
 // LAUNCH-NOT: gpu.launch_func
 // LAUNCH: return
+// The chunks' partials, then the kernel that combines them.
+// LAUNCH-LABEL: func.func @flash_decoding(
+// LAUNCH: gpu.launch_func
+// LAUNCH: gpu.launch_func
+// LAUNCH-NOT: gpu.launch_func
+// LAUNCH: return
 // LAUNCH: gpu.binary @mlsopt_kernels
+
+// FD-SM80: error: 'kernel.custom' op needs 172544 bytes of shared memory on the GPU (tiles, double buffers and f32 accumulators), more than the 166912 bytes a block of sm_80 can have
+// FD-F32: error: 'kernel.custom' op block graph needs 311808 bytes of shared memory, more than the 232448 bytes a block has on sm_90
