@@ -1,9 +1,19 @@
 // REQUIRES: mlir-runner
-// Both attention μGraphs (plain exp/sum and online softmax with max and
-// rescale accumulators) run on the CPU, following their schedules, to the
-// numbers of the unfused reference (relative error <= 1e-4 in f32).
-// RUN: cat %mlsopt_src_root/examples/attention.mlir %S/Inputs/compare.mlir %s \
-// RUN:   | sed -e 's/f16/f32/g' -e '/^\/\/ RUN/d' \
+// The attention μGraphs run on the CPU, following their schedules, to the
+// numbers of the unfused reference. @fused (plain exp/sum) and
+// @fused_online_softmax (max and rescale accumulators) run in f32, relative
+// error <= 1e-4. @flash_decoding cannot: its tiles, the search's for f16
+// on sm_90, need more shared memory in f32 than any chip has, and the
+// verifier refuses it. It runs as written, in f16, on the f32 inputs
+// rounded to f16, against the f32 reference: relative error <= 2e-2 (about
+// 1.3e-2 here, as for @reference and @fused run in f16: the rounding of the
+// inputs and of exp(S), not the split, sets it).
+// DEFINE: %{nofd} = sed '/^func.func @flash_decoding(/,/^}/d'
+// RUN: %{nofd} %mlsopt_src_root/examples/attention.mlir | sed -e 's/f16/f32/g' > %t.f32.mlir
+// RUN: sed -n '/^func.func @flash_decoding(/,/^}/p' %mlsopt_src_root/examples/attention.mlir \
+// RUN:   | sed -e 's/attributes {mlsopt.equivalent_to = @reference} //' > %t.fd.mlir
+// RUN: cat %t.f32.mlir %t.fd.mlir %S/Inputs/compare.mlir %s \
+// RUN:   | sed -e '/^\/\/ RUN/d' \
 // RUN:   | mlsopt-opt --mlsopt-cpu-pipeline \
 // RUN:   | %mlir_runner -e main -entry-point-result=void \
 // RUN:       -shared-libs=%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_runner_utils.so \
@@ -13,6 +23,9 @@
 // CHECK-NEXT: {{[0-9.e+-]+}}
 // CHECK-NEXT: ok
 // CHECK: fused_online_softmax
+// CHECK-NEXT: {{[0-9.e+-]+}}
+// CHECK-NEXT: ok
+// CHECK: flash_decoding (f16)
 // CHECK-NEXT: {{[0-9.e+-]+}}
 // CHECK-NEXT: ok
 
@@ -51,5 +64,61 @@ func.func @main() {
   vector.print str "fused_online_softmax\n"
   %err2 = call @relerr2(%a, %c) : (tensor<?x?xf32>, tensor<?x?xf32>) -> f32
   call @report(%err2) : (f32) -> ()
+
+  %q16 = call @truncf3(%fq) : (tensor<?x?x?xf32>) -> tensor<?x?x?xf16>
+  %k16 = call @truncf3(%fk) : (tensor<?x?x?xf32>) -> tensor<?x?x?xf16>
+  %v16 = call @truncf3(%fv) : (tensor<?x?x?xf32>) -> tensor<?x?x?xf16>
+  %sq16 = tensor.cast %q16 : tensor<?x?x?xf16> to tensor<2x256x64xf16>
+  %sk16 = tensor.cast %k16 : tensor<?x?x?xf16> to tensor<2x64x4096xf16>
+  %sv16 = tensor.cast %v16 : tensor<?x?x?xf16> to tensor<2x4096x64xf16>
+  %got3 = call @flash_decoding(%sq16, %sk16, %sv16) : (tensor<2x256x64xf16>, tensor<2x64x4096xf16>, tensor<2x4096x64xf16>) -> tensor<2x256x64xf16>
+  %dgot3 = tensor.cast %got3 : tensor<2x256x64xf16> to tensor<?x?x?xf16>
+  %wgot3 = call @extf3(%dgot3) : (tensor<?x?x?xf16>) -> tensor<?x?x?xf32>
+  %d = call @collapse3(%wgot3) : (tensor<?x?x?xf32>) -> tensor<?x?xf32>
+  vector.print str "flash_decoding (f16)\n"
+  %err3 = call @relerr2(%a, %d) : (tensor<?x?xf32>, tensor<?x?xf32>) -> f32
+  %bound16 = arith.constant 2.0e-2 : f32
+  call @report_within(%err3, %bound16) : (f32, f32) -> ()
   return
+}
+
+// Rounds every element to f16, for a function that runs in f16 on inputs
+// drawn in f32.
+func.func @truncf3(%t: tensor<?x?x?xf32>) -> tensor<?x?x?xf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %d0 = tensor.dim %t, %c0 : tensor<?x?x?xf32>
+  %d1 = tensor.dim %t, %c1 : tensor<?x?x?xf32>
+  %d2 = tensor.dim %t, %c2 : tensor<?x?x?xf32>
+  %init = tensor.empty(%d0, %d1, %d2) : tensor<?x?x?xf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>,
+                                        affine_map<(b, i, j) -> (b, i, j)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%t : tensor<?x?x?xf32>) outs(%init : tensor<?x?x?xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %h = arith.truncf %x : f32 to f16
+    linalg.yield %h : f16
+  } -> tensor<?x?x?xf16>
+  return %r : tensor<?x?x?xf16>
+}
+
+// Widens an f16 result back to f32 for @relerr2.
+func.func @extf3(%t: tensor<?x?x?xf16>) -> tensor<?x?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %d0 = tensor.dim %t, %c0 : tensor<?x?x?xf16>
+  %d1 = tensor.dim %t, %c1 : tensor<?x?x?xf16>
+  %d2 = tensor.dim %t, %c2 : tensor<?x?x?xf16>
+  %init = tensor.empty(%d0, %d1, %d2) : tensor<?x?x?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>,
+                                        affine_map<(b, i, j) -> (b, i, j)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%t : tensor<?x?x?xf16>) outs(%init : tensor<?x?x?xf32>) {
+  ^bb0(%x: f16, %o: f32):
+    %w = arith.extf %x : f16 to f32
+    linalg.yield %w : f32
+  } -> tensor<?x?x?xf32>
+  return %r : tensor<?x?x?xf32>
 }
