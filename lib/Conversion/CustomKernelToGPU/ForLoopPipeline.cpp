@@ -28,7 +28,7 @@ void BlockGraphToGPU::emitAccumulatorUpdate(block::ForLoopOp loop,
   // Phase 1: every accumulator except max, which rescale reads unchanged.
   for (unsigned i = 0; i < loop.getNumResults(); ++i) {
     block::AccumulatorAttr acc = loop.getAccumulator(i);
-    if (acc.getKind() == block::AccumKind::max)
+    if (acc.getKind() == block::AccumKind::max || !accs[i])
       continue;
     Value yielded = buffers.lookup(yield.getValues()[i]);
     ArrayRef<int64_t> shape = shapeOf(accs[i]);
@@ -73,7 +73,7 @@ void BlockGraphToGPU::emitAccumulatorUpdate(block::ForLoopOp loop,
   // Phase 2: the max accumulators.
   bool anyMax = false;
   for (unsigned i = 0; i < loop.getNumResults(); ++i) {
-    if (loop.getAccumulator(i).getKind() != block::AccumKind::max)
+    if (loop.getAccumulator(i).getKind() != block::AccumKind::max || !accs[i])
       continue;
     anyMax = true;
     Value yielded = buffers.lookup(yield.getValues()[i]);
@@ -101,15 +101,36 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
   };
   // The accumulators and the loop's results first: they outlive the loop.
   // An f32 sum or max accumulator is its own result (nothing to finalize).
+  // In a loop of one iteration, a sum or max is the yielded tile itself: it
+  // gets no accumulator (no f32 copy, which kept the flash-decoding example
+  // off sm_80), and the tile is placed with the results so that it outlives
+  // the loop.
+  auto yield = cast<block::YieldOp>(body.getTerminator());
+  // A rescale reads its max accumulator's running value, so a loop with one
+  // keeps all its accumulators.
+  bool passThrough =
+      iterations == 1 && llvm::none_of(loop.getAccumulators(), [](Attribute a) {
+        return cast<block::AccumulatorAttr>(a).getKind() ==
+               block::AccumKind::rescale;
+      });
   SmallVector<Value> accs;
   SmallVector<bool> accIsResult;
   for (unsigned i = 0; i < loop.getNumResults(); ++i) {
     auto type = cast<RankedTensorType>(loop.getResult(i).getType());
     block::AccumKind kind = loop.getAccumulator(i).getKind();
+    bool sumOrMax =
+        kind == block::AccumKind::sum || kind == block::AccumKind::max;
+    if (passThrough && sumOrMax) {
+      Value yielded = yield.getValues()[i];
+      if (!buffers.contains(yielded))
+        buffers.map(yielded, tileBuffer(yielded));
+      buffers.map(loop.getResult(i), buffers.lookup(yielded));
+      accs.push_back(Value());
+      accIsResult.push_back(true);
+      continue;
+    }
     accs.push_back(view(allocate(type.getShape(), f32), type.getShape(), f32));
-    accIsResult.push_back(
-        type.getElementType().isF32() &&
-        (kind == block::AccumKind::sum || kind == block::AccumKind::max));
+    accIsResult.push_back(type.getElementType().isF32() && sumOrMax);
     buffers.map(loop.getResult(i), accIsResult.back()
                                        ? accs.back()
                                        : tileBuffer(loop.getResult(i)));
@@ -131,12 +152,14 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
             {load, {tileBuffer(load.getTile()), tileBuffer(load.getTile())}});
       } else {
         invariant.push_back(load);
-        buffers.map(load.getTile(), tileBuffer(load.getTile()));
+        if (!buffers.contains(load.getTile()))
+          buffers.map(load.getTile(), tileBuffer(load.getTile()));
       }
       continue;
     }
     for (Value result : op.getResults())
-      buffers.map(result, tileBuffer(result));
+      if (!buffers.contains(result))
+        buffers.map(result, tileBuffer(result));
   }
 
   auto issueLoad = [&](block::LoadOp load, Value destination, Value iteration) {
@@ -152,6 +175,8 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
   // Prologue: initialize the accumulators, start the copies of the
   // loop-invariant tiles and of iteration 0's tiles (one cp.async group).
   for (unsigned i = 0; i < loop.getNumResults(); ++i) {
+    if (!accs[i])
+      continue;
     bool isMax = loop.getAccumulator(i).getKind() == block::AccumKind::max;
     Value init = floatConstant(b, loc, f32, isMax ? -INFINITY : 0.0);
     forEachElement(shapeOf(accs[i]), [&](ValueRange idx) {
