@@ -3,7 +3,8 @@
 // Greedy clustering on the op DAG of each block: every op starts alone, and
 // the edges between searchable ops are tried largest tensor first, since the
 // bigger the tensor a cut leaves between two kernels, the more the cut
-// costs. Cutting in program order instead would put unrelated ops together
+// costs. Then ops that read the same tensor are tried together, largest
+// tensor first: one kernel can read it once for both. Cutting in program order instead would put unrelated ops together
 // whenever a front end interleaves independent computations (QKNorm prints
 // the normalization of Q between the ops of K's).
 //
@@ -48,7 +49,8 @@ int64_t getBytes(Value value) {
 class BlockPartition {
 public:
   explicit BlockPartition(Block &block);
-  /// Joins clusters along producer-consumer edges, largest tensor first.
+  /// Joins clusters along producer-consumer edges, then clusters that read
+  /// a common tensor, largest tensor first.
   void cluster(unsigned maxOps);
   /// Moves the ops into a topological order in which each cluster is
   /// contiguous and returns the clusters of searchable ops in that order.
@@ -71,6 +73,9 @@ private:
   SmallVector<bool> searchable;
   /// (bytes, producer, consumer) of every edge between searchable ops.
   SmallVector<std::tuple<int64_t, unsigned, unsigned>> edges;
+  /// (bytes, reader, reader) of searchable ops that read a common tensor:
+  /// the first reader paired with each later one.
+  SmallVector<std::tuple<int64_t, unsigned, unsigned>> siblings;
   llvm::EquivalenceClasses<unsigned> clusters;
 };
 } // namespace
@@ -109,11 +114,32 @@ BlockPartition::BlockPartition(Block &block) : block(block) {
     for (unsigned p : preds)
       succs[p].push_back(i);
   }
+  // Readers of each tensor, in block order (a SetVector, so the order of
+  // the tensors does not depend on where they live in memory).
+  llvm::SetVector<Value> read;
+  llvm::DenseMap<Value, SmallVector<unsigned, 2>> readers;
+  for (auto [i, op] : llvm::enumerate(ops)) {
+    if (!searchable[i])
+      continue;
+    for (Value v : op->getOperands()) {
+      SmallVector<unsigned, 2> &list = readers[v];
+      if (list.empty() || list.back() != i)
+        list.push_back(i);
+      read.insert(v);
+    }
+  }
+  for (Value v : read) {
+    ArrayRef<unsigned> list = readers[v];
+    for (unsigned later : list.drop_front())
+      siblings.emplace_back(getBytes(v), list.front(), later);
+  }
   // Largest tensor first; ties in block order, so the result is the same
   // on every run.
-  llvm::stable_sort(edges, [](const auto &a, const auto &b) {
+  auto largestFirst = [](const auto &a, const auto &b) {
     return std::get<0>(a) > std::get<0>(b);
-  });
+  };
+  llvm::stable_sort(edges, largestFirst);
+  llvm::stable_sort(siblings, largestFirst);
 }
 
 SmallVector<unsigned> BlockPartition::getMembers(unsigned op) {
@@ -171,12 +197,10 @@ bool BlockPartition::canJoin(unsigned a, unsigned b, unsigned maxOps) {
 }
 
 void BlockPartition::cluster(unsigned maxOps) {
-  for (auto [bytes, producer, consumer] : edges) {
-    if (clusters.isEquivalent(producer, consumer))
-      continue;
-    if (canJoin(producer, consumer, maxOps))
-      clusters.unionSets(producer, consumer);
-  }
+  for (auto pairs : {&edges, &siblings})
+    for (auto [bytes, a, b] : *pairs)
+      if (!clusters.isEquivalent(a, b) && canJoin(a, b, maxOps))
+        clusters.unionSets(a, b);
 }
 
 SmallVector<SmallVector<Operation *>> BlockPartition::reorder() {
