@@ -42,6 +42,20 @@ inline mlir::Value floatConstant(mlir::OpBuilder &b, mlir::Location loc,
   return mlir::arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, v));
 }
 
+/// Ends the body of `loop`, a sum carried in its first iteration argument,
+/// by yielding that sum plus x * y. A mul and an add rather than math.fma:
+/// NVPTX contracts them into fma.rn itself, while math.fma would become a
+/// libdevice call.
+inline void yieldSumPlusProduct(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::scf::ForOp loop, mlir::Value x,
+                                mlir::Value y) {
+  mlir::scf::YieldOp::create(
+      b, loc,
+      mlir::arith::AddFOp::create(b, loc, loop.getRegionIterArg(0),
+                                  mlir::arith::MulFOp::create(b, loc, x, y))
+          .getResult());
+}
+
 inline int64_t numElements(llvm::ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t s : shape)

@@ -283,13 +283,7 @@ void BlockGraphToGPU::emitMatmulScalar(Value lhs, Value rhs, Value result) {
           b, loc, memref::LoadOp::create(b, loc, lhs, aIdx), f32);
       Value bv = buildScalarExtension(
           b, loc, memref::LoadOp::create(b, loc, rhs, bIdx), f32);
-      // mul + add rather than math.fma: NVPTX contracts them into fma.rn
-      // itself, while math.fma would become a libdevice call.
-      scf::YieldOp::create(
-          b, loc,
-          arith::AddFOp::create(b, loc, kLoop.getRegionIterArg(0),
-                                arith::MulFOp::create(b, loc, a, bv))
-              .getResult());
+      yieldSumPlusProduct(b, loc, kLoop, a, bv);
     }
     Value v = kLoop.getResult(0);
     if (resultElement != f32)

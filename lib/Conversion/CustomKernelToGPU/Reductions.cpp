@@ -114,11 +114,7 @@ void BlockGraphToGPU::emitRmsNorm(block::RmsNormOp op) {
           memref::LoadOp::create(b, loc, input,
                                  element(sumLoop.getInductionVar())),
           f32);
-      scf::YieldOp::create(
-          b, loc,
-          arith::AddFOp::create(b, loc, sumLoop.getRegionIterArg(0),
-                                arith::MulFOp::create(b, loc, x, x))
-              .getResult());
+      yieldSumPlusProduct(b, loc, sumLoop, x, x);
     }
     Value sum = sumLoop.getResult(0);
     if (warps)
