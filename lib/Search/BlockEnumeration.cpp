@@ -189,13 +189,12 @@ private:
     for (auto [g, cls] : llvm::enumerate(layout.gridClass)) {
       if (cls == Dim::kOne)
         continue;
-      int placed = static_cast<int>(g) == layout.splitGridDim
-                       ? layout.splitClass
-                       : cls;
+      // The split grid dim places the split class's tiles, or none when
+      // the tile is a partial result; every other grid dim places its own.
+      bool split = static_cast<int>(g) == layout.splitGridDim;
+      int placed = split ? layout.splitClass : cls;
       int count = llvm::count_if(dims, [&](Dim d) { return d.cls == placed; });
-      bool expected = static_cast<int>(g) == layout.splitGridDim ? !partial
-                                                                  : true;
-      if (count != (expected ? 1 : 0))
+      if (count != (split && partial ? 0 : 1))
         return false;
     }
     return !layout.splitsReduction() || !partial ||

@@ -247,20 +247,15 @@ Search::chooseCustomSizes(const BlockGraph &custom, ArrayRef<Dims> inputDims) {
   // A chunk class is walked one chunk per block (the kernel that splits a
   // reduction) or per iteration (the kernel that combines the chunks), so
   // both kernels agree on where each partial result lies.
-  auto isChunkClass = [&](int cls) {
-    return cls >= 0 &&
-           static_cast<size_t>(cls) < problem.shapes.chunkOf.size() &&
-           problem.shapes.chunkOf[cls] != Dim::kOne;
-  };
   SmallVector<SmallVector<int64_t>> choices;
   for (auto [d, cls] : llvm::enumerate(layout.gridClass))
     choices.push_back(cls == Dim::kOne ? SmallVector<int64_t>{1}
-                      : isChunkClass(cls)
+                      : problem.isChunkClass(cls)
                           ? SmallVector<int64_t>{problem.shapes.extents[cls]}
                           : getGridSizes(problem.shapes.extents[cls], d));
   int loop = layout.loopClass;
   choices.push_back(loop == Dim::kOne ? SmallVector<int64_t>{1}
-                    : isChunkClass(loop)
+                    : problem.isChunkClass(loop)
                         ? SmallVector<int64_t>{problem.shapes.extents[loop]}
                         : getIterationCounts(problem.shapes.extents[loop]));
   // Grids of up to 16 blocks per SM are tried first. Past that, more blocks

@@ -18,6 +18,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <queue>
@@ -114,10 +115,9 @@ BlockPartition::BlockPartition(Block &block) : block(block) {
     for (unsigned p : preds)
       succs[p].push_back(i);
   }
-  // Readers of each tensor, in block order (a SetVector, so the order of
+  // Readers of each tensor, in block order (a MapVector, so the order of
   // the tensors does not depend on where they live in memory).
-  llvm::SetVector<Value> read;
-  llvm::DenseMap<Value, SmallVector<unsigned, 2>> readers;
+  llvm::MapVector<Value, SmallVector<unsigned, 2>> readers;
   for (auto [i, op] : llvm::enumerate(ops)) {
     if (!searchable[i])
       continue;
@@ -125,14 +125,11 @@ BlockPartition::BlockPartition(Block &block) : block(block) {
       SmallVector<unsigned, 2> &list = readers[v];
       if (list.empty() || list.back() != i)
         list.push_back(i);
-      read.insert(v);
     }
   }
-  for (Value v : read) {
-    ArrayRef<unsigned> list = readers[v];
-    for (unsigned later : list.drop_front())
+  for (auto &[v, list] : readers)
+    for (unsigned later : ArrayRef(list).drop_front())
       siblings.emplace_back(getBytes(v), list.front(), later);
-  }
   // Largest tensor first; ties in block order, so the result is the same
   // on every run.
   auto largestFirst = [](const auto &a, const auto &b) {
@@ -232,15 +229,16 @@ SmallVector<SmallVector<Operation *>> BlockPartition::reorder() {
   while (!ready.empty()) {
     unsigned leader = ready.top().second;
     ready.pop();
+    SmallVector<unsigned> memberIds = getMembers(leader);
     SmallVector<Operation *> members;
-    for (unsigned m : getMembers(leader)) {
+    for (unsigned m : memberIds) {
       if (terminator)
         ops[m]->moveBefore(terminator);
       else
         ops[m]->moveBefore(&block, block.end());
       members.push_back(ops[m]);
     }
-    if (searchable[getMembers(leader).front()])
+    if (searchable[memberIds.front()])
       result.push_back(std::move(members));
     for (unsigned to : clusterSuccs[leader])
       if (--indegree[to] == 0)

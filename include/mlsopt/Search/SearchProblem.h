@@ -51,6 +51,11 @@ struct SearchProblem {
         return chunk;
     return Dim::kOne;
   }
+  /// Whether `cls` counts the chunks of another class.
+  bool isChunkClass(int cls) const {
+    return cls >= 0 && static_cast<size_t>(cls) < shapes.chunkOf.size() &&
+           shapes.chunkOf[cls] != Dim::kOne;
+  }
 };
 
 /// Whether the search can take `op` into a subprogram.
