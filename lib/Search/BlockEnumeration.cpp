@@ -119,7 +119,7 @@ private:
     SmallVector<unsigned> leaves = getLeaves(body.size(), graph.body);
     if (leaves.size() > 4)
       return;
-    SmallVector<block::AccumKind, 2> kinds = {block::AccumKind::sum};
+    SmallVector<block::AccumKind, 3> kinds = {block::AccumKind::sum};
     if (core.problem.uses(OpKind::ReduceMax))
       kinds.push_back(block::AccumKind::max);
     int64_t iterations = graph.layout.loopClass == Dim::kOne
@@ -129,37 +129,78 @@ private:
     // depend on a load the loop walks. Summing one that does not gives n
     // times it, which no equivalent program has (no axiom brings in the
     // iteration count), so such a sum is never tried.
-    SmallVector<bool> varies;
+    SmallVector<bool> varies = dependsOn(
+        [&](unsigned v) { return llvm::any_of(body[v].dims, [](Dim d) {
+                            return d.loopSplit;
+                          }); });
+    closeLoopWith(leaves, kinds, iterations, varies, /*maximum=*/-1, {});
+    // Online softmax: a row maximum m_i that the body also uses (in
+    // exp(s - m_i)) goes to a max accumulator, and the leaves computed
+    // relative to it may be `rescale by` it, which brings every iteration's
+    // values to the common maximum. Only over a real loop: one iteration has
+    // nothing to rescale, and the chunks of a split reduction are combined
+    // by sums.
+    if (iterations == 1 || combines)
+      return;
+    kinds.push_back(block::AccumKind::rescale);
+    for (auto [j, op] : llvm::enumerate(graph.body)) {
+      unsigned m = graph.inputs.size() + j;
+      if (op.kind != OpKind::ReduceMax || llvm::is_contained(leaves, m) ||
+          !varies[m])
+        continue;
+      SmallVector<bool> follows =
+          dependsOn([&](unsigned v) { return v == m; });
+      closeLoopWith(leaves, kinds, iterations, varies, m, follows);
+    }
+  }
+
+  /// For each body value, whether it or a value it depends on satisfies
+  /// `seed`.
+  SmallVector<bool> dependsOn(function_ref<bool(unsigned)> seed) const {
+    SmallVector<bool> result;
     for (unsigned i = 0; i < graph.inputs.size(); ++i)
-      varies.push_back(llvm::any_of(body[i].dims,
-                                    [](Dim d) { return d.loopSplit; }));
-    for (const SOp &op : graph.body)
-      varies.push_back(llvm::any_of(op.operands,
-                                    [&](unsigned v) { return varies[v]; }));
+      result.push_back(seed(i));
+    for (auto [j, op] : llvm::enumerate(graph.body))
+      result.push_back(seed(graph.inputs.size() + j) ||
+                       llvm::any_of(op.operands,
+                                    [&](unsigned v) { return result[v]; }));
+    return result;
+  }
+
+  /// Grows the epilogue after every assignment of `kinds` to `leaves`. With
+  /// a `maximum` (a body value), its max accumulator comes first and at
+  /// least one leaf, which must depend on it (`follows`), is rescaled by
+  /// it; without one (-1), `kinds` has no rescale.
+  void closeLoopWith(ArrayRef<unsigned> leaves,
+                     ArrayRef<block::AccumKind> kinds, int64_t iterations,
+                     ArrayRef<bool> varies, int maximum,
+                     ArrayRef<bool> follows) {
     // Every combination of kinds over the leaves.
     SmallVector<unsigned> choice(leaves.size(), 0);
     while (true) {
       graph.accums.clear();
       post.clear();
       bool ok = true;
+      if (maximum >= 0) {
+        ok = llvm::any_of(choice, [&](unsigned c) {
+          return kinds[c] == block::AccumKind::rescale;
+        });
+        if (ok)
+          ok = pushAccum(maximum, block::AccumKind::max, iterations, nullptr);
+      }
       for (auto [i, leaf] : llvm::enumerate(leaves)) {
+        if (!ok)
+          break;
         block::AccumKind kind = kinds[choice[i]];
-        if (iterations > 1 && kind == block::AccumKind::sum && !varies[leaf]) {
+        if (iterations > 1 && kind != block::AccumKind::max && !varies[leaf])
           ok = false;
-          break;
-        }
-        ++core.counters.enumerated;
-        ExprRef expr =
-            accumulate(core.exprs, kind, iterations, body[leaf].expr);
-        // Sums and maxima of the chunks of a whole are the whole.
-        if (!core.keep(expr, body[leaf].whole)) {
+        else if (kind == block::AccumKind::rescale && !follows[leaf])
           ok = false;
-          break;
-        }
-        graph.accums.push_back(Accum{leaf, kind, -1});
-        post.push_back(
-            SearchValue{getAccumulatedDims(graph.layout, body[leaf].dims),
-                        expr, body[leaf].whole});
+        else
+          ok = pushAccum(leaf, kind, iterations,
+                         kind == block::AccumKind::rescale
+                             ? body[maximum].expr
+                             : nullptr);
       }
       if (ok)
         growPost(kNoKey);
@@ -171,6 +212,25 @@ private:
     }
     graph.accums.clear();
     post.clear();
+  }
+
+  /// Appends an accumulator of `kind` over body value `value` and its result
+  /// to the epilogue, unless its expression is pruned. A rescale follows the
+  /// loop's first accumulator, the maximum whose per-iteration value is
+  /// `maxValue`.
+  bool pushAccum(unsigned value, block::AccumKind kind, int64_t iterations,
+                 ExprRef maxValue) {
+    ++core.counters.enumerated;
+    ExprRef expr =
+        accumulate(core.exprs, kind, iterations, body[value].expr, maxValue);
+    // Sums and maxima of the chunks of a whole are the whole.
+    if (!core.keep(expr, body[value].whole))
+      return false;
+    graph.accums.push_back(
+        Accum{value, kind, kind == block::AccumKind::rescale ? 0 : -1});
+    post.push_back(SearchValue{getAccumulatedDims(graph.layout, body[value].dims),
+                               expr, body[value].whole});
+    return true;
   }
 
   void growPost(OpKey last) {
@@ -231,6 +291,18 @@ private:
 
   void finish() {
     SmallVector<unsigned> leaves = getLeaves(post.size(), graph.post);
+    finishWith(leaves);
+    // The maximum that rescale accumulators follow (the first accumulator)
+    // is stored only if the program needs it: FlashAttention's is not.
+    bool rescales = llvm::any_of(graph.accums, [](const Accum &acc) {
+      return acc.kind == block::AccumKind::rescale;
+    });
+    if (rescales && leaves.size() > 1 && leaves.front() == 0)
+      finishWith(ArrayRef<unsigned>(leaves).drop_front());
+  }
+
+  /// Reports the graph with stores of the epilogue values `leaves`.
+  void finishWith(ArrayRef<unsigned> leaves) {
     // Smaller graphs were reported by an earlier, smaller limit.
     if (leaves.size() + graph.getNumBlockOps() != limit)
       return;

@@ -123,9 +123,11 @@ void forEachOp(SearchCore &core, const Site &site,
                                        SearchValue &&)>
                    fn);
 
-/// The expression of a for-loop accumulator over a body value.
+/// The expression of a for-loop accumulator over a body value; for
+/// rescale, `maxValue` is the body value its max accumulator yields.
 ExprRef accumulate(ExprContext &exprs, block::AccumKind kind,
-                   int64_t iterations, ExprRef value);
+                   int64_t iterations, ExprRef value,
+                   ExprRef maxValue = nullptr);
 
 /// A custom kernel found by the block enumeration, with its outputs.
 struct CustomCandidate {

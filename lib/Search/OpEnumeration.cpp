@@ -110,12 +110,13 @@ ExprRef enumeration::buildExpr(ExprContext &exprs, const SOp &op,
 }
 
 ExprRef enumeration::accumulate(ExprContext &exprs, block::AccumKind kind,
-                           int64_t iterations, ExprRef value) {
+                           int64_t iterations, ExprRef value,
+                           ExprRef maxValue) {
   // One iteration: sum and max of one value are the value.
   if (iterations == 1 &&
       (kind == block::AccumKind::sum || kind == block::AccumKind::max))
     return value;
-  return exprs.getAccumulated(kind, iterations, value);
+  return exprs.getAccumulated(kind, iterations, value, maxValue);
 }
 
 /// Whether a reduction over `d` is allowed at `site`: a block cannot reduce
