@@ -154,6 +154,35 @@ size_t ExprContext::size() const {
   return impl->exprs.size();
 }
 
+/// SplitMix64's finalizer: a fixed mixing function, so unordered hashes do
+/// not depend on a per-process seed.
+static uint64_t mix(uint64_t h) {
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9ULL;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebULL;
+  return h ^ (h >> 31);
+}
+
+static uint64_t getUnorderedHash(ExprKind kind,
+                                 llvm::ArrayRef<ExprRef> operands,
+                                 int64_t size, uint64_t valueBits,
+                                 llvm::StringRef name) {
+  uint64_t h = mix(static_cast<uint64_t>(kind) + 1);
+  h = mix(h ^ static_cast<uint64_t>(size));
+  h = mix(h ^ valueBits);
+  for (char c : name)
+    h = mix(h ^ static_cast<unsigned char>(c));
+  llvm::SmallVector<uint64_t, 4> hashes;
+  for (ExprRef operand : operands)
+    hashes.push_back(operand->getUnorderedHash());
+  if (kind == ExprKind::Add || kind == ExprKind::Mul)
+    llvm::sort(hashes);
+  for (uint64_t operandHash : hashes)
+    h = mix(h ^ operandHash);
+  return h;
+}
+
 ExprRef ExprContext::get(ExprKind kind, llvm::ArrayRef<ExprRef> operands,
                          int64_t size, double value, llvm::StringRef name) {
   if (value == 0)
@@ -173,7 +202,8 @@ ExprRef ExprContext::get(ExprKind kind, llvm::ArrayRef<ExprRef> operands,
     storedName = llvm::StringRef(chars, name.size());
   }
   auto *expr = new (impl->allocator.Allocate<AbstractExpr>()) AbstractExpr(
-      kind, storedOperands, operands.size(), size, value, storedName);
+      kind, storedOperands, operands.size(), size, value, storedName,
+      getUnorderedHash(kind, operands, size, bitsOf(value), name));
   impl->exprs.insert(expr);
   return expr;
 }

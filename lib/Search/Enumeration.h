@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <unordered_set>
 #include <tuple>
 
 namespace mlsopt::search::enumeration {
@@ -66,8 +67,10 @@ struct SearchCore {
   /// expressions are literally subterms of the reference's (or of its
   /// form with row scales sunk past matmuls): the fusions that compute what
   /// the reference computes, found in seconds. The second pass asks the
-  /// oracle, which also admits what the axioms allow.
-  const llvm::DenseSet<ExprRef> *literalSubterms = nullptr;
+  /// oracle, which also admits what the axioms allow. Subterms are compared
+  /// by unordered hash: the enumeration orders a commutative op's operands
+  /// its own way (mul(g, rms_norm(x)) for the program's mul(rms_norm(x), g)).
+  const std::unordered_set<uint64_t> *literalSubterms = nullptr;
 
   bool timedOut() {
     if (stop.load(std::memory_order_relaxed))

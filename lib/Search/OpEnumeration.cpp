@@ -18,7 +18,7 @@ OpKey enumeration::getKey(const SOp &op, int scalarIndex) {
 
 bool SearchCore::keep(ExprRef expr, ExprRef whole) {
   if (literalSubterms) {
-    if (literalSubterms->contains(whole))
+    if (literalSubterms->count(whole->getUnorderedHash()))
       return true;
   } else if (!options.abstractPruning || oracle.isSubexpression(expr)) {
     return true;

@@ -830,19 +830,17 @@ SearchResult Search::run() {
 
   // Two passes (see SearchCore::literalSubterms): literal fusions first,
   // then everything the axioms allow.
-  llvm::DenseSet<ExprRef> subterms;
+  std::unordered_set<uint64_t> subterms;
+  llvm::DenseSet<ExprRef> seen;
   SmallVector<ExprRef> worklist(targetExprs.begin(), targetExprs.end());
-  for (unsigned r : problem.reference.results) {
+  for (unsigned r : problem.reference.results)
     worklist.push_back(sunkValues[r].expr);
-    // A commutative product may come out with its operands either way.
-    ExprRef e = sunkValues[r].expr;
-    if (e->getKind() == ExprKind::Mul)
-      worklist.push_back(exprs->getMul(e->getOperand(1), e->getOperand(0)));
-  }
   while (!worklist.empty()) {
     ExprRef e = worklist.pop_back_val();
-    if (subterms.insert(e).second)
-      worklist.append(e->getOperands().begin(), e->getOperands().end());
+    if (!seen.insert(e).second)
+      continue;
+    subterms.insert(e->getUnorderedHash());
+    worklist.append(e->getOperands().begin(), e->getOperands().end());
   }
   // No program beats one launch that reads each input the results depend
   // on and writes each result once, so a best program at that bound ends

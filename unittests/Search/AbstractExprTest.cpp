@@ -84,6 +84,35 @@ TEST_F(AbstractExprTest, HashConsing) {
   EXPECT_EQ(ctx.size(), before + 1); // sum(4096, mul(x, w)), once.
 }
 
+// The literal pass of the search compares unordered hashes: equal for
+// operands of add and mul in either order, at any depth, and different
+// wherever the order matters or the structure differs.
+TEST_F(AbstractExprTest, UnorderedHash) {
+  ExprContext ctx;
+  ExprRef x = ctx.getInput(0), g = ctx.getInput(1), w = ctx.getInput(2);
+  auto hash = [](ExprRef e) { return e->getUnorderedHash(); };
+  ExprRef rms = ctx.getRmsNorm(x, 2048, 1e-5);
+  EXPECT_EQ(hash(ctx.getMul(rms, g)), hash(ctx.getMul(g, rms)));
+  EXPECT_EQ(hash(ctx.getMatmul(ctx.getMul(rms, g), w, 2048)),
+            hash(ctx.getMatmul(ctx.getMul(g, rms), w, 2048)));
+  EXPECT_EQ(hash(ctx.getAdd(x, ctx.getExp(g))),
+            hash(ctx.getAdd(ctx.getExp(g), x)));
+  EXPECT_NE(hash(ctx.getSub(x, g)), hash(ctx.getSub(g, x)));
+  EXPECT_NE(hash(ctx.getDiv(x, g)), hash(ctx.getDiv(g, x)));
+  EXPECT_NE(hash(ctx.getMatmul(x, w, 64)), hash(ctx.getMatmul(x, w, 32)));
+  EXPECT_NE(hash(ctx.getSum(64, x)), hash(ctx.getSum(32, x)));
+  EXPECT_NE(hash(ctx.getSum(64, x)), hash(ctx.getMax(64, x)));
+  EXPECT_NE(hash(ctx.getConstant(0.5)), hash(ctx.getConstant(0.25)));
+  EXPECT_NE(hash(ctx.getOpaque("silu", {x})), hash(ctx.getOpaque("gelu", {x})));
+  EXPECT_NE(hash(x), hash(g));
+  // A fixed function of the structure: another context gives the same.
+  ExprContext other;
+  EXPECT_EQ(hash(ctx.getMul(rms, g)),
+            hash(other.getMul(other.getInput(1),
+                              other.getRmsNorm(other.getInput(0), 2048,
+                                               1e-5))));
+}
+
 TEST_F(AbstractExprTest, HashConsingAcrossThreads) {
   ExprContext ctx;
   std::vector<ExprRef> built(4);

@@ -80,6 +80,11 @@ public:
   double getValue() const { return value; }
   /// The function name of an Opaque expression; "" otherwise.
   llvm::StringRef getOpName() const { return name; }
+  /// A hash of the expression's structure that ignores the order of the
+  /// operands of every Add and Mul: the search builds a commutative op with
+  /// its operands in its own canonical order, which need not be the
+  /// program's. The same on every run and every thread count.
+  uint64_t getUnorderedHash() const { return unorderedHash; }
 
   /// Prints the expression in prefix form: `sum(64, mul(in0, in1))`.
   void print(llvm::raw_ostream &os) const;
@@ -88,9 +93,10 @@ public:
 private:
   friend class ExprContext;
   AbstractExpr(ExprKind kind, ExprRef const *operands, unsigned numOperands,
-               int64_t size, double value, llvm::StringRef name)
+               int64_t size, double value, llvm::StringRef name,
+               uint64_t unorderedHash)
       : kind(kind), numOperands(numOperands), operands(operands), size(size),
-        value(value), name(name) {}
+        value(value), name(name), unorderedHash(unorderedHash) {}
 
   ExprKind kind;
   unsigned numOperands;
@@ -98,6 +104,7 @@ private:
   int64_t size;
   double value;
   llvm::StringRef name;
+  uint64_t unorderedHash;
 };
 
 inline llvm::raw_ostream &operator<<(llvm::raw_ostream &os, ExprRef expr) {
