@@ -72,12 +72,6 @@ MemRefType gpu_codegen::sharedMemRefType(ArrayRef<int64_t> shape,
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
 }
 
-int64_t BlockGraphToGPU::allocate(ArrayRef<int64_t> shape, Type elementType) {
-  int64_t offset = llvm::alignTo(sharedBytes, kVectorBytes);
-  sharedBytes = offset + tileBytes(shape, elementType.getIntOrFloatBitWidth());
-  return offset;
-}
-
 Value BlockGraphToGPU::view(int64_t offset, ArrayRef<int64_t> shape,
                             Type elementType) {
   return memref::ViewOp::create(b, loc, sharedMemRefType(shape, elementType),
@@ -85,15 +79,19 @@ Value BlockGraphToGPU::view(int64_t offset, ArrayRef<int64_t> shape,
                                 ValueRange{});
 }
 
-Value BlockGraphToGPU::tileBuffer(Value tile) {
+Value BlockGraphToGPU::tileBuffer(Value tile, block::SharedBufferRole role) {
+  const block::SharedBuffer *buffer = plan.lookup(tile, role);
+  assert(buffer && "the shared-memory plan has a buffer for every tile");
   auto type = cast<RankedTensorType>(tile.getType());
-  int64_t offset = allocate(type.getShape(), type.getElementType());
+  Type element = role == block::SharedBufferRole::Accumulator
+                     ? b.getF32Type()
+                     : type.getElementType();
   // A swizzled tile is addressed by its swizzled offsets only (tileIndices):
   // a flat view, so an access that forgot the swizzle fails to verify
   // instead of reading the wrong element.
-  if (swizzles.count(tile))
-    return view(offset, {type.getNumElements()}, type.getElementType());
-  return view(offset, type.getShape(), type.getElementType());
+  if (role != block::SharedBufferRole::Accumulator && swizzles.count(tile))
+    return view(buffer->offset, {type.getNumElements()}, element);
+  return view(buffer->offset, type.getShape(), element);
 }
 
 void BlockGraphToGPU::forEachElement(ArrayRef<int64_t> shape,
@@ -137,6 +135,16 @@ LogicalResult BlockGraphToGPU::emitCompute(Operation &op) {
 }
 
 FailureOr<int64_t> BlockGraphToGPU::emit() {
+  // The verifier checked the plan against the module's target; the pass's
+  // chip may be a smaller one.
+  int64_t sharedBytes = plan.getTotalBytes();
+  if (sharedBytes > static_cast<int64_t>(target.maxSharedMemPerBlock))
+    return custom.emitOpError("needs ")
+           << sharedBytes << " bytes of shared memory on the GPU (tiles, "
+           << "double buffers and f32 accumulators), more than the "
+           << target.maxSharedMemPerBlock << " bytes a block of " << target.chip
+           << " can have";
+
   kernel::Dim3Attr block = custom.getBlock();
   numThreads = block.getVolume();
   numWarps = std::max<int64_t>(1, numThreads / kWarpSize);
@@ -183,13 +191,5 @@ FailureOr<int64_t> BlockGraphToGPU::emit() {
     }
   }
   gpu::ReturnOp::create(b, loc);
-
-  sharedBytes = std::max(peakBytes, sharedBytes);
-  if (sharedBytes > static_cast<int64_t>(target.maxSharedMemPerBlock))
-    return custom.emitOpError("needs ")
-           << sharedBytes << " bytes of shared memory on the GPU (tiles, "
-           << "double buffers and f32 accumulators), more than the "
-           << target.maxSharedMemPerBlock << " bytes a block of " << target.chip
-           << " can have";
   return sharedBytes;
 }

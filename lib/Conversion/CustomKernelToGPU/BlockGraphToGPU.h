@@ -12,6 +12,7 @@
 
 #include "mlsopt/Conversion/CustomKernelToGPU/SharedMemorySwizzle.h"
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
+#include "mlsopt/Dialect/Block/IR/SharedMemoryPlan.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
 #include "mlsopt/Support/Target.h"
@@ -31,6 +32,8 @@ namespace mlsopt::gpu_codegen {
 constexpr int64_t kWarpSize = 32;
 /// cp.async and vector accesses move 16 bytes per instruction.
 constexpr int64_t kVectorBytes = 16;
+static_assert(block::kSharedBufferAlignment % kVectorBytes == 0,
+              "16-byte copies into a tile need its buffer 16-byte aligned");
 
 inline mlir::Value indexConstant(mlir::OpBuilder &b, mlir::Location loc,
                                  int64_t v) {
@@ -106,19 +109,21 @@ public:
                   const TargetInfo &target, bool allowTF32)
       : custom(custom), func(func), target(target), allowTF32(allowTF32),
         b(&func.getBody().front(), func.getBody().front().begin()),
-        loc(custom.getLoc()) {}
+        loc(custom.getLoc()), plan(custom) {}
 
   /// Emits the kernel; returns the dynamic shared memory it needs, in bytes.
   mlir::FailureOr<int64_t> emit();
 
 private:
-  // Shared-memory plan (BlockGraphToGPU.cpp) ---------------------------------
-  int64_t allocate(llvm::ArrayRef<int64_t> shape, mlir::Type elementType);
+  // Shared memory (BlockGraphToGPU.cpp) --------------------------------------
   mlir::Value view(int64_t offset, llvm::ArrayRef<int64_t> shape,
                    mlir::Type elementType);
-  /// A fresh buffer for block-graph tile `tile`: of its shape, or flat for
-  /// a tile in `swizzles`.
-  mlir::Value tileBuffer(mlir::Value tile);
+  /// The buffer `plan` gives block-graph tile `tile` in `role`: of the
+  /// tile's shape (f32 elements for an accumulator), or flat for a tile in
+  /// `swizzles`.
+  mlir::Value
+  tileBuffer(mlir::Value tile,
+             block::SharedBufferRole role = block::SharedBufferRole::Tile);
 
   // Cooperative loops (BlockGraphToGPU.cpp) ----------------------------------
   /// Runs `body` for every element of `shape`, the block's threads taking
@@ -217,10 +222,8 @@ private:
   mlir::Value threadId, warpId, laneId;
   std::array<mlir::Value, 3> blockIds;
   mlir::Value sharedBase;
-  /// Bytes allocated so far, and the most ever allocated at once.
-  int64_t sharedBytes = 0, peakBytes = 0;
-  /// Where the buffers that die with the for-loop start.
-  int64_t loopScratchStart = 0;
+  /// Where every tile lives; the verifier checked the same plan's total.
+  block::SharedMemoryPlan plan;
   /// Block-graph tile -> its shared-memory buffer; region argument -> the
   /// kernel's memref argument.
   mlir::IRMapping buffers;

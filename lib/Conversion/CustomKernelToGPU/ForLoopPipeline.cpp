@@ -93,51 +93,11 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
   int64_t iterations = loop.getIterations();
   Type f32 = b.getF32Type();
 
-  // Shared memory for everything the loop touches, planned before any code
-  // so the views are created once, outside the loop.
+  // Views of the plan's buffers, created once, outside the loop.
   struct StreamedLoad {
     block::LoadOp load;
     Value buffers[2];
   };
-  // The accumulators and the loop's results first: they outlive the loop.
-  // An f32 sum or max accumulator is its own result (nothing to finalize).
-  // In a loop of one iteration, a sum or max is the yielded tile itself: it
-  // gets no accumulator (no f32 copy, which kept the flash-decoding example
-  // off sm_80), and the tile is placed with the results so that it outlives
-  // the loop.
-  auto yield = cast<block::YieldOp>(body.getTerminator());
-  // A rescale reads its max accumulator's running value, so a loop with one
-  // keeps all its accumulators.
-  bool passThrough =
-      iterations == 1 && llvm::none_of(loop.getAccumulators(), [](Attribute a) {
-        return cast<block::AccumulatorAttr>(a).getKind() ==
-               block::AccumKind::rescale;
-      });
-  SmallVector<Value> accs;
-  SmallVector<bool> accIsResult;
-  for (unsigned i = 0; i < loop.getNumResults(); ++i) {
-    auto type = cast<RankedTensorType>(loop.getResult(i).getType());
-    block::AccumKind kind = loop.getAccumulator(i).getKind();
-    bool sumOrMax =
-        kind == block::AccumKind::sum || kind == block::AccumKind::max;
-    if (passThrough && sumOrMax) {
-      Value yielded = yield.getValues()[i];
-      if (!buffers.contains(yielded))
-        buffers.map(yielded, tileBuffer(yielded));
-      buffers.map(loop.getResult(i), buffers.lookup(yielded));
-      accs.push_back(Value());
-      accIsResult.push_back(true);
-      continue;
-    }
-    accs.push_back(view(allocate(type.getShape(), f32), type.getShape(), f32));
-    accIsResult.push_back(type.getElementType().isF32() && sumOrMax);
-    buffers.map(loop.getResult(i), accIsResult.back()
-                                       ? accs.back()
-                                       : tileBuffer(loop.getResult(i)));
-  }
-  // Everything from here on is dead after the loop: the ops after it reuse
-  // the space.
-  loopScratchStart = sharedBytes;
   SmallVector<StreamedLoad> streamed;
   SmallVector<block::LoadOp> invariant;
   for (Operation &op : body.without_terminator()) {
@@ -146,20 +106,48 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
       // it takes the same bytes.
       if (std::optional<SharedMemorySwizzle> swizzle = swizzleFor(load))
         swizzles.try_emplace(load.getTile(), *swizzle);
-      if (load.getFmap() && iterations > 1) {
-        // Double buffer: iteration i+1 lands in one while i reads the other.
+      if (block::isDoubleBuffered(load)) {
+        // Iteration i+1 lands in one buffer while i reads the other.
         streamed.push_back(
-            {load, {tileBuffer(load.getTile()), tileBuffer(load.getTile())}});
+            {load,
+             {tileBuffer(load.getTile()),
+              tileBuffer(load.getTile(),
+                         block::SharedBufferRole::PrefetchTile)}});
       } else {
         invariant.push_back(load);
-        if (!buffers.contains(load.getTile()))
-          buffers.map(load.getTile(), tileBuffer(load.getTile()));
+        buffers.map(load.getTile(), tileBuffer(load.getTile()));
       }
       continue;
     }
     for (Value result : op.getResults())
-      if (!buffers.contains(result))
-        buffers.map(result, tileBuffer(result));
+      buffers.map(result, tileBuffer(result));
+  }
+  // The f32 running values, and the result tiles they become after the loop.
+  // An f32 sum or max accumulator is its own result (nothing to finalize). In
+  // a loop of one iteration, a sum or max is the yielded tile itself: no f32
+  // copy, which kept the flash-decoding example within sm_80 in f16.
+  auto yield = cast<block::YieldOp>(body.getTerminator());
+  SmallVector<Value> accs;
+  SmallVector<bool> accIsResult;
+  for (unsigned i = 0; i < loop.getNumResults(); ++i) {
+    Value result = loop.getResult(i);
+    switch (block::getAccumulatorStorage(loop, i)) {
+    case block::AccumulatorStorage::YieldedTile:
+      accs.push_back(Value());
+      accIsResult.push_back(true);
+      buffers.map(result, buffers.lookup(yield.getValues()[i]));
+      break;
+    case block::AccumulatorStorage::AccumulatorIsResult:
+      accs.push_back(tileBuffer(result, block::SharedBufferRole::Accumulator));
+      accIsResult.push_back(true);
+      buffers.map(result, accs.back());
+      break;
+    case block::AccumulatorStorage::AccumulatorAndResult:
+      accs.push_back(tileBuffer(result, block::SharedBufferRole::Accumulator));
+      accIsResult.push_back(false);
+      buffers.map(result, tileBuffer(result));
+      break;
+    }
   }
 
   auto issueLoad = [&](block::LoadOp load, Value destination, Value iteration) {
@@ -230,7 +218,10 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
   emitAccumulatorUpdate(loop, accs);
 
   // Epilogue: the accumulators in the tile type. The last iteration's
-  // spare prefetch may still be landing; the space it writes is reused below.
+  // spare prefetch may still be landing: the plan keeps both buffers of a
+  // load live to the end of the loop, so the epilogue writes none of their
+  // bytes; the ops after the loop may, once every thread has waited for its
+  // copies here and passed the barrier below.
   b.setInsertionPointAfter(forOp);
   if (!streamed.empty())
     NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0));
@@ -255,7 +246,5 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
     });
   }
   barrier();
-  peakBytes = std::max(peakBytes, sharedBytes);
-  sharedBytes = loopScratchStart;
   return success();
 }

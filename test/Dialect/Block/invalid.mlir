@@ -524,46 +524,49 @@ func.func @arith_op_in_for_loop(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
 
 // -----
 
-// 4 tiles of 227x129xf16 (load, exp, loop result, sigmoid): 234264 bytes.
+// Tiles of 227x257xf16 (116678 bytes): the load, exp (which is the loop's
+// result) and sigmoid. Tiles share bytes only when not live together, and
+// exp is live with each of the others: 116688 (its offset, the load's
+// bytes aligned to 16) + 116678 = 233366 bytes.
 
-func.func @shared_memory_over_sm90(%x: tensor<227x129xf16>) -> tensor<227x129xf16> {
-  // expected-error @+1 {{'kernel.custom' op block graph needs 234264 bytes of shared memory, more than the 232448 bytes a block has on sm_90; use smaller tiles (more blocks or more for-loop iterations)}}
+func.func @shared_memory_over_sm90(%x: tensor<227x257xf16>) -> tensor<227x257xf16> {
+  // expected-error @+1 {{'kernel.custom' op block graph needs 233366 bytes of shared memory, more than the 232448 bytes a block has on sm_90; use smaller tiles (more blocks or more for-loop iterations)}}
   %o = kernel.custom (%x) grid <1, 1, 1> block <1024, 1, 1>
-      : (tensor<227x129xf16>) -> tensor<227x129xf16> {
-  ^bb0(%in0: tensor<227x129xf16>, %out0: tensor<227x129xf16>):
-    %a = block.for_loop 1 iterations accumulate (sum) : tensor<227x129xf16> {
-      %t = block.load %in0 imap <> : tensor<227x129xf16> -> tensor<227x129xf16>
-      %e = block.exp %t : tensor<227x129xf16>
-      block.yield %e : tensor<227x129xf16>
+      : (tensor<227x257xf16>) -> tensor<227x257xf16> {
+  ^bb0(%in0: tensor<227x257xf16>, %out0: tensor<227x257xf16>):
+    %a = block.for_loop 1 iterations accumulate (sum) : tensor<227x257xf16> {
+      %t = block.load %in0 imap <> : tensor<227x257xf16> -> tensor<227x257xf16>
+      %e = block.exp %t : tensor<227x257xf16>
+      block.yield %e : tensor<227x257xf16>
     }
-    %s = block.sigmoid %a : tensor<227x129xf16>
-    block.store %s, %out0 omap <> : tensor<227x129xf16> into tensor<227x129xf16>
+    %s = block.sigmoid %a : tensor<227x257xf16>
+    block.store %s, %out0 omap <> : tensor<227x257xf16> into tensor<227x257xf16>
     block.return
   }
-  return %o : tensor<227x129xf16>
+  return %o : tensor<227x257xf16>
 }
 
 // -----
 
-// A graph that fits on sm_90 (4 tiles of 100x128xf16: 102400 bytes) but not on
-// sm_86.
+// A graph that fits on sm_90 but not on sm_86: two tiles of 100x256xf16 live
+// at a time, 2 x 51200 = 102400 bytes.
 
 module attributes {mlsopt.target = "sm_86"} {
-  func.func @shared_memory_over_sm86(%x: tensor<100x128xf16>) -> tensor<100x128xf16> {
+  func.func @shared_memory_over_sm86(%x: tensor<100x256xf16>) -> tensor<100x256xf16> {
     // expected-error @+1 {{'kernel.custom' op block graph needs 102400 bytes of shared memory, more than the 101376 bytes a block has on sm_86}}
     %o = kernel.custom (%x) grid <1, 1, 1> block <1024, 1, 1>
-        : (tensor<100x128xf16>) -> tensor<100x128xf16> {
-    ^bb0(%in0: tensor<100x128xf16>, %out0: tensor<100x128xf16>):
-      %a = block.for_loop 1 iterations accumulate (sum) : tensor<100x128xf16> {
-        %t = block.load %in0 imap <> : tensor<100x128xf16> -> tensor<100x128xf16>
-        %e = block.exp %t : tensor<100x128xf16>
-        block.yield %e : tensor<100x128xf16>
+        : (tensor<100x256xf16>) -> tensor<100x256xf16> {
+    ^bb0(%in0: tensor<100x256xf16>, %out0: tensor<100x256xf16>):
+      %a = block.for_loop 1 iterations accumulate (sum) : tensor<100x256xf16> {
+        %t = block.load %in0 imap <> : tensor<100x256xf16> -> tensor<100x256xf16>
+        %e = block.exp %t : tensor<100x256xf16>
+        block.yield %e : tensor<100x256xf16>
       }
-      %s = block.sigmoid %a : tensor<100x128xf16>
-      block.store %s, %out0 omap <> : tensor<100x128xf16> into tensor<100x128xf16>
+      %s = block.sigmoid %a : tensor<100x256xf16>
+      block.store %s, %out0 omap <> : tensor<100x256xf16> into tensor<100x256xf16>
       block.return
     }
-    return %o : tensor<100x128xf16>
+    return %o : tensor<100x256xf16>
   }
 }
 

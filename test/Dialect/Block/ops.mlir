@@ -265,45 +265,46 @@ func.func @multi_output(%x: tensor<64x128xf32>)
   return %o#0, %o#1, %o#2 : tensor<64x128xf32>, tensor<64x1xf32>, tensor<1x128xf32>
 }
 
-// Shared memory exactly at the limit passes: four 227x128xf16 tiles are the
-// 232448 bytes of sm_90, the default target.
+// Shared memory exactly at the limit passes: at most two 227x256xf16 tiles are
+// live at a time (the load and exp, then exp, the loop's result, and
+// sigmoid), 2 x 116224 = the 232448 bytes of sm_90, the default target.
 // CHECK-LABEL: func.func @smem_at_sm90_limit
-func.func @smem_at_sm90_limit(%x: tensor<227x128xf16>) -> tensor<227x128xf16> {
+func.func @smem_at_sm90_limit(%x: tensor<227x256xf16>) -> tensor<227x256xf16> {
   %o = kernel.custom (%x) grid <1, 1, 1> block <1024, 1, 1>
-      : (tensor<227x128xf16>) -> tensor<227x128xf16> {
-  ^bb0(%in0: tensor<227x128xf16>, %out0: tensor<227x128xf16>):
-    %a = block.for_loop 1 iterations accumulate (sum) : tensor<227x128xf16> {
-      %t = block.load %in0 imap <> : tensor<227x128xf16> -> tensor<227x128xf16>
-      %e = block.exp %t : tensor<227x128xf16>
-      block.yield %e : tensor<227x128xf16>
+      : (tensor<227x256xf16>) -> tensor<227x256xf16> {
+  ^bb0(%in0: tensor<227x256xf16>, %out0: tensor<227x256xf16>):
+    %a = block.for_loop 1 iterations accumulate (sum) : tensor<227x256xf16> {
+      %t = block.load %in0 imap <> : tensor<227x256xf16> -> tensor<227x256xf16>
+      %e = block.exp %t : tensor<227x256xf16>
+      block.yield %e : tensor<227x256xf16>
     }
-    // CHECK: block.sigmoid %{{.*}} : tensor<227x128xf16>
-    %s = block.sigmoid %a : tensor<227x128xf16>
-    block.store %s, %out0 omap <> : tensor<227x128xf16> into tensor<227x128xf16>
+    // CHECK: block.sigmoid %{{.*}} : tensor<227x256xf16>
+    %s = block.sigmoid %a : tensor<227x256xf16>
+    block.store %s, %out0 omap <> : tensor<227x256xf16> into tensor<227x256xf16>
     block.return
   }
-  return %o : tensor<227x128xf16>
+  return %o : tensor<227x256xf16>
 }
 
-// A module for another chip: 99x128xf16 tiles, four of them, are exactly the
+// A module for another chip: two live 99x256xf16 tiles are exactly the
 // 101376 bytes of sm_86.
 // CHECK: module attributes {mlsopt.target = "sm_86"}
 module attributes {mlsopt.target = "sm_86"} {
   // CHECK-LABEL: func.func @smem_at_sm86_limit
-  func.func @smem_at_sm86_limit(%x: tensor<99x128xf16>) -> tensor<99x128xf16> {
+  func.func @smem_at_sm86_limit(%x: tensor<99x256xf16>) -> tensor<99x256xf16> {
     %o = kernel.custom (%x) grid <1, 1, 1> block <1024, 1, 1>
-        : (tensor<99x128xf16>) -> tensor<99x128xf16> {
-    ^bb0(%in0: tensor<99x128xf16>, %out0: tensor<99x128xf16>):
-      %a = block.for_loop 1 iterations accumulate (sum) : tensor<99x128xf16> {
-        %t = block.load %in0 imap <> : tensor<99x128xf16> -> tensor<99x128xf16>
-        %e = block.exp %t : tensor<99x128xf16>
-        block.yield %e : tensor<99x128xf16>
+        : (tensor<99x256xf16>) -> tensor<99x256xf16> {
+    ^bb0(%in0: tensor<99x256xf16>, %out0: tensor<99x256xf16>):
+      %a = block.for_loop 1 iterations accumulate (sum) : tensor<99x256xf16> {
+        %t = block.load %in0 imap <> : tensor<99x256xf16> -> tensor<99x256xf16>
+        %e = block.exp %t : tensor<99x256xf16>
+        block.yield %e : tensor<99x256xf16>
       }
-      // CHECK: block.sigmoid %{{.*}} : tensor<99x128xf16>
-      %s = block.sigmoid %a : tensor<99x128xf16>
-      block.store %s, %out0 omap <> : tensor<99x128xf16> into tensor<99x128xf16>
+      // CHECK: block.sigmoid %{{.*}} : tensor<99x256xf16>
+      %s = block.sigmoid %a : tensor<99x256xf16>
+      block.store %s, %out0 omap <> : tensor<99x256xf16> into tensor<99x256xf16>
       block.return
     }
-    return %o : tensor<99x128xf16>
+    return %o : tensor<99x256xf16>
   }
 }

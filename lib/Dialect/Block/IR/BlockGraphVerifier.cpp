@@ -2,30 +2,17 @@
 
 #include "mlsopt/Dialect/Block/IR/BlockGraphVerifier.h"
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
+#include "mlsopt/Dialect/Block/IR/SharedMemoryPlan.h"
 #include "mlsopt/Support/Target.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/Support/CheckedArithmetic.h"
-
-#include <limits>
 
 using namespace mlir;
 using namespace mlsopt;
 using namespace mlsopt::block;
 
 int64_t mlsopt::block::estimateSharedMemoryBytes(kernel::CustomOp op) {
-  int64_t bytes = 0;
-  op.getBody().walk([&](Operation *nested) {
-    // Thread graphs compute in registers; only their results are tiles.
-    for (Value result : nested->getResults())
-      if (auto tile = dyn_cast<RankedTensorType>(result.getType()))
-        bytes = llvm::checkedAdd(
-                    bytes,
-                    tileBytes(tile.getShape(),
-                              tile.getElementType().getIntOrFloatBitWidth()))
-                    .value_or(std::numeric_limits<int64_t>::max());
-  });
-  return bytes;
+  return SharedMemoryPlan(op).getTotalBytes();
 }
 
 LogicalResult BlockGraphVerifier::verifyBlockGraph(kernel::CustomOp op) const {

@@ -18,9 +18,9 @@ public:
   llvm::LogicalResult verifyBlockGraph(kernel::CustomOp op) const override;
 };
 
-/// Shared memory a block graph needs, in bytes: every tile a block op
-/// produces counted as its own buffer. Buffer reuse can only lower it, so it
-/// is a safe upper bound for the verifier and the cost model.
+/// Shared memory a block graph needs, in bytes: the total of its
+/// SharedMemoryPlan, which the GPU lowering allocates exactly, so the
+/// verifier, the cost model and the launch agree.
 int64_t estimateSharedMemoryBytes(kernel::CustomOp op);
 
 } // namespace mlsopt::block

@@ -1,0 +1,231 @@
+//===- SharedMemoryPlan.cpp - Where a block graph's tiles live ------------===//
+
+#include "mlsopt/Dialect/Block/IR/SharedMemoryPlan.h"
+#include "mlsopt/Support/TileShapes.h"
+
+#include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+using namespace mlir;
+using namespace mlsopt;
+using namespace mlsopt::block;
+
+AccumulatorStorage mlsopt::block::getAccumulatorStorage(ForLoopOp loop,
+                                                        unsigned result) {
+  AccumKind kind = loop.getAccumulator(result).getKind();
+  bool sumOrMax = kind == AccumKind::sum || kind == AccumKind::max;
+  // A rescale reads its max accumulator's running value, so a loop with one
+  // keeps all its accumulators.
+  bool hasRescale = llvm::any_of(loop.getAccumulators(), [](Attribute a) {
+    return cast<AccumulatorAttr>(a).getKind() == AccumKind::rescale;
+  });
+  if (loop.getIterations() == 1 && sumOrMax && !hasRescale)
+    return AccumulatorStorage::YieldedTile;
+  auto type = cast<RankedTensorType>(loop.getResult(result).getType());
+  return type.getElementType().isF32() && sumOrMax
+             ? AccumulatorStorage::AccumulatorIsResult
+             : AccumulatorStorage::AccumulatorAndResult;
+}
+
+bool mlsopt::block::isDoubleBuffered(LoadOp load) {
+  return load.getFmap() &&
+         cast<ForLoopOp>(load->getParentOp()).getIterations() > 1;
+}
+
+namespace {
+
+constexpr int64_t kMaxBytes = std::numeric_limits<int64_t>::max();
+
+/// Byte arithmetic that saturates: an absurd tile must never look small.
+int64_t saturatingAdd(int64_t a, int64_t b) {
+  return llvm::checkedAdd(a, b).value_or(kMaxBytes);
+}
+int64_t alignBufferOffset(int64_t offset) {
+  if (offset > kMaxBytes - kSharedBufferAlignment)
+    return kMaxBytes;
+  return llvm::alignTo(offset, kSharedBufferAlignment);
+}
+
+int64_t bytesOf(Value tile, std::optional<unsigned> elementBits = {}) {
+  auto type = cast<RankedTensorType>(tile.getType());
+  return tileBytes(
+      type.getShape(),
+      elementBits.value_or(type.getElementType().getIntOrFloatBitWidth()));
+}
+
+/// The program points of a block graph (see SharedMemoryPlan) and the point
+/// at which each use reads its value.
+class ProgramPoints {
+public:
+  struct Loop {
+    unsigned start, update, end;
+  };
+
+  explicit ProgramPoints(Block &body) : body(body) {
+    for (Operation &op : body) {
+      auto loop = dyn_cast<ForLoopOp>(op);
+      if (!loop) {
+        points[&op] = next++;
+        continue;
+      }
+      Loop &l = loops[loop];
+      l.start = next++;
+      for (Operation &inner : loop.getBody().front()) {
+        // Every load's copy is issued in the prologue; the yielded tiles
+        // are read by the accumulator update.
+        if (isa<LoadOp>(inner))
+          points[&inner] = l.start;
+        else if (!isa<YieldOp>(inner))
+          points[&inner] = next++;
+      }
+      l.update = next++;
+      points[loop.getBody().front().getTerminator()] = l.update;
+      l.end = next++;
+      points[loop] = l.end;
+    }
+  }
+
+  unsigned at(Operation *op) const { return points.lookup(op); }
+  Loop of(ForLoopOp loop) const { return loops.lookup(loop); }
+
+  /// The last point that reads `value`, at least `from`.
+  unsigned lastUse(Value value, unsigned from) const {
+    unsigned last = from;
+    for (Operation *user : value.getUsers())
+      last = std::max(last, usePoint(value, user));
+    return last;
+  }
+
+private:
+  unsigned usePoint(Value value, Operation *user) const {
+    Operation *top = body.findAncestorOpInBlock(*user);
+    auto loop = dyn_cast_or_null<ForLoopOp>(top);
+    if (!loop || user == top)
+      return points.lookup(top);
+    // A tile from before the loop is read in every iteration.
+    if (!loop.getBody().isAncestor(value.getParentRegion()))
+      return loops.lookup(loop).end;
+    return points.lookup(loop.getBody().front().findAncestorOpInBlock(*user));
+  }
+
+  Block &body;
+  unsigned next = 0;
+  llvm::DenseMap<Operation *, unsigned> points;
+  llvm::DenseMap<Operation *, Loop> loops;
+};
+
+} // namespace
+
+const SharedBuffer *SharedMemoryPlan::lookup(Value value,
+                                             SharedBufferRole role) const {
+  auto it = indexOf.find({value, static_cast<unsigned>(role)});
+  return it == indexOf.end() ? nullptr : &buffers[it->second];
+}
+
+SharedMemoryPlan::SharedMemoryPlan(kernel::CustomOp op) {
+  Block &body = op.getBody().front();
+  ProgramPoints points(body);
+  auto add = [&](Value value, SharedBufferRole role, int64_t bytes,
+                 unsigned first, unsigned last) {
+    indexOf[{value, static_cast<unsigned>(role)}] = buffers.size();
+    buffers.push_back({value, role, bytes, first, last});
+  };
+  auto addTiles = [&](Operation &op, unsigned first) {
+    // Thread graphs compute in registers; only their results are tiles.
+    for (Value result : op.getResults())
+      if (isa<RankedTensorType>(result.getType()))
+        add(result, SharedBufferRole::Tile, bytesOf(result), first,
+            points.lastUse(result, first));
+  };
+  // Yielded tiles that are also loop results live as long as the results.
+  SmallVector<std::pair<Value, unsigned>> yieldedResults;
+
+  for (Operation &top : body) {
+    auto loop = dyn_cast<ForLoopOp>(top);
+    if (!loop) {
+      addTiles(top, points.at(&top));
+      continue;
+    }
+    ProgramPoints::Loop at = points.of(loop);
+    // Everything the loop carries from one iteration to the next is live
+    // from its start to its end.
+    bool carried = loop.getIterations() > 1;
+    auto yield = cast<YieldOp>(loop.getBody().front().getTerminator());
+    for (unsigned i = 0, e = loop.getNumResults(); i < e; ++i) {
+      Value result = loop.getResult(i);
+      unsigned resultEnd = points.lastUse(result, at.end);
+      int64_t accBytes = bytesOf(result, /*elementBits=*/32);
+      switch (getAccumulatorStorage(loop, i)) {
+      case AccumulatorStorage::YieldedTile:
+        yieldedResults.push_back({yield.getValues()[i], resultEnd});
+        break;
+      case AccumulatorStorage::AccumulatorIsResult:
+        add(result, SharedBufferRole::Accumulator, accBytes, at.start,
+            resultEnd);
+        break;
+      case AccumulatorStorage::AccumulatorAndResult:
+        add(result, SharedBufferRole::Accumulator, accBytes, at.start, at.end);
+        // Written by the epilogue, from the accumulator.
+        add(result, SharedBufferRole::Tile, bytesOf(result), at.end, resultEnd);
+        break;
+      }
+    }
+    for (Operation &inner : loop.getBody().front().without_terminator()) {
+      auto load = dyn_cast<LoadOp>(inner);
+      if (!load) {
+        addTiles(inner, points.at(&inner));
+        continue;
+      }
+      Value tile = load.getTile();
+      add(tile, SharedBufferRole::Tile, bytesOf(tile), at.start,
+          carried ? at.end : points.lastUse(tile, at.start));
+      if (isDoubleBuffered(load))
+        add(tile, SharedBufferRole::PrefetchTile, bytesOf(tile), at.start,
+            at.end);
+    }
+  }
+  for (auto [tile, end] : yieldedResults)
+    if (auto it =
+            indexOf.find({tile, static_cast<unsigned>(SharedBufferRole::Tile)});
+        it != indexOf.end())
+      buffers[it->second].lastPoint =
+          std::max(buffers[it->second].lastPoint, end);
+  place();
+}
+
+void SharedMemoryPlan::place() {
+  // Largest first (small tiles then fill the gaps, instead of pushing a
+  // large one past their alignment padding); ties in the order the buffers
+  // were added, so the same graph always gets the same offsets.
+  SmallVector<unsigned> order(buffers.size());
+  std::iota(order.begin(), order.end(), 0);
+  llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+    return buffers[a].bytes > buffers[b].bytes;
+  });
+  SmallVector<unsigned> placed;
+  for (unsigned i : order) {
+    SharedBuffer &buffer = buffers[i];
+    SmallVector<const SharedBuffer *> busy;
+    for (unsigned j : placed)
+      if (buffers[j].isLiveWith(buffer))
+        busy.push_back(&buffers[j]);
+    llvm::sort(busy, [](const SharedBuffer *a, const SharedBuffer *b) {
+      return a->offset < b->offset;
+    });
+    // The lowest gap between the live buffers that the buffer fits in.
+    int64_t offset = 0;
+    for (const SharedBuffer *other : busy) {
+      if (saturatingAdd(offset, buffer.bytes) <= other->offset)
+        break;
+      offset = std::max(offset, alignBufferOffset(saturatingAdd(other->offset,
+                                                                other->bytes)));
+    }
+    buffer.offset = offset;
+    totalBytes = std::max(totalBytes, saturatingAdd(offset, buffer.bytes));
+    placed.push_back(i);
+  }
+}
