@@ -1,9 +1,9 @@
 //===- BlockGraphToGPU.cpp - One block graph to one gpu.func
 //----------------===//
 //
-// The driver of BlockGraphToGPU: thread and block ids, the shared-memory
-// plan, the cooperative loops every emitter uses, and the walk over the
-// block graph that dispatches each op to its emitter.
+// The driver of BlockGraphToGPU: thread and block ids, the views of the
+// block graph's SharedMemoryPlan, the cooperative loops every emitter uses,
+// and the walk over the block graph that dispatches each op to its emitter.
 //
 //===----------------------------------------------------------------------===//
 
