@@ -28,10 +28,19 @@ ShapeOrError sameShape(ArrayRef<int64_t> shape) {
   return r;
 }
 
-ShapeOrError lastDimShape(ArrayRef<int64_t> shape) {
-  if (shape.empty())
-    return fail("the operand must have rank 1 or more: the op works over "
-                "the last dim");
+ShapeOrError normalizedDimShape(ArrayRef<int64_t> shape,
+                                std::optional<uint64_t> dim) {
+  if (!dim) {
+    if (shape.empty())
+      return fail("the operand must have rank 1 or more: the op works over "
+                  "the last dim");
+    return sameShape(shape);
+  }
+  // An I64Attr holds the dim; a negative one arrives here as a huge value.
+  auto d = static_cast<int64_t>(*dim);
+  if (d < 0 || d >= static_cast<int64_t>(shape.size()))
+    return fail("normalized dim " + Twine(d) + " is out of range for rank " +
+                Twine(shape.size()));
   return sameShape(shape);
 }
 

@@ -68,7 +68,7 @@ struct RaiseRmsNorm : OpRewritePattern<OpTy> {
     if (!eps || x.getType() != op.getType())
       return failure();
     rewriter.replaceOpWithNewOp<kernel::RmsNormOp>(
-        op, x, rewriter.getF64FloatAttr(*eps));
+        op, x, *eps, cast<RankedTensorType>(x.getType()).getRank() - 1);
     return success();
   }
 };

@@ -565,6 +565,7 @@ struct FieldEvaluator::Impl {
     double epsilon = 0;
     if (matchEither<kernel::RmsNormOp, block::RmsNormOp>(op, [&](auto norm) {
           epsilon = norm.getEpsilon().convertToDouble();
+          instr.dim = norm.getNormalizedDim();
         })) {
       instr.cls = OpClass::RmsNorm;
       return scalarOf(epsilon);
@@ -1228,18 +1229,30 @@ struct FieldEvaluator::Impl {
     }
   }
 
+  /// Each row along the normalized dim (elements `inner` apart) is scaled
+  /// by the inverse square root of its mean square plus epsilon.
   void runRmsNorm(Instr &instr) {
     const FieldTensor &x = in(instr.operands[0]);
     FieldTensor &y = out(instr.results[0]);
-    int64_t n = x.shape.empty() ? 1 : x.shape.back();
-    int64_t rows = n == 0 ? 0 : x.getNumElements() / n;
+    int64_t n = x.shape.empty() ? 1 : x.shape[instr.dim];
+    int64_t inner = 1;
+    for (int64_t d : ArrayRef<int64_t>(x.shape).drop_front(instr.dim + 1))
+      inner *= d;
+    int64_t outer = n == 0 ? 0 : x.getNumElements() / (n * inner);
     uint64_t inverseN = inverseP(PF::fromInteger(n));
-    for (int64_t r = 0; r < rows; ++r) {
-      const uint64_t *xr = x.p.data() + r * n;
-      uint64_t meanSquare = PF::mul(dot<PrimeField>(xr, xr, n), inverseN);
-      uint64_t scale = inverseP(fieldSqrt(PF::add(meanSquare, instr.scalar.p)));
-      for (int64_t i = 0; i < n; ++i)
-        y.p[r * n + i] = PF::mul(xr[i], scale);
+    SmallVector<uint64_t> row(n);
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t i = 0; i < inner; ++i) {
+        int64_t first = o * n * inner + i;
+        for (int64_t c = 0; c < n; ++c)
+          row[c] = x.p[first + c * inner];
+        uint64_t meanSquare =
+            PF::mul(dot<PrimeField>(row.data(), row.data(), n), inverseN);
+        uint64_t scale =
+            inverseP(fieldSqrt(PF::add(meanSquare, instr.scalar.p)));
+        for (int64_t c = 0; c < n; ++c)
+          y.p[first + c * inner] = PF::mul(row[c], scale);
+      }
     }
   }
 

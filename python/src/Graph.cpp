@@ -218,7 +218,7 @@ mlsopt::python::inferShape(StringRef rule,
   else if (rule == "same")
     result = sameShape(operands[0]);
   else if (rule == "last_dim")
-    result = lastDimShape(operands[0]);
+    result = normalizedDimShape(operands[0], std::nullopt);
   else if (rule == "reduce")
     result = reduceShape(operands[0], dim);
   else if (rule == "concat")

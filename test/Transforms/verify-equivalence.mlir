@@ -94,6 +94,54 @@ func.func @sunk(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>) -> tensor<4x8xf32> a
 
 // -----
 
+// Accepted: rms_norm over dim 1 (a key stored [h, d, n]) against its
+// spelled-out form, x * rsqrt(mean(x^2 over dim 1) + eps); a custom kernel
+// whose blocks each normalize a [2, 8, 3] tile over dim 1 against the same.
+func.func @ref(%k: tensor<2x8x6xf32>) -> tensor<2x8x6xf32> {
+  %sq = kernel.square %k : tensor<2x8x6xf32>
+  %ss = kernel.reduce_sum %sq dim 1 : tensor<2x8x6xf32>
+  %ms = kernel.mul_scalar %ss, 0.125 : tensor<2x1x6xf32>
+  %me = kernel.add_scalar %ms, 0.25 : tensor<2x1x6xf32>
+  %r = kernel.rsqrt %me : tensor<2x1x6xf32>
+  %n = kernel.mul %k, %r : tensor<2x8x6xf32>, tensor<2x1x6xf32>
+  return %n : tensor<2x8x6xf32>
+}
+// expected-remark @+1 {{@norm_dim1 is equivalent to @ref: }}
+func.func @norm_dim1(%k: tensor<2x8x6xf32>) -> tensor<2x8x6xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %n = kernel.rms_norm %k dim 1 {epsilon = 0.25 : f64} : tensor<2x8x6xf32>
+  return %n : tensor<2x8x6xf32>
+}
+// expected-remark @+1 {{@block_norm_dim1 is equivalent to @ref: }}
+func.func @block_norm_dim1(%k: tensor<2x8x6xf32>) -> tensor<2x8x6xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %o = kernel.custom (%k) grid <2, 1, 1> block <128, 1, 1> : (tensor<2x8x6xf32>) -> tensor<2x8x6xf32> {
+  ^bb0(%in0: tensor<2x8x6xf32>, %out0: tensor<2x8x6xf32>):
+    %acc = block.for_loop 1 iterations accumulate (sum) : tensor<2x8x3xf32> {
+      %t = block.load %in0 imap <x = 2> : tensor<2x8x6xf32> -> tensor<2x8x3xf32>
+      %n = block.rms_norm %t dim 1 {epsilon = 0.25 : f64} : tensor<2x8x3xf32>
+      block.yield %n : tensor<2x8x3xf32>
+    }
+    block.store %acc, %out0 omap <x = 2> : tensor<2x8x3xf32> into tensor<2x8x6xf32>
+    block.return
+  }
+  return %o : tensor<2x8x6xf32>
+}
+
+// -----
+
+// Rejected: rms_norm over the last dim where the reference normalizes dim 1
+// (both dims have extent 8, so only the dim tells them apart).
+func.func @ref(%k: tensor<2x8x8xf32>) -> tensor<2x8x8xf32> {
+  %n = kernel.rms_norm %k dim 1 {epsilon = 0.25 : f64} : tensor<2x8x8xf32>
+  return %n : tensor<2x8x8xf32>
+}
+// expected-error @+1 {{@norm_last is not equivalent to @ref}}
+func.func @norm_last(%k: tensor<2x8x8xf32>) -> tensor<2x8x8xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %n = kernel.rms_norm %k {epsilon = 0.25 : f64} : tensor<2x8x8xf32>
+  return %n : tensor<2x8x8xf32>
+}
+
+// -----
+
 // Rejected: matmul operands commuted.
 func.func @ref(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %r = kernel.matmul %a, %b : tensor<8x8xf32>, tensor<8x8xf32>

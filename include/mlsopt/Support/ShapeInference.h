@@ -29,9 +29,11 @@ struct ShapeOrError {
 /// The rule of unary elementwise ops: the result has the operand's shape.
 ShapeOrError sameShape(llvm::ArrayRef<int64_t> shape);
 
-/// The rule of ops over the last dim (rms_norm): the shape is kept and the
-/// rank must be at least 1.
-ShapeOrError lastDimShape(llvm::ArrayRef<int64_t> shape);
+/// The rule of ops over one dim (rms_norm): the shape is kept; `dim`, when
+/// given, must be a dim of it, and without it the rank must be at least 1
+/// (the op works over the last dim).
+ShapeOrError normalizedDimShape(llvm::ArrayRef<int64_t> shape,
+                                std::optional<uint64_t> dim);
 
 /// Numpy-style broadcasting: shapes are aligned on the right, a missing or
 /// size-1 dim stretches to the other size.

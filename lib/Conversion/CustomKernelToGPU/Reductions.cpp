@@ -1,7 +1,8 @@
 //===- Reductions.cpp - Row reductions and rms_norm -------------------------===//
 //
-// reduce_sum, reduce_max and rms_norm give one row to a warp: the lanes
-// stride the row, then combine with butterfly shuffles.
+// reduce_sum, reduce_max and rms_norm give one row (all elements along the
+// reduced or normalized dim) to a warp: the lanes stride the row, then
+// combine with butterfly shuffles.
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,18 +90,24 @@ void BlockGraphToGPU::emitRmsNorm(block::RmsNormOp op) {
   Value input = buffers.lookup(op.getInput());
   Value result = buffers.lookup(op.getResult());
   ArrayRef<int64_t> shape = shapeOf(input);
-  int64_t rank = shape.size();
-  int64_t n = shape.back();
+  int64_t dim = op.getNormalizedDim();
+  int64_t n = shape[dim];
   Type f32 = b.getF32Type();
   Type resultElement = elementTypeOf(result);
   double epsilon = op.getEpsilon().convertToDouble();
-  SmallVector<int64_t> rows(shape.drop_back());
+  // A row is every element along `dim`; rows are indexed by the shape with
+  // that dim cut to 1. Along a dim other than the last, a warp's lanes read
+  // elements a stride apart (a column of the tile), which is correct but
+  // does not coalesce; tiles live in shared memory, so that costs bank
+  // conflicts, not device-memory traffic.
+  SmallVector<int64_t> rows(shape);
+  rows[dim] = 1;
   bool warps = numThreads % kWarpSize == 0;
   auto normalizeRow = [&](ValueRange rowIdx, Value start, int64_t step) {
     // y = x / sqrt(sum(x^2) / n + epsilon), as the CPU lowering computes it.
     auto element = [&](Value j) {
       SmallVector<Value> idx = llvm::to_vector(rowIdx);
-      idx.push_back(j);
+      idx[dim] = j;
       return idx;
     };
     auto sumLoop = scf::ForOp::create(
@@ -137,7 +144,6 @@ void BlockGraphToGPU::emitRmsNorm(block::RmsNormOp op) {
       y = arith::TruncFOp::create(b, loc, resultElement, y);
     memref::StoreOp::create(b, loc, y, result, idx);
   };
-  (void)rank;
   if (!warps) {
     forEachElement(rows, [&](ValueRange rowIdx) {
       normalizeRow(rowIdx, indexConstant(b, loc, 0), 1);

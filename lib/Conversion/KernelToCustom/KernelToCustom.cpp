@@ -4,7 +4,9 @@
 // runs one for-loop:
 //
 //   elementwise, rms_norm, concat: the grid splits the output (the last dim
-//     into tiles of up to 512, the dims before it one row per block), one
+//     into tiles of up to 512, fewer where the tile holds a whole earlier
+//     dim, the dims before it one row per block; never the dim rms_norm
+//     normalizes or concat joins along), one
 //     iteration, inputs read through the matching imaps (broadcast dims are
 //     replicated);
 //   matmul: 64x64 output tiles (x splits n, y splits m, z the batch), the loop
@@ -234,11 +236,10 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op,
   }
 
   std::optional<int64_t> wholeDim;
-  if (isa<kernel::RmsNormOp>(op))
-    wholeDim = rank - 1; // normalizes over the whole last dim
+  if (auto norm = dyn_cast<kernel::RmsNormOp>(op))
+    wholeDim = norm.getNormalizedDim(); // normalizes over that whole dim
   if (auto concat = dyn_cast<kernel::ConcatOp>(op))
     wholeDim = concat.getDim();
-  splitAcrossGrid(s, out, allDimsInnermostFirst(wholeDim), 512);
   for (Value input : op->getOperands()) {
     s.outputToInputDims.push_back(
         wholeDim ? SmallVector<std::optional<int64_t>>(
@@ -251,10 +252,20 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op,
                  : broadcastCorrespondence(shapeOf(input), out));
     s.fmaps.push_back(std::nullopt);
   }
-  if (!fits())
-    return op->emitOpError("has no default block graph that fits in ")
-           << maxSharedMemBytes << " bytes of shared memory";
-  return s;
+  // Last-dim tiles of up to 512; when a whole dim before the last stays in
+  // every tile (an rms_norm over dim 1 of [h, d, n], say), narrower ones
+  // until the tiles fit.
+  for (int64_t lastDimTile = 512; lastDimTile >= 1; lastDimTile /= 2) {
+    s.grid = {1, 1, 1};
+    s.omap = {};
+    splitAcrossGrid(s, out, allDimsInnermostFirst(wholeDim), lastDimTile);
+    if (fits())
+      return s;
+    if (!wholeDim || *wholeDim == rank - 1)
+      break;
+  }
+  return op->emitOpError("has no default block graph that fits in ")
+         << maxSharedMemBytes << " bytes of shared memory";
 }
 
 } // namespace

@@ -314,7 +314,7 @@ template <typename OpTy> struct ReductionOpLowering : ComputeOpLowering<OpTy> {
   ReductionKind kind;
 };
 
-/// rms_norm is a reduction of squares over the last dim into f32, then one
+/// rms_norm is a reduction of squares over its dim into f32, then one
 /// elementwise linalg.generic: y = x / sqrt(sum / n + epsilon), computed in
 /// f32 and rounded once.
 template <typename OpTy> struct RmsNormOpLowering : ComputeOpLowering<OpTy> {
@@ -326,19 +326,20 @@ template <typename OpTy> struct RmsNormOpLowering : ComputeOpLowering<OpTy> {
     RankedTensorType resultType = op.getType();
     int64_t rank = resultType.getRank();
     if (rank == 0)
-      return rewriter.notifyMatchFailure(op, "rms_norm needs a last dim");
+      return rewriter.notifyMatchFailure(op, "rms_norm needs a dim");
+    int64_t dim = op.getNormalizedDim();
 
     Value input = adaptor.getInput();
     Type elementType = resultType.getElementType();
     Type f32 = rewriter.getF32Type();
     Value sumOfSquares = createReduction(
-        rewriter, loc, input, rank - 1, f32, 0.0,
+        rewriter, loc, input, dim, f32, 0.0,
         [](OpBuilder &b, Location l, Value element, Value acc) -> Value {
           Value square = emitUnary(b, l, thread::UnaryKind::square, element);
           return arith::AddFOp::create(b, l, acc, square);
         });
 
-    int64_t n = resultType.getShape().back();
+    int64_t n = resultType.getDimSize(dim);
     double epsilon = op.getEpsilon().convertToDouble();
     AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
     Value init = createEmptyTensor(rewriter, loc, resultType);
@@ -358,7 +359,7 @@ template <typename OpTy> struct RmsNormOpLowering : ComputeOpLowering<OpTy> {
     };
     rewriter.replaceOpWithNewOp<linalg::GenericOp>(
         op, resultType, ValueRange{input, sumOfSquares}, init,
-        ArrayRef<AffineMap>{identity, identity.dropResult(rank - 1), identity},
+        ArrayRef<AffineMap>{identity, identity.dropResult(dim), identity},
         getParallelIterators(rank), normalize);
     return success();
   }

@@ -513,7 +513,7 @@ private:
     return success();
   }
 
-  /// rms_norm over the last dim n: x * (sqrt(sum x^2 * n^-1 + epsilon))^-1.
+  /// rms_norm over dim d of extent n: x * (sqrt(sum x^2 * n^-1 + epsilon))^-1.
   LogicalResult emitRmsNorm(Operation &op) {
     if (failed(define(&op, op.getResult(0))))
       return failure();
@@ -526,22 +526,28 @@ private:
     Value in = bufferOf(op.getOperand(0)), out = bufferOf(op.getResult(0));
     ArrayRef<int64_t> shape = shapeOfBuffer(in);
     if (shape.empty())
-      return op.emitError("rms_norm needs a last dim");
-    int64_t n = shape.back();
-    forEachIndex(shape.drop_back(), [&](ValueRange rowIvs) {
+      return op.emitError("rms_norm needs a dim to normalize");
+    int64_t dim = isa<kernel::RmsNormOp>(op)
+                      ? cast<kernel::RmsNormOp>(op).getNormalizedDim()
+                      : cast<block::RmsNormOp>(op).getNormalizedDim();
+    int64_t n = shape[dim];
+    // One row per index of the other dims: walk the shape with dim cut to 1.
+    SmallVector<int64_t> rows(shape);
+    rows[dim] = 1;
+    forEachIndex(rows, [&](ValueRange rowIvs) {
       SmallVector<Value> at(rowIvs);
-      at.push_back(Value());
-      Value sumOfSquares = foldRange(0, n, element(0, 0), [&](Value i, Value acc) {
-        at.back() = i;
-        Value x = load(in, at);
-        return call("mlsopt_field_mul_add", {acc, x, x});
-      });
+      Value sumOfSquares =
+          foldRange(0, n, element(0, 0), [&](Value i, Value acc) {
+            at[dim] = i;
+            Value x = load(in, at);
+            return call("mlsopt_field_mul_add", {acc, x, x});
+          });
       Value meanSquare =
           call("mlsopt_field_mul", {sumOfSquares, inverseOf(n)});
       Value shifted = call("mlsopt_field_add", {meanSquare, element(*epsilon)});
       Value scale = call("mlsopt_field_rsqrt", {context, shifted});
       forEachIndex({n}, [&](ValueRange inner) {
-        at.back() = inner[0];
+        at[dim] = inner[0];
         store(call("mlsopt_field_mul", {load(in, at), scale}), out, at);
       });
     });

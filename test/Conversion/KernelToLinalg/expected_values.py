@@ -56,9 +56,9 @@ def gelu(x):
     return x * (1.0 + erf(x / math.sqrt(2.0))) / 2.0
 
 
-def rms_norm(x, eps):
+def rms_norm(x, eps, axis=-1):
     x = f64(x)
-    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
+    return x / np.sqrt(np.mean(x * x, axis=axis, keepdims=True) + eps)
 
 
 def truncate(text, digits):
@@ -177,6 +177,8 @@ def run_reduce():
     yield checks("reduce_max f16", h.max(0, keepdims=True), F16)
     yield checks("rms_norm f32", rms_norm(w, 1e-6), F32)
     yield checks("rms_norm f16", rms_norm(h, 0.25), F16)
+    yield checks("rms_norm dim 1 of 3-d", rms_norm(y, 0.25, axis=1), F32)
+    yield checks("rms_norm f16 dim 0", rms_norm(h, 0.25, axis=0), F16)
 
 
 def run_concat_transpose():

@@ -1194,6 +1194,23 @@ func.func @block_wrong_result_type(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
 
 // -----
 
+func.func @block_rms_norm_dim_out_of_range(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
+  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> tensor<8x64xf16> {
+  ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x64xf16>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x64xf16> {
+      %t = block.load %in0 imap <> : tensor<8x64xf16> -> tensor<8x64xf16>
+      // expected-error @+1 {{normalized dim 2 is out of range for rank 2}}
+      %n = block.rms_norm %t dim 2 : tensor<8x64xf16>
+      block.yield %n : tensor<8x64xf16>
+    }
+    block.store %m, %out0 omap <> : tensor<8x64xf16> into tensor<8x64xf16>
+    block.return
+  }
+  return %o : tensor<8x64xf16>
+}
+
+// -----
+
 // Tiles whose byte count overflows 64 bits saturate instead of wrapping.
 func.func @smem_overflow(%x: tensor<4294967296x4294967296xf16>) -> tensor<4294967296x4294967296xf16> {
   // expected-error @+1 {{'kernel.custom' op block graph needs 9223372036854775807 bytes of shared memory, more than the 232448 bytes a block has on sm_90}}

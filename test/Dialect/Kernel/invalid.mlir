@@ -435,6 +435,22 @@ func.func @rms_norm_rank0(%a: tensor<f16>) {
 
 // -----
 
+func.func @rms_norm_dim_out_of_range(%a: tensor<2x64x4096xf16>) {
+  // expected-error @+1 {{normalized dim 3 is out of range for rank 3}}
+  %b = kernel.rms_norm %a dim 3 : tensor<2x64x4096xf16>
+  return
+}
+
+// -----
+
+func.func @rms_norm_dim_negative(%a: tensor<2x64x4096xf16>) {
+  // expected-error @+1 {{normalized dim -1 is out of range for rank 3}}
+  %b = kernel.rms_norm %a dim -1 : tensor<2x64x4096xf16>
+  return
+}
+
+// -----
+
 func.func @zero_sized(%a: tensor<0x64xf16>) {
   // expected-error @+1 {{tensor 'tensor<0x64xf16>' has a zero-sized dim; mlsopt computes on non-empty tensors}}
   %b = kernel.reduce_max %a dim 0 : tensor<0x64xf16>

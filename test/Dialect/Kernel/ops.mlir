@@ -178,6 +178,18 @@ func.func @rms_norm(%x: tensor<8x4096xf16>, %y: tensor<2x4x64xbf16>, %z: tensor<
       tensor<2x4x64xbf16>, tensor<16xf32>
 }
 
+// The normalized dim is printed only when it is not the last.
+// CHECK-LABEL: func.func @rms_norm_dim
+func.func @rms_norm_dim(%k: tensor<2x64x4096xf16>)
+    -> (tensor<2x64x4096xf16>, tensor<2x64x4096xf16>) {
+  // CHECK: %[[A:.*]] = kernel.rms_norm %{{.*}} dim 1 {epsilon = 9.9999999999999995E-7 : f64} : tensor<2x64x4096xf16>
+  %0 = kernel.rms_norm %k dim 1 {epsilon = 1.0e-6} : tensor<2x64x4096xf16>
+  // CHECK: %[[B:.*]] = kernel.rms_norm %{{.*}} dim 0 : tensor<2x64x4096xf16>
+  %1 = kernel.rms_norm %k dim 0 : tensor<2x64x4096xf16>
+  // CHECK: return %[[A]], %[[B]]
+  return %0, %1 : tensor<2x64x4096xf16>, tensor<2x64x4096xf16>
+}
+
 // CHECK-LABEL: func.func @concat
 func.func @concat(%a: tensor<8x16xf16>, %b: tensor<8x32xf16>, %c: tensor<8x16xf16>,
                   %d: tensor<2x3x4xbf16>, %e: tensor<5xf32>)

@@ -55,7 +55,9 @@ class MLSOpt_InferredOp<Dialect dialect, string mnemonic, code rule,
                         list<Trait> traits = []>
     : Op<dialect, mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor])> {
   let results = (outs MLSOpt_Tensor:$result);
-  let extraClassDefinition = [{
+  // Further member definitions of a subclass (its folder, say).
+  code extraDefinitions = "";
+  let extraClassDefinition = extraDefinitions # [{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
@@ -143,20 +145,59 @@ class MLSOpt_ReduceOp<Dialect dialect, string mnemonic, string what,
 }
 
 class MLSOpt_RmsNormOp<Dialect dialect, string where>
-    : MLSOpt_InferredOp<dialect, "rms_norm", "::mlsopt::lastDimShape(shapes[0])"> {
-  let summary = "RMS normalization of " # where # " over the last dim";
+    : MLSOpt_InferredOp<dialect, "rms_norm",
+        "::mlsopt::normalizedDimShape(shapes[0], adaptor.getDim())"> {
+  let summary = "RMS normalization of " # where # " over one dim";
   let description = [{
-    `x / sqrt(mean(x^2 over the last dim) + epsilon)`. The learnable scale of
+    `x / sqrt(mean(x^2 over dim) + epsilon)`, where `dim` is the last dim
+    unless given (a key stored transposed, `[heads, d, n]`, is normalized
+    over dim 1). The dim is printed only when it is not the last; an explicit
+    last dim folds away, so each op has one spelling. The learnable scale of
     an RMSNorm layer is a separate `mul`, so the search may move it.
 
     ```mlir
     %y = }] # dialect.name # [{.rms_norm %x : tensor<8x4096xf16>
     %z = }] # dialect.name # [{.rms_norm %x {epsilon = 1.000000e-06 : f64} : tensor<8x4096xf16>
+    %k = }] # dialect.name # [{.rms_norm %x dim 1 : tensor<2x64x4096xf16>
     ```
   }];
   let arguments = (ins MLSOpt_Tensor:$input,
-                       DefaultValuedAttr<F64Attr, "0.0">:$epsilon);
-  let assemblyFormat = "$input attr-dict `:` type($input)";
+                       DefaultValuedAttr<F64Attr, "0.0">:$epsilon,
+                       OptionalAttr<I64Attr>:$dim);
+  let assemblyFormat = "$input (`dim` $dim^)? attr-dict `:` type($input)";
+  let builders = [
+    // Leaves `dim` out when it is the last dim: the one spelling of that op.
+    OpBuilder<(ins "::mlir::Value":$input, "double":$epsilon,
+                   "int64_t":$dim), [{
+      auto rank = ::llvm::cast<::mlir::RankedTensorType>(input.getType())
+                      .getRank();
+      build($_builder, $_state, input, $_builder.getF64FloatAttr(epsilon),
+            dim == rank - 1 ? ::mlir::IntegerAttr()
+                            : $_builder.getI64IntegerAttr(dim));
+    }]>
+  ];
+  let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// The normalized dim: `dim` when given, else the last.
+    int64_t getNormalizedDim() {
+      if (std::optional<uint64_t> dim = getDim())
+        return static_cast<int64_t>(*dim);
+      return ::llvm::cast<::mlir::RankedTensorType>(getInput().getType())
+                 .getRank() - 1;
+    }
+  }];
+  let extraDefinitions = [{
+    // An explicit last dim is dropped in place, so that one op has one
+    // spelling (the search compares programs by their text).
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor) {
+      auto rank = ::llvm::cast<::mlir::RankedTensorType>(getInput().getType())
+                      .getRank();
+      if (!getDim() || static_cast<int64_t>(*getDim()) != rank - 1)
+        return {};
+      removeDimAttr();
+      return getResult();
+    }
+  }];
 }
 
 class MLSOpt_ConcatOp<Dialect dialect, string where>
