@@ -110,7 +110,10 @@ FailureOr<ExprRef> mlsopt::search::buildOpExpr(Operation *op,
   }
   if (name == "rms_norm") {
     auto eps = op->getAttrOfType<FloatAttr>("epsilon");
-    return ctx.getRmsNorm(operands[0], dimSize(op->getOperand(0), -1),
+    // The normalized dim: `dim` when given, else the last.
+    auto dim = op->getAttrOfType<IntegerAttr>("dim");
+    return ctx.getRmsNorm(operands[0],
+                          dimSize(op->getOperand(0), dim ? dim.getInt() : -1),
                           eps ? eps.getValueAsDouble() : 0.0);
   }
   // A concatenation has no per-tensor expression in terms of its parts (a

@@ -118,8 +118,8 @@ int64_t getSiteExtent(const SearchProblem &problem, const Site &site, Dim d,
 
 /// Calls `fn` for every op over `values` whose key exceeds `last`, that
 /// type-checks, is allowed at `site` (no reduction over a grid-split dim,
-/// rms_norm only over a whole dim), and whose result is not already among
-/// `values`. fn returns false to stop.
+/// rms_norm only over a whole dim the reference normalizes over), and whose
+/// result is not already among `values`. fn returns false to stop.
 void forEachOp(SearchCore &core, const Site &site,
                llvm::ArrayRef<SearchValue> values, OpKey last,
                llvm::function_ref<bool(const SOp &, const OpKey &,

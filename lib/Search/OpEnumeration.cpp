@@ -101,7 +101,7 @@ ExprRef enumeration::buildExpr(ExprContext &exprs, const SOp &op,
   case OpKind::ReduceMax:
     return exprs.getMax(extent(xs[0]->dims[op.dim]), x);
   case OpKind::RmsNorm:
-    return exprs.getRmsNorm(x, extent(xs[0]->dims.back()), op.scalar.literal);
+    return exprs.getRmsNorm(x, extent(xs[0]->dims[op.dim]), op.scalar.literal);
   case OpKind::Transpose:
     // Expressions describe whole tensors, not where their elements sit.
     return x;
@@ -223,13 +223,16 @@ void enumeration::forEachOp(
         }
       } else if (kind == OpKind::RmsNorm) {
         // rms_norm needs its whole row: not over a split reduction.
-        if (da.empty() || da.back().isOne() || da.back().loopSplit ||
-            !canReduceOver(site, da.back(), problem.sumClasses) ||
-            (site.layout && da.back().cls == site.layout->splitClass))
-          continue;
-        for (auto [i, eps] : llvm::enumerate(problem.epsilons)) {
-          op.scalar = Scalar{eps, Dim::kOne};
-          tryOp(op, i);
+        for (unsigned d = 0; d < da.size(); ++d) {
+          if (da[d].isOne() || da[d].loopSplit ||
+              !canReduceOver(site, da[d], problem.normClasses) ||
+              (site.layout && da[d].cls == site.layout->splitClass))
+            continue;
+          op.dim = d;
+          for (auto [i, eps] : llvm::enumerate(problem.epsilons)) {
+            op.scalar = Scalar{eps, Dim::kOne};
+            tryOp(op, i);
+          }
         }
       } else if (isBinaryKind(kind) || kind == OpKind::Matmul) {
         for (unsigned b = isCommutativeKind(kind) ? a : 0; b < n; ++b) {

@@ -165,7 +165,8 @@ std::optional<Dims> search::inferDims(const SOp &op,
     return result;
   }
   if (op.kind == OpKind::RmsNorm) {
-    if (a.empty() || a.back().isOne() || a.back().isChunked())
+    if (op.dim < 0 || op.dim >= static_cast<int64_t>(a.size()) ||
+        a[op.dim].isOne() || a[op.dim].isChunked())
       return std::nullopt;
     return a;
   }
@@ -333,6 +334,9 @@ struct Materializer {
       break;
     case OpKind::RmsNorm:
       state.addAttribute("epsilon", b.getF64FloatAttr(op.scalar.literal));
+      // The last dim is the default, left out as the op's builder does.
+      if (op.dim != type.getRank() - 1)
+        state.addAttribute("dim", b.getI64IntegerAttr(op.dim));
       break;
     case OpKind::Transpose:
       state.addAttribute("permutation",

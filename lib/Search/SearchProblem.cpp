@@ -173,11 +173,11 @@ search::buildSearchProblem(ArrayRef<Operation *> ops, ArrayRef<Value> inputs,
       node.op.permutation.assign(transpose.getPermutation().begin(),
                                  transpose.getPermutation().end());
     vocabulary.insert(node.op.kind);
-    if (node.op.kind == OpKind::RmsNorm) {
-      node.op.scalar.literal =
-          op->getAttrOfType<FloatAttr>("epsilon").getValueAsDouble();
-      Dims dims = dimsOf(op->getOperand(0));
-      scalars.push_back(Scalar{0.0, dims.back().cls});
+    if (auto norm = dyn_cast<kernel::RmsNormOp>(op)) {
+      node.op.dim = norm.getNormalizedDim();
+      node.op.scalar.literal = norm.getEpsilon().convertToDouble();
+      Dims dims = dimsOf(norm.getInput());
+      scalars.push_back(Scalar{0.0, dims[node.op.dim].cls});
       scalars.push_back(Scalar{node.op.scalar.literal, Dim::kOne});
       if (!llvm::is_contained(problem.epsilons, node.op.scalar.literal))
         problem.epsilons.push_back(node.op.scalar.literal);
@@ -194,9 +194,15 @@ search::buildSearchProblem(ArrayRef<Operation *> ops, ArrayRef<Value> inputs,
     const Dims &in = problem.referenceDims[node.op.operands[0]];
     switch (node.op.kind) {
     case OpKind::Matmul:
-    case OpKind::RmsNorm:
       if (!in.back().isOne())
         problem.sumClasses.insert(in.back().cls);
+      break;
+    case OpKind::RmsNorm:
+      // Its mean is a sum over the dim, which fused kernels spell out.
+      if (!in[node.op.dim].isOne()) {
+        problem.sumClasses.insert(in[node.op.dim].cls);
+        problem.normClasses.insert(in[node.op.dim].cls);
+      }
       break;
     case OpKind::ReduceSum:
       problem.sumClasses.insert(in[node.op.dim].cls);

@@ -481,9 +481,10 @@ void Search::consider(KernelGraph candidate) {
 ExprRef Search::sinkRowScale(const KernelNode &node,
                              ArrayRef<SearchValue> sunk) {
   // (x * s) B = (x B) * s and (x / s) B = (x B) / s when s is one value per
-  // row (its last dim has size 1); rms_norm(x) is x * rsqrt(mean(x^2) + eps)
-  // over the contraction dim. A kernel that computes x B across a for-loop
-  // and scales once at the end computes the right-hand sides.
+  // row (its last dim has size 1); rms_norm(x) over the contraction dim (the
+  // last) is x * rsqrt(mean(x^2) + eps), a row scale. A kernel that
+  // computes x B across a for-loop and scales once at the end computes the
+  // right-hand sides.
   if (node.isCustom() || node.op.kind != OpKind::Matmul)
     return nullptr;
   unsigned a = node.op.operands[0], b = node.op.operands[1];
@@ -496,6 +497,9 @@ ExprRef Search::sinkRowScale(const KernelNode &node,
   int64_t k = getExtent(aDims.back(), problem.shapes.extents);
   const SOp &p = producer.op;
   if (p.kind == OpKind::RmsNorm) {
+    // Over another dim it scales columns of x, which do not commute with B.
+    if (p.dim != static_cast<int64_t>(aDims.size()) - 1)
+      return nullptr;
     ExprRef x = sunk[p.operands[0]].expr;
     ExprRef mean = exprs->getMul(exprs->getSum(k, exprs->getSquare(x)),
                                  exprs->getConstant(1.0 / double(k)));

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Search/SearchGraph.h"
 #include "mlsopt/Search/SearchProblem.h"
 
@@ -62,6 +63,43 @@ TEST_F(SearchGraphTest, ClassesFollowContractionsAndVocabularyTheProgram) {
   EXPECT_FALSE(problem->uses(OpKind::Exp));
   EXPECT_TRUE(llvm::is_contained(problem->scalars, Scalar{0.0, k}));
   EXPECT_EQ(problem->epsilons, SmallVector<double>{1.0e-06});
+}
+
+constexpr StringLiteral kKeyNormMatmul = R"mlir(
+func.func @f(%q: tensor<2x8x64xf16>, %k: tensor<2x64x32xf16>) -> tensor<2x8x32xf16> {
+  %n = kernel.rms_norm %k dim 1 {epsilon = 1.0e-06 : f64} : tensor<2x64x32xf16>
+  %o = kernel.matmul %q, %n : tensor<2x8x64xf16>, tensor<2x64x32xf16>
+  return %o : tensor<2x8x32xf16>
+}
+)mlir";
+
+TEST_F(SearchGraphTest, RmsNormOverDimOneNormalizesThatClass) {
+  OwningOpRef<ModuleOp> module = parse(kKeyNormMatmul);
+  ASSERT_TRUE(module) << diagnostics;
+  FailureOr<SearchProblem> problem = problemOf(*module);
+  ASSERT_TRUE(succeeded(problem));
+  // K is [h, d, n], normalized over d, the matmul's contraction class.
+  int d = problem->shapes.inputDims[1][1].cls;
+  int n = problem->shapes.inputDims[1][2].cls;
+  EXPECT_EQ(problem->shapes.inputDims[0][2].cls, d);
+  const SOp &norm = problem->reference.nodes[0].op;
+  EXPECT_EQ(norm.kind, OpKind::RmsNorm);
+  EXPECT_EQ(norm.dim, 1);
+  // The enumeration normalizes over d only, with 1/d (not 1/n) for its mean.
+  EXPECT_EQ(problem->normClasses.size(), 1u);
+  EXPECT_TRUE(problem->normClasses.contains(d));
+  EXPECT_FALSE(problem->sumClasses.contains(n));
+  EXPECT_TRUE(llvm::is_contained(problem->scalars, Scalar{0.0, d}));
+  EXPECT_FALSE(llvm::is_contained(problem->scalars, Scalar{0.0, n}));
+  // Built back, the op keeps its dim; over the last dim it would print none.
+  OpBuilder b(&context);
+  b.setInsertionPointToEnd(module->getBody());
+  FailureOr<func::FuncOp> full = materializeFunction(
+      b, b.getUnknownLoc(), "full", problem->reference, problem->shapes);
+  ASSERT_TRUE(succeeded(full));
+  auto built = *full->getOps<kernel::RmsNormOp>().begin();
+  EXPECT_EQ(built.getDim(), std::optional<uint64_t>(1));
+  EXPECT_EQ(built.getNormalizedDim(), 1);
 }
 
 TEST_F(SearchGraphTest, ReferenceMaterializesAtAnyExtents) {

@@ -39,6 +39,9 @@ struct SearchProblem {
   /// per-tensor abstract expressions cannot make.
   llvm::SmallSetVector<int, 4> sumClasses;
   llvm::SmallSetVector<int, 4> maxClasses;
+  /// Classes the reference's rms_norm ops normalize over: the enumeration
+  /// tries rms_norm over these only (any other is a different function).
+  llvm::SmallSetVector<int, 4> normClasses;
   /// Epsilons of the reference's rms_norm ops.
   llvm::SmallVector<double> epsilons;
 
