@@ -3,31 +3,47 @@
 // Front ends spell RMSNorm out: x * rsqrt(mean(x^2) + eps), five or six
 // kernel ops. The search counts kernel ops against `max-kernel-ops` and
 // knows how to split kernel.rms_norm across a for-loop, so the spelled-out
-// form is raised to the one op first. The match is exact: the mean must be
-// over the last dim and its factor 1/n for that dim's extent n.
+// form is raised to the one op first. The match is exact: the square, sum
+// and mean are over one dim d (any dim: a key stored transposed, [h, d, n],
+// is normalized over dim 1) and the mean's factor is 1/n for d's extent n.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/Transforms/KernelIdioms.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
+
+namespace mlsopt {
+#define GEN_PASS_DEF_RAISEKERNELIDIOMS
+#include "mlsopt/Transforms/Passes.h.inc"
+} // namespace mlsopt
 
 using namespace mlir;
 using namespace mlsopt;
 
 namespace {
-/// mul(x, rsqrt(add_scalar(mul_scalar(reduce_sum(square(x), last), 1/n),
-/// eps))) (either operand order) or div(x, sqrt(...)) -> rms_norm(x).
+/// mul(x, rsqrt(add_scalar(mul_scalar(reduce_sum(square(x), d), 1/n),
+/// eps))) (either operand order) or div(x, sqrt(...)) -> rms_norm(x) over d.
 template <typename OpTy, typename RootTy>
 struct RaiseRmsNorm : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
 
-  /// The epsilon if `scale` is the rms (under RootTy) of `x`'s last dim.
-  static std::optional<double> matchScale(Value x, Value scale) {
+  /// The normalized dim and its epsilon.
+  struct Match {
+    int64_t dim;
+    double epsilon;
+  };
+
+  /// The dim and epsilon if `scale` is the rms (under RootTy) of `x` over
+  /// one dim.
+  static std::optional<Match> matchScale(Value x, Value scale) {
     auto root = scale.getDefiningOp<RootTy>();
     if (!root)
       return std::nullopt;
@@ -44,32 +60,40 @@ struct RaiseRmsNorm : OpRewritePattern<OpTy> {
     if (!square || square.getInput() != x)
       return std::nullopt;
     auto type = cast<RankedTensorType>(x.getType());
-    int64_t last = type.getRank() - 1;
-    if (static_cast<int64_t>(sum.getDim()) != last)
-      return std::nullopt;
-    double n = static_cast<double>(type.getDimSize(last));
+    auto dim = static_cast<int64_t>(sum.getDim());
+    double n = static_cast<double>(type.getDimSize(dim));
     // 1/n as the front end wrote it, possibly rounded to f16 or bf16.
     double factor = mean.getScalar().convertToDouble();
     if (std::abs(factor * n - 1.0) > 1e-3)
       return std::nullopt;
-    return addEps.getScalar().convertToDouble();
+    return Match{dim, addEps.getScalar().convertToDouble()};
   }
 
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
-    if (op.getType() != op.getLhs().getType())
-      return failure();
-    std::optional<double> eps = matchScale(op.getLhs(), op.getRhs());
+    std::optional<Match> match = matchScale(op.getLhs(), op.getRhs());
     Value x = op.getLhs();
-    if (!eps && std::is_same_v<OpTy, kernel::MulOp>) {
-      eps = matchScale(op.getRhs(), op.getLhs());
+    if (!match && std::is_same_v<OpTy, kernel::MulOp>) {
+      match = matchScale(op.getRhs(), op.getLhs());
       x = op.getRhs();
     }
-    if (!eps || x.getType() != op.getType())
+    if (!match || x.getType() != op.getType())
       return failure();
-    rewriter.replaceOpWithNewOp<kernel::RmsNormOp>(
-        op, x, *eps, cast<RankedTensorType>(x.getType()).getRank() - 1);
+    rewriter.replaceOpWithNewOp<kernel::RmsNormOp>(op, x, match->epsilon,
+                                                   match->dim);
     return success();
+  }
+};
+
+/// The patterns alone, for testing them and for pipelines that want the
+/// raised form without a search.
+struct RaiseKernelIdiomsPass
+    : mlsopt::impl::RaiseKernelIdiomsBase<RaiseKernelIdiomsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateRaiseKernelIdiomPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
   }
 };
 } // namespace

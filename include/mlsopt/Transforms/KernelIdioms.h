@@ -7,9 +7,9 @@
 
 namespace mlsopt {
 
-/// Rewrites x * rsqrt(mean(x^2 over the last dim) + eps) and
-/// x / sqrt(...) into kernel.rms_norm. `--superoptimize` applies them before
-/// it cuts a function into subprograms.
+/// Rewrites x * rsqrt(mean(x^2 over a dim) + eps) and x / sqrt(...) into
+/// kernel.rms_norm over that dim. `--superoptimize` applies them before it
+/// cuts a function into subprograms; `--raise-kernel-idioms` alone.
 void populateRaiseKernelIdiomPatterns(mlir::RewritePatternSet &patterns);
 
 } // namespace mlsopt

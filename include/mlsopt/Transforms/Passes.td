@@ -64,6 +64,19 @@ def VerifyEquivalence : Pass<"verify-equivalence", "::mlir::ModuleOp"> {
   ];
 }
 
+def RaiseKernelIdioms : Pass<"raise-kernel-idioms", "::mlir::func::FuncOp"> {
+  let summary = "Raise spelled-out kernel idioms (RMSNorm) to single ops";
+  let description = [{
+    Rewrites `x * rsqrt(mean(x^2 over dim d) + eps)` and
+    `x / sqrt(mean(x^2 over dim d) + eps)`, as front ends spell RMSNorm, into
+    one `kernel.rms_norm` over `d` (any dim; the mean's factor must be 1/n
+    for d's extent n). `--superoptimize` applies the same patterns before it
+    cuts a function into subprograms, so that a normalization counts as one
+    op against `max-kernel-ops`.
+  }];
+  let dependentDialects = ["::mlsopt::kernel::KernelDialect"];
+}
+
 def Superoptimize : Pass<"superoptimize", "::mlir::ModuleOp"> {
   let summary = "Search kernel, block and thread graphs for a faster program";
   let description = [{

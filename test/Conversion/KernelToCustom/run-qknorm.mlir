@@ -27,6 +27,24 @@
 // RUN:   | %mlir_runner -e main -entry-point-result=void \
 // RUN:       -shared-libs=%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_runner_utils.so \
 // RUN:   | FileCheck %s
+// The raised run: the same with the normalizations raised first (--raise-kernel-idioms),
+// so that Q's is one block.rms_norm over dim 2 and K's one over dim 1 (K is
+// [h, d, n]): the default block graph of a norm over a non-last dim, run as
+// loops, against the linalg reference.
+// RUN: sed -e 's/f16/f32/g' %mlsopt_src_root/bench/qknorm_b1.mlir \
+// RUN:   | mlsopt-opt --convert-linalg-to-kernel --raise-kernel-idioms --convert-kernel-to-custom \
+// RUN:   | sed -e '/^module {$/d' -e '/^}$/d' > %t.raised.mlir
+// RUN: FileCheck %s --check-prefix=RAISED < %t.raised.mlir
+// RUN: cat %t.raised.mlir %t.ref.mlir %S/../../Examples/Inputs/compare.mlir %S/../../Bench/Inputs/helpers.mlir %s \
+// RUN:   | sed -e '/^\/\/ RUN/d' \
+// RUN:   | mlsopt-opt --mlsopt-cpu-pipeline \
+// RUN:   | %mlir_runner -e main -entry-point-result=void \
+// RUN:       -shared-libs=%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_runner_utils.so \
+// RUN:   | FileCheck %s
+
+// RAISED-LABEL: func.func @qknorm
+// RAISED: block.rms_norm %{{.*}} {epsilon = {{.*}}} : tensor<1x{{[0-9]+}}x64xf32>
+// RAISED: block.rms_norm %{{.*}} dim 1 {epsilon = {{.*}}} : tensor<1x64x{{[0-9]+}}xf32>
 
 // Both runs: sum |O|, max |O| (to about 4 digits), relative error, verdict.
 // CHECK: qknorm_b1

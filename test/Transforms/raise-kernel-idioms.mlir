@@ -1,0 +1,65 @@
+// RUN: mlsopt-opt %s --raise-kernel-idioms | FileCheck %s
+
+// RMSNorm as front ends spell it, over the last dim: one rms_norm that
+// prints no dim.
+// CHECK-LABEL: func.func @last_dim
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x256x64xf16>)
+// CHECK-NEXT: %[[N:.*]] = kernel.rms_norm %[[Q]] {epsilon = 9.9999999999999995E-7 : f64} : tensor<2x256x64xf16>
+// CHECK-NEXT: return %[[N]]
+func.func @last_dim(%q: tensor<2x256x64xf16>) -> tensor<2x256x64xf16> {
+  %sq = kernel.square %q : tensor<2x256x64xf16>
+  %ss = kernel.reduce_sum %sq dim 2 : tensor<2x256x64xf16>
+  %ms = kernel.mul_scalar %ss, 1.562500e-02 : tensor<2x256x1xf16>
+  %me = kernel.add_scalar %ms, 1.0e-06 : tensor<2x256x1xf16>
+  %r = kernel.rsqrt %me : tensor<2x256x1xf16>
+  %n = kernel.mul %q, %r : tensor<2x256x64xf16>, tensor<2x256x1xf16>
+  return %n : tensor<2x256x64xf16>
+}
+
+// A key stored transposed, [h, d, n], normalized over d = dim 1 (the
+// factor 1/64 is for dim 1's extent), the scale on the left.
+// CHECK-LABEL: func.func @dim1
+// CHECK-SAME: (%[[K:.*]]: tensor<2x64x4096xf16>)
+// CHECK-NEXT: %[[N:.*]] = kernel.rms_norm %[[K]] dim 1 {epsilon = 9.9999999999999995E-7 : f64} : tensor<2x64x4096xf16>
+// CHECK-NEXT: return %[[N]]
+func.func @dim1(%k: tensor<2x64x4096xf16>) -> tensor<2x64x4096xf16> {
+  %sq = kernel.square %k : tensor<2x64x4096xf16>
+  %ss = kernel.reduce_sum %sq dim 1 : tensor<2x64x4096xf16>
+  %ms = kernel.mul_scalar %ss, 1.562500e-02 : tensor<2x1x4096xf16>
+  %me = kernel.add_scalar %ms, 1.0e-06 : tensor<2x1x4096xf16>
+  %r = kernel.rsqrt %me : tensor<2x1x4096xf16>
+  %n = kernel.mul %r, %k : tensor<2x1x4096xf16>, tensor<2x64x4096xf16>
+  return %n : tensor<2x64x4096xf16>
+}
+
+// x / sqrt(...) over dim 0.
+// CHECK-LABEL: func.func @div_dim0
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>)
+// CHECK-NEXT: %[[N:.*]] = kernel.rms_norm %[[X]] dim 0 {epsilon = 2.500000e-01 : f64} : tensor<8x16xf32>
+// CHECK-NEXT: return %[[N]]
+func.func @div_dim0(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %sq = kernel.square %x : tensor<8x16xf32>
+  %ss = kernel.reduce_sum %sq dim 0 : tensor<8x16xf32>
+  %ms = kernel.mul_scalar %ss, 1.250000e-01 : tensor<1x16xf32>
+  %me = kernel.add_scalar %ms, 2.500000e-01 : tensor<1x16xf32>
+  %r = kernel.sqrt %me : tensor<1x16xf32>
+  %n = kernel.div %x, %r : tensor<8x16xf32>, tensor<1x16xf32>
+  return %n : tensor<8x16xf32>
+}
+
+// Not a mean over the summed dim: the factor is 1/16 (dim 1's extent) but
+// the sum is over dim 0 (extent 8). Nothing is raised.
+// CHECK-LABEL: func.func @factor_of_other_dim
+// CHECK-NOT: kernel.rms_norm
+// CHECK: kernel.mul_scalar %{{.*}}, 6.250000e-02
+// CHECK-NOT: kernel.rms_norm
+// CHECK: return
+func.func @factor_of_other_dim(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %sq = kernel.square %x : tensor<8x16xf32>
+  %ss = kernel.reduce_sum %sq dim 0 : tensor<8x16xf32>
+  %ms = kernel.mul_scalar %ss, 6.250000e-02 : tensor<1x16xf32>
+  %me = kernel.add_scalar %ms, 2.500000e-01 : tensor<1x16xf32>
+  %r = kernel.rsqrt %me : tensor<1x16xf32>
+  %n = kernel.mul %x, %r : tensor<8x16xf32>, tensor<1x16xf32>
+  return %n : tensor<8x16xf32>
+}
