@@ -22,6 +22,27 @@ func.func @rmsnorm_matmul(%x: tensor<4x256xf16>, %w: tensor<256x512xf16>) -> ten
 
 // -----
 
+// QKNorm's key side: K stored [h, d, n] and normalized over d (dim 1), then
+// Q K. One kernel whose blocks normalize the columns of their K tile over
+// the whole of d and multiply. At QKNorm's b = 1 shapes, where the search
+// stops at the cost lower bound at once.
+// CHECK-LABEL: func.func @key_norm_matmul(
+// CHECK-NOT: kernel.
+// CHECK: kernel.custom
+// CHECK-DAG: block.rms_norm %{{.*}} dim 1 {epsilon = {{.*}}} : tensor<1x64x{{[0-9]+}}xf16>
+// CHECK-DAG: block.matmul
+// CHECK: block.store
+// CHECK-NOT: kernel.
+// CHECK: {{^    }}return
+// VERIFY: remark: @key_norm_matmul is equivalent to @key_norm_matmul_reference
+func.func @key_norm_matmul(%q: tensor<2x256x64xf16>, %k: tensor<2x64x4096xf16>) -> tensor<2x256x4096xf16> {
+  %kn = kernel.rms_norm %k dim 1 {epsilon = 1.0e-06 : f64} : tensor<2x64x4096xf16>
+  %s = kernel.matmul %q, %kn : tensor<2x256x64xf16>, tensor<2x64x4096xf16>
+  return %s : tensor<2x256x4096xf16>
+}
+
+// -----
+
 // Gated MLP: both products and the silu gate in one kernel.
 // CHECK-LABEL: func.func @gated_mlp(
 // CHECK-NOT: kernel.
