@@ -27,9 +27,18 @@ namespace {
 
 class SearchGraphTest : public test::MLIRTest {
 protected:
-  /// The problem of every kernel op of @f in `module`.
-  FailureOr<SearchProblem> problemOf(ModuleOp module) {
-    return test::buildFunctionProblem(lookupFunc(module, "f"));
+  /// The problem of every kernel op of `func` in `module`.
+  FailureOr<SearchProblem> problemOf(ModuleOp module, StringRef func = "f") {
+    return test::buildFunctionProblem(lookupFunc(module, func));
+  }
+  /// Parses `text` into `module` and builds the problem of its `func`.
+  FailureOr<SearchProblem> parseProblem(StringRef text,
+                                        OwningOpRef<ModuleOp> &module,
+                                        StringRef func = "f") {
+    module = parse(text);
+    if (!module)
+      return failure();
+    return problemOf(*module, func);
   }
 };
 
@@ -39,13 +48,18 @@ func.func @f(%x: tensor<8x64xf16>, %w: tensor<64x32xf16>) -> tensor<8x32xf16> {
   %o = kernel.matmul %n, %w : tensor<8x64xf16>, tensor<64x32xf16>
   return %o : tensor<8x32xf16>
 }
+// The key of attention stored [h, d, n], normalized over d.
+func.func @key_norm(%q: tensor<2x8x64xf16>, %k: tensor<2x64x32xf16>) -> tensor<2x8x32xf16> {
+  %n = kernel.rms_norm %k dim 1 {epsilon = 1.0e-06 : f64} : tensor<2x64x32xf16>
+  %o = kernel.matmul %q, %n : tensor<2x8x64xf16>, tensor<2x64x32xf16>
+  return %o : tensor<2x8x32xf16>
+}
 )mlir";
 
 TEST_F(SearchGraphTest, ClassesFollowContractionsAndVocabularyTheProgram) {
-  OwningOpRef<ModuleOp> module = parse(kRmsNormMatmul);
-  ASSERT_TRUE(module) << diagnostics;
-  FailureOr<SearchProblem> problem = problemOf(*module);
-  ASSERT_TRUE(succeeded(problem));
+  OwningOpRef<ModuleOp> module;
+  FailureOr<SearchProblem> problem = parseProblem(kRmsNormMatmul, module);
+  ASSERT_TRUE(succeeded(problem)) << diagnostics;
   // X is [m, k], W is [k, n]: three classes, k shared by both.
   ASSERT_EQ(problem->shapes.extents.size(), 3u);
   EXPECT_EQ(problem->shapes.inputDims[0][1].cls,
@@ -65,19 +79,10 @@ TEST_F(SearchGraphTest, ClassesFollowContractionsAndVocabularyTheProgram) {
   EXPECT_EQ(problem->epsilons, SmallVector<double>{1.0e-06});
 }
 
-constexpr StringLiteral kKeyNormMatmul = R"mlir(
-func.func @f(%q: tensor<2x8x64xf16>, %k: tensor<2x64x32xf16>) -> tensor<2x8x32xf16> {
-  %n = kernel.rms_norm %k dim 1 {epsilon = 1.0e-06 : f64} : tensor<2x64x32xf16>
-  %o = kernel.matmul %q, %n : tensor<2x8x64xf16>, tensor<2x64x32xf16>
-  return %o : tensor<2x8x32xf16>
-}
-)mlir";
-
 TEST_F(SearchGraphTest, RmsNormOverDimOneNormalizesThatClass) {
-  OwningOpRef<ModuleOp> module = parse(kKeyNormMatmul);
-  ASSERT_TRUE(module) << diagnostics;
-  FailureOr<SearchProblem> problem = problemOf(*module);
-  ASSERT_TRUE(succeeded(problem));
+  OwningOpRef<ModuleOp> module;
+  FailureOr<SearchProblem> problem = parseProblem(kRmsNormMatmul, module, "key_norm");
+  ASSERT_TRUE(succeeded(problem)) << diagnostics;
   // K is [h, d, n], normalized over d, the matmul's contraction class.
   int d = problem->shapes.inputDims[1][1].cls;
   int n = problem->shapes.inputDims[1][2].cls;
@@ -103,10 +108,9 @@ TEST_F(SearchGraphTest, RmsNormOverDimOneNormalizesThatClass) {
 }
 
 TEST_F(SearchGraphTest, ReferenceMaterializesAtAnyExtents) {
-  OwningOpRef<ModuleOp> module = parse(kRmsNormMatmul);
-  ASSERT_TRUE(module) << diagnostics;
-  FailureOr<SearchProblem> problem = problemOf(*module);
-  ASSERT_TRUE(succeeded(problem));
+  OwningOpRef<ModuleOp> module;
+  FailureOr<SearchProblem> problem = parseProblem(kRmsNormMatmul, module);
+  ASSERT_TRUE(succeeded(problem)) << diagnostics;
   OpBuilder b(&context);
   b.setInsertionPointToEnd(module->getBody());
   FailureOr<func::FuncOp> full = materializeFunction(
@@ -124,10 +128,9 @@ TEST_F(SearchGraphTest, ReferenceMaterializesAtAnyExtents) {
 }
 
 TEST_F(SearchGraphTest, CustomKernelMaterializesIntoAVerifiedBlockGraph) {
-  OwningOpRef<ModuleOp> module = parse(kRmsNormMatmul);
-  ASSERT_TRUE(module) << diagnostics;
-  FailureOr<SearchProblem> problem = problemOf(*module);
-  ASSERT_TRUE(succeeded(problem));
+  OwningOpRef<ModuleOp> module;
+  FailureOr<SearchProblem> problem = parseProblem(kRmsNormMatmul, module);
+  ASSERT_TRUE(succeeded(problem)) << diagnostics;
   int m = problem->shapes.inputDims[0][0].cls;
   int k = problem->shapes.inputDims[0][1].cls;
   int n = problem->shapes.inputDims[1][1].cls;
