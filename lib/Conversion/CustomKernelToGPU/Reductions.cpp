@@ -96,13 +96,15 @@ void BlockGraphToGPU::emitRmsNorm(block::RmsNormOp op) {
   Type resultElement = elementTypeOf(result);
   double epsilon = op.getEpsilon().convertToDouble();
   // A row is every element along `dim`; rows are indexed by the shape with
-  // that dim cut to 1. Along a dim other than the last, a warp's lanes read
-  // elements a stride apart (a column of the tile), which is correct but
-  // does not coalesce; tiles live in shared memory, so that costs bank
-  // conflicts, not device-memory traffic.
+  // that dim cut to 1. A row along the last dim goes to a warp, whose lanes
+  // read adjacent elements. A row along another dim (a column of the tile)
+  // goes to one thread: adjacent threads then take adjacent columns and read
+  // adjacent elements, where a warp's lanes would read elements a whole row
+  // apart, all in one shared-memory bank.
   SmallVector<int64_t> rows(shape);
   rows[dim] = 1;
-  bool warps = numThreads % kWarpSize == 0;
+  bool warps = numThreads % kWarpSize == 0 &&
+               dim == static_cast<int64_t>(shape.size()) - 1;
   auto normalizeRow = [&](ValueRange rowIdx, Value start, int64_t step) {
     // y = x / sqrt(sum(x^2) / n + epsilon), as the CPU lowering computes it.
     auto element = [&](Value j) {
