@@ -81,8 +81,11 @@ def run_measured(cmd, stdin):
 
 
 def bench_case(opt, path, args):
-    name, batch = path.stem.rsplit("_b", 1)
-    case = {"name": name, "batch": int(batch)}
+    # bench/<name>_b<batch>.mlir; other programs (bench/beyond) have no batch.
+    name, sep, batch = path.stem.rpartition("_b")
+    if not sep or not batch.isdigit():
+        name, batch = path.stem, None
+    case = {"name": name, "batch": int(batch) if batch else None}
     imported = run([opt, str(path), "--convert-linalg-to-kernel"])
     if imported.returncode:
         raise RuntimeError(f"{path}: import failed:\n{imported.stderr}")
@@ -156,7 +159,8 @@ def markdown(cases):
                "kernels after", "est. us before", "est. us after", "verified",
                "enumerated", "pruned (abstract)", "pruned (cost)", "screened",
                "PTX"]
-    rows = [[c["name"], c["batch"], c["search_seconds"], c["seconds"],
+    rows = [[c["name"], "-" if c["batch"] is None else c["batch"],
+             c["search_seconds"], c["seconds"],
              c["peak_rss_mib"], c["kernels_before"], c["kernels_after"], c["est_us_before"],
              c["est_us_after"], "yes" if c["verified"] else "NO",
              c["enumerated"], c["pruned_abstract_expr"], c["pruned_cost"],
@@ -171,12 +175,16 @@ def main():
     parser.add_argument("--build-dir", default="build")
     parser.add_argument("--timeout", type=float, default=60)
     parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--report", default="search",
+                        help="writes <build>/bench/<report>.json and .md")
     parser.add_argument("cases", nargs="*",
                         help="bench files (default: bench/*_b*.mlir)")
     args = parser.parse_args()
     build = pathlib.Path(args.build_dir)
     # A fresh cache: every case is searched, so the figures are the search's.
-    args.cache_dir = build / "bench" / "cache"
+    # The twelve cases' cache is the one bench/gpu/prepare.sh reuses.
+    args.cache_dir = build / "bench" / (
+        "cache" if args.report == "search" else f"cache-{args.report}")
     shutil.rmtree(args.cache_dir, ignore_errors=True)
     opt = str(build / "bin" / "mlsopt-opt")
     help_text = run([opt, "--help"]).stdout
@@ -189,7 +197,7 @@ def main():
         case = bench_case(opt, path, args)
         print(f"{path.name}: {json.dumps(case)}", file=sys.stderr, flush=True)
         cases.append(case)
-    report.write_report(build / "bench", "search", cases, markdown(cases))
+    report.write_report(build / "bench", args.report, cases, markdown(cases))
     return 0 if all(c["verified"] for c in cases) else 1
 
 
