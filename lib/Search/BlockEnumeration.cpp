@@ -369,9 +369,15 @@ enumeration::getLayoutSkeletons(const SearchProblem &problem,
     }
   SmallVector<int> gridClasses, loopClasses = {Dim::kOne};
   for (int c : inputClasses) {
-    if (outputClasses.contains(c))
-      gridClasses.push_back(c);
-    else
+    if (!outputClasses.contains(c)) {
+      loopClasses.push_back(c);
+      continue;
+    }
+    gridClasses.push_back(c);
+    // The statistics kernel of a softmax over rows longer than shared
+    // memory walks the rows (max and rescale accumulators) though the
+    // program outputs that dim: the kernel's own outputs do not have it.
+    if (problem.maxClasses.contains(c))
       loopClasses.push_back(c);
   }
   llvm::sort(gridClasses);
@@ -399,6 +405,8 @@ enumeration::getLayoutSkeletons(const SearchProblem &problem,
   };
   for (int loop : loopClasses)
     forEachGrid(3, [&](Layout &layout, unsigned) {
+      if (loop != Dim::kOne && llvm::is_contained(layout.gridClass, loop))
+        return;
       layout.loopClass = loop;
       layout.iterations = loop == Dim::kOne ? 1 : kRepresentativeIterations;
       skeletons.push_back(layout);

@@ -214,6 +214,22 @@ search::buildSearchProblem(ArrayRef<Operation *> ops, ArrayRef<Value> inputs,
       break;
     }
   }
+  // Which values depend on a maximum, for stableExp.
+  {
+    unsigned numInputs = problem.referenceDims.size() - ref.nodes.size();
+    SmallVector<bool> fromMax(numInputs, false);
+    bool anyExp = false, allStable = true;
+    for (const KernelNode &node : ref.nodes) {
+      bool dependsOnMax = llvm::any_of(
+          node.op.operands, [&](unsigned v) { return fromMax[v]; });
+      if (node.op.kind == OpKind::Exp) {
+        anyExp = true;
+        allStable &= dependsOnMax;
+      }
+      fromMax.push_back(dependsOnMax || node.op.kind == OpKind::ReduceMax);
+    }
+    problem.stableExp = anyExp && allStable;
+  }
   for (Value out : outputs) {
     auto it = valueIds.find(out);
     if (it == valueIds.end())
