@@ -47,6 +47,12 @@ defvar MLSOpt_ScalarOpList = [
 
 def MLSOpt_Tensor : StaticShapeTensorOf<[F16, BF16, F32]>;
 
+// Each result element is computed from the operand elements at its index (a
+// broadcast operand's at the broadcast index) and from nothing else, so a
+// result may be written over an operand of its type that dies at the op
+// (mlsopt/Dialect/Common/ElementwiseByIndex.h).
+def MLSOpt_ElementwiseByIndex : NativeOpTrait<"ElementwiseByIndex">;
+
 // An op whose result type follows from its operands by a shared shape rule.
 // `rule` is the C++ expression that maps the operand shapes `shapes` (and the
 // op's `adaptor`, for attributes) to the result shape; `where` names what the
@@ -88,7 +94,8 @@ class MLSOpt_MatmulOp<Dialect dialect, string where>
 
 class MLSOpt_BinaryOp<Dialect dialect, list<string> op, string where>
     : MLSOpt_InferredOp<dialect, op[0],
-                        "::mlsopt::broadcastShapes(shapes[0], shapes[1])"> {
+                        "::mlsopt::broadcastShapes(shapes[0], shapes[1])",
+                        [MLSOpt_ElementwiseByIndex]> {
   let summary = "Elementwise " # op[2] # " of " # where # ", with broadcasting";
   let description = [{
     Computes }] # op[2] # [{ elementwise. The operand shapes broadcast as in
@@ -104,7 +111,8 @@ class MLSOpt_BinaryOp<Dialect dialect, list<string> op, string where>
 }
 
 class MLSOpt_UnaryOp<Dialect dialect, list<string> op, string where>
-    : MLSOpt_InferredOp<dialect, op[0], "::mlsopt::sameShape(shapes[0])"> {
+    : MLSOpt_InferredOp<dialect, op[0], "::mlsopt::sameShape(shapes[0])",
+                        [MLSOpt_ElementwiseByIndex]> {
   let summary = "Elementwise " # op[2] # " of " # where;
   let description = "Computes " # op[2] # " elementwise.";
   let arguments = (ins MLSOpt_Tensor:$input);
@@ -112,7 +120,8 @@ class MLSOpt_UnaryOp<Dialect dialect, list<string> op, string where>
 }
 
 class MLSOpt_ScalarOp<Dialect dialect, list<string> op, string where>
-    : MLSOpt_InferredOp<dialect, op[0], "::mlsopt::sameShape(shapes[0])"> {
+    : MLSOpt_InferredOp<dialect, op[0], "::mlsopt::sameShape(shapes[0])",
+                        [MLSOpt_ElementwiseByIndex]> {
   let summary = "Elementwise " # op[2] # " of " # where # " and a constant";
   let description = [{
     Computes }] # op[2] # [{ for every element, with a compile-time constant

@@ -4,6 +4,7 @@
 #define MLSOPT_DIALECT_BLOCK_IR_BLOCKOPS_H
 
 #include "mlsopt/Dialect/Block/IR/BlockDialect.h"
+#include "mlsopt/Dialect/Common/ElementwiseByIndex.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Support/ShapeInference.h"
 

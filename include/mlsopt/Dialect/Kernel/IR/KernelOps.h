@@ -3,6 +3,7 @@
 #ifndef MLSOPT_DIALECT_KERNEL_IR_KERNELOPS_H
 #define MLSOPT_DIALECT_KERNEL_IR_KERNELOPS_H
 
+#include "mlsopt/Dialect/Common/ElementwiseByIndex.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelDialect.h"
 #include "mlsopt/Support/ShapeInference.h"
 

@@ -3,6 +3,7 @@
 #ifndef MLSOPT_DIALECT_THREAD_IR_THREADOPS_H
 #define MLSOPT_DIALECT_THREAD_IR_THREADOPS_H
 
+#include "mlsopt/Dialect/Common/ElementwiseByIndex.h"
 #include "mlsopt/Dialect/Thread/IR/ThreadDialect.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"

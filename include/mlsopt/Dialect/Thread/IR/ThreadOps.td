@@ -36,7 +36,7 @@ def Thread_BinaryKindAttr
 def Thread_Scalar : AnyTypeOf<[F16, BF16, F32]>;
 
 def Thread_GraphOp : Thread_Op<"graph", [IsolatedFromAbove, Pure,
-    SingleBlockImplicitTerminator<"YieldOp">]> {
+    SingleBlockImplicitTerminator<"YieldOp">, MLSOpt_ElementwiseByIndex]> {
   let summary = "A chain of elementwise ops fused in registers";
   let description = [{
     Applies its body to every element of its result tiles. The body's
