@@ -113,7 +113,7 @@ void BlockGraphToGPU::forEachWarpItem(int64_t count,
   body(loop.getInductionVar());
 }
 
-LogicalResult BlockGraphToGPU::emitCompute(Operation &op) {
+LogicalResult BlockGraphToGPU::emitCompute(Operation &op, bool waitForCopies) {
   if (auto graph = dyn_cast<thread::GraphOp>(op))
     emitThreadGraph(graph);
   else if (auto matmul = dyn_cast<block::MatmulOp>(op))
@@ -130,6 +130,10 @@ LogicalResult BlockGraphToGPU::emitCompute(Operation &op) {
     emitElementwise(op);
   else
     return op.emitOpError("has no GPU lowering");
+  // Each thread waits for its own copies; the barrier then makes every
+  // thread's copies visible to all.
+  if (waitForCopies)
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0));
   barrier();
   return success();
 }

@@ -164,9 +164,15 @@ private:
                  llvm::ArrayRef<int64_t> tile, mlir::ValueRange offsets);
 
   // Block ops -----------------------------------------------------------------
-  /// Dispatches one block op to its emitter (BlockGraphToGPU.cpp).
-  mlir::LogicalResult emitCompute(mlir::Operation &op);
+  /// Dispatches one block op to its emitter (BlockGraphToGPU.cpp), then
+  /// ends it with a barrier. `waitForCopies`: cp.async copies were issued
+  /// during the op, and the barrier must publish them too.
+  mlir::LogicalResult emitCompute(mlir::Operation &op,
+                                  bool waitForCopies = false);
   // Elementwise.cpp
+  /// Checks, in builds with assertions, what writing `op`'s results in
+  /// place of their operands relies on besides the emission order.
+  void assertInPlaceOperandsUnswizzled(mlir::Operation &op);
   void emitElementwise(mlir::Operation &op);
   void emitThreadGraph(thread::GraphOp graph);
   void emitConcat(block::ConcatOp op);

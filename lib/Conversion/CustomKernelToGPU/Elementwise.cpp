@@ -14,7 +14,28 @@ using namespace mlir;
 using namespace mlsopt;
 using namespace mlsopt::gpu_codegen;
 
+// The shared-memory plan may give a result of these ops the buffer of an
+// operand of its type whose last read is the op (SharedBuffer::inPlaceOf).
+// That needs no barrier between the reads and the writes because of how
+// they are emitted here: each thread handles whole elements of the result
+// (forEachElement), loads every operand element it needs before storing,
+// and reads an operand of the result's type at exactly the index it stores
+// to, with scalar accesses; only operands of another shape (broadcast)
+// are read at indices other threads store to, and those never share the
+// result's bytes. An operand shared in place is never swizzled: swizzled
+// tiles are read by tensor cores only.
+void BlockGraphToGPU::assertInPlaceOperandsUnswizzled(Operation &op) {
+  for (Value result : op.getResults()) {
+    const block::SharedBuffer *buffer = plan.lookup(result);
+    if (buffer && buffer->inPlaceOf) {
+      assert(!swizzles.count(plan.getBuffers()[*buffer->inPlaceOf].value) &&
+             "a result written in place of a swizzled tile");
+    }
+  }
+}
+
 void BlockGraphToGPU::emitElementwise(Operation &op) {
+  assertInPlaceOperandsUnswizzled(op);
   Value result = buffers.lookup(op.getResult(0));
   ArrayRef<int64_t> shape = shapeOf(op.getResult(0));
   forEachElement(shape, [&](ValueRange idx) {
@@ -31,6 +52,7 @@ void BlockGraphToGPU::emitElementwise(Operation &op) {
 void BlockGraphToGPU::emitThreadGraph(thread::GraphOp graph) {
   // The whole chain runs in registers: one load per input element, one store
   // per output element.
+  assertInPlaceOperandsUnswizzled(*graph);
   Block &body = graph.getBody().front();
   auto yield = cast<thread::YieldOp>(body.getTerminator());
   ArrayRef<int64_t> shape = shapeOf(graph.getResult(0));

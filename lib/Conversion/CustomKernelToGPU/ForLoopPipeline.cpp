@@ -14,6 +14,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlsopt/Conversion/ElementwiseMath.h"
 
+#include "llvm/ADT/MapVector.h"
+
 using namespace mlir;
 using namespace mlsopt;
 using namespace mlsopt::gpu_codegen;
@@ -100,6 +102,8 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
   };
   SmallVector<StreamedLoad> streamed;
   SmallVector<block::LoadOp> invariant;
+  // Loads of a one-iteration loop copied during a body op, by that op.
+  llvm::MapVector<Operation *, SmallVector<block::LoadOp>> deferred;
   for (Operation &op : body.without_terminator()) {
     if (auto load = dyn_cast<block::LoadOp>(op)) {
       // Tiles that only tensor cores read get the bank-conflict-free layout;
@@ -114,7 +118,12 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
               tileBuffer(load.getTile(),
                          block::SharedBufferRole::PrefetchTile)}});
       } else {
-        invariant.push_back(load);
+        // The plan gives a tile copied later only the bytes that are free
+        // from that op on (block::getCopyIssueOp).
+        if (Operation *issue = block::getCopyIssueOp(load))
+          deferred[issue].push_back(load);
+        else
+          invariant.push_back(load);
         buffers.map(load.getTile(), tileBuffer(load.getTile()));
       }
       continue;
@@ -161,7 +170,8 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
   };
 
   // Prologue: initialize the accumulators, start the copies of the
-  // loop-invariant tiles and of iteration 0's tiles (one cp.async group).
+  // loop-invariant tiles and of iteration 0's tiles (one cp.async group),
+  // except those a one-iteration loop copies later.
   for (unsigned i = 0; i < loop.getNumResults(); ++i) {
     if (!accs[i])
       continue;
@@ -212,9 +222,20 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
     buffers.map(s.load.getTile(),
                 arith::SelectOp::create(b, loc, odd, s.buffers[1], s.buffers[0])
                     .getResult());
-  for (Operation &op : body.without_terminator())
-    if (!isa<block::LoadOp>(op) && failed(emitCompute(op)))
+  for (Operation &op : body.without_terminator()) {
+    if (isa<block::LoadOp>(op))
+      continue;
+    // Copies issued here land while `op` computes, in bytes the plan keeps
+    // free of every tile live during it.
+    auto copies = deferred.find(&op);
+    if (copies != deferred.end()) {
+      for (block::LoadOp load : copies->second)
+        issueLoad(load, buffers.lookup(load.getTile()), i);
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    }
+    if (failed(emitCompute(op, /*waitForCopies=*/copies != deferred.end())))
       return failure();
+  }
   emitAccumulatorUpdate(loop, accs);
 
   // Epilogue: the accumulators in the tile type. The last iteration's

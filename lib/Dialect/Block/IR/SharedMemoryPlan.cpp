@@ -36,6 +36,27 @@ bool mlsopt::block::isDoubleBuffered(LoadOp load) {
          cast<ForLoopOp>(load->getParentOp()).getIterations() > 1;
 }
 
+Operation *mlsopt::block::getCopyIssueOp(LoadOp load) {
+  auto loop = cast<ForLoopOp>(load->getParentOp());
+  if (loop.getIterations() > 1)
+    return nullptr;
+  Block &body = loop.getBody().front();
+  Operation *firstReader = nullptr;
+  for (Operation *user : load.getTile().getUsers()) {
+    Operation *reader = body.findAncestorOpInBlock(*user);
+    if (!firstReader || reader->isBeforeInBlock(firstReader))
+      firstReader = reader;
+  }
+  // A tile only the accumulator update reads is copied with the others.
+  if (!firstReader || isa<YieldOp>(firstReader))
+    return nullptr;
+  // Loads compute nothing: the copy overlaps the body op that does.
+  for (Operation *op = firstReader->getPrevNode(); op; op = op->getPrevNode())
+    if (!isa<LoadOp>(op))
+      return op;
+  return nullptr;
+}
+
 namespace {
 
 constexpr int64_t kMaxBytes = std::numeric_limits<int64_t>::max();
@@ -75,11 +96,9 @@ public:
       Loop &l = loops[loop];
       l.start = next++;
       for (Operation &inner : loop.getBody().front()) {
-        // Every load's copy is issued in the prologue; the yielded tiles
-        // are read by the accumulator update.
-        if (isa<LoadOp>(inner))
-          points[&inner] = l.start;
-        else if (!isa<YieldOp>(inner))
+        // Loads only issue copies (see copyPoint); the yielded tiles are
+        // read by the accumulator update.
+        if (!isa<LoadOp, YieldOp>(inner))
           points[&inner] = next++;
       }
       l.update = next++;
@@ -91,6 +110,14 @@ public:
 
   unsigned at(Operation *op) const { return points.lookup(op); }
   Loop of(ForLoopOp loop) const { return loops.lookup(loop); }
+
+  /// The point at which `load`'s copy is issued: the loop's start, or the
+  /// op that the copy overlaps.
+  unsigned copyPoint(LoadOp load) const {
+    if (Operation *issue = getCopyIssueOp(load))
+      return at(issue);
+    return loops.lookup(load->getParentOp()).start;
+  }
 
   /// The last point that reads `value`, at least `from`.
   unsigned lastUse(Value value, unsigned from) const {
@@ -181,8 +208,9 @@ SharedMemoryPlan::SharedMemoryPlan(kernel::CustomOp op) {
         continue;
       }
       Value tile = load.getTile();
-      add(tile, SharedBufferRole::Tile, bytesOf(tile), at.start,
-          carried ? at.end : points.lastUse(tile, at.start));
+      unsigned copied = points.copyPoint(load);
+      add(tile, SharedBufferRole::Tile, bytesOf(tile), copied,
+          carried ? at.end : points.lastUse(tile, copied));
       if (isDoubleBuffered(load))
         add(tile, SharedBufferRole::PrefetchTile, bytesOf(tile), at.start,
             at.end);
@@ -194,38 +222,97 @@ SharedMemoryPlan::SharedMemoryPlan(kernel::CustomOp op) {
         it != indexOf.end())
       buffers[it->second].lastPoint =
           std::max(buffers[it->second].lastPoint, end);
+  writeResultsInPlace(body, [&](Operation *op) { return points.at(op); });
   place();
 }
 
+void SharedMemoryPlan::writeResultsInPlace(
+    Block &body, function_ref<unsigned(Operation *)> at) {
+  auto tileIndex = [&](Value value) -> std::optional<unsigned> {
+    auto it =
+        indexOf.find({value, static_cast<unsigned>(SharedBufferRole::Tile)});
+    if (it == indexOf.end())
+      return std::nullopt;
+    return it->second;
+  };
+  // In program order, so that a chain of such ops reuses one buffer.
+  body.walk([&](Operation *op) {
+    if (!op->hasTrait<OpTrait::ElementwiseByIndex>())
+      return;
+    unsigned point = at(op);
+    SmallVector<unsigned, 2> taken;
+    for (Value result : op->getResults()) {
+      std::optional<unsigned> resultIndex = tileIndex(result);
+      if (!resultIndex)
+        continue;
+      for (Value operand : op->getOperands()) {
+        // The same type: read at the result's index, with the same layout
+        // (an operand of another shape is broadcast, so other threads read
+        // its elements too). Accumulators (other roles) are read by the
+        // loop's update, never by a body op.
+        std::optional<unsigned> operandIndex = tileIndex(operand);
+        if (!operandIndex || operand.getType() != result.getType() ||
+            buffers[*operandIndex].lastPoint != point ||
+            llvm::is_contained(taken, *operandIndex))
+          continue;
+        buffers[*resultIndex].inPlaceOf = *operandIndex;
+        taken.push_back(*operandIndex);
+        break;
+      }
+    }
+  });
+}
+
 void SharedMemoryPlan::place() {
+  // A chain of buffers written in place of one another is placed as its
+  // first buffer, live over all their points (they are of one type, so of
+  // one size).
+  SmallVector<SharedBuffer> chains;
+  SmallVector<unsigned> chainOf(buffers.size());
+  for (auto [i, buffer] : llvm::enumerate(buffers)) {
+    if (!buffer.inPlaceOf) {
+      chainOf[i] = chains.size();
+      chains.push_back(buffer);
+      continue;
+    }
+    // An operand's buffer is added before its users' (SSA order).
+    assert(*buffer.inPlaceOf < i && "in place of a later buffer");
+    SharedBuffer &chain = chains[chainOf[i] = chainOf[*buffer.inPlaceOf]];
+    assert(chain.bytes == buffer.bytes && "in place of another size");
+    chain.firstPoint = std::min(chain.firstPoint, buffer.firstPoint);
+    chain.lastPoint = std::max(chain.lastPoint, buffer.lastPoint);
+  }
+
   // Largest first (small tiles then fill the gaps, instead of pushing a
   // large one past their alignment padding); ties in the order the buffers
   // were added, so the same graph always gets the same offsets.
-  SmallVector<unsigned> order(buffers.size());
+  SmallVector<unsigned> order(chains.size());
   std::iota(order.begin(), order.end(), 0);
   llvm::stable_sort(order, [&](unsigned a, unsigned b) {
-    return buffers[a].bytes > buffers[b].bytes;
+    return chains[a].bytes > chains[b].bytes;
   });
   SmallVector<unsigned> placed;
   for (unsigned i : order) {
-    SharedBuffer &buffer = buffers[i];
+    SharedBuffer &chain = chains[i];
     SmallVector<const SharedBuffer *> busy;
     for (unsigned j : placed)
-      if (buffers[j].isLiveWith(buffer))
-        busy.push_back(&buffers[j]);
+      if (chains[j].isLiveWith(chain))
+        busy.push_back(&chains[j]);
     llvm::sort(busy, [](const SharedBuffer *a, const SharedBuffer *b) {
       return a->offset < b->offset;
     });
-    // The lowest gap between the live buffers that the buffer fits in.
+    // The lowest gap between the live buffers that the chain fits in.
     int64_t offset = 0;
     for (const SharedBuffer *other : busy) {
-      if (saturatingAdd(offset, buffer.bytes) <= other->offset)
+      if (saturatingAdd(offset, chain.bytes) <= other->offset)
         break;
       offset = std::max(offset, alignBufferOffset(saturatingAdd(other->offset,
                                                                 other->bytes)));
     }
-    buffer.offset = offset;
-    totalBytes = std::max(totalBytes, saturatingAdd(offset, buffer.bytes));
+    chain.offset = offset;
+    totalBytes = std::max(totalBytes, saturatingAdd(offset, chain.bytes));
     placed.push_back(i);
   }
+  for (auto [i, buffer] : llvm::enumerate(buffers))
+    buffer.offset = chains[chainOf[i]].offset;
 }

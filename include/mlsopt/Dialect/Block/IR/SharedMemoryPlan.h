@@ -21,6 +21,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace mlsopt::block {
 
@@ -46,6 +47,15 @@ AccumulatorStorage getAccumulatorStorage(ForLoopOp loop, unsigned result);
 /// before the loop.
 bool isDoubleBuffered(LoadOp load);
 
+/// The op at whose start the copy of `load`'s tile is issued, or null when
+/// the loop's prologue issues it. In a loop of one iteration a load that a
+/// later body op first reads is copied while the body op before that reader
+/// computes (the lowering waits for the copy before the barrier that ends
+/// the op): its buffer is free until then, and its copy still overlaps one
+/// op. Loads of a loop of several iterations are carried through the whole
+/// loop, so issuing them later would save no bytes.
+mlir::Operation *getCopyIssueOp(LoadOp load);
+
 /// What a buffer holds for its value.
 enum class SharedBufferRole {
   /// The tile itself (for a double-buffered load: its first buffer).
@@ -65,6 +75,11 @@ struct SharedBuffer {
   int64_t bytes;
   unsigned firstPoint, lastPoint;
   int64_t offset = 0;
+  /// The index in SharedMemoryPlan::getBuffers() of the buffer whose bytes
+  /// this one takes over: the result of an ElementwiseByIndex op written in
+  /// place of an operand of its type whose last read is that op. The two
+  /// are live together at that op's point only.
+  std::optional<unsigned> inPlaceOf;
 
   bool isLiveWith(const SharedBuffer &other) const {
     return firstPoint <= other.lastPoint && other.firstPoint <= lastPoint;
@@ -76,12 +91,18 @@ struct SharedBuffer {
 
 /// The shared-memory plan of one block graph. Program points, in the order
 /// the lowering emits code: one per op before the for-loop; for the loop,
-/// its start (accumulators initialized, every load's copy issued), one per
-/// body op that computes, its update (accumulators read the yielded
-/// tiles) and its end (results finalized); one per op after it.
+/// its start (accumulators initialized, the loads' copies issued), one per
+/// body op that computes (a load copied later is written from the point of
+/// its getCopyIssueOp), its update (accumulators read the yielded tiles)
+/// and its end (results finalized); one per op after it.
 ///
-/// Buffers are placed largest first, each at the lowest 16-byte-aligned
-/// offset whose bytes no buffer live at the same time uses.
+/// A result written in place of its operand takes the operand's offset:
+/// each thread reads operand elements at the index it then writes (no
+/// broadcast, same type), so no other thread reads an element once it is
+/// overwritten. Such a chain of buffers is placed as one buffer live from
+/// the first's first point to the last's last. Buffers are placed largest
+/// first, each at the lowest 16-byte-aligned offset whose bytes no buffer
+/// live at the same time uses.
 /// Reusing bytes is safe because the lowering ends every block-wide step
 /// (each op, the accumulator update, the loop prologue's wait and the
 /// epilogue) with a barrier: a buffer's last reader has finished on every
@@ -99,6 +120,10 @@ public:
          SharedBufferRole role = SharedBufferRole::Tile) const;
 
 private:
+  /// Lets results of ElementwiseByIndex ops take over operands that die at
+  /// them (sets inPlaceOf).
+  void writeResultsInPlace(mlir::Block &body,
+                           llvm::function_ref<unsigned(mlir::Operation *)> at);
   void place();
 
   llvm::SmallVector<SharedBuffer> buffers;
