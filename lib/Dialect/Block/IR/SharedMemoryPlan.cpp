@@ -248,8 +248,10 @@ void SharedMemoryPlan::writeResultsInPlace(
       for (Value operand : op->getOperands()) {
         // The same type: read at the result's index, with the same layout
         // (an operand of another shape is broadcast, so other threads read
-        // its elements too). Accumulators (other roles) are read by the
-        // loop's update, never by a body op.
+        // its elements too). Only a tile's own buffer is taken over: not a
+        // loop result held as its f32 accumulator or, in a one-iteration
+        // loop, as its yielded tile (those have no Tile buffer of their
+        // own).
         std::optional<unsigned> operandIndex = tileIndex(operand);
         if (!operandIndex || operand.getType() != result.getType() ||
             buffers[*operandIndex].lastPoint != point ||
