@@ -165,9 +165,8 @@ static uint64_t mix(uint64_t h) {
 }
 
 static uint64_t getUnorderedHash(ExprKind kind,
-                                 llvm::ArrayRef<ExprRef> operands,
-                                 int64_t size, uint64_t valueBits,
-                                 llvm::StringRef name) {
+                                 llvm::ArrayRef<ExprRef> operands, int64_t size,
+                                 uint64_t valueBits, llvm::StringRef name) {
   uint64_t h = mix(static_cast<uint64_t>(kind) + 1);
   h = mix(h ^ static_cast<uint64_t>(size));
   h = mix(h ^ valueBits);

@@ -129,10 +129,9 @@ private:
     // depend on a load the loop walks. Summing one that does not gives n
     // times it, which no equivalent program has (no axiom brings in the
     // iteration count), so such a sum is never tried.
-    SmallVector<bool> varies = dependsOn(
-        [&](unsigned v) { return llvm::any_of(body[v].dims, [](Dim d) {
-                            return d.loopSplit;
-                          }); });
+    SmallVector<bool> varies = dependsOn([&](unsigned v) {
+      return llvm::any_of(body[v].dims, [](Dim d) { return d.loopSplit; });
+    });
     closeLoopWith(leaves, kinds, iterations, varies, /*maximum=*/-1, {});
     // Online softmax: a row maximum m_i that the body also uses (in
     // exp(s - m_i)) goes to a max accumulator, and the leaves computed
@@ -148,8 +147,7 @@ private:
       if (op.kind != OpKind::ReduceMax || llvm::is_contained(leaves, m) ||
           !varies[m])
         continue;
-      SmallVector<bool> follows =
-          dependsOn([&](unsigned v) { return v == m; });
+      SmallVector<bool> follows = dependsOn([&](unsigned v) { return v == m; });
       closeLoopWith(leaves, kinds, iterations, varies, m, follows);
     }
   }
@@ -161,9 +159,9 @@ private:
     for (unsigned i = 0; i < graph.inputs.size(); ++i)
       result.push_back(seed(i));
     for (auto [j, op] : llvm::enumerate(graph.body))
-      result.push_back(seed(graph.inputs.size() + j) ||
-                       llvm::any_of(op.operands,
-                                    [&](unsigned v) { return result[v]; }));
+      result.push_back(
+          seed(graph.inputs.size() + j) ||
+          llvm::any_of(op.operands, [&](unsigned v) { return result[v]; }));
     return result;
   }
 
@@ -198,9 +196,8 @@ private:
           ok = false;
         else
           ok = pushAccum(leaf, kind, iterations,
-                         kind == block::AccumKind::rescale
-                             ? body[maximum].expr
-                             : nullptr);
+                         kind == block::AccumKind::rescale ? body[maximum].expr
+                                                           : nullptr);
       }
       if (ok)
         growPost(kNoKey);
@@ -228,8 +225,9 @@ private:
       return false;
     graph.accums.push_back(
         Accum{value, kind, kind == block::AccumKind::rescale ? 0 : -1});
-    post.push_back(SearchValue{getAccumulatedDims(graph.layout, body[value].dims),
-                               expr, body[value].whole});
+    post.push_back(
+        SearchValue{getAccumulatedDims(graph.layout, body[value].dims), expr,
+                    body[value].whole});
     return true;
   }
 

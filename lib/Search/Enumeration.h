@@ -21,8 +21,8 @@
 
 #include <atomic>
 #include <chrono>
-#include <unordered_set>
 #include <tuple>
+#include <unordered_set>
 
 namespace mlsopt::search::enumeration {
 

@@ -112,8 +112,8 @@ ExprRef enumeration::buildExpr(ExprContext &exprs, const SOp &op,
 }
 
 ExprRef enumeration::accumulate(ExprContext &exprs, block::AccumKind kind,
-                           int64_t iterations, ExprRef value,
-                           ExprRef maxValue) {
+                                int64_t iterations, ExprRef value,
+                                ExprRef maxValue) {
   // One iteration: sum and max of one value are the value.
   if (iterations == 1 &&
       (kind == block::AccumKind::sum || kind == block::AccumKind::max))

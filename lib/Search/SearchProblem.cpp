@@ -220,8 +220,8 @@ search::buildSearchProblem(ArrayRef<Operation *> ops, ArrayRef<Value> inputs,
     SmallVector<bool> fromMax(numInputs, false);
     bool anyExp = false, allStable = true;
     for (const KernelNode &node : ref.nodes) {
-      bool dependsOnMax = llvm::any_of(
-          node.op.operands, [&](unsigned v) { return fromMax[v]; });
+      bool dependsOnMax = llvm::any_of(node.op.operands,
+                                       [&](unsigned v) { return fromMax[v]; });
       if (node.op.kind == OpKind::Exp) {
         anyExp = true;
         allStable &= dependsOnMax;

@@ -107,10 +107,10 @@ TEST_F(AbstractExprTest, UnorderedHash) {
   EXPECT_NE(hash(x), hash(g));
   // A fixed function of the structure: another context gives the same.
   ExprContext other;
-  EXPECT_EQ(hash(ctx.getMul(rms, g)),
-            hash(other.getMul(other.getInput(1),
-                              other.getRmsNorm(other.getInput(0), 2048,
-                                               1e-5))));
+  EXPECT_EQ(
+      hash(ctx.getMul(rms, g)),
+      hash(other.getMul(other.getInput(1),
+                        other.getRmsNorm(other.getInput(0), 2048, 1e-5))));
 }
 
 TEST_F(AbstractExprTest, HashConsingAcrossThreads) {
