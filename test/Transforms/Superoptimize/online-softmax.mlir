@@ -10,6 +10,10 @@
 // RUN: mlsopt-opt %s --superoptimize="timeout=60 target=sm_80" -o %t 2>%t.remarks
 // RUN: FileCheck %s < %t
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
+// The same program for any thread count:
+// RUN: mlsopt-opt %s --superoptimize="timeout=60 target=sm_80 threads=1" -o %t.1 2>/dev/null
+// RUN: mlsopt-opt %s --superoptimize="timeout=60 target=sm_80 threads=3" -o %t.3 2>/dev/null
+// RUN: diff %t.1 %t.3
 // RUN: mlsopt-opt %s --superoptimize="timeout=60 target=sm_80 keep-reference=true" 2>/dev/null \
 // RUN:   | mlsopt-opt --verify-equivalence 2>&1 | FileCheck %s --check-prefix=VERIFY
 
