@@ -3,22 +3,37 @@
 // RUN: mlsopt-opt %s --convert-custom-kernel-to-gpu=chip=sm_80 | FileCheck %s --check-prefix=TF32
 // RUN: mlsopt-opt %s --convert-custom-kernel-to-gpu="chip=sm_80 allow-tf32=true" | FileCheck %s --check-prefix=TF32
 // RUN: mlsopt-opt %s --convert-custom-kernel-to-gpu="chip=sm_80 allow-tf32=false" | FileCheck %s --check-prefix=EXACT
+// RUN: mlsopt-opt %s --convert-custom-kernel-to-gpu=chip=sm_80 | FileCheck %s --check-prefix=ROUNDS
 
 // Per k step of 8, each lane loads 4 elements of A and 2 of B as f32 from
 // shared memory, rounds each to tf32 (round to nearest, ties away) and issues
 // one m16n8k8 mma with f32 accumulators.
+// The k loop walks the tile's 32-long contraction in steps of 8, carrying
+// the four f32 accumulators; each operand is an f32 read from a shared
+// memory tile, rounded, and the mma's results are the next iteration's
+// accumulators, which end in the block's shared-memory result tile.
 // TF32-LABEL: gpu.func @tf32_kernel0
-// TF32: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[WARPS:.*]] iter_args
-// TF32-SAME: -> (vector<2x2xf32>)
-// TF32-COUNT-6: nvvm.convert.float.to.tf32 %{{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
+// TF32: scf.for %{{.*}} = %{{.*}} to %c32{{.*}} step %c8{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<2x2xf32>)
+// TF32-COUNT-6: memref.load %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>
+// TF32-NEXT: nvvm.convert.float.to.tf32 %{{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
 // TF32-NOT: nvvm.convert.float.to.tf32
+// TF32: vector.extract %[[ACC]][0, 0]
 // TF32: nvvm.mma.sync A[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] B[%{{.*}}, %{{.*}}] C[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}]
 // TF32-SAME: layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>
 // TF32-SAME: multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>
 // TF32-SAME: shape = #nvvm.shape<m = 16, n = 8, k = 8>
 // TF32-SAME: (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// TF32: %[[NEXT:.*]] = vector.from_elements
+// TF32-NEXT: scf.yield %[[NEXT]] : vector<2x2xf32>
+// TF32-COUNT-4: memref.store %{{.*}} : memref<32x32xf32, #gpu.address_space<workgroup>>
 // TF32-NOT: arith.mulf
 // TF32: gpu.return
+
+// Six roundings per k step (4 of A, 2 of B) and no others in the kernel.
+// ROUNDS-LABEL: gpu.func @tf32_kernel0
+// ROUNDS-COUNT-6: nvvm.convert.float.to.tf32 %{{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
+// ROUNDS-NOT: nvvm.convert.float.to.tf32
+// ROUNDS: gpu.return
 
 // EXACT-LABEL: gpu.func @tf32_kernel0
 // EXACT-NOT: nvvm.mma.sync

@@ -11,11 +11,26 @@
 // RUN: mlsopt-opt %s --mlsopt-gpu-pipeline=chip=sm_90 -o %t.sm_90.mlir
 // RUN: mlsopt-translate --emit-ptx %t.sm_90.mlir -o %t.sm_90.ptx
 // RUN: %ptxas -arch=sm_90 %t.sm_90.ptx -o %t.sm_90.cubin
+// RUN: FileCheck %s --check-prefix=PTX < %t.sm_80.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.sm_90.ptx
+// RUN: FileCheck %s --check-prefix=HOST < %t.sm_80.mlir
 // RUN: FileCheck %s --check-prefix=HOST < %t.sm_90.mlir
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// HOST-COUNT-2: gpu.launch_func
+//
+// The partial results live in device buffers of 32 chunks side by side;
+// the split kernel (grid 4 x 32: query tiles x chunks) writes them, the
+// combine kernel (one block per query row) reads them, and they are freed.
+// HOST-LABEL: func.func @decode(
+// HOST: %[[NUM:.*]] = gpu.alloc () : memref<1x16x2048xf16>
+// HOST: %[[DEN:.*]] = gpu.alloc () : memref<1x16x32xf16>
+// HOST: gpu.launch_func @mlsopt_kernels::@decode_kernel0 blocks in (%c4, %c32, %c1)
+// HOST-SAME: %[[NUM]] : memref<1x16x2048xf16>, %[[DEN]] : memref<1x16x32xf16>
+// HOST: gpu.launch_func @mlsopt_kernels::@decode_kernel1 blocks in (%c16, %c1, %c1)
+// HOST-SAME: args(%[[NUM]] : memref<1x16x2048xf16>, %[[DEN]] : memref<1x16x32xf16>
 // HOST-NOT: gpu.launch_func
+// HOST-DAG: gpu.dealloc %[[NUM]]
+// HOST-DAG: gpu.dealloc %[[DEN]]
+// HOST: return
 
 module {
   func.func @decode(%arg0: tensor<1x16x64xf16>, %arg1: tensor<1x64x8192xf16>, %arg2: tensor<1x8192x64xf16>) -> tensor<1x16x64xf16> {
