@@ -202,7 +202,9 @@ ExprRef ExprContext::get(ExprKind kind, llvm::ArrayRef<ExprRef> operands,
   }
   auto *expr = new (impl->allocator.Allocate<AbstractExpr>()) AbstractExpr(
       kind, storedOperands, operands.size(), size, value, storedName,
-      getUnorderedHash(kind, operands, size, bitsOf(value), name));
+      getUnorderedHash(kind, operands, size, bitsOf(value), name),
+      kind == ExprKind::Max ||
+          llvm::any_of(operands, [](ExprRef e) { return e->holdsMax(); }));
   impl->exprs.insert(expr);
   return expr;
 }

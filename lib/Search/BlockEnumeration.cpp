@@ -289,21 +289,24 @@ private:
 
   void finish() {
     SmallVector<unsigned> leaves = getLeaves(post.size(), graph.post);
-    finishWith(leaves);
     // The maximum that rescale accumulators follow (the first accumulator)
     // is stored only if the program needs it: FlashAttention's is not.
+    ArrayRef<unsigned> stores = leaves;
     bool rescales = llvm::any_of(graph.accums, [](const Accum &acc) {
       return acc.kind == block::AccumKind::rescale;
     });
-    if (rescales && leaves.size() > 1 && leaves.front() == 0)
-      finishWith(ArrayRef<unsigned>(leaves).drop_front());
+    // Smaller graphs were reported by an earlier, smaller limit.
+    unsigned ops = graph.getNumBlockOps();
+    if (rescales && leaves.size() > 1 && leaves.front() == 0 &&
+        leaves.size() + ops == limit + 1)
+      stores = stores.drop_front();
+    if (stores.size() + ops != limit)
+      return;
+    finishWith(stores);
   }
 
   /// Reports the graph with stores of the epilogue values `leaves`.
   void finishWith(ArrayRef<unsigned> leaves) {
-    // Smaller graphs were reported by an earlier, smaller limit.
-    if (leaves.size() + graph.getNumBlockOps() != limit)
-      return;
     SmallVector<bool> partial = getPartialPostValues();
     CustomCandidate candidate;
     for (unsigned leaf : leaves) {

@@ -2,8 +2,6 @@
 
 #include "Enumeration.h"
 
-#include "llvm/ADT/SmallPtrSet.h"
-
 using namespace mlir;
 using namespace mlsopt;
 using namespace mlsopt::search;
@@ -121,20 +119,6 @@ ExprRef enumeration::accumulate(ExprContext &exprs, block::AccumKind kind,
   return exprs.getAccumulated(kind, iterations, value, maxValue);
 }
 
-/// Whether `expr` holds a maximum (a Max node anywhere in it).
-static bool holdsMax(ExprRef expr) {
-  llvm::SmallPtrSet<ExprRef, 16> seen;
-  SmallVector<ExprRef> worklist = {expr};
-  while (!worklist.empty()) {
-    ExprRef e = worklist.pop_back_val();
-    if (e->getKind() == ExprKind::Max)
-      return true;
-    if (seen.insert(e).second)
-      llvm::append_range(worklist, e->getOperands());
-  }
-  return false;
-}
-
 /// Whether a reduction over `d` is allowed at `site`: a block cannot reduce
 /// over a dim the grid splits (it would see only its own slice), unless the
 /// layout splits that reduction on purpose and a later kernel combines the
@@ -186,7 +170,7 @@ void enumeration::forEachOp(
       return;
     // A program that stabilizes every exp by a maximum keeps its range.
     if (op.kind == OpKind::Exp && problem.stableExp &&
-        !holdsMax(operands[0]->expr))
+        !operands[0]->expr->holdsMax())
       return;
     if (op.kind == OpKind::Matmul &&
         !canReduceOver(site, values[op.operands[0]].dims.back(),

@@ -85,6 +85,9 @@ public:
   /// its operands in its own canonical order, which need not be the
   /// program's. The same on every run and every thread count.
   uint64_t getUnorderedHash() const { return unorderedHash; }
+  /// Whether a Max node is anywhere in the expression (a safe softmax's
+  /// exp(x - max(x)) holds one).
+  bool holdsMax() const { return hasMax; }
 
   /// Prints the expression in prefix form: `sum(64, mul(in0, in1))`.
   void print(llvm::raw_ostream &os) const;
@@ -94,9 +97,10 @@ private:
   friend class ExprContext;
   AbstractExpr(ExprKind kind, ExprRef const *operands, unsigned numOperands,
                int64_t size, double value, llvm::StringRef name,
-               uint64_t unorderedHash)
+               uint64_t unorderedHash, bool hasMax)
       : kind(kind), numOperands(numOperands), operands(operands), size(size),
-        value(value), name(name), unorderedHash(unorderedHash) {}
+        value(value), name(name), unorderedHash(unorderedHash),
+        hasMax(hasMax) {}
 
   ExprKind kind;
   unsigned numOperands;
@@ -105,6 +109,7 @@ private:
   double value;
   llvm::StringRef name;
   uint64_t unorderedHash;
+  bool hasMax;
 };
 
 inline llvm::raw_ostream &operator<<(llvm::raw_ostream &os, ExprRef expr) {
