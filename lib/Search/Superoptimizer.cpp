@@ -164,41 +164,6 @@ private:
 
 } // namespace
 
-/// Shared memory the GPU lowering gives `custom`, bounded from above: the
-/// block-graph verifier counts each tile once, but the lowering also double
-/// buffers the loads of a for-loop, keeps accumulators in f32 and gives
-/// every result (a thread graph's too) a tile (docs/gpu.md).
-static int64_t estimateGPUSharedMemory(kernel::CustomOp custom) {
-  // Each tile rounded up to 128 bytes, the alignment the lowering gives
-  // its buffers.
-  auto bytes = [](Value v, int64_t elementBytes) {
-    auto type = cast<RankedTensorType>(v.getType());
-    int64_t width =
-        elementBytes ? elementBytes : type.getElementTypeBitWidth() / 8;
-    return llvm::alignTo(type.getNumElements() * width, 128);
-  };
-  int64_t total = 0;
-  custom.walk([&](Operation *op) {
-    if (auto load = dyn_cast<block::LoadOp>(op)) {
-      auto loop = cast<block::ForLoopOp>(load->getParentOp());
-      total += bytes(load.getTile(), 0) * (loop.getIterations() > 1 ? 2 : 1);
-    } else if (auto loop = dyn_cast<block::ForLoopOp>(op)) {
-      for (Value r : loop.getResults())
-        total += bytes(r, 4);
-    } else if (op->getDialect() == custom->getDialect() ||
-               isa<block::YieldOp, block::StoreOp, block::ReturnOp>(op) ||
-               op->getParentOfType<thread::GraphOp>()) {
-      return;
-    } else {
-      for (Value r : op->getResults())
-        total += bytes(r, 0);
-    }
-  });
-  // Room for what the lowering adds besides tiles (reduction partials,
-  // padding).
-  return total + 8192;
-}
-
 std::optional<KernelCost> Search::costOf(const KernelGraph &g,
                                          ArrayRef<Dims> inputDims) {
   ShapeContext shapes = problem.shapes;
@@ -210,12 +175,9 @@ std::optional<KernelCost> Search::costOf(const KernelGraph &g,
   if (failed(func))
     return std::nullopt;
   std::optional<KernelCost> result;
-  bool fits = true;
-  func->walk([&](kernel::CustomOp custom) {
-    fits &= estimateGPUSharedMemory(custom) <=
-            static_cast<int64_t>(options.target.maxSharedMemPerBlock);
-  });
-  if (fits && succeeded(mlir::verify(*func))) {
+  // The verifier refuses block graphs whose shared-memory plan (the one the
+  // GPU lowering allocates) exceeds the target's per-block limit.
+  if (succeeded(mlir::verify(*func))) {
     FailureOr<KernelCost> cost = estimateFunctionCost(*func, options.target);
     if (succeeded(cost))
       result = *cost;
