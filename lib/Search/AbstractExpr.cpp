@@ -182,6 +182,27 @@ static uint64_t getUnorderedHash(ExprKind kind,
   return h;
 }
 
+/// AbstractExpr::subtractsMax of a new expression, from its operands'.
+static bool subtractsMax(ExprKind kind, llvm::ArrayRef<ExprRef> operands) {
+  switch (kind) {
+  case ExprKind::Sub:
+    return operands[1]->holdsMax() || operands[0]->subtractsMax();
+  case ExprKind::Neg:
+    return operands[0]->holdsMax();
+  case ExprKind::Add:
+  case ExprKind::Mul:
+  case ExprKind::Div:
+  case ExprKind::Square:
+  case ExprKind::Sum:
+  case ExprKind::Max:
+    return llvm::any_of(operands, [](ExprRef e) { return e->subtractsMax(); });
+  default:
+    // exp, square roots and opaque functions take a value out of the
+    // range the subtraction bounded.
+    return false;
+  }
+}
+
 ExprRef ExprContext::get(ExprKind kind, llvm::ArrayRef<ExprRef> operands,
                          int64_t size, double value, llvm::StringRef name) {
   if (value == 0)
@@ -204,7 +225,8 @@ ExprRef ExprContext::get(ExprKind kind, llvm::ArrayRef<ExprRef> operands,
       kind, storedOperands, operands.size(), size, value, storedName,
       getUnorderedHash(kind, operands, size, bitsOf(value), name),
       kind == ExprKind::Max ||
-          llvm::any_of(operands, [](ExprRef e) { return e->holdsMax(); }));
+          llvm::any_of(operands, [](ExprRef e) { return e->holdsMax(); }),
+      subtractsMax(kind, operands));
   impl->exprs.insert(expr);
   return expr;
 }

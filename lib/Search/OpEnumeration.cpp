@@ -170,7 +170,7 @@ void enumeration::forEachOp(
       return;
     // A program that stabilizes every exp by a maximum keeps its range.
     if (op.kind == OpKind::Exp && problem.stableExp &&
-        !operands[0]->expr->holdsMax())
+        !operands[0]->expr->subtractsMax())
       return;
     if (op.kind == OpKind::Matmul &&
         !canReduceOver(site, values[op.operands[0]].dims.back(),

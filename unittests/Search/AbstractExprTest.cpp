@@ -113,6 +113,24 @@ TEST_F(AbstractExprTest, UnorderedHash) {
                         other.getRmsNorm(other.getInput(0), 2048, 1e-5))));
 }
 
+TEST_F(AbstractExprTest, SubtractsMax) {
+  ExprContext ctx;
+  ExprRef x = ctx.getInput(0), c = ctx.getConstant(0.125);
+  ExprRef m = ctx.getMax(64, x);
+  ExprRef shifted = ctx.getSub(x, m);
+  EXPECT_TRUE(shifted->subtractsMax());
+  EXPECT_TRUE(ctx.getMul(shifted, c)->subtractsMax());
+  EXPECT_TRUE(ctx.getSub(ctx.getMul(x, c), ctx.getMul(m, c))->subtractsMax());
+  EXPECT_TRUE(ctx.getAdd(ctx.getNeg(m), x)->subtractsMax());
+  // A maximum held but not subtracted: exp of it overflows as exp(x) does.
+  EXPECT_TRUE(m->holdsMax());
+  EXPECT_FALSE(m->subtractsMax());
+  EXPECT_FALSE(ctx.getSub(m, x)->subtractsMax());
+  EXPECT_FALSE(ctx.getAdd(x, m)->subtractsMax());
+  EXPECT_FALSE(ctx.getExp(shifted)->subtractsMax());
+  EXPECT_FALSE(ctx.getSub(x, ctx.getSum(64, x))->subtractsMax());
+}
+
 TEST_F(AbstractExprTest, HashConsingAcrossThreads) {
   ExprContext ctx;
   std::vector<ExprRef> built(4);

@@ -88,6 +88,10 @@ public:
   /// Whether a Max node is anywhere in the expression (a safe softmax's
   /// exp(x - max(x)) holds one).
   bool holdsMax() const { return hasMax; }
+  /// Whether the expression subtracts a maximum: x - max(x), or arithmetic
+  /// and reductions over such a value. exp of it stays in range where exp
+  /// of max(x) itself, which merely holds one, does not.
+  bool subtractsMax() const { return minusMax; }
 
   /// Prints the expression in prefix form: `sum(64, mul(in0, in1))`.
   void print(llvm::raw_ostream &os) const;
@@ -97,10 +101,10 @@ private:
   friend class ExprContext;
   AbstractExpr(ExprKind kind, ExprRef const *operands, unsigned numOperands,
                int64_t size, double value, llvm::StringRef name,
-               uint64_t unorderedHash, bool hasMax)
+               uint64_t unorderedHash, bool hasMax, bool minusMax)
       : kind(kind), numOperands(numOperands), operands(operands), size(size),
         value(value), name(name), unorderedHash(unorderedHash),
-        hasMax(hasMax) {}
+        hasMax(hasMax), minusMax(minusMax) {}
 
   ExprKind kind;
   unsigned numOperands;
@@ -110,6 +114,7 @@ private:
   llvm::StringRef name;
   uint64_t unorderedHash;
   bool hasMax;
+  bool minusMax;
 };
 
 inline llvm::raw_ostream &operator<<(llvm::raw_ostream &os, ExprRef expr) {
