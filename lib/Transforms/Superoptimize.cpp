@@ -6,9 +6,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mlsopt/Transforms/Passes.h"
-#include "mlsopt/Transforms/KernelIdioms.h"
-#include "mlsopt/Transforms/Subprograms.h"
 #include "mlsopt/Dialect/Block/IR/BlockDialect.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelDialect.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
@@ -19,6 +16,10 @@
 #include "mlsopt/Search/ResultCache.h"
 #include "mlsopt/Search/SearchProblem.h"
 #include "mlsopt/Search/Superoptimizer.h"
+#include "mlsopt/Transforms/KernelEpilogues.h"
+#include "mlsopt/Transforms/KernelIdioms.h"
+#include "mlsopt/Transforms/Passes.h"
+#include "mlsopt/Transforms/Subprograms.h"
 #include "mlsopt/Verify/Evaluator.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -490,6 +491,11 @@ void SuperoptimizePass::runOnOperation() {
     for (func::FuncOp func : functions)
       (void)applyPatternsGreedily(func, frozen);
   }
+  FrozenRewritePatternSet epilogues = [&] {
+    RewritePatternSet patterns(&getContext());
+    populateFuseKernelEpiloguePatterns(patterns);
+    return FrozenRewritePatternSet(std::move(patterns));
+  }();
   for (func::FuncOp func : functions) {
     replaced.clear();
     auto start = std::chrono::steady_clock::now();
@@ -509,5 +515,20 @@ void SuperoptimizePass::runOnOperation() {
       if (!optimize(sub, options, share))
         return signalPassFailure();
     }
+    // Elementwise ops the partition left alone join the kernels that
+    // produce their operands.
+    auto countLaunches = [&] {
+      return llvm::count_if(func.getBody().getOps(), [](Operation &op) {
+        return isa_and_nonnull<kernel::KernelDialect>(op.getDialect());
+      });
+    };
+    int64_t before = countLaunches();
+    (void)applyPatternsGreedily(func, epilogues);
+    if (int64_t after = countLaunches(); after < before)
+      emitRemark(func.getLoc())
+          << "superoptimize: computed " << before - after
+          << " elementwise kernel ops in the kernels that produce their "
+             "operands; @"
+          << func.getName() << " launches " << after << " kernels";
   }
 }

@@ -103,8 +103,8 @@ private:
                int64_t size, double value, llvm::StringRef name,
                uint64_t unorderedHash, bool hasMax, bool minusMax)
       : kind(kind), numOperands(numOperands), operands(operands), size(size),
-        value(value), name(name), unorderedHash(unorderedHash),
-        hasMax(hasMax), minusMax(minusMax) {}
+        value(value), name(name), unorderedHash(unorderedHash), hasMax(hasMax),
+        minusMax(minusMax) {}
 
   ExprKind kind;
   unsigned numOperands;

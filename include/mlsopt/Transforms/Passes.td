@@ -77,6 +77,39 @@ def RaiseKernelIdioms : Pass<"raise-kernel-idioms", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlsopt::kernel::KernelDialect"];
 }
 
+def FuseKernelEpilogues : Pass<"fuse-kernel-epilogues", "::mlir::func::FuncOp"> {
+  let summary = "Compute elementwise kernel ops in the custom kernel that "
+                "produces their operands";
+  let description = [{
+    An elementwise kernel op (unary, binary with broadcasting, or with a
+    scalar) whose operands are all outputs of one `kernel.custom` becomes
+    part of that kernel: after the for-loop, each block applies the op to
+    the tiles it stores of the operands and stores the result as a new
+    output. This needs the operands' tiles to match: the same grid dim
+    splits the same tensor dim, and the tiles agree on every dim an operand
+    does not broadcast. Outputs that nothing reads afterwards are dropped,
+    and the new block ops join the thread graphs before them
+    (`--thread-fuse-elementwise`). A fusion whose kernel would fail the
+    block-graph verifier (shared memory on the module's target) is not
+    made.
+
+    ```mlir
+    %r:2 = kernel.custom(...) ... -> (tensor<2x256x64xf16>, tensor<2x256x1xf16>)
+    %o = kernel.div %r#0, %r#1 : tensor<2x256x64xf16>, tensor<2x256x1xf16>
+    // becomes one kernel.custom whose block graph ends with
+    //   thread.graph(...) { thread.binary div ... }
+    //   block.store ..., %out0
+    ```
+
+    `--superoptimize` runs the same rewrite on each function after it
+    replaced the function's subprograms: the partition cuts programs into
+    subprograms of at most `max-kernel-ops` ops, and an elementwise op left
+    on its own would otherwise be a kernel launch of its own.
+  }];
+  let dependentDialects = ["::mlsopt::block::BlockDialect",
+                           "::mlsopt::thread::ThreadDialect"];
+}
+
 def Superoptimize : Pass<"superoptimize", "::mlir::ModuleOp"> {
   let summary = "Search kernel, block and thread graphs for a faster program";
   let description = [{
