@@ -524,11 +524,21 @@ void SuperoptimizePass::runOnOperation() {
     };
     int64_t before = countLaunches();
     (void)applyPatternsGreedily(func, epilogues);
-    if (int64_t after = countLaunches(); after < before)
-      emitRemark(func.getLoc())
-          << "superoptimize: computed " << before - after
-          << " elementwise kernel ops in the kernels that produce their "
-             "operands; @"
-          << func.getName() << " launches " << after << " kernels";
+    if (int64_t after = countLaunches(); after < before) {
+      FailureOr<KernelCost> cost = failure();
+      {
+        // A function with ops the model cannot cost gets no figure.
+        ScopedDiagnosticHandler quiet(&getContext(),
+                                      [](Diagnostic &) { return success(); });
+        cost = estimateFunctionCost(func, options.target);
+      }
+      InFlightDiagnostic remark = emitRemark(func.getLoc());
+      remark << "superoptimize: computed " << before - after
+             << " elementwise kernel ops in the kernels that produce their "
+                "operands; @"
+             << func.getName() << " launches " << after << " kernels";
+      if (succeeded(cost))
+        remark << " (" << formatFixed(cost->totalUs, 2) << " us)";
+    }
   }
 }
