@@ -16,7 +16,7 @@
 #include "mlsopt/Search/ResultCache.h"
 #include "mlsopt/Search/SearchProblem.h"
 #include "mlsopt/Search/Superoptimizer.h"
-#include "mlsopt/Transforms/KernelEpilogues.h"
+#include "mlsopt/Transforms/KernelElementwiseFusion.h"
 #include "mlsopt/Transforms/KernelIdioms.h"
 #include "mlsopt/Transforms/Passes.h"
 #include "mlsopt/Transforms/Subprograms.h"
@@ -491,9 +491,9 @@ void SuperoptimizePass::runOnOperation() {
     for (func::FuncOp func : functions)
       (void)applyPatternsGreedily(func, frozen);
   }
-  FrozenRewritePatternSet epilogues = [&] {
+  FrozenRewritePatternSet elementwise = [&] {
     RewritePatternSet patterns(&getContext());
-    populateFuseKernelEpiloguePatterns(patterns);
+    populateFuseKernelElementwisePatterns(patterns);
     return FrozenRewritePatternSet(std::move(patterns));
   }();
   for (func::FuncOp func : functions) {
@@ -515,15 +515,15 @@ void SuperoptimizePass::runOnOperation() {
       if (!optimize(sub, options, share))
         return signalPassFailure();
     }
-    // Elementwise ops the partition left alone join the kernels that
-    // produce their operands.
+    // Elementwise ops the partition left alone join the custom kernels
+    // beside them.
     auto countLaunches = [&] {
       return llvm::count_if(func.getBody().getOps(), [](Operation &op) {
         return isa_and_nonnull<kernel::KernelDialect>(op.getDialect());
       });
     };
     int64_t before = countLaunches();
-    (void)applyPatternsGreedily(func, epilogues);
+    (void)applyPatternsGreedily(func, elementwise);
     if (int64_t after = countLaunches(); after < before) {
       FailureOr<KernelCost> cost = failure();
       {
@@ -534,8 +534,8 @@ void SuperoptimizePass::runOnOperation() {
       }
       InFlightDiagnostic remark = emitRemark(func.getLoc());
       remark << "superoptimize: computed " << before - after
-             << " elementwise kernel ops in the kernels that produce their "
-                "operands; @"
+             << " elementwise kernel ops inside the custom kernels that "
+                "produce their operands or read their results; @"
              << func.getName() << " launches " << after << " kernels";
       if (succeeded(cost))
         remark << " (" << formatFixed(cost->totalUs, 2) << " us)";

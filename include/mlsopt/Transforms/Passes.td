@@ -77,21 +77,31 @@ def RaiseKernelIdioms : Pass<"raise-kernel-idioms", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlsopt::kernel::KernelDialect"];
 }
 
-def FuseKernelEpilogues : Pass<"fuse-kernel-epilogues", "::mlir::func::FuncOp"> {
-  let summary = "Compute elementwise kernel ops in the custom kernel that "
-                "produces their operands";
+def FuseKernelElementwise : Pass<"fuse-kernel-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Compute elementwise kernel ops inside the custom kernels "
+                "beside them";
   let description = [{
-    An elementwise kernel op (unary, binary with broadcasting, or with a
-    scalar) whose operands are all outputs of one `kernel.custom` becomes
-    part of that kernel: after the for-loop, each block applies the op to
-    the tiles it stores of the operands and stores the result as a new
-    output. This needs the operands' tiles to match: the same grid dim
-    splits the same tensor dim, and the tiles agree on every dim an operand
-    does not broadcast. Outputs that nothing reads afterwards are dropped,
-    and the new block ops join the thread graphs before them
-    (`--thread-fuse-elementwise`). A fusion whose kernel would fail the
-    block-graph verifier (shared memory on the module's target) is not
-    made.
+    Moves elementwise kernel ops (unary, binary with broadcasting, or with a
+    scalar; operands of the result's rank) into a `kernel.custom` next to
+    them, so they cost no launch and no device-memory round trip:
+
+    - *Epilogue.* An op whose operands are all outputs of one custom kernel
+      is applied after the for-loop to the tiles each block stores of them,
+      and the result is stored as a new output. The operands' tiles must
+      match: the same grid dim splits the same tensor dim, and the tiles
+      agree on every dim an operand does not broadcast. Outputs nothing
+      reads afterwards are dropped.
+    - *Prologue.* An op whose result only one custom kernel reads is applied
+      to tiles of its operands wherever the kernel loaded the result: each
+      load becomes loads of the operands, cut the same way along the dims
+      they do not broadcast (a broadcast dim is not split by the grid or the
+      loop). This one is made only when the cost model of the module's
+      target says the fused kernel beats the two launches: a kernel whose
+      blocks all read the result would read every operand as often.
+
+    A fused kernel must pass the block-graph verifier (shared memory on the
+    module's target), or the ops stay apart. The new block ops join the
+    thread graphs beside them (`--thread-fuse-elementwise`).
 
     ```mlir
     %r:2 = kernel.custom(...) ... -> (tensor<2x256x64xf16>, tensor<2x256x1xf16>)
@@ -101,7 +111,7 @@ def FuseKernelEpilogues : Pass<"fuse-kernel-epilogues", "::mlir::func::FuncOp"> 
     //   block.store ..., %out0
     ```
 
-    `--superoptimize` runs the same rewrite on each function after it
+    `--superoptimize` runs the same rewrites on each function after it
     replaced the function's subprograms: the partition cuts programs into
     subprograms of at most `max-kernel-ops` ops, and an elementwise op left
     on its own would otherwise be a kernel launch of its own.

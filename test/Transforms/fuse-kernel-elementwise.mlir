@@ -1,4 +1,4 @@
-// RUN: mlsopt-opt %s --fuse-kernel-epilogues --split-input-file | FileCheck %s
+// RUN: mlsopt-opt %s --fuse-kernel-elementwise --split-input-file | FileCheck %s
 
 // The combine kernel of a flash-decoding attention, and the division the
 // partition left on its own: the division becomes the kernel's epilogue,
@@ -140,4 +140,116 @@ func.func @tiles_disagree(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
   }
   %o = kernel.add %0#0, %0#1 : tensor<8x64xf16>, tensor<8x64xf16>
   return %o : tensor<8x64xf16>
+}
+
+// -----
+
+// Prologue: the scale of Q, a kernel of its own before the attention's
+// split kernel, is applied to each Q tile the kernel loads; the kernel reads
+// Q itself.
+// CHECK-LABEL: func.func @scaled_q(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<2x256x64xf16>, %[[K:[^:]*]]: tensor<2x64x4096xf16>, %[[V:[^:]*]]: tensor<2x4096x64xf16>
+// CHECK-NOT: kernel.mul_scalar
+// CHECK: kernel.custom(%[[K]], %[[V]], %[[Q]])
+// CHECK: ^bb0(%{{.*}}: tensor<2x64x4096xf16>, %{{.*}}: tensor<2x4096x64xf16>, %[[IN:.*]]: tensor<2x256x64xf16>,
+// CHECK: %[[T:.*]] = block.load %[[IN]] imap <x = 0, y = 1> : tensor<2x256x64xf16> -> tensor<1x64x64xf16>
+// CHECK-NEXT: %[[S:.*]] = thread.graph(%[[T]])
+// CHECK-NEXT: ^bb0(%[[E:.*]]: f16):
+// CHECK-NEXT: thread.mul_scalar %[[E]], 1.250000e-01
+// CHECK: block.matmul %[[S]]
+// CHECK-NOT: kernel.
+// CHECK: return
+func.func @scaled_q(%q: tensor<2x256x64xf16>, %k: tensor<2x64x4096xf16>, %v: tensor<2x4096x64xf16>) -> (tensor<2x256x1024xf16>, tensor<2x256x16xf16>) {
+  %qs = kernel.mul_scalar %q, 1.250000e-01 : tensor<2x256x64xf16>
+  %0:2 = kernel.custom(%qs, %k, %v) grid <2, 4, 16> block <128, 1, 1> : (tensor<2x256x64xf16>, tensor<2x64x4096xf16>, tensor<2x4096x64xf16>) -> (tensor<2x256x1024xf16>, tensor<2x256x16xf16>) {
+  ^bb0(%in0: tensor<2x256x64xf16>, %in1: tensor<2x64x4096xf16>, %in2: tensor<2x4096x64xf16>, %out0: tensor<2x256x1024xf16>, %out1: tensor<2x256x16xf16>):
+    %3:2 = block.for_loop 1 iterations accumulate (sum, sum) : tensor<1x64x64xf16>, tensor<1x64x1xf16> {
+      %4 = block.load %in0 imap <x = 0, y = 1> : tensor<2x256x64xf16> -> tensor<1x64x64xf16>
+      %5 = block.load %in1 imap <x = 0, z = 2> : tensor<2x64x4096xf16> -> tensor<1x64x256xf16>
+      %6 = block.load %in2 imap <x = 0, z = 1> : tensor<2x4096x64xf16> -> tensor<1x256x64xf16>
+      %7 = block.matmul %4, %5 : tensor<1x64x64xf16>, tensor<1x64x256xf16>
+      %8 = block.exp %7 : tensor<1x64x256xf16>
+      %9 = block.matmul %8, %6 : tensor<1x64x256xf16>, tensor<1x256x64xf16>
+      %10 = block.reduce_sum %8 dim 2 : tensor<1x64x256xf16>
+      block.yield %9, %10 : tensor<1x64x64xf16>, tensor<1x64x1xf16>
+    }
+    block.store %3#0, %out0 omap <x = 0, y = 1, z = 2> : tensor<1x64x64xf16> into tensor<2x256x1024xf16>
+    block.store %3#1, %out1 omap <x = 0, y = 1, z = 2> : tensor<1x64x1xf16> into tensor<2x256x16xf16>
+    block.return
+  }
+  return %0#0, %0#1 : tensor<2x256x1024xf16>, tensor<2x256x16xf16>
+}
+
+// -----
+
+// A broadcast operand (a bias row) is loaded without the grid split of the
+// dim it stretches along, with the for-loop's split of the other: each
+// block and iteration gets the 1x32 piece of the bias its 2x32 tile needs.
+// CHECK-LABEL: func.func @bias_then_sum(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<8x64xf16>, %[[B:[^:]*]]: tensor<1x64xf16>
+// CHECK: kernel.custom(%[[X]], %[[B]])
+// CHECK: ^bb0(%[[INX:.*]]: tensor<8x64xf16>, %[[INB:.*]]: tensor<1x64xf16>,
+// CHECK: block.for_loop 2 iterations
+// CHECK-NEXT: %[[TX:.*]] = block.load %[[INX]] imap <x = 0> fmap 1 : tensor<8x64xf16> -> tensor<2x32xf16>
+// CHECK-NEXT: %[[TB:.*]] = block.load %[[INB]] imap <> fmap 1 : tensor<1x64xf16> -> tensor<1x32xf16>
+// CHECK-NEXT: thread.graph(%[[TX]], %[[TB]]) : (tensor<2x32xf16>, tensor<1x32xf16>) -> tensor<2x32xf16>
+// CHECK: thread.binary add
+// CHECK-NOT: kernel.add
+func.func @bias_then_sum(%x: tensor<8x64xf16>, %b: tensor<1x64xf16>) -> tensor<8x1xf16> {
+  %xb = kernel.add %x, %b : tensor<8x64xf16>, tensor<1x64xf16>
+  %0 = kernel.custom(%xb) grid <4, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> tensor<8x1xf16> {
+  ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x1xf16>):
+    %1 = block.for_loop 2 iterations accumulate (sum) : tensor<2x1xf16> {
+      %2 = block.load %in0 imap <x = 0> fmap 1 : tensor<8x64xf16> -> tensor<2x32xf16>
+      %3 = block.reduce_sum %2 dim 1 : tensor<2x32xf16>
+      block.yield %3 : tensor<2x1xf16>
+    }
+    block.store %1, %out0 omap <x = 0> : tensor<2x1xf16> into tensor<8x1xf16>
+    block.return
+  }
+  return %0 : tensor<8x1xf16>
+}
+
+// -----
+
+// The op's result is also a result of the function: it stays.
+// CHECK-LABEL: func.func @result_read_twice(
+// CHECK: kernel.exp
+// CHECK: kernel.custom
+func.func @result_read_twice(%x: tensor<8x64xf16>) -> (tensor<8x1xf16>, tensor<8x64xf16>) {
+  %e = kernel.exp %x : tensor<8x64xf16>
+  %0 = kernel.custom(%e) grid <4, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> tensor<8x1xf16> {
+  ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x1xf16>):
+    %1 = block.for_loop 1 iterations accumulate (sum) : tensor<2x1xf16> {
+      %2 = block.load %in0 imap <x = 0> : tensor<8x64xf16> -> tensor<2x64xf16>
+      %3 = block.reduce_sum %2 dim 1 : tensor<2x64xf16>
+      block.yield %3 : tensor<2x1xf16>
+    }
+    block.store %1, %out0 omap <x = 0> : tensor<2x1xf16> into tensor<8x1xf16>
+    block.return
+  }
+  return %0, %e : tensor<8x1xf16>, tensor<8x64xf16>
+}
+
+// -----
+
+// Each of 128 blocks reads all of the 1 MiB sum: fused, each would read both
+// 1 MiB operands, 128 MiB more from L2 than the two launches move, which
+// costs more than the launch it saves. The cost model keeps them apart.
+// CHECK-LABEL: func.func @read_by_every_block(
+// CHECK: kernel.add
+// CHECK: kernel.custom
+func.func @read_by_every_block(%a: tensor<4096x128xf16>, %b: tensor<4096x128xf16>) -> tensor<128x128xf16> {
+  %s = kernel.add %a, %b : tensor<4096x128xf16>, tensor<4096x128xf16>
+  %0 = kernel.custom(%s) grid <128, 1, 1> block <128, 1, 1> : (tensor<4096x128xf16>) -> tensor<128x128xf16> {
+  ^bb0(%in0: tensor<4096x128xf16>, %out0: tensor<128x128xf16>):
+    %1 = block.for_loop 64 iterations accumulate (sum) : tensor<1x128xf16> {
+      %2 = block.load %in0 imap <> fmap 0 : tensor<4096x128xf16> -> tensor<64x128xf16>
+      %3 = block.reduce_sum %2 dim 0 : tensor<64x128xf16>
+      block.yield %3 : tensor<1x128xf16>
+    }
+    block.store %1, %out0 omap <x = 0> : tensor<1x128xf16> into tensor<128x128xf16>
+    block.return
+  }
+  return %0 : tensor<128x128xf16>
 }

@@ -1,0 +1,383 @@
+//===- FuseKernelElementwise.cpp - Elementwise kernel ops into kernels ----===//
+//
+// The search replaces each subprogram on its own, so an elementwise kernel op
+// that the partition left out of its neighbour's subprogram (the division
+// of an attention with a scale, cut at max-kernel-ops) stays a kernel of its
+// own: a launch, and its operands written to device memory and read back.
+// When every operand of such an op is an output of one custom kernel, whose
+// blocks store matching tiles of them, each block can compute the op on the
+// tiles it already holds and store the result instead (an epilogue).
+// When only one custom kernel reads its result, the kernel can load the
+// operands instead and compute the op on their tiles (a prologue).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlsopt/Dialect/Block/IR/BlockOps.h"
+#include "mlsopt/Dialect/Common/ElementwiseByIndex.h"
+#include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/Dialect/Thread/Transforms/Passes.h"
+#include "mlsopt/Search/CostModel.h"
+#include "mlsopt/Support/Target.h"
+#include "mlsopt/Transforms/KernelElementwiseFusion.h"
+#include "mlsopt/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "fuse-kernel-elementwise"
+
+namespace mlsopt {
+#define GEN_PASS_DEF_FUSEKERNELELEMENTWISE
+#include "mlsopt/Transforms/Passes.h.inc"
+} // namespace mlsopt
+
+using namespace mlir;
+using namespace mlsopt;
+
+namespace {
+
+/// The store that writes output `index` of `custom`, if there is exactly one.
+block::StoreOp getStore(kernel::CustomOp custom, unsigned index) {
+  block::StoreOp store;
+  for (Operation *user : custom.getOutputArgument(index).getUsers()) {
+    auto s = dyn_cast<block::StoreOp>(user);
+    if (!s || store)
+      return {};
+    store = s;
+  }
+  return store;
+}
+
+ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+/// Rebuilds `custom` with its region and `extra` more outputs, leaving
+/// `custom` in place. The new region is a copy, so the caller can still
+/// give up.
+kernel::CustomOp cloneWithMoreOutputs(PatternRewriter &rewriter,
+                                      kernel::CustomOp custom, TypeRange extra,
+                                      IRMapping &mapping) {
+  SmallVector<Type> types(custom.getResultTypes());
+  llvm::append_range(types, extra);
+  auto fused = kernel::CustomOp::create(rewriter, custom.getLoc(), types,
+                                        custom.getInputs(), custom.getGrid(),
+                                        custom.getBlock());
+  fused->setDiscardableAttrs(custom->getDiscardableAttrDictionary());
+  rewriter.cloneRegionBefore(custom.getBody(), fused.getBody(),
+                             fused.getBody().end(), mapping);
+  for (Type type : extra)
+    fused.getBody().addArgument(type, custom.getLoc());
+  return fused;
+}
+
+/// Whether `op` is an elementwise kernel op with one result, all of whose
+/// operands have its rank (numpy broadcasting only stretches size-1 dims).
+bool isFusableElementwise(Operation *op) {
+  if (!isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) ||
+      !op->hasTrait<OpTrait::ElementwiseByIndex>() ||
+      op->getNumResults() != 1 || op->getNumOperands() == 0)
+    return false;
+  size_t rank = shapeOf(op->getResult(0)).size();
+  return llvm::all_of(op->getOperands(),
+                      [&](Value v) { return shapeOf(v).size() == rank; });
+}
+
+/// Creates the block op of the same name as kernel op `op`, on tiles whose
+/// broadcast is `shape`.
+Value createTileOp(PatternRewriter &rewriter, Operation *op, ValueRange tiles,
+                   ArrayRef<int64_t> shape) {
+  OperationState state(op->getLoc(),
+                       ("block." + op->getName().stripDialect()).str());
+  state.addOperands(tiles);
+  state.addTypes(RankedTensorType::get(
+      shape,
+      cast<RankedTensorType>(op->getResult(0).getType()).getElementType()));
+  state.addAttributes(op->getAttrs());
+  return rewriter.create(state)->getResult(0);
+}
+
+/// Whether `op` (a custom kernel built beside the one it replaces) passes
+/// the verifiers, without reporting why not.
+bool isValid(Operation *op) {
+  ScopedDiagnosticHandler quiet(op->getContext(),
+                                [](Diagnostic &) { return success(); });
+  return succeeded(mlir::verify(op));
+}
+
+/// kernel.<elementwise>(custom#i, custom#j, ...) -> one more output of the
+/// custom kernel, computed from the tiles of #i, #j, ... after its for-loop.
+struct FuseElementwiseEpilogue : RewritePattern {
+  explicit FuseElementwiseEpilogue(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isFusableElementwise(op))
+      return rewriter.notifyMatchFailure(op, "not an elementwise kernel op");
+    auto custom = op->getOperand(0).getDefiningOp<kernel::CustomOp>();
+    if (!custom || op->getBlock() != custom->getBlock())
+      return rewriter.notifyMatchFailure(op, "not after a custom kernel");
+    Value result = op->getResult(0);
+    ArrayRef<int64_t> shape = shapeOf(result);
+
+    // The tile and the store of every operand; a reference operand has the
+    // result's full shape, and its omap places the result's tiles.
+    SmallVector<block::StoreOp> stores;
+    block::StoreOp reference;
+    for (Value operand : op->getOperands()) {
+      auto produced = dyn_cast<OpResult>(operand);
+      if (!produced || produced.getOwner() != custom)
+        return rewriter.notifyMatchFailure(op, "an operand is not an output "
+                                               "of the same custom kernel");
+      block::StoreOp store = getStore(custom, produced.getResultNumber());
+      if (!store)
+        return rewriter.notifyMatchFailure(op, "operand stored oddly");
+      stores.push_back(store);
+      if (!reference && shapeOf(operand) == shape)
+        reference = store;
+    }
+    if (!reference)
+      return rewriter.notifyMatchFailure(op, "no operand has the result's "
+                                             "shape");
+
+    // Every operand's blocks must hold the elements the result's tile needs:
+    // the same split along each grid dim with more than one block, the same
+    // tile along every dim the operand does not broadcast.
+    kernel::Dim3Attr grid = custom.getGrid();
+    int64_t gridExtents[3] = {grid.getX(), grid.getY(), grid.getZ()};
+    ArrayRef<int64_t> refTile = shapeOf(reference.getTile());
+    for (auto [operand, store] : llvm::zip_equal(op->getOperands(), stores)) {
+      for (unsigned g = 0; g < 3; ++g)
+        if (gridExtents[g] > 1 && store.getOmap().getTensorDim(g) !=
+                                      reference.getOmap().getTensorDim(g))
+          return rewriter.notifyMatchFailure(op, "tiles split differently");
+      ArrayRef<int64_t> full = shapeOf(operand),
+                        tile = shapeOf(store.getTile());
+      for (auto [d, extent] : llvm::enumerate(full))
+        if (tile[d] != (extent == shape[d] ? refTile[d] : 1))
+          return rewriter.notifyMatchFailure(op, "tiles differ");
+    }
+
+    IRMapping mapping;
+    kernel::CustomOp fused =
+        cloneWithMoreOutputs(rewriter, custom, result.getType(), mapping);
+    Block &body = fused.getBody().front();
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(body.getTerminator());
+      // The block op of the same name computes the kernel op on tiles; the
+      // tiles are the stored values, in the copy.
+      SmallVector<Value> tiles =
+          llvm::map_to_vector(stores, [&](block::StoreOp s) {
+            return mapping.lookup(s.getTile());
+          });
+      block::StoreOp::create(
+          rewriter, op->getLoc(), createTileOp(rewriter, op, tiles, refTile),
+          body.getArguments().back(), reference.getOmapAttr());
+    }
+    // The copy must still be a block graph the target can run (the result
+    // tile takes shared memory unless it reuses an operand's).
+    if (!isValid(fused)) {
+      rewriter.eraseOp(fused);
+      return rewriter.notifyMatchFailure(op, "the fused kernel is invalid");
+    }
+    LLVM_DEBUG(llvm::dbgs()
+               << "[fuse-kernel-elementwise] fused " << *op << "\n");
+    rewriter.replaceOp(op, fused.getResults().back());
+    rewriter.replaceOp(custom, fused.getResults().drop_back());
+    return success();
+  }
+};
+
+/// kernel.<elementwise>(a, b, ...) read only by one custom kernel -> the
+/// kernel loads a, b, ... where it loaded the op's result and applies the
+/// op to the tiles. Made only when the cost model says the fused kernel is
+/// faster than the two launches: a kernel that reads the result many times
+/// (every query tile of an attention reads all of K) would read each
+/// operand as many times.
+struct FuseElementwisePrologue : RewritePattern {
+  explicit FuseElementwisePrologue(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isFusableElementwise(op))
+      return rewriter.notifyMatchFailure(op, "not an elementwise kernel op");
+    Value result = op->getResult(0);
+    if (result.use_empty() || !llvm::all_equal(result.getUsers()))
+      return rewriter.notifyMatchFailure(op, "not read by one op only");
+    auto custom = dyn_cast<kernel::CustomOp>(*result.getUsers().begin());
+    if (!custom || custom->getBlock() != op->getBlock())
+      return rewriter.notifyMatchFailure(op, "not read by a custom kernel");
+    ArrayRef<int64_t> shape = shapeOf(result);
+
+    // The new inputs: the old ones without the op's result, then each
+    // operand of the op that is not an input yet.
+    SmallVector<Value> inputs;
+    for (Value v : custom.getInputs())
+      if (v != result)
+        inputs.push_back(v);
+    unsigned numKept = inputs.size();
+    for (Value v : op->getOperands())
+      if (!llvm::is_contained(inputs, v))
+        inputs.push_back(v);
+    auto fused = kernel::CustomOp::create(rewriter, custom.getLoc(),
+                                          custom.getResultTypes(), inputs,
+                                          custom.getGrid(), custom.getBlock());
+    fused->setDiscardableAttrs(custom->getDiscardableAttrDictionary());
+    IRMapping mapping;
+    rewriter.cloneRegionBefore(custom.getBody(), fused.getBody(),
+                               fused.getBody().end(), mapping);
+    // The copy still has the old arguments; the operands' go after the old
+    // inputs, and the result's are erased once nothing loads them.
+    Block &body = fused.getBody().front();
+    unsigned numOldInputs = custom.getInputs().size();
+    for (auto [k, v] : llvm::enumerate(ArrayRef(inputs).drop_front(numKept)))
+      body.insertArgument(numOldInputs + k, v.getType(), custom.getLoc());
+    auto argumentOf = [&](Value v) -> BlockArgument {
+      if (unsigned at = llvm::find(inputs, v) - inputs.begin(); at >= numKept)
+        return body.getArgument(numOldInputs + at - numKept);
+      unsigned old =
+          llvm::find(custom.getInputs(), v) - custom.getInputs().begin();
+      return body.getArgument(old);
+    };
+    llvm::BitVector resultArgs(body.getNumArguments());
+    for (auto [i, v] : llvm::enumerate(custom.getInputs()))
+      if (v == result)
+        resultArgs.set(i);
+
+    // Every load of the result becomes loads of the operands, cut the same
+    // way along the dims they do not broadcast, and the op on their tiles.
+    SmallVector<block::LoadOp> loads;
+    fused.walk([&](block::LoadOp load) {
+      auto arg = dyn_cast<BlockArgument>(load.getSource());
+      if (arg && arg.getOwner() == &body && resultArgs.test(arg.getArgNumber()))
+        loads.push_back(load);
+    });
+    for (block::LoadOp load : loads) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(load);
+      ArrayRef<int64_t> tile = shapeOf(load.getTile());
+      std::optional<int64_t> fmap = load.getFmap();
+      SmallVector<Value> tiles;
+      for (Value operand : op->getOperands()) {
+        ArrayRef<int64_t> full = shapeOf(operand);
+        auto stretched = [&](int64_t d) { return full[d] != shape[d]; };
+        GridToTensorDims imap = load.getImap().getGridToTensorDims();
+        for (std::optional<int64_t> &d : imap)
+          if (d && stretched(*d))
+            d.reset();
+        SmallVector<int64_t> operandTile(tile);
+        for (auto [d, size] : llvm::enumerate(operandTile))
+          if (stretched(d))
+            size = 1;
+        IntegerAttr operandFmap;
+        if (fmap && !stretched(*fmap))
+          operandFmap = rewriter.getI64IntegerAttr(*fmap);
+        tiles.push_back(block::LoadOp::create(
+            rewriter, load.getLoc(),
+            RankedTensorType::get(operandTile,
+                                  load.getTile().getType().getElementType()),
+            argumentOf(operand),
+            block::DimMapAttr::get(rewriter.getContext(), imap), operandFmap));
+      }
+      rewriter.replaceOp(load, createTileOp(rewriter, op, tiles, tile));
+    }
+    body.eraseArguments(resultArgs);
+
+    // Fuse only into a valid kernel that beats the two launches.
+    FailureOr<TargetInfo> target = failure();
+    FailureOr<search::KernelCost> before = failure(), after = failure();
+    if (isValid(fused)) {
+      ScopedDiagnosticHandler quiet(getContext(),
+                                    [](Diagnostic &) { return success(); });
+      target = getEnclosingTarget(custom);
+      if (succeeded(target)) {
+        FailureOr<search::KernelCost> producer =
+            search::estimateKernelOpCost(op, *target);
+        FailureOr<search::KernelCost> consumer =
+            search::estimateKernelOpCost(custom, *target);
+        if (succeeded(producer) && succeeded(consumer))
+          before = *producer += *consumer;
+        after = search::estimateKernelOpCost(fused, *target);
+      }
+    }
+    if (failed(before) || failed(after) || after->totalUs >= before->totalUs) {
+      rewriter.eraseOp(fused);
+      return rewriter.notifyMatchFailure(op, "no faster valid kernel");
+    }
+    LLVM_DEBUG(llvm::dbgs()
+               << "[fuse-kernel-elementwise] prologue " << *op << ": "
+               << before->totalUs << " -> " << after->totalUs << " us\n");
+    rewriter.replaceOp(custom, fused.getResults());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Drops the outputs of a custom kernel that nothing reads (and their
+/// stores), keeping at least one: a kernel without outputs does nothing.
+struct DropUnusedOutputs : OpRewritePattern<kernel::CustomOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(kernel::CustomOp custom,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<unsigned> kept;
+    for (OpResult r : custom->getResults())
+      if (!r.use_empty())
+        kept.push_back(r.getResultNumber());
+    if (kept.empty() || kept.size() == custom->getNumResults())
+      return rewriter.notifyMatchFailure(custom, "nothing to drop");
+    SmallVector<Type> types;
+    for (unsigned i : kept)
+      types.push_back(custom->getResult(i).getType());
+    auto slim = kernel::CustomOp::create(rewriter, custom.getLoc(), types,
+                                         custom.getInputs(), custom.getGrid(),
+                                         custom.getBlock());
+    slim->setDiscardableAttrs(custom->getDiscardableAttrDictionary());
+    unsigned numInputs = custom.getInputs().size();
+    llvm::BitVector dropped(custom.getBody().getNumArguments());
+    for (unsigned i = 0, e = custom->getNumResults(); i < e; ++i)
+      if (!llvm::is_contained(kept, i)) {
+        for (Operation *user :
+             llvm::make_early_inc_range(custom.getOutputArgument(i).getUsers()))
+          rewriter.eraseOp(user);
+        dropped.set(numInputs + i);
+      }
+    rewriter.inlineRegionBefore(custom.getBody(), slim.getBody(),
+                                slim.getBody().end());
+    slim.getBody().front().eraseArguments(dropped);
+    SmallVector<Value> replacements(custom->getNumResults());
+    for (auto [i, index] : llvm::enumerate(kept))
+      replacements[index] = slim->getResult(i);
+    rewriter.replaceOp(custom, replacements);
+    return success();
+  }
+};
+
+struct FuseKernelElementwisePass
+    : mlsopt::impl::FuseKernelElementwiseBase<FuseKernelElementwisePass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateFuseKernelElementwisePatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlsopt::populateFuseKernelElementwisePatterns(
+    RewritePatternSet &patterns) {
+  patterns
+      .add<FuseElementwiseEpilogue, FuseElementwisePrologue, DropUnusedOutputs>(
+          patterns.getContext());
+  // The new block ops become thread graphs, merged with those before them.
+  thread::populateFuseElementwisePatterns(patterns);
+}

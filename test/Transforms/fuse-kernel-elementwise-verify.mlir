@@ -1,0 +1,64 @@
+// The fused kernels compute what the unfused programs do: each function is
+// checked against a reference written with pre-defined kernel ops only
+// (which the pass leaves alone) by the finite-field verifier.
+// RUN: mlsopt-opt %s --fuse-kernel-elementwise | FileCheck %s --check-prefix=FUSED
+// RUN: mlsopt-opt %s --fuse-kernel-elementwise | mlsopt-opt --verify-equivalence 2>&1 | FileCheck %s
+
+// FUSED-LABEL: func.func @bias_then_sum(
+// FUSED-NOT: kernel.add
+// FUSED-LABEL: func.func private @bias_then_sum_reference(
+// FUSED-LABEL: func.func @exp_then_chain(
+// FUSED-NOT: kernel.silu
+// FUSED-NOT: kernel.mul_scalar
+// FUSED-LABEL: func.func private @exp_then_chain_reference(
+
+// CHECK: remark: @bias_then_sum is equivalent to @bias_then_sum_reference
+// CHECK: remark: @exp_then_chain is equivalent to @exp_then_chain_reference
+
+func.func @bias_then_sum(%x: tensor<8x64xf32>, %b: tensor<1x64xf32>) -> tensor<8x1xf32> attributes {mlsopt.equivalent_to = @bias_then_sum_reference} {
+  %xb = kernel.add %x, %b : tensor<8x64xf32>, tensor<1x64xf32>
+  %0 = kernel.custom(%xb) grid <4, 1, 1> block <128, 1, 1> : (tensor<8x64xf32>) -> tensor<8x1xf32> {
+  ^bb0(%in0: tensor<8x64xf32>, %out0: tensor<8x1xf32>):
+    %1 = block.for_loop 2 iterations accumulate (sum) : tensor<2x1xf32> {
+      %2 = block.load %in0 imap <x = 0> fmap 1 : tensor<8x64xf32> -> tensor<2x32xf32>
+      %3 = block.reduce_sum %2 dim 1 : tensor<2x32xf32>
+      block.yield %3 : tensor<2x1xf32>
+    }
+    block.store %1, %out0 omap <x = 0> : tensor<2x1xf32> into tensor<8x1xf32>
+    block.return
+  }
+  return %0 : tensor<8x1xf32>
+}
+
+func.func private @bias_then_sum_reference(%x: tensor<8x64xf32>, %b: tensor<1x64xf32>) -> tensor<8x1xf32> {
+  %xb = kernel.add %x, %b : tensor<8x64xf32>, tensor<1x64xf32>
+  %s = kernel.reduce_sum %xb dim 1 : tensor<8x64xf32>
+  return %s : tensor<8x1xf32>
+}
+
+func.func @exp_then_chain(%x: tensor<8x64xf32>, %y: tensor<8x1xf32>) -> tensor<8x64xf32> attributes {mlsopt.equivalent_to = @exp_then_chain_reference} {
+  %0:2 = kernel.custom(%x, %y) grid <4, 1, 1> block <128, 1, 1> : (tensor<8x64xf32>, tensor<8x1xf32>) -> (tensor<8x64xf32>, tensor<8x1xf32>) {
+  ^bb0(%in0: tensor<8x64xf32>, %in1: tensor<8x1xf32>, %out0: tensor<8x64xf32>, %out1: tensor<8x1xf32>):
+    %1:2 = block.for_loop 1 iterations accumulate (sum, sum) : tensor<2x64xf32>, tensor<2x1xf32> {
+      %2 = block.load %in0 imap <x = 0> : tensor<8x64xf32> -> tensor<2x64xf32>
+      %3 = block.load %in1 imap <x = 0> : tensor<8x1xf32> -> tensor<2x1xf32>
+      %4 = block.exp %2 : tensor<2x64xf32>
+      block.yield %4, %3 : tensor<2x64xf32>, tensor<2x1xf32>
+    }
+    block.store %1#0, %out0 omap <x = 0> : tensor<2x64xf32> into tensor<8x64xf32>
+    block.store %1#1, %out1 omap <x = 0> : tensor<2x1xf32> into tensor<8x1xf32>
+    block.return
+  }
+  %d = kernel.div %0#0, %0#1 : tensor<8x64xf32>, tensor<8x1xf32>
+  %a = kernel.silu %d : tensor<8x64xf32>
+  %h = kernel.mul_scalar %a, 5.000000e-01 : tensor<8x64xf32>
+  return %h : tensor<8x64xf32>
+}
+
+func.func private @exp_then_chain_reference(%x: tensor<8x64xf32>, %y: tensor<8x1xf32>) -> tensor<8x64xf32> {
+  %e = kernel.exp %x : tensor<8x64xf32>
+  %d = kernel.div %e, %y : tensor<8x64xf32>, tensor<8x1xf32>
+  %a = kernel.silu %d : tensor<8x64xf32>
+  %h = kernel.mul_scalar %a, 5.000000e-01 : tensor<8x64xf32>
+  return %h : tensor<8x64xf32>
+}
