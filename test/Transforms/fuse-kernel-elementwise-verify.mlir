@@ -3,6 +3,10 @@
 // (which the pass leaves alone) by the finite-field verifier.
 // RUN: mlsopt-opt %s --fuse-kernel-elementwise | FileCheck %s --check-prefix=FUSED
 // RUN: mlsopt-opt %s --fuse-kernel-elementwise | mlsopt-opt --verify-equivalence 2>&1 | FileCheck %s
+// The CPU pipeline, the numerical oracle of the GPU code, takes them too.
+// RUN: mlsopt-opt %s --fuse-kernel-elementwise --mlsopt-cpu-pipeline | FileCheck %s --check-prefix=CPU
+// CPU: llvm.func @bias_then_sum(
+// CPU: llvm.func @exp_then_chain(
 
 // FUSED-LABEL: func.func @bias_then_sum(
 // FUSED-NOT: kernel.add
