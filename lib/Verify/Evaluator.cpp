@@ -6,7 +6,8 @@
 // tree as often as the search wants:
 //
 //   - forward, while compiling: which values have a residue mod q (the LAX
-//     check of exp), and a degree bound per value;
+//     check of exp: everything but exp's result and what depends on it),
+//     and a degree bound per value;
 //   - backward: which values' q-parts some exp needs. Only those compute the
 //     q plane, which halves the work of programs without exp.
 //
@@ -285,13 +286,13 @@ enum class OpClass {
 
 constexpr unsigned kNumUnaryKinds = thread::getMaxEnumValForUnaryKind() + 1;
 
-/// Unary ops that compute in Z_q as well: the others leave no residue mod q.
+/// Unary ops that compute in Z_q as well, from their operand's residue mod q.
 bool isLaxUnary(thread::UnaryKind kind) {
   return kind == thread::UnaryKind::neg || kind == thread::UnaryKind::square;
 }
 
 /// Unary ops modelled as random functions over the field.
-[[maybe_unused]] bool isRandomFunction(thread::UnaryKind kind) {
+bool isRandomFunction(thread::UnaryKind kind) {
   switch (kind) {
   case thread::UnaryKind::log:
   case thread::UnaryKind::silu:
@@ -304,6 +305,14 @@ bool isLaxUnary(thread::UnaryKind kind) {
   default:
     return false;
   }
+}
+
+/// Unary ops whose residue mod q is a random function of their operand's
+/// residue mod p (sqrt and rsqrt through sqrt's): they have one whatever
+/// their operand has, and read no q-part.
+bool hasExponentFunction(thread::UnaryKind kind) {
+  return kind == thread::UnaryKind::sqrt || kind == thread::UnaryKind::rsqrt ||
+         isRandomFunction(kind);
 }
 
 /// Calls `fn` with `op` cast to whichever of the kernel-level and block-level
@@ -378,6 +387,7 @@ struct FieldEvaluator::Impl {
   std::vector<FieldTensor> storage;
   std::vector<const FieldTensor *> view;
   std::array<uint64_t, kNumUnaryKinds> functionKeys = {};
+  std::array<uint64_t, kNumUnaryKinds> exponentKeys = {};
   bool divisionByZero = false;
   FieldTensor scratch, scratch2, oldMax;
   std::vector<uint64_t> transposed, rowMarkers, colMarkers;
@@ -600,10 +610,23 @@ struct FieldEvaluator::Impl {
            << op.getName() << "'";
   }
 
-  /// Sets the results' residue-mod-q flag (all operands have one) and degree.
-  void forward(Instr &instr, Degree degree, bool lax = true) {
-    bool q = lax && llvm::all_of(instr.operands,
-                                 [&](unsigned s) { return hasResidueQ[s]; });
+  /// Where the results of an op get their residue mod q.
+  enum class ExponentImage {
+    /// Computed from the operands' (LAX ops): there if all of them have one.
+    FromOperands,
+    /// A random function of an operand's residue mod p: always there.
+    Own,
+    /// None (exp).
+    None,
+  };
+
+  /// Sets the results' residue-mod-q flag and degree.
+  void forward(Instr &instr, Degree degree,
+               ExponentImage image = ExponentImage::FromOperands) {
+    bool q = image == ExponentImage::Own ||
+             (image == ExponentImage::FromOperands &&
+              llvm::all_of(instr.operands,
+                           [&](unsigned s) { return hasResidueQ[s]; }));
     for (unsigned r : instr.results) {
       hasResidueQ[r] = q;
       degrees[r] = degree;
@@ -619,16 +642,19 @@ struct FieldEvaluator::Impl {
       if (instr.unary == UnaryKind::exp) {
         if (!hasResidueQ[instr.operands[0]])
           return instr.op->emitError(
-              "the argument of exp has no value mod q: it depends on exp, "
-              "sqrt, rms_norm or a non-LAX op (the program is not LAX), so "
-              "it cannot be verified over finite fields");
+              "the argument of exp has no value mod q: it depends on another "
+              "exp (the program is not LAX), so it cannot be verified over "
+              "finite fields");
         exponentDegree = std::max(exponentDegree, d.total());
       }
       Degree result = instr.unary == UnaryKind::neg      ? d
                       : instr.unary == UnaryKind::square ? mulDegree(d, d)
                       : instr.unary == UnaryKind::rsqrt  ? Degree{0, 1}
                                                          : freshDegree();
-      forward(instr, result, isLaxUnary(instr.unary));
+      forward(instr, result,
+              isLaxUnary(instr.unary)            ? ExponentImage::FromOperands
+              : hasExponentFunction(instr.unary) ? ExponentImage::Own
+                                                 : ExponentImage::None);
       return success();
     }
     case OpClass::Binary: {
@@ -665,8 +691,9 @@ struct FieldEvaluator::Impl {
       forward(instr, in(0));
       return success();
     case OpClass::RmsNorm:
-      // x times the inverse of a fresh variable.
-      forward(instr, {in(0).num, satAdd(in(0).den, 1)}, /*lax=*/false);
+      // x times the inverse of a fresh variable, in both fields: mod q the
+      // variable is sqrt's random function of the mean square mod p.
+      forward(instr, {in(0).num, satAdd(in(0).den, 1)});
       return success();
     case OpClass::Concat: {
       Degree d;
@@ -739,7 +766,9 @@ struct FieldEvaluator::Impl {
         degrees[result] = d;
         break;
       case block::AccumKind::rms:
-        hasResidueQ[result] = false;
+        // sqrt of the mean square: a fresh variable, whose residue mod q is
+        // sqrt's random function of the mean mod p.
+        hasResidueQ[result] = true;
         degrees[result] = freshDegree();
         break;
       case block::AccumKind::rescale: {
@@ -857,6 +886,10 @@ struct FieldEvaluator::Impl {
           needOperands(instr);
         break;
       case OpClass::RmsNorm:
+        // x's q-part times the scale's, which reads the row mod p only.
+        if (needed(instr))
+          needOperands(instr);
+        break;
       case OpClass::Return:
         break;
       case OpClass::Store:
@@ -873,6 +906,7 @@ struct FieldEvaluator::Impl {
             needsQ[instr.results[*acc.getScaleBy()]] = true;
             needsQ[instr.yields[*acc.getScaleBy()]] = true;
           }
+        // rms reads its values mod p only.
         for (unsigned j = 0; j < instr.results.size(); ++j) {
           block::AccumKind kind = instr.accumulators[j].getKind();
           if ((kind == block::AccumKind::sum ||
@@ -1009,19 +1043,39 @@ struct FieldEvaluator::Impl {
     case UnaryKind::sqrt:
       for (int64_t i = 0; i < n; ++i)
         y.p[i] = fieldSqrt(x.p[i]);
+      if (q)
+        for (int64_t i = 0; i < n; ++i)
+          y.q[i] = sqrtExponent(x.p[i]);
       return success();
     case UnaryKind::rsqrt:
       for (int64_t i = 0; i < n; ++i)
         y.p[i] = inverseP(fieldSqrt(x.p[i]));
+      if (q)
+        for (int64_t i = 0; i < n; ++i)
+          y.q[i] = EP::inverse(sqrtExponent(x.p[i]));
       return success();
     default: {
       assert(isRandomFunction(instr.unary) && "unexpected unary kind");
-      uint64_t key = functionKeys[static_cast<unsigned>(instr.unary)];
+      auto kind = static_cast<unsigned>(instr.unary);
+      uint64_t key = functionKeys[kind];
       for (int64_t i = 0; i < n; ++i)
         y.p[i] = applyRandomFunction(key, x.p[i]);
+      if (q) {
+        uint64_t exponentKey = exponentKeys[kind];
+        for (int64_t i = 0; i < n; ++i)
+          y.q[i] = applyExponentFunction(exponentKey, x.p[i]);
+      }
       return success();
     }
     }
+  }
+
+  /// The residue mod q of sqrt at residue `x` mod p. rsqrt, rms_norm and the
+  /// rms accumulator use it too, so that every spelling of a root of the
+  /// same value agrees mod q as it does mod p.
+  uint64_t sqrtExponent(uint64_t x) const {
+    return applyExponentFunction(
+        exponentKeys[static_cast<unsigned>(thread::UnaryKind::sqrt)], x);
   }
 
   uint64_t inverseP(uint64_t x) {
@@ -1248,10 +1302,15 @@ struct FieldEvaluator::Impl {
           row[c] = x.p[first + c * inner];
         uint64_t meanSquare =
             PF::mul(dot<PrimeField>(row.data(), row.data(), n), inverseN);
-        uint64_t scale =
-            inverseP(fieldSqrt(PF::add(meanSquare, instr.scalar.p)));
+        uint64_t shifted = PF::add(meanSquare, instr.scalar.p);
+        uint64_t scale = inverseP(fieldSqrt(shifted));
         for (int64_t c = 0; c < n; ++c)
           y.p[first + c * inner] = PF::mul(row[c], scale);
+        if (!y.hasExponents())
+          continue;
+        uint64_t scaleQ = EP::inverse(sqrtExponent(shifted));
+        for (int64_t c = 0; c < n; ++c)
+          y.q[first + c * inner] = EP::mul(x.q[first + c * inner], scaleQ);
       }
     }
   }
@@ -1409,7 +1468,8 @@ struct FieldEvaluator::Impl {
           uint64_t v = rms ? PF::mul(value.p[i], value.p[i]) : value.p[i];
           running.p[i] = first ? v : PF::add(running.p[i], v);
         }
-        if (running.hasExponents())
+        // rms gets its q-part from the mean mod p once the loop is done.
+        if (running.hasExponents() && !rms)
           for (int64_t i = 0; i < n; ++i)
             running.q[i] =
                 first ? value.q[i] : EP::add(running.q[i], value.q[i]);
@@ -1430,8 +1490,13 @@ struct FieldEvaluator::Impl {
           for (int64_t i = 0; i < n; ++i)
             running.q[i] = EP::mul(running.q[i], inverseN.q);
       } else if (kind == block::AccumKind::rms) {
-        for (int64_t i = 0; i < n; ++i)
-          running.p[i] = fieldSqrt(PF::mul(running.p[i], inverseN.p));
+        bool q = running.hasExponents();
+        for (int64_t i = 0; i < n; ++i) {
+          uint64_t mean = PF::mul(running.p[i], inverseN.p);
+          running.p[i] = fieldSqrt(mean);
+          if (q)
+            running.q[i] = sqrtExponent(mean);
+        }
       }
     }
     return success();
@@ -1546,8 +1611,10 @@ FieldEvaluator::evaluate(ArrayRef<FieldTensor> inputs,
              << (s.withQ[slot] ? " or has no q-parts" : "");
     s.view[slot] = &input;
   }
-  for (unsigned k = 0; k < kNumUnaryKinds; ++k)
+  for (unsigned k = 0; k < kNumUnaryKinds; ++k) {
     s.functionKeys[k] = randomFunctionKey(options.functionSeed, k + 1);
+    s.exponentKeys[k] = exponentFunctionKey(options.functionSeed, k + 1);
+  }
   s.divisionByZero = false;
 
   LogicalResult ran = s.run(s.program, BlockPosition());

@@ -75,6 +75,12 @@ uint64_t mlsopt::verify::randomFunctionKey(uint64_t seed, uint64_t function) {
                mix64(function * 0x9e3779b97f4a7c15ULL + 0xbb67ae8584caa73bULL));
 }
 
+uint64_t mlsopt::verify::exponentFunctionKey(uint64_t seed, uint64_t function) {
+  // Function ids below 2^32 are the random functions mod p: the ids above
+  // give keys independent of theirs.
+  return randomFunctionKey(seed, function + (uint64_t(1) << 32));
+}
+
 double mlsopt::verify::falsePositiveProbabilityPerTest(uint64_t degree) {
   double d = static_cast<double>(degree);
   double epsilon = d / static_cast<double>(PrimeField::kModulus) +

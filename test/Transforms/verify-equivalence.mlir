@@ -128,6 +128,65 @@ func.func @block_norm_dim1(%k: tensor<2x8x6xf32>) -> tensor<2x8x6xf32> attribute
 
 // -----
 
+// Accepted: QKNorm's scores, exp(rms_norm(Q) rms_norm(K over dim 1)), against
+// the norms' scales applied to Q K, one as rsqrt and one as a division by
+// sqrt. Roots have residues mod q (sqrt's random function of the operand
+// mod p, inverted for rsqrt and rms_norm), which scale the rows and columns
+// of Q K mod q as mod p, so exp of them verifies.
+func.func @ref(%q: tensor<2x4x8xf32>, %k: tensor<2x8x6xf32>) -> tensor<2x4x6xf32> {
+  %qn = kernel.rms_norm %q {epsilon = 2.5e-01 : f64} : tensor<2x4x8xf32>
+  %kn = kernel.rms_norm %k dim 1 {epsilon = 2.5e-01 : f64} : tensor<2x8x6xf32>
+  %s = kernel.matmul %qn, %kn : tensor<2x4x8xf32>, tensor<2x8x6xf32>
+  %e = kernel.exp %s : tensor<2x4x6xf32>
+  return %e : tensor<2x4x6xf32>
+}
+// expected-remark @+1 {{@scaled_scores is equivalent to @ref: }}
+func.func @scaled_scores(%q: tensor<2x4x8xf32>, %k: tensor<2x8x6xf32>) -> tensor<2x4x6xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %s = kernel.matmul %q, %k : tensor<2x4x8xf32>, tensor<2x8x6xf32>
+  %q2 = kernel.square %q : tensor<2x4x8xf32>
+  %qs = kernel.reduce_sum %q2 dim 2 : tensor<2x4x8xf32>
+  %qm = kernel.mul_scalar %qs, 0.125 : tensor<2x4x1xf32>
+  %qe = kernel.add_scalar %qm, 0.25 : tensor<2x4x1xf32>
+  %qr = kernel.rsqrt %qe : tensor<2x4x1xf32>
+  %k2 = kernel.square %k : tensor<2x8x6xf32>
+  %ks = kernel.reduce_sum %k2 dim 1 : tensor<2x8x6xf32>
+  %km = kernel.mul_scalar %ks, 0.125 : tensor<2x1x6xf32>
+  %ke = kernel.add_scalar %km, 0.25 : tensor<2x1x6xf32>
+  %kr = kernel.sqrt %ke : tensor<2x1x6xf32>
+  %sq = kernel.mul %s, %qr : tensor<2x4x6xf32>, tensor<2x4x1xf32>
+  %sk = kernel.div %sq, %kr : tensor<2x4x6xf32>, tensor<2x1x6xf32>
+  %e = kernel.exp %sk : tensor<2x4x6xf32>
+  return %e : tensor<2x4x6xf32>
+}
+// Rejected: K normalized with another epsilon. Under exp only the residues
+// mod q of the roots tell the two apart.
+// expected-error @+1 {{@other_epsilon is not equivalent to @ref}}
+func.func @other_epsilon(%q: tensor<2x4x8xf32>, %k: tensor<2x8x6xf32>) -> tensor<2x4x6xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %qn = kernel.rms_norm %q {epsilon = 2.5e-01 : f64} : tensor<2x4x8xf32>
+  %kn = kernel.rms_norm %k dim 1 {epsilon = 5.0e-01 : f64} : tensor<2x8x6xf32>
+  %s = kernel.matmul %qn, %kn : tensor<2x4x8xf32>, tensor<2x8x6xf32>
+  %e = kernel.exp %s : tensor<2x4x6xf32>
+  return %e : tensor<2x4x6xf32>
+}
+
+// -----
+
+// Refused: exp of a value that depends on another exp has no residue mod q
+// to raise w to.
+func.func @ref(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %e = kernel.exp %x : tensor<8xf32>
+  return %e : tensor<8xf32>
+}
+func.func @exp_of_exp(%x: tensor<8xf32>) -> tensor<8xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %e = kernel.exp %x : tensor<8xf32>
+  %s = kernel.add %e, %x : tensor<8xf32>, tensor<8xf32>
+  // expected-error @+1 {{the argument of exp has no value mod q: it depends on another exp (the program is not LAX), so it cannot be verified over finite fields}}
+  %f = kernel.exp %s : tensor<8xf32>
+  return %f : tensor<8xf32>
+}
+
+// -----
+
 // Rejected: rms_norm over the last dim where the reference normalizes dim 1
 // (both dims have extent 8, so only the dim tells them apart).
 func.func @ref(%k: tensor<2x8x8xf32>) -> tensor<2x8x8xf32> {

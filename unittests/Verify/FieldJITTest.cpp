@@ -5,10 +5,11 @@
 // thing: every function of every example and of the dialects' round-trip
 // tests (which together use every kernel, block and thread op), plus small
 // programs for what those do not reach (division by zero, non-LAX ops,
-// every accumulator), runs on both engines on the same inputs and random
-// functions, and the results must be equal element by element, in both
-// fields where the evaluator computes the q-part, and so must the division-
-// by-zero flags. The example runs print the JIT's speed.
+// every accumulator, exp of roots and random functions), runs on both
+// engines on the same inputs and random functions, and the results must be
+// equal element by element, in both fields where the evaluator computes the
+// q-part, and so must the division-by-zero flags. The example runs print the
+// JIT's speed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,7 @@
 #include "llvm/Support/Path.h"
 
 #include "MLIRTest.h"
+#include "TestPrograms.h"
 
 #include <chrono>
 
@@ -272,7 +274,7 @@ func.func @rsqrt_zero(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 TEST_F(FieldJITTest, NonLaxOpsAreTheSameRandomFunctions) {
   OwningOpRef<ModuleOp> module = parse(R"mlir(
-func.func @non_lax(%x: tensor<3x5xf32>) -> (tensor<3x5xf32>, tensor<3x1xf32>) {
+func.func @non_lax(%x: tensor<3x5xf32>) -> (tensor<3x5xf32>, tensor<3x1xf32>, tensor<3x5xf32>) {
   %a = kernel.tanh %x : tensor<3x5xf32>
   %b = kernel.erf %a : tensor<3x5xf32>
   %c = kernel.silu %b : tensor<3x5xf32>
@@ -282,7 +284,8 @@ func.func @non_lax(%x: tensor<3x5xf32>) -> (tensor<3x5xf32>, tensor<3x1xf32>) {
   %g = kernel.log %f : tensor<3x5xf32>
   %m = kernel.reduce_max %g dim 1 : tensor<3x5xf32>
   %n = kernel.rms_norm %g {epsilon = 1.0e-06 : f64} : tensor<3x5xf32>
-  return %n, %m : tensor<3x5xf32>, tensor<3x1xf32>
+  %l = kernel.exp %g : tensor<3x5xf32>
+  return %n, %m, %l : tensor<3x5xf32>, tensor<3x1xf32>, tensor<3x5xf32>
 }
 )mlir");
   ASSERT_TRUE(module) << diagnostics;
@@ -302,6 +305,21 @@ func.func @non_lax(%x: tensor<3x5xf32>) -> (tensor<3x5xf32>, tensor<3x1xf32>) {
   FailureOr<FieldEvaluation> b = (*jit)->evaluate(0, inputs, two);
   ASSERT_TRUE(succeeded(a) && succeeded(b)) << diagnostics;
   EXPECT_NE(a->results[0].p, b->results[0].p);
+  // exp of log's value reads its residue mod q, drawn from the seed too.
+  EXPECT_NE(a->results[2].p, b->results[2].p);
+}
+
+/// exp of sqrt, rsqrt, rms_norm (kernel and block), the rms accumulator and
+/// random functions: both engines give them the same residues mod q.
+TEST_F(FieldJITTest, RootsUnderExp) {
+  OwningOpRef<ModuleOp> module = parse(test::rootsUnderExp());
+  ASSERT_TRUE(module) << diagnostics;
+  unsigned functions = 0;
+  for (auto func : module->getOps<func::FuncOp>()) {
+    EXPECT_TRUE(expectAgreement(func, /*tests=*/3)) << diagnostics;
+    ++functions;
+  }
+  EXPECT_EQ(functions, 16u);
 }
 
 //===----------------------------------------------------------------------===//

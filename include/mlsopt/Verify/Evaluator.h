@@ -77,7 +77,9 @@ drawRandomInputs(mlir::func::FuncOp func, FieldRandom &random,
 
 struct FieldOptions {
   /// Seed of the random functions that stand for the non-LAX ops (tanh, erf,
-  /// silu, ...). Both programs of a comparison must use the same one.
+  /// silu, ...) and give them and the roots (sqrt, rsqrt, rms_norm, rms)
+  /// their residues mod q. Both programs of a comparison must use the same
+  /// one.
   uint64_t functionSeed = 0;
 };
 

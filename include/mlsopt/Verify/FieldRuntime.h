@@ -36,9 +36,11 @@ inline uint64_t exponentOf(uint128_t x) {
 /// The state one run of a JIT-compiled field program shares with the
 /// runtime: the keys of the random functions and what went wrong.
 struct FieldRuntimeContext {
-  /// The random function of thread::UnaryKind k has key functionKeys[k].
+  /// The random function of thread::UnaryKind k has key functionKeys[k],
+  /// the one that gives its result a residue mod q exponentKeys[k].
   static constexpr unsigned kMaxFunctions = 32;
   uint64_t functionKeys[kMaxFunctions] = {};
+  uint64_t exponentKeys[kMaxFunctions] = {};
   /// Some division had a zero divisor mod p, or an exp read a q-part that
   /// a division by zero mod q produced.
   uint64_t divisionByZero = 0;
@@ -80,12 +82,15 @@ mlsopt_field_t mlsopt_field_div(mlsopt_field_context_t *context,
 /// w^(a mod q), without a q-part.
 mlsopt_field_t mlsopt_field_exp(mlsopt_field_context_t *context,
                                 mlsopt_field_t a);
-/// a^((p+1)/4), without a q-part.
-mlsopt_field_t mlsopt_field_sqrt(mlsopt_field_t a);
-/// The inverse of sqrt(a), without a q-part; 0 sets divisionByZero.
+/// a^((p+1)/4), with sqrt's random function of a mod p as its q-part.
+mlsopt_field_t mlsopt_field_sqrt(mlsopt_field_context_t *context,
+                                 mlsopt_field_t a);
+/// The inverse of sqrt(a) in both fields; 0 mod p sets divisionByZero, 0
+/// mod q leaves the division-by-zero marker.
 mlsopt_field_t mlsopt_field_rsqrt(mlsopt_field_context_t *context,
                                   mlsopt_field_t a);
-/// The random function that stands for thread::UnaryKind `function`.
+/// The random function that stands for thread::UnaryKind `function`, and
+/// its independent one mod q, both of a mod p.
 mlsopt_field_t mlsopt_field_random(mlsopt_field_context_t *context,
                                    int64_t function, mlsopt_field_t a);
 /// `candidate` if it is greater than `running` in max's total order, else

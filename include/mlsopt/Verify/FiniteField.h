@@ -104,8 +104,9 @@ inline constexpr uint64_t kExpBase = 4;
 /// Markers of the q-part of a value that has no residue mod q. Every residue
 /// is below 2^62, so the markers compare above all of them, and
 /// kNotLaxExponent above kDivisionByZeroExponent.
-/// The value went through an op that has no meaning in Z_q (exp, sqrt, a
-/// random function): taking exp of it is an error, the program is not LAX.
+/// The value depends on an exp (or a rescale accumulator), whose result has
+/// no image in Z_q: taking exp of it again is an error, the program is not
+/// LAX.
 inline constexpr uint64_t kNotLaxExponent = ~uint64_t(0);
 /// A division by a zero residue mod q: exp of it means the test is void.
 inline constexpr uint64_t kDivisionByZeroExponent = ~uint64_t(0) - 1;
@@ -175,6 +176,11 @@ uint64_t fieldSqrt(uint64_t x);
 /// functions; distinct ops get independent ones.
 uint64_t randomFunctionKey(uint64_t seed, uint64_t function);
 
+/// The key of the random function that gives the result of op `function`
+/// (sqrt, tanh, ...) its residue mod q, under `seed`: independent of the
+/// function mod p and of every other op's.
+uint64_t exponentFunctionKey(uint64_t seed, uint64_t function);
+
 /// splitmix64's finalizer: a bijective 64-bit mixer.
 inline uint64_t mix64(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -182,13 +188,28 @@ inline uint64_t mix64(uint64_t z) {
   return z ^ (z >> 31);
 }
 
+/// The keyed hash under every random function: 64 uniform bits.
+inline uint64_t hashResidue(uint64_t key, uint64_t x) {
+  uint64_t h = mix64(x ^ key);
+  return mix64(h + (key | 1) * 0x9e3779b97f4a7c15ULL);
+}
+
 /// The random function with key `key` at residue `x`: a keyed hash mapped
 /// uniformly onto [0, p). It depends on the residue mod p only: that is the
 /// value both programs agree on when they compute the same thing.
 inline uint64_t applyRandomFunction(uint64_t key, uint64_t x) {
-  uint64_t h = mix64(x ^ key);
-  h = mix64(h + (key | 1) * 0x9e3779b97f4a7c15ULL);
-  return static_cast<uint64_t>((uint128_t(h) * PrimeField::kModulus) >> 64);
+  return static_cast<uint64_t>(
+      (uint128_t(hashResidue(key, x)) * PrimeField::kModulus) >> 64);
+}
+
+/// The residue mod q of an op that has no algebraic meaning in Z_q (sqrt,
+/// tanh, ...), at the residue `x` mod p of its operand: a keyed hash mapped
+/// uniformly onto [0, q), an uninterpreted function. Reading only the
+/// residue mod p makes every program that computes the same operand agree,
+/// whether or not its operand had a residue mod q.
+inline uint64_t applyExponentFunction(uint64_t key, uint64_t x) {
+  return static_cast<uint64_t>(
+      (uint128_t(hashResidue(key, x)) * ExponentField::kModulus) >> 64);
 }
 
 /// True if `a` is the larger element in the total order max uses: the

@@ -152,9 +152,11 @@ FieldJIT::evaluate(unsigned function, ArrayRef<FieldTensor> inputs,
 
   FieldRuntimeContext runtime;
   // The keys FieldEvaluator::evaluate uses: one random function per unary
-  // kind k, keyed k + 1.
-  for (unsigned k = 0; k < FieldRuntimeContext::kMaxFunctions; ++k)
+  // kind k in each field, keyed k + 1.
+  for (unsigned k = 0; k < FieldRuntimeContext::kMaxFunctions; ++k) {
     runtime.functionKeys[k] = randomFunctionKey(options.functionSeed, k + 1);
+    runtime.exponentKeys[k] = exponentFunctionKey(options.functionSeed, k + 1);
+  }
   FieldRuntimeContext *runtimePointer = &runtime;
 
   // The C interface takes the context and a pointer to each descriptor; the

@@ -226,7 +226,7 @@ private:
     case UnaryKind::exp:
       return call("mlsopt_field_exp", {context, x});
     case UnaryKind::sqrt:
-      return call("mlsopt_field_sqrt", x);
+      return call("mlsopt_field_sqrt", {context, x});
     case UnaryKind::rsqrt:
       return call("mlsopt_field_rsqrt", {context, x});
     default: {
@@ -834,7 +834,7 @@ private:
       forEachIndex(shapeOfBuffer(acc), [&](ValueRange at) {
         Value mean = call("mlsopt_field_mul", {load(acc, at), inverse});
         if (kind == block::AccumKind::rms)
-          mean = call("mlsopt_field_sqrt", mean);
+          mean = call("mlsopt_field_sqrt", {context, mean});
         store(mean, acc, at);
       });
     }

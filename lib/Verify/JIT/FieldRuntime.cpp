@@ -1,6 +1,7 @@
 //===- FieldRuntime.cpp - Scalar field arithmetic for JIT-compiled programs ===//
 
 #include "mlsopt/Verify/FieldRuntime.h"
+#include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
 
 using namespace mlsopt::verify;
 
@@ -77,21 +78,30 @@ mlsopt_field_t mlsopt_field_exp(FieldRuntimeContext *context,
   return packFieldElement(0, kNotLaxExponent);
 }
 
-mlsopt_field_t mlsopt_field_sqrt(mlsopt_field_t a) {
-  return packFieldElement(fieldSqrt(residueOf(a)), kNotLaxExponent);
+/// sqrt's residue mod q at `a` mod p, as the evaluator's sqrtExponent.
+static uint64_t sqrtExponent(FieldRuntimeContext *context, uint64_t a) {
+  return applyExponentFunction(context->exponentKeys[static_cast<unsigned>(
+                                   mlsopt::thread::UnaryKind::sqrt)],
+                               a);
+}
+
+mlsopt_field_t mlsopt_field_sqrt(FieldRuntimeContext *context,
+                                 mlsopt_field_t a) {
+  return packFieldElement(fieldSqrt(residueOf(a)),
+                          sqrtExponent(context, residueOf(a)));
 }
 
 mlsopt_field_t mlsopt_field_rsqrt(FieldRuntimeContext *context,
                                   mlsopt_field_t a) {
   return packFieldElement(inverseP(context, fieldSqrt(residueOf(a))),
-                          kNotLaxExponent);
+                          EP::inverse(sqrtExponent(context, residueOf(a))));
 }
 
 mlsopt_field_t mlsopt_field_random(FieldRuntimeContext *context,
                                    int64_t function, mlsopt_field_t a) {
-  uint64_t key = context->functionKeys[function];
-  return packFieldElement(applyRandomFunction(key, residueOf(a)),
-                          kNotLaxExponent);
+  return packFieldElement(
+      applyRandomFunction(context->functionKeys[function], residueOf(a)),
+      applyExponentFunction(context->exponentKeys[function], residueOf(a)));
 }
 
 mlsopt_field_t mlsopt_field_max(mlsopt_field_t running,
