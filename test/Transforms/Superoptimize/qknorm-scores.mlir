@@ -6,7 +6,7 @@
 // computes the scores, which normalizes its Q and K tiles in-block.
 // Before, the norms were cut off as subprograms of their own and stayed
 // kernels of their own.
-// RUN: mlsopt-opt %s --superoptimize="timeout=20 keep-reference=true" -o %t 2>%t.remarks
+// RUN: mlsopt-opt %s --superoptimize="timeout=5 keep-reference=true" -o %t 2>%t.remarks
 // RUN: FileCheck %s < %t
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 // RUN: mlsopt-opt %t --verify-equivalence 2>&1 | FileCheck %s --check-prefix=VERIFY
