@@ -5,9 +5,7 @@ For each bench/<name>_b<batch>.mlir: import it into the kernel dialect,
 superoptimize it for sm_90 and lower the result to PTX when the GPU pipeline
 is built. The pass verifies every subprogram it replaces over the finite
 field at full shapes before it replaces it (a replacement that fails is a
-warning and is not made), which proves the whole program equivalent even
-where the whole program is not LAX and --verify-equivalence cannot run on it
-(QKNorm: an exp of normalized values).
+warning and is not made), which proves the whole program equivalent.
 Writes <build>/bench/search.json (one object per case) and search.md (the same
 as a Markdown table, also printed).
 """
