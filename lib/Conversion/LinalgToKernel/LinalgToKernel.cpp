@@ -1203,6 +1203,66 @@ struct BroadcastOperandToUnitDims : public OpRewritePattern<OpTy> {
   }
 };
 
+/// The dims of `shape` that are not 1, each with its position once numpy
+/// broadcasting right-aligns `shape` into a result of rank `rank`.
+static SmallVector<std::pair<int64_t, int64_t>>
+alignedNonUnitDims(ArrayRef<int64_t> shape, int64_t rank) {
+  SmallVector<std::pair<int64_t, int64_t>> dims;
+  int64_t offset = rank - static_cast<int64_t>(shape.size());
+  for (auto [i, size] : llvm::enumerate(shape))
+    if (size != 1)
+      dims.emplace_back(offset + static_cast<int64_t>(i), size);
+  return dims;
+}
+
+/// A kernel binary op (`kernel.add`, `sub`, `mul`, `div`) that reads a
+/// `tensor.collapse_shape` or `tensor.expand_shape` that only drops or adds
+/// size-1 dims reads the reshape's source instead, when numpy broadcasting
+/// puts every other dim of the source where it put the reshaped value's and
+/// the result keeps its shape. A kernel reduction keeps its reduced dim, so a
+/// softmax over dim 0 reads its statistics as `[1, n]`, reshaped to the
+/// linalg type `[n]`; the reshape between two kernel ops would cut the
+/// program into pieces the search cannot fuse and that the GPU pipeline
+/// cannot launch.
+template <typename OpTy>
+struct ReshapedOperandToSource : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    int64_t rank = resultType.getRank();
+    auto shapeOf = [](Value value) {
+      return cast<RankedTensorType>(value.getType()).getShape();
+    };
+    for (OpOperand &operand : op->getOpOperands()) {
+      Operation *reshape = operand.get().getDefiningOp();
+      if (!isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+              reshape))
+        continue;
+      Value source = reshape->getOperand(0);
+      auto sourceType = dyn_cast<RankedTensorType>(source.getType());
+      if (!sourceType || !sourceType.hasStaticShape() ||
+          sourceType.getRank() > rank ||
+          alignedNonUnitDims(sourceType.getShape(), rank) !=
+              alignedNonUnitDims(shapeOf(operand.get()), rank))
+        continue;
+      Value other = op->getOperand(1 - operand.getOperandNumber());
+      ShapeOrError broadcastShape =
+          operand.getOperandNumber() == 0
+              ? broadcastShapes(sourceType.getShape(), shapeOf(other))
+              : broadcastShapes(shapeOf(other), sourceType.getShape());
+      if (!broadcastShape.ok() ||
+          ArrayRef<int64_t>(broadcastShape.shape) != resultType.getShape())
+        continue;
+      rewriter.modifyOpInPlace(op, [&] { operand.set(source); });
+      return success();
+    }
+    return rewriter.notifyMatchFailure(
+        op, "reads no unit-dim reshape that numpy broadcasting can replace");
+  }
+};
+
 } // namespace
 
 void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
@@ -1210,8 +1270,11 @@ void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
                BroadcastOperandToUnitDims<kernel::AddOp>,
                BroadcastOperandToUnitDims<kernel::SubOp>,
                BroadcastOperandToUnitDims<kernel::MulOp>,
-               BroadcastOperandToUnitDims<kernel::DivOp>>(
-      patterns.getContext());
+               BroadcastOperandToUnitDims<kernel::DivOp>,
+               ReshapedOperandToSource<kernel::AddOp>,
+               ReshapedOperandToSource<kernel::SubOp>,
+               ReshapedOperandToSource<kernel::MulOp>,
+               ReshapedOperandToSource<kernel::DivOp>>(patterns.getContext());
 }
 
 //===----------------------------------------------------------------------===//

@@ -1118,6 +1118,91 @@ func.func @lora_add(%x: tensor<8x256xf32>, %w: tensor<256x256xf32>, %a: tensor<2
   return %y : tensor<8x256xf32>
 }
 
+// -----
+
+// Softmax over dim 0: the statistics are rows `[1, n]` that the linalg
+// types hold as `[n]`; the kernel ops read the rows themselves, so no reshape
+// is left between the kernel ops (it would cut the program for the search).
+// CHECK-LABEL: func.func @softmax_dim0
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<96x80xf32>)
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: %[[M:.*]] = kernel.reduce_max %[[X]] dim 0 : tensor<96x80xf32>
+// CHECK-NEXT: %[[D:.*]] = kernel.sub %[[X]], %[[M]] : tensor<96x80xf32>, tensor<1x80xf32>
+// CHECK-NEXT: %[[E:.*]] = kernel.exp %[[D]]
+// CHECK-NEXT: %[[S:.*]] = kernel.reduce_sum %[[E]] dim 0 : tensor<96x80xf32>
+// CHECK-NEXT: %[[R:.*]] = kernel.div %[[E]], %[[S]] : tensor<96x80xf32>, tensor<1x80xf32>
+// CHECK-NEXT: return %[[R]]
+#sm0_id = affine_map<(i, j) -> (i, j)>
+#sm0_col = affine_map<(i, j) -> (j)>
+func.func @softmax_dim0(%x: tensor<96x80xf32>) -> tensor<96x80xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<80xf32>
+  %mf = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<80xf32>) -> tensor<80xf32>
+  %mx = linalg.generic {indexing_maps = [#sm0_id, #sm0_col], iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<96x80xf32>) outs(%mf : tensor<80xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %y = arith.maximumf %a, %o : f32
+    linalg.yield %y : f32
+  } -> tensor<80xf32>
+  %e1 = tensor.empty() : tensor<96x80xf32>
+  %e = linalg.generic {indexing_maps = [#sm0_id, #sm0_col, #sm0_id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mx : tensor<96x80xf32>, tensor<80xf32>) outs(%e1 : tensor<96x80xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    %y = math.exp %d : f32
+    linalg.yield %y : f32
+  } -> tensor<96x80xf32>
+  %zf = linalg.fill ins(%zero : f32) outs(%e0 : tensor<80xf32>) -> tensor<80xf32>
+  %s = linalg.generic {indexing_maps = [#sm0_id, #sm0_col], iterator_types = ["reduction", "parallel"]}
+      ins(%e : tensor<96x80xf32>) outs(%zf : tensor<80xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %y = arith.addf %a, %o : f32
+    linalg.yield %y : f32
+  } -> tensor<80xf32>
+  %out = linalg.generic {indexing_maps = [#sm0_id, #sm0_col, #sm0_id], iterator_types = ["parallel", "parallel"]}
+      ins(%e, %s : tensor<96x80xf32>, tensor<80xf32>) outs(%e1 : tensor<96x80xf32>) {
+  ^bb0(%a: f32, %t: f32, %o: f32):
+    %y = arith.divf %a, %t : f32
+    linalg.yield %y : f32
+  } -> tensor<96x80xf32>
+  return %out : tensor<96x80xf32>
+}
+
+// -----
+
+// Row sums `[4, 1]` held as `[4]` and read along the other dim of a 4x4
+// tensor: numpy broadcasting would stretch `[4, 1]` along dim 1, not dim 0,
+// so the kernel op keeps reading the reshape.
+// CHECK-LABEL: func.func @row_sums_read_as_columns
+// CHECK: %[[S:.*]] = kernel.reduce_sum %{{.*}} dim 1 : tensor<4x4xf32>
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[S]] {{\[\[}}0, 1]] : tensor<4x1xf32> into tensor<4xf32>
+// CHECK: kernel.sub %{{.*}}, %[[C]] : tensor<4x4xf32>, tensor<4xf32>
+#rc_id = affine_map<(i, j) -> (i, j)>
+#rc_row = affine_map<(i, j) -> (i)>
+#rc_col = affine_map<(i, j) -> (j)>
+func.func @row_sums_read_as_columns(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<4xf32>
+  %zf = linalg.fill ins(%zero : f32) outs(%e0 : tensor<4xf32>) -> tensor<4xf32>
+  %s = linalg.generic {indexing_maps = [#rc_id, #rc_row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x4xf32>) outs(%zf : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %y = arith.addf %a, %o : f32
+    linalg.yield %y : f32
+  } -> tensor<4xf32>
+  %e1 = tensor.empty() : tensor<4x4xf32>
+  %out = linalg.generic {indexing_maps = [#rc_id, #rc_col, #rc_id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : tensor<4x4xf32>, tensor<4xf32>) outs(%e1 : tensor<4x4xf32>) {
+  ^bb0(%a: f32, %t: f32, %o: f32):
+    %y = arith.subf %a, %t : f32
+    linalg.yield %y : f32
+  } -> tensor<4x4xf32>
+  return %out : tensor<4x4xf32>
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // What the kernel dialect cannot express stays as it was
 //===----------------------------------------------------------------------===//
