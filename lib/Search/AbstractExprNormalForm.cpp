@@ -2,6 +2,8 @@
 
 #include "AbstractExprNormalForm.h"
 
+#include "mlsopt/Support/Constants.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MathExtras.h"
@@ -37,19 +39,17 @@ uint64_t bitsOf(double value) {
 /// Integers and reciprocals of integers up to this fold into coefficients.
 constexpr double kMaxFoldedInteger = double(1 << 30);
 
-/// `value` as an exact rational when it is an integer n or the double
-/// nearest to 1/n (what 1.0 / n gives: a mean, x/4096, -1).
+/// `value` as an exact rational when it is an integer n or 1/n rounded to an
+/// element type (what 1.0 / n gives: a mean, x/4096, -1), as the verifier
+/// reads it (mlsopt/Support/Constants.h).
 std::optional<Rational> asFoldedConstant(double value) {
   double magnitude = std::fabs(value);
   int64_t sign = value < 0 ? -1 : 1;
   if (magnitude >= 1 && magnitude <= kMaxFoldedInteger &&
       magnitude == std::floor(magnitude))
     return Rational{sign * static_cast<int64_t>(magnitude), 1};
-  if (magnitude > 0 && magnitude < 1) {
-    double n = std::round(1.0 / magnitude);
-    if (n <= kMaxFoldedInteger && 1.0 / n == magnitude)
-      return Rational{sign, static_cast<int64_t>(n)};
-  }
+  if (std::optional<int64_t> n = mlsopt::getRoundedReciprocal(magnitude))
+    return Rational{sign, *n};
   return std::nullopt;
 }
 

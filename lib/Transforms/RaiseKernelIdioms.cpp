@@ -9,8 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mlsopt/Transforms/KernelIdioms.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/Support/Constants.h"
+#include "mlsopt/Transforms/KernelIdioms.h"
 #include "mlsopt/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -62,9 +63,11 @@ struct RaiseRmsNorm : OpRewritePattern<OpTy> {
     auto type = cast<RankedTensorType>(x.getType());
     auto dim = static_cast<int64_t>(sum.getDim());
     double n = static_cast<double>(type.getDimSize(dim));
-    // 1/n as the front end wrote it, possibly rounded to f16 or bf16.
+    // 1/n as the front end wrote it, rounded to its element type: the
+    // constant the verifier reads as 1/n (mlsopt/Support/Constants.h).
     double factor = mean.getScalar().convertToDouble();
-    if (std::abs(factor * n - 1.0) > 1e-3)
+    if (factor != 1.0 / n &&
+        getRoundedReciprocal(factor) != static_cast<int64_t>(n))
       return std::nullopt;
     return Match{dim, addEps.getScalar().convertToDouble()};
   }

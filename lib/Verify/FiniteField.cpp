@@ -1,6 +1,7 @@
 //===- FiniteField.cpp - Arithmetic for probabilistic verification --------===//
 
 #include "mlsopt/Verify/FiniteField.h"
+#include "mlsopt/Support/Constants.h"
 
 #include <array>
 #include <cmath>
@@ -23,6 +24,15 @@ std::optional<FieldElement> mlsopt::verify::fieldConstant(double value) {
     return std::nullopt;
   if (value == 0)
     return FieldElement{0, 0};
+  // 1/n rounded to the element type stands for 1/n
+  // (mlsopt/Support/Constants.h).
+  if (std::optional<int64_t> n = getRoundedReciprocal(std::fabs(value))) {
+    FieldElement r{PrimeField::inverse(PrimeField::fromInteger(*n)),
+                   ExponentField::inverse(ExponentField::fromInteger(*n))};
+    if (value < 0)
+      r = {PrimeField::neg(r.p), ExponentField::neg(r.q)};
+    return r;
+  }
   // |value| = fraction * 2^exponent with fraction in [0.5, 1); fraction has
   // at most 53 significant bits, so fraction * 2^53 is an exact integer.
   int exponent = 0;

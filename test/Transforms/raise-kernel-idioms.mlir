@@ -63,3 +63,34 @@ func.func @factor_of_other_dim(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %n = kernel.mul %x, %r : tensor<8x16xf32>, tensor<1x16xf32>
   return %n : tensor<8x16xf32>
 }
+
+// A mean over 80 elements, whose factor 1/80 the front end rounded to f32
+// (0.0125 is no dyadic rational): raised, as the verifier reads the factor
+// as 1/80 too.
+// CHECK-LABEL: func.func @rounded_reciprocal
+// CHECK-NEXT: %[[N:.*]] = kernel.rms_norm %{{.*}} {epsilon = 9.9999999747524271E-7 : f64} : tensor<12x80xf32>
+// CHECK-NEXT: return %[[N]]
+func.func @rounded_reciprocal(%x: tensor<12x80xf32>) -> tensor<12x80xf32> {
+  %sq = kernel.square %x : tensor<12x80xf32>
+  %ss = kernel.reduce_sum %sq dim 1 : tensor<12x80xf32>
+  %ms = kernel.mul_scalar %ss, 0.012500000186264515 : tensor<12x1xf32>
+  %me = kernel.add_scalar %ms, 9.9999999747524271E-7 : tensor<12x1xf32>
+  %r = kernel.rsqrt %me : tensor<12x1xf32>
+  %n = kernel.mul %x, %r : tensor<12x80xf32>, tensor<12x1xf32>
+  return %n : tensor<12x80xf32>
+}
+
+// A factor within 1e-3 of 1/80 that is no rounding of it is not a mean:
+// nothing is raised.
+// CHECK-LABEL: func.func @near_reciprocal
+// CHECK-NOT: kernel.rms_norm
+// CHECK: return
+func.func @near_reciprocal(%x: tensor<12x80xf32>) -> tensor<12x80xf32> {
+  %sq = kernel.square %x : tensor<12x80xf32>
+  %ss = kernel.reduce_sum %sq dim 1 : tensor<12x80xf32>
+  %ms = kernel.mul_scalar %ss, 0.012505 : tensor<12x1xf32>
+  %me = kernel.add_scalar %ms, 9.9999999747524271E-7 : tensor<12x1xf32>
+  %r = kernel.rsqrt %me : tensor<12x1xf32>
+  %n = kernel.mul %x, %r : tensor<12x80xf32>, tensor<12x1xf32>
+  return %n : tensor<12x80xf32>
+}

@@ -356,3 +356,53 @@ func.func @cancelling(%x: tensor<64xf32>) -> tensor<64xf32> attributes {mlsopt.e
   %back = kernel.add_scalar %big, -134217728.0 : tensor<64xf32>
   return %back : tensor<64xf32>
 }
+
+// -----
+
+// Accepted: a mean over 80 elements whose factor is 1/80 rounded to f32 (no
+// dyadic rational is 1/80) against rms_norm, which divides by 80 exactly.
+// The rounded factor stands for 1/80.
+func.func @ref(%x: tensor<12x80xf32>) -> tensor<12x80xf32> {
+  %sq = kernel.square %x : tensor<12x80xf32>
+  %ss = kernel.reduce_sum %sq dim 1 : tensor<12x80xf32>
+  %ms = kernel.mul_scalar %ss, 0.012500000186264515 : tensor<12x1xf32>
+  %me = kernel.add_scalar %ms, 1.0e-6 : tensor<12x1xf32>
+  %r = kernel.rsqrt %me : tensor<12x1xf32>
+  %n = kernel.mul %x, %r : tensor<12x80xf32>, tensor<12x1xf32>
+  return %n : tensor<12x80xf32>
+}
+// expected-remark @+1 {{@rms_norm_80 is equivalent to @ref: }}
+func.func @rms_norm_80(%x: tensor<12x80xf32>) -> tensor<12x80xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %n = kernel.rms_norm %x {epsilon = 1.0e-6 : f64} : tensor<12x80xf32>
+  return %n : tensor<12x80xf32>
+}
+
+// -----
+
+// Accepted: means over 96 elements with 1/96 rounded to f32 and to f16.
+func.func @ref(%x: tensor<4x96xf16>) -> tensor<4x1xf16> {
+  %s = kernel.reduce_sum %x dim 1 : tensor<4x96xf16>
+  %m = kernel.mul_scalar %s, 0.010416666977107525 : tensor<4x1xf16>
+  return %m : tensor<4x1xf16>
+}
+// expected-remark @+1 {{@mean_f16_factor is equivalent to @ref: }}
+func.func @mean_f16_factor(%x: tensor<4x96xf16>) -> tensor<4x1xf16> attributes {mlsopt.equivalent_to = @ref} {
+  %s = kernel.reduce_sum %x dim 1 : tensor<4x96xf16>
+  %m = kernel.mul_scalar %s, 0.01041412353515625 : tensor<4x1xf16>
+  return %m : tensor<4x1xf16>
+}
+
+// -----
+
+// Rejected: 0.012505 is near 1/80 but no rounding of it.
+func.func @ref(%x: tensor<12x80xf32>) -> tensor<12x1xf32> {
+  %s = kernel.reduce_sum %x dim 1 : tensor<12x80xf32>
+  %m = kernel.mul_scalar %s, 0.012500000186264515 : tensor<12x1xf32>
+  return %m : tensor<12x1xf32>
+}
+// expected-error @+1 {{@near_mean is not equivalent to @ref}}
+func.func @near_mean(%x: tensor<12x80xf32>) -> tensor<12x1xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %s = kernel.reduce_sum %x dim 1 : tensor<12x80xf32>
+  %m = kernel.mul_scalar %s, 0.012505 : tensor<12x1xf32>
+  return %m : tensor<12x1xf32>
+}

@@ -171,8 +171,14 @@ TEST(FiniteFieldTest, ConstantsAreExactDyadicRationals) {
   EXPECT_NE(c(0.044715).p, c(0.044716).p);
   EXPECT_NE(c(0.044715).q, c(0.044716).q);
   EXPECT_NE(c(1.0e-6).p, c(1.0e-5).p);
-  // 0.1 is not 1/10: the double is a dyadic rational near it.
-  EXPECT_NE(PrimeField::mul(c(0.1).p, 10), 1u);
+  // 1.0 / n rounded to f64, f32, f16 or bf16 stands for 1/n
+  // (mlsopt/Support/Constants.h): 0.1 is 1/10, f32's 0.0125 is 1/80.
+  EXPECT_EQ(PrimeField::mul(c(0.1).p, 10), 1u);
+  EXPECT_EQ(PrimeField::mul(c(static_cast<double>(0.0125f)).p, 80), 1u);
+  EXPECT_EQ(ExponentField::mul(c(static_cast<double>(0.0125f)).q, 80), 1u);
+  EXPECT_EQ(PrimeField::mul(c(-0.1).p, 10), PrimeField::neg(1));
+  // The double next to 0.1 is no rounding of 1/10: a dyadic rational.
+  EXPECT_NE(PrimeField::mul(c(std::nextafter(0.1, 1.0)).p, 10), 1u);
   // The constant is the dyadic rational m * 2^e exactly.
   double v = 0.044715;
   int e = 0;

@@ -158,7 +158,9 @@ FieldElement fieldInteger(int64_t value);
 /// The element of a finite double. A double is a dyadic rational m * 2^e
 /// (m an integer below 2^53), which maps exactly to m * (2^-1)^(-e) in both
 /// fields, so distinct constants such as 0.044715 and 0.044716 stay distinct.
-/// None for NaN and infinities.
+/// The exception is 1/n rounded to f64, f32, f16 or bf16, which is the exact
+/// 1/n (getRoundedReciprocal): a mean's factor 1.0 / 96 in f32 is what
+/// rms_norm over 96 elements divides by. None for NaN and infinities.
 std::optional<FieldElement> fieldConstant(double value);
 
 /// w^x mod p for a residue x mod q, through a table of 8-bit windows (seven
