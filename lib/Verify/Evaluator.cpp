@@ -21,6 +21,7 @@
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
@@ -276,6 +277,7 @@ enum class OpClass {
   RmsNorm,
   Concat,
   Transpose,
+  Reshape,
   Custom,
   ForLoop,
   Load,
@@ -580,6 +582,12 @@ struct FieldEvaluator::Impl {
       instr.cls = OpClass::RmsNorm;
       return scalarOf(epsilon);
     }
+    // A collapse or expand keeps the elements in row-major order (a kernel
+    // reduction's result reshaped to the type a front end gave it).
+    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op)) {
+      instr.cls = OpClass::Reshape;
+      return success();
+    }
     if (auto transpose = dyn_cast<kernel::TransposeOp>(op)) {
       instr.cls = OpClass::Transpose;
       instr.permutation.assign(transpose.getPermutation().begin(),
@@ -703,6 +711,7 @@ struct FieldEvaluator::Impl {
       return success();
     }
     case OpClass::Transpose:
+    case OpClass::Reshape:
       forward(instr, in(0));
       return success();
     default:
@@ -881,6 +890,7 @@ struct FieldEvaluator::Impl {
       case OpClass::ReduceMax:
       case OpClass::Concat:
       case OpClass::Transpose:
+      case OpClass::Reshape:
       case OpClass::Load:
         if (needed(instr))
           needOperands(instr);
@@ -973,6 +983,14 @@ struct FieldEvaluator::Impl {
     case OpClass::Transpose:
       runTranspose(instr);
       return success();
+    case OpClass::Reshape: {
+      const FieldTensor &x = in(instr.operands[0]);
+      FieldTensor &y = out(instr.results[0]);
+      y.p = x.p;
+      if (y.hasExponents())
+        y.q = x.q;
+      return success();
+    }
     case OpClass::Load:
       runLoad(instr, pos);
       return success();

@@ -406,3 +406,37 @@ func.func @near_mean(%x: tensor<12x80xf32>) -> tensor<12x1xf32> attributes {mlso
   %m = kernel.mul_scalar %s, 0.012505 : tensor<12x1xf32>
   return %m : tensor<12x1xf32>
 }
+
+// -----
+
+// Accepted: row sums returned as the 1-D tensor a front end asked for, through
+// a collapse of [4, 1] in one program and of [1, 4] (a transpose summed over
+// dim 0) in the other. Reshapes keep the elements in row-major order.
+func.func @ref(%x: tensor<4x6xf32>) -> tensor<4xf32> {
+  %s = kernel.reduce_sum %x dim 1 : tensor<4x6xf32>
+  %c = tensor.collapse_shape %s [[0, 1]] : tensor<4x1xf32> into tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+// expected-remark @+1 {{@column_sums_of_transpose is equivalent to @ref: }}
+func.func @column_sums_of_transpose(%x: tensor<4x6xf32>) -> tensor<4xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %t = kernel.transpose %x [1, 0] : tensor<4x6xf32>
+  %s = kernel.reduce_sum %t dim 0 : tensor<6x4xf32>
+  %e = tensor.expand_shape %s [[0, 1], [2]] output_shape [1, 1, 4] : tensor<1x4xf32> into tensor<1x1x4xf32>
+  %c = tensor.collapse_shape %e [[0, 1, 2]] : tensor<1x1x4xf32> into tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+
+// -----
+
+// Rejected: column sums are not row sums, reshaped alike.
+func.func @ref(%x: tensor<4x4xf32>) -> tensor<4xf32> {
+  %s = kernel.reduce_sum %x dim 1 : tensor<4x4xf32>
+  %c = tensor.collapse_shape %s [[0, 1]] : tensor<4x1xf32> into tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+// expected-error @+1 {{@column_sums is not equivalent to @ref}}
+func.func @column_sums(%x: tensor<4x4xf32>) -> tensor<4xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %s = kernel.reduce_sum %x dim 0 : tensor<4x4xf32>
+  %c = tensor.collapse_shape %s [[0, 1]] : tensor<1x4xf32> into tensor<4xf32>
+  return %c : tensor<4xf32>
+}

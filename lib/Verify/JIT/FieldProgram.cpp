@@ -25,6 +25,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
@@ -339,6 +340,8 @@ private:
       return emitConcat(op);
     if (auto transpose = dyn_cast<kernel::TransposeOp>(op))
       return emitTranspose(transpose);
+    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
+      return emitReshape(op);
     if (op.getNumResults() == 1 &&
         isa_and_nonnull<kernel::KernelDialect, block::BlockDialect>(
             op.getDialect()))
@@ -586,6 +589,30 @@ private:
       SmallVector<Value> at(ivs.size());
       for (auto [i, p] : llvm::enumerate(permutation))
         at[p] = ivs[i];
+      store(load(in, at), out, ivs);
+    });
+    return success();
+  }
+
+  /// A collapse or expand keeps the elements in row-major order: output
+  /// element i is input element i.
+  LogicalResult emitReshape(Operation &op) {
+    Value result = op.getResult(0);
+    if (failed(define(&op, result)))
+      return failure();
+    Value in = bufferOf(op.getOperand(0)), out = bufferOf(result);
+    ArrayRef<int64_t> inShape = shapeOfBuffer(in);
+    ArrayRef<int64_t> outShape = shapeOfBuffer(out);
+    forEachIndex(outShape, [&](ValueRange ivs) {
+      Value flat = index(0);
+      for (auto [iv, size] : llvm::zip_equal(ivs, outShape))
+        flat = arith::AddIOp::create(
+            b, loc(), arith::MulIOp::create(b, loc(), flat, index(size)), iv);
+      SmallVector<Value> at(inShape.size());
+      for (int64_t d = static_cast<int64_t>(inShape.size()) - 1; d >= 0; --d) {
+        at[d] = arith::RemUIOp::create(b, loc(), flat, index(inShape[d]));
+        flat = arith::DivUIOp::create(b, loc(), flat, index(inShape[d]));
+      }
       store(load(in, at), out, ivs);
     });
     return success();
