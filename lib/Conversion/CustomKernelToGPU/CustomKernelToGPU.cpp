@@ -25,8 +25,11 @@
 #include "mlsopt/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlsopt {
 #define GEN_PASS_DEF_CONVERTCUSTOMKERNELTOGPU
@@ -50,7 +53,8 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
                             const TargetInfo &target, bool allowTF32) {
   Block &entry = func.getBody().front();
   for (Operation &op : entry) {
-    if (isa<kernel::CustomOp, func::ReturnOp>(op))
+    if (isa<kernel::CustomOp, func::ReturnOp, tensor::CollapseShapeOp,
+            tensor::ExpandShapeOp>(op))
       continue;
     if (op.getDialect() && op.getDialect()->getNamespace() == "kernel")
       return op.emitOpError("is not inside a custom kernel; run "
@@ -62,14 +66,23 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
   if (!func.getBody().hasOneBlock())
     return func.emitOpError("must have a single block to run on the GPU");
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
+  // A collapse or expand of a tensor (an imported reduction's result in the
+  // rank the front end gave it) is a view of the same buffer: no launch.
+  auto storageOf = [](Value value) {
+    while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+        value.getDefiningOp()))
+      value = value.getDefiningOp()->getOperand(0);
+    return value;
+  };
   for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+    value = storageOf(value);
     if (isa<BlockArgument>(value))
       return ret.emitOpError("returns function argument ")
              << cast<BlockArgument>(value).getArgNumber()
              << " unchanged; a GPU host function writes each result with a "
                 "kernel";
     for (unsigned j = 0; j < i; ++j)
-      if (ret.getOperand(j) == value)
+      if (storageOf(ret.getOperand(j)) == value)
         return ret.emitOpError("returns the same tensor as results ")
                << j << " and " << i
                << "; a GPU host function writes each result with a kernel";
@@ -109,16 +122,60 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
   for (auto [i, value] : llvm::enumerate(ret.getOperands()))
     memrefs[value] = newEntry->getArgument(numInputs + i);
 
+  b.setInsertionPointToEnd(newEntry);
+  // A returned view: the tensor it reshapes is written into the result
+  // buffer, viewed with the tensor's shape (reshapes undo each other).
+  for (Operation &op : llvm::reverse(entry)) {
+    if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
+      continue;
+    Value view = memrefs.lookup(op.getResult(0));
+    Value source = op.getOperand(0);
+    if (!view || memrefs.count(source))
+      continue;
+    Type type = memrefTypeFor(source.getType());
+    if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op))
+      memrefs[source] = memref::ExpandShapeOp::create(
+          b, op.getLoc(), type, view, collapse.getReassociationIndices());
+    else
+      memrefs[source] = memref::CollapseShapeOp::create(
+          b, op.getLoc(), type, view,
+          cast<tensor::ExpandShapeOp>(op).getReassociationIndices());
+  }
+  // The storage a view reads, which its readers keep alive.
+  auto viewOf = [&](Operation &op) -> Value {
+    Value source = memrefs.lookup(op.getOperand(0));
+    if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op))
+      return memref::CollapseShapeOp::create(
+          b, op.getLoc(), source, collapse.getReassociationIndices());
+    auto expand = cast<tensor::ExpandShapeOp>(op);
+    return memref::ExpandShapeOp::create(
+        b, op.getLoc(), memrefTypeFor(expand.getType()).getShape(), source,
+        expand.getReassociationIndices());
+  };
+
   // The last launch that reads each intermediate, to free it after.
   SmallVector<kernel::CustomOp> customs(entry.getOps<kernel::CustomOp>());
   DenseMap<Value, unsigned> lastUse;
   for (auto [n, custom] : llvm::enumerate(customs))
     for (Value input : custom.getInputs())
-      lastUse[input] = n;
+      lastUse[storageOf(input)] = n;
+  // A view returned as a result keeps what it views alive to the end.
+  auto isReturned = [&](Value value) {
+    return llvm::any_of(ret.getOperands(),
+                        [&](Value r) { return storageOf(r) == value; });
+  };
 
-  b.setInsertionPointToEnd(newEntry);
   for (auto [n, custom] : llvm::enumerate(customs)) {
     Location loc = custom.getLoc();
+    // The views this launch reads, of buffers that exist by now.
+    for (Value input : custom.getInputs()) {
+      SmallVector<Operation *> chain;
+      for (Value v = input; !memrefs.count(v);
+           v = v.getDefiningOp()->getOperand(0))
+        chain.push_back(v.getDefiningOp());
+      for (Operation *op : llvm::reverse(chain))
+        memrefs[op->getResult(0)] = viewOf(*op);
+    }
     for (Value output : custom.getOutputs())
       if (!memrefs.count(output))
         memrefs[output] =
@@ -171,17 +228,19 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
                               operands);
 
     // Free the intermediates this launch was the last to read.
-    for (Value input : custom.getInputs())
-      if (lastUse.lookup(input) == n && !isa<BlockArgument>(input) &&
-          !llvm::is_contained(ret.getOperands(), input))
+    SmallPtrSet<Value, 4> freed;
+    for (Value input : custom.getInputs()) {
+      Value storage = storageOf(input);
+      if (lastUse.lookup(storage) == n && !isa<BlockArgument>(storage) &&
+          !isReturned(storage) && freed.insert(storage).second)
         gpu::DeallocOp::create(b, loc, Type(), ValueRange{},
-                               memrefs.lookup(input));
+                               memrefs.lookup(storage));
+    }
   }
   // Intermediates nobody reads.
   for (kernel::CustomOp custom : customs)
     for (Value output : custom.getOutputs())
-      if (!lastUse.count(output) &&
-          !llvm::is_contained(ret.getOperands(), output))
+      if (!lastUse.count(output) && !isReturned(output))
         gpu::DeallocOp::create(b, custom.getLoc(), Type(), ValueRange{},
                                memrefs.lookup(output));
   func::ReturnOp::create(b, ret.getLoc());

@@ -56,6 +56,15 @@ struct FunctionPlan {
   SmallVector<Value> buffers;
 };
 
+/// The buffer a kernel argument is: a reshaped view (memref.collapse_shape,
+/// memref.expand_shape) passes the pointer of the buffer it views.
+Value storageOf(Value value) {
+  while (isa_and_nonnull<memref::CollapseShapeOp, memref::ExpandShapeOp>(
+      value.getDefiningOp()))
+    value = value.getDefiningOp()->getOperand(0);
+  return value;
+}
+
 } // namespace
 
 LogicalResult mlsopt::gpu::translateToLaunchPlan(ModuleOp module,
@@ -116,11 +125,12 @@ LogicalResult mlsopt::gpu::translateToLaunchPlan(ModuleOp module,
           return failure();
         c.shared = *s;
       }
-      for (Value arg : launch.getKernelOperands()) {
-        if (!isa<MemRefType>(arg.getType()))
+      for (Value operand : launch.getKernelOperands()) {
+        if (!isa<MemRefType>(operand.getType()))
           return launch.emitError("the launch plan handles memref kernel "
                                   "arguments only, got ")
-                 << arg.getType();
+                 << operand.getType();
+        Value arg = storageOf(operand);
         auto blockArg = dyn_cast<BlockArgument>(arg);
         bool isArgument =
             blockArg && blockArg.getOwner()->getParentOp() == plan.func;
@@ -211,7 +221,8 @@ LogicalResult mlsopt::gpu::translateToLaunchPlan(ModuleOp module,
                 });
                 j.attribute("dynamic_shared_memory_bytes", c.shared);
                 j.attributeArray("args", [&] {
-                  for (Value arg : launch.getKernelOperands()) {
+                  for (Value operand : launch.getKernelOperands()) {
+                    Value arg = storageOf(operand);
                     j.object([&] {
                       if (auto blockArg = dyn_cast<BlockArgument>(arg)) {
                         j.attribute("kind", "argument");
@@ -224,7 +235,7 @@ LogicalResult mlsopt::gpu::translateToLaunchPlan(ModuleOp module,
                                 llvm::find(plan.buffers, arg) -
                                 plan.buffers.begin()));
                       }
-                      writeTensor(j, cast<MemRefType>(arg.getType()));
+                      writeTensor(j, cast<MemRefType>(operand.getType()));
                     });
                   }
                 });
