@@ -105,7 +105,8 @@ def ConvertKernelToCustom : Pass<"convert-kernel-to-custom"> {
 
     Tiles shrink until a block's tiles fit in `max-shared-memory` bytes.
     Every block has 128 threads. `kernel.transpose` has no block graph (the
-    block dialect has no transpose): it is an error.
+    block dialect has no transpose): it stays, and
+    `--convert-custom-kernel-to-gpu` launches it as a copy kernel.
   }];
   let options = [
     Option<"maxSharedMemory", "max-shared-memory", "int64_t",

@@ -26,6 +26,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/STLExtras.h"
@@ -47,21 +48,65 @@ MemRefType memrefTypeFor(Type tensorType) {
   return MemRefType::get(t.getShape(), t.getElementType());
 }
 
+/// Threads per block of a transpose kernel.
+constexpr int64_t kTransposeThreads = 256;
+
+/// The grid of a transpose kernel: one thread per result element.
+kernel::Dim3Attr transposeGrid(kernel::TransposeOp op) {
+  int64_t elements = op.getType().getNumElements();
+  return kernel::Dim3Attr::get(
+      op.getContext(),
+      std::max<int64_t>(1, llvm::divideCeil(elements, kTransposeThreads)), 1,
+      1);
+}
+
+/// A kernel.transpose, which has no block graph (the block dialect moves no
+/// data across dims), as a kernel of its own: each thread copies one element,
+/// consecutive threads write consecutive result elements.
+void emitTransposeKernel(kernel::TransposeOp op, gpu::GPUFuncOp func) {
+  Location loc = op.getLoc();
+  auto b = OpBuilder::atBlockBegin(&func.getBody().front());
+  ArrayRef<int64_t> shape = op.getType().getShape();
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value linear = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, blockId,
+                            indexConstant(b, loc, kTransposeThreads)),
+      thread);
+  Value inBounds = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ult, linear,
+      indexConstant(b, loc, op.getType().getNumElements()));
+  auto guard = scf::IfOp::create(b, loc, inBounds, /*withElseRegion=*/false);
+  b.setInsertionPoint(guard.thenBlock()->getTerminator());
+  SmallVector<Value> at = delinearize(b, loc, linear, shape);
+  // Result dim i is operand dim permutation[i].
+  SmallVector<Value> from(at.size());
+  for (auto [i, p] : llvm::enumerate(op.getPermutation()))
+    from[p] = at[i];
+  Value element = memref::LoadOp::create(b, loc, func.getArgument(0), from);
+  memref::StoreOp::create(b, loc, element, func.getArgument(1), at);
+  b.setInsertionPointToEnd(&func.getBody().front());
+  gpu::ReturnOp::create(b, loc);
+}
+
 /// Rewrites one function: its custom kernels become gpu.funcs in `kernels`,
 /// the function itself a host function that launches them.
 LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
                             const TargetInfo &target, bool allowTF32) {
   Block &entry = func.getBody().front();
   for (Operation &op : entry) {
-    if (isa<kernel::CustomOp, func::ReturnOp, tensor::CollapseShapeOp,
-            tensor::ExpandShapeOp>(op))
+    if (isa<kernel::CustomOp, kernel::TransposeOp, func::ReturnOp,
+            tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
       continue;
     if (op.getDialect() && op.getDialect()->getNamespace() == "kernel")
       return op.emitOpError("is not inside a custom kernel; run "
                             "--convert-kernel-to-custom first");
     return op.emitOpError("cannot run on the GPU: a function lowered by "
                           "--convert-custom-kernel-to-gpu may hold only "
-                          "custom kernels and func.return");
+                          "custom kernels, kernel.transpose, "
+                          "tensor.collapse_shape, tensor.expand_shape and "
+                          "func.return");
   }
   if (!func.getBody().hasOneBlock())
     return func.emitOpError("must have a single block to run on the GPU");
@@ -153,11 +198,15 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
         expand.getReassociationIndices());
   };
 
-  // The last launch that reads each intermediate, to free it after.
-  SmallVector<kernel::CustomOp> customs(entry.getOps<kernel::CustomOp>());
+  // The ops that become launches, in order, and the last launch that reads
+  // each intermediate, to free it after.
+  SmallVector<Operation *> launches;
+  for (Operation &op : entry)
+    if (isa<kernel::CustomOp, kernel::TransposeOp>(op))
+      launches.push_back(&op);
   DenseMap<Value, unsigned> lastUse;
-  for (auto [n, custom] : llvm::enumerate(customs))
-    for (Value input : custom.getInputs())
+  for (auto [n, launch] : llvm::enumerate(launches))
+    for (Value input : launch->getOperands())
       lastUse[storageOf(input)] = n;
   // A view returned as a result keeps what it views alive to the end.
   auto isReturned = [&](Value value) {
@@ -165,10 +214,10 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
                         [&](Value r) { return storageOf(r) == value; });
   };
 
-  for (auto [n, custom] : llvm::enumerate(customs)) {
-    Location loc = custom.getLoc();
+  for (auto [n, launch] : llvm::enumerate(launches)) {
+    Location loc = launch->getLoc();
     // The views this launch reads, of buffers that exist by now.
-    for (Value input : custom.getInputs()) {
+    for (Value input : launch->getOperands()) {
       SmallVector<Operation *> chain;
       for (Value v = input; !memrefs.count(v);
            v = v.getDefiningOp()->getOperand(0))
@@ -176,7 +225,7 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
       for (Operation *op : llvm::reverse(chain))
         memrefs[op->getResult(0)] = viewOf(*op);
     }
-    for (Value output : custom.getOutputs())
+    for (Value output : launch->getResults())
       if (!memrefs.count(output))
         memrefs[output] =
             gpu::AllocOp::create(b, loc, memrefTypeFor(output.getType()),
@@ -186,9 +235,9 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
 
     // The kernel.
     SmallVector<Type> kernelArgs;
-    for (Value v : custom.getInputs())
+    for (Value v : launch->getOperands())
       kernelArgs.push_back(memrefTypeFor(v.getType()));
-    for (Value v : custom.getOutputs())
+    for (Value v : launch->getResults())
       kernelArgs.push_back(memrefTypeFor(v.getType()));
     OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
     std::string name = (func.getSymName() + "_kernel" + Twine(n)).str();
@@ -197,15 +246,27 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
     kernelSymbols.insert(gpuFunc);
     gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                      kb.getUnitAttr());
-    kernel::Dim3Attr grid = custom.getGrid(), block = custom.getBlock();
+    kernel::Dim3Attr grid, block;
+    FailureOr<int64_t> sharedBytes = 0;
+    if (auto custom = dyn_cast<kernel::CustomOp>(launch)) {
+      grid = custom.getGrid();
+      block = custom.getBlock();
+    } else {
+      grid = transposeGrid(cast<kernel::TransposeOp>(launch));
+      block = kernel::Dim3Attr::get(ctx, kTransposeThreads, 1, 1);
+    }
     gpuFunc.setKnownBlockSizeAttr(kb.getDenseI32ArrayAttr(
         {static_cast<int32_t>(block.getX()), static_cast<int32_t>(block.getY()),
          static_cast<int32_t>(block.getZ())}));
     gpuFunc.setKnownGridSizeAttr(kb.getDenseI32ArrayAttr(
         {static_cast<int32_t>(grid.getX()), static_cast<int32_t>(grid.getY()),
          static_cast<int32_t>(grid.getZ())}));
-    BlockGraphToGPU emitter(custom, gpuFunc, target, allowTF32);
-    FailureOr<int64_t> sharedBytes = emitter.emit();
+    if (auto custom = dyn_cast<kernel::CustomOp>(launch)) {
+      BlockGraphToGPU emitter(custom, gpuFunc, target, allowTF32);
+      sharedBytes = emitter.emit();
+    } else {
+      emitTransposeKernel(cast<kernel::TransposeOp>(launch), gpuFunc);
+    }
     if (failed(sharedBytes)) {
       delete newEntry;
       return failure();
@@ -218,9 +279,9 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
                              indexConstant(b, loc, d.getZ())};
     };
     SmallVector<Value> operands;
-    for (Value v : custom.getInputs())
+    for (Value v : launch->getOperands())
       operands.push_back(memrefs.lookup(v));
-    for (Value v : custom.getOutputs())
+    for (Value v : launch->getResults())
       operands.push_back(memrefs.lookup(v));
     Value shared = arith::ConstantOp::create(
         b, loc, b.getI32IntegerAttr(static_cast<int32_t>(*sharedBytes)));
@@ -229,7 +290,7 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
 
     // Free the intermediates this launch was the last to read.
     SmallPtrSet<Value, 4> freed;
-    for (Value input : custom.getInputs()) {
+    for (Value input : launch->getOperands()) {
       Value storage = storageOf(input);
       if (lastUse.lookup(storage) == n && !isa<BlockArgument>(storage) &&
           !isReturned(storage) && freed.insert(storage).second)
@@ -238,10 +299,10 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
     }
   }
   // Intermediates nobody reads.
-  for (kernel::CustomOp custom : customs)
-    for (Value output : custom.getOutputs())
+  for (Operation *launch : launches)
+    for (Value output : launch->getResults())
       if (!lastUse.count(output) && !isReturned(output))
-        gpu::DeallocOp::create(b, custom.getLoc(), Type(), ValueRange{},
+        gpu::DeallocOp::create(b, launch->getLoc(), Type(), ValueRange{},
                                memrefs.lookup(output));
   func::ReturnOp::create(b, ret.getLoc());
 

@@ -379,6 +379,8 @@ struct ConvertKernelToCustomPass
   void runOnOperation() override {
     // Every op is wrapped or reported: a kernel op without a block graph
     // stops the pass, since the GPU lowering after it could not use it.
+    // Transposes stay: --convert-custom-kernel-to-gpu launches each as a
+    // copy kernel of its own.
     bool failedOne = false;
     IRRewriter rewriter(&getContext());
     SmallVector<Operation *> ops;
@@ -386,7 +388,7 @@ struct ConvertKernelToCustomPass
       if (op->getDialect() &&
           op->getDialect()->getNamespace() ==
               kernel::KernelDialect::getDialectNamespace() &&
-          !isa<kernel::CustomOp>(op) &&
+          !isa<kernel::CustomOp, kernel::TransposeOp>(op) &&
           !op->getParentOfType<kernel::CustomOp>())
         ops.push_back(op);
     });

@@ -1,13 +1,5 @@
 // RUN: mlsopt-opt %s --convert-kernel-to-custom --split-input-file -verify-diagnostics
 
-func.func @transpose(%a: tensor<64x32xf16>) -> tensor<32x64xf16> {
-  // expected-error @+1 {{has no block-graph form yet}}
-  %t = kernel.transpose %a [1, 0] : tensor<64x32xf16>
-  return %t : tensor<32x64xf16>
-}
-
-// -----
-
 func.func @too_wide(%a: tensor<2x65536xf32>) -> tensor<2x65536xf32> {
   // expected-error @+1 {{has no default block graph that fits in 49152 bytes of shared memory}}
   %n = kernel.rms_norm %a : tensor<2x65536xf32>

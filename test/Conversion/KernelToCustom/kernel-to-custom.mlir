@@ -59,3 +59,17 @@ func.func @rms_norm(%a: tensor<16x4096xbf16>) -> tensor<16x4096xbf16> {
   %c = kernel.rms_norm %a {epsilon = 1.0e-06 : f64} : tensor<16x4096xbf16>
   return %c : tensor<16x4096xbf16>
 }
+
+// -----
+
+// A transpose has no block graph and stays: --convert-custom-kernel-to-gpu
+// launches it as a copy kernel of its own. The matmul that reads it is
+// wrapped.
+// CHECK-LABEL: func.func @transpose_stays
+// CHECK: %[[T:.*]] = kernel.transpose %{{.*}} [1, 0] : tensor<80x48xf16>
+// CHECK: kernel.custom(%{{.*}}, %[[T]])
+func.func @transpose_stays(%a: tensor<16x48xf16>, %b: tensor<80x48xf16>) -> tensor<16x80xf16> {
+  %t = kernel.transpose %b [1, 0] : tensor<80x48xf16>
+  %c = kernel.matmul %a, %t : tensor<16x48xf16>, tensor<48x80xf16>
+  return %c : tensor<16x80xf16>
+}
