@@ -15,6 +15,7 @@
 #include "mlsopt/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -88,6 +89,41 @@ struct RaiseRmsNorm : OpRewritePattern<OpTy> {
   }
 };
 
+/// A binary op's operand of lower rank read as one of the result's rank.
+template <typename OpTy>
+struct AlignOperandRank : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op.getType());
+    int64_t rank = resultType.getRank();
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto type = cast<RankedTensorType>(operand.get().getType());
+      if (type.getRank() >= rank || !type.hasStaticShape())
+        continue;
+      int64_t missing = rank - type.getRank();
+      SmallVector<int64_t> shape(missing, 1);
+      llvm::append_range(shape, type.getShape());
+      // The leading size-1 dims join the first dim; a rank-0 operand
+      // expands with no groups.
+      SmallVector<ReassociationIndices> groups;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        groups.push_back({missing + d});
+      if (!groups.empty())
+        for (int64_t d = missing - 1; d >= 0; --d)
+          groups.front().insert(groups.front().begin(), d);
+      Value expanded = tensor::ExpandShapeOp::create(
+          rewriter, op.getLoc(),
+          RankedTensorType::get(shape, type.getElementType()), operand.get(),
+          groups);
+      rewriter.modifyOpInPlace(op, [&] { operand.set(expanded); });
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "operands have the result's rank");
+  }
+};
+
 /// The patterns alone, for testing them and for pipelines that want the
 /// raised form without a search.
 struct RaiseKernelIdiomsPass
@@ -100,6 +136,12 @@ struct RaiseKernelIdiomsPass
   }
 };
 } // namespace
+
+void mlsopt::populateAlignOperandRankPatterns(RewritePatternSet &patterns) {
+  patterns.add<AlignOperandRank<kernel::AddOp>, AlignOperandRank<kernel::SubOp>,
+               AlignOperandRank<kernel::MulOp>, AlignOperandRank<kernel::DivOp>>(
+      patterns.getContext());
+}
 
 void mlsopt::populateRaiseKernelIdiomPatterns(RewritePatternSet &patterns) {
   patterns.add<RaiseRmsNorm<kernel::MulOp, kernel::RsqrtOp>,

@@ -23,6 +23,7 @@
 #include "mlsopt/Verify/Evaluator.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -487,6 +488,7 @@ void SuperoptimizePass::runOnOperation() {
   {
     RewritePatternSet patterns(&getContext());
     populateRaiseKernelIdiomPatterns(patterns);
+    populateAlignOperandRankPatterns(patterns);
     FrozenRewritePatternSet frozen(std::move(patterns));
     for (func::FuncOp func : functions)
       (void)applyPatternsGreedily(func, frozen);

@@ -12,6 +12,15 @@ namespace mlsopt {
 /// cuts a function into subprograms; `--raise-kernel-idioms` alone.
 void populateRaiseKernelIdiomPatterns(mlir::RewritePatternSet &patterns);
 
+/// Gives an operand of a kernel binary op (`add`, `sub`, `mul`, `div`) of
+/// lower rank than the result its leading size-1 dims explicitly, with a
+/// tensor.expand_shape: numpy broadcasting reads it the same, and the search
+/// unifies dims of equal rank only. A bias `[n]` added to `[m, n]` (the
+/// imported form of a linear layer's bias, a LayerNorm's gain) becomes
+/// `[1, n]`. `--superoptimize` applies them before it cuts a function into
+/// subprograms.
+void populateAlignOperandRankPatterns(mlir::RewritePatternSet &patterns);
+
 } // namespace mlsopt
 
 #endif // MLSOPT_TRANSFORMS_KERNELIDIOMS_H

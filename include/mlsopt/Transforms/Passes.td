@@ -175,7 +175,7 @@ def Superoptimize : Pass<"superoptimize", "::mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlsopt::kernel::KernelDialect", "::mlsopt::block::BlockDialect",
     "::mlsopt::thread::ThreadDialect", "::mlsopt::MLSOptDialect",
-    "::mlir::func::FuncDialect"
+    "::mlir::func::FuncDialect", "::mlir::tensor::TensorDialect"
   ];
   let statistics = [
     Statistic<"numEnumerated", "graphs-enumerated",
