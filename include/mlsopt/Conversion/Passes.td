@@ -18,16 +18,20 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
     - `linalg.reduce` and generics with one reduction dim combining with
       `arith.addf` / `arith.maximumf` into an identity init, into
       `kernel.reduce_sum` / `kernel.reduce_max` (with a `tensor.collapse_shape`
-      when linalg drops the reduced dim);
+      when linalg drops the reduced dim, which kernel binary ops that
+      broadcast it the same way read past);
     - elementwise generics with arith/math bodies, linalg's named elementwise
       ops, `linalg.elementwise` and `linalg.map`: one kernel op per body op,
       inputs broadcast through projected-permutation maps (reshaped for numpy
       broadcasting, transposed when permuted); constants become
       `mul_scalar` / `add_scalar` (division only by a constant whose inverse
-      is exact; a constant divided by a value only in the idioms below); the
+      is exact or by an integer count n, a mean's, which multiplies by
+      1.0 / n: within an ulp, and what the verifier reads as 1/n; a constant
+      divided by a value only in the idioms below); the
       idioms `x * x`, `max(x, 0)`, `1 / (1 + exp(-x))`, `x * sigmoid(x)`,
       the erf form of gelu and `1 / sqrt(x)` (constant exactly 1, computed in
-      f32) become `square`, `relu`, `sigmoid`, `silu`, `gelu` and `rsqrt`;
+      f32) become `square`, `relu`, `sigmoid`, `silu`, `gelu` and `rsqrt`,
+      and `x / (1 + exp(-x))` computed in f32 on f16/bf16 values `silu`;
       f16/bf16 bodies that extend to f32, compute one op and truncate become
       that op;
     - `linalg.broadcast` (which only adds dims) where a resulting

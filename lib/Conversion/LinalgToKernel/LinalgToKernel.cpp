@@ -17,7 +17,8 @@
 // - An all-parallel op becomes one kernel op per payload op, or one for the
 //   sigmoid, silu, gelu and (in f32) `1 / sqrt(x)` idioms. Constants become
 //   scalar operands (`kernel.add_scalar`, `kernel.mul_scalar`) where that is
-//   exact.
+//   exact, and a division by an integer count n (a mean) a multiplication by
+//   1.0 / n, which the verifier reads as 1/n.
 // - A `linalg.broadcast` that only adds dims, read by a kernel binary op
 //   (an elementwise op above that read it), is replaced in that op by its
 //   input reshaped with size-1 dims, which numpy broadcasting stretches.
@@ -38,6 +39,7 @@
 #include "mlsopt/Conversion/LinalgToKernel/LinalgToKernel.h"
 #include "mlsopt/Conversion/Passes.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/Support/Constants.h"
 #include "mlsopt/Support/ShapeInference.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -487,6 +489,7 @@ private:
   unsigned addBinary(StepBuilder build, unsigned lhs, unsigned rhs);
   bool isConstant(Value value, double expected);
   Value matchSigmoid(Value value);
+  Value matchSiluQuotient(Value value);
   Value matchRsqrt(Value value);
   Value matchGelu(Value value);
 
@@ -629,6 +632,22 @@ Value PayloadPlanner::matchSigmoid(Value value) {
   return {};
 }
 
+/// Returns `x` when `value` is `x / (1 + exp(-x))`, silu written as one
+/// quotient, else a null value.
+Value PayloadPlanner::matchSiluQuotient(Value value) {
+  auto div = value.getDefiningOp<arith::DivFOp>();
+  if (!div || div->getBlock() != op.getBlock())
+    return {};
+  for (auto [e, one] :
+       commutedOperands<arith::AddFOp>(div.getRhs(), op.getBlock())) {
+    auto exp = e.getDefiningOp<math::ExpOp>();
+    auto neg = exp ? exp.getOperand().getDefiningOp<arith::NegFOp>() : nullptr;
+    if (isConstant(one, 1) && neg && neg.getOperand() == div.getLhs())
+      return div.getLhs();
+  }
+  return {};
+}
+
 /// Returns `x` when `value` is the payload form of `rsqrt(x)`, `1 / sqrt(x)`
 /// with the constant exactly 1, computed in f32, else a null value. In f32 the
 /// kernel op computes the same two roundings; in f16 or bf16 each payload op
@@ -721,7 +740,8 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
   // Idioms that are one kernel op, matched before their parts: in f32 the
   // parts would each need a rounding the idiom does not have.
   // 1 / (1 + exp(-x)) is sigmoid(x), 1 / sqrt(x) (in f32) is rsqrt(x),
-  // x * sigmoid(x) (in either order) is silu(x), and
+  // x * sigmoid(x) (in either order) is silu(x), as is x / (1 + exp(-x))
+  // computed in f32 on narrower values, and
   // x * (1 + erf(x / sqrt(2))) / 2 is gelu(x).
   auto idiom = [&](StepBuilder build, Value x) -> std::optional<unsigned> {
     PlannedValue arg = getTensor(x);
@@ -736,6 +756,12 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
         return {*step, unrounded};
     if (Value x = matchRsqrt(div.getResult()))
       if (std::optional<unsigned> step = idiom(buildUnary<kernel::RsqrtOp>, x))
+        return {*step, unrounded};
+    // x / (1 + exp(-x)) in f32 on f16 or bf16 values: primitive kernel ops
+    // would round each step to the element type, the payload rounds once,
+    // as kernel.silu does. (In f32 the primitive ops are exact, and stay.)
+    if (Value x = unrounded ? matchSiluQuotient(div.getResult()) : Value())
+      if (std::optional<unsigned> step = idiom(buildUnary<kernel::SiluOp>, x))
         return {*step, unrounded};
   }
   if (auto mul = dyn_cast<arith::MulFOp>(payloadOp)) {
@@ -819,12 +845,21 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
             // above).
             if (constantIsLhs)
               return std::nullopt;
-            // x / c == x * (1 / c) exactly only when 1 / c is exact.
+            // x / c == x * (1 / c) exactly when 1 / c is exact.
             APFloat inverse(constant->getSemantics());
-            if (!constant->getExactInverse(&inverse))
-              return std::nullopt;
-            return addStep(buildScalar<kernel::MulScalarOp>, tensors[0],
-                           toDouble(inverse));
+            if (constant->getExactInverse(&inverse))
+              return addStep(buildScalar<kernel::MulScalarOp>, tensors[0],
+                             toDouble(inverse));
+            // A mean's x / n (torch-mlir's mean: a sum, then a division by
+            // the count): x * (1.0 / n), within an ulp of the quotient, and
+            // the same program over the verifier's field, which reads the
+            // rounded 1/n as 1/n (mlsopt/Support/Constants.h).
+            double c = toDouble(*constant);
+            if (c >= 2 && c <= static_cast<double>(kMaxReciprocalDenominator) &&
+                c == std::floor(c) && getRoundedReciprocal(1.0 / c))
+              return addStep(buildScalar<kernel::MulScalarOp>, tensors[0],
+                             1.0 / c);
+            return std::nullopt;
           })
           .Case([&](arith::MaximumFOp) -> std::optional<unsigned> {
             // max(x, +0.0) is relu(x); max(x, -0.0) differs from it at -0.0.
@@ -837,7 +872,8 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
     if (isa<arith::DivFOp>(payloadOp))
       return invalid(constantIsLhs
                          ? "divides a constant by a value"
-                         : "divides by a constant whose inverse is not exact");
+                         : "divides by a constant whose inverse is not exact "
+                           "and that is no integer count");
     if (isa<arith::MaximumFOp>(payloadOp))
       return invalid("is a maximum other than relu");
     return invalid("has no kernel op");
@@ -1263,18 +1299,61 @@ struct ReshapedOperandToSource : public OpRewritePattern<OpTy> {
   }
 };
 
+/// A one-operand elementwise kernel op (`kernel.exp`, `mul_scalar`, ...) of a
+/// unit-dim reshape computes on the reshape's source and is reshaped after:
+/// `mul_scalar(collapse(sum), 1/n)` is `collapse(mul_scalar(sum, 1/n))`. The
+/// reshape moves towards the binary ops that read past it
+/// (ReshapedOperandToSource), so none stays between two kernel ops.
+struct ElementwiseBeforeReshape : public RewritePattern {
+  ElementwiseBeforeReshape(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) ||
+        !op->hasTrait<OpTrait::ElementwiseByIndex>() ||
+        op->getNumOperands() != 1 || op->getNumResults() != 1 ||
+        op->getNumRegions() != 0 ||
+        op->getOperand(0).getType() != op->getResult(0).getType())
+      return rewriter.notifyMatchFailure(op, "not a one-operand elementwise "
+                                             "kernel op");
+    Operation *reshape = op->getOperand(0).getDefiningOp();
+    if (!isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+            reshape))
+      return rewriter.notifyMatchFailure(op, "does not read a reshape");
+    Value source = reshape->getOperand(0);
+    auto sourceType = cast<RankedTensorType>(source.getType());
+    if (dropUnitDims(sourceType.getShape()) !=
+        dropUnitDims(
+            cast<RankedTensorType>(op->getResult(0).getType()).getShape()))
+      return rewriter.notifyMatchFailure(op, "reads a reshape of other dims");
+    Operation *computed = rewriter.clone(*op);
+    rewriter.modifyOpInPlace(computed, [&] {
+      computed->setOperand(0, source);
+      computed->getResult(0).setType(sourceType);
+    });
+    rewriter.replaceOp(
+        op, reshapeUnitDims(
+                rewriter, op->getLoc(), computed->getResult(0),
+                cast<RankedTensorType>(op->getResult(0).getType()).getShape()));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
-  patterns.add<ContractionToMatmul, ReductionToKernel, ElementwiseToKernel,
-               BroadcastOperandToUnitDims<kernel::AddOp>,
-               BroadcastOperandToUnitDims<kernel::SubOp>,
-               BroadcastOperandToUnitDims<kernel::MulOp>,
-               BroadcastOperandToUnitDims<kernel::DivOp>,
-               ReshapedOperandToSource<kernel::AddOp>,
-               ReshapedOperandToSource<kernel::SubOp>,
-               ReshapedOperandToSource<kernel::MulOp>,
-               ReshapedOperandToSource<kernel::DivOp>>(patterns.getContext());
+  patterns
+      .add<ContractionToMatmul, ReductionToKernel, ElementwiseToKernel,
+           BroadcastOperandToUnitDims<kernel::AddOp>,
+           BroadcastOperandToUnitDims<kernel::SubOp>,
+           BroadcastOperandToUnitDims<kernel::MulOp>,
+           BroadcastOperandToUnitDims<kernel::DivOp>,
+           ReshapedOperandToSource<kernel::AddOp>,
+           ReshapedOperandToSource<kernel::SubOp>,
+           ReshapedOperandToSource<kernel::MulOp>,
+           ReshapedOperandToSource<kernel::DivOp>, ElementwiseBeforeReshape>(
+          patterns.getContext());
 }
 
 //===----------------------------------------------------------------------===//

@@ -1045,6 +1045,37 @@ func.func @silu_as_division(%x: tensor<8x512xf32>) -> tensor<8x512xf32> {
 
 // -----
 
+// The same quotient computed in f32 on bf16 values (torch-mlir's form for
+// bf16): primitive kernel ops would round every step to bf16, the payload
+// rounds once, as kernel.silu does. A bf16 matmul before it imports too.
+// CHECK-LABEL: func.func @silu_as_division_bf16
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x96xbf16>, %[[W:[a-zA-Z0-9_]+]]: tensor<96x48xbf16>)
+// CHECK-NOT: linalg.
+// CHECK: %[[H:.*]] = kernel.matmul %[[X]], %[[W]]
+// CHECK-NEXT: %[[S:.*]] = kernel.silu %[[H]] : tensor<8x48xbf16>
+// CHECK-NEXT: return %[[S]]
+func.func @silu_as_division_bf16(%x: tensor<8x96xbf16>, %w: tensor<96x48xbf16>) -> tensor<8x48xbf16> {
+  %zero = arith.constant 0.0 : bf16
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<8x48xbf16>
+  %f = linalg.fill ins(%zero : bf16) outs(%e : tensor<8x48xbf16>) -> tensor<8x48xbf16>
+  %h = linalg.matmul ins(%x, %w : tensor<8x96xbf16>, tensor<96x48xbf16>) outs(%f : tensor<8x48xbf16>) -> tensor<8x48xbf16>
+  %o = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%h : tensor<8x48xbf16>) outs(%e : tensor<8x48xbf16>) {
+  ^bb0(%a: bf16, %b: bf16):
+    %af = arith.extf %a : bf16 to f32
+    %n = arith.negf %af : f32
+    %ex = math.exp %n : f32
+    %d = arith.addf %ex, %one : f32
+    %y = arith.divf %af, %d : f32
+    %t = arith.truncf %y : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<8x48xbf16>
+  return %o : tensor<8x48xbf16>
+}
+
+// -----
+
 // A sigmoid whose exp(-x) is used again: the sigmoid is one op, and the exp
 // it shares is computed for its other use.
 // CHECK-LABEL: func.func @sigmoid_with_shared_exp
@@ -1366,8 +1397,8 @@ func.func @mixed_precision_stays(%a: tensor<8x64xf16>, %b: tensor<64x96xf16>) ->
 
 // -----
 
-// x / 3 is not x * (1/3) in floating point, c / x has no kernel op, and a
-// maximum of two tensors is not relu: all three stay.
+// x / 0.3 is not x * (1/0.3) in floating point (nor 0.3 a count), c / x has
+// no kernel op, and a maximum of two tensors is not relu: all three stay.
 // CHECK-LABEL: func.func @inexpressible_constants_stay
 // CHECK-NOT: kernel.
 // CHECK: %[[D:.*]] = linalg.generic
@@ -1379,7 +1410,7 @@ func.func @mixed_precision_stays(%a: tensor<8x64xf16>, %b: tensor<64x96xf16>) ->
 // CHECK: %[[M:.*]] = linalg.max
 // CHECK: return %[[D]], %[[R]], %[[N]], %[[M]]
 func.func @inexpressible_constants_stay(%x: tensor<8x64xf32>, %y: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>) {
-  %three = arith.constant 3.000000e+00 : f32
+  %three = arith.constant 3.000000e-01 : f32
   %nzero = arith.constant -0.000000e+00 : f32
   %e = tensor.empty() : tensor<8x64xf32>
   %d = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
@@ -1403,6 +1434,45 @@ func.func @inexpressible_constants_stay(%x: tensor<8x64xf32>, %y: tensor<8x64xf3
   } -> tensor<8x64xf32>
   %m = linalg.max ins(%x, %y : tensor<8x64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
   return %d, %r, %n, %m : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
+}
+
+// -----
+
+// A mean as torch-mlir spells it, a sum and then a division by the count 96
+// (in a named linalg.div by a splat constant too): x * (1.0 / 96), within
+// an ulp of the quotient and, over the verifier's field, the same program
+// (a rounded 1/n stands for 1/n). The mean is then read along dim 1 by a
+// sub, with no reshape left between the kernel ops.
+// CHECK-LABEL: func.func @mean_by_division
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<96x48xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[S:.*]] = kernel.reduce_sum %[[X]] dim 0 : tensor<96x48xf32>
+// CHECK-NEXT: %[[M:.*]] = kernel.mul_scalar %[[S]], 0.010416666666666666 : tensor<1x48xf32>
+// CHECK-NEXT: %[[C:.*]] = kernel.sub %[[X]], %[[M]] : tensor<96x48xf32>, tensor<1x48xf32>
+// CHECK-NEXT: %[[G:.*]] = kernel.mul_scalar %[[C]], 0.010416666666666666 : tensor<96x48xf32>
+// CHECK-NEXT: return %[[C]], %[[G]]
+func.func @mean_by_division(%x: tensor<96x48xf32>) -> (tensor<96x48xf32>, tensor<96x48xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant dense<96.0> : tensor<48xf32>
+  %n2 = arith.constant 96.0 : f32
+  %e0 = tensor.empty() : tensor<48xf32>
+  %z0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<48xf32>) -> tensor<48xf32>
+  %s = linalg.reduce ins(%x : tensor<96x48xf32>) outs(%z0 : tensor<48xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %y = arith.addf %in, %acc : f32
+      linalg.yield %y : f32
+    }
+  %m = linalg.div ins(%s, %n : tensor<48xf32>, tensor<48xf32>) outs(%e0 : tensor<48xf32>) -> tensor<48xf32>
+  %e1 = tensor.empty() : tensor<96x48xf32>
+  %mb = linalg.broadcast ins(%m : tensor<48xf32>) outs(%e1 : tensor<96x48xf32>) dimensions = [0]
+  %c = linalg.sub ins(%x, %mb : tensor<96x48xf32>, tensor<96x48xf32>) outs(%e1 : tensor<96x48xf32>) -> tensor<96x48xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%c : tensor<96x48xf32>) outs(%e1 : tensor<96x48xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %q = arith.divf %in, %n2 : f32
+    linalg.yield %q : f32
+  } -> tensor<96x48xf32>
+  return %c, %g : tensor<96x48xf32>, tensor<96x48xf32>
 }
 
 // -----
