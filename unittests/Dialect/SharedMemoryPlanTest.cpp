@@ -73,6 +73,7 @@ SmallVector<const SharedBuffer *> buffersOf(const SharedMemoryPlan &plan,
     case AccumulatorStorage::AccumulatorIsResult:
       return {plan.lookup(value, SharedBufferRole::Accumulator)};
     case AccumulatorStorage::AccumulatorAndResult:
+    case AccumulatorStorage::MmaFragments:
       return {plan.lookup(value, SharedBufferRole::Tile)};
     }
   }
@@ -277,10 +278,18 @@ void checkPlan(kernel::CustomOp op) {
   EXPECT_EQ(plan.getTotalBytes(), end);
   EXPECT_EQ(estimateSharedMemoryBytes(op), plan.getTotalBytes());
   for (Operation &top : op.getBody().front()) {
-    for (Value tile : tilesOf(top))
+    for (Value tile : tilesOf(top)) {
+      // A matmul summed in registers writes no tile.
+      if (auto matmul = tile.getDefiningOp<MatmulOp>();
+          matmul && isAccumulatedInRegisters(matmul)) {
+        EXPECT_TRUE(buffersOf(plan, tile).empty())
+            << "bytes for a matmul summed in registers";
+        continue;
+      }
       EXPECT_FALSE(buffersOf(plan, tile).empty() ||
                    llvm::is_contained(buffersOf(plan, tile), nullptr))
           << "a tile without bytes";
+    }
     if (auto loop = dyn_cast<ForLoopOp>(top))
       checkLoop(plan, loop);
   }
@@ -307,7 +316,8 @@ TEST_F(SharedMemoryPlanTest, LiveTilesNeverShareBytesInTheLoweringTests) {
   for (StringRef path :
        {"test/Conversion/CustomKernelToGPU/shared-memory-plan.mlir",
         "test/Conversion/CustomKernelToGPU/custom-kernel-to-gpu.mlir",
-        "test/Target/GPU/split-reduction.mlir"}) {
+        "test/Target/GPU/split-reduction.mlir",
+        "test/Target/GPU/register-accumulators.mlir"}) {
     SCOPED_TRACE(path.str());
     SmallVector<kernel::CustomOp> customs = customKernels(readSourceFile(path));
     EXPECT_FALSE(customs.empty());
@@ -389,6 +399,61 @@ TEST_F(SharedMemoryPlanTest, InPlaceOnlyOverOperandsThatDieAtTheOp) {
   EXPECT_EQ(plan.lookup(r)->firstPoint, plan.lookup(m)->firstPoint);
   EXPECT_EQ(plan.getTotalBytes(), 2 * 65536 + 512);
   checkPlan(custom);
+}
+
+// A sum of a matmul kept in registers has no buffer in the loop: neither
+// the matmul's product nor an f32 accumulator; its result tile is written
+// after the loop only. A product read otherwise, or more than 32 fragments
+// per warp, keep the shared-memory accumulator.
+TEST_F(SharedMemoryPlanTest, MatmulSumsInRegistersHaveNoBuffersInTheLoop) {
+  SmallVector<kernel::CustomOp> customs = customKernels(
+      readSourceFile("test/Target/GPU/register-accumulators.mlir"));
+  ASSERT_EQ(customs.size(), 3u);
+  auto firstLoop = [](kernel::CustomOp custom) {
+    return *custom.getBody().getOps<ForLoopOp>().begin();
+  };
+  auto matmulOf = [](ForLoopOp loop) {
+    return *loop.getBody().getOps<MatmulOp>().begin();
+  };
+
+  ForLoopOp guarded = firstLoop(customs[0]);
+  MatmulOp product = matmulOf(guarded);
+  EXPECT_EQ(getAccumulatorStorage(guarded, 0),
+            AccumulatorStorage::MmaFragments);
+  EXPECT_EQ(getRegisterAccumulatedMatmul(guarded, 0), product);
+  EXPECT_TRUE(isAccumulatedInRegisters(product));
+  std::optional<MmaFragmentGrid> grid = getMmaFragments(product, 128);
+  ASSERT_TRUE(grid);
+  EXPECT_EQ(grid->count, 5);
+  EXPECT_EQ(grid->perWarp(), 2);
+  SharedMemoryPlan plan(customs[0]);
+  EXPECT_FALSE(plan.lookup(product.getResult()));
+  EXPECT_FALSE(
+      plan.lookup(guarded.getResult(0), SharedBufferRole::Accumulator));
+  const SharedBuffer *result = plan.lookup(guarded.getResult(0));
+  ASSERT_TRUE(result);
+  for (const SharedBuffer &buffer : plan.getBuffers()) {
+    if (buffer.value.getDefiningOp<LoadOp>()) {
+      EXPECT_EQ(result->firstPoint, buffer.lastPoint)
+          << "the result tile is written at the loop's end";
+    }
+  }
+  // Both buffers of X (16x32) and W (32x40) tiles, and the 16x40 result.
+  EXPECT_EQ(plan.getTotalBytes(), 2 * 1024 + 2 * 2560 + 1280);
+
+  ForLoopOp readTwice = firstLoop(customs[1]);
+  EXPECT_EQ(getAccumulatorStorage(readTwice, 0),
+            AccumulatorStorage::AccumulatorAndResult);
+  EXPECT_FALSE(isAccumulatedInRegisters(matmulOf(readTwice)));
+
+  ForLoopOp tooMany = firstLoop(customs[2]);
+  std::optional<MmaFragmentGrid> tooManyGrid =
+      getMmaFragments(matmulOf(tooMany), 64);
+  ASSERT_TRUE(tooManyGrid);
+  EXPECT_EQ(tooManyGrid->perWarp(), 36);
+  EXPECT_GT(tooManyGrid->perWarp(), kMaxRegisterFragmentsPerWarp);
+  EXPECT_EQ(getAccumulatorStorage(tooMany, 0),
+            AccumulatorStorage::AccumulatorAndResult);
 }
 
 // The same graph, parsed twice, gets the same offsets: launches and PTX do

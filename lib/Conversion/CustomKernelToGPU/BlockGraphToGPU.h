@@ -186,10 +186,51 @@ private:
     mlir::Value group, threadInGroup; // lane / 4, lane % 4
     int64_t lastRow;                  // rows past it are clamped to it
   };
+  /// A loop result that is the sum of a matmul of the loop body, kept in
+  /// registers across the iterations (block::getRegisterAccumulatedMatmul).
+  /// Its running values are iteration arguments of the loop's scf.for, from
+  /// `firstIterArg` on: on tensor cores one vector<2x2xf32> per fragment the
+  /// warp owns (the matmul emitter's assignment: fragment j of warp w is
+  /// fragment w + j * warps of the result); as FMA loops (an f32 matmul with
+  /// allow-tf32=false) one f32 per element the thread owns (element j of
+  /// thread t is element t + j * threads).
+  struct RegisterSum {
+    block::MatmulOp matmul;
+    std::optional<MmaKind> kind;
+    unsigned firstIterArg = 0;
+    int64_t count = 0;
+  };
   void emitMatmul(block::MatmulOp op);
   /// The tensor-core instruction `op` runs on, or nullopt for FMA loops.
   std::optional<MmaKind> mmaKindFor(block::MatmulOp op);
   void emitMatmulTensorCore(block::MatmulOp op, MmaKind kind);
+  /// Where fragment `f` (a linear index into `grid`'s shape) of a result
+  /// with `m` rows lies.
+  MmaFragment fragmentAt(const block::MmaFragmentGrid &grid, mlir::Value f,
+                         int64_t m);
+  /// `init` plus the product of `op`'s operands over `frag`: the k loop of
+  /// mma steps, carrying the f32 accumulator fragment.
+  mlir::Value mmaFragmentProduct(block::MatmulOp op, MmaKind kind,
+                                 const MmaFragment &frag, mlir::Value init);
+  /// `sum`'s running values before the first iteration: zeros.
+  llvm::SmallVector<mlir::Value> registerSumInit(const RegisterSum &sum);
+  /// Adds this iteration's product to `running`; returns the new values.
+  /// Reads the operand tiles only: nothing is stored.
+  llvm::SmallVector<mlir::Value>
+  registerSumAccumulate(const RegisterSum &sum, mlir::ValueRange running);
+  /// Stores the final running values into `result`, in its element type.
+  void registerSumStore(const RegisterSum &sum, mlir::ValueRange running,
+                        mlir::Value result);
+  /// Runs `body(j, item)` for each item `owner` has of `count` items dealt
+  /// round-robin to `owners` (warps or threads): item = owner + j * owners
+  /// for j < ceil(count / owners), skipped when past `count` (only the last
+  /// j can be). With `running` (one value per j), `body` returns the new
+  /// value of running[j] (a skipped item keeps it) and so does this, for
+  /// every j; without, `body` returns null and this nothing.
+  llvm::SmallVector<mlir::Value>
+  forEachOwnedItem(int64_t count, int64_t owners, mlir::Value owner,
+                   mlir::ValueRange running,
+                   llvm::function_ref<mlir::Value(int64_t, mlir::Value)> body);
   /// One k step of 16: ldmatrix of A and B, mma.sync m16n8k16 (f16, bf16).
   mlir::Value mmaStepB16(block::MatmulOp op, const MmaFragment &frag,
                          mlir::Value kk, mlir::Value acc, MmaKind kind);
@@ -206,6 +247,10 @@ private:
   void storeAccumulatorFragment(mlir::Value acc, mlir::Value result,
                                 const MmaFragment &frag, int64_t m);
   void emitMatmulScalar(mlir::Value lhs, mlir::Value rhs, mlir::Value result);
+  /// `init` plus the f32 dot product of row and column of `lhs` x `rhs`
+  /// that give the result element at `idx`.
+  mlir::Value matmulElement(mlir::Value lhs, mlir::Value rhs,
+                            mlir::ValueRange idx, mlir::Value init);
   // Reductions.cpp
   void emitReduce(mlir::Operation &op, bool isMax);
   void emitRmsNorm(block::RmsNormOp op);

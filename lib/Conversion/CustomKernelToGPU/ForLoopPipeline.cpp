@@ -3,7 +3,9 @@
 //
 // block.for_loop as an scf.for: iteration i+1's cp.async copies overlap
 // iteration i's compute (double buffers), then the f32 accumulators update
-// and, after the loop, are finalized into the result tiles.
+// and, after the loop, are finalized into the result tiles. A sum of a
+// matmul is carried in registers instead, as the scf.for's iteration
+// arguments, and stored once after the loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,10 +30,12 @@ void BlockGraphToGPU::emitAccumulatorUpdate(block::ForLoopOp loop,
   Type f32 = b.getF32Type();
   auto widen = [&](Value v) { return buildScalarExtension(b, loc, v, f32); };
   // Phase 1: every accumulator except max, which rescale reads unchanged.
+  bool anyUpdated = false;
   for (unsigned i = 0; i < loop.getNumResults(); ++i) {
     block::AccumulatorAttr acc = loop.getAccumulator(i);
     if (acc.getKind() == block::AccumKind::max || !accs[i])
       continue;
+    anyUpdated = true;
     Value yielded = buffers.lookup(yield.getValues()[i]);
     ArrayRef<int64_t> shape = shapeOf(accs[i]);
     forEachElement(shape, [&](ValueRange idx) {
@@ -71,7 +75,10 @@ void BlockGraphToGPU::emitAccumulatorUpdate(block::ForLoopOp loop,
       memref::StoreOp::create(b, loc, next, accs[i], idx);
     });
   }
-  barrier();
+  // With nothing updated (every sum in registers), the barrier that ended
+  // the last body op also ends the iteration.
+  if (anyUpdated)
+    barrier();
   // Phase 2: the max accumulators.
   bool anyMax = false;
   for (unsigned i = 0; i < loop.getNumResults(); ++i) {
@@ -128,6 +135,10 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
       }
       continue;
     }
+    // A matmul summed in registers has no tile (the plan gives it none).
+    if (auto matmul = dyn_cast<block::MatmulOp>(op);
+        matmul && block::isAccumulatedInRegisters(matmul))
+      continue;
     for (Value result : op.getResults())
       buffers.map(result, tileBuffer(result));
   }
@@ -138,9 +149,33 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
   auto yield = cast<block::YieldOp>(body.getTerminator());
   SmallVector<Value> accs;
   SmallVector<bool> accIsResult;
+  // Sums of matmuls in registers, by loop result and by matmul.
+  llvm::MapVector<unsigned, RegisterSum> registerSums;
+  llvm::DenseMap<Operation *, unsigned> registerSumOf;
+  SmallVector<Value> iterInits;
   for (unsigned i = 0; i < loop.getNumResults(); ++i) {
     Value result = loop.getResult(i);
     switch (block::getAccumulatorStorage(loop, i)) {
+    case block::AccumulatorStorage::MmaFragments: {
+      accs.push_back(Value());
+      accIsResult.push_back(true);
+      buffers.map(result, tileBuffer(result));
+      RegisterSum sum;
+      sum.matmul = block::getRegisterAccumulatedMatmul(loop, i);
+      sum.kind = mmaKindFor(sum.matmul);
+      sum.firstIterArg = iterInits.size();
+      // The plan bounds the fragments per warp (4 values each); an f32
+      // matmul with allow-tf32=false runs as FMA loops on the same elements,
+      // at most 4 * 32 = 128 per thread: a warp's 32 fragments of 16x8 are
+      // 4096 elements, 128 for each of its 32 threads.
+      sum.count =
+          sum.kind ? block::getMmaFragments(sum.matmul, numThreads)->perWarp()
+                   : llvm::divideCeil(numElements(shapeOf(result)), numThreads);
+      iterInits.append(registerSumInit(sum));
+      registerSumOf[sum.matmul] = i;
+      registerSums.insert({i, sum});
+      break;
+    }
     case block::AccumulatorStorage::YieldedTile:
       accs.push_back(Value());
       accIsResult.push_back(true);
@@ -188,12 +223,16 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
     issueLoad(s.load, s.buffers[0], zero);
   NVVM::CpAsyncCommitGroupOp::create(b, loc);
 
+  // The running values of the sums in registers are the loop's iteration
+  // arguments (an scf.for with some has no terminator yet: it is built
+  // below).
   auto forOp =
       scf::ForOp::create(b, loc, zero, indexConstant(b, loc, iterations),
-                         indexConstant(b, loc, 1));
+                         indexConstant(b, loc, 1), iterInits);
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(forOp.getBody()->getTerminator());
+  b.setInsertionPointToStart(forOp.getBody());
   Value i = forOp.getInductionVar();
+  SmallVector<Value> running(forOp.getRegionIterArgs());
   Value odd = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::eq,
       arith::RemUIOp::create(b, loc, i, indexConstant(b, loc, 2)),
@@ -233,10 +272,26 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
         issueLoad(load, buffers.lookup(load.getTile()), i);
       NVVM::CpAsyncCommitGroupOp::create(b, loc);
     }
+    if (auto it = registerSumOf.find(&op); it != registerSumOf.end()) {
+      // The mma.syncs accumulate into the running fragments; nothing is
+      // stored. The barrier still ends the op: the next iteration's
+      // prefetch overwrites the operand tiles this one read.
+      const RegisterSum &sum = registerSums.find(it->second)->second;
+      MutableArrayRef<Value> own =
+          MutableArrayRef<Value>(running).slice(sum.firstIterArg, sum.count);
+      SmallVector<Value> next = registerSumAccumulate(sum, own);
+      llvm::copy(next, own.begin());
+      if (copies != deferred.end())
+        NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0));
+      barrier();
+      continue;
+    }
     if (failed(emitCompute(op, /*waitForCopies=*/copies != deferred.end())))
       return failure();
   }
   emitAccumulatorUpdate(loop, accs);
+  if (!iterInits.empty())
+    scf::YieldOp::create(b, loc, running);
 
   // Epilogue: the accumulators in the tile type. The last iteration's
   // spare prefetch may still be landing: the plan keeps both buffers of a
@@ -266,6 +321,12 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
       memref::StoreOp::create(b, loc, v, result, idx);
     });
   }
+  // The sums in registers, written once. Their result tiles are live from
+  // here only, so the body's tiles could share their bytes: every thread
+  // has passed the barrier that ended the last iteration.
+  for (auto &[r, sum] : registerSums)
+    registerSumStore(sum, forOp.getResults().slice(sum.firstIterArg, sum.count),
+                     buffers.lookup(loop.getResult(r)));
   barrier();
   return success();
 }

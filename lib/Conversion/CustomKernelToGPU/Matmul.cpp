@@ -21,19 +21,16 @@ using namespace mlsopt::gpu_codegen;
 
 std::optional<BlockGraphToGPU::MmaKind>
 BlockGraphToGPU::mmaKindFor(block::MatmulOp op) {
-  Type elementType = elementTypeOf(op.getLhs());
-  int64_t k = shapeOf(op.getLhs()).back(), n = shapeOf(op.getResult()).back();
-  // Fragments are 8 columns wide. m16n8k16 (f16/bf16) steps k by 16, and
-  // ldmatrix needs 16-byte rows; m16n8k8 (tf32) steps k by 8 and reads its
-  // fragments one 32-bit element at a time. Every supported chip is sm_80
-  // or newer, which has both.
-  if (numThreads % kWarpSize != 0 || n % 8 != 0)
+  // The shapes tensor cores take (block::getMmaFragments); every supported
+  // chip is sm_80 or newer, which has m16n8k16 and m16n8k8 .tf32.
+  if (!block::getMmaFragments(op, numThreads))
     return std::nullopt;
-  if (elementType.isF16() && k % 16 == 0)
+  Type elementType = elementTypeOf(op.getLhs());
+  if (elementType.isF16())
     return MmaKind::f16;
-  if (elementType.isBF16() && k % 16 == 0)
+  if (elementType.isBF16())
     return MmaKind::bf16;
-  if (elementType.isF32() && k % 8 == 0 && allowTF32)
+  if (elementType.isF32() && allowTF32)
     return MmaKind::tf32;
   return std::nullopt;
 }
@@ -46,52 +43,173 @@ void BlockGraphToGPU::emitMatmul(block::MatmulOp op) {
                      buffers.lookup(op.getResult()));
 }
 
+BlockGraphToGPU::MmaFragment
+BlockGraphToGPU::fragmentAt(const block::MmaFragmentGrid &grid, Value f,
+                            int64_t m) {
+  int64_t rank = grid.shape.size();
+  SmallVector<Value> idx = delinearize(b, loc, f, grid.shape);
+  MmaFragment frag;
+  frag.batch.assign(idx.begin(), idx.end() - 2);
+  frag.row0 =
+      arith::MulIOp::create(b, loc, idx[rank - 2], indexConstant(b, loc, 16));
+  frag.col0 =
+      arith::MulIOp::create(b, loc, idx[rank - 1], indexConstant(b, loc, 8));
+  frag.lastRow = m - 1;
+  // The lane's place in the fragments: PTX numbers the lanes of mma
+  // operands by group (lane / 4) and thread in group (lane % 4).
+  frag.group = arith::DivUIOp::create(b, loc, laneId, indexConstant(b, loc, 4));
+  frag.threadInGroup =
+      arith::RemUIOp::create(b, loc, laneId, indexConstant(b, loc, 4));
+  return frag;
+}
+
+Value BlockGraphToGPU::mmaFragmentProduct(block::MatmulOp op, MmaKind kind,
+                                          const MmaFragment &frag, Value init) {
+  int64_t k = shapeOf(op.getLhs()).back();
+  int64_t kStep = kind == MmaKind::tf32 ? 8 : 16;
+  auto kLoop = scf::ForOp::create(
+      b, loc, indexConstant(b, loc, 0), indexConstant(b, loc, k),
+      indexConstant(b, loc, kStep), ValueRange{init});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(kLoop.getBody());
+  Value kk = kLoop.getInductionVar();
+  Value acc = kLoop.getRegionIterArg(0);
+  scf::YieldOp::create(b, loc,
+                       kind == MmaKind::tf32
+                           ? mmaStepTF32(op, frag, kk, acc)
+                           : mmaStepB16(op, frag, kk, acc, kind));
+  return kLoop.getResult(0);
+}
+
 void BlockGraphToGPU::emitMatmulTensorCore(block::MatmulOp op, MmaKind kind) {
   Value result = buffers.lookup(op.getResult());
   ArrayRef<int64_t> resultShape = shapeOf(result);
-  int64_t rank = resultShape.size();
-  int64_t m = resultShape[rank - 2], n = resultShape[rank - 1];
-  int64_t k = shapeOf(op.getLhs()).back();
-  int64_t kStep = kind == MmaKind::tf32 ? 8 : 16;
-  Type f32 = b.getF32Type();
+  int64_t m = resultShape[resultShape.size() - 2];
   // Each warp owns 16x8 fragments of the result, taken round-robin. Rows past
   // m (when m is not a multiple of 16) read row m-1 and are not stored.
-  SmallVector<int64_t> fragments(resultShape.drop_back(2));
-  int64_t mTiles = llvm::divideCeil(m, 16);
-  fragments.push_back(mTiles);
-  fragments.push_back(n / 8);
-  auto accType = VectorType::get({2, 2}, f32);
-  forEachWarpItem(numElements(fragments), [&](Value f) {
-    SmallVector<Value> idx = delinearize(b, loc, f, fragments);
-    MmaFragment frag;
-    frag.batch.assign(idx.begin(), idx.end() - 2);
-    frag.row0 =
-        arith::MulIOp::create(b, loc, idx[rank - 2], indexConstant(b, loc, 16));
-    frag.col0 =
-        arith::MulIOp::create(b, loc, idx[rank - 1], indexConstant(b, loc, 8));
-    frag.lastRow = m - 1;
-    // The lane's place in the fragments: PTX numbers the lanes of mma
-    // operands by group (lane / 4) and thread in group (lane % 4).
-    frag.group =
-        arith::DivUIOp::create(b, loc, laneId, indexConstant(b, loc, 4));
-    frag.threadInGroup =
-        arith::RemUIOp::create(b, loc, laneId, indexConstant(b, loc, 4));
+  block::MmaFragmentGrid grid = *block::getMmaFragments(op, numThreads);
+  auto accType = VectorType::get({2, 2}, b.getF32Type());
+  forEachWarpItem(grid.count, [&](Value f) {
+    MmaFragment frag = fragmentAt(grid, f, m);
     Value zero = arith::ConstantOp::create(
         b, loc, accType, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
-    auto kLoop = scf::ForOp::create(
-        b, loc, indexConstant(b, loc, 0), indexConstant(b, loc, k),
-        indexConstant(b, loc, kStep), ValueRange{zero});
+    storeAccumulatorFragment(mmaFragmentProduct(op, kind, frag, zero), result,
+                             frag, m);
+  });
+}
+
+SmallVector<Value>
+BlockGraphToGPU::forEachOwnedItem(int64_t count, int64_t owners, Value owner,
+                                  ValueRange running,
+                                  function_ref<Value(int64_t, Value)> body) {
+  SmallVector<Value> next;
+  for (int64_t j = 0, e = llvm::divideCeil(count, owners); j < e; ++j) {
+    Value item =
+        arith::AddIOp::create(b, loc, owner, indexConstant(b, loc, j * owners));
+    // Every owner has its j-th item: no branch.
+    if ((j + 1) * owners <= count) {
+      Value v = body(j, item);
+      if (!running.empty())
+        next.push_back(v);
+      continue;
+    }
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          item, indexConstant(b, loc, count));
+    if (running.empty()) {
+      auto ifOp = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      body(j, item);
+      continue;
+    }
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{running[j].getType()},
+                                  inRange, /*withElse=*/true);
     {
       OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(kLoop.getBody());
-      Value kk = kLoop.getInductionVar();
-      Value acc = kLoop.getRegionIterArg(0);
-      scf::YieldOp::create(b, loc,
-                           kind == MmaKind::tf32
-                               ? mmaStepTF32(op, frag, kk, acc)
-                               : mmaStepB16(op, frag, kk, acc, kind));
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(b, loc, body(j, item));
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(b, loc, running[j]);
     }
-    storeAccumulatorFragment(kLoop.getResult(0), result, frag, m);
+    next.push_back(ifOp.getResult(0));
+  }
+  return next;
+}
+
+SmallVector<Value> BlockGraphToGPU::registerSumInit(const RegisterSum &sum) {
+  Type f32 = b.getF32Type();
+  Value zero;
+  if (sum.kind) {
+    auto accType = VectorType::get({2, 2}, f32);
+    zero = arith::ConstantOp::create(
+        b, loc, accType, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
+  } else {
+    zero = floatConstant(b, loc, f32, 0.0);
+  }
+  return SmallVector<Value>(sum.count, zero);
+}
+
+SmallVector<Value>
+BlockGraphToGPU::registerSumAccumulate(const RegisterSum &sum,
+                                       ValueRange running) {
+  block::MatmulOp op = sum.matmul;
+  ArrayRef<int64_t> shape = shapeOf(op.getResult());
+  if (!sum.kind) {
+    Value lhs = buffers.lookup(op.getLhs()), rhs = buffers.lookup(op.getRhs());
+    return forEachOwnedItem(numElements(shape), numThreads, threadId, running,
+                            [&](int64_t j, Value e) {
+                              return matmulElement(
+                                  lhs, rhs, delinearize(b, loc, e, shape),
+                                  running[j]);
+                            });
+  }
+  block::MmaFragmentGrid grid = *block::getMmaFragments(op, numThreads);
+  int64_t m = shape[shape.size() - 2];
+  int64_t k = shapeOf(op.getLhs()).back();
+  int64_t kStep = *sum.kind == MmaKind::tf32 ? 8 : 16;
+  // One k loop for all of the warp's fragments: each step's mma.syncs are
+  // independent, and fragments in one row (column) read the same A (B)
+  // fragment, which LLVM loads once.
+  auto kLoop = scf::ForOp::create(b, loc, indexConstant(b, loc, 0),
+                                  indexConstant(b, loc, k),
+                                  indexConstant(b, loc, kStep), running);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(kLoop.getBody());
+  Value kk = kLoop.getInductionVar();
+  ValueRange accs = kLoop.getRegionIterArgs();
+  SmallVector<Value> next = forEachOwnedItem(
+      grid.count, grid.warps, warpId, accs, [&](int64_t j, Value f) {
+        MmaFragment frag = fragmentAt(grid, f, m);
+        return *sum.kind == MmaKind::tf32
+                   ? mmaStepTF32(op, frag, kk, accs[j])
+                   : mmaStepB16(op, frag, kk, accs[j], *sum.kind);
+      });
+  scf::YieldOp::create(b, loc, next);
+  return SmallVector<Value>(kLoop.getResults());
+}
+
+void BlockGraphToGPU::registerSumStore(const RegisterSum &sum,
+                                       ValueRange running, Value result) {
+  block::MatmulOp op = sum.matmul;
+  ArrayRef<int64_t> shape = shapeOf(op.getResult());
+  if (!sum.kind) {
+    Type resultElement = elementTypeOf(result);
+    forEachOwnedItem(numElements(shape), numThreads, threadId, {},
+                     [&](int64_t j, Value e) {
+                       Value v = running[j];
+                       if (resultElement != b.getF32Type())
+                         v = arith::TruncFOp::create(b, loc, resultElement, v);
+                       memref::StoreOp::create(b, loc, v, result,
+                                               delinearize(b, loc, e, shape));
+                       return Value();
+                     });
+    return;
+  }
+  block::MmaFragmentGrid grid = *block::getMmaFragments(op, numThreads);
+  int64_t m = shape[shape.size() - 2];
+  forEachOwnedItem(grid.count, grid.warps, warpId, {}, [&](int64_t j, Value f) {
+    storeAccumulatorFragment(running[j], result, fragmentAt(grid, f, m), m);
+    return Value();
   });
 }
 
@@ -260,32 +378,35 @@ void BlockGraphToGPU::storeAccumulatorFragment(Value acc, Value result,
   }
 }
 
-void BlockGraphToGPU::emitMatmulScalar(Value lhs, Value rhs, Value result) {
-  ArrayRef<int64_t> resultShape = shapeOf(result);
-  int64_t rank = resultShape.size();
+Value BlockGraphToGPU::matmulElement(Value lhs, Value rhs, ValueRange idx,
+                                     Value init) {
+  int64_t rank = idx.size();
   int64_t k = shapeOf(lhs).back();
   Type f32 = b.getF32Type();
+  auto kLoop = scf::ForOp::create(b, loc, indexConstant(b, loc, 0),
+                                  indexConstant(b, loc, k),
+                                  indexConstant(b, loc, 1), ValueRange{init});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(kLoop.getBody());
+  Value kk = kLoop.getInductionVar();
+  SmallVector<Value> aIdx = llvm::to_vector(idx.drop_back(1));
+  aIdx.push_back(kk);
+  SmallVector<Value> bIdx = llvm::to_vector(idx.drop_back(2));
+  bIdx.push_back(kk);
+  bIdx.push_back(idx[rank - 1]);
+  Value a = buildScalarExtension(
+      b, loc, memref::LoadOp::create(b, loc, lhs, aIdx), f32);
+  Value bv = buildScalarExtension(
+      b, loc, memref::LoadOp::create(b, loc, rhs, bIdx), f32);
+  yieldSumPlusProduct(b, loc, kLoop, a, bv);
+  return kLoop.getResult(0);
+}
+
+void BlockGraphToGPU::emitMatmulScalar(Value lhs, Value rhs, Value result) {
+  Type f32 = b.getF32Type();
   Type resultElement = elementTypeOf(result);
-  forEachElement(resultShape, [&](ValueRange idx) {
-    auto kLoop = scf::ForOp::create(
-        b, loc, indexConstant(b, loc, 0), indexConstant(b, loc, k),
-        indexConstant(b, loc, 1), ValueRange{floatConstant(b, loc, f32, 0.0)});
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(kLoop.getBody());
-      Value kk = kLoop.getInductionVar();
-      SmallVector<Value> aIdx = llvm::to_vector(idx.drop_back(1));
-      aIdx.push_back(kk);
-      SmallVector<Value> bIdx = llvm::to_vector(idx.drop_back(2));
-      bIdx.push_back(kk);
-      bIdx.push_back(idx[rank - 1]);
-      Value a = buildScalarExtension(
-          b, loc, memref::LoadOp::create(b, loc, lhs, aIdx), f32);
-      Value bv = buildScalarExtension(
-          b, loc, memref::LoadOp::create(b, loc, rhs, bIdx), f32);
-      yieldSumPlusProduct(b, loc, kLoop, a, bv);
-    }
-    Value v = kLoop.getResult(0);
+  forEachElement(shapeOf(result), [&](ValueRange idx) {
+    Value v = matmulElement(lhs, rhs, idx, floatConstant(b, loc, f32, 0.0));
     if (resultElement != f32)
       v = arith::TruncFOp::create(b, loc, resultElement, v);
     memref::StoreOp::create(b, loc, v, result, idx);

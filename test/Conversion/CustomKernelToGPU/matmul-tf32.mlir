@@ -5,41 +5,80 @@
 // RUN: mlsopt-opt %s --convert-custom-kernel-to-gpu="chip=sm_80 allow-tf32=false" | FileCheck %s --check-prefix=EXACT
 // RUN: mlsopt-opt %s --convert-custom-kernel-to-gpu=chip=sm_80 | FileCheck %s --check-prefix=ROUNDS
 
-// Per k step of 8, each lane loads 4 elements of A and 2 of B as f32 from
-// shared memory, rounds each to tf32 (round to nearest, ties away) and issues
-// one m16n8k8 mma with f32 accumulators.
-// The k loop walks the tile's 32-long contraction in steps of 8, carrying
-// the four f32 accumulators; each operand is an f32 read from a shared
-// memory tile, rounded, and the mma's results are the next iteration's
-// accumulators, which end in the block's shared-memory result tile.
+// The sum is kept in registers across the 4 iterations: each warp owns 2
+// of the 8 16x8 result fragments; their f32 accumulators are the loop's
+// iteration arguments, zero before it. Per k step of 8, each lane loads 4
+// elements of A and 2 of B per fragment as f32 from shared memory, rounds
+// each to tf32 (round to nearest, ties away) and issues one m16n8k8 mma
+// into the running accumulator: the k loop walks the tile's 32-long
+// contraction in steps of 8, carrying both fragments. Nothing is stored in
+// the loop; after it, each fragment is stored once into the block's
+// shared-memory result tile.
 // TF32-LABEL: gpu.func @tf32_kernel0
-// TF32: scf.for %{{.*}} = %{{.*}} to %c32{{.*}} step %c8{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<2x2xf32>)
+// TF32: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<2x2xf32>
+// TF32: %[[SUMS:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %c4{{.*}} step %c1{{.*}} iter_args(%[[RUN0:.*]] = %[[ZERO]], %[[RUN1:.*]] = %[[ZERO]]) -> (vector<2x2xf32>, vector<2x2xf32>)
+// TF32-NOT: memref.store
+// TF32: nvvm.cp.async.wait.group 1
+// TF32-NEXT: gpu.barrier
+// TF32-NOT: memref.store
+// TF32: %[[K:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %c32{{.*}} step %c8{{.*}} iter_args(%[[ACC0:.*]] = %[[RUN0]], %[[ACC1:.*]] = %[[RUN1]]) -> (vector<2x2xf32>, vector<2x2xf32>)
 // TF32-COUNT-6: memref.load %{{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>
 // TF32-NEXT: nvvm.convert.float.to.tf32 %{{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
 // TF32-NOT: nvvm.convert.float.to.tf32
-// TF32: vector.extract %[[ACC]][0, 0]
+// TF32: vector.extract %[[ACC0]][0, 0]
 // TF32: nvvm.mma.sync A[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] B[%{{.*}}, %{{.*}}] C[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}]
 // TF32-SAME: layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>
 // TF32-SAME: multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>
 // TF32-SAME: shape = #nvvm.shape<m = 16, n = 8, k = 8>
 // TF32-SAME: (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
-// TF32: %[[NEXT:.*]] = vector.from_elements
-// TF32-NEXT: scf.yield %[[NEXT]] : vector<2x2xf32>
-// TF32-COUNT-4: memref.store %{{.*}} : memref<32x32xf32, #gpu.address_space<workgroup>>
+// TF32: %[[NEXT0:.*]] = vector.from_elements
+// TF32-NOT: memref.store
+// TF32: vector.extract %[[ACC1]][0, 0]
+// TF32: nvvm.mma.sync
+// TF32: %[[NEXT1:.*]] = vector.from_elements
+// TF32-NEXT: scf.yield %[[NEXT0]], %[[NEXT1]] : vector<2x2xf32>, vector<2x2xf32>
+// TF32-NEXT: }
+// TF32-NEXT: gpu.barrier
+// TF32-NEXT: scf.yield %[[K]]#0, %[[K]]#1 : vector<2x2xf32>, vector<2x2xf32>
+// TF32-NEXT: }
+// TF32-NEXT: nvvm.cp.async.wait.group 0
+// TF32: %[[E:.*]] = vector.extract %[[SUMS]]#0[0, 0] : f32 from vector<2x2xf32>
+// TF32: memref.store %[[E]], %[[RESULT:.*]][%{{.*}}, %{{.*}}] : memref<32x32xf32, #gpu.address_space<workgroup>>
+// TF32-COUNT-3: memref.store %{{.*}}, %[[RESULT]]
+// TF32: vector.extract %[[SUMS]]#1[0, 0]
+// TF32-COUNT-4: memref.store %{{.*}}, %[[RESULT]]
+// TF32-NOT: memref.store
+// TF32: gpu.barrier
 // TF32-NOT: arith.mulf
 // TF32: gpu.return
 
-// Six roundings per k step (4 of A, 2 of B) and no others in the kernel.
+// Six roundings per fragment and k step (4 of A, 2 of B), all in the k
+// loop that carries the warp's two fragments, and no others in the kernel.
 // ROUNDS-LABEL: gpu.func @tf32_kernel0
-// ROUNDS-COUNT-6: nvvm.convert.float.to.tf32 %{{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
+// ROUNDS-NOT: nvvm.convert.float.to.tf32
+// ROUNDS: scf.for %{{.*}} step %c8{{.*}} iter_args
+// ROUNDS-COUNT-12: nvvm.convert.float.to.tf32 %{{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
 // ROUNDS-NOT: nvvm.convert.float.to.tf32
 // ROUNDS: gpu.return
 
+// With allow-tf32=false the sum stays in registers too: FMA loops, one f32
+// running value per result element a thread owns (1024 / 128 = 8), stored
+// once after the loop.
 // EXACT-LABEL: gpu.func @tf32_kernel0
 // EXACT-NOT: nvvm.mma.sync
 // EXACT-NOT: nvvm.convert.float.to.tf32
+// EXACT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// EXACT: %[[SUMS:.*]]:8 = scf.for %{{.*}} iter_args(%[[RUN0:[^ ]*]] = %[[ZERO]], {{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32)
+// EXACT-NOT: memref.store
+// EXACT: scf.for %{{.*}} = %{{.*}} to %c32{{.*}} step %c1{{.*}} iter_args(%[[DOT:.*]] = %[[RUN0]]) -> (f32)
 // EXACT: arith.mulf %{{.*}}, %{{.*}} : f32
-// EXACT-NEXT: arith.addf %{{.*}}, %{{.*}} : f32
+// EXACT-NEXT: arith.addf %[[DOT]], %{{.*}} : f32
+// EXACT-NOT: memref.store
+// EXACT: scf.yield %{{.*}} : f32, f32, f32, f32, f32, f32, f32, f32
+// EXACT-NEXT: }
+// EXACT-NEXT: nvvm.cp.async.wait.group 0
+// EXACT: memref.store %[[SUMS]]#0, %[[RESULT:.*]][%{{.*}}, %{{.*}}] : memref<32x32xf32
+// EXACT-COUNT-7: memref.store %[[SUMS]]#{{[1-7]}}, %[[RESULT]]
 // EXACT-NOT: nvvm.mma.sync
 // EXACT: gpu.return
 

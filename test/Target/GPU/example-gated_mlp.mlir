@@ -41,10 +41,11 @@
 // PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
 // PTX: cp.async.commit_group;
 // PTX: cp.async.wait_group
-// The weight tiles, read only by tensor cores, are XOR-swizzled: the xor of
-// the chunk index lands between the two ldmatrix.
+// The weight tiles, read only by tensor cores, are XOR-swizzled: the xors
+// of the chunk indices come before the for-loop, since a warp keeps its
+// fragments (so its addresses in each tile) across the iterations.
+// TC: xor.b{{32|64}}
 // TC: ldmatrix.sync.aligned.m8n8.x4.shared.b16
-// TC-NEXT: xor.b{{32|64}}
 // TC: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
 // TC: mma.sync.aligned.m16n8k16.row.col.f32.{{b?f16}}.{{b?f16}}.f32
 // F32: cvt.rna.tf32.f32

@@ -14,8 +14,73 @@ using namespace mlir;
 using namespace mlsopt;
 using namespace mlsopt::block;
 
+std::optional<MmaFragmentGrid>
+mlsopt::block::getMmaFragments(MatmulOp matmul, int64_t numThreads) {
+  constexpr int64_t kWarpSize = 32;
+  auto lhs = cast<RankedTensorType>(matmul.getLhs().getType());
+  ArrayRef<int64_t> result =
+      cast<RankedTensorType>(matmul.getResult().getType()).getShape();
+  Type element = lhs.getElementType();
+  int64_t rank = result.size();
+  int64_t m = result[rank - 2], n = result[rank - 1], k = lhs.getShape().back();
+  // Fragments are 16x8; m16n8k16 steps k by 16 and ldmatrix needs 16-byte
+  // rows, m16n8k8 steps it by 8. Rows past m are clamped, so any m works.
+  int64_t kStep = element.isF16() || element.isBF16() ? 16
+                  : element.isF32()                   ? 8
+                                                      : 0;
+  if (numThreads <= 0 || numThreads % kWarpSize != 0 || n % 8 != 0 ||
+      kStep == 0 || k % kStep != 0)
+    return std::nullopt;
+  MmaFragmentGrid grid;
+  grid.shape.assign(result.begin(), result.end() - 2);
+  grid.shape.push_back(llvm::divideCeil(m, 16));
+  grid.shape.push_back(n / 8);
+  grid.count = 1;
+  for (int64_t s : grid.shape)
+    grid.count *= s;
+  grid.warps = numThreads / kWarpSize;
+  return grid;
+}
+
+MatmulOp mlsopt::block::getRegisterAccumulatedMatmul(ForLoopOp loop,
+                                                     unsigned result) {
+  if (loop.getAccumulator(result).getKind() != AccumKind::sum ||
+      loop.getIterations() < 2)
+    return nullptr;
+  auto yield = cast<YieldOp>(loop.getBody().front().getTerminator());
+  Value yielded = yield.getValues()[result];
+  auto matmul = yielded.getDefiningOp<MatmulOp>();
+  // Read by anything else in the body, the product must be in shared memory
+  // in every iteration anyway.
+  if (!matmul || matmul->getBlock() != yield->getBlock() ||
+      !yielded.hasOneUse() ||
+      yielded.getType() != loop.getResult(result).getType())
+    return nullptr;
+  auto custom = cast<kernel::CustomOp>(loop->getParentOp());
+  std::optional<MmaFragmentGrid> fragments =
+      getMmaFragments(matmul, custom.getBlock().getVolume());
+  // Past the bound the registers would spill: keep the f32 accumulator in
+  // shared memory.
+  if (!fragments || fragments->perWarp() > kMaxRegisterFragmentsPerWarp)
+    return nullptr;
+  return matmul;
+}
+
+bool mlsopt::block::isAccumulatedInRegisters(MatmulOp matmul) {
+  Value product = matmul.getResult();
+  if (!product.hasOneUse())
+    return false;
+  OpOperand &use = *product.use_begin();
+  auto yield = dyn_cast<YieldOp>(use.getOwner());
+  return yield &&
+         getRegisterAccumulatedMatmul(cast<ForLoopOp>(yield->getParentOp()),
+                                      use.getOperandNumber()) == matmul;
+}
+
 AccumulatorStorage mlsopt::block::getAccumulatorStorage(ForLoopOp loop,
                                                         unsigned result) {
+  if (getRegisterAccumulatedMatmul(loop, result))
+    return AccumulatorStorage::MmaFragments;
   AccumKind kind = loop.getAccumulator(result).getKind();
   bool sumOrMax = kind == AccumKind::sum || kind == AccumKind::max;
   // A rescale reads its max accumulator's running value, so a loop with one
@@ -199,12 +264,19 @@ SharedMemoryPlan::SharedMemoryPlan(kernel::CustomOp op) {
         // Written by the epilogue, from the accumulator.
         add(result, SharedBufferRole::Tile, bytesOf(result), at.end, resultEnd);
         break;
+      case AccumulatorStorage::MmaFragments:
+        // Written by the epilogue, from the warps' registers.
+        add(result, SharedBufferRole::Tile, bytesOf(result), at.end, resultEnd);
+        break;
       }
     }
     for (Operation &inner : loop.getBody().front().without_terminator()) {
       auto load = dyn_cast<LoadOp>(inner);
       if (!load) {
-        addTiles(inner, points.at(&inner));
+        // A matmul accumulated in registers writes no tile.
+        auto matmul = dyn_cast<MatmulOp>(inner);
+        if (!matmul || !isAccumulatedInRegisters(matmul))
+          addTiles(inner, points.at(&inner));
         continue;
       }
       Value tile = load.getTile();

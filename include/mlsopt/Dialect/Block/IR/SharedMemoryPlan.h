@@ -39,8 +39,53 @@ enum class AccumulatorStorage {
   /// An f32 running value, finalized after the loop into a result tile of
   /// the result's type.
   AccumulatorAndResult,
+  /// The sum of a matmul of the loop body (getRegisterAccumulatedMatmul):
+  /// each warp keeps its mma accumulator fragments in f32 registers across
+  /// the iterations and writes them into the result tile after the loop.
+  /// Neither the matmul's result nor the sum has a buffer in the loop.
+  MmaFragments,
 };
 AccumulatorStorage getAccumulatorStorage(ForLoopOp loop, unsigned result);
+
+/// The 16x8 f32 result fragments of a matmul on tensor cores (mma.sync
+/// m16n8k16 for f16 and bf16, m16n8k8 for f32 rounded to tf32), which the
+/// GPU lowering deals to the block's warps round-robin: warp w computes
+/// fragments w, w + warps, w + 2 * warps, ...
+struct MmaFragmentGrid {
+  /// The matmul's batch dims, then ceil(m / 16) and n / 8.
+  llvm::SmallVector<int64_t> shape;
+  int64_t count;
+  int64_t warps;
+
+  /// The most fragments one warp computes.
+  int64_t perWarp() const { return (count + warps - 1) / warps; }
+};
+
+/// The fragments of `matmul` in a block of `numThreads` threads, or nullopt
+/// when its shape cannot run on tensor cores: the block is not whole warps,
+/// n is not a multiple of 8, or k not one of 16 (f16, bf16) or 8 (f32).
+/// Whether f32 matmuls do run on tensor cores is the lowering's choice
+/// (allow-tf32); this only says where their fragments would be.
+std::optional<MmaFragmentGrid> getMmaFragments(MatmulOp matmul,
+                                               int64_t numThreads);
+
+/// At most this many fragments per warp stay in registers across a loop:
+/// 4 f32 registers each, so 128 of the 255 a thread may have, which leaves
+/// room for the operand fragments and addresses without spilling. A larger
+/// sum keeps its f32 accumulator in shared memory.
+constexpr int64_t kMaxRegisterFragmentsPerWarp = 32;
+
+/// The matmul whose sum is result #`result` of `loop` when the GPU lowering
+/// keeps that sum in registers (AccumulatorStorage::MmaFragments), else
+/// null: a `sum` accumulator of a loop of several iterations whose yielded
+/// value is a matmul of the loop body that nothing else reads, with the
+/// shape of a tensor-core matmul and at most kMaxRegisterFragmentsPerWarp
+/// fragments per warp.
+MatmulOp getRegisterAccumulatedMatmul(ForLoopOp loop, unsigned result);
+
+/// Whether `matmul`'s result lives only in registers: it is the
+/// getRegisterAccumulatedMatmul of the loop result it is yielded as.
+bool isAccumulatedInRegisters(MatmulOp matmul);
 
 /// Whether `load`'s tile is double-buffered: iteration i+1's copy lands in
 /// one buffer while iteration i reads the other. Other loads are copied once,
