@@ -8,7 +8,8 @@
 // blocks store matching tiles of them, each block can compute the op on the
 // tiles it already holds and store the result instead (an epilogue).
 // When only one custom kernel reads its result, the kernel can load the
-// operands instead and compute the op on their tiles (a prologue).
+// operands instead and compute the op on their tiles (a prologue). An
+// rms_norm is such an op too wherever the tiles hold whole rows of its dim.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,6 +66,9 @@ kernel::CustomOp cloneWithMoreOutputs(PatternRewriter &rewriter,
                                       IRMapping &mapping) {
   SmallVector<Type> types(custom.getResultTypes());
   llvm::append_range(types, extra);
+  // In the custom kernel's place: its inputs are defined there, and its
+  // results may be read before the rewritten op.
+  rewriter.setInsertionPoint(custom);
   auto fused = kernel::CustomOp::create(rewriter, custom.getLoc(), types,
                                         custom.getInputs(), custom.getGrid(),
                                         custom.getBlock());
@@ -76,16 +80,30 @@ kernel::CustomOp cloneWithMoreOutputs(PatternRewriter &rewriter,
   return fused;
 }
 
-/// Whether `op` is an elementwise kernel op with one result, all of whose
-/// operands have its rank (numpy broadcasting only stretches size-1 dims).
+/// Whether `op` is an elementwise kernel op with one result, or an
+/// rms_norm (elementwise once a tile holds whole rows of its dim), all of
+/// whose operands have its rank (numpy broadcasting only stretches size-1
+/// dims).
 bool isFusableElementwise(Operation *op) {
   if (!isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) ||
-      !op->hasTrait<OpTrait::ElementwiseByIndex>() ||
+      !(op->hasTrait<OpTrait::ElementwiseByIndex>() ||
+        isa<kernel::RmsNormOp>(op)) ||
       op->getNumResults() != 1 || op->getNumOperands() == 0)
     return false;
   size_t rank = shapeOf(op->getResult(0)).size();
   return llvm::all_of(op->getOperands(),
                       [&](Value v) { return shapeOf(v).size() == rank; });
+}
+
+/// Whether a tile of `op`'s result with shape `tile` can be computed from
+/// tiles of its operands alone: always for an elementwise op; for an
+/// rms_norm when the tile holds whole rows of the normalized dim.
+bool isTileLocal(Operation *op, ArrayRef<int64_t> tile) {
+  auto norm = dyn_cast<kernel::RmsNormOp>(op);
+  if (!norm)
+    return true;
+  int64_t d = norm.getNormalizedDim();
+  return tile[d] == shapeOf(norm.getResult())[d];
 }
 
 /// Creates the block op of the same name as kernel op `op`, on tiles whose
@@ -102,19 +120,36 @@ Value createTileOp(PatternRewriter &rewriter, Operation *op, ValueRange tiles,
   return rewriter.create(state)->getResult(0);
 }
 
-/// Whether `op` (a custom kernel built beside the one it replaces) passes
-/// the verifiers, without reporting why not.
-bool isValid(Operation *op) {
-  ScopedDiagnosticHandler quiet(op->getContext(),
+/// The target a fused kernel must run on: the one given to the patterns
+/// (--superoptimize's), else the module's.
+FailureOr<TargetInfo> getTarget(const std::optional<TargetInfo> &given,
+                                Operation *op) {
+  if (given)
+    return *given;
+  return getEnclosingTarget(op);
+}
+
+/// The cost of `custom` (a custom kernel built beside the one it replaces)
+/// on `target`, if it passes the verifiers and fits the target's blocks;
+/// no diagnostics either way.
+FailureOr<search::KernelCost>
+getValidCost(kernel::CustomOp custom, const std::optional<TargetInfo> &given) {
+  ScopedDiagnosticHandler quiet(custom->getContext(),
                                 [](Diagnostic &) { return success(); });
-  return succeeded(mlir::verify(op));
+  FailureOr<TargetInfo> target = getTarget(given, custom);
+  if (failed(target) || failed(mlir::verify(custom)))
+    return failure();
+  return search::estimateKernelOpCost(custom, *target);
 }
 
 /// kernel.<elementwise>(custom#i, custom#j, ...) -> one more output of the
 /// custom kernel, computed from the tiles of #i, #j, ... after its for-loop.
 struct FuseElementwiseEpilogue : RewritePattern {
-  explicit FuseElementwiseEpilogue(MLIRContext *context)
-      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+  FuseElementwiseEpilogue(MLIRContext *context,
+                          std::optional<TargetInfo> target)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context),
+        target(std::move(target)) {}
+  std::optional<TargetInfo> target;
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
@@ -163,6 +198,8 @@ struct FuseElementwiseEpilogue : RewritePattern {
         if (tile[d] != (extent == shape[d] ? refTile[d] : 1))
           return rewriter.notifyMatchFailure(op, "tiles differ");
     }
+    if (!isTileLocal(op, refTile))
+      return rewriter.notifyMatchFailure(op, "tiles hold parts of rows");
 
     IRMapping mapping;
     kernel::CustomOp fused =
@@ -183,7 +220,7 @@ struct FuseElementwiseEpilogue : RewritePattern {
     }
     // The copy must still be a block graph the target can run (the result
     // tile takes shared memory unless it reuses an operand's).
-    if (!isValid(fused)) {
+    if (failed(getValidCost(fused, target))) {
       rewriter.eraseOp(fused);
       return rewriter.notifyMatchFailure(op, "the fused kernel is invalid");
     }
@@ -202,8 +239,11 @@ struct FuseElementwiseEpilogue : RewritePattern {
 /// (every query tile of an attention reads all of K) would read each
 /// operand as many times.
 struct FuseElementwisePrologue : RewritePattern {
-  explicit FuseElementwisePrologue(MLIRContext *context)
-      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+  FuseElementwisePrologue(MLIRContext *context,
+                          std::optional<TargetInfo> target)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context),
+        target(std::move(target)) {}
+  std::optional<TargetInfo> target;
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
@@ -216,17 +256,32 @@ struct FuseElementwisePrologue : RewritePattern {
     if (!custom || custom->getBlock() != op->getBlock())
       return rewriter.notifyMatchFailure(op, "not read by a custom kernel");
     ArrayRef<int64_t> shape = shapeOf(result);
+    for (auto [i, v] : llvm::enumerate(custom.getInputs())) {
+      if (v != result)
+        continue;
+      for (Operation *user : custom.getInputArgument(i).getUsers())
+        if (!isTileLocal(op, shapeOf(user->getResult(0))))
+          return rewriter.notifyMatchFailure(op, "tiles hold parts of rows");
+    }
 
-    // The new inputs: the old ones without the op's result, then each
-    // operand of the op that is not an input yet.
+    // The new inputs: the old ones, with the operands of the op that are
+    // not inputs yet where the op's result was first.
+    unsigned first =
+        llvm::find(custom.getInputs(), result) - custom.getInputs().begin();
+    SmallVector<Value> added;
+    for (Value v : op->getOperands())
+      if (!llvm::is_contained(custom.getInputs(), v) &&
+          !llvm::is_contained(added, v))
+        added.push_back(v);
     SmallVector<Value> inputs;
-    for (Value v : custom.getInputs())
+    for (auto [i, v] : llvm::enumerate(custom.getInputs())) {
+      if (i == first)
+        llvm::append_range(inputs, added);
       if (v != result)
         inputs.push_back(v);
-    unsigned numKept = inputs.size();
-    for (Value v : op->getOperands())
-      if (!llvm::is_contained(inputs, v))
-        inputs.push_back(v);
+    }
+    // In the custom kernel's place: an input may be defined after the op.
+    rewriter.setInsertionPoint(custom);
     auto fused = kernel::CustomOp::create(rewriter, custom.getLoc(),
                                           custom.getResultTypes(), inputs,
                                           custom.getGrid(), custom.getBlock());
@@ -234,30 +289,32 @@ struct FuseElementwisePrologue : RewritePattern {
     IRMapping mapping;
     rewriter.cloneRegionBefore(custom.getBody(), fused.getBody(),
                                fused.getBody().end(), mapping);
-    // The copy still has the old arguments; the operands' go after the old
-    // inputs, and the result's are erased once nothing loads them.
+    // The copy still has the old arguments: the added operands' go before
+    // the result's first, and the result's are erased once nothing loads
+    // them.
     Block &body = fused.getBody().front();
-    unsigned numOldInputs = custom.getInputs().size();
-    for (auto [k, v] : llvm::enumerate(ArrayRef(inputs).drop_front(numKept)))
-      body.insertArgument(numOldInputs + k, v.getType(), custom.getLoc());
-    auto argumentOf = [&](Value v) -> BlockArgument {
-      if (unsigned at = llvm::find(inputs, v) - inputs.begin(); at >= numKept)
-        return body.getArgument(numOldInputs + at - numKept);
-      unsigned old =
-          llvm::find(custom.getInputs(), v) - custom.getInputs().begin();
-      return body.getArgument(old);
-    };
-    llvm::BitVector resultArgs(body.getNumArguments());
+    SmallVector<BlockArgument> resultArgs;
     for (auto [i, v] : llvm::enumerate(custom.getInputs()))
       if (v == result)
-        resultArgs.set(i);
+        resultArgs.push_back(
+            cast<BlockArgument>(mapping.lookup(custom.getInputArgument(i))));
+    SmallVector<BlockArgument> addedArgs;
+    for (auto [k, v] : llvm::enumerate(added))
+      addedArgs.push_back(
+          body.insertArgument(first + k, v.getType(), custom.getLoc()));
+    auto argumentOf = [&](Value v) -> Value {
+      if (auto it = llvm::find(added, v); it != added.end())
+        return addedArgs[it - added.begin()];
+      unsigned old =
+          llvm::find(custom.getInputs(), v) - custom.getInputs().begin();
+      return mapping.lookup(custom.getInputArgument(old));
+    };
 
     // Every load of the result becomes loads of the operands, cut the same
     // way along the dims they do not broadcast, and the op on their tiles.
     SmallVector<block::LoadOp> loads;
     fused.walk([&](block::LoadOp load) {
-      auto arg = dyn_cast<BlockArgument>(load.getSource());
-      if (arg && arg.getOwner() == &body && resultArgs.test(arg.getArgNumber()))
+      if (llvm::is_contained(resultArgs, load.getSource()))
         loads.push_back(load);
     });
     for (block::LoadOp load : loads) {
@@ -289,24 +346,22 @@ struct FuseElementwisePrologue : RewritePattern {
       }
       rewriter.replaceOp(load, createTileOp(rewriter, op, tiles, tile));
     }
-    body.eraseArguments(resultArgs);
+    for (BlockArgument arg : llvm::reverse(resultArgs))
+      body.eraseArgument(arg.getArgNumber());
 
     // Fuse only into a valid kernel that beats the two launches.
-    FailureOr<TargetInfo> target = failure();
-    FailureOr<search::KernelCost> before = failure(), after = failure();
-    if (isValid(fused)) {
+    FailureOr<search::KernelCost> before = failure();
+    FailureOr<search::KernelCost> after = getValidCost(fused, target);
+    if (succeeded(after)) {
       ScopedDiagnosticHandler quiet(getContext(),
                                     [](Diagnostic &) { return success(); });
-      target = getEnclosingTarget(custom);
-      if (succeeded(target)) {
-        FailureOr<search::KernelCost> producer =
-            search::estimateKernelOpCost(op, *target);
-        FailureOr<search::KernelCost> consumer =
-            search::estimateKernelOpCost(custom, *target);
-        if (succeeded(producer) && succeeded(consumer))
-          before = *producer += *consumer;
-        after = search::estimateKernelOpCost(fused, *target);
-      }
+      FailureOr<TargetInfo> costed = getTarget(target, custom);
+      FailureOr<search::KernelCost> producer =
+          search::estimateKernelOpCost(op, *costed);
+      FailureOr<search::KernelCost> consumer =
+          search::estimateKernelOpCost(custom, *costed);
+      if (succeeded(producer) && succeeded(consumer))
+        before = *producer += *consumer;
     }
     if (failed(before) || failed(after) || after->totalUs >= before->totalUs) {
       rewriter.eraseOp(fused);
@@ -374,10 +429,10 @@ struct FuseKernelElementwisePass
 } // namespace
 
 void mlsopt::populateFuseKernelElementwisePatterns(
-    RewritePatternSet &patterns) {
-  patterns
-      .add<FuseElementwiseEpilogue, FuseElementwisePrologue, DropUnusedOutputs>(
-          patterns.getContext());
+    RewritePatternSet &patterns, std::optional<TargetInfo> target) {
+  patterns.add<FuseElementwiseEpilogue, FuseElementwisePrologue>(
+      patterns.getContext(), target);
+  patterns.add<DropUnusedOutputs>(patterns.getContext());
   // The new block ops become thread graphs, merged with those before them.
   thread::populateFuseElementwisePatterns(patterns);
 }

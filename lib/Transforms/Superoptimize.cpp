@@ -495,7 +495,7 @@ void SuperoptimizePass::runOnOperation() {
   }
   FrozenRewritePatternSet elementwise = [&] {
     RewritePatternSet patterns(&getContext());
-    populateFuseKernelElementwisePatterns(patterns);
+    populateFuseKernelElementwisePatterns(patterns, options.target);
     return FrozenRewritePatternSet(std::move(patterns));
   }();
   for (func::FuncOp func : functions) {

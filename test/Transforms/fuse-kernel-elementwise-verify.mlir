@@ -7,6 +7,7 @@
 // RUN: mlsopt-opt %s --fuse-kernel-elementwise --mlsopt-cpu-pipeline | FileCheck %s --check-prefix=CPU
 // CPU: llvm.func @bias_then_sum(
 // CPU: llvm.func @exp_then_chain(
+// CPU: llvm.func @normed_scores(
 
 // FUSED-LABEL: func.func @bias_then_sum(
 // FUSED-NOT: kernel.add
@@ -15,9 +16,15 @@
 // FUSED-NOT: kernel.silu
 // FUSED-NOT: kernel.mul_scalar
 // FUSED-LABEL: func.func private @exp_then_chain_reference(
+// FUSED-LABEL: func.func @normed_scores(
+// FUSED-NOT: kernel.rms_norm
+// FUSED: block.rms_norm
+// FUSED: block.rms_norm
+// FUSED-LABEL: func.func private @normed_scores_reference(
 
 // CHECK: remark: @bias_then_sum is equivalent to @bias_then_sum_reference
 // CHECK: remark: @exp_then_chain is equivalent to @exp_then_chain_reference
+// CHECK: remark: @normed_scores is equivalent to @normed_scores_reference
 
 func.func @bias_then_sum(%x: tensor<8x64xf32>, %b: tensor<1x64xf32>) -> tensor<8x1xf32> attributes {mlsopt.equivalent_to = @bias_then_sum_reference} {
   %xb = kernel.add %x, %b : tensor<8x64xf32>, tensor<1x64xf32>
@@ -65,4 +72,34 @@ func.func private @exp_then_chain_reference(%x: tensor<8x64xf32>, %y: tensor<8x1
   %a = kernel.silu %d : tensor<8x64xf32>
   %h = kernel.mul_scalar %a, 5.000000e-01 : tensor<8x64xf32>
   return %h : tensor<8x64xf32>
+}
+
+// Row sums of exp(rms_norm(Q) rms_norm(K)), K normalized over dim 1: the
+// norms run on the kernel's Q and K tiles, which span the head dim.
+func.func @normed_scores(%q: tensor<2x16x64xf32>, %k: tensor<2x64x32xf32>) -> tensor<2x16x1xf32> attributes {mlsopt.equivalent_to = @normed_scores_reference} {
+  %qn = kernel.rms_norm %q {epsilon = 1.0e-06 : f64} : tensor<2x16x64xf32>
+  %kn = kernel.rms_norm %k dim 1 {epsilon = 1.0e-06 : f64} : tensor<2x64x32xf32>
+  %0 = kernel.custom(%qn, %kn) grid <2, 1, 1> block <128, 1, 1> : (tensor<2x16x64xf32>, tensor<2x64x32xf32>) -> tensor<2x16x1xf32> {
+  ^bb0(%in0: tensor<2x16x64xf32>, %in1: tensor<2x64x32xf32>, %out0: tensor<2x16x1xf32>):
+    %1 = block.for_loop 1 iterations accumulate (sum) : tensor<1x16x1xf32> {
+      %2 = block.load %in0 imap <x = 0> : tensor<2x16x64xf32> -> tensor<1x16x64xf32>
+      %3 = block.load %in1 imap <x = 0> : tensor<2x64x32xf32> -> tensor<1x64x32xf32>
+      %4 = block.matmul %2, %3 : tensor<1x16x64xf32>, tensor<1x64x32xf32>
+      %5 = block.exp %4 : tensor<1x16x32xf32>
+      %6 = block.reduce_sum %5 dim 2 : tensor<1x16x32xf32>
+      block.yield %6 : tensor<1x16x1xf32>
+    }
+    block.store %1, %out0 omap <x = 0> : tensor<1x16x1xf32> into tensor<2x16x1xf32>
+    block.return
+  }
+  return %0 : tensor<2x16x1xf32>
+}
+
+func.func private @normed_scores_reference(%q: tensor<2x16x64xf32>, %k: tensor<2x64x32xf32>) -> tensor<2x16x1xf32> {
+  %qn = kernel.rms_norm %q {epsilon = 1.0e-06 : f64} : tensor<2x16x64xf32>
+  %kn = kernel.rms_norm %k dim 1 {epsilon = 1.0e-06 : f64} : tensor<2x64x32xf32>
+  %s = kernel.matmul %qn, %kn : tensor<2x16x64xf32>, tensor<2x64x32xf32>
+  %e = kernel.exp %s : tensor<2x16x32xf32>
+  %l = kernel.reduce_sum %e dim 2 : tensor<2x16x32xf32>
+  return %l : tensor<2x16x1xf32>
 }

@@ -150,8 +150,8 @@ func.func @tiles_disagree(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
 // CHECK-LABEL: func.func @scaled_q(
 // CHECK-SAME: %[[Q:[^:]*]]: tensor<2x256x64xf16>, %[[K:[^:]*]]: tensor<2x64x4096xf16>, %[[V:[^:]*]]: tensor<2x4096x64xf16>
 // CHECK-NOT: kernel.mul_scalar
-// CHECK: kernel.custom(%[[K]], %[[V]], %[[Q]])
-// CHECK: ^bb0(%{{.*}}: tensor<2x64x4096xf16>, %{{.*}}: tensor<2x4096x64xf16>, %[[IN:.*]]: tensor<2x256x64xf16>,
+// CHECK: kernel.custom(%[[Q]], %[[K]], %[[V]])
+// CHECK: ^bb0(%[[IN:.*]]: tensor<2x256x64xf16>, %{{.*}}: tensor<2x64x4096xf16>, %{{.*}}: tensor<2x4096x64xf16>,
 // CHECK: %[[T:.*]] = block.load %[[IN]] imap <x = 0, y = 1> : tensor<2x256x64xf16> -> tensor<1x64x64xf16>
 // CHECK-NEXT: %[[S:.*]] = thread.graph(%[[T]])
 // CHECK-NEXT: ^bb0(%[[E:.*]]: f16):
@@ -252,4 +252,199 @@ func.func @read_by_every_block(%a: tensor<4096x128xf16>, %b: tensor<4096x128xf16
     block.return
   }
   return %0 : tensor<128x128xf16>
+}
+
+// -----
+
+// rms_norm is elementwise once a tile holds whole rows of its dim: QKNorm's
+// normalizations of Q (over its last dim) and of K (over dim 1) run on the
+// tiles the attention kernel loads, each of which spans the head dim.
+// CHECK-LABEL: func.func @qk_norms(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<2x256x64xf16>, %[[K:[^:]*]]: tensor<2x64x4096xf16>, %[[V:[^:]*]]: tensor<2x4096x64xf16>
+// CHECK-NOT: kernel.rms_norm
+// CHECK: kernel.custom(%[[Q]], %[[K]], %[[V]])
+// CHECK: %[[QT:.*]] = block.load %{{.*}} imap <x = 0, y = 1> : tensor<2x256x64xf16> -> tensor<1x64x64xf16>
+// CHECK-NEXT: %[[QN:.*]] = block.rms_norm %[[QT]] {epsilon = 9.9999999999999995E-7 : f64} : tensor<1x64x64xf16>
+// CHECK-NEXT: %[[KT:.*]] = block.load %{{.*}} imap <x = 0, z = 2> : tensor<2x64x4096xf16> -> tensor<1x64x256xf16>
+// CHECK-NEXT: %[[KN:.*]] = block.rms_norm %[[KT]] dim 1 {epsilon = 9.9999999999999995E-7 : f64} : tensor<1x64x256xf16>
+// CHECK: block.matmul %[[QN]], %[[KN]]
+// CHECK-NOT: kernel.
+// CHECK: return
+func.func @qk_norms(%q: tensor<2x256x64xf16>, %k: tensor<2x64x4096xf16>, %v: tensor<2x4096x64xf16>) -> (tensor<2x256x1024xf16>, tensor<2x256x16xf16>) {
+  %qn = kernel.rms_norm %q {epsilon = 1.0e-06 : f64} : tensor<2x256x64xf16>
+  %kn = kernel.rms_norm %k dim 1 {epsilon = 1.0e-06 : f64} : tensor<2x64x4096xf16>
+  %0:2 = kernel.custom(%qn, %kn, %v) grid <2, 4, 16> block <128, 1, 1> : (tensor<2x256x64xf16>, tensor<2x64x4096xf16>, tensor<2x4096x64xf16>) -> (tensor<2x256x1024xf16>, tensor<2x256x16xf16>) {
+  ^bb0(%in0: tensor<2x256x64xf16>, %in1: tensor<2x64x4096xf16>, %in2: tensor<2x4096x64xf16>, %out0: tensor<2x256x1024xf16>, %out1: tensor<2x256x16xf16>):
+    %3:2 = block.for_loop 1 iterations accumulate (sum, sum) : tensor<1x64x64xf16>, tensor<1x64x1xf16> {
+      %4 = block.load %in0 imap <x = 0, y = 1> : tensor<2x256x64xf16> -> tensor<1x64x64xf16>
+      %5 = block.load %in1 imap <x = 0, z = 2> : tensor<2x64x4096xf16> -> tensor<1x64x256xf16>
+      %6 = block.load %in2 imap <x = 0, z = 1> : tensor<2x4096x64xf16> -> tensor<1x256x64xf16>
+      %7 = block.matmul %4, %5 : tensor<1x64x64xf16>, tensor<1x64x256xf16>
+      %8 = block.exp %7 : tensor<1x64x256xf16>
+      %9 = block.matmul %8, %6 : tensor<1x64x256xf16>, tensor<1x256x64xf16>
+      %10 = block.reduce_sum %8 dim 2 : tensor<1x64x256xf16>
+      block.yield %9, %10 : tensor<1x64x64xf16>, tensor<1x64x1xf16>
+    }
+    block.store %3#0, %out0 omap <x = 0, y = 1, z = 2> : tensor<1x64x64xf16> into tensor<2x256x1024xf16>
+    block.store %3#1, %out1 omap <x = 0, y = 1, z = 2> : tensor<1x64x1xf16> into tensor<2x256x16xf16>
+    block.return
+  }
+  return %0#0, %0#1 : tensor<2x256x1024xf16>, tensor<2x256x16xf16>
+}
+
+// -----
+
+// The loop walks the normalized dim in halves: no tile holds a whole row,
+// so the normalization stays a kernel of its own.
+// CHECK-LABEL: func.func @norm_rows_split(
+// CHECK: kernel.rms_norm
+// CHECK: kernel.custom
+func.func @norm_rows_split(%x: tensor<8x64xf16>) -> tensor<8x1xf16> {
+  %n = kernel.rms_norm %x : tensor<8x64xf16>
+  %0 = kernel.custom(%n) grid <4, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> tensor<8x1xf16> {
+  ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x1xf16>):
+    %1 = block.for_loop 2 iterations accumulate (sum) : tensor<2x1xf16> {
+      %2 = block.load %in0 imap <x = 0> fmap 1 : tensor<8x64xf16> -> tensor<2x32xf16>
+      %3 = block.reduce_sum %2 dim 1 : tensor<2x32xf16>
+      block.yield %3 : tensor<2x1xf16>
+    }
+    block.store %1, %out0 omap <x = 0> : tensor<2x1xf16> into tensor<8x1xf16>
+    block.return
+  }
+  return %0 : tensor<8x1xf16>
+}
+
+// -----
+
+// Epilogue: a post-norm over whole stored rows joins the kernel; over
+// rows the blocks store in halves it does not.
+// CHECK-LABEL: func.func @post_norm(
+// CHECK: kernel.custom
+// CHECK: block.rms_norm %{{.*}} : tensor<2x64xf32>
+// CHECK-NOT: kernel.rms_norm
+// CHECK-LABEL: func.func @post_norm_half_rows(
+// CHECK: kernel.custom
+// CHECK: kernel.rms_norm
+func.func @post_norm(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %0 = kernel.custom(%x) grid <4, 1, 1> block <128, 1, 1> : (tensor<8x64xf32>) -> tensor<8x64xf32> {
+  ^bb0(%in0: tensor<8x64xf32>, %out0: tensor<8x64xf32>):
+    %1 = block.for_loop 1 iterations accumulate (sum) : tensor<2x64xf32> {
+      %2 = block.load %in0 imap <x = 0> : tensor<8x64xf32> -> tensor<2x64xf32>
+      %3 = block.exp %2 : tensor<2x64xf32>
+      block.yield %3 : tensor<2x64xf32>
+    }
+    block.store %1, %out0 omap <x = 0> : tensor<2x64xf32> into tensor<8x64xf32>
+    block.return
+  }
+  %n = kernel.rms_norm %0 : tensor<8x64xf32>
+  return %n : tensor<8x64xf32>
+}
+func.func @post_norm_half_rows(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %0 = kernel.custom(%x) grid <4, 2, 1> block <128, 1, 1> : (tensor<8x64xf32>) -> tensor<8x64xf32> {
+  ^bb0(%in0: tensor<8x64xf32>, %out0: tensor<8x64xf32>):
+    %1 = block.for_loop 1 iterations accumulate (sum) : tensor<2x32xf32> {
+      %2 = block.load %in0 imap <x = 0, y = 1> : tensor<8x64xf32> -> tensor<2x32xf32>
+      %3 = block.exp %2 : tensor<2x32xf32>
+      block.yield %3 : tensor<2x32xf32>
+    }
+    block.store %1, %out0 omap <x = 0, y = 1> : tensor<2x32xf32> into tensor<8x64xf32>
+    block.return
+  }
+  %n = kernel.rms_norm %0 : tensor<8x64xf32>
+  return %n : tensor<8x64xf32>
+}
+
+// -----
+
+// The FlashAttention kernel --superoptimize finds for QKNorm at b = 8 on
+// sm_90, with its norms still kernels of their own. Fused, the normalized
+// tiles take 40 KiB of shared memory more (188672 bytes): within sm_90's
+// 227 KiB, past sm_80's 163. For a module targeting sm_80, Q's norm (an
+// 8 KiB tile) joins and K's (32 KiB) stays a kernel.
+// CHECK-LABEL: func.func @flash_qknorm_sm80(
+// CHECK: kernel.rms_norm %{{.*}} dim 1
+// CHECK-NOT: kernel.rms_norm
+// CHECK: kernel.custom
+// CHECK-COUNT-1: block.rms_norm
+// CHECK-NOT: block.rms_norm
+// CHECK: return
+module attributes {mlsopt.target = "sm_80"} {
+func.func @flash_qknorm_sm80(%q: tensor<16x256x64xf16>, %k: tensor<16x64x4096xf16>, %v: tensor<16x4096x64xf16>) -> tensor<16x256x64xf16> {
+  %qn = kernel.rms_norm %q {epsilon = 1.0e-06 : f64} : tensor<16x256x64xf16>
+  %kn = kernel.rms_norm %k dim 1 {epsilon = 1.0e-06 : f64} : tensor<16x64x4096xf16>
+  %0 = kernel.custom(%qn, %kn, %v) grid <16, 4, 2> block <128, 1, 1> : (tensor<16x256x64xf16>, tensor<16x64x4096xf16>, tensor<16x4096x64xf16>) -> tensor<16x256x64xf16> {
+  ^bb0(%in0: tensor<16x256x64xf16>, %in1: tensor<16x64x4096xf16>, %in2: tensor<16x4096x64xf16>, %out0: tensor<16x256x64xf16>):
+    %1:2 = block.for_loop 16 iterations accumulate (sum, sum) : tensor<1x64x32xf16>, tensor<1x64x1xf16> {
+      %3 = block.load %in0 imap <x = 0, y = 1> : tensor<16x256x64xf16> -> tensor<1x64x64xf16>
+      %5 = block.load %in1 imap <x = 0> fmap 2 : tensor<16x64x4096xf16> -> tensor<1x64x256xf16>
+      %7 = block.load %in2 imap <x = 0, z = 2> fmap 1 : tensor<16x4096x64xf16> -> tensor<1x256x32xf16>
+      %8 = block.matmul %3, %5 : tensor<1x64x64xf16>, tensor<1x64x256xf16>
+      %9 = block.exp %8 : tensor<1x64x256xf16>
+      %10 = block.matmul %9, %7 : tensor<1x64x256xf16>, tensor<1x256x32xf16>
+      %11 = block.reduce_sum %9 dim 2 : tensor<1x64x256xf16>
+      block.yield %10, %11 : tensor<1x64x32xf16>, tensor<1x64x1xf16>
+    }
+    %2 = block.div %1#0, %1#1 : tensor<1x64x32xf16>, tensor<1x64x1xf16>
+    block.store %2, %out0 omap <x = 0, y = 1, z = 2> : tensor<1x64x32xf16> into tensor<16x256x64xf16>
+    block.return
+  }
+  return %0 : tensor<16x256x64xf16>
+}
+}
+
+// -----
+
+// The same program for sm_90: both norms join the kernel.
+// CHECK-LABEL: func.func @flash_qknorm_sm90(
+// CHECK-NOT: kernel.rms_norm
+// CHECK: kernel.custom
+// CHECK-COUNT-2: block.rms_norm
+module attributes {mlsopt.target = "sm_90"} {
+func.func @flash_qknorm_sm90(%q: tensor<16x256x64xf16>, %k: tensor<16x64x4096xf16>, %v: tensor<16x4096x64xf16>) -> tensor<16x256x64xf16> {
+  %qn = kernel.rms_norm %q {epsilon = 1.0e-06 : f64} : tensor<16x256x64xf16>
+  %kn = kernel.rms_norm %k dim 1 {epsilon = 1.0e-06 : f64} : tensor<16x64x4096xf16>
+  %0 = kernel.custom(%qn, %kn, %v) grid <16, 4, 2> block <128, 1, 1> : (tensor<16x256x64xf16>, tensor<16x64x4096xf16>, tensor<16x4096x64xf16>) -> tensor<16x256x64xf16> {
+  ^bb0(%in0: tensor<16x256x64xf16>, %in1: tensor<16x64x4096xf16>, %in2: tensor<16x4096x64xf16>, %out0: tensor<16x256x64xf16>):
+    %1:2 = block.for_loop 16 iterations accumulate (sum, sum) : tensor<1x64x32xf16>, tensor<1x64x1xf16> {
+      %3 = block.load %in0 imap <x = 0, y = 1> : tensor<16x256x64xf16> -> tensor<1x64x64xf16>
+      %5 = block.load %in1 imap <x = 0> fmap 2 : tensor<16x64x4096xf16> -> tensor<1x64x256xf16>
+      %7 = block.load %in2 imap <x = 0, z = 2> fmap 1 : tensor<16x4096x64xf16> -> tensor<1x256x32xf16>
+      %8 = block.matmul %3, %5 : tensor<1x64x64xf16>, tensor<1x64x256xf16>
+      %9 = block.exp %8 : tensor<1x64x256xf16>
+      %10 = block.matmul %9, %7 : tensor<1x64x256xf16>, tensor<1x256x32xf16>
+      %11 = block.reduce_sum %9 dim 2 : tensor<1x64x256xf16>
+      block.yield %10, %11 : tensor<1x64x32xf16>, tensor<1x64x1xf16>
+    }
+    %2 = block.div %1#0, %1#1 : tensor<1x64x32xf16>, tensor<1x64x1xf16>
+    block.store %2, %out0 omap <x = 0, y = 1, z = 2> : tensor<1x64x32xf16> into tensor<16x256x64xf16>
+    block.return
+  }
+  return %0 : tensor<16x256x64xf16>
+}
+}
+
+// -----
+
+// An op between the kernel and its epilogue reads the kernel's output: the
+// fused kernel takes the kernel's place, before that reader.
+// CHECK-LABEL: func.func @reader_in_between(
+// CHECK: %[[K:.*]]:2 = kernel.custom
+// CHECK: thread.unary neg
+// CHECK: %[[S:.*]] = kernel.reduce_sum %[[K]]#0 dim 1
+// CHECK-NOT: kernel.neg
+// CHECK: return %[[K]]#1, %[[S]]
+func.func @reader_in_between(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x1xf32>) {
+  %0 = kernel.custom(%x) grid <4, 1, 1> block <128, 1, 1> : (tensor<8x64xf32>) -> tensor<8x64xf32> {
+  ^bb0(%in0: tensor<8x64xf32>, %out0: tensor<8x64xf32>):
+    %1 = block.for_loop 1 iterations accumulate (sum) : tensor<2x64xf32> {
+      %2 = block.load %in0 imap <x = 0> : tensor<8x64xf32> -> tensor<2x64xf32>
+      %3 = block.exp %2 : tensor<2x64xf32>
+      block.yield %3 : tensor<2x64xf32>
+    }
+    block.store %1, %out0 omap <x = 0> : tensor<2x64xf32> into tensor<8x64xf32>
+    block.return
+  }
+  %s = kernel.reduce_sum %0 dim 1 : tensor<8x64xf32>
+  %n = kernel.neg %0 : tensor<8x64xf32>
+  return %n, %s : tensor<8x64xf32>, tensor<8x1xf32>
 }

@@ -83,7 +83,10 @@ def FuseKernelElementwise : Pass<"fuse-kernel-elementwise", "::mlir::func::FuncO
   let description = [{
     Moves elementwise kernel ops (unary, binary with broadcasting, or with a
     scalar; operands of the result's rank) into a `kernel.custom` next to
-    them, so they cost no launch and no device-memory round trip:
+    them, so they cost no launch and no device-memory round trip. An
+    `rms_norm` counts as elementwise where every tile involved holds whole
+    rows of its normalized dim (QKNorm's norms of Q and K, whose tiles in
+    the attention kernel span the head dim):
 
     - *Epilogue.* An op whose operands are all outputs of one custom kernel
       is applied after the for-loop to the tiles each block stores of them,

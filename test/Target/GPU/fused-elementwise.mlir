@@ -1,6 +1,6 @@
 // The kernels --fuse-kernel-elementwise builds (a prologue over a
 // broadcast bias loaded without the grid split, an epilogue chain after
-// the loop) lower to one launch each that ptxas accepts for sm_80 and
+// the loop, RMS norms of Q and K tiles before their product) lower to one launch each that ptxas accepts for sm_80 and
 // sm_90; the bias tile is loaded per loop iteration like the activations'.
 // REQUIRES: ptxas
 // RUN: mlsopt-opt %S/../../Transforms/fuse-kernel-elementwise-verify.mlir --fuse-kernel-elementwise -o %t.fused.mlir
@@ -17,6 +17,10 @@
 // CHECK-NOT: gpu.launch_func
 // CHECK: return
 // CHECK-LABEL: func.func @exp_then_chain(
+// CHECK: gpu.launch_func
+// CHECK-NOT: gpu.launch_func
+// CHECK: return
+// CHECK-LABEL: func.func @normed_scores(
 // CHECK: gpu.launch_func
 // CHECK-NOT: gpu.launch_func
 // CHECK: return
