@@ -13,10 +13,17 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
     - `linalg.matmul`, `linalg.batch_matmul` (any `indexing_maps`, so the
       transposed variants too), `linalg.contract` and matmul-shaped generics,
       into `kernel.matmul` plus `kernel.transpose` for permuted operands; a
-      zero-filled init is dropped, any other init is added;
+      zero-filled init is dropped, any other init is added; one whose left
+      operand and result have several row dims the right operand does not
+      index, `(b, m, k) x (k, n)`, rows contiguous, into a matmul of the
+      flattened rows between a `tensor.collapse_shape` and a
+      `tensor.expand_shape`;
     - `linalg.transpose`;
+    - `linalg.softmax`, decomposed as upstream does it (a max, exp of the
+      difference, a sum, a division);
     - `linalg.reduce` and generics with one reduction dim combining with
-      `arith.addf` / `arith.maximumf` into an identity init, into
+      `arith.addf` / `arith.maximumf` (or `arith.maxnumf`, which differs on
+      NaN only) into an identity init, into
       `kernel.reduce_sum` / `kernel.reduce_max` (with a `tensor.collapse_shape`
       when linalg drops the reduced dim, which kernel binary ops that
       broadcast it the same way read past);

@@ -12,6 +12,7 @@
 //   the maps permute the operands, and `kernel.add` of the init unless the
 //   init is a zero fill.
 // - A single-dim reduction whose combiner is `arith.addf` or `arith.maximumf`
+//   (or `arith.maxnumf`, which differs from it on NaN only)
 //   over an identity init becomes `kernel.reduce_sum` or `kernel.reduce_max`
 //   of the value its payload computes.
 // - An all-parallel op becomes one kernel op per payload op, or one for the
@@ -106,14 +107,17 @@ static std::optional<APFloat> getSplatValue(Value tensor) {
 
 /// True if `init` holds the identity of the reduction `combiner` in every
 /// element, so the reduction computes the same without it: +-0 for a sum, -inf
-/// or the lowest finite value for a max.
+/// or the lowest finite value for a max, and also NaN for arith.maxnumf,
+/// which ignores it (upstream's softmax decomposition starts its max there).
 static bool isIdentityInit(Operation *combiner, Value init) {
   std::optional<APFloat> value = getSplatValue(init);
   if (!value)
     return false;
   if (isa<arith::AddFOp>(combiner))
     return value->isZero();
-  if (isa<arith::MaximumFOp>(combiner))
+  if (isa<arith::MaxNumFOp>(combiner) && value->isNaN())
+    return true;
+  if (isa<arith::MaximumFOp, arith::MaxNumFOp>(combiner))
     return value->isNegative() &&
            (value->isInfinity() || value->bitwiseIsEqual(APFloat::getLargest(
                                        value->getSemantics(), true)));
@@ -1066,6 +1070,116 @@ struct ContractionToMatmul
 /// `kernel.reduce_max`. The kernel reduction keeps the reduced dim with size
 /// 1; the result is reshaped to the linalg result, which drops it or keeps it
 /// at a constant index.
+/// A contraction whose left operand and result have several row dims that
+/// the right operand does not index, (b, m, k) x (k, n) -> (b, m, n): a
+/// linear layer applied to a batch of sequences, one weight for all. The rows
+/// are contiguous in the left operand and the result, so it is one matmul of
+/// the flattened rows: collapse, kernel.matmul, expand. Loops that all three
+/// operands index stay batch dims of the matmul.
+struct FlattenedRowsToMatmul
+    : public OpInterfaceRewritePattern<linalg::LinalgOp> {
+  FlattenedRowsToMatmul(MLIRContext *context)
+      : OpInterfaceRewritePattern(context, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getNumDpsInputs() != 2 || op.getNumReductionLoops() != 1)
+      return rewriter.notifyMatchFailure(op,
+                                         "is not a two-operand contraction");
+    Type elementType;
+    if (failed(checkKernelOperands(op, rewriter, elementType)))
+      return failure();
+    if (!ContractionToMatmul::isMulAddBody(op))
+      return rewriter.notifyMatchFailure(
+          op, "payload is not init + lhs * rhs in the element type");
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(op);
+    if (failed(dims) || dims->m.size() < 2 || dims->n.size() != 1 ||
+        dims->k.size() != 1 ||
+        dims->batch.size() + dims->m.size() + 2 !=
+            static_cast<size_t>(op.getNumLoops()))
+      return rewriter.notifyMatchFailure(
+          op, "loops are not batch dims, several M dims, one N and one K");
+
+    OpOperand *lhs = op.getDpsInputOperand(0);
+    OpOperand *rhs = op.getDpsInputOperand(1);
+    OpOperand *init = op.getDpsInitOperand(0);
+    auto dimsOf = [&](OpOperand *operand) -> std::optional<SmallVector<unsigned>> {
+      AffineMap map = op.getMatchingIndexingMap(operand);
+      if (!map.isProjectedPermutation())
+        return std::nullopt;
+      SmallVector<unsigned> positions;
+      for (AffineExpr expr : map.getResults()) {
+        auto dim = dyn_cast<AffineDimExpr>(expr);
+        if (!dim)
+          return std::nullopt;
+        positions.push_back(dim.getPosition());
+      }
+      return positions;
+    };
+    std::optional<SmallVector<unsigned>> lhsDims = dimsOf(lhs),
+                                         rhsDims = dimsOf(rhs),
+                                         resultDims = dimsOf(init);
+    if (!lhsDims || !rhsDims || !resultDims)
+      return rewriter.notifyMatchFailure(op, "an operand reads a constant "
+                                             "index");
+    // The result's order of the batch and row dims: the left operand must
+    // have them in the same order, then k; the right operand the batch dims,
+    // then k and n; the result ends with n.
+    unsigned k = dims->k.front(), n = dims->n.front();
+    SmallVector<unsigned> outer(resultDims->begin(),
+                                std::prev(resultDims->end()));
+    SmallVector<unsigned> batch = llvm::filter_to_vector(
+        outer, [&](unsigned d) { return llvm::is_contained(dims->batch, d); });
+    SmallVector<unsigned> rows = llvm::filter_to_vector(
+        outer, [&](unsigned d) { return llvm::is_contained(dims->m, d); });
+    SmallVector<unsigned> expectedLhs(outer), expectedRhs(batch),
+        expectedResult(outer);
+    expectedLhs.push_back(k);
+    expectedRhs.append({k, n});
+    expectedResult.push_back(n);
+    if (resultDims->back() != n || *lhsDims != expectedLhs ||
+        *rhsDims != expectedRhs || *resultDims != expectedResult ||
+        outer != llvm::to_vector(llvm::concat<unsigned>(batch, rows)))
+      return rewriter.notifyMatchFailure(
+          op, "rows are not contiguous after the batch dims in the left "
+              "operand and the result, or an operand is transposed");
+
+    // Collapse the rows of the left operand into one dim; the result
+    // expands back the same way.
+    SmallVector<ReassociationIndices> groups;
+    for (unsigned i = 0; i < batch.size(); ++i)
+      groups.push_back({static_cast<int64_t>(i)});
+    ReassociationIndices rowGroup;
+    for (unsigned i = 0; i < rows.size(); ++i)
+      rowGroup.push_back(static_cast<int64_t>(batch.size() + i));
+    groups.push_back(rowGroup);
+    groups.push_back({static_cast<int64_t>(batch.size() + rows.size())});
+
+    SmallVector<int64_t> loopShape = op.getStaticLoopRanges();
+    SmallVector<int64_t> flatShape;
+    for (unsigned d : batch)
+      flatShape.push_back(loopShape[d]);
+    int64_t numRows = 1;
+    for (unsigned d : rows)
+      numRows *= loopShape[d];
+    flatShape.append({numRows, loopShape[k]});
+    Location loc = op.getLoc();
+    Value flat = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get(flatShape, elementType),
+        lhs->get(), groups);
+    Value product = kernel::MatmulOp::create(rewriter, loc, flat, rhs->get());
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    Value result = tensor::ExpandShapeOp::create(rewriter, loc, resultType,
+                                                 product, groups);
+    std::optional<APFloat> initValue = getSplatValue(init->get());
+    if (!initValue || !initValue->isZero())
+      result = kernel::AddOp::create(rewriter, loc, init->get(), result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct ReductionToKernel : public OpInterfaceRewritePattern<linalg::LinalgOp> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
 
@@ -1085,9 +1199,9 @@ struct ReductionToKernel : public OpInterfaceRewritePattern<linalg::LinalgOp> {
     BlockArgument accumulator = op.getRegionOutputArgs().front();
     Operation *combiner = body->getTerminator()->getOperand(0).getDefiningOp();
     if (!combiner || combiner->getBlock() != body ||
-        !isa<arith::AddFOp, arith::MaximumFOp>(combiner))
+        !isa<arith::AddFOp, arith::MaximumFOp, arith::MaxNumFOp>(combiner))
       return rewriter.notifyMatchFailure(
-          op, "combiner is not arith.addf or arith.maximumf");
+          op, "combiner is not arith.addf, arith.maximumf or arith.maxnumf");
     Value lhs = combiner->getOperand(0), rhs = combiner->getOperand(1);
     Value reduced = lhs == accumulator   ? rhs
                     : rhs == accumulator ? lhs
@@ -1340,11 +1454,33 @@ struct ElementwiseBeforeReshape : public RewritePattern {
   }
 };
 
+/// `linalg.softmax` (IREE's, and what torch-mlir's softmax becomes through
+/// it) as upstream decomposes it: a max reduction, exp of the difference, a
+/// sum reduction and a division, which the patterns above import.
+struct DecomposeSoftmax : public OpRewritePattern<linalg::SoftmaxOp> {
+  using OpRewritePattern<linalg::SoftmaxOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::SoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getOutput().getType());
+    if (!op.hasPureTensorSemantics() || !type || !type.hasStaticShape() ||
+        !isa<Float16Type, BFloat16Type, Float32Type>(type.getElementType()))
+      return rewriter.notifyMatchFailure(
+          op, "not a static softmax on f16, bf16 or f32 tensors");
+    FailureOr<SmallVector<Value>> results = op.decomposeOperation(rewriter);
+    if (failed(results))
+      return failure();
+    rewriter.replaceOp(op, *results);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
   patterns
-      .add<ContractionToMatmul, ReductionToKernel, ElementwiseToKernel,
+      .add<ContractionToMatmul, FlattenedRowsToMatmul, ReductionToKernel,
+           ElementwiseToKernel,
            BroadcastOperandToUnitDims<kernel::AddOp>,
            BroadcastOperandToUnitDims<kernel::SubOp>,
            BroadcastOperandToUnitDims<kernel::MulOp>,
@@ -1352,8 +1488,8 @@ void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
            ReshapedOperandToSource<kernel::AddOp>,
            ReshapedOperandToSource<kernel::SubOp>,
            ReshapedOperandToSource<kernel::MulOp>,
-           ReshapedOperandToSource<kernel::DivOp>, ElementwiseBeforeReshape>(
-          patterns.getContext());
+           ReshapedOperandToSource<kernel::DivOp>, ElementwiseBeforeReshape,
+           DecomposeSoftmax>(patterns.getContext());
 }
 
 //===----------------------------------------------------------------------===//

@@ -164,6 +164,54 @@ func.func @generic_matmul_transposed_result(%a: tensor<8x64xf32>, %b: tensor<64x
   return %r : tensor<96x8xf32>
 }
 
+// -----
+
+// One weight applied to a batch of sequences, (b, m, k) x (k, n): b is a row
+// dim the weight does not index. The rows are contiguous, so it is one
+// matmul of the flattened rows.
+// CHECK-LABEL: func.func @shared_weight
+// CHECK-SAME: (%[[A:[a-zA-Z0-9_]+]]: tensor<3x16x48xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<48x80xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[F:.*]] = tensor.collapse_shape %[[A]] {{\[\[}}0, 1], [2]] : tensor<3x16x48xf32> into tensor<48x48xf32>
+// CHECK-NEXT: %[[P:.*]] = kernel.matmul %[[F]], %[[W]] : tensor<48x48xf32>, tensor<48x80xf32>
+// CHECK-NEXT: %[[R:.*]] = tensor.expand_shape %[[P]] {{\[\[}}0, 1], [2]] output_shape [3, 16, 80] : tensor<48x80xf32> into tensor<3x16x80xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @shared_weight(%a: tensor<3x16x48xf32>, %w: tensor<48x80xf32>) -> tensor<3x16x80xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x16x80xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3x16x80xf32>) -> tensor<3x16x80xf32>
+  %c = linalg.generic {indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (k, n)>, affine_map<(b, m, n, k) -> (b, m, n)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %w : tensor<3x16x48xf32>, tensor<48x80xf32>) outs(%f : tensor<3x16x80xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<3x16x80xf32>
+  return %c : tensor<3x16x80xf32>
+}
+
+// -----
+
+// The rows of the left operand are not contiguous (m before b): it stays.
+// CHECK-LABEL: func.func @shared_weight_rows_apart
+// CHECK: linalg.generic
+// CHECK-NOT: kernel.matmul
+func.func @shared_weight_rows_apart(%a: tensor<16x3x48xf32>, %w: tensor<48x80xf32>) -> tensor<3x16x80xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x16x80xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3x16x80xf32>) -> tensor<3x16x80xf32>
+  %c = linalg.generic {indexing_maps = [affine_map<(b, m, n, k) -> (m, b, k)>, affine_map<(b, m, n, k) -> (k, n)>, affine_map<(b, m, n, k) -> (b, m, n)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %w : tensor<16x3x48xf32>, tensor<48x80xf32>) outs(%f : tensor<3x16x80xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<3x16x80xf32>
+  return %c : tensor<3x16x80xf32>
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Transposes
 //===----------------------------------------------------------------------===//
@@ -1473,6 +1521,65 @@ func.func @mean_by_division(%x: tensor<96x48xf32>) -> (tensor<96x48xf32>, tensor
     linalg.yield %q : f32
   } -> tensor<96x48xf32>
   return %c, %g : tensor<96x48xf32>, tensor<96x48xf32>
+}
+
+// -----
+
+// linalg.softmax (IREE's, and torch-mlir's through it), decomposed as
+// upstream does it: its max reduction combines with arith.maxnumf, which
+// differs from arith.maximumf on NaN only, and imports as reduce_max.
+// CHECK-LABEL: func.func @softmax_named
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<16x80xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[M:.*]] = kernel.reduce_max %[[X]] dim 1 : tensor<16x80xf32>
+// CHECK-NEXT: %[[D:.*]] = kernel.sub %[[X]], %[[M]] : tensor<16x80xf32>, tensor<16x1xf32>
+// CHECK-NEXT: %[[E:.*]] = kernel.exp %[[D]]
+// CHECK-NEXT: %[[S:.*]] = kernel.reduce_sum %[[E]] dim 1 : tensor<16x80xf32>
+// CHECK-NEXT: %[[R:.*]] = kernel.div %[[E]], %[[S]] : tensor<16x80xf32>, tensor<16x1xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @softmax_named(%x: tensor<16x80xf32>) -> tensor<16x80xf32> {
+  %e = tensor.empty() : tensor<16x80xf32>
+  %s = linalg.softmax dimension(1) ins(%x : tensor<16x80xf32>) outs(%e : tensor<16x80xf32>) -> tensor<16x80xf32>
+  return %s : tensor<16x80xf32>
+}
+
+// -----
+
+// A softmax over a dynamic dim stays as it is.
+// CHECK-LABEL: func.func @softmax_dynamic_stays
+// CHECK: linalg.softmax
+func.func @softmax_dynamic_stays(%x: tensor<?x80xf32>, %e: tensor<?x80xf32>) -> tensor<?x80xf32> {
+  %s = linalg.softmax dimension(1) ins(%x : tensor<?x80xf32>) outs(%e : tensor<?x80xf32>) -> tensor<?x80xf32>
+  return %s : tensor<?x80xf32>
+}
+
+// -----
+
+// A row max with arith.maxnumf into -inf, and one into 0 (no identity) that
+// stays.
+// CHECK-LABEL: func.func @maxnumf_reduction
+// CHECK: %[[M:.*]] = kernel.reduce_max %{{.*}} dim 1 : tensor<16x80xf32>
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[M]]
+// CHECK: %[[Z:.*]] = linalg.reduce
+// CHECK: arith.maxnumf
+// CHECK: return %[[C]], %[[Z]]
+func.func @maxnumf_reduction(%x: tensor<16x80xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %m = linalg.reduce ins(%x : tensor<16x80xf32>) outs(%f : tensor<16xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %y = arith.maxnumf %in, %acc : f32
+      linalg.yield %y : f32
+    }
+  %f0 = linalg.fill ins(%zero : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %z = linalg.reduce ins(%x : tensor<16x80xf32>) outs(%f0 : tensor<16xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %y = arith.maxnumf %in, %acc : f32
+      linalg.yield %y : f32
+    }
+  return %m, %z : tensor<16xf32>, tensor<16xf32>
 }
 
 // -----
