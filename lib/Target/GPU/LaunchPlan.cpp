@@ -9,11 +9,12 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/InitAllDialects.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/JSON.h"
 
@@ -262,11 +263,9 @@ void mlsopt::gpu::registerToLaunchPlanTranslation() {
       },
       [](DialectRegistry &registry) {
         // Also the dialects of kernels not yet compiled to a binary (the
-        // output of --convert-custom-kernel-to-gpu).
-        registry.insert<func::FuncDialect, arith::ArithDialect,
-                        memref::MemRefDialect, mlir::gpu::GPUDialect,
-                        NVVM::NVVMDialect, LLVM::LLVMDialect, scf::SCFDialect,
-                        vector::VectorDialect, nvgpu::NVGPUDialect,
-                        math::MathDialect>();
+        // output of --convert-custom-kernel-to-gpu), and of the functions
+        // the GPU pipeline leaves as they were (linalg on tensors, say, in a
+        // function with no kernel ops).
+        registerAllDialects(registry);
       });
 }

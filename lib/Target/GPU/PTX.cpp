@@ -5,8 +5,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/InitAllDialects.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 
 using namespace mlir;
@@ -45,9 +46,9 @@ void mlsopt::gpu::registerToPTXTranslation() {
         return translateToPTX(module, os);
       },
       [](DialectRegistry &registry) {
-        // The host functions next to the binaries are parsed too.
-        registry.insert<func::FuncDialect, arith::ArithDialect,
-                        memref::MemRefDialect, mlir::gpu::GPUDialect,
-                        NVVM::NVVMDialect>();
+        // The host functions next to the binaries are parsed too, and so
+        // are the functions the GPU pipeline leaves as they were (linalg on
+        // tensors, say, in a function with no kernel ops).
+        registerAllDialects(registry);
       });
 }
