@@ -1104,7 +1104,8 @@ struct FlattenedRowsToMatmul
     OpOperand *lhs = op.getDpsInputOperand(0);
     OpOperand *rhs = op.getDpsInputOperand(1);
     OpOperand *init = op.getDpsInitOperand(0);
-    auto dimsOf = [&](OpOperand *operand) -> std::optional<SmallVector<unsigned>> {
+    auto dimsOf =
+        [&](OpOperand *operand) -> std::optional<SmallVector<unsigned>> {
       AffineMap map = op.getMatchingIndexingMap(operand);
       if (!map.isProjectedPermutation())
         return std::nullopt;
@@ -1478,18 +1479,16 @@ struct DecomposeSoftmax : public OpRewritePattern<linalg::SoftmaxOp> {
 } // namespace
 
 void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
-  patterns
-      .add<ContractionToMatmul, FlattenedRowsToMatmul, ReductionToKernel,
-           ElementwiseToKernel,
-           BroadcastOperandToUnitDims<kernel::AddOp>,
-           BroadcastOperandToUnitDims<kernel::SubOp>,
-           BroadcastOperandToUnitDims<kernel::MulOp>,
-           BroadcastOperandToUnitDims<kernel::DivOp>,
-           ReshapedOperandToSource<kernel::AddOp>,
-           ReshapedOperandToSource<kernel::SubOp>,
-           ReshapedOperandToSource<kernel::MulOp>,
-           ReshapedOperandToSource<kernel::DivOp>, ElementwiseBeforeReshape,
-           DecomposeSoftmax>(patterns.getContext());
+  patterns.add<ContractionToMatmul, FlattenedRowsToMatmul, ReductionToKernel,
+               ElementwiseToKernel, BroadcastOperandToUnitDims<kernel::AddOp>,
+               BroadcastOperandToUnitDims<kernel::SubOp>,
+               BroadcastOperandToUnitDims<kernel::MulOp>,
+               BroadcastOperandToUnitDims<kernel::DivOp>,
+               ReshapedOperandToSource<kernel::AddOp>,
+               ReshapedOperandToSource<kernel::SubOp>,
+               ReshapedOperandToSource<kernel::MulOp>,
+               ReshapedOperandToSource<kernel::DivOp>, ElementwiseBeforeReshape,
+               DecomposeSoftmax>(patterns.getContext());
 }
 
 //===----------------------------------------------------------------------===//
