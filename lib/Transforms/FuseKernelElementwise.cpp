@@ -142,14 +142,19 @@ getValidCost(kernel::CustomOp custom, const std::optional<TargetInfo> &given) {
   return search::estimateKernelOpCost(custom, *target);
 }
 
-/// kernel.<elementwise>(custom#i, custom#j, ...) -> one more output of the
-/// custom kernel, computed from the tiles of #i, #j, ... after its for-loop.
-struct FuseElementwiseEpilogue : RewritePattern {
-  FuseElementwiseEpilogue(MLIRContext *context,
-                          std::optional<TargetInfo> target)
+/// A rewrite of any kernel op into a custom kernel, for a target (given,
+/// else the module's).
+struct KernelFusionPattern : RewritePattern {
+  KernelFusionPattern(MLIRContext *context, std::optional<TargetInfo> target)
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context),
         target(std::move(target)) {}
   std::optional<TargetInfo> target;
+};
+
+/// kernel.<elementwise>(custom#i, custom#j, ...) -> one more output of the
+/// custom kernel, computed from the tiles of #i, #j, ... after its for-loop.
+struct FuseElementwiseEpilogue : KernelFusionPattern {
+  using KernelFusionPattern::KernelFusionPattern;
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
@@ -238,12 +243,8 @@ struct FuseElementwiseEpilogue : RewritePattern {
 /// faster than the two launches: a kernel that reads the result many times
 /// (every query tile of an attention reads all of K) would read each
 /// operand as many times.
-struct FuseElementwisePrologue : RewritePattern {
-  FuseElementwisePrologue(MLIRContext *context,
-                          std::optional<TargetInfo> target)
-      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context),
-        target(std::move(target)) {}
-  std::optional<TargetInfo> target;
+struct FuseElementwisePrologue : KernelFusionPattern {
+  using KernelFusionPattern::KernelFusionPattern;
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {

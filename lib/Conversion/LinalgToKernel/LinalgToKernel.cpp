@@ -965,15 +965,9 @@ struct ContractionToMatmul
 
   LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op.getNumDpsInputs() != 2 || op.getNumReductionLoops() != 1)
-      return rewriter.notifyMatchFailure(op,
-                                         "is not a two-operand contraction");
     Type elementType;
-    if (failed(checkKernelOperands(op, rewriter, elementType)))
+    if (failed(matchMulAddContraction(op, rewriter, elementType)))
       return failure();
-    if (!isMulAddBody(op))
-      return rewriter.notifyMatchFailure(
-          op, "payload is not init + lhs * rhs in the element type");
 
     FailureOr<linalg::ContractionDimensions> dims =
         linalg::inferContractionDims(op);
@@ -1043,6 +1037,22 @@ struct ContractionToMatmul
 
   /// True if the payload is exactly `yield(init + lhs * rhs)`, in any operand
   /// order, without casts: a product kernel.matmul computes.
+  /// A two-operand contraction over one reduction loop, on kernel operand
+  /// types (`elementType` is theirs), whose payload is init + lhs * rhs.
+  static LogicalResult matchMulAddContraction(linalg::LinalgOp op,
+                                              PatternRewriter &rewriter,
+                                              Type &elementType) {
+    if (op.getNumDpsInputs() != 2 || op.getNumReductionLoops() != 1)
+      return rewriter.notifyMatchFailure(op,
+                                         "is not a two-operand contraction");
+    if (failed(checkKernelOperands(op, rewriter, elementType)))
+      return failure();
+    if (!isMulAddBody(op))
+      return rewriter.notifyMatchFailure(
+          op, "payload is not init + lhs * rhs in the element type");
+    return success();
+  }
+
   static bool isMulAddBody(linalg::LinalgOp op) {
     Block *body = op.getBlock();
     if (body->getNumArguments() != 3 || body->getOperations().size() != 3)
@@ -1083,15 +1093,10 @@ struct FlattenedRowsToMatmul
 
   LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op.getNumDpsInputs() != 2 || op.getNumReductionLoops() != 1)
-      return rewriter.notifyMatchFailure(op,
-                                         "is not a two-operand contraction");
     Type elementType;
-    if (failed(checkKernelOperands(op, rewriter, elementType)))
+    if (failed(ContractionToMatmul::matchMulAddContraction(op, rewriter,
+                                                           elementType)))
       return failure();
-    if (!ContractionToMatmul::isMulAddBody(op))
-      return rewriter.notifyMatchFailure(
-          op, "payload is not init + lhs * rhs in the element type");
     FailureOr<linalg::ContractionDimensions> dims =
         linalg::inferContractionDims(op);
     if (failed(dims) || dims->m.size() < 2 || dims->n.size() != 1 ||
