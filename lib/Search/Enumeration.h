@@ -71,6 +71,15 @@ struct SearchCore {
   /// by unordered hash: the enumeration orders a commutative op's operands
   /// its own way (mul(g, rms_norm(x)) for the program's mul(rms_norm(x), g)).
   const std::unordered_set<uint64_t> *literalSubterms = nullptr;
+  /// Every exp of the reference takes a value a maximum was subtracted
+  /// from (AbstractExpr::subtractsMax), as a safe softmax takes
+  /// exp(x - max(x)). The axioms let a maximum that is subtracted before
+  /// exp cancel (online softmax relies on it), so exp(x) / sum(exp(x)), or
+  /// exp(x - m) / exp(m) over the sum, is equivalent; but it overflows where
+  /// the program does not (exp(12) is past f16's range), so the enumeration
+  /// then takes exp only of values that subtract a maximum. Decided on the
+  /// reference's expressions, by the rule that judges the candidates'.
+  bool stableExp = false;
 
   bool timedOut() {
     if (stop.load(std::memory_order_relaxed))

@@ -169,7 +169,7 @@ void enumeration::forEachOp(
     if (!result)
       return;
     // A program that stabilizes every exp by a maximum keeps its range.
-    if (op.kind == OpKind::Exp && problem.stableExp &&
+    if (op.kind == OpKind::Exp && core.stableExp &&
         !operands[0]->expr->subtractsMax())
       return;
     if (op.kind == OpKind::Matmul &&

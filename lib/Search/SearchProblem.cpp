@@ -214,49 +214,6 @@ search::buildSearchProblem(ArrayRef<Operation *> ops, ArrayRef<Value> inputs,
       break;
     }
   }
-  // Which values hold and which subtract a maximum (the rules of
-  // AbstractExpr::holdsMax and subtractsMax), for stableExp.
-  {
-    unsigned numInputs = problem.referenceDims.size() - ref.nodes.size();
-    SmallVector<bool> fromMax(numInputs, false), minusMax(numInputs, false);
-    bool anyExp = false, allStable = true;
-    for (const KernelNode &node : ref.nodes) {
-      ArrayRef<unsigned> in = node.op.operands;
-      auto any = [&](ArrayRef<bool> flags) {
-        return llvm::any_of(in, [&](unsigned v) { return flags[v]; });
-      };
-      bool subtracts = false;
-      switch (node.op.kind) {
-      case OpKind::Exp:
-        anyExp = true;
-        allStable &= minusMax[in[0]];
-        break;
-      case OpKind::Sub:
-        subtracts = fromMax[in[1]] || minusMax[in[0]];
-        break;
-      case OpKind::Neg:
-        subtracts = fromMax[in[0]];
-        break;
-      case OpKind::Matmul:
-      case OpKind::Add:
-      case OpKind::Mul:
-      case OpKind::Div:
-      case OpKind::Square:
-      case OpKind::MulScalar:
-      case OpKind::AddScalar:
-      case OpKind::ReduceSum:
-      case OpKind::ReduceMax:
-      case OpKind::Transpose:
-        subtracts = any(minusMax);
-        break;
-      default:
-        break;
-      }
-      fromMax.push_back(any(fromMax) || node.op.kind == OpKind::ReduceMax);
-      minusMax.push_back(subtracts);
-    }
-    problem.stableExp = anyExp && allStable;
-  }
   for (Value out : outputs) {
     auto it = valueIds.find(out);
     if (it == valueIds.end())

@@ -715,11 +715,16 @@ SearchResult Search::run() {
   SmallVector<SearchValue> sunkValues = values;
   Site kernelSite;
   auto extent = [&](Dim d) { return getSiteExtent(problem, kernelSite, d); };
+  bool anyExp = false, allExpsStable = true;
   for (const KernelNode &node : problem.reference.nodes) {
     SmallVector<const SearchValue *> operands, sunkOperands;
     for (unsigned v : node.op.operands) {
       operands.push_back(&refValues[v]);
       sunkOperands.push_back(&sunkValues[v]);
+    }
+    if (node.op.kind == OpKind::Exp) {
+      anyExp = true;
+      allExpsStable &= operands[0]->expr->subtractsMax();
     }
     ExprRef expr = buildExpr(*exprs, node.op, operands, extent);
     Dims dims = problem.referenceDims[refValues.size()];
@@ -740,6 +745,7 @@ SearchResult Search::run() {
       start + std::chrono::milliseconds(
                   static_cast<int64_t>(options.timeoutSeconds * 1000)),
       stop});
+  core->stableExp = anyExp && allExpsStable;
 
   // The reference is the candidate to beat.
   std::optional<KernelCost> referenceCost =

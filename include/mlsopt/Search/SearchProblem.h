@@ -44,14 +44,6 @@ struct SearchProblem {
   llvm::SmallSetVector<int, 4> normClasses;
   /// Epsilons of the reference's rms_norm ops.
   llvm::SmallVector<double> epsilons;
-  /// Every exp of the reference takes a value a maximum was subtracted
-  /// from, as a safe softmax takes exp(x - max(x)). The axioms let a
-  /// maximum that is subtracted before exp cancel (online softmax relies on
-  /// it), so exp(x) / sum(exp(x)), or exp(x - m) / exp(m) over the sum, is
-  /// equivalent; but it overflows where the program does not (exp(12) is
-  /// past f16's range), so the enumeration then takes exp only of values
-  /// that subtract a maximum (AbstractExpr::subtractsMax).
-  bool stableExp = false;
 
   bool uses(OpKind kind) const { return llvm::is_contained(vocabulary, kind); }
   /// The class counting the chunks `cls` may be split into across the grid
