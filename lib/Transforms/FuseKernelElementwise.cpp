@@ -58,26 +58,23 @@ ArrayRef<int64_t> shapeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();
 }
 
-/// Rebuilds `custom` with its region and `extra` more outputs, leaving
-/// `custom` in place. The new region is a copy, so the caller can still
-/// give up.
-kernel::CustomOp cloneWithMoreOutputs(PatternRewriter &rewriter,
-                                      kernel::CustomOp custom, TypeRange extra,
-                                      IRMapping &mapping) {
-  SmallVector<Type> types(custom.getResultTypes());
-  llvm::append_range(types, extra);
-  // In the custom kernel's place: its inputs are defined there, and its
-  // results may be read before the rewritten op.
+/// A custom kernel with `custom`'s launch and attributes, `inputs` and
+/// `resultTypes`, in `custom`'s place (its inputs are defined there, and
+/// its results may be read before the op a fusion rewrites); its region is
+/// a copy of `custom`'s (`mapping` maps the old values to the copies) or,
+/// without a mapping, empty.
+kernel::CustomOp createLike(PatternRewriter &rewriter, kernel::CustomOp custom,
+                            TypeRange resultTypes, ValueRange inputs,
+                            IRMapping *mapping) {
   rewriter.setInsertionPoint(custom);
-  auto fused = kernel::CustomOp::create(rewriter, custom.getLoc(), types,
-                                        custom.getInputs(), custom.getGrid(),
-                                        custom.getBlock());
-  fused->setDiscardableAttrs(custom->getDiscardableAttrDictionary());
-  rewriter.cloneRegionBefore(custom.getBody(), fused.getBody(),
-                             fused.getBody().end(), mapping);
-  for (Type type : extra)
-    fused.getBody().addArgument(type, custom.getLoc());
-  return fused;
+  auto like =
+      kernel::CustomOp::create(rewriter, custom.getLoc(), resultTypes, inputs,
+                               custom.getGrid(), custom.getBlock());
+  like->setDiscardableAttrs(custom->getDiscardableAttrDictionary());
+  if (mapping)
+    rewriter.cloneRegionBefore(custom.getBody(), like.getBody(),
+                               like.getBody().end(), *mapping);
+  return like;
 }
 
 /// Whether `op` is an elementwise kernel op with one result, or an
@@ -120,28 +117,6 @@ Value createTileOp(PatternRewriter &rewriter, Operation *op, ValueRange tiles,
   return rewriter.create(state)->getResult(0);
 }
 
-/// The target a fused kernel must run on: the one given to the patterns
-/// (--superoptimize's), else the module's.
-FailureOr<TargetInfo> getTarget(const std::optional<TargetInfo> &given,
-                                Operation *op) {
-  if (given)
-    return *given;
-  return getEnclosingTarget(op);
-}
-
-/// The cost of `custom` (a custom kernel built beside the one it replaces)
-/// on `target`, if it passes the verifiers and fits the target's blocks;
-/// no diagnostics either way.
-FailureOr<search::KernelCost>
-getValidCost(kernel::CustomOp custom, const std::optional<TargetInfo> &given) {
-  ScopedDiagnosticHandler quiet(custom->getContext(),
-                                [](Diagnostic &) { return success(); });
-  FailureOr<TargetInfo> target = getTarget(given, custom);
-  if (failed(target) || failed(mlir::verify(custom)))
-    return failure();
-  return search::estimateKernelOpCost(custom, *target);
-}
-
 /// A rewrite of any kernel op into a custom kernel, for a target (given,
 /// else the module's).
 struct KernelFusionPattern : RewritePattern {
@@ -149,6 +124,30 @@ struct KernelFusionPattern : RewritePattern {
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context),
         target(std::move(target)) {}
   std::optional<TargetInfo> target;
+
+  /// The cost of kernel op `op` on the target (--superoptimize's, else the
+  /// module's); no diagnostics if it cannot be costed.
+  FailureOr<search::KernelCost> getCost(Operation *op) const {
+    ScopedDiagnosticHandler quiet(op->getContext(),
+                                  [](Diagnostic &) { return success(); });
+    FailureOr<TargetInfo> info =
+        target ? FailureOr<TargetInfo>(*target) : getEnclosingTarget(op);
+    if (failed(info))
+      return failure();
+    return search::estimateKernelOpCost(op, *info);
+  }
+
+  /// getCost of a custom kernel built beside the one it replaces, if it
+  /// passes the verifiers and fits the target's blocks.
+  FailureOr<search::KernelCost> getValidCost(kernel::CustomOp fused) const {
+    {
+      ScopedDiagnosticHandler quiet(fused->getContext(),
+                                    [](Diagnostic &) { return success(); });
+      if (failed(mlir::verify(fused)))
+        return failure();
+    }
+    return getCost(fused);
+  }
 };
 
 /// kernel.<elementwise>(custom#i, custom#j, ...) -> one more output of the
@@ -206,10 +205,14 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
     if (!isTileLocal(op, refTile))
       return rewriter.notifyMatchFailure(op, "tiles hold parts of rows");
 
+    // A copy with one more output, so that the rewrite can still give up.
+    SmallVector<Type> types(custom.getResultTypes());
+    types.push_back(result.getType());
     IRMapping mapping;
     kernel::CustomOp fused =
-        cloneWithMoreOutputs(rewriter, custom, result.getType(), mapping);
+        createLike(rewriter, custom, types, custom.getInputs(), &mapping);
     Block &body = fused.getBody().front();
+    body.addArgument(result.getType(), custom.getLoc());
     {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPoint(body.getTerminator());
@@ -225,7 +228,7 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
     }
     // The copy must still be a block graph the target can run (the result
     // tile takes shared memory unless it reuses an operand's).
-    if (failed(getValidCost(fused, target))) {
+    if (failed(getValidCost(fused))) {
       rewriter.eraseOp(fused);
       return rewriter.notifyMatchFailure(op, "the fused kernel is invalid");
     }
@@ -282,14 +285,9 @@ struct FuseElementwisePrologue : KernelFusionPattern {
         inputs.push_back(v);
     }
     // In the custom kernel's place: an input may be defined after the op.
-    rewriter.setInsertionPoint(custom);
-    auto fused = kernel::CustomOp::create(rewriter, custom.getLoc(),
-                                          custom.getResultTypes(), inputs,
-                                          custom.getGrid(), custom.getBlock());
-    fused->setDiscardableAttrs(custom->getDiscardableAttrDictionary());
     IRMapping mapping;
-    rewriter.cloneRegionBefore(custom.getBody(), fused.getBody(),
-                               fused.getBody().end(), mapping);
+    kernel::CustomOp fused =
+        createLike(rewriter, custom, custom.getResultTypes(), inputs, &mapping);
     // The copy still has the old arguments: the added operands' go before
     // the result's first, and the result's are erased once nothing loads
     // them.
@@ -352,15 +350,10 @@ struct FuseElementwisePrologue : KernelFusionPattern {
 
     // Fuse only into a valid kernel that beats the two launches.
     FailureOr<search::KernelCost> before = failure();
-    FailureOr<search::KernelCost> after = getValidCost(fused, target);
+    FailureOr<search::KernelCost> after = getValidCost(fused);
     if (succeeded(after)) {
-      ScopedDiagnosticHandler quiet(getContext(),
-                                    [](Diagnostic &) { return success(); });
-      FailureOr<TargetInfo> costed = getTarget(target, custom);
-      FailureOr<search::KernelCost> producer =
-          search::estimateKernelOpCost(op, *costed);
-      FailureOr<search::KernelCost> consumer =
-          search::estimateKernelOpCost(custom, *costed);
+      FailureOr<search::KernelCost> producer = getCost(op);
+      FailureOr<search::KernelCost> consumer = getCost(custom);
       if (succeeded(producer) && succeeded(consumer))
         before = *producer += *consumer;
     }
@@ -393,10 +386,8 @@ struct DropUnusedOutputs : OpRewritePattern<kernel::CustomOp> {
     SmallVector<Type> types;
     for (unsigned i : kept)
       types.push_back(custom->getResult(i).getType());
-    auto slim = kernel::CustomOp::create(rewriter, custom.getLoc(), types,
-                                         custom.getInputs(), custom.getGrid(),
-                                         custom.getBlock());
-    slim->setDiscardableAttrs(custom->getDiscardableAttrDictionary());
+    kernel::CustomOp slim = createLike(rewriter, custom, types,
+                                       custom.getInputs(), /*mapping=*/nullptr);
     unsigned numInputs = custom.getInputs().size();
     llvm::BitVector dropped(custom.getBody().getNumArguments());
     for (unsigned i = 0, e = custom->getNumResults(); i < e; ++i)
