@@ -16,6 +16,9 @@ import re
 
 _PLAN_VERSION = 1
 
+# CUfunction_attribute's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
+_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+
 _TORCH_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}
 
 
@@ -79,6 +82,16 @@ class LaunchPlan:
         return results
 
 
+def _opts_in(opted_in, key, shared):
+    """Whether kernel `key` must raise its dynamic shared memory limit to
+    launch with `shared` bytes: above 48 KiB a kernel opts in to the size it
+    uses, once per size larger than any before."""
+    if shared <= max(48 * 1024, opted_in.get(key, 0)):
+        return False
+    opted_in[key] = shared
+    return True
+
+
 class _CuPyDriver:
     def __init__(self, ptx_by_binary):
         import cupy
@@ -89,16 +102,18 @@ class _CuPyDriver:
             module.load(ptx.encode())
             self._modules[name] = module
         self._functions = {}
+        self._shared = {}
 
     def launch(self, entry, pointers, stream_handle):
         key = (entry["module"], entry["kernel"])
         function = self._functions.get(key)
+        shared = entry["dynamic_shared_memory_bytes"]
         if function is None:
             function = self._modules[entry["module"]].get_function(entry["kernel"])
             self._functions[key] = function
-        shared = entry["dynamic_shared_memory_bytes"]
-        if shared > 48 * 1024:
-            function.max_dynamic_shared_size_bytes = shared
+        if _opts_in(self._shared, key, shared):
+            self._cupy.cuda.driver.funcSetAttribute(
+                function.ptr, _MAX_DYNAMIC_SHARED_SIZE_BYTES, shared)
         args = tuple(self._cupy.uint64(p) for p in pointers)
         stream = self._cupy.cuda.ExternalStream(stream_handle)
         function(tuple(entry["grid"]), tuple(entry["block"]), args,
@@ -115,6 +130,7 @@ class _CudaPythonDriver:
         self._modules = {name: self._check(driver.cuModuleLoadData(ptx.encode()))
                          for name, ptx in ptx_by_binary.items()}
         self._functions = {}
+        self._shared = {}
 
     def _check(self, result):
         error, *values = result
@@ -126,12 +142,12 @@ class _CudaPythonDriver:
         driver = self._driver
         key = (entry["module"], entry["kernel"])
         function = self._functions.get(key)
+        shared = entry["dynamic_shared_memory_bytes"]
         if function is None:
             function = self._check(driver.cuModuleGetFunction(
                 self._modules[entry["module"]], entry["kernel"].encode()))
             self._functions[key] = function
-        shared = entry["dynamic_shared_memory_bytes"]
-        if shared > 48 * 1024:
+        if _opts_in(self._shared, key, shared):
             self._check(driver.cuFuncSetAttribute(
                 function,
                 driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -142,7 +158,14 @@ class _CudaPythonDriver:
             driver.CUstream(stream_handle), args, 0))
 
 
-def _driver(ptx_by_binary):
+_DRIVERS = {"cupy": _CuPyDriver, "cuda-python": _CudaPythonDriver}
+
+
+def _driver(ptx_by_binary, name):
+    if name is not None:
+        if name not in _DRIVERS:
+            raise ValueError(f"driver {name!r}: one of {sorted(_DRIVERS)}")
+        return _DRIVERS[name](ptx_by_binary)
     if importlib.util.find_spec("cupy") is not None:
         return _CuPyDriver(ptx_by_binary)
     if importlib.util.find_spec("cuda") is not None:
@@ -151,11 +174,19 @@ def _driver(ptx_by_binary):
 
 
 class GPURunner:
-    """A graph lowered for one chip, ready to run on torch CUDA tensors."""
+    """A graph lowered for one chip, ready to run on torch CUDA tensors.
 
-    def __init__(self, plan, ptx_text, function):
+    `driver` picks how kernels are loaded and launched ("cupy" or
+    "cuda-python"; default: CuPy where installed). With `poison`, results
+    and intermediate buffers start as all-ones bytes (NaN in every float
+    type) instead of whatever the allocator returns, so that an element no
+    kernel writes, or a buffer read before it is written, shows up as NaN;
+    it is an attribute, to turn off before timing."""
+
+    def __init__(self, plan, ptx_text, function, driver=None, poison=False):
         self.plan = LaunchPlan(plan, function)
-        self._driver = _driver(split_ptx(ptx_text))
+        self._driver = _driver(split_ptx(ptx_text), driver)
+        self.poison = poison
 
     def __call__(self, inputs):
         import torch
@@ -176,13 +207,18 @@ class GPURunner:
         inputs = [t if t.is_contiguous() and t.data_ptr() % 16 == 0
                   else t.clone(memory_format=torch.contiguous_format)
                   for t in inputs]
+        def allocated(tensor):
+            if self.poison:
+                tensor.view(torch.uint8).fill_(0xFF)
+            return tensor
+
         with torch.cuda.device(device):
             stream = torch.cuda.current_stream(device).cuda_stream
             return self.plan.run(
                 inputs,
-                lambda r: torch.empty(r["shape"], device=device,
-                                      dtype=torch_dtype(r["dtype"])),
-                lambda b: torch.empty(b["bytes"], device=device,
-                                      dtype=torch.uint8),
+                lambda r: allocated(torch.empty(
+                    r["shape"], device=device, dtype=torch_dtype(r["dtype"]))),
+                lambda b: allocated(torch.empty(b["bytes"], device=device,
+                                                dtype=torch.uint8)),
                 lambda entry, pointers: self._driver.launch(entry, pointers,
                                                             stream))

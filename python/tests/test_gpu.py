@@ -174,3 +174,20 @@ def test_ptx_splits_by_binary():
             "// gpu.binary @b\n.version 7.8\n.target sm_80\n")
     assert split_ptx(text) == {"a": ".version 8.0\n.target sm_90\n",
                                "b": ".version 7.8\n.target sm_80\n"}
+
+
+def test_kernels_opt_in_to_large_shared_memory_once_per_size():
+    from mlsopt.gpu import _opts_in
+    opted = {}
+    assert not _opts_in(opted, "k", 48 * 1024)
+    assert _opts_in(opted, "k", 96 * 1024)
+    assert not _opts_in(opted, "k", 64 * 1024)
+    assert not _opts_in(opted, "k", 96 * 1024)
+    assert _opts_in(opted, "k", 128 * 1024)
+    assert _opts_in(opted, "other", 64 * 1024)
+
+
+def test_runner_names_the_drivers_it_knows():
+    from mlsopt.gpu import GPURunner
+    with pytest.raises(ValueError, match="driver 'nvrtc'"):
+        GPURunner(PLAN, "", "main", driver="nvrtc")
