@@ -46,6 +46,27 @@ EPILOGUES = re.compile(
     r"remark: superoptimize: computed \d+ elementwise kernel ops .* launches "
     r"\d+ kernels \((?P<after>[\d.]+) us\)")
 
+
+
+def estimated_us(stderr):
+    """The cost model's estimates (before, after) in microseconds for one
+    function, from --superoptimize's remarks on stderr: the sum over its
+    subprograms, and after them the function's total once elementwise ops
+    were fused into the custom kernels."""
+    before = after = 0.0
+    for m in CACHED.finditer(stderr):
+        before += float(m["before"])
+        after += float(m["after"])
+    for m in REMARK.finditer(stderr):
+        us = (float(m["before"]), float(m["after"])) if m["ops"] else \
+            (float(m["kept_us"]),) * 2
+        before += us[0]
+        after += us[1]
+    if m := EPILOGUES.search(stderr):
+        after = float(m["after"])
+    return round(before, 2), round(after, 2)
+
+
 TOP_LEVEL_KERNEL_OP = re.compile(r"^    (?:%\S+ = )?kernel\.(\w+)")
 
 
@@ -108,7 +129,7 @@ def bench_case(opt, path, args):
         raise RuntimeError(f"{path}: search failed:\n{searched.stderr}")
     case["kernels_after"] = count_kernels(searched.stdout, name)
 
-    before = after = search_seconds = 0.0
+    search_seconds = 0.0
     totals = dict.fromkeys(
         ["enumerated", "pruned_abstract_expr", "pruned_cost", "block_graphs",
          "screened", "screen_passed"], 0)
@@ -121,16 +142,7 @@ def bench_case(opt, path, args):
                                       searched.stderr)):
         raise RuntimeError(f"{path}: unrecognized superoptimize remark:\n"
                            f"{searched.stderr}")
-    for m in CACHED.finditer(searched.stderr):
-        before += float(m["before"])
-        after += float(m["after"])
     for m in remarks:
-        if m["ops"]:
-            before += float(m["before"])
-            after += float(m["after"])
-        else:
-            before += float(m["kept_us"])
-            after += float(m["kept_us"])
         timed_out |= bool(m["timeout"])
         stopped_at_bound &= bool(m["bound"])
         search_seconds += float(m["seconds"])
@@ -140,11 +152,8 @@ def bench_case(opt, path, args):
                            ("screened", "screened"),
                            ("screen_passed", "passed")]:
             totals[key] += int(m[group])
-    if m := EPILOGUES.search(searched.stderr):
-        after = float(m["after"])
     case["search_seconds"] = round(search_seconds, 2)
-    case["est_us_before"] = round(before, 2)
-    case["est_us_after"] = round(after, 2)
+    case["est_us_before"], case["est_us_after"] = estimated_us(searched.stderr)
     # Every replacement was verified by the pass; a failed or impossible
     # verification is a warning and leaves its subprogram as it was.
     case["verified"] = "warning:" not in searched.stderr

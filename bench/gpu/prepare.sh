@@ -43,17 +43,13 @@ for case in "${cases[@]}"; do
   done
   # The cost model's estimates, from the search's remarks.
   python3 - "$dir/search.log" "$name" "$batch" > "$dir/meta.json" <<'PY'
-import json, re, sys
-log, name, batch = open(sys.argv[1]).read(), sys.argv[2], int(sys.argv[3])
-before = after = 0.0
-for m in re.finditer(r"(?:replaced \d+ kernel ops \(([\d.]+) us\) by \d+ kernels \(([\d.]+) us\)"
-                     r"|kept the subprogram of \d+ kernel ops \(([\d.]+) us\))", log):
-    if m[1]:
-        before += float(m[1]); after += float(m[2])
-    else:
-        before += float(m[3]); after += float(m[3])
-print(json.dumps({"name": name, "batch": batch, "function": name,
-                  "est_us_before": round(before, 2), "est_us_after": round(after, 2)}))
+import json, sys
+sys.path.insert(0, "bench")
+from search import estimated_us
+before, after = estimated_us(open(sys.argv[1]).read())
+print(json.dumps({"name": sys.argv[2], "batch": int(sys.argv[3]),
+                  "function": sys.argv[2], "est_us_before": before,
+                  "est_us_after": after}))
 PY
   echo "prepared $stem: $(grep -c '"kernel"' "$dir/searched.plan.json") launches (unfused: $(grep -c '"kernel"' "$dir/imported.plan.json"))"
 done
