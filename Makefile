@@ -88,7 +88,9 @@ bench: build
 # and unfused) and checks it without a GPU; bench/gpu/run.sh runs it on one.
 bench-gpu: build
 	bash bench/gpu/prepare.sh $(BUILD_DIR)
+	$(PYTHON) bench/gpu/prepare_checks.py --build-dir $(BUILD_DIR)
 	MLSOPT_GPU_ARTIFACTS=$(BUILD_DIR)/bench/gpu bash bench/gpu/run.sh --dry-run
+	$(PYTHON) bench/gpu/check.py --checks $(BUILD_DIR)/bench/gpu-checks --dry-run
 
 # Regenerates the dialect and pass reference in docs/ from the ODS definitions.
 docs: build

@@ -18,7 +18,6 @@ kernel it launches is an entry of its PTX.
 import argparse
 import importlib.util
 import json
-import math
 import pathlib
 import statistics
 import sys
@@ -93,6 +92,7 @@ def load_module(name, path):
 
 # The writers the CPU benchmark shares (bench/report.py).
 report = load_module("mlsopt_bench_report", ROOT / "bench" / "report.py")
+isolate = load_module("mlsopt_bench_isolate", ROOT / "bench" / "gpu" / "isolate.py")
 
 
 def load_gpu_module():
@@ -159,17 +159,51 @@ def time_us(fn, torch, iters, warmup=10, graph=True):
     return statistics.median(times)
 
 
+def time_with_fallback(fn, torch, iters):
+    """time_us with a CUDA graph, or, where capturing `fn` fails, without
+    one: (microseconds, None or why there was no graph)."""
+    try:
+        return time_us(fn, torch, iters), None
+    except Exception as e:
+        torch.cuda.synchronize()
+        return (time_us(fn, torch, iters, graph=False),
+                f"timed without a CUDA graph: {type(e).__name__}: {e}")
+
+
 def relative_error(got, want):
     got, want = got.float(), want.float()
     return float((got - want).norm() / max(float(want.norm()), 1e-30))
 
 
+def case_inputs(name, b, args, torch):
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    return [(torch.randn(s, device="cuda", generator=gen) * args.scale)
+            .half() for s in shapes(name, b)]
+
+
+def attention_sdpa(name, inputs, torch):
+    """The attention cases through scaled_dot_product_attention, which picks
+    FlashAttention for these shapes, with QKNorm's norms in eager PyTorch
+    first. K comes transposed to [batch, keys, head dim], FlashAttention's
+    layout, outside the timed region, and each tensor gets a heads dim of 1,
+    as SDPA's fused kernels expect [batch, heads, length, head dim]."""
+    q, k, v = (x.unsqueeze(1) for x in inputs)
+    kt = k.transpose(2, 3).contiguous()
+
+    def rms_norm(x):
+        return x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + 1e-6)
+
+    def sdpa():
+        qq, kk = (rms_norm(q), rms_norm(kt)) if name == "qknorm" else (q, kt)
+        return torch.nn.functional.scaled_dot_product_attention(
+            qq, kk, v, scale=1.0).squeeze(1)
+    return sdpa
+
+
 def run_case(case_dir, gpu, args, torch):
     meta, variants = check_artifacts(case_dir, gpu)
     name, b = meta["name"], meta["batch"]
-    gen = torch.Generator(device="cuda").manual_seed(0)
-    inputs = [(torch.randn(s, device="cuda", generator=gen) * args.scale)
-              .half() for s in shapes(name, b)]
+    inputs = case_inputs(name, b, args, torch)
     ref = reference(name, torch)
     want = ref(*[x.float() for x in inputs])
     row = {"name": name, "batch": b,
@@ -177,55 +211,102 @@ def run_case(case_dir, gpu, args, torch):
            "est_us_after": meta["est_us_after"]}
     for variant, key in (("searched", "mlsopt"), ("imported", "unfused")):
         plan, ptx, launches = variants[variant]
-        runner = gpu.GPURunner(plan, ptx, meta["function"])
+        # Checked with poisoned results and buffers (an unwritten element
+        # reads NaN), twice (a race would not repeat bit for bit); timed
+        # without the poisoning.
+        runner = gpu.GPURunner(plan, ptx, meta["function"],
+                               driver=args.driver, poison=True)
         (got,) = runner(inputs)
+        (again,) = runner(inputs)
         row[f"{key}_launches"] = launches
         row[f"{key}_rel_error"] = relative_error(got, want)
         row[f"{key}_finite"] = bool(torch.isfinite(got).all())
-        try:
-            row[f"{key}_us"] = time_us(lambda: runner(inputs), torch, args.iters)
-        except Exception as e:  # a capture the driver cannot do
-            row[f"{key}_us"] = time_us(lambda: runner(inputs), torch,
-                                       args.iters, graph=False)
-            row[f"{key}_note"] = f"timed without a CUDA graph: {e}"
+        row[f"{key}_repeatable"] = torch.equal(got.view(torch.int16),
+                                               again.view(torch.int16))
+        runner.poison = False
+        row[f"{key}_us"], note = time_with_fallback(lambda: runner(inputs),
+                                                    torch, args.iters)
+        if note:
+            row[f"{key}_note"] = note
     eager = lambda: ref(*inputs)
+    # The case's formula in f16 as PyTorch computes it: where it is not
+    # finite, the formula itself overflows f16 on these inputs.
+    row["torch_eager_finite"] = bool(torch.isfinite(eager()).all())
     row["torch_eager_us"] = time_us(eager, torch, args.iters)
-    if args.compile:
-        compiled = torch.compile(ref)
-        row["torch_compile_us"] = time_us(lambda: compiled(*inputs), torch,
-                                          args.iters)
-    if name == "gqa":
-        q, k, v = inputs
-        kt = k.transpose(1, 2).contiguous()
-        sdpa = lambda: torch.nn.functional.scaled_dot_product_attention(
-            q, kt, v, scale=1.0)
+    if name in ("gqa", "qknorm"):
+        sdpa = attention_sdpa(name, inputs, torch)
+        row["sdpa_rel_error"] = relative_error(sdpa(), want)
         row["sdpa_us"] = time_us(sdpa, torch, args.iters)
-    baselines = [row[k] for k in ("torch_eager_us", "torch_compile_us",
-                                  "sdpa_us") if k in row]
-    row["best_baseline_us"] = min(baselines)
-    row["speedup"] = row["best_baseline_us"] / row["mlsopt_us"]
     nbytes = sum(x.numel() * 2 for x in inputs) + want.numel() * 2
     row["bytes"] = nbytes
     row["flops"] = flops(name, b)
     row["achieved_gbs"] = nbytes / (row["mlsopt_us"] * 1e-6) / 1e9
     row["achieved_tflops"] = row["flops"] / (row["mlsopt_us"] * 1e-6) / 1e12
-    roofline_us = max(nbytes / PEAK_BYTES_PER_S, row["flops"] / PEAK_FLOPS) * 1e6
-    row["roofline_us"] = roofline_us
-    row["fraction_of_roofline"] = roofline_us / row["mlsopt_us"]
+    row["status"] = "ok" if (row["mlsopt_finite"] and row["mlsopt_repeatable"]
+                             and row["mlsopt_rel_error"] <= 1e-2) else "FAILED"
     return row
+
+
+def add_rooflines(row, ceilings):
+    """The case's roofline time, from the spec sheet's rates and from the
+    ones measured on this GPU, and the fraction of it mlsopt reaches."""
+    for key, (bandwidth, rate) in (
+            ("", (PEAK_BYTES_PER_S, PEAK_FLOPS)),
+            ("measured_", (ceilings.get("copy_bytes_per_s", PEAK_BYTES_PER_S),
+                           ceilings.get("f16_matmul_flops", PEAK_FLOPS)))):
+        roofline_us = max(row["bytes"] / bandwidth, row["flops"] / rate) * 1e6
+        row[f"{key}roofline_us"] = roofline_us
+        row[f"{key}fraction_of_roofline"] = roofline_us / row["mlsopt_us"]
+
+
+def finish_row(row):
+    """The best baseline and the speedup over it, from what was timed."""
+    baselines = [row[k] for k in ("torch_eager_us", "torch_compile_us",
+                                  "sdpa_us") if k in row]
+    row["best_baseline_us"] = min(baselines)
+    row["speedup"] = row["best_baseline_us"] / row["mlsopt_us"]
+
+
+def compiled_us(name, b, args, torch):
+    """torch.compile's time for the case's formula."""
+    inputs = case_inputs(name, b, args, torch)
+    compiled = torch.compile(reference(name, torch))
+    return time_us(lambda: compiled(*inputs), torch, args.iters)
+
+
+def measure_ceilings(torch):
+    """This GPU's copy bandwidth (bytes read plus written, 2 GiB copied) and
+    f16 matmul rate (8192^3 through cuBLAS), each the median of 10 runs, and
+    the time of the smallest graph as this script times it."""
+    src = torch.empty(1 << 30, dtype=torch.uint8, device="cuda").fill_(1)
+    dst = torch.empty_like(src)
+    copy_us = time_us(lambda: dst.copy_(src), torch, 10, warmup=3, graph=False)
+    a = torch.randn(8192, 8192, device="cuda", dtype=torch.float16)
+    b = torch.randn(8192, 8192, device="cuda", dtype=torch.float16)
+    mm_us = time_us(lambda: a @ b, torch, 10, warmup=3, graph=False)
+    # The least a case can measure: one graph replay of a one-element add
+    # between the two events.
+    tiny = torch.zeros(1, device="cuda")
+    floor_us = time_us(lambda: tiny.add_(1), torch, 100)
+    return {"copy_bytes_per_s": 2 * (1 << 30) / (copy_us * 1e-6),
+            "f16_matmul_flops": 2 * 8192 ** 3 / (mm_us * 1e-6),
+            "one_kernel_graph_us": floor_us}
 
 
 def markdown(rows):
     fmt = lambda v: "-" if v is None else (f"{v:.1f}" if isinstance(v, float) else str(v))
     headers = ["case", "b", "mlsopt us", "launches", "unfused us", "eager us",
-               "compile us", "sdpa us", "speedup", "rel. error", "% roofline",
-               "model us"]
+               "compile us", "sdpa us", "speedup", "rel. error",
+               "% roofline (spec)", "% roofline (measured)", "model us"]
     cells = [[r["name"], r["batch"], fmt(r["mlsopt_us"]),
               r["mlsopt_launches"], fmt(r["unfused_us"]),
               fmt(r["torch_eager_us"]), fmt(r.get("torch_compile_us")),
               fmt(r.get("sdpa_us")), f"{r['speedup']:.2f}x",
-              f"{r['mlsopt_rel_error']:.1e}",
+              f"{r['mlsopt_rel_error']:.1e}"
+              + ("" if r["mlsopt_finite"] else " (not finite)")
+              + ("" if r["mlsopt_repeatable"] else " (not repeatable)"),
               f"{100 * r['fraction_of_roofline']:.0f}%",
+              f"{100 * r['measured_fraction_of_roofline']:.0f}%",
               fmt(r["est_us_after"])]
              for r in rows]
     return report.markdown_table(headers, cells)
@@ -239,6 +320,15 @@ def main():
     parser.add_argument("--scale", type=float, default=0.1,
                         help="standard deviation of the random inputs")
     parser.add_argument("--no-compile", dest="compile", action="store_false")
+    parser.add_argument("--driver", choices=["cupy", "cuda-python"])
+    parser.add_argument("--deadline", type=float,
+                        help="seconds after which no further job starts "
+                             "(torch.compile's jobs come last)")
+    parser.add_argument("--worker", metavar="JSONL",
+                        help="run the jobs named by --only in this process, "
+                             "appending their rows to JSONL "
+                             "(bench/gpu/isolate.py)")
+    parser.add_argument("--only", nargs="*", default=[])
     parser.add_argument("--dry-run", action="store_true")
     args = parser.parse_args()
     gpu = load_gpu_module()
@@ -256,15 +346,53 @@ def main():
                   f"(unfused {variants['imported'][2]}), model "
                   f"{meta['est_us_after']} us (unfused {meta['est_us_before']} us)")
         return 0
-    import torch
-    rows = []
-    for case_dir in case_dirs:
-        row = run_case(case_dir, gpu, args, torch)
-        print(json.dumps(row), flush=True)
+    by_name = {d.name: d for d in case_dirs}
+    jobs = ["ceilings"] + list(by_name)
+    if args.compile:
+        # Compiling takes seconds per case: after every case has its other
+        # numbers, while the deadline allows.
+        jobs += [f"compile:{name}" for name in by_name]
+    if args.worker:
+        import torch
+
+        def run_job(label):
+            if label == "ceilings":
+                return {"label": label, **measure_ceilings(torch)}
+            if label.startswith("compile:"):
+                meta = json.loads((by_name[label[8:]] / "meta.json").read_text())
+                return {"label": label, "torch_compile_us": compiled_us(
+                    meta["name"], meta["batch"], args, torch)}
+            return {"label": label, **run_case(by_name[label], gpu, args, torch)}
+        return isolate.worker_loop([(label, label) for label in args.only],
+                                   run_job, args.worker,
+                                   args.deadline or float("inf"))
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    argv = [sys.executable, __file__, "--artifacts", str(artifacts),
+            "--iters", str(args.iters), "--scale", str(args.scale)] + \
+        (["--driver", args.driver] if args.driver else [])
+    results = {r["label"]: r for r in isolate.run_in_workers(
+        argv, jobs, out / "results.jsonl", args.deadline or float("inf"))}
+    ceilings = results.pop("ceilings")
+    rows, failed = [], []
+    for name in by_name:
+        row = results[name]
+        if "mlsopt_us" not in row:
+            failed.append(row)
+            continue
+        compiled = results.get(f"compile:{name}", {})
+        if "torch_compile_us" in compiled:
+            row["torch_compile_us"] = compiled["torch_compile_us"]
+        elif args.compile:
+            row["torch_compile_note"] = compiled.get("error", "not run")
+        add_rooflines(row, ceilings)
+        finish_row(row)
         rows.append(row)
-    report.write_report(pathlib.Path(args.out), "results", rows,
-                        markdown(rows))
-    return 0
+    (out / "ceilings.json").write_text(json.dumps(ceilings, indent=1) + "\n")
+    report.write_report(out, "results", rows + failed, markdown(rows) +
+                        "".join(f"\n{r['label']}: {r['status']}: "
+                                f"{r.get('error')}\n" for r in failed))
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
