@@ -257,6 +257,10 @@ private:
   /// Sums (or maxes) `partial` over the 32 lanes of the warp; every lane gets
   /// the result.
   mlir::Value warpAllReduce(mlir::Value partial, bool isMax);
+  mlir::Value stridedReduce(
+      mlir::Value start, int64_t end, int64_t step, mlir::Value identity,
+      llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)> addElement,
+      llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)> merge);
   // ForLoopPipeline.cpp
   mlir::LogicalResult emitForLoop(block::ForLoopOp loop);
   void emitAccumulatorUpdate(block::ForLoopOp loop,

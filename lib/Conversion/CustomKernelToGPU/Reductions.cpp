@@ -1,8 +1,8 @@
 //===- Reductions.cpp - Row reductions and rms_norm -------------------------===//
 //
 // reduce_sum, reduce_max and rms_norm give one row (all elements along the
-// reduced or normalized dim) to a warp: the lanes stride the row, then
-// combine with butterfly shuffles.
+// reduced or normalized dim) to a warp: the lanes stride the row, each with
+// several partial results, then combine with butterfly shuffles.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +32,41 @@ Value BlockGraphToGPU::warpAllReduce(Value partial, bool isMax) {
   return partial;
 }
 
+/// Independent partial results per thread in a strided reduction: a load
+/// from shared memory takes tens of cycles, and with one accumulator each
+/// add waits for the one before (the NVPTX backend does not reassociate
+/// floating-point adds to overlap them).
+static constexpr int64_t kPartialsPerThread = 4;
+
+Value BlockGraphToGPU::stridedReduce(
+    Value start, int64_t end, int64_t step, Value identity,
+    function_ref<Value(Value, Value)> addElement,
+    function_ref<Value(Value, Value)> merge) {
+  // Every caller starts below `step`, so each thread's trip count is
+  // end / step when step divides end; the partials need it to be a multiple
+  // of their number.
+  int64_t partials =
+      end % (step * kPartialsPerThread) == 0 ? kPartialsPerThread : 1;
+  SmallVector<Value> inits(partials, identity);
+  auto loop = scf::ForOp::create(b, loc, start, indexConstant(b, loc, end),
+                                 indexConstant(b, loc, step * partials), inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    SmallVector<Value> next;
+    for (int64_t k = 0; k < partials; ++k) {
+      Value j = arith::AddIOp::create(b, loc, loop.getInductionVar(),
+                                      indexConstant(b, loc, k * step));
+      next.push_back(addElement(loop.getRegionIterArg(k), j));
+    }
+    scf::YieldOp::create(b, loc, next);
+  }
+  Value total = loop.getResult(0);
+  for (int64_t k = 1; k < partials; ++k)
+    total = merge(total, loop.getResult(k));
+  return total;
+}
+
 void BlockGraphToGPU::emitReduce(Operation &op, bool isMax) {
   Value input = buffers.lookup(op.getOperand(0));
   Value result = buffers.lookup(op.getResult(0));
@@ -46,20 +81,19 @@ void BlockGraphToGPU::emitReduce(Operation &op, bool isMax) {
     return isMax ? arith::MaximumFOp::create(b, loc, acc, x).getResult()
                  : arith::AddFOp::create(b, loc, acc, x).getResult();
   };
+  auto merge = [&](Value x, Value y) -> Value {
+    return isMax ? arith::MaximumFOp::create(b, loc, x, y).getResult()
+                 : arith::AddFOp::create(b, loc, x, y).getResult();
+  };
   auto reduceRow = [&](ValueRange outIdx, Value start, int64_t step) {
-    auto loop = scf::ForOp::create(b, loc, start,
-                                   indexConstant(b, loc, inShape[dim]),
-                                   indexConstant(b, loc, step),
-                                   ValueRange{identity});
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    SmallVector<Value> inIdx = llvm::to_vector(outIdx);
-    inIdx[dim] = loop.getInductionVar();
-    scf::YieldOp::create(
-        b, loc,
-        combine(loop.getRegionIterArg(0),
-                memref::LoadOp::create(b, loc, input, inIdx)));
-    return loop.getResult(0);
+    return stridedReduce(
+        start, inShape[dim], step, identity,
+        [&](Value acc, Value j) {
+          SmallVector<Value> inIdx = llvm::to_vector(outIdx);
+          inIdx[dim] = j;
+          return combine(acc, memref::LoadOp::create(b, loc, input, inIdx));
+        },
+        merge);
   };
   auto store = [&](Value v, ValueRange outIdx) {
     if (resultElement != f32)
@@ -105,27 +139,30 @@ void BlockGraphToGPU::emitRmsNorm(block::RmsNormOp op) {
   rows[dim] = 1;
   bool warps = numThreads % kWarpSize == 0 &&
                dim == static_cast<int64_t>(shape.size()) - 1;
-  auto normalizeRow = [&](ValueRange rowIdx, Value start, int64_t step) {
-    // y = x / sqrt(sum(x^2) / n + epsilon), as the CPU lowering computes it.
+  // The sum walks the row from `start` by `step`; the writes from
+  // `writeStart` by `writeStep`, which lets several warps share the writes
+  // of one row.
+  auto normalizeRow = [&](ValueRange rowIdx, Value start, int64_t step,
+                          Value writeStart, int64_t writeStep) {
+    // y = x * (1 / sqrt(sum(x^2) / n + epsilon)): the CPU lowering divides
+    // each element instead, which is within an f32 rounding of this; an
+    // IEEE division per element costs a dozen instructions on the GPU.
     auto element = [&](Value j) {
       SmallVector<Value> idx = llvm::to_vector(rowIdx);
       idx[dim] = j;
       return idx;
     };
-    auto sumLoop = scf::ForOp::create(
-        b, loc, start, indexConstant(b, loc, n), indexConstant(b, loc, step),
-        ValueRange{floatConstant(b, loc, f32, 0.0)});
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(sumLoop.getBody());
-      Value x = buildScalarExtension(
-          b, loc,
-          memref::LoadOp::create(b, loc, input,
-                                 element(sumLoop.getInductionVar())),
-          f32);
-      yieldSumPlusProduct(b, loc, sumLoop, x, x);
-    }
-    Value sum = sumLoop.getResult(0);
+    Value sum = stridedReduce(
+        start, n, step, floatConstant(b, loc, f32, 0.0),
+        [&](Value acc, Value j) -> Value {
+          Value x = buildScalarExtension(
+              b, loc, memref::LoadOp::create(b, loc, input, element(j)), f32);
+          return arith::AddFOp::create(b, loc, acc,
+                                       arith::MulFOp::create(b, loc, x, x));
+        },
+        [&](Value x, Value y) -> Value {
+          return arith::AddFOp::create(b, loc, x, y);
+        });
     if (warps)
       sum = warpAllReduce(sum, /*isMax=*/false);
     Value mean = arith::DivFOp::create(
@@ -134,25 +171,47 @@ void BlockGraphToGPU::emitRmsNorm(block::RmsNormOp op) {
         b, loc,
         arith::AddFOp::create(b, loc, mean,
                               floatConstant(b, loc, f32, epsilon)));
-    auto writeLoop = scf::ForOp::create(b, loc, start, indexConstant(b, loc, n),
-                                        indexConstant(b, loc, step));
+    Value inverse =
+        arith::DivFOp::create(b, loc, floatConstant(b, loc, f32, 1.0), rms);
+    auto writeLoop =
+        scf::ForOp::create(b, loc, writeStart, indexConstant(b, loc, n),
+                           indexConstant(b, loc, writeStep));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(writeLoop.getBody());
     SmallVector<Value> idx = element(writeLoop.getInductionVar());
     Value x = buildScalarExtension(
         b, loc, memref::LoadOp::create(b, loc, input, idx), f32);
-    Value y = arith::DivFOp::create(b, loc, x, rms);
+    Value y = arith::MulFOp::create(b, loc, x, inverse);
     if (resultElement != f32)
       y = arith::TruncFOp::create(b, loc, resultElement, y);
     memref::StoreOp::create(b, loc, y, result, idx);
   };
   if (!warps) {
     forEachElement(rows, [&](ValueRange rowIdx) {
-      normalizeRow(rowIdx, indexConstant(b, loc, 0), 1);
+      Value zero = indexConstant(b, loc, 0);
+      normalizeRow(rowIdx, zero, 1, zero, 1);
     });
     return;
   }
-  forEachWarpItem(numElements(rows), [&](Value row) {
-    normalizeRow(delinearize(b, loc, row, rows), laneId, kWarpSize);
+  int64_t rowCount = numElements(rows);
+  if (rowCount < numWarps && numWarps % rowCount == 0) {
+    // Fewer rows than warps (a tile of one long row, as in nTrans): the
+    // warps of each row all compute its sum, which costs no more time than
+    // one warp alone, and then share its writes, instead of leaving all but
+    // rowCount warps idle.
+    Value count = indexConstant(b, loc, rowCount);
+    Value row = arith::RemUIOp::create(b, loc, warpId, count);
+    Value group = arith::DivUIOp::create(b, loc, warpId, count);
+    Value writeStart = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, group, indexConstant(b, loc, kWarpSize)),
+        laneId);
+    normalizeRow(delinearize(b, loc, row, rows), laneId, kWarpSize, writeStart,
+                 kWarpSize * (numWarps / rowCount));
+    return;
+  }
+  forEachWarpItem(rowCount, [&](Value row) {
+    normalizeRow(delinearize(b, loc, row, rows), laneId, kWarpSize, laneId,
+                 kWarpSize);
   });
 }
