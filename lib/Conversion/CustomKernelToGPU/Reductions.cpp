@@ -18,6 +18,13 @@ using namespace mlsopt::gpu_codegen;
 
 #include <cmath>
 
+/// One step of a sum or a max reduction.
+static Value reduceStep(OpBuilder &b, Location loc, Value x, Value y,
+                        bool isMax) {
+  return isMax ? arith::MaximumFOp::create(b, loc, x, y).getResult()
+               : arith::AddFOp::create(b, loc, x, y).getResult();
+}
+
 Value BlockGraphToGPU::warpAllReduce(Value partial, bool isMax) {
   // Butterfly over the lanes: after log2(32) xor shuffles every lane holds
   // the reduction of all 32.
@@ -25,9 +32,7 @@ Value BlockGraphToGPU::warpAllReduce(Value partial, bool isMax) {
     Value other = gpu::ShuffleOp::create(b, loc, partial, offset, kWarpSize,
                                          gpu::ShuffleMode::XOR)
                       .getShuffleResult();
-    partial = isMax ? arith::MaximumFOp::create(b, loc, partial, other)
-                          .getResult()
-                    : arith::AddFOp::create(b, loc, partial, other).getResult();
+    partial = reduceStep(b, loc, partial, other, isMax);
   }
   return partial;
 }
@@ -76,14 +81,8 @@ void BlockGraphToGPU::emitReduce(Operation &op, bool isMax) {
   Type f32 = b.getF32Type();
   Type resultElement = elementTypeOf(result);
   Value identity = floatConstant(b, loc, f32, isMax ? -INFINITY : 0.0);
-  auto combine = [&](Value acc, Value x) -> Value {
-    x = buildScalarExtension(b, loc, x, f32);
-    return isMax ? arith::MaximumFOp::create(b, loc, acc, x).getResult()
-                 : arith::AddFOp::create(b, loc, acc, x).getResult();
-  };
-  auto merge = [&](Value x, Value y) -> Value {
-    return isMax ? arith::MaximumFOp::create(b, loc, x, y).getResult()
-                 : arith::AddFOp::create(b, loc, x, y).getResult();
+  auto merge = [&](Value x, Value y) {
+    return reduceStep(b, loc, x, y, isMax);
   };
   auto reduceRow = [&](ValueRange outIdx, Value start, int64_t step) {
     return stridedReduce(
@@ -91,7 +90,10 @@ void BlockGraphToGPU::emitReduce(Operation &op, bool isMax) {
         [&](Value acc, Value j) {
           SmallVector<Value> inIdx = llvm::to_vector(outIdx);
           inIdx[dim] = j;
-          return combine(acc, memref::LoadOp::create(b, loc, input, inIdx));
+          return merge(
+              acc,
+              buildScalarExtension(
+                  b, loc, memref::LoadOp::create(b, loc, input, inIdx), f32));
         },
         merge);
   };
@@ -160,8 +162,8 @@ void BlockGraphToGPU::emitRmsNorm(block::RmsNormOp op) {
           return arith::AddFOp::create(b, loc, acc,
                                        arith::MulFOp::create(b, loc, x, x));
         },
-        [&](Value x, Value y) -> Value {
-          return arith::AddFOp::create(b, loc, x, y);
+        [&](Value x, Value y) {
+          return reduceStep(b, loc, x, y, /*isMax=*/false);
         });
     if (warps)
       sum = warpAllReduce(sum, /*isMax=*/false);
