@@ -66,6 +66,14 @@ def load(check_dir):
     return meta, (variants, expected)
 
 
+def prepared_inputs(meta):
+    """The check's inputs, or None where they hash differently from those
+    its expected outputs were computed from."""
+    arrays = gpu_inputs.program_inputs(meta["shapes"])
+    return arrays if gpu_inputs.fingerprint(arrays) == meta["fingerprint"] \
+        else None
+
+
 def run_check(check_dir, gpu, torch, args):
     meta, loaded = load(check_dir)
     row = {"label": meta["label"], "dtype": meta.get("dtype"),
@@ -74,18 +82,15 @@ def run_check(check_dir, gpu, torch, args):
         row.update(status="PREPARE-FAILED", error=meta["error"])
         return row
     variants, expected = loaded
-    arrays = gpu_inputs.program_inputs(meta["shapes"])
-    if gpu_inputs.fingerprint(arrays) != meta["fingerprint"]:
+    arrays = prepared_inputs(meta)
+    if arrays is None:
         row.update(status="INPUTS-DIFFER",
                    error="the inputs hash differently from the prepared ones")
         return row
     plan, ptx, function = variants["program"]
     runner = gpu.GPURunner(plan, ptx, function, driver=args.driver,
                            poison=True)
-    dtypes = {"f16": torch.float16, "bf16": torch.bfloat16,
-              "f32": torch.float32}
-    tensors = [torch.from_numpy(a).to("cuda", dtypes[arg["dtype"]])
-               for a, arg in zip(arrays, runner.plan.inputs)]
+    tensors = runner.device_inputs(arrays)
     first = runner(tensors)
     second = runner(tensors)
     torch.cuda.synchronize()
@@ -166,8 +171,7 @@ def main():
                 print(f"{d.name}: PREPARE-FAILED: {meta['error']}")
                 failed += 1
                 continue
-            same = gpu_inputs.fingerprint(
-                gpu_inputs.program_inputs(meta["shapes"])) == meta["fingerprint"]
+            same = prepared_inputs(meta) is not None
             for stem, (plan, _, function) in loaded[0].items():
                 gpu.LaunchPlan(plan, function)
             print(f"{d.name}: {'ok' if same else 'INPUTS-DIFFER'}, "

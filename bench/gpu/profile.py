@@ -43,12 +43,8 @@ def main():
         if not directory.exists():
             directory = pathlib.Path(args.checks) / name
         runner = gpu.GPURunner(*program(directory))
-        dtypes = {"f16": torch.float16, "bf16": torch.bfloat16,
-                  "f32": torch.float32}
-        arrays = gpu_inputs.program_inputs(
-            [a["shape"] for a in runner.plan.inputs])
-        tensors = [torch.from_numpy(a).to("cuda", dtypes[arg["dtype"]])
-                   for a, arg in zip(arrays, runner.plan.inputs)]
+        tensors = runner.device_inputs(gpu_inputs.program_inputs(
+            [a["shape"] for a in runner.plan.inputs]))
         runner(tensors)
         runs.append((runner, tensors))
     torch.cuda.synchronize()

@@ -58,11 +58,13 @@ def flops(name, b):
     return 0
 
 
+def rms_norm(x, dim, torch):
+    """RMS normalization of `x` over `dim`, as the cases define it."""
+    return x * torch.rsqrt(x.pow(2).mean(dim=dim, keepdim=True) + 1e-6)
+
+
 def reference(name, torch):
     """The case's formula in PyTorch (bench/README.md)."""
-    def rms_norm(x, dim):
-        return x * torch.rsqrt(x.pow(2).mean(dim=dim, keepdim=True) + 1e-6)
-
     def softmax(s):
         e = torch.exp(s)
         return e / e.sum(dim=-1, keepdim=True)
@@ -70,15 +72,17 @@ def reference(name, torch):
     if name == "gqa":
         return lambda q, k, v: softmax(q @ k) @ v
     if name == "qknorm":
-        return lambda q, k, v: softmax(rms_norm(q, 2) @ rms_norm(k, 1)) @ v
+        return lambda q, k, v: softmax(
+            rms_norm(q, 2, torch) @ rms_norm(k, 1, torch)) @ v
     if name == "rmsnorm":
-        return lambda x, w: rms_norm(x, 1) @ w
+        return lambda x, w: rms_norm(x, 1, torch) @ w
     if name == "lora":
         return lambda x, w, a, b: x @ w + (x @ a) @ b
     if name == "gated_mlp":
         return lambda x, w1, w2: torch.nn.functional.silu(x @ w1) * (x @ w2)
     if name == "ntrans":
-        return lambda x, y, a: rms_norm(x + a * (rms_norm(y, 1) - x), 1)
+        return lambda x, y, a: rms_norm(
+            x + a * (rms_norm(y, 1, torch) - x), 1, torch)
     raise ValueError(name)
 
 
@@ -190,11 +194,9 @@ def attention_sdpa(name, inputs, torch):
     q, k, v = (x.unsqueeze(1) for x in inputs)
     kt = k.transpose(2, 3).contiguous()
 
-    def rms_norm(x):
-        return x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + 1e-6)
-
     def sdpa():
-        qq, kk = (rms_norm(q), rms_norm(kt)) if name == "qknorm" else (q, kt)
+        qq, kk = ((rms_norm(q, -1, torch), rms_norm(kt, -1, torch))
+                  if name == "qknorm" else (q, kt))
         return torch.nn.functional.scaled_dot_product_attention(
             qq, kk, v, scale=1.0).squeeze(1)
     return sdpa

@@ -161,6 +161,12 @@ class _CudaPythonDriver:
 _DRIVERS = {"cupy": _CuPyDriver, "cuda-python": _CudaPythonDriver}
 
 
+def torch_dtype(name):
+    """The torch dtype of a launch plan's element type ("f16", ...)."""
+    import torch
+    return getattr(torch, _TORCH_DTYPES[name])
+
+
 def _driver(ptx_by_binary, name):
     if name is not None:
         if name not in _DRIVERS:
@@ -188,11 +194,16 @@ class GPURunner:
         self._driver = _driver(split_ptx(ptx_text), driver)
         self.poison = poison
 
+    def device_inputs(self, arrays, device="cuda"):
+        """Host arrays (numpy, any float type) as the graph's inputs on
+        `device`, each converted to the element type its plan argument
+        names."""
+        import torch
+        return [torch.as_tensor(a).to(device, torch_dtype(arg["dtype"]))
+                for a, arg in zip(arrays, self.plan.inputs)]
+
     def __call__(self, inputs):
         import torch
-
-        def torch_dtype(name):
-            return getattr(torch, _TORCH_DTYPES[name])
 
         device = inputs[0].device
         for i, (tensor, argument) in enumerate(zip(inputs, self.plan.inputs)):

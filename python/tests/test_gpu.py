@@ -191,3 +191,15 @@ def test_runner_names_the_drivers_it_knows():
     from mlsopt.gpu import GPURunner
     with pytest.raises(ValueError, match="driver 'nvrtc'"):
         GPURunner(PLAN, "", "main", driver="nvrtc")
+
+
+def test_device_inputs_take_the_plans_element_types():
+    torch = pytest.importorskip("torch")
+    from mlsopt.gpu import GPURunner, LaunchPlan
+    # Without its driver, which needs a GPU: device_inputs reads the plan.
+    runner = GPURunner.__new__(GPURunner)
+    runner.plan = LaunchPlan(PLAN, "main")
+    x, w = runner.device_inputs([np.ones((8, 16)), np.ones((16, 4))],
+                                device="cpu")
+    assert x.dtype == w.dtype == torch.float16
+    assert x.shape == (8, 16) and w.shape == (16, 4)
