@@ -178,7 +178,8 @@ std::optional<KernelCost> Search::costOf(const KernelGraph &g,
   // The verifier refuses block graphs whose shared-memory plan (the one the
   // GPU lowering allocates) exceeds the target's per-block limit.
   if (succeeded(mlir::verify(*func))) {
-    FailureOr<KernelCost> cost = estimateFunctionCost(*func, options.target);
+    FailureOr<KernelCost> cost =
+        estimateFunctionCost(*func, options.target, options.cost);
     if (succeeded(cost))
       result = *cost;
   }

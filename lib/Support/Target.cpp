@@ -18,18 +18,20 @@ namespace mlsopt {
 // capability table; the cost model reads the throughput figures. Shared memory
 // per SM, resident threads and resident blocks per SM are from the same table
 // (A100: 164 KiB, 2048, 32; GA10x: 100 KiB, 1536, 16; AD10x: 100 KiB, 1536,
-// 24; H100: 228 KiB, 2048, 32). The launch overhead is not a spec-sheet
-// figure: 2 us is the usual back-to-back launch cost, including the drain
-// and ramp of the GPU between two kernels (docs/cost-model.md).
+// 24; H100: 228 KiB, 2048, 32). The clock is the boost clock of each
+// part's spec sheet. The launch overhead is not a spec-sheet figure: 2 us
+// is the usual back-to-back launch cost, including the drain and ramp of
+// the GPU between two kernels; inside a CUDA graph an H200 measured less
+// (docs/cost-model.md, "Latency").
 static const TargetInfo kTargets[] = {
     {"sm_80", "7.0", 108, 166912, 1024, 65536, 1555.0, 312.0, 19.5, 167936,
-     2048, 32, 2.0},
+     2048, 32, 2.0, 1.41},
     {"sm_86", "7.1", 82, 101376, 1024, 65536, 936.0, 71.0, 35.6, 102400, 1536,
-     16, 2.0},
+     16, 2.0, 1.695},
     {"sm_89", "7.8", 128, 101376, 1024, 65536, 1008.0, 165.0, 82.6, 102400,
-     1536, 24, 2.0},
+     1536, 24, 2.0, 2.52},
     {"sm_90", "7.8", 132, 232448, 1024, 65536, 4800.0, 989.0, 67.0, 233472,
-     2048, 32, 2.0},
+     2048, 32, 2.0, 1.98},
 };
 
 ArrayRef<TargetInfo> getSupportedTargets() { return kTargets; }

@@ -241,9 +241,9 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
         ++numCacheHits;
         ++numVerified;
         FailureOr<KernelCost> before =
-            estimateFunctionCost(*reference, options.target);
+            estimateFunctionCost(*reference, options.target, options.cost);
         FailureOr<KernelCost> after =
-            estimateFunctionCost(entry.function, options.target);
+            estimateFunctionCost(entry.function, options.target, options.cost);
         InFlightDiagnostic remark = emitRemark(loc);
         remark << "superoptimize: replaced " << sub.ops.size()
                << " kernel ops";
@@ -459,6 +459,7 @@ void SuperoptimizePass::runOnOperation() {
   options.seed = seed;
   options.abstractPruning = abstractPruning;
   options.costPruning = costPruning;
+  options.cost.latency = latencyModel;
 
   // Spelled-out normalizations become single ops, which the search splits
   // across for-loops itself. Functions already linked to a reference are
@@ -532,7 +533,7 @@ void SuperoptimizePass::runOnOperation() {
         // A function with ops the model cannot cost gets no figure.
         ScopedDiagnosticHandler quiet(&getContext(),
                                       [](Diagnostic &) { return success(); });
-        cost = estimateFunctionCost(func, options.target);
+        cost = estimateFunctionCost(func, options.target, options.cost);
       }
       InFlightDiagnostic remark = emitRemark(func.getLoc());
       remark << "superoptimize: computed " << before - after

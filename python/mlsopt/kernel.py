@@ -240,11 +240,14 @@ class KernelGraph:
     def __str__(self):
         return self.mlir()
 
-    def cost(self, target=None):
+    def cost(self, target=None, latency=False):
         """The cost model's estimate (docs/cost-model.md) on `target`
         ("sm_80", "sm_90", ...). By default, the target the module names in
         its `mlsopt.target` attribute (the one it was optimized for), else
-        the cost model's default target. Ops outside the kernel dialect
+        the cost model's default target. `latency=True` adds the latency of
+        each block's dependent steps to the roofline and costs pre-defined
+        ops as the default block graphs the GPU lowering runs them as
+        (docs/cost-model.md, "Latency"); `latency_us` is reported either way. Ops outside the kernel dialect
         (linalg from_mlir could not convert) cost nothing in it: a warning
         names them."""
         uncosted = self._core.uncosted_ops()
@@ -252,7 +255,14 @@ class KernelGraph:
             warnings.warn(
                 f"the cost leaves out {len(uncosted)} ops outside the kernel "
                 f"dialect: {', '.join(sorted(set(uncosted)))}", stacklevel=2)
-        return self._core.estimate_cost(target or "")
+        return self._core.estimate_cost(target or "", latency)
+
+    def kernel_costs(self, target=None, latency=False):
+        """The cost model's estimate of each kernel launch, in program order
+        (a list of the objects `cost` returns; `cost` is their sum): which
+        kernel bounds the program, and by what (`memory_us`, `compute_us`,
+        `latency_us`)."""
+        return self._core.estimate_kernel_costs(target or "", latency)
 
     def to_dot(self):
         """The graph in Graphviz's language: kernels, and inside custom
@@ -286,7 +296,8 @@ class KernelGraph:
     def superoptimize(self, target=_DEFAULT_TARGET, timeout=None,
                       max_kernel_ops=None, max_block_ops=None, threads=None,
                       seed=None, cache_dir=None, keep_reference=None,
-                      backend="cuda", verbose=False, **mirage_options):
+                      latency_model=None, backend="cuda", verbose=False,
+                      **mirage_options):
         """Searches for a faster equivalent graph (the `--superoptimize`
         pass) and returns it as a new KernelGraph; this one is unchanged.
 
@@ -294,7 +305,8 @@ class KernelGraph:
         `timeout` the search budget in seconds, `max_kernel_ops` and
         `max_block_ops` bound the size of the graphs it enumerates, `threads`
         the search threads, `seed` its random tests, `cache_dir` where
-        results are cached. Mirage's options that choose its search space by
+        results are cached; `latency_model=True` ranks candidates with the
+        cost model's latency term (`cost(latency=True)`). Mirage's options that choose its search space by
         hand (config, griddims, imaps, ...) are accepted so that Mirage
         scripts run unchanged; mlsopt derives the space from the graph and
         ignores them, with a warning."""
@@ -318,7 +330,7 @@ class KernelGraph:
             "target": target, "timeout": timeout,
             "max-kernel-ops": max_kernel_ops, "max-block-ops": max_block_ops,
             "threads": threads, "seed": seed, "cache-dir": cache_dir,
-            "keep-reference": keep_reference,
+            "keep-reference": keep_reference, "latency-model": latency_model,
         }
         optimized = self._core.clone()
         optimized.run_pipeline(_pipeline("superoptimize", options))

@@ -544,25 +544,41 @@ std::string Graph::toDot() {
   return text;
 }
 
-search::KernelCost Graph::estimateCost(StringRef targetName) {
-  DiagnosticCapture diagnostics;
-  TargetInfo target;
+/// The target named `targetName`, or the one the module around `func` names
+/// when it is empty. Throws for an unknown name.
+static TargetInfo resolveTarget(func::FuncOp func, StringRef targetName,
+                                DiagnosticCapture &diagnostics) {
   if (targetName.empty()) {
     FailureOr<TargetInfo> enclosing = getEnclosingTarget(func);
     if (failed(enclosing))
       diagnostics.fail("the module names an unknown target");
-    target = *enclosing;
-  } else if (std::optional<TargetInfo> named = lookupTarget(targetName)) {
-    target = *named;
-  } else {
-    throw MLIRError("unknown target '" + targetName.str() +
-                    "'; supported targets: " + supportedTargetNames());
+    return *enclosing;
   }
+  if (std::optional<TargetInfo> named = lookupTarget(targetName))
+    return *named;
+  throw MLIRError("unknown target '" + targetName.str() +
+                  "'; supported targets: " + supportedTargetNames());
+}
+
+search::KernelCost Graph::estimateCost(StringRef targetName, bool latency) {
+  DiagnosticCapture diagnostics;
+  TargetInfo target = resolveTarget(func, targetName, diagnostics);
   FailureOr<search::KernelCost> cost =
-      search::estimateFunctionCost(func, target);
+      search::estimateFunctionCost(func, target, {latency});
   if (failed(cost))
     diagnostics.fail("the cost model cannot estimate this graph");
   return *cost;
+}
+
+std::vector<search::KernelCost> Graph::estimateKernelCosts(StringRef targetName,
+                                                           bool latency) {
+  DiagnosticCapture diagnostics;
+  TargetInfo target = resolveTarget(func, targetName, diagnostics);
+  FailureOr<SmallVector<search::KernelCost>> costs =
+      search::estimateKernelCosts(func, target, {latency});
+  if (failed(costs))
+    diagnostics.fail("the cost model cannot estimate this graph");
+  return {costs->begin(), costs->end()};
 }
 
 std::vector<std::string> Graph::getUncostedOps() {

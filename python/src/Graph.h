@@ -126,7 +126,11 @@ public:
   std::string toDot();
   /// The cost model's estimate of the function on `target` (an "sm_XX"
   /// name), or on the module's `mlsopt.target` when `target` is empty.
-  search::KernelCost estimateCost(llvm::StringRef target);
+  /// `latency`: search::CostModelOptions::latency.
+  search::KernelCost estimateCost(llvm::StringRef target, bool latency);
+  /// The same, per kernel launch in program order.
+  std::vector<search::KernelCost> estimateKernelCosts(llvm::StringRef target,
+                                                      bool latency);
 
   /// Names of the ops of the function that the cost model does not cost:
   /// computations left outside the kernel dialect (linalg that

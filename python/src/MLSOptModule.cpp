@@ -142,6 +142,17 @@ NB_MODULE(_mlsopt, m) {
       "The shape rule `rule` of the kernel and block dialects applied to "
       "`shapes`.");
 
+  nb::class_<search::BlockSteps>(
+      m, "Steps",
+      "Dependent steps of one thread block per kind, times its waves "
+      "(docs/cost-model.md, \"Latency\").")
+      .def_ro("shared_accesses", &search::BlockSteps::sharedAccesses)
+      .def_ro("reduction_steps", &search::BlockSteps::reductionSteps)
+      .def_ro("mma_steps", &search::BlockSteps::mmaSteps)
+      .def_ro("transfers", &search::BlockSteps::transfers)
+      .def_ro("barriers", &search::BlockSteps::barriers)
+      .def("cycles", &search::BlockSteps::cycles);
+
   nb::class_<search::KernelCost>(m, "Cost",
                                  "The cost model's estimate of a graph "
                                  "(docs/cost-model.md); times in us.")
@@ -149,6 +160,8 @@ NB_MODULE(_mlsopt, m) {
       .def_ro("launch_us", &search::KernelCost::launchUs)
       .def_ro("compute_us", &search::KernelCost::computeUs)
       .def_ro("memory_us", &search::KernelCost::memoryUs)
+      .def_ro("latency_us", &search::KernelCost::latencyUs)
+      .def_ro("steps", &search::KernelCost::steps)
       .def_ro("device_bytes", &search::KernelCost::deviceBytes)
       .def_ro("tensor_core_flops", &search::KernelCost::tensorCoreFlops)
       .def_ro("tf32_flops", &search::KernelCost::tf32Flops)
@@ -197,7 +210,10 @@ NB_MODULE(_mlsopt, m) {
       .def("function_name", &Graph::getFunctionName)
       .def("print", &Graph::print, "generic"_a = false)
       .def("to_dot", &Graph::toDot)
-      .def("estimate_cost", fromPython(&Graph::estimateCost), "target"_a = "")
+      .def("estimate_cost", fromPython(&Graph::estimateCost), "target"_a = "",
+           "latency"_a = false)
+      .def("estimate_kernel_costs", fromPython(&Graph::estimateKernelCosts),
+           "target"_a = "", "latency"_a = false)
       .def("uncosted_ops", &Graph::getUncostedOps)
       .def("run_pipeline", fromPython(&Graph::runPipeline), "pipeline"_a)
       .def(

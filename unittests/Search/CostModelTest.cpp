@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/Search/CostModel.h"
+#include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -42,17 +43,17 @@ protected:
   }
 
   /// Cost of @`name` in `module`; fails the test on an error.
-  KernelCost cost(ModuleOp module, StringRef name, const TargetInfo &target) {
+  KernelCost cost(ModuleOp module, StringRef name, const TargetInfo &target,
+                  const CostModelOptions &options = {}) {
     test::DiagnosticCollector collect = collectDiagnostics();
     func::FuncOp func = lookupFunc(module, name);
     EXPECT_TRUE(func) << "no @" << name.str();
     if (!func)
       return {};
-    FailureOr<KernelCost> c = estimateFunctionCost(func, target);
+    FailureOr<KernelCost> c = estimateFunctionCost(func, target, options);
     EXPECT_TRUE(succeeded(c)) << diagnostics;
     return succeeded(c) ? *c : KernelCost();
   }
-
 };
 
 const TargetInfo &sm90() {
@@ -236,6 +237,108 @@ TEST_F(CostModelTest, ExampleMicroGraphsBeatTheirReferences) {
     }
     EXPECT_GT(compared, 0u) << path;
   }
+}
+
+/// One custom kernel of 8 blocks of 128 threads: each loads a 1x512 f16
+/// tile of two inputs per iteration, adds them, squares the sum in a thread
+/// graph and yields it to a sum accumulator; `iterations` iterations.
+std::string addSquareKernel(int64_t iterations) {
+  return llvm::formatv(R"mlir(
+func.func @k(%x: tensor<8x{1}xf16>, %y: tensor<8x{1}xf16>) -> tensor<8x512xf16> {{
+  %o = kernel.custom (%x, %y) grid <8, 1, 1> block <128, 1, 1>
+      : (tensor<8x{1}xf16>, tensor<8x{1}xf16>) -> tensor<8x512xf16> {{
+  ^bb0(%in0: tensor<8x{1}xf16>, %in1: tensor<8x{1}xf16>, %out0: tensor<8x512xf16>):
+    %acc = block.for_loop {0} iterations accumulate (sum) : tensor<1x512xf16> {{
+      %a = block.load %in0 imap <x = 0> fmap 1 : tensor<8x{1}xf16> -> tensor<1x512xf16>
+      %b = block.load %in1 imap <x = 0> fmap 1 : tensor<8x{1}xf16> -> tensor<1x512xf16>
+      %s = block.add %a, %b : tensor<1x512xf16>, tensor<1x512xf16>
+      %q = thread.graph(%s) : (tensor<1x512xf16>) -> tensor<1x512xf16> {{
+      ^bb0(%e: f16):
+        %m = thread.binary mul %e, %e : f16
+        thread.yield %m : f16
+      }
+      block.yield %q : tensor<1x512xf16>
+    }
+    block.store %acc, %out0 omap <x = 0> : tensor<1x512xf16> into tensor<8x512xf16>
+    block.return
+  }
+  return %o : tensor<8x512xf16>
+}
+)mlir",
+                       iterations, 512 * iterations)
+      .str();
+}
+
+TEST_F(CostModelTest, BlockStepsFollowTheLowering) {
+  OwningOpRef<ModuleOp> module = parseOrFail(addSquareKernel(4));
+  ASSERT_TRUE(module);
+  kernel::CustomOp custom;
+  lookupFunc(*module, "k").walk([&](kernel::CustomOp op) { custom = op; });
+  ASSERT_TRUE(custom);
+  BlockSteps steps = countBlockSteps(custom);
+  // Per iteration and thread: 512 / 128 = 4 elements; the add reads two
+  // operands and writes one (12 steps), the thread graph reads one, runs one
+  // op and writes one (12), the sum accumulator reads two and writes one
+  // (12). Two 1 KiB tiles are 64 16-byte copies, under one per thread each.
+  EXPECT_EQ(steps.sharedAccesses, 4 * (12 + 12 + 12));
+  EXPECT_EQ(steps.transfers, 4 * 2 + 1);
+  EXPECT_EQ(steps.barriers, 4 * 3);
+  EXPECT_EQ(steps.reductionSteps, 0);
+  EXPECT_EQ(steps.mmaSteps, 0);
+}
+
+TEST_F(CostModelTest, LatencyIsReportedAndChargedOnlyWhenAsked) {
+  OwningOpRef<ModuleOp> module = parseOrFail(addSquareKernel(64));
+  ASSERT_TRUE(module);
+  KernelCost roofline = cost(*module, "k", sm90());
+  KernelCost latency = cost(*module, "k", sm90(), CostModelOptions{true});
+  // 8 blocks walking 64 iterations each: the steps, not the 8 MiB it reads,
+  // bound the kernel.
+  EXPECT_GT(roofline.latencyUs, roofline.memoryUs);
+  EXPECT_DOUBLE_EQ(roofline.latencyUs, latency.latencyUs);
+  EXPECT_DOUBLE_EQ(roofline.totalUs,
+                   roofline.launchUs +
+                       std::max(roofline.memoryUs, roofline.computeUs));
+  EXPECT_DOUBLE_EQ(latency.totalUs, latency.launchUs + latency.latencyUs);
+  // Twice the iterations, twice the steps but for the one store.
+  OwningOpRef<ModuleOp> longer = parseOrFail(addSquareKernel(128));
+  ASSERT_TRUE(longer);
+  EXPECT_NEAR(cost(*longer, "k", sm90()).steps.cycles() /
+                  roofline.steps.cycles(),
+              2.0, 1e-3);
+}
+
+TEST_F(CostModelTest, PredefinedOpWithLatencyCostsItsDefaultBlockGraph) {
+  OwningOpRef<ModuleOp> module = parseOrFail(R"mlir(
+func.func @norm(%x: tensor<16x4096xf16>) -> tensor<16x4096xf16> {
+  %y = kernel.rms_norm %x : tensor<16x4096xf16>
+  return %y : tensor<16x4096xf16>
+}
+)mlir");
+  ASSERT_TRUE(module);
+  KernelCost library = cost(*module, "norm", sm90());
+  KernelCost lowered = cost(*module, "norm", sm90(), CostModelOptions{true});
+  EXPECT_EQ(library.latencyUs, 0);
+  EXPECT_EQ(lowered.launches, 1u);
+  // The default block graph gives each of 16 blocks one row of 4096: a
+  // warp's lanes each sum 128 elements (in four partials), twice.
+  EXPECT_GT(lowered.steps.reductionSteps, 128);
+  EXPECT_GT(lowered.totalUs, library.totalUs);
+}
+
+TEST_F(CostModelTest, LatencyRanksLongLoopsBelowSplitOnes) {
+  // On an H200 the examples' one-kernel attention (8 blocks, 64 iterations)
+  // took 391 us and flash-decoding (128 + 64 blocks) 32 us (docs/
+  // benchmarks.md); the roofline alone puts them 2.7x apart.
+  OwningOpRef<ModuleOp> module = parseSourceFile("examples/attention.mlir");
+  ASSERT_TRUE(module) << diagnostics;
+  const CostModelOptions latency{true};
+  KernelCost fused = cost(*module, "fused", sm90(), latency);
+  KernelCost split = cost(*module, "flash_decoding", sm90(), latency);
+  KernelCost reference = cost(*module, "reference", sm90(), latency);
+  EXPECT_GT(fused.totalUs, 5 * split.totalUs)
+      << "fused " << fused.totalUs << " us, split " << split.totalUs << " us";
+  EXPECT_LT(split.totalUs, reference.totalUs);
 }
 
 } // namespace

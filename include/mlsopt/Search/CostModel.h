@@ -16,6 +16,7 @@
 
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace mlir::func {
@@ -27,6 +28,43 @@ class CustomOp;
 } // namespace mlsopt::kernel
 
 namespace mlsopt::search {
+
+/// Steps the threads of one thread block take one after another, by kind,
+/// in the code the GPU lowering emits: what bounds a kernel whose blocks
+/// each walk a long chain of small steps rather than its roofline
+/// (docs/cost-model.md, "Latency").
+struct BlockSteps {
+  /// Elementwise work over shared memory: per thread, one step per operand
+  /// read, op and result write of each element it takes.
+  double sharedAccesses = 0;
+  /// Row reductions and norms: per lane, the elements of its rows and the
+  /// shuffles that combine them.
+  double reductionSteps = 0;
+  /// ldmatrix + mma.sync per warp.
+  double mmaSteps = 0;
+  /// 16-byte copies per thread between device and shared memory.
+  double transfers = 0;
+  /// Barriers between ops.
+  double barriers = 0;
+
+  BlockSteps &operator+=(const BlockSteps &other);
+  BlockSteps operator*(double factor) const;
+  /// Clock cycles the steps take, at the model's cycles per step.
+  double cycles() const;
+};
+
+/// The steps of one block of `op` (all blocks run the same block graph).
+BlockSteps countBlockSteps(kernel::CustomOp op);
+
+/// What the model charges for.
+struct CostModelOptions {
+  /// Charge the latency of each block's dependent steps (KernelCost::
+  /// latencyUs, part of totalUs), and cost a pre-defined kernel op as the
+  /// default block graph the GPU lowering runs it as. Off, latencyUs is
+  /// still reported but totalUs is the roofline alone, and a pre-defined op
+  /// is an ideal library kernel.
+  bool latency = false;
+};
 
 /// What one kernel launch (or, summed, a whole program) costs. Work counts
 /// are totals over all thread blocks; times are in microseconds.
@@ -54,7 +92,14 @@ struct KernelCost {
   double computeUs = 0;
   /// Time the device-memory traffic takes, with the SMs the grid leaves idle.
   double memoryUs = 0;
-  /// launchUs + max(computeUs, memoryUs) per kernel, summed over kernels.
+  /// Time the dependent steps of the busiest SM's blocks take: one block's
+  /// steps for each wave of blocks (custom kernels; 0 otherwise).
+  double latencyUs = 0;
+  /// Those steps: one block's times its waves.
+  BlockSteps steps;
+  /// launchUs + max(computeUs, memoryUs) per kernel, or with
+  /// CostModelOptions::latency launchUs + max(computeUs, memoryUs,
+  /// latencyUs), summed over kernels.
   double totalUs = 0;
 
   /// Adds the cost of another kernel launched after this one: no overlap
@@ -83,20 +128,29 @@ unsigned estimateBlocksPerSM(int64_t sharedMemBytes, int64_t threadsPerBlock,
 /// reads its operands from and writes its result to device memory) or a
 /// `kernel.custom` (from its block graph). Emits an error on `op` and fails
 /// for an op it cannot cost.
-mlir::FailureOr<KernelCost> estimateKernelOpCost(mlir::Operation *op,
-                                                 const TargetInfo &target);
+mlir::FailureOr<KernelCost>
+estimateKernelOpCost(mlir::Operation *op, const TargetInfo &target,
+                     const CostModelOptions &options = {});
 
 /// Cost of a custom kernel from its block graph: the bytes its blocks load
 /// and store over all iterations, the FLOPs of its block and thread ops, and
 /// the waves its grid needs given the shared memory and threads per block.
-mlir::FailureOr<KernelCost> estimateCustomKernelCost(kernel::CustomOp op,
-                                                     const TargetInfo &target);
+mlir::FailureOr<KernelCost>
+estimateCustomKernelCost(kernel::CustomOp op, const TargetInfo &target,
+                         const CostModelOptions &options = {});
+
+/// Cost of each kernel op of a function, in program order: one per launch.
+/// Fails, with an error on the op, if a kernel op cannot be costed.
+mlir::FailureOr<llvm::SmallVector<KernelCost>>
+estimateKernelCosts(mlir::func::FuncOp func, const TargetInfo &target,
+                    const CostModelOptions &options = {});
 
 /// Cost of a function: the sum over its kernel ops, launched one after the
 /// other. Ops of other dialects (func.return, arith.constant, ...) cost
 /// nothing. Fails, with an error on the op, if a kernel op cannot be costed.
-mlir::FailureOr<KernelCost> estimateFunctionCost(mlir::func::FuncOp func,
-                                                 const TargetInfo &target);
+mlir::FailureOr<KernelCost>
+estimateFunctionCost(mlir::func::FuncOp func, const TargetInfo &target,
+                     const CostModelOptions &options = {});
 
 } // namespace mlsopt::search
 

@@ -35,6 +35,8 @@ struct SearchOptions {
   bool abstractPruning = true;
   /// Prune prefixes by cost lower bounds.
   bool costPruning = true;
+  /// What the cost model that ranks candidates charges for.
+  CostModelOptions cost;
 };
 
 struct SearchStatistics {

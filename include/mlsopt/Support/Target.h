@@ -32,6 +32,7 @@ struct TargetInfo {
   unsigned maxThreadsPerSM;      // resident threads per SM
   unsigned maxBlocksPerSM;       // resident thread blocks per SM
   double launchOverheadUs;       // cost of one kernel launch beyond its work
+  double clockGHz;               // boost clock of the SMs
 };
 
 /// CUDA's launch limits on the grid, the same on every supported chip: x up

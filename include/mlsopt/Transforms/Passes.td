@@ -174,6 +174,10 @@ def Superoptimize : Pass<"superoptimize", "::mlir::ModuleOp"> {
            "Prune by abstract expressions (off: for measuring what it saves)">,
     Option<"costPruning", "cost-pruning", "bool", "true",
            "Prune by cost lower bounds (off: for measuring what it saves)">,
+    Option<"latencyModel", "latency-model", "bool", "false",
+           "Rank with the cost model's latency term (docs/cost-model.md, "
+           "\"Latency\"): each block's dependent steps, and pre-defined "
+           "ops costed as their default block graphs">,
   ];
   let dependentDialects = [
     "::mlsopt::kernel::KernelDialect", "::mlsopt::block::BlockDialect",

@@ -19,6 +19,11 @@ namespace mlsopt {
 /// Threads per block of every default block graph (4 warps).
 inline constexpr int64_t kDefaultThreadsPerBlock = 128;
 
+/// Shared memory a default block graph may use: the default of
+/// convert-kernel-to-custom's `max-shared-memory` (48 KiB, what every chip
+/// gives a block without opting in).
+inline constexpr int64_t kDefaultBlockGraphSharedMemBytes = 49152;
+
 /// True for the pre-defined kernel ops that have a default block graph
 /// (every kernel op except kernel.custom and kernel.transpose).
 bool hasDefaultBlockGraph(mlir::Operation *op);

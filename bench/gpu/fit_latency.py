@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""Fits the cycles per step of the cost model's latency term
+(docs/cost-model.md, "Latency") to the programs measured on a GPU.
+
+The measurements (bench/gpu/measured/*-checks.json and *-cases.json, from
+bench/gpu/device.sh) time each program and its unfused reference; the
+programs themselves are kept beside them (*-programs.json), so the fit does
+not depend on what today's search would find. For each program the model
+gives, per kernel launch, the memory and compute times and the steps of one
+block by kind (`KernelGraph.kernel_costs(latency=True)`); the fit chooses
+the cycles per step of each kind and a fixed floor per timed program (the
+timing's own overhead, the same for every program), with the launch
+overhead held at the target table's, that minimize the squared log error of
+
+    floor + sum over kernels of (launch + max(memory, compute, steps . cycles / clock))
+
+against the measured times. It prints the fitted constants, the error with
+them and with the constants compiled into lib/Search/CostModel.cpp, the fit
+with the launch overhead free too, and each program's measured and
+predicted times.
+
+    PYTHONPATH=build/python python3 bench/gpu/fit_latency.py \\
+        [--measured bench/gpu/measured/h200-2026-11-30]
+
+`--snapshot` (once, after a GPU run, with the search cache of that run's
+preparation) writes the programs file from the checks' sources and the
+bench cases' build directories.
+"""
+
+import argparse
+import json
+import pathlib
+import sys
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench" / "gpu"))
+
+KINDS = ("shared_accesses", "reduction_steps", "mma_steps", "transfers",
+         "barriers")
+# The constants compiled into lib/Search/CostModel.cpp, in KINDS order, then
+# the launch overhead in us (lib/Support/Target.cpp).
+COMPILED = (39, 46, 27, 90, 0, 2.0)
+
+
+def snapshot(mi, measured, build):
+    """{label: {"program": text, "unfused": text}} for every measured
+    program, rebuilt the way the run's preparation built it."""
+    import prepare_checks
+    programs = {}
+    labels = {r["label"]: r for r in
+              json.loads(measured.with_name(measured.name + "-checks.json")
+                         .read_text())}
+    cache = build / "bench" / "cache-checks"
+    for label, path, function, dtype, search in prepare_checks.checks():
+        if label not in labels:
+            continue
+        text = prepare_checks.with_element_type(path.read_text(), dtype)
+        reference = mi.from_mlir(text)
+        graph = (reference.superoptimize(target="sm_90", timeout=20,
+                                         cache_dir=str(cache))
+                 if search else mi.from_mlir(text, function))
+        launches = graph.cost("sm_90").launches
+        if launches != labels[label]["launches"]:
+            raise SystemExit(f"{label}: {launches} launches, the run had "
+                             f"{labels[label]['launches']}: not the measured "
+                             "program")
+        programs[label] = {"program": graph.mlir(),
+                           "unfused": reference.mlir()}
+    for case in sorted((build / "bench" / "gpu").iterdir()):
+        if (case / "searched.mlir").exists():
+            programs[case.name] = {
+                "program": (case / "searched.mlir").read_text(),
+                "unfused": (case / "imported.mlir").read_text()}
+    return programs
+
+
+def samples(mi, measured):
+    """(label, measured us, per-kernel features) for every timed program.
+    Features per kernel: memory us, compute us, steps by kind."""
+    programs = json.loads(
+        measured.with_name(measured.name + "-programs.json").read_text())
+    rows = []
+    timed = []
+    for r in json.loads(measured.with_name(measured.name + "-checks.json")
+                        .read_text()):
+        if r.get("status") == "ok":
+            timed.append((r["label"], r["us"], r["unfused_us"]))
+    for r in json.loads(measured.with_name(measured.name + "-cases.json")
+                        .read_text()):
+        if r.get("mlsopt_us") and r.get("unfused_us"):
+            timed.append((r["label"], r["mlsopt_us"], r["unfused_us"]))
+    seen = set()
+    for label, us, unfused_us in timed:
+        for which, t in (("program", us), ("unfused", unfused_us)):
+            text = programs[label][which]
+            # The examples' unfused references are the same program in
+            # several checks: one sample each.
+            if which == "unfused" and text in seen:
+                continue
+            seen.add(text)
+            graph = mi.from_mlir(text)
+            kernels = [(k.memory_us, k.compute_us,
+                        [getattr(k.steps, kind) for kind in KINDS])
+                       for k in graph.kernel_costs("sm_90", latency=True)]
+            rows.append((f"{label}:{which}", t, kernels))
+    return rows
+
+
+def predict(rows, cycles, launch, floor, clock_ghz=1.98):
+    out = []
+    for _, _, kernels in rows:
+        total = floor
+        for memory, compute, steps in kernels:
+            latency = float(np.dot(steps, cycles)) / (clock_ghz * 1e3)
+            total += launch + max(memory, compute, latency)
+        out.append(total)
+    return np.array(out)
+
+
+def error(rows, params):
+    measured = np.array([t for _, t, _ in rows])
+    predicted = predict(rows, params[:len(KINDS)], params[len(KINDS)],
+                        params[len(KINDS) + 1])
+    return float(np.sqrt(np.mean(np.log(predicted / measured) ** 2)))
+
+
+def fit(rows, free):
+    """Coordinate descent in log space over the parameters whose index is
+    in `free` (cycles per step, launch overhead, floor), all kept positive;
+    the others stay at the compiled values."""
+    params = np.array(COMPILED + (8.0,), dtype=float)
+    best = error(rows, params)
+    step = 1.0
+    while step > 1e-3:
+        improved = False
+        for i in free:
+            for factor in (np.exp(step), np.exp(-step)):
+                trial = params.copy()
+                trial[i] = max(trial[i], 1e-3) * factor
+                e = error(rows, trial)
+                if e < best - 1e-12:
+                    params, best, improved = trial, e, True
+        if not improved:
+            step /= 2
+    # A parameter the data drives to nothing is nothing.
+    params[params < 0.01] = 0.0
+    return params, error(rows, params)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--measured",
+                        default=str(ROOT / "bench" / "gpu" / "measured" /
+                                    "h200-2026-11-30"),
+                        help="prefix of the measurement files")
+    parser.add_argument("--build-dir", default="build")
+    parser.add_argument("--snapshot", action="store_true")
+    args = parser.parse_args()
+    build = pathlib.Path(args.build_dir).resolve()
+    sys.path.insert(0, str(build / "python"))
+    import mlsopt as mi
+    measured = pathlib.Path(args.measured)
+    if args.snapshot:
+        programs = snapshot(mi, measured, build)
+        out = measured.with_name(measured.name + "-programs.json")
+        out.write_text(json.dumps(programs, indent=1, sort_keys=True) + "\n")
+        print(f"{len(programs)} programs -> {out}")
+        return 0
+    rows = samples(mi, measured)
+    n = len(KINDS)
+    # The launch overhead stays at the target table's: the roofline-only
+    # model, which the search ranks with by default, uses it too.
+    params, best = fit(rows, list(range(n)) + [n + 1])
+    free, free_error = fit(rows, list(range(n + 2)))
+    floors = np.linspace(0, 20, 201)
+    compiled_error = min(error(rows, np.array(COMPILED + (f,)))
+                         for f in floors)
+    print(f"{len(rows)} timed programs")
+    print(f"fitted cycles per step (launch overhead held at "
+          f"{params[n]:.2f} us): " +
+          ", ".join(f"{k} {v:.1f}" for k, v in zip(KINDS, params)) +
+          f"; floor {params[n + 1]:.2f} us")
+    print(f"rms log error: fitted {best:.3f}, compiled {compiled_error:.3f}")
+    print(f"with the launch overhead fitted too ({free[n]:.2f} us): " +
+          ", ".join(f"{k} {v:.1f}" for k, v in zip(KINDS, free)) +
+          f"; rms log error {free_error:.3f}")
+    no_latency = np.append(np.zeros(n), params[n:])
+    print(f"rms log error without the latency term: "
+          f"{error(rows, no_latency):.3f}")
+    predicted = predict(rows, params[:n], params[n], params[n + 1])
+    for (label, t, kernels), p in sorted(zip(rows, predicted),
+                                         key=lambda x: x[0][0]):
+        print(f"  {label:55s} {len(kernels):2d} kernels  measured "
+              f"{t:8.1f} us  fitted {p:8.1f} us")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
