@@ -63,7 +63,7 @@ ArrayRef<int64_t> shapeOf(Value v) {
 /// its results may be read before the op a fusion rewrites); its region is
 /// a copy of `custom`'s (`mapping` maps the old values to the copies) or,
 /// without a mapping, empty.
-kernel::CustomOp createLike(PatternRewriter &rewriter, kernel::CustomOp custom,
+kernel::CustomOp createLike(RewriterBase &rewriter, kernel::CustomOp custom,
                             TypeRange resultTypes, ValueRange inputs,
                             IRMapping *mapping) {
   rewriter.setInsertionPoint(custom);
@@ -75,6 +75,18 @@ kernel::CustomOp createLike(PatternRewriter &rewriter, kernel::CustomOp custom,
     rewriter.cloneRegionBefore(custom.getBody(), like.getBody(),
                                like.getBody().end(), *mapping);
   return like;
+}
+
+/// The fusions build their candidate kernel with an IRRewriter of its own,
+/// which the greedy pattern driver does not listen to. Built and erased
+/// through the pattern's rewriter, a candidate that is given up would put
+/// the producers of its operands back on the driver's worklist; two
+/// candidates reading each other's producers would then be retried forever.
+/// A kept candidate is announced to the driver here, so that the patterns
+/// see it like any other new op.
+void announce(PatternRewriter &rewriter, kernel::CustomOp kept) {
+  if (OpBuilder::Listener *listener = rewriter.getListener())
+    listener->notifyOperationInserted(kept, /*previous=*/{});
 }
 
 /// Whether `op` is an elementwise kernel op with one result, or an
@@ -105,7 +117,7 @@ bool isTileLocal(Operation *op, ArrayRef<int64_t> tile) {
 
 /// Creates the block op of the same name as kernel op `op`, on tiles whose
 /// broadcast is `shape`.
-Value createTileOp(PatternRewriter &rewriter, Operation *op, ValueRange tiles,
+Value createTileOp(RewriterBase &rewriter, Operation *op, ValueRange tiles,
                    ArrayRef<int64_t> shape) {
   OperationState state(op->getLoc(),
                        ("block." + op->getName().stripDialect()).str());
@@ -120,10 +132,12 @@ Value createTileOp(PatternRewriter &rewriter, Operation *op, ValueRange tiles,
 /// A rewrite of any kernel op into a custom kernel, for a target (given,
 /// else the module's).
 struct KernelFusionPattern : RewritePattern {
-  KernelFusionPattern(MLIRContext *context, std::optional<TargetInfo> target)
+  KernelFusionPattern(MLIRContext *context, std::optional<TargetInfo> target,
+                      search::CostModelOptions costOptions)
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context),
-        target(std::move(target)) {}
+        target(std::move(target)), costOptions(costOptions) {}
   std::optional<TargetInfo> target;
+  search::CostModelOptions costOptions;
 
   /// The cost of kernel op `op` on the target (--superoptimize's, else the
   /// module's); no diagnostics if it cannot be costed.
@@ -134,7 +148,7 @@ struct KernelFusionPattern : RewritePattern {
         target ? FailureOr<TargetInfo>(*target) : getEnclosingTarget(op);
     if (failed(info))
       return failure();
-    return search::estimateKernelOpCost(op, *info);
+    return search::estimateKernelOpCost(op, *info, costOptions);
   }
 
   /// getCost of a custom kernel built beside the one it replaces, if it
@@ -206,34 +220,32 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
       return rewriter.notifyMatchFailure(op, "tiles hold parts of rows");
 
     // A copy with one more output, so that the rewrite can still give up.
+    // It is built out of the pattern driver's sight (see announce).
     SmallVector<Type> types(custom.getResultTypes());
     types.push_back(result.getType());
     IRMapping mapping;
+    IRRewriter trial(rewriter.getContext());
     kernel::CustomOp fused =
-        createLike(rewriter, custom, types, custom.getInputs(), &mapping);
+        createLike(trial, custom, types, custom.getInputs(), &mapping);
     Block &body = fused.getBody().front();
     body.addArgument(result.getType(), custom.getLoc());
-    {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPoint(body.getTerminator());
-      // The block op of the same name computes the kernel op on tiles; the
-      // tiles are the stored values, in the copy.
-      SmallVector<Value> tiles =
-          llvm::map_to_vector(stores, [&](block::StoreOp s) {
-            return mapping.lookup(s.getTile());
-          });
-      block::StoreOp::create(
-          rewriter, op->getLoc(), createTileOp(rewriter, op, tiles, refTile),
-          body.getArguments().back(), reference.getOmapAttr());
-    }
+    trial.setInsertionPoint(body.getTerminator());
+    // The block op of the same name computes the kernel op on tiles; the
+    // tiles are the stored values, in the copy.
+    SmallVector<Value> tiles = llvm::map_to_vector(
+        stores, [&](block::StoreOp s) { return mapping.lookup(s.getTile()); });
+    block::StoreOp::create(trial, op->getLoc(),
+                           createTileOp(trial, op, tiles, refTile),
+                           body.getArguments().back(), reference.getOmapAttr());
     // The copy must still be a block graph the target can run (the result
     // tile takes shared memory unless it reuses an operand's).
     if (failed(getValidCost(fused))) {
-      rewriter.eraseOp(fused);
+      trial.eraseOp(fused);
       return rewriter.notifyMatchFailure(op, "the fused kernel is invalid");
     }
     LLVM_DEBUG(llvm::dbgs()
                << "[fuse-kernel-elementwise] fused " << *op << "\n");
+    announce(rewriter, fused);
     rewriter.replaceOp(op, fused.getResults().back());
     rewriter.replaceOp(custom, fused.getResults().drop_back());
     return success();
@@ -285,9 +297,11 @@ struct FuseElementwisePrologue : KernelFusionPattern {
         inputs.push_back(v);
     }
     // In the custom kernel's place: an input may be defined after the op.
+    // Built out of the pattern driver's sight (see announce).
     IRMapping mapping;
+    IRRewriter trial(rewriter.getContext());
     kernel::CustomOp fused =
-        createLike(rewriter, custom, custom.getResultTypes(), inputs, &mapping);
+        createLike(trial, custom, custom.getResultTypes(), inputs, &mapping);
     // The copy still has the old arguments: the added operands' go before
     // the result's first, and the result's are erased once nothing loads
     // them.
@@ -317,8 +331,7 @@ struct FuseElementwisePrologue : KernelFusionPattern {
         loads.push_back(load);
     });
     for (block::LoadOp load : loads) {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPoint(load);
+      trial.setInsertionPoint(load);
       ArrayRef<int64_t> tile = shapeOf(load.getTile());
       std::optional<int64_t> fmap = load.getFmap();
       SmallVector<Value> tiles;
@@ -337,13 +350,13 @@ struct FuseElementwisePrologue : KernelFusionPattern {
         if (fmap && !stretched(*fmap))
           operandFmap = rewriter.getI64IntegerAttr(*fmap);
         tiles.push_back(block::LoadOp::create(
-            rewriter, load.getLoc(),
+            trial, load.getLoc(),
             RankedTensorType::get(operandTile,
                                   load.getTile().getType().getElementType()),
             argumentOf(operand),
             block::DimMapAttr::get(rewriter.getContext(), imap), operandFmap));
       }
-      rewriter.replaceOp(load, createTileOp(rewriter, op, tiles, tile));
+      trial.replaceOp(load, createTileOp(trial, op, tiles, tile));
     }
     for (BlockArgument arg : llvm::reverse(resultArgs))
       body.eraseArgument(arg.getArgNumber());
@@ -358,12 +371,13 @@ struct FuseElementwisePrologue : KernelFusionPattern {
         before = *producer += *consumer;
     }
     if (failed(before) || failed(after) || after->totalUs >= before->totalUs) {
-      rewriter.eraseOp(fused);
+      trial.eraseOp(fused);
       return rewriter.notifyMatchFailure(op, "no faster valid kernel");
     }
     LLVM_DEBUG(llvm::dbgs()
                << "[fuse-kernel-elementwise] prologue " << *op << ": "
                << before->totalUs << " -> " << after->totalUs << " us\n");
+    announce(rewriter, fused);
     rewriter.replaceOp(custom, fused.getResults());
     rewriter.eraseOp(op);
     return success();
@@ -421,9 +435,10 @@ struct FuseKernelElementwisePass
 } // namespace
 
 void mlsopt::populateFuseKernelElementwisePatterns(
-    RewritePatternSet &patterns, std::optional<TargetInfo> target) {
+    RewritePatternSet &patterns, std::optional<TargetInfo> target,
+    search::CostModelOptions costOptions) {
   patterns.add<FuseElementwiseEpilogue, FuseElementwisePrologue>(
-      patterns.getContext(), target);
+      patterns.getContext(), target, costOptions);
   patterns.add<DropUnusedOutputs>(patterns.getContext());
   // The new block ops become thread graphs, merged with those before them.
   thread::populateFuseElementwisePatterns(patterns);

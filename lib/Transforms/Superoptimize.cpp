@@ -496,7 +496,8 @@ void SuperoptimizePass::runOnOperation() {
   }
   FrozenRewritePatternSet elementwise = [&] {
     RewritePatternSet patterns(&getContext());
-    populateFuseKernelElementwisePatterns(patterns, options.target);
+    populateFuseKernelElementwisePatterns(patterns, options.target,
+                                          options.cost);
     return FrozenRewritePatternSet(std::move(patterns));
   }();
   for (func::FuncOp func : functions) {

@@ -256,6 +256,34 @@ func.func @read_by_every_block(%a: tensor<4096x128xf16>, %b: tensor<4096x128xf16
 
 // -----
 
+// Two such sums read by one kernel: each fusion is tried and given up, and
+// giving one up must not put the other back on the pattern driver's
+// worklist (it did: the trial kernel, erased, read the other's result, and
+// the two retried each other forever).
+// CHECK-LABEL: func.func @two_read_by_every_block(
+// CHECK: kernel.add
+// CHECK: kernel.add
+// CHECK: kernel.custom
+func.func @two_read_by_every_block(%a: tensor<4096x128xf16>, %b: tensor<4096x128xf16>) -> tensor<128x128xf16> {
+  %s = kernel.add %a, %b : tensor<4096x128xf16>, tensor<4096x128xf16>
+  %t = kernel.add %b, %a : tensor<4096x128xf16>, tensor<4096x128xf16>
+  %0 = kernel.custom(%s, %t) grid <128, 1, 1> block <128, 1, 1> : (tensor<4096x128xf16>, tensor<4096x128xf16>) -> tensor<128x128xf16> {
+  ^bb0(%in0: tensor<4096x128xf16>, %in1: tensor<4096x128xf16>, %out0: tensor<128x128xf16>):
+    %1 = block.for_loop 64 iterations accumulate (sum) : tensor<1x128xf16> {
+      %2 = block.load %in0 imap <> fmap 0 : tensor<4096x128xf16> -> tensor<64x128xf16>
+      %3 = block.load %in1 imap <> fmap 0 : tensor<4096x128xf16> -> tensor<64x128xf16>
+      %4 = block.mul %2, %3 : tensor<64x128xf16>, tensor<64x128xf16>
+      %5 = block.reduce_sum %4 dim 0 : tensor<64x128xf16>
+      block.yield %5 : tensor<1x128xf16>
+    }
+    block.store %1, %out0 omap <x = 0> : tensor<1x128xf16> into tensor<128x128xf16>
+    block.return
+  }
+  return %0 : tensor<128x128xf16>
+}
+
+// -----
+
 // rms_norm is elementwise once a tile holds whole rows of its dim: QKNorm's
 // normalizations of Q (over its last dim) and of K (over dim 1) run on the
 // tiles the attention kernel loads, each of which spans the head dim.

@@ -3,6 +3,7 @@
 #ifndef MLSOPT_TRANSFORMS_KERNELELEMENTWISEFUSION_H
 #define MLSOPT_TRANSFORMS_KERNELELEMENTWISEFUSION_H
 
+#include "mlsopt/Search/CostModel.h"
 #include "mlsopt/Support/Target.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -19,11 +20,13 @@ namespace mlsopt {
 /// reads their result (when the cost model finds that faster). Drops the
 /// outputs nothing reads then, and wraps the new block ops in thread
 /// graphs. `--superoptimize` applies them after it replaced a function's
-/// subprograms, for its target; `--fuse-kernel-elementwise` alone, for the
-/// module's (mlsopt.target, else the default).
+/// subprograms, for its target and with its cost model options;
+/// `--fuse-kernel-elementwise` alone, for the module's (mlsopt.target, else
+/// the default) with the roofline.
 void populateFuseKernelElementwisePatterns(
     mlir::RewritePatternSet &patterns,
-    std::optional<TargetInfo> target = std::nullopt);
+    std::optional<TargetInfo> target = std::nullopt,
+    search::CostModelOptions costOptions = {});
 
 } // namespace mlsopt
 
