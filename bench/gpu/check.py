@@ -122,19 +122,26 @@ def run_check(check_dir, gpu, torch, args):
         row["timing_note"] = note or unfused_note
     row["model_us"] = round(meta["estimated_us"], 2)
     row["unfused_model_us"] = round(meta["unfused_estimated_us"], 2)
+    for key in ("estimated_latency_us", "unfused_estimated_latency_us"):
+        if key in meta:
+            row[key.replace("estimated_latency", "latency_model")] = round(
+                meta[key], 2)
     return row
 
 
 def markdown(rows):
     fmt = lambda v, f="{:.1f}": "-" if v is None else f.format(v)
     headers = ["check", "status", "launches", "rel. error", "us",
-               "unfused us", "model us", "unfused model us"]
+               "unfused us", "model us", "unfused model us",
+               "latency model us", "unfused latency model us"]
     cells = [[r["label"], r["status"] if "error" not in r else
               f"{r['status']}: {r['error'][:120]}",
               f"{r.get('launches', '-')} (unfused {r.get('unfused_launches', '-')})",
               fmt(r.get("rel_error"), "{:.1e}"), fmt(r.get("us")),
               fmt(r.get("unfused_us")), fmt(r.get("model_us")),
-              fmt(r.get("unfused_model_us"))] for r in rows]
+              fmt(r.get("unfused_model_us")),
+              fmt(r.get("latency_model_us")),
+              fmt(r.get("unfused_latency_model_us"))] for r in rows]
     return report.markdown_table(headers, cells)
 
 

@@ -41,15 +41,23 @@ for case in "${cases[@]}"; do
     "$TRANSLATE" --emit-ptx "$dir/$variant.gpu.mlir" -o "$dir/$variant.ptx"
     "$TRANSLATE" --emit-launch-plan "$dir/$variant.gpu.mlir" -o "$dir/$variant.plan.json"
   done
-  # The cost model's estimates, from the search's remarks.
-  python3 - "$dir/search.log" "$name" "$batch" > "$dir/meta.json" <<'PY'
-import json, sys
+  # The cost model's estimates, from the search's remarks, and with the
+  # latency term (docs/cost-model.md, "Latency") from the Python package.
+  PYTHONPATH="$BUILD_DIR/python" python3 - "$dir" "$name" "$batch" > "$dir/meta.json" <<'PY'
+import json, pathlib, sys
 sys.path.insert(0, "bench")
 from search import estimated_us
-before, after = estimated_us(open(sys.argv[1]).read())
+import mlsopt as mi
+case = pathlib.Path(sys.argv[1])
+before, after = estimated_us((case / "search.log").read_text())
+latency = {variant: mi.from_mlir((case / f"{variant}.mlir").read_text())
+           .cost("sm_90", latency=True).total_us
+           for variant in ("imported", "searched")}
 print(json.dumps({"name": sys.argv[2], "batch": int(sys.argv[3]),
                   "function": sys.argv[2], "est_us_before": before,
-                  "est_us_after": after}))
+                  "est_us_after": after,
+                  "est_latency_us_before": latency["imported"],
+                  "est_latency_us_after": latency["searched"]}))
 PY
   echo "prepared $stem: $(grep -c '"kernel"' "$dir/searched.plan.json") launches (unfused: $(grep -c '"kernel"' "$dir/imported.plan.json"))"
 done

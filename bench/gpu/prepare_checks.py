@@ -99,6 +99,12 @@ def prepare(mi, label, path, function, dtype, search, out, timeout, cache):
         meta["fingerprint"] = gpu_inputs.fingerprint(arrays)
         meta["estimated_us"] = graph.cost("sm_90").total_us
         meta["unfused_estimated_us"] = reference.cost("sm_90").total_us
+        # With the latency term (docs/cost-model.md, "Latency"), which the
+        # GPU run checks too.
+        meta["estimated_latency_us"] = graph.cost(
+            "sm_90", latency=True).total_us
+        meta["unfused_estimated_latency_us"] = reference.cost(
+            "sm_90", latency=True).total_us
     except Exception as e:  # reported by check.py, not hidden
         meta["error"] = f"{type(e).__name__}: {e}"
         traceback.print_exc()

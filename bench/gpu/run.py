@@ -210,7 +210,9 @@ def run_case(case_dir, gpu, args, torch):
     want = ref(*[x.float() for x in inputs])
     row = {"name": name, "batch": b,
            "est_us_before": meta["est_us_before"],
-           "est_us_after": meta["est_us_after"]}
+           "est_us_after": meta["est_us_after"],
+           "est_latency_us_before": meta.get("est_latency_us_before"),
+           "est_latency_us_after": meta.get("est_latency_us_after")}
     for variant, key in (("searched", "mlsopt"), ("imported", "unfused")):
         plan, ptx, launches = variants[variant]
         # Checked with poisoned results and buffers (an unwritten element
@@ -299,7 +301,8 @@ def markdown(rows):
     fmt = lambda v: "-" if v is None else (f"{v:.1f}" if isinstance(v, float) else str(v))
     headers = ["case", "b", "mlsopt us", "launches", "unfused us", "eager us",
                "compile us", "sdpa us", "speedup", "rel. error",
-               "% roofline (spec)", "% roofline (measured)", "model us"]
+               "% roofline (spec)", "% roofline (measured)", "model us",
+               "latency model us"]
     cells = [[r["name"], r["batch"], fmt(r["mlsopt_us"]),
               r["mlsopt_launches"], fmt(r["unfused_us"]),
               fmt(r["torch_eager_us"]), fmt(r.get("torch_compile_us")),
@@ -309,7 +312,7 @@ def markdown(rows):
               + ("" if r["mlsopt_repeatable"] else " (not repeatable)"),
               f"{100 * r['fraction_of_roofline']:.0f}%",
               f"{100 * r['measured_fraction_of_roofline']:.0f}%",
-              fmt(r["est_us_after"])]
+              fmt(r["est_us_after"]), fmt(r.get("est_latency_us_after"))]
              for r in rows]
     return report.markdown_table(headers, cells)
 

@@ -34,8 +34,12 @@ std::string search::getResultCacheKey(const SearchProblem &problem,
   os << "\ntarget " << options.target.chip << " max-kernel-ops "
      << options.maxKernelOps << " max-block-ops " << options.maxBlockOps
      << " seed " << options.seed << " abstract " << options.abstractPruning
-     << " cost " << options.costPruning << " latency " << options.cost.latency
-     << "\n";
+     << " cost " << options.costPruning;
+  // Only when set, so that entries made before the option existed, which
+  // ranked by the roofline, keep their keys.
+  if (options.cost.latency)
+    os << " latency-model";
+  os << "\n";
   std::array<uint8_t, 32> digest = llvm::SHA256::hash(
       ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(text.data()),
                         text.size()));
