@@ -110,7 +110,11 @@ def check_artifacts(case_dir, gpu):
     meta = json.loads((case_dir / "meta.json").read_text())
     expected = shapes(meta["name"], meta["batch"])
     variants = {}
-    for variant in ("searched", "imported"):
+    # "latency" (the search ranking with the latency term) is missing from
+    # artifacts prepared before it existed.
+    for variant in ("searched", "latency", "imported"):
+        if variant == "latency" and not (case_dir / "latency.ptx").exists():
+            continue
         plan = json.loads((case_dir / f"{variant}.plan.json").read_text())
         ptx = (case_dir / f"{variant}.ptx").read_text()
         launch_plan = gpu.LaunchPlan(plan, meta["function"])
@@ -212,8 +216,14 @@ def run_case(case_dir, gpu, args, torch):
            "est_us_before": meta["est_us_before"],
            "est_us_after": meta["est_us_after"],
            "est_latency_us_before": meta.get("est_latency_us_before"),
-           "est_latency_us_after": meta.get("est_latency_us_after")}
-    for variant, key in (("searched", "mlsopt"), ("imported", "unfused")):
+           "est_latency_us_after": meta.get("est_latency_us_after"),
+           "est_latency_us_latency_searched":
+               meta.get("est_latency_us_latency_searched")}
+    for variant, key in (("searched", "mlsopt"),
+                         ("latency", "latency_searched"),
+                         ("imported", "unfused")):
+        if variant not in variants:
+            continue
         plan, ptx, launches = variants[variant]
         # Checked with poisoned results and buffers (an unwritten element
         # reads NaN), twice (a race would not repeat bit for bit); timed
@@ -302,7 +312,7 @@ def markdown(rows):
     headers = ["case", "b", "mlsopt us", "launches", "unfused us", "eager us",
                "compile us", "sdpa us", "speedup", "rel. error",
                "% roofline (spec)", "% roofline (measured)", "model us",
-               "latency model us"]
+               "latency model us", "latency-searched us (launches)"]
     cells = [[r["name"], r["batch"], fmt(r["mlsopt_us"]),
               r["mlsopt_launches"], fmt(r["unfused_us"]),
               fmt(r["torch_eager_us"]), fmt(r.get("torch_compile_us")),
@@ -312,7 +322,10 @@ def markdown(rows):
               + ("" if r["mlsopt_repeatable"] else " (not repeatable)"),
               f"{100 * r['fraction_of_roofline']:.0f}%",
               f"{100 * r['measured_fraction_of_roofline']:.0f}%",
-              fmt(r["est_us_after"]), fmt(r.get("est_latency_us_after"))]
+              fmt(r["est_us_after"]), fmt(r.get("est_latency_us_after")),
+              "-" if r.get("latency_searched_us") is None else
+              f"{r['latency_searched_us']:.1f} "
+              f"({r['latency_searched_launches']})"]
              for r in rows]
     return report.markdown_table(headers, cells)
 
@@ -347,8 +360,10 @@ def main():
     if args.dry_run:
         for case_dir in case_dirs:
             meta, variants = check_artifacts(case_dir, gpu)
+            latency = (f", with latency {variants['latency'][2]}"
+                       if "latency" in variants else "")
             print(f"{case_dir.name}: ok, {variants['searched'][2]} launches "
-                  f"(unfused {variants['imported'][2]}), model "
+                  f"(unfused {variants['imported'][2]}{latency}), model "
                   f"{meta['est_us_after']} us (unfused {meta['est_us_before']} us)")
         return 0
     by_name = {d.name: d for d in case_dirs}
