@@ -4,7 +4,8 @@
 // kernel-dialect program (shapes, ops, operands, outputs; see
 // ProgramGenerator), which then goes through
 //
-//   --superoptimize{keep-reference=...} [--verify-equivalence]
+//   --superoptimize{keep-reference=... latency-model=...}
+//   [--verify-equivalence]
 //
 // and both the result and the original run on the CPU pipeline
 // (mlsopt::CPURunner) on the same inputs. A crash, a pass that fails on a
@@ -291,10 +292,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   bool keepReference = bytes.pick(2);
   unsigned seed = 1 + bytes.pick(4);
   std::string program = ProgramGenerator(bytes).generate();
+  // Drawn after the program, so that the inputs found before the option
+  // existed still make the same programs.
+  bool latencyModel = bytes.pick(2);
   static bool verbose = std::getenv("MLSOPT_FUZZ_VERBOSE");
   if (verbose)
     llvm::errs() << "// keep-reference=" << keepReference << " seed=" << seed
-                 << "\n"
+                 << " latency-model=" << latencyModel << "\n"
                  << program;
 
   MLIRContext context(*registry, MLIRContext::Threading::DISABLED);
@@ -320,9 +324,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // A short search: the fuzzer wants many programs, not the best one.
   auto pm = PassManager::on<ModuleOp>(&context);
   std::string pipeline = llvm::formatv(
-      "superoptimize{{timeout=1 threads=1 seed={0} keep-reference={1}}{2}",
+      "superoptimize{{timeout=1 threads=1 seed={0} keep-reference={1} "
+      "latency-model={3}}{2}",
       seed, keepReference ? "true" : "false",
-      keepReference ? ",verify-equivalence{f32-check=false}" : "");
+      keepReference ? ",verify-equivalence{f32-check=false}" : "",
+      latencyModel ? "true" : "false");
   if (failed(parsePassPipeline(pipeline, pm)))
     fail("bad pipeline " + pipeline, program, diagnostics);
   if (failed(pm.run(*optimized)) || hadError)
