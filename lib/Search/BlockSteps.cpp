@@ -3,7 +3,9 @@
 // Counts, for one thread block of a custom kernel, the steps its threads
 // take one after another in the code the GPU lowering emits
 // (lib/Conversion/CustomKernelToGPU): elements per thread for elementwise
-// ops over shared memory, elements per lane and shuffles for row reductions,
+// ops over shared memory, elements per lane and shuffles for row reductions
+// (a group of lanes per row for reduce_sum and reduce_max, a warp for
+// rms_norm),
 // mma.sync per warp for tensor-core matmuls, 16-byte copies per thread for
 // tile transfers, and a barrier after each op. A kernel whose blocks each
 // walk a long chain of such steps is bound by their latency, not by the
@@ -142,7 +144,18 @@ void StepCounter::add(Operation *op) {
   if (name == "reduce_sum" || name == "reduce_max") {
     double in = elementsOf(op->getOperand(0).getType());
     double rows = elementsOf(op->getResult(0).getType());
-    rowReduction(rows, rows > 0 ? in / rows : 0, 1, times);
+    double length = rows > 0 ? in / rows : 0;
+    if (warps == 0) {
+      rowReduction(rows, length, 1, times);
+      return;
+    }
+    // A group of lanes per row (block::getReductionLanesPerRow), 32 / lanes
+    // rows per warp at once.
+    double lanes = static_cast<double>(
+        block::getReductionLanesPerRow(static_cast<int64_t>(length)));
+    steps.reductionSteps += std::ceil(rows / (warps * kWarpSize / lanes)) *
+                            (std::ceil(length / lanes) + std::log2(lanes)) *
+                            times;
     return;
   }
   if (auto norm = dyn_cast<block::RmsNormOp>(op)) {

@@ -475,4 +475,16 @@ TEST_F(SharedMemoryPlanTest, OffsetsAreDeterministic) {
   EXPECT_EQ(first, offsets());
 }
 
+TEST(ReductionLanes, AtLeastEightElementsPerLaneUpToAWarp) {
+  // Rows too short for two lanes of 8 stay with one lane each.
+  EXPECT_EQ(block::getReductionLanesPerRow(1), 1);
+  EXPECT_EQ(block::getReductionLanesPerRow(15), 1);
+  EXPECT_EQ(block::getReductionLanesPerRow(16), 2);
+  // An attention tile's 64 keys: 8 lanes, 4 rows per warp at once.
+  EXPECT_EQ(block::getReductionLanesPerRow(64), 8);
+  EXPECT_EQ(block::getReductionLanesPerRow(100), 8);
+  EXPECT_EQ(block::getReductionLanesPerRow(256), 32);
+  EXPECT_EQ(block::getReductionLanesPerRow(4096), 32);
+}
+
 } // namespace

@@ -254,9 +254,11 @@ private:
   // Reductions.cpp
   void emitReduce(mlir::Operation &op, bool isMax);
   void emitRmsNorm(block::RmsNormOp op);
-  /// Sums (or maxes) `partial` over the 32 lanes of the warp; every lane gets
-  /// the result.
-  mlir::Value warpAllReduce(mlir::Value partial, bool isMax);
+  /// Sums (or maxes) `partial` over each aligned group of `width` lanes of
+  /// the warp (a power of two, the whole warp by default); every lane gets
+  /// its group's result.
+  mlir::Value warpAllReduce(mlir::Value partial, bool isMax,
+                            int64_t width = 32);
   mlir::Value stridedReduce(
       mlir::Value start, int64_t end, int64_t step, mlir::Value identity,
       llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)> addElement,

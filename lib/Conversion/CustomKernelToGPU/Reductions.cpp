@@ -1,8 +1,9 @@
-//===- Reductions.cpp - Row reductions and rms_norm -------------------------===//
+//===- Reductions.cpp - Row reductions and rms_norm
+//-------------------------===//
 //
-// reduce_sum, reduce_max and rms_norm give one row (all elements along the
-// reduced or normalized dim) to a warp: the lanes stride the row, each with
-// several partial results, then combine with butterfly shuffles.
+// reduce_sum and reduce_max give one row (all elements along the reduced
+// dim) to a group of lanes, rms_norm to a warp: the lanes stride the row,
+// each with several partial results, then combine with butterfly shuffles.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,10 +26,11 @@ static Value reduceStep(OpBuilder &b, Location loc, Value x, Value y,
                : arith::AddFOp::create(b, loc, x, y).getResult();
 }
 
-Value BlockGraphToGPU::warpAllReduce(Value partial, bool isMax) {
-  // Butterfly over the lanes: after log2(32) xor shuffles every lane holds
-  // the reduction of all 32.
-  for (int32_t offset = kWarpSize / 2; offset > 0; offset /= 2) {
+Value BlockGraphToGPU::warpAllReduce(Value partial, bool isMax, int64_t width) {
+  // Butterfly over the lanes: after log2(width) xor shuffles every lane
+  // holds the reduction of its group. An offset below `width` keeps each
+  // exchange inside an aligned group of `width` lanes.
+  for (int32_t offset = width / 2; offset > 0; offset /= 2) {
     Value other = gpu::ShuffleOp::create(b, loc, partial, offset, kWarpSize,
                                          gpu::ShuffleMode::XOR)
                       .getShuffleResult();
@@ -109,12 +111,33 @@ void BlockGraphToGPU::emitReduce(Operation &op, bool isMax) {
     });
     return;
   }
-  // One warp per row: lanes stride the reduced dim, then shuffle.
-  forEachWarpItem(numElements(outShape), [&](Value row) {
-    SmallVector<Value> outIdx = delinearize(b, loc, row, outShape);
-    Value total = warpAllReduce(reduceRow(outIdx, laneId, kWarpSize), isMax);
-    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                        laneId, indexConstant(b, loc, 0));
+  // A group of lanes per row (block::getReductionLanesPerRow): they stride
+  // the reduced dim, then shuffle within the group; a warp takes
+  // 32 / lanesPerRow rows at once.
+  int64_t lanesPerRow = block::getReductionLanesPerRow(inShape[dim]);
+  int64_t rowsPerWarp = kWarpSize / lanesPerRow;
+  int64_t rowCount = numElements(outShape);
+  Value lanes = indexConstant(b, loc, lanesPerRow);
+  Value slot = arith::DivUIOp::create(b, loc, laneId, lanes);
+  Value lane = arith::RemUIOp::create(b, loc, laneId, lanes);
+  Value lastRow = indexConstant(b, loc, rowCount - 1);
+  forEachWarpItem(llvm::divideCeil(rowCount, rowsPerWarp), [&](Value group) {
+    Value row = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, group,
+                              indexConstant(b, loc, rowsPerWarp)),
+        slot);
+    // Every lane of the warp takes part in the shuffles: a group past the
+    // last row reduces the last row again and stores nothing.
+    SmallVector<Value> outIdx = delinearize(
+        b, loc, arith::MinUIOp::create(b, loc, row, lastRow), outShape);
+    Value total =
+        warpAllReduce(reduceRow(outIdx, lane, lanesPerRow), isMax, lanesPerRow);
+    Value first = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                              indexConstant(b, loc, 0)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, row, lastRow));
     auto ifOp = scf::IfOp::create(b, loc, first, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());

@@ -51,12 +51,20 @@
 // CHECK: %[[BSWZ:.*]] = arith.xori %{{.*}}, %{{.*}} : index
 // CHECK: nvgpu.ldmatrix %{{.*}}[%[[BSWZ]]] {numTiles = 2 : i32, transpose = true} : memref<4096xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
 // CHECK: nvgpu.mma.sync(%{{.*}}, %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
-// The row sum: one warp per row, xor shuffles.
-// CHECK: gpu.shuffle xor %{{.*}}, %{{.*}}, %{{.*}} : f32
-// CHECK: gpu.shuffle xor
-// CHECK: gpu.shuffle xor
-// CHECK: gpu.shuffle xor
-// CHECK: gpu.shuffle xor
+// The row sum of 8 rows of 64: 8 lanes per row, each adding 8 elements in
+// four partial sums, then three xor shuffles within the group of 8 lanes
+// (a warp takes 4 rows at once); a lane stores only for a row that exists.
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32)
+// CHECK: %[[O4:.*]] = arith.constant 4 : i32
+// CHECK: gpu.shuffle xor %{{.*}}, %[[O4]], %{{.*}} : f32
+// CHECK: %[[O2:.*]] = arith.constant 2 : i32
+// CHECK: gpu.shuffle xor %{{.*}}, %[[O2]], %{{.*}} : f32
+// CHECK: %[[O1:.*]] = arith.constant 1 : i32
+// CHECK: gpu.shuffle xor %{{.*}}, %[[O1]], %{{.*}} : f32
+// CHECK-NOT: gpu.shuffle
+// CHECK: arith.cmpi ule
+// CHECK: arith.andi
+// CHECK: scf.if
 // After the loop, the thread graph runs in registers: one load per input,
 // one store, and rsqrt in between.
 // CHECK: math.rsqrt

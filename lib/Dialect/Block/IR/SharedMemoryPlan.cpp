@@ -14,6 +14,14 @@ using namespace mlir;
 using namespace mlsopt;
 using namespace mlsopt::block;
 
+int64_t mlsopt::block::getReductionLanesPerRow(int64_t rowLength) {
+  constexpr int64_t kWarpSize = 32, kMinElementsPerLane = 8;
+  int64_t lanes = 1;
+  while (lanes < kWarpSize && rowLength / (2 * lanes) >= kMinElementsPerLane)
+    lanes *= 2;
+  return lanes;
+}
+
 std::optional<MmaFragmentGrid>
 mlsopt::block::getMmaFragments(MatmulOp matmul, int64_t numThreads) {
   constexpr int64_t kWarpSize = 32;

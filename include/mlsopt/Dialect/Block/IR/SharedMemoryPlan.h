@@ -69,6 +69,14 @@ struct MmaFragmentGrid {
 std::optional<MmaFragmentGrid> getMmaFragments(MatmulOp matmul,
                                                int64_t numThreads);
 
+/// Lanes that share one row of a block.reduce_sum or block.reduce_max of
+/// rows of `rowLength` elements in the GPU lowering: the largest power of two
+/// up to a warp that leaves each lane at least 8 elements. A warp reduces
+/// 32 / that many rows at once, each with log2(that many) shuffles, so a
+/// short row (64 keys of an attention tile) does not take a whole warp that
+/// then spends more steps shuffling than adding.
+int64_t getReductionLanesPerRow(int64_t rowLength);
+
 /// At most this many fragments per warp stay in registers across a loop:
 /// 4 f32 registers each, so 128 of the 255 a thread may have, which leaves
 /// room for the operand fragments and addresses without spilling. A larger
