@@ -4,8 +4,8 @@
 // take one after another in the code the GPU lowering emits
 // (lib/Conversion/CustomKernelToGPU): elements per thread for elementwise
 // ops over shared memory, elements per lane and shuffles for row reductions
-// (a group of lanes per row for reduce_sum and reduce_max, a warp for
-// rms_norm),
+// (a group of lanes per row, or every warp on a row of a tile with fewer
+// rows than warps),
 // mma.sync per warp for tensor-core matmuls, 16-byte copies per thread for
 // tile transfers, and a barrier after each op. A kernel whose blocks each
 // walk a long chain of such steps is bound by their latency, not by the
@@ -59,17 +59,23 @@ struct StepCounter {
     steps.sharedAccesses += std::ceil(elements / threads) * perElement * times;
   }
 
-  /// `rows` rows of `length` elements, a warp per row (lanes stride the row,
-  /// then shuffle) or, without whole warps, a thread per row.
-  void rowReduction(double rows, double length, double passes, double times) {
+  /// `rows` rows of `length` elements, a group of lanes per row
+  /// (block::getReductionLanesPerRow), 32 / lanes rows per warp at once:
+  /// `passes` walks over the row, then log2(lanes) shuffles. Without whole
+  /// warps, a thread per row.
+  void groupedRowReduction(double rows, double length, double passes,
+                           double times) {
     if (warps == 0) {
+      // No whole warps: a thread per row.
       steps.reductionSteps +=
           std::ceil(rows / threads) * length * passes * times;
       return;
     }
+    double lanes = static_cast<double>(
+        block::getReductionLanesPerRow(static_cast<int64_t>(length)));
     steps.reductionSteps +=
-        std::ceil(rows / warps) *
-        (std::ceil(length / kWarpSize) * passes + kShuffleSteps) * times;
+        std::ceil(rows / (warps * kWarpSize / lanes)) *
+        (std::ceil(length / lanes) * passes + std::log2(lanes)) * times;
   }
 
   void add(Operation *op);
@@ -144,18 +150,7 @@ void StepCounter::add(Operation *op) {
   if (name == "reduce_sum" || name == "reduce_max") {
     double in = elementsOf(op->getOperand(0).getType());
     double rows = elementsOf(op->getResult(0).getType());
-    double length = rows > 0 ? in / rows : 0;
-    if (warps == 0) {
-      rowReduction(rows, length, 1, times);
-      return;
-    }
-    // A group of lanes per row (block::getReductionLanesPerRow), 32 / lanes
-    // rows per warp at once.
-    double lanes = static_cast<double>(
-        block::getReductionLanesPerRow(static_cast<int64_t>(length)));
-    steps.reductionSteps += std::ceil(rows / (warps * kWarpSize / lanes)) *
-                            (std::ceil(length / lanes) + std::log2(lanes)) *
-                            times;
+    groupedRowReduction(rows, rows > 0 ? in / rows : 0, 1, times);
     return;
   }
   if (auto norm = dyn_cast<block::RmsNormOp>(op)) {
@@ -177,8 +172,9 @@ void StepCounter::add(Operation *op) {
       steps.reductionSteps += std::ceil(rows / threads) * 2 * length * times;
       return;
     }
-    // A sum of squares, then a pass that scales.
-    rowReduction(rows, length, 2, times);
+    // A sum of squares, then a pass that scales, by a group of lanes per
+    // row as in reduce_sum.
+    groupedRowReduction(rows, length, 2, times);
     return;
   }
   // Elementwise ops, concat, transpose: each result element is one read of

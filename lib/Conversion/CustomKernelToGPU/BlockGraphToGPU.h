@@ -259,6 +259,16 @@ private:
   /// its group's result.
   mlir::Value warpAllReduce(mlir::Value partial, bool isMax,
                             int64_t width = 32);
+  /// Gives rows 0 .. count-1 to groups of `lanesPerRow` lanes (a power of
+  /// two), 32 / lanesPerRow rows per warp at once: body(row, lane,
+  /// lanesPerRow, exists) with the group's row, the lane's index in its
+  /// group, and, when the warps' groups outnumber the rows, whether the
+  /// group's row is its own (a group past the last row gets the last row,
+  /// so that every lane takes part in the shuffles; null otherwise).
+  void forEachRowGroup(
+      int64_t count, int64_t lanesPerRow,
+      llvm::function_ref<void(mlir::Value, mlir::Value, int64_t, mlir::Value)>
+          body);
   mlir::Value stridedReduce(
       mlir::Value start, int64_t end, int64_t step, mlir::Value identity,
       llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)> addElement,

@@ -114,34 +114,46 @@ void BlockGraphToGPU::emitReduce(Operation &op, bool isMax) {
   // A group of lanes per row (block::getReductionLanesPerRow): they stride
   // the reduced dim, then shuffle within the group; a warp takes
   // 32 / lanesPerRow rows at once.
-  int64_t lanesPerRow = block::getReductionLanesPerRow(inShape[dim]);
+  forEachRowGroup(
+      numElements(outShape), block::getReductionLanesPerRow(inShape[dim]),
+      [&](Value row, Value lane, int64_t lanesPerRow, Value exists) {
+        SmallVector<Value> outIdx = delinearize(b, loc, row, outShape);
+        Value total = warpAllReduce(reduceRow(outIdx, lane, lanesPerRow), isMax,
+                                    lanesPerRow);
+        Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            lane, indexConstant(b, loc, 0));
+        if (exists)
+          first = arith::AndIOp::create(b, loc, first, exists);
+        auto ifOp = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+        store(total, outIdx);
+      });
+}
+
+void BlockGraphToGPU::forEachRowGroup(
+    int64_t count, int64_t lanesPerRow,
+    function_ref<void(Value, Value, int64_t, Value)> body) {
   int64_t rowsPerWarp = kWarpSize / lanesPerRow;
-  int64_t rowCount = numElements(outShape);
   Value lanes = indexConstant(b, loc, lanesPerRow);
   Value slot = arith::DivUIOp::create(b, loc, laneId, lanes);
   Value lane = arith::RemUIOp::create(b, loc, laneId, lanes);
-  Value lastRow = indexConstant(b, loc, rowCount - 1);
-  forEachWarpItem(llvm::divideCeil(rowCount, rowsPerWarp), [&](Value group) {
+  Value lastRow = indexConstant(b, loc, count - 1);
+  forEachWarpItem(llvm::divideCeil(count, rowsPerWarp), [&](Value group) {
     Value row = arith::AddIOp::create(
         b, loc,
         arith::MulIOp::create(b, loc, group,
                               indexConstant(b, loc, rowsPerWarp)),
         slot);
     // Every lane of the warp takes part in the shuffles: a group past the
-    // last row reduces the last row again and stores nothing.
-    SmallVector<Value> outIdx = delinearize(
-        b, loc, arith::MinUIOp::create(b, loc, row, lastRow), outShape);
-    Value total =
-        warpAllReduce(reduceRow(outIdx, lane, lanesPerRow), isMax, lanesPerRow);
-    Value first = arith::AndIOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
-                              indexConstant(b, loc, 0)),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, row, lastRow));
-    auto ifOp = scf::IfOp::create(b, loc, first, /*withElse=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    store(total, outIdx);
+    // last row works on the last row again, and `exists` tells it so.
+    Value exists;
+    if (count % rowsPerWarp != 0) {
+      exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, row,
+                                     lastRow);
+      row = arith::MinUIOp::create(b, loc, row, lastRow);
+    }
+    body(row, lane, lanesPerRow, exists);
   });
 }
 
@@ -164,11 +176,13 @@ void BlockGraphToGPU::emitRmsNorm(block::RmsNormOp op) {
   rows[dim] = 1;
   bool warps = numThreads % kWarpSize == 0 &&
                dim == static_cast<int64_t>(shape.size()) - 1;
-  // The sum walks the row from `start` by `step`; the writes from
-  // `writeStart` by `writeStep`, which lets several warps share the writes
-  // of one row.
+  // The sum walks the row from `start` by `step` and is shuffled over
+  // groups of `width` lanes; the writes go from `writeStart` by
+  // `writeStep`, which lets several warps share the writes of one row, and
+  // only where `writes` holds, if given.
   auto normalizeRow = [&](ValueRange rowIdx, Value start, int64_t step,
-                          Value writeStart, int64_t writeStep) {
+                          Value writeStart, int64_t writeStep, int64_t width,
+                          Value writes) {
     // y = x * (1 / sqrt(sum(x^2) / n + epsilon)): the CPU lowering divides
     // each element instead, which is within an f32 rounding of this; an
     // IEEE division per element costs a dozen instructions on the GPU.
@@ -189,7 +203,7 @@ void BlockGraphToGPU::emitRmsNorm(block::RmsNormOp op) {
           return reduceStep(b, loc, x, y, /*isMax=*/false);
         });
     if (warps)
-      sum = warpAllReduce(sum, /*isMax=*/false);
+      sum = warpAllReduce(sum, /*isMax=*/false, width);
     Value mean = arith::DivFOp::create(
         b, loc, sum, floatConstant(b, loc, f32, static_cast<double>(n)));
     Value rms = math::SqrtOp::create(
@@ -198,10 +212,14 @@ void BlockGraphToGPU::emitRmsNorm(block::RmsNormOp op) {
                               floatConstant(b, loc, f32, epsilon)));
     Value inverse =
         arith::DivFOp::create(b, loc, floatConstant(b, loc, f32, 1.0), rms);
+    OpBuilder::InsertionGuard guard(b);
+    if (writes) {
+      auto ifOp = scf::IfOp::create(b, loc, writes, /*withElse=*/false);
+      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    }
     auto writeLoop =
         scf::ForOp::create(b, loc, writeStart, indexConstant(b, loc, n),
                            indexConstant(b, loc, writeStep));
-    OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(writeLoop.getBody());
     SmallVector<Value> idx = element(writeLoop.getInductionVar());
     Value x = buildScalarExtension(
@@ -214,7 +232,7 @@ void BlockGraphToGPU::emitRmsNorm(block::RmsNormOp op) {
   if (!warps) {
     forEachElement(rows, [&](ValueRange rowIdx) {
       Value zero = indexConstant(b, loc, 0);
-      normalizeRow(rowIdx, zero, 1, zero, 1);
+      normalizeRow(rowIdx, zero, 1, zero, 1, 1, Value());
     });
     return;
   }
@@ -232,11 +250,15 @@ void BlockGraphToGPU::emitRmsNorm(block::RmsNormOp op) {
         arith::MulIOp::create(b, loc, group, indexConstant(b, loc, kWarpSize)),
         laneId);
     normalizeRow(delinearize(b, loc, row, rows), laneId, kWarpSize, writeStart,
-                 kWarpSize * (numWarps / rowCount));
+                 kWarpSize * (numWarps / rowCount), kWarpSize, Value());
     return;
   }
-  forEachWarpItem(rowCount, [&](Value row) {
-    normalizeRow(delinearize(b, loc, row, rows), laneId, kWarpSize, laneId,
-                 kWarpSize);
-  });
+  // Otherwise as reduce_sum: a group of lanes per row, several rows per
+  // warp at once.
+  forEachRowGroup(
+      rowCount, block::getReductionLanesPerRow(n),
+      [&](Value row, Value lane, int64_t lanesPerRow, Value exists) {
+        normalizeRow(delinearize(b, loc, row, rows), lane, lanesPerRow, lane,
+                     lanesPerRow, lanesPerRow, exists);
+      });
 }

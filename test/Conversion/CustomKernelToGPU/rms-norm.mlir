@@ -78,3 +78,57 @@ func.func @one_row(%x: tensor<8x4096xf16>) -> tensor<8x4096xf16> {
   }
   return %o : tensor<8x4096xf16>
 }
+
+// Rows of 64 (QKNorm's head dim): 8 lanes per row, 4 rows per warp at once,
+// three shuffles within each group of 8; 16 rows are 4 warps' worth, so
+// every group has a row of its own and writes unguarded.
+// CHECK-LABEL: gpu.func @short_rows_kernel0
+// CHECK: %[[C4:.*]] = arith.constant 4 : i32
+// CHECK: gpu.shuffle xor %{{.*}}, %[[C4]], %{{.*}} : f32
+// CHECK: gpu.shuffle xor
+// CHECK: gpu.shuffle xor
+// CHECK-NOT: gpu.shuffle
+// CHECK: math.sqrt
+// CHECK-NOT: scf.if
+// CHECK: arith.mulf
+// CHECK: gpu.return
+func.func @short_rows(%x: tensor<64x64xf16>) -> tensor<64x64xf16> {
+  %o = kernel.custom (%x) grid <4, 1, 1> block <128, 1, 1>
+      : (tensor<64x64xf16>) -> tensor<64x64xf16> {
+  ^bb0(%in0: tensor<64x64xf16>, %out0: tensor<64x64xf16>):
+    %acc = block.for_loop 1 iterations accumulate (sum) : tensor<16x64xf16> {
+      %t = block.load %in0 imap <x = 0> : tensor<64x64xf16> -> tensor<16x64xf16>
+      %n = block.rms_norm %t : tensor<16x64xf16>
+      block.yield %n : tensor<16x64xf16>
+    }
+    block.store %acc, %out0 omap <x = 0> : tensor<16x64xf16> into tensor<64x64xf16>
+    block.return
+  }
+  return %o : tensor<64x64xf16>
+}
+
+// 6 rows of 64 on 4 warps of 4 groups: the groups past row 5 work on row 5
+// again (every lane takes part in the shuffles) and write nothing.
+// CHECK-LABEL: gpu.func @ragged_rows_kernel0
+// CHECK: arith.cmpi ule, %{{.*}}, %c5
+// CHECK: arith.minui %{{.*}}, %c5
+// CHECK: gpu.shuffle xor
+// CHECK: math.sqrt
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK: memref.store
+// CHECK: gpu.return
+func.func @ragged_rows(%x: tensor<24x64xf16>) -> tensor<24x64xf16> {
+  %o = kernel.custom (%x) grid <4, 1, 1> block <128, 1, 1>
+      : (tensor<24x64xf16>) -> tensor<24x64xf16> {
+  ^bb0(%in0: tensor<24x64xf16>, %out0: tensor<24x64xf16>):
+    %acc = block.for_loop 1 iterations accumulate (sum) : tensor<6x64xf16> {
+      %t = block.load %in0 imap <x = 0> : tensor<24x64xf16> -> tensor<6x64xf16>
+      %n = block.rms_norm %t : tensor<6x64xf16>
+      block.yield %n : tensor<6x64xf16>
+    }
+    block.store %acc, %out0 omap <x = 0> : tensor<6x64xf16> into tensor<24x64xf16>
+    block.return
+  }
+  return %o : tensor<24x64xf16>
+}
