@@ -5,14 +5,14 @@
 // (lib/Conversion/CustomKernelToGPU): elements per thread for elementwise
 // ops over shared memory, elements per lane and shuffles for row reductions
 // (a group of lanes per row, or every warp on a row of a tile with fewer
-// rows than warps),
-// mma.sync per warp for tensor-core matmuls, 16-byte copies per thread for
-// tile transfers, and a barrier after each op. A kernel whose blocks each
-// walk a long chain of such steps is bound by their latency, not by the
-// roofline (docs/cost-model.md, "Latency").
+// rows than warps), mma.sync per warp for tensor-core matmuls, 16-byte
+// copies per thread for tile transfers, and a barrier after each op. A kernel
+// whose blocks each walk a long chain of such steps is bound by their latency,
+// not by the roofline (docs/cost-model.md, "Latency").
 //
 //===----------------------------------------------------------------------===//
 
+#include "TensorSizes.h"
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
 #include "mlsopt/Dialect/Block/IR/SharedMemoryPlan.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
@@ -28,29 +28,15 @@ using namespace mlsopt;
 using namespace mlsopt::search;
 
 namespace {
-constexpr double kWarpSize = 32;
+constexpr int64_t kWarpSize = 32;
 /// Bytes one cp.async or vector store moves per thread.
 constexpr double kBytesPerTransfer = 16;
-/// Butterfly shuffles (and combines) of a warp reduction: log2(32).
-constexpr double kShuffleSteps = 5;
-
-double elementsOf(Type type) {
-  auto shaped = dyn_cast<ShapedType>(type);
-  if (!shaped || !shaped.hasStaticShape())
-    return 0;
-  return static_cast<double>(shaped.getNumElements());
-}
-
-double bytesOf(Type type) {
-  auto shaped = cast<ShapedType>(type);
-  return elementsOf(type) * std::ceil(shaped.getElementTypeBitWidth() / 8.0);
-}
 
 /// Counts the steps of one block, op by op.
 struct StepCounter {
   StepCounter(block::ForLoopOp loop, int64_t threads)
       : loop(loop), threads(static_cast<double>(threads)),
-        warps(threads % 32 == 0 ? static_cast<double>(threads) / kWarpSize : 0),
+        warps(threads % kWarpSize == 0 ? threads / kWarpSize : 0),
         iterations(static_cast<double>(loop.getIterations())) {}
 
   /// Each thread takes consecutive elements of `elements` in turn, `perElement`
@@ -97,7 +83,7 @@ void StepCounter::add(Operation *op) {
     for (auto [i, value] : llvm::enumerate(yield.getValues()))
       if (iterations > 1 && block::getAccumulatorStorage(loop, i) !=
                                 block::AccumulatorStorage::MmaFragments)
-        elementwise(elementsOf(value.getType()), 3, iterations);
+        elementwise(numElements(value.getType()), 3, iterations);
     steps.barriers += iterations;
     return;
   }
@@ -106,12 +92,12 @@ void StepCounter::add(Operation *op) {
     // copies are issued one per 16 bytes per thread all the same.
     double copies = load.getFmap() ? times : 1;
     steps.transfers +=
-        std::ceil(bytesOf(load.getType()) / (kBytesPerTransfer * threads)) *
+        std::ceil(numBytes(load.getType()) / (kBytesPerTransfer * threads)) *
         copies;
     return;
   }
   if (auto store = dyn_cast<block::StoreOp>(op)) {
-    steps.transfers += std::ceil(bytesOf(store.getTile().getType()) /
+    steps.transfers += std::ceil(numBytes(store.getTile().getType()) /
                                  (kBytesPerTransfer * threads));
     return;
   }
@@ -122,9 +108,9 @@ void StepCounter::add(Operation *op) {
     double ops =
         static_cast<double>(llvm::range_size(body.without_terminator()));
     double perElement = graph.getNumOperands() + graph.getNumResults() + ops;
-    elementwise(graph.getNumResults() ? elementsOf(graph.getResult(0).getType())
-                                      : 0,
-                perElement, times);
+    elementwise(
+        graph.getNumResults() ? numElements(graph.getResult(0).getType()) : 0,
+        perElement, times);
     return;
   }
   if (auto matmul = dyn_cast<block::MatmulOp>(op)) {
@@ -143,13 +129,13 @@ void StepCounter::add(Operation *op) {
       return;
     }
     // FMA loops on CUDA cores: one product term per step.
-    elementwise(elementsOf(matmul.getType()), k, times);
+    elementwise(numElements(matmul.getType()), k, times);
     return;
   }
   StringRef name = op->getName().stripDialect();
   if (name == "reduce_sum" || name == "reduce_max") {
-    double in = elementsOf(op->getOperand(0).getType());
-    double rows = elementsOf(op->getResult(0).getType());
+    double in = numElements(op->getOperand(0).getType());
+    double rows = numElements(op->getResult(0).getType());
     groupedRowReduction(rows, rows > 0 ? in / rows : 0, 1, times);
     return;
   }
@@ -157,13 +143,14 @@ void StepCounter::add(Operation *op) {
     auto type = cast<RankedTensorType>(norm.getInput().getType());
     double length =
         static_cast<double>(type.getShape()[norm.getNormalizedDim()]);
-    double rows = length > 0 ? elementsOf(type) / length : 0;
+    double rows = length > 0 ? numElements(type) / length : 0;
     bool lastDim = norm.getNormalizedDim() == type.getRank() - 1;
     if (warps > 0 && lastDim && rows > 0 && rows < warps &&
         std::fmod(warps, rows) == 0) {
       // The warps of a row all sum it, then share its writes.
       steps.reductionSteps +=
-          (std::ceil(length / kWarpSize) * (1 + rows / warps) + kShuffleSteps) *
+          (std::ceil(length / kWarpSize) * (1 + rows / warps) +
+           std::log2(kWarpSize)) *
           times;
       return;
     }
@@ -179,7 +166,7 @@ void StepCounter::add(Operation *op) {
   }
   // Elementwise ops, concat, transpose: each result element is one read of
   // every operand and one write.
-  elementwise(elementsOf(op->getResult(0).getType()), op->getNumOperands() + 1,
+  elementwise(numElements(op->getResult(0).getType()), op->getNumOperands() + 1,
               times);
 }
 

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/Search/CostModel.h"
+#include "TensorSizes.h"
 #include "mlsopt/Conversion/KernelToCustom/KernelToCustom.h"
 #include "mlsopt/Dialect/Block/IR/BlockGraphVerifier.h"
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
@@ -107,21 +108,6 @@ raw_ostream &mlsopt::search::operator<<(raw_ostream &os,
 //===----------------------------------------------------------------------===//
 // Work of single ops
 //===----------------------------------------------------------------------===//
-
-static double numElements(Type type) {
-  auto shaped = dyn_cast<ShapedType>(type);
-  if (!shaped || !shaped.hasStaticShape())
-    return 0;
-  double n = 1;
-  for (int64_t d : shaped.getShape())
-    n *= static_cast<double>(d);
-  return n;
-}
-
-static double numBytes(Type type) {
-  auto shaped = cast<ShapedType>(type);
-  return numElements(type) * std::ceil(shaped.getElementTypeBitWidth() / 8.0);
-}
 
 static bool isStaticTensor(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);

@@ -247,9 +247,9 @@ class KernelGraph:
         the cost model's default target. `latency=True` adds the latency of
         each block's dependent steps to the roofline and costs pre-defined
         ops as the default block graphs the GPU lowering runs them as
-        (docs/cost-model.md, "Latency"); `latency_us` is reported either way. Ops outside the kernel dialect
-        (linalg from_mlir could not convert) cost nothing in it: a warning
-        names them."""
+        (docs/cost-model.md, "Latency"); `latency_us` is reported either
+        way. Ops outside the kernel dialect (linalg from_mlir could not
+        convert) cost nothing in it: a warning names them."""
         uncosted = self._core.uncosted_ops()
         if uncosted:
             warnings.warn(
@@ -306,10 +306,10 @@ class KernelGraph:
         `max_block_ops` bound the size of the graphs it enumerates, `threads`
         the search threads, `seed` its random tests, `cache_dir` where
         results are cached; `latency_model=True` ranks candidates with the
-        cost model's latency term (`cost(latency=True)`). Mirage's options that choose its search space by
-        hand (config, griddims, imaps, ...) are accepted so that Mirage
-        scripts run unchanged; mlsopt derives the space from the graph and
-        ignores them, with a warning."""
+        cost model's latency term (`cost(latency=True)`). Mirage's options
+        that choose its search space by hand (config, griddims, imaps, ...)
+        are accepted so that Mirage scripts run unchanged; mlsopt derives
+        the space from the graph and ignores them, with a warning."""
         unknown = set(mirage_options) - _MIRAGE_ONLY_OPTIONS
         if unknown:
             raise TypeError("superoptimize() got unexpected keyword "

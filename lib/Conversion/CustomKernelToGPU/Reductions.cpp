@@ -1,9 +1,10 @@
-//===- Reductions.cpp - Row reductions and rms_norm
-//-------------------------===//
+//===- Reductions.cpp - Row reductions and rms_norm -----------------------===//
 //
-// reduce_sum and reduce_max give one row (all elements along the reduced
-// dim) to a group of lanes, rms_norm to a warp: the lanes stride the row,
-// each with several partial results, then combine with butterfly shuffles.
+// reduce_sum, reduce_max and rms_norm give one row (all elements along the
+// reduced or normalized dim) to a group of lanes (forEachRowGroup), or, in
+// a tile with fewer rows than warps, rms_norm gives each row to whole
+// warps: the lanes stride the row, each with several partial results, then
+// combine with butterfly shuffles.
 //
 //===----------------------------------------------------------------------===//
 
