@@ -36,6 +36,34 @@ bool makesExponentImage(Operation *op) {
              kernel::ErfOp>(op);
 }
 
+/// Whether `op` is `x - m` with `m = reduce_max(x)`, the stabilizer of a
+/// safe softmax.
+bool subtractsOwnMax(Operation *op) {
+  auto sub = dyn_cast<kernel::SubOp>(op);
+  if (!sub)
+    return false;
+  auto max = sub->getOperand(1).getDefiningOp<kernel::ReduceMaxOp>();
+  return max && max->getOperand(0) == sub->getOperand(0);
+}
+
+/// What `op` counts against `max-kernel-ops`. A maximum subtracted from
+/// the values it was taken over, and that subtraction, count nothing: the
+/// abstract expressions erase the pair (`x - max(x)` is `x` under exp,
+/// docs/search.md), so a safe softmax is as large a search problem as the
+/// plain one, and counting the pair would cut a safe attention (seven ops)
+/// where the plain one (five) stays whole. A maximum read by anything else
+/// (an output, say) counts.
+unsigned getWeight(Operation *op) {
+  if (subtractsOwnMax(op))
+    return 0;
+  if (isa<kernel::ReduceMaxOp>(op) && !op->use_empty() &&
+      llvm::all_of(op->getUsers(), [&](Operation *user) {
+        return subtractsOwnMax(user) && user->getOperand(1) == op->getResult(0);
+      }))
+    return 0;
+  return 1;
+}
+
 /// Bytes of a statically shaped tensor value; 0 for anything else.
 int64_t getBytes(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
@@ -72,6 +100,8 @@ private:
   llvm::DenseMap<Operation *, unsigned> index;
   SmallVector<SmallVector<unsigned, 4>> succs;
   SmallVector<bool> searchable;
+  /// What each op counts against the limit (getWeight).
+  SmallVector<unsigned> weights;
   /// (bytes, producer, consumer) of every edge between searchable ops.
   SmallVector<std::tuple<int64_t, unsigned, unsigned>> edges;
   /// (bytes, reader, reader) of searchable ops that read a common tensor:
@@ -94,6 +124,7 @@ BlockPartition::BlockPartition(Block &block) : block(block) {
   std::optional<unsigned> lastEffect;
   for (auto [i, op] : llvm::enumerate(ops)) {
     searchable[i] = search::isSearchableOp(op);
+    weights.push_back(getWeight(op));
     clusters.insert(i);
     llvm::SetVector<unsigned> preds;
     op->walk([&](Operation *nested) {
@@ -185,7 +216,10 @@ bool BlockPartition::expsNoExponentValue(ArrayRef<Operation *> members) {
 bool BlockPartition::canJoin(unsigned a, unsigned b, unsigned maxOps) {
   SmallVector<unsigned> joined = getMembers(a);
   llvm::append_range(joined, getMembers(b));
-  if (joined.size() > maxOps)
+  unsigned weight = 0;
+  for (unsigned m : joined)
+    weight += weights[m];
+  if (weight > maxOps)
     return false;
   llvm::sort(joined);
   SmallVector<Operation *> members;
