@@ -32,8 +32,9 @@ public:
     graph.layout = skeleton;
     site.layout = &graph.layout;
     // forEachOp reads `body` and `post` while its callback appends to them:
-    // they must not reallocate.
-    body.reserve(inputs.size() + limit + 1);
+    // they must not reallocate. A stabilizing maximum and its subtraction
+    // count as one op (BlockGraph::getNumBlockOps).
+    body.reserve(inputs.size() + 2 * limit + 1);
     post.reserve(limit + 8);
     for (const SearchValue &in : inputs) {
       SearchValue tile = in;
@@ -119,12 +120,15 @@ private:
     SmallVector<unsigned> leaves = getLeaves(body.size(), graph.body);
     if (leaves.size() > 4)
       return;
-    SmallVector<block::AccumKind, 3> kinds = {block::AccumKind::sum};
-    if (core.problem.uses(OpKind::ReduceMax))
-      kinds.push_back(block::AccumKind::max);
     int64_t iterations = graph.layout.loopClass == Dim::kOne
                              ? 1
                              : kRepresentativeIterations;
+    // Over one iteration, sum and max both pass the value through: only
+    // sum is tried (a split reduction's maximum still gets a max, for the
+    // reader).
+    SmallVector<block::AccumKind, 3> kinds = {block::AccumKind::sum};
+    if (iterations > 1 && core.problem.uses(OpKind::ReduceMax))
+      kinds.push_back(block::AccumKind::max);
     // Which body values change from one iteration to the next: those that
     // depend on a load the loop walks. Summing one that does not gives n
     // times it, which no equivalent program has (no axiom brings in the
@@ -133,15 +137,22 @@ private:
       return llvm::any_of(body[v].dims, [](Dim d) { return d.loopSplit; });
     });
     closeLoopWith(leaves, kinds, iterations, varies, /*maximum=*/-1, {});
+    if (graph.layout.splitsReduction()) {
+      closeSplitWithMaxima(leaves, kinds);
+      return;
+    }
     // Online softmax: a row maximum m_i that the body also uses (in
     // exp(s - m_i)) goes to a max accumulator, and the leaves computed
     // relative to it may be `rescale by` it, which brings every iteration's
     // values to the common maximum. Only over a real loop: one iteration has
-    // nothing to rescale, and the chunks of a split reduction are combined
-    // by sums.
-    if (iterations == 1 || combines)
+    // nothing to rescale.
+    if (iterations == 1)
       return;
     kinds.push_back(block::AccumKind::rescale);
+    if (combines) {
+      closeCombineWithMaxima(leaves, kinds, iterations, varies);
+      return;
+    }
     for (auto [j, op] : llvm::enumerate(graph.body)) {
       unsigned m = graph.inputs.size() + j;
       if (op.kind != OpKind::ReduceMax || llvm::is_contained(leaves, m) ||
@@ -149,6 +160,51 @@ private:
         continue;
       SmallVector<bool> follows = dependsOn([&](unsigned v) { return v == m; });
       closeLoopWith(leaves, kinds, iterations, varies, m, follows);
+    }
+  }
+
+  /// Flash-decoding of a safe softmax, first kernel: a block's maximum m_c
+  /// over its own chunk, which its body subtracts before exp, is stored
+  /// beside the partial results computed relative to it, so that the
+  /// kernel combining the chunks can bring them to the row's maximum.
+  /// Without it a split kernel can only stabilize nothing, and a safe
+  /// softmax (the stable-exp rule) could not be split at all.
+  void closeSplitWithMaxima(ArrayRef<unsigned> leaves,
+                            ArrayRef<block::AccumKind> kinds) {
+    int split = graph.layout.splitClass;
+    SmallVector<bool> all(body.size(), true);
+    for (auto [j, op] : llvm::enumerate(graph.body)) {
+      unsigned m = graph.inputs.size() + j;
+      if (op.kind != OpKind::ReduceMax || llvm::is_contained(leaves, m) ||
+          body[op.operands[0]].dims[op.dim].cls != split)
+        continue;
+      closeLoopWith(leaves, kinds, /*iterations=*/1, all, m, all,
+                    /*needsRescale=*/false);
+    }
+  }
+
+  /// Flash-decoding of a safe softmax, second kernel: its for-loop walks
+  /// the chunks, one per iteration; a chunk's maximum m_c (a loaded partial
+  /// result that is a max) goes to a max accumulator and the partial
+  /// results that hold a maximum (computed relative to m_c) may be
+  /// `rescale by` it: sum_c v_c * exp(m_c - M). A rescale of a value that
+  /// is not relative to m_c fails screening.
+  void closeCombineWithMaxima(ArrayRef<unsigned> leaves,
+                              ArrayRef<block::AccumKind> kinds,
+                              int64_t iterations, ArrayRef<bool> varies) {
+    for (unsigned m : leaves) {
+      if (m >= graph.inputs.size() || !varies[m] ||
+          body[m].expr->getKind() != ExprKind::Max)
+        continue;
+      SmallVector<unsigned> rest;
+      SmallVector<bool> follows(body.size(), false);
+      for (unsigned v : leaves)
+        if (v != m) {
+          rest.push_back(v);
+          follows[v] = body[v].expr->holdsMax();
+        }
+      if (llvm::is_contained(follows, true))
+        closeLoopWith(rest, kinds, iterations, varies, m, follows);
     }
   }
 
@@ -166,13 +222,14 @@ private:
   }
 
   /// Grows the epilogue after every assignment of `kinds` to `leaves`. With
-  /// a `maximum` (a body value), its max accumulator comes first and at
-  /// least one leaf, which must depend on it (`follows`), is rescaled by
-  /// it; without one (-1), `kinds` has no rescale.
+  /// a `maximum` (a body value), its max accumulator comes first and, if
+  /// `needsRescale`, at least one leaf, which must follow it (`follows`:
+  /// computed relative to it), is rescaled by it; without one (-1), `kinds`
+  /// has no rescale.
   void closeLoopWith(ArrayRef<unsigned> leaves,
                      ArrayRef<block::AccumKind> kinds, int64_t iterations,
-                     ArrayRef<bool> varies, int maximum,
-                     ArrayRef<bool> follows) {
+                     ArrayRef<bool> varies, int maximum, ArrayRef<bool> follows,
+                     bool needsRescale = true) {
     // Every combination of kinds over the leaves.
     SmallVector<unsigned> choice(leaves.size(), 0);
     while (true) {
@@ -180,7 +237,7 @@ private:
       post.clear();
       bool ok = true;
       if (maximum >= 0) {
-        ok = llvm::any_of(choice, [&](unsigned c) {
+        ok = !needsRescale || llvm::any_of(choice, [&](unsigned c) {
           return kinds[c] == block::AccumKind::rescale;
         });
         if (ok)

@@ -5,6 +5,7 @@
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Format.h"
 
@@ -200,6 +201,24 @@ bool Layout::walks(Dim d) const {
   if (loopClass == Dim::kOne)
     return false;
   return d.isChunked() ? d.chunks == loopClass : d.cls == loopClass;
+}
+
+unsigned BlockGraph::getNumBlockOps() const {
+  // Each maximum that a body op subtracts from the values it was taken over
+  // counts once, with its subtraction. Not counting the subtraction instead
+  // would let x - max(x), max of that, and so on grow without end.
+  unsigned numInputs = inputs.size();
+  llvm::SmallBitVector stabilizing(body.size());
+  for (const SOp &op : body) {
+    if (op.kind != OpKind::Sub || op.operands[1] < numInputs)
+      continue;
+    unsigned m = op.operands[1] - numInputs;
+    if (body[m].kind == OpKind::ReduceMax &&
+        body[m].operands[0] == op.operands[0])
+      stabilizing.set(m);
+  }
+  return inputs.size() + body.size() - stabilizing.count() + post.size() +
+         stores.size();
 }
 
 Dims search::getAccumulatedDims(const Layout &layout, const Dims &dims) {

@@ -102,9 +102,17 @@ private:
   /// A cheap lower bound of the cost of a kernel that reads `inputs` and
   /// writes `outputs` once.
   double lowerBoundUs(ArrayRef<const Dims *> tensors);
+  /// The inputs the reference's results depend on, in order.
+  SmallVector<unsigned> getNeededInputs() const;
   /// The dims of the reference's results and of the inputs they depend on:
   /// what any program computing the results must read and write.
   SmallVector<const Dims *> getProgramTensors() const;
+  /// Weighs every single custom kernel over the needed inputs, from the
+  /// smallest block graphs to `max-block-ops`.
+  void sweepSingleKernels();
+  /// Weighs every program of a split-reduction kernel over the needed
+  /// inputs followed by one kernel that combines its chunks.
+  void sweepSplitPairs();
   /// The custom kernels over `subset` with exactly `blockOps` block ops.
   std::shared_ptr<const std::vector<CustomCandidate>>
   getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps);
@@ -151,6 +159,8 @@ private:
   size_t cachedCandidates = 0;
   static constexpr size_t kMaxCachedCandidates = size_t(1) << 19;
   static constexpr size_t kMaxCandidatesPerSkeleton = size_t(1) << 14;
+  /// The most kernel values one custom kernel reads.
+  static constexpr unsigned kMaxCustomInputs = 4;
   /// Screening verdicts by canonical text: iterative deepening meets the
   /// same candidates again.
   llvm::StringMap<bool> screenCache;
@@ -346,7 +356,7 @@ double Search::lowerBoundUs(ArrayRef<const Dims *> tensors) {
   return estimateRoofline(bytes, 0, 0, options.target).totalUs;
 }
 
-SmallVector<const Dims *> Search::getProgramTensors() const {
+SmallVector<unsigned> Search::getNeededInputs() const {
   const KernelGraph &ref = problem.reference;
   SmallVector<bool> needed(ref.getNumValues(), false);
   for (unsigned r : ref.results)
@@ -359,13 +369,79 @@ SmallVector<const Dims *> Search::getProgramTensors() const {
       for (unsigned operand : ref.nodes[n].op.operands)
         needed[operand] = true;
   }
-  SmallVector<const Dims *> tensors;
+  SmallVector<unsigned> inputs;
   for (unsigned i = 0; i < ref.numInputs; ++i)
     if (needed[i])
-      tensors.push_back(&problem.shapes.inputDims[i]);
-  for (unsigned r : ref.results)
+      inputs.push_back(i);
+  return inputs;
+}
+
+SmallVector<const Dims *> Search::getProgramTensors() const {
+  SmallVector<const Dims *> tensors;
+  for (unsigned i : getNeededInputs())
+    tensors.push_back(&problem.shapes.inputDims[i]);
+  for (unsigned r : problem.reference.results)
     tensors.push_back(&problem.referenceDims[r]);
   return tensors;
+}
+
+void Search::sweepSplitPairs() {
+  SmallVector<unsigned> inputs = getNeededInputs();
+  if (inputs.empty() || inputs.size() > kMaxCustomInputs ||
+      problem.reference.nodes.size() < 2)
+    return;
+  // The split kernels are among the levels the single-kernel sweep cached;
+  // each is put down as the first node, as dfs would, and dfs then tries
+  // every second node that completes the program. Its partial results
+  // feed only kernels that combine them. Every such second node reads a
+  // value the first made, so its key exceeds this one.
+  blockOpsLimit = options.maxBlockOps;
+  kernelOpsLimit = 2;
+  OpKey key{static_cast<int>(inputs.back()), 100, 0, 0, 0, 0};
+  for (unsigned blockOps = 2; blockOps <= options.maxBlockOps; ++blockOps) {
+    auto level = getCustomCandidates(inputs, blockOps);
+    for (const CustomCandidate &c : *level) {
+      if (core->timedOut())
+        return;
+      if (!c.graph.layout.splitsReduction())
+        continue;
+      SmallVector<const Dims *> tensors;
+      for (unsigned v : inputs)
+        tensors.push_back(&values[v].dims);
+      for (const SearchValue &out : c.outputs)
+        tensors.push_back(&out.dims);
+      double bound = lowerBoundUs(tensors);
+      if (options.costPruning && best && bound >= bestCost.totalUs) {
+        ++counters.prunedByCost;
+        continue;
+      }
+      BlockGraph custom = c.graph;
+      for (unsigned &in : custom.inputs)
+        in = inputs[in];
+      graph.customs.push_back(std::move(custom));
+      graph.nodes.push_back(KernelNode{SOp(), 0});
+      values.append(c.outputs.begin(), c.outputs.end());
+      prefixUs = bound;
+      dfs(key);
+      prefixUs = 0;
+      values.truncate(values.size() - c.outputs.size());
+      graph.nodes.pop_back();
+      graph.customs.pop_back();
+    }
+  }
+}
+
+void Search::sweepSingleKernels() {
+  SmallVector<unsigned> inputs = getNeededInputs();
+  if (inputs.empty() || inputs.size() > kMaxCustomInputs)
+    return;
+  // At the root, getCustomCandidates weighs each complete kernel as it is
+  // found; the levels it caches serve the deepening that follows.
+  for (unsigned blockOps = 2; blockOps <= options.maxBlockOps; ++blockOps) {
+    getCustomCandidates(inputs, blockOps);
+    if (core->timedOut())
+      return;
+  }
 }
 
 bool Search::matchesTarget(const SearchValue &value, const SearchValue &t) {
@@ -592,13 +668,14 @@ void Search::dfs(OpKey last) {
     return;
   }
 
-  // Custom kernels over every set of up to four values, larger sets first:
+  // Custom kernels over every set of up to kMaxCustomInputs values, larger
+  // sets first:
   // one kernel over all inputs is the likeliest winner and tightens the
   // bound early.
   unsigned n = values.size();
   SmallVector<SmallVector<unsigned>> subsets;
   for (unsigned mask = 1; mask < (1u << std::min(n, 12u)); ++mask) {
-    if (llvm::popcount(mask) > 4)
+    if (llvm::popcount(mask) > static_cast<int>(kMaxCustomInputs))
       continue;
     SmallVector<unsigned> subset;
     for (unsigned v = 0; v < n; ++v)
@@ -834,6 +911,26 @@ SearchResult Search::run() {
     core->literalSubterms = literal ? &subterms : nullptr;
     customCache.clear();
     cachedCandidates = 0;
+    // The deepening below raises the limits on block ops and on kernels
+    // together, so a one-kernel program with a large block graph (a
+    // FlashAttention kernel with a safe softmax has 10 block ops) waits
+    // behind every program of several smaller kernels, and those grow
+    // combinatorially: at 7 block ops and 3 kernels a safe attention's
+    // search ran past 100 s. Literal single kernels are few (0.4 s up to
+    // 11 block ops for that attention), and so are literal split kernels
+    // with the kernel that combines their chunks (flash-decoding, 4 s), so
+    // they are weighed first, and the best of them is the bound the
+    // deepening prunes with.
+    if (literal) {
+      sweepSingleKernels();
+      sweepSplitPairs();
+      if (core->timedOut())
+        break;
+      if (atLowerBound()) {
+        reachedBound = true;
+        break;
+      }
+    }
     for (unsigned limit = 3; limit <= options.maxBlockOps; ++limit) {
       blockOpsLimit = limit;
       // More launches than the reference has ops only add launch

@@ -215,4 +215,36 @@ TEST_F(SearchGraphTest, DimsRejectWhatDoesNotTypeCheck) {
   EXPECT_EQ(*inferDims(reduce, {&a}), row);
 }
 
+TEST(BlockGraphCount, StabilizingMaximumCountsOnceWithItsSubtraction) {
+  // Loads q and k; s = q k; m = max(s); d = s - m; store (the store is
+  // counted whatever it stores).
+  BlockGraph graph;
+  graph.inputs = {0, 1};
+  auto op = [](OpKind kind, llvm::ArrayRef<unsigned> operands) {
+    SOp result;
+    result.kind = kind;
+    result.operands.assign(operands.begin(), operands.end());
+    return result;
+  };
+  graph.body.push_back(op(OpKind::Matmul, {0, 1})); // value 2
+  graph.body.push_back(op(OpKind::ReduceMax, {2})); // value 3
+  graph.stores = {0};
+  EXPECT_EQ(graph.getNumBlockOps(), 5u);
+  // s - max(s): the pair counts as one op.
+  graph.body.push_back(op(OpKind::Sub, {2, 3})); // value 4
+  EXPECT_EQ(graph.getNumBlockOps(), 5u);
+  // exp(d) counts.
+  graph.body.push_back(op(OpKind::Exp, {4})); // value 5
+  EXPECT_EQ(graph.getNumBlockOps(), 6u);
+  // A maximum subtracted from something else is an op like any other.
+  graph.body.push_back(op(OpKind::ReduceMax, {5})); // value 6
+  graph.body.push_back(op(OpKind::Sub, {4, 6}));    // value 7
+  EXPECT_EQ(graph.getNumBlockOps(), 8u);
+  // Each stabilizing pair counts once, so a chain of them still grows the
+  // count by one per pair: the enumeration's limit bounds it.
+  graph.body.push_back(op(OpKind::ReduceMax, {7})); // value 8
+  graph.body.push_back(op(OpKind::Sub, {7, 8}));    // value 9
+  EXPECT_EQ(graph.getNumBlockOps(), 9u);
+}
+
 } // namespace

@@ -162,9 +162,14 @@ struct BlockGraph {
   llvm::SmallVector<unsigned, 2> stores;
   unsigned threadsPerBlock = 128;
 
-  unsigned getNumBlockOps() const {
-    return inputs.size() + body.size() + post.size() + stores.size();
-  }
+  /// What the block graph counts against `max-block-ops`: its loads, body
+  /// ops, epilogue ops and stores, with a maximum and the body op that
+  /// subtracts it from the values it was taken over counted as one. That
+  /// pair is a safe softmax's stabilizer, which the abstract expressions
+  /// erase and `max-kernel-ops` does not count; counted as two, it made the
+  /// first kernel of a safe softmax's flash-decoding one op too large (12).
+  /// The body then holds at most twice as many ops as the count.
+  unsigned getNumBlockOps() const;
 };
 
 /// A kernel launch: a pre-defined op, or custom kernel `custom` of the graph.

@@ -127,8 +127,11 @@ def Superoptimize : Pass<"superoptimize", "::mlir::ModuleOp"> {
   let summary = "Search kernel, block and thread graphs for a faster program";
   let description = [{
     Cuts every function into subprograms of at most `max-kernel-ops`
-    pre-defined kernel ops (in program order, never across an op the search
-    cannot take, and so that each subprogram can be replaced in one place),
+    pre-defined kernel ops (along the data flow, never across an op the
+    search cannot take, and so that each subprogram can be replaced in one
+    place; a row maximum subtracted from the row it was taken over, and the
+    subtraction, count nothing, since the abstract expressions erase that
+    stabilizer),
     searches each for the best μGraph (docs/search.md) and replaces it by
     the winner when the cost model says it is faster.
 
@@ -154,9 +157,11 @@ def Superoptimize : Pass<"superoptimize", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"maxKernelOps", "max-kernel-ops", "unsigned", "5",
-           "Most kernel ops in one searched subprogram and in its result">,
+           "Most kernel ops in one searched subprogram and in its result "
+           "(x - max(x), a safe softmax's stabilizer, counts nothing)">,
     Option<"maxBlockOps", "max-block-ops", "unsigned", "11",
-           "Most block ops (loads, compute ops, stores) in one custom kernel">,
+           "Most block ops (loads, compute ops, stores) in one custom kernel "
+           "(x - max(x) counts as one)">,
     Option<"timeout", "timeout", "double", "60",
            "Seconds per function; the best program found by then is kept">,
     Option<"threads", "threads", "unsigned", "0",

@@ -14,7 +14,7 @@
 // REMARK: remark: superoptimize: replaced 5 kernel ops {{.*}} by 1 kernels
 // CHECK-LABEL: func.func @softmax_row(
 // CHECK: kernel.custom
-// CHECK: block.for_loop 1 iterations accumulate (max) : tensor<1x65536xf16>
+// CHECK: block.for_loop 1 iterations accumulate (sum) : tensor<1x65536xf16>
 // CHECK: %[[ROW:.*]] = block.load
 // CHECK: %[[MAX:.*]] = block.reduce_max %[[ROW]] dim 1
 // CHECK: thread.graph(%[[ROW]], %[[MAX]])
