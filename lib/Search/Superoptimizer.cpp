@@ -85,6 +85,10 @@ private:
   /// Whether `graph` computes the reference's function at small extents.
   bool screen(const KernelGraph &graph);
   void dfs(OpKey last);
+  /// Appends custom kernel `c` over the values `subset` as the next node,
+  /// unless the cost bound prunes it, and searches on from there.
+  void descendWithCustom(ArrayRef<unsigned> subset, const CustomCandidate &c,
+                         OpKey key);
   void tryComplete();
   /// Screens, sizes and costs a complete candidate and keeps it if it is
   /// the best so far. Thread-safe.
@@ -403,30 +407,8 @@ void Search::sweepSplitPairs() {
     for (const CustomCandidate &c : *level) {
       if (core->timedOut())
         return;
-      if (!c.graph.layout.splitsReduction())
-        continue;
-      SmallVector<const Dims *> tensors;
-      for (unsigned v : inputs)
-        tensors.push_back(&values[v].dims);
-      for (const SearchValue &out : c.outputs)
-        tensors.push_back(&out.dims);
-      double bound = lowerBoundUs(tensors);
-      if (options.costPruning && best && bound >= bestCost.totalUs) {
-        ++counters.prunedByCost;
-        continue;
-      }
-      BlockGraph custom = c.graph;
-      for (unsigned &in : custom.inputs)
-        in = inputs[in];
-      graph.customs.push_back(std::move(custom));
-      graph.nodes.push_back(KernelNode{SOp(), 0});
-      values.append(c.outputs.begin(), c.outputs.end());
-      prefixUs = bound;
-      dfs(key);
-      prefixUs = 0;
-      values.truncate(values.size() - c.outputs.size());
-      graph.nodes.pop_back();
-      graph.customs.pop_back();
+      if (c.graph.layout.splitsReduction())
+        descendWithCustom(inputs, c, key);
     }
   }
 }
@@ -655,6 +637,33 @@ Search::getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps) {
   return level;
 }
 
+void Search::descendWithCustom(ArrayRef<unsigned> subset,
+                               const CustomCandidate &c, OpKey key) {
+  SmallVector<const Dims *> tensors;
+  for (unsigned v : subset)
+    tensors.push_back(&values[v].dims);
+  for (const SearchValue &out : c.outputs)
+    tensors.push_back(&out.dims);
+  double bound = lowerBoundUs(tensors);
+  if (options.costPruning && best && prefixUs + bound >= bestCost.totalUs) {
+    ++counters.prunedByCost;
+    return;
+  }
+  BlockGraph custom = c.graph;
+  for (unsigned &in : custom.inputs)
+    in = subset[in];
+  graph.customs.push_back(std::move(custom));
+  graph.nodes.push_back(
+      KernelNode{SOp(), static_cast<int>(graph.customs.size() - 1)});
+  values.append(c.outputs.begin(), c.outputs.end());
+  prefixUs += bound;
+  dfs(key);
+  prefixUs -= bound;
+  values.truncate(values.size() - c.outputs.size());
+  graph.nodes.pop_back();
+  graph.customs.pop_back();
+}
+
 void Search::dfs(OpKey last) {
   if (core->timedOut())
     return;
@@ -714,31 +723,7 @@ void Search::dfs(OpKey last) {
       bool last = graph.nodes.size() + 1 >= kernelOpsLimit;
       if (last && !completes(c.outputs))
         continue;
-      SmallVector<const Dims *> tensors;
-      for (unsigned v : subset)
-        tensors.push_back(&values[v].dims);
-      for (const SearchValue &out : c.outputs)
-        tensors.push_back(&out.dims);
-      double bound = lowerBoundUs(tensors);
-      if (options.costPruning && best &&
-          prefixUs + bound >= bestCost.totalUs) {
-        ++counters.prunedByCost;
-        continue;
-      }
-      BlockGraph custom = c.graph;
-      for (unsigned &in : custom.inputs)
-        in = subset[in];
-      graph.customs.push_back(std::move(custom));
-      graph.nodes.push_back(KernelNode{SOp(), static_cast<int>(
-                                                  graph.customs.size() - 1)});
-      for (const SearchValue &out : c.outputs)
-        values.push_back(out);
-      prefixUs += bound;
-      dfs(key);
-      prefixUs -= bound;
-      values.truncate(values.size() - c.outputs.size());
-      graph.nodes.pop_back();
-      graph.customs.pop_back();
+      descendWithCustom(subset, c, key);
     }
   }
 

@@ -125,3 +125,39 @@ def test_rms_norm_matmul_built_with_mirages_api_becomes_one_kernel():
     (expected,) = graph(inputs=[x, w])
     (out,) = optimized(inputs=[x, w])
     np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
+
+
+SAFE_ATTENTION = """
+func.func @safe_attention(%q: tensor<2x64x64xf32>, %k: tensor<2x64x4096xf32>, %v: tensor<2x4096x64xf32>) -> tensor<2x64x64xf32> {
+  %s = kernel.matmul %q, %k : tensor<2x64x64xf32>, tensor<2x64x4096xf32>
+  %m = kernel.reduce_max %s dim 2 : tensor<2x64x4096xf32>
+  %d = kernel.sub %s, %m : tensor<2x64x4096xf32>, tensor<2x64x1xf32>
+  %e = kernel.exp %d : tensor<2x64x4096xf32>
+  %l = kernel.reduce_sum %e dim 2 : tensor<2x64x4096xf32>
+  %ev = kernel.matmul %e, %v : tensor<2x64x4096xf32>, tensor<2x4096x64xf32>
+  %o = kernel.div %ev, %l : tensor<2x64x64xf32>, tensor<2x64x1xf32>
+  return %o : tensor<2x64x64xf32>
+}
+"""
+
+
+def test_safe_attention_becomes_flash_decoding_and_keeps_its_numbers():
+    # The split kernel stores each chunk's maximum beside its partial
+    # results; the combining kernel rescales them to the row's maximum.
+    # Scores up to about 100 make exp without the maximum overflow f32's
+    # range, so an unstabilized schedule would return inf or NaN here.
+    graph = mi.from_mlir(SAFE_ATTENTION)
+    optimized = graph.superoptimize(target="sm_90", timeout=20)
+    text = optimized.mlir()
+    assert text.count("kernel.custom") == 2
+    assert "accumulate (max, rescale by 0, rescale by 0)" in text
+    rng = np.random.default_rng(5)
+    q = rng.standard_normal((2, 64, 64)).astype(np.float32)
+    k = (4 * rng.standard_normal((2, 64, 4096))).astype(np.float32)
+    v = rng.standard_normal((2, 4096, 64)).astype(np.float32)
+    s = q.astype(np.float64) @ k.astype(np.float64)
+    assert np.abs(s).max() > 89  # exp(89) overflows f32
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    expected = (p / p.sum(axis=-1, keepdims=True)) @ v
+    (out,) = optimized(inputs=[q, k, v])
+    np.testing.assert_allclose(out, expected, rtol=1e-3, atol=1e-4)
