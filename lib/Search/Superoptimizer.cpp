@@ -85,6 +85,9 @@ private:
   /// Whether `graph` computes the reference's function at small extents.
   bool screen(const KernelGraph &graph);
   void dfs(OpKey last);
+  /// Whether every output of `c` is a value the graph does not have yet (a
+  /// kernel that recomputes or copies one is never worth a launch).
+  bool isNovel(const CustomCandidate &c) const;
   /// Appends custom kernel `c` over the values `subset` as the next node,
   /// unless the cost bound prunes it, and searches on from there.
   void descendWithCustom(ArrayRef<unsigned> subset, const CustomCandidate &c,
@@ -407,7 +410,12 @@ void Search::sweepSplitPairs() {
     for (const CustomCandidate &c : *level) {
       if (core->timedOut())
         return;
-      if (c.graph.layout.splitsReduction())
+      // A split kernel that leaves no partial result is an ordinary
+      // grid-split kernel, which the deepening weighs.
+      bool partial = llvm::any_of(c.outputs, [](const SearchValue &out) {
+        return llvm::any_of(out.dims, [](Dim d) { return d.isChunked(); });
+      });
+      if (c.graph.layout.splitsReduction() && partial && isNovel(c))
         descendWithCustom(inputs, c, key);
     }
   }
@@ -637,6 +645,14 @@ Search::getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps) {
   return level;
 }
 
+bool Search::isNovel(const CustomCandidate &c) const {
+  return llvm::all_of(c.outputs, [&](const SearchValue &out) {
+    return llvm::none_of(values, [&](const SearchValue &v) {
+      return v.expr == out.expr && v.dims == out.dims;
+    });
+  });
+}
+
 void Search::descendWithCustom(ArrayRef<unsigned> subset,
                                const CustomCandidate &c, OpKey key) {
   SmallVector<const Dims *> tensors;
@@ -712,12 +728,7 @@ void Search::dfs(OpKey last) {
     for (const CustomCandidate &c : *level) {
       if (core->timedOut())
         return;
-      bool novel = llvm::all_of(c.outputs, [&](const SearchValue &out) {
-        return llvm::none_of(values, [&](const SearchValue &v) {
-          return v.expr == out.expr && v.dims == out.dims;
-        });
-      });
-      if (!novel)
+      if (!isNovel(c))
         continue;
       // The last node allowed must finish the program.
       bool last = graph.nodes.size() + 1 >= kernelOpsLimit;
