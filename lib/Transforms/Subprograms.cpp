@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/Transforms/Subprograms.h"
+#include "mlsopt/Dialect/Common/ElementwiseByIndex.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Search/SearchProblem.h"
 
@@ -21,6 +22,7 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <algorithm>
 #include <queue>
 
 using namespace mlir;
@@ -62,6 +64,20 @@ unsigned getWeight(Operation *op) {
       }))
     return 0;
   return 1;
+}
+
+/// Whether `op` is a one-operand elementwise kernel op (unary, or with a
+/// scalar) of a value no op of the block computes, read by one op: a scale
+/// of an input. A cut after it costs no round trip once
+/// --fuse-kernel-elementwise computes it on the reader's tiles.
+bool isInputPrologue(Operation *op) {
+  if (!isa<kernel::KernelDialect>(op->getDialect()) ||
+      !op->hasTrait<OpTrait::ElementwiseByIndex>() ||
+      op->getNumOperands() != 1 || op->getNumResults() != 1 ||
+      !op->getResult(0).hasOneUse())
+    return false;
+  Operation *def = op->getOperand(0).getDefiningOp();
+  return !def || def->getBlock() != op->getBlock();
 }
 
 /// Bytes of a statically shaped tensor value; 0 for anything else.
@@ -167,6 +183,13 @@ BlockPartition::BlockPartition(Block &block) : block(block) {
     return std::get<0>(a) > std::get<0>(b);
   };
   llvm::stable_sort(edges, largestFirst);
+  // Edges out of a scale of an input go last: such an op joins its reader's
+  // kernel after the search anyway, and in the subprogram it takes the
+  // place of an op that would cross a cut otherwise (attention's scale on
+  // Q, moved there from the scores, took the division's place).
+  std::stable_partition(edges.begin(), edges.end(), [&](const auto &edge) {
+    return !isInputPrologue(ops[std::get<1>(edge)]);
+  });
   llvm::stable_sort(siblings, largestFirst);
 }
 

@@ -94,3 +94,46 @@ func.func @near_reciprocal(%x: tensor<12x80xf32>) -> tensor<12x80xf32> {
   %n = kernel.mul %x, %r : tensor<12x80xf32>, tensor<12x1xf32>
   return %n : tensor<12x80xf32>
 }
+
+// Attention's scale on the scores moves to the smaller operand of Q K: Q.
+// CHECK-LABEL: func.func @scaled_scores
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x256x64xf16>, %[[K:.*]]: tensor<2x64x4096xf16>)
+// CHECK-NEXT: %[[S:.*]] = kernel.mul_scalar %[[Q]], 1.250000e-01 : tensor<2x256x64xf16>
+// CHECK-NEXT: %[[P:.*]] = kernel.matmul %[[S]], %[[K]]
+// CHECK-NEXT: return %[[P]]
+func.func @scaled_scores(%q: tensor<2x256x64xf16>, %k: tensor<2x64x4096xf16>) -> tensor<2x256x4096xf16> {
+  %s = kernel.matmul %q, %k : tensor<2x256x64xf16>, tensor<2x64x4096xf16>
+  %t = kernel.mul_scalar %s, 0.125 : tensor<2x256x4096xf16>
+  return %t : tensor<2x256x4096xf16>
+}
+
+// The right operand when it is the smaller one.
+// CHECK-LABEL: func.func @scaled_right
+// CHECK-SAME: (%[[X:.*]]: tensor<256x16xf32>, %[[W:.*]]: tensor<16x8xf32>)
+// CHECK-NEXT: %[[S:.*]] = kernel.mul_scalar %[[W]], 2.000000e+00 : tensor<16x8xf32>
+// CHECK-NEXT: %[[P:.*]] = kernel.matmul %[[X]], %[[S]]
+// CHECK-NEXT: return %[[P]]
+func.func @scaled_right(%x: tensor<256x16xf32>, %w: tensor<16x8xf32>) -> tensor<256x8xf32> {
+  %s = kernel.matmul %x, %w : tensor<256x16xf32>, tensor<16x8xf32>
+  %t = kernel.mul_scalar %s, 2.0 : tensor<256x8xf32>
+  return %t : tensor<256x8xf32>
+}
+
+// No operand smaller than the product (a reduction to a small result), or
+// a product read elsewhere too: the scale stays where it is.
+// CHECK-LABEL: func.func @no_smaller_operand
+// CHECK: %[[P:.*]] = kernel.matmul
+// CHECK-NEXT: kernel.mul_scalar %[[P]]
+// CHECK-LABEL: func.func @product_read_twice
+// CHECK: %[[P:.*]] = kernel.matmul
+// CHECK-NEXT: kernel.mul_scalar %[[P]]
+func.func @no_smaller_operand(%x: tensor<16x512xf32>, %w: tensor<512x16xf32>) -> tensor<16x16xf32> {
+  %s = kernel.matmul %x, %w : tensor<16x512xf32>, tensor<512x16xf32>
+  %t = kernel.mul_scalar %s, 2.0 : tensor<16x16xf32>
+  return %t : tensor<16x16xf32>
+}
+func.func @product_read_twice(%q: tensor<2x256x64xf16>, %k: tensor<2x64x4096xf16>) -> (tensor<2x256x4096xf16>, tensor<2x256x4096xf16>) {
+  %s = kernel.matmul %q, %k : tensor<2x256x64xf16>, tensor<2x64x4096xf16>
+  %t = kernel.mul_scalar %s, 0.125 : tensor<2x256x4096xf16>
+  return %s, %t : tensor<2x256x4096xf16>, tensor<2x256x4096xf16>
+}

@@ -65,14 +65,18 @@ def VerifyEquivalence : Pass<"verify-equivalence", "::mlir::ModuleOp"> {
 }
 
 def RaiseKernelIdioms : Pass<"raise-kernel-idioms", "::mlir::func::FuncOp"> {
-  let summary = "Raise spelled-out kernel idioms (RMSNorm) to single ops";
+  let summary = "Raise spelled-out kernel idioms (RMSNorm) to single ops "
+                "and move scales of matmul products to the smaller operand";
   let description = [{
     Rewrites `x * rsqrt(mean(x^2 over dim d) + eps)` and
     `x / sqrt(mean(x^2 over dim d) + eps)`, as front ends spell RMSNorm, into
     one `kernel.rms_norm` over `d` (any dim; the mean's factor must be 1/n
-    for d's extent n). `--superoptimize` applies the same patterns before it
-    cuts a function into subprograms, so that a normalization counts as one
-    op against `max-kernel-ops`.
+    for d's extent n). A scale of a matmul's product,
+    `mul_scalar(matmul(a, b), c)`, moves to the smaller operand when it is
+    smaller than the product (attention's `(Q K) / sqrt(d)` scales Q), so
+    that the cut need not keep it with the product. `--superoptimize`
+    applies the same patterns before it cuts a function into subprograms,
+    so that a normalization counts as one op against `max-kernel-ops`.
   }];
   let dependentDialects = ["::mlsopt::kernel::KernelDialect"];
 }

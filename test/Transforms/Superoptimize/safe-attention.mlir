@@ -36,8 +36,39 @@
 // CHECK: return
 // VERIFY: remark: @safe_attention is equivalent to @safe_attention_reference
 
+// With the scale (Q K) / 8, as torch's scaled_dot_product_attention
+// decomposes: raising moves the scale to Q, the cut leaves it alone (it
+// would otherwise take the division's place), the search finds the same
+// two kernels for the other seven ops, and the scale then runs on the Q
+// tiles of the first.
+// REMARK: remark: superoptimize: kept the subprogram of 1 kernel ops
+// REMARK: remark: superoptimize: replaced 7 kernel ops {{.*}} by 2 kernels
+// REMARK: remark: superoptimize: computed 1 elementwise kernel ops {{.*}} @scaled_safe_attention launches 2 kernels
+// CHECK-LABEL: func.func @scaled_safe_attention(
+// CHECK-NOT: kernel.{{[a-z_]+}} %
+// CHECK: %[[P:.*]]:3 = kernel.custom(%arg0, %arg1, %arg2) grid <{{[0-9]+}}, {{[0-9]+}}, 16>
+// CHECK: thread.mul_scalar {{.*}}, 1.250000e-01
+// CHECK: block.reduce_max
+// CHECK: kernel.custom(%[[P]]#0, %[[P]]#1, %[[P]]#2)
+// CHECK: block.for_loop 16 iterations accumulate (max, rescale by 0, rescale by 0)
+// CHECK-NOT: kernel.{{[a-z_]+}} %
+// CHECK: return
+// VERIFY: remark: @scaled_safe_attention is equivalent to @scaled_safe_attention_reference
+
 func.func @safe_attention(%q: tensor<2x64x64xf16>, %k: tensor<2x64x4096xf16>, %v: tensor<2x4096x64xf16>) -> tensor<2x64x64xf16> {
   %s = kernel.matmul %q, %k : tensor<2x64x64xf16>, tensor<2x64x4096xf16>
+  %m = kernel.reduce_max %s dim 2 : tensor<2x64x4096xf16>
+  %d = kernel.sub %s, %m : tensor<2x64x4096xf16>, tensor<2x64x1xf16>
+  %e = kernel.exp %d : tensor<2x64x4096xf16>
+  %l = kernel.reduce_sum %e dim 2 : tensor<2x64x4096xf16>
+  %ev = kernel.matmul %e, %v : tensor<2x64x4096xf16>, tensor<2x4096x64xf16>
+  %o = kernel.div %ev, %l : tensor<2x64x64xf16>, tensor<2x64x1xf16>
+  return %o : tensor<2x64x64xf16>
+}
+
+func.func @scaled_safe_attention(%q: tensor<2x64x64xf16>, %k: tensor<2x64x4096xf16>, %v: tensor<2x4096x64xf16>) -> tensor<2x64x64xf16> {
+  %s0 = kernel.matmul %q, %k : tensor<2x64x64xf16>, tensor<2x64x4096xf16>
+  %s = kernel.mul_scalar %s0, 0.125 : tensor<2x64x4096xf16>
   %m = kernel.reduce_max %s dim 2 : tensor<2x64x4096xf16>
   %d = kernel.sub %s, %m : tensor<2x64x4096xf16>, tensor<2x64x1xf16>
   %e = kernel.exp %d : tensor<2x64x4096xf16>
