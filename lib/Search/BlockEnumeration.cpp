@@ -167,8 +167,9 @@ private:
   /// over its own chunk, which its body subtracts before exp, is stored
   /// beside the partial results computed relative to it, so that the
   /// kernel combining the chunks can bring them to the row's maximum.
-  /// Without it a split kernel can only stabilize nothing, and a safe
-  /// softmax (the stable-exp rule) could not be split at all.
+  /// Without it the combining kernel would not know what each chunk's exps
+  /// were stabilized by, and a safe softmax (the stable-exp rule admits no
+  /// other exp) could not be split at all.
   void closeSplitWithMaxima(ArrayRef<unsigned> leaves,
                             ArrayRef<block::AccumKind> kinds) {
     int split = graph.layout.splitClass;
