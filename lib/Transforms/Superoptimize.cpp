@@ -316,6 +316,9 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
          << s.screened << " candidates screened, " << s.screenPassed
          << " passed; " << s.oracleQueries << " oracle queries, "
          << s.oracleCacheHits << " from its cache";
+      if (result.improved)
+        os << "; the best found after " << formatFixed(s.bestSeconds, 1)
+           << " s";
     }
     if (s.unverifiable) {
       emitRemark(loc) << "superoptimize: kept the subprogram of "

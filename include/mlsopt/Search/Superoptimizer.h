@@ -57,6 +57,10 @@ struct SearchStatistics {
   /// LAX: an exp of a square root, say), so nothing was searched.
   bool unverifiable = false;
   double seconds = 0;
+  /// When the best program was found, in seconds into the search (0 when
+  /// nothing beat the reference): a search that runs to its timeout long
+  /// after this could be given a shorter one.
+  double bestSeconds = 0;
 };
 
 struct SearchResult {
