@@ -147,6 +147,7 @@ private:
   SmallVector<SearchValue> values;
   double prefixUs = 0;
 
+  /// When run() began; the deadline and the progress line count from it.
   std::chrono::steady_clock::time_point start;
   // The best candidate so far; its cost also for the progress line, and
   // when it was found (seconds into the search).
