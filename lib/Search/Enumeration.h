@@ -17,6 +17,7 @@
 #include "mlsopt/Search/Superoptimizer.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <atomic>
@@ -37,6 +38,12 @@ struct SearchValue {
   /// Outside the literal pass it is just `expr`.
   ExprRef whole = nullptr;
 };
+
+/// Whether `value` is a partial result of a split reduction: a dim of it
+/// holds one slice per chunk (Dim::chunks).
+inline bool isPartialResult(const SearchValue &value) {
+  return llvm::any_of(value.dims, [](Dim d) { return d.isChunked(); });
+}
 
 /// The canonical-order key of an op.
 using OpKey = std::tuple<int, int, int, int, int64_t, int>;

@@ -141,12 +141,6 @@ void enumeration::forEachOp(
   auto wholeExtent = [&](Dim d) {
     return getSiteExtent(problem, site, d, /*whole=*/true);
   };
-  // Partial results of a split reduction only feed the kernel that
-  // combines them: a pre-defined op over one would read every chunk as
-  // data.
-  auto isChunked = [](const SearchValue &v) {
-    return llvm::any_of(v.dims, [](Dim d) { return d.isChunked(); });
-  };
   bool stopped = false;
 
   // Type-checks `op`, checks its key and its novelty, prunes it by abstract
@@ -160,7 +154,10 @@ void enumeration::forEachOp(
     SmallVector<const Dims *, 2> dims;
     SmallVector<const SearchValue *, 2> operands;
     for (unsigned v : op.operands) {
-      if (!site.layout && isChunked(values[v]))
+      // Partial results of a split reduction only feed the kernel that
+      // combines them: a pre-defined op over one would read every chunk as
+      // data.
+      if (!site.layout && isPartialResult(values[v]))
         return;
       dims.push_back(&values[v].dims);
       operands.push_back(&values[v]);

@@ -416,10 +416,8 @@ void Search::sweepSplitPairs() {
         return;
       // A split kernel that leaves no partial result is an ordinary
       // grid-split kernel, which the deepening weighs.
-      bool partial = llvm::any_of(c.outputs, [](const SearchValue &out) {
-        return llvm::any_of(out.dims, [](Dim d) { return d.isChunked(); });
-      });
-      if (c.graph.layout.splitsReduction() && partial && isNovel(c))
+      if (c.graph.layout.splitsReduction() &&
+          llvm::any_of(c.outputs, isPartialResult) && isNovel(c))
         descendWithCustom(inputs, c, key);
     }
   }
