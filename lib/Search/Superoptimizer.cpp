@@ -113,13 +113,15 @@ private:
   SmallVector<unsigned> getNeededInputs() const;
   /// The dims of the reference's results and of the inputs they depend on:
   /// what any program computing the results must read and write.
-  SmallVector<const Dims *> getProgramTensors() const;
-  /// Weighs every single custom kernel over the needed inputs, from the
-  /// smallest block graphs to `max-block-ops`.
-  void sweepSingleKernels();
-  /// Weighs every program of a split-reduction kernel over the needed
-  /// inputs followed by one kernel that combines its chunks.
-  void sweepSplitPairs();
+  SmallVector<const Dims *>
+  getProgramTensors(ArrayRef<unsigned> neededInputs) const;
+  /// Weighs every single custom kernel over `inputs` (the needed inputs, at
+  /// most kMaxCustomInputs), from the smallest block graphs to
+  /// `max-block-ops`.
+  void sweepSingleKernels(ArrayRef<unsigned> inputs);
+  /// Weighs every program of a split-reduction kernel over `inputs`
+  /// followed by one kernel that combines its chunks.
+  void sweepSplitPairs(ArrayRef<unsigned> inputs);
   /// The custom kernels over `subset` with exactly `blockOps` block ops.
   std::shared_ptr<const std::vector<CustomCandidate>>
   getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps);
@@ -387,19 +389,18 @@ SmallVector<unsigned> Search::getNeededInputs() const {
   return inputs;
 }
 
-SmallVector<const Dims *> Search::getProgramTensors() const {
+SmallVector<const Dims *>
+Search::getProgramTensors(ArrayRef<unsigned> neededInputs) const {
   SmallVector<const Dims *> tensors;
-  for (unsigned i : getNeededInputs())
+  for (unsigned i : neededInputs)
     tensors.push_back(&problem.shapes.inputDims[i]);
   for (unsigned r : problem.reference.results)
     tensors.push_back(&problem.referenceDims[r]);
   return tensors;
 }
 
-void Search::sweepSplitPairs() {
-  SmallVector<unsigned> inputs = getNeededInputs();
-  if (inputs.empty() || inputs.size() > kMaxCustomInputs ||
-      problem.reference.nodes.size() < 2)
+void Search::sweepSplitPairs(ArrayRef<unsigned> inputs) {
+  if (problem.reference.nodes.size() < 2)
     return;
   // The split kernels are among the levels the single-kernel sweep cached;
   // each is put down as the first node, as dfs would, and dfs then tries
@@ -423,10 +424,7 @@ void Search::sweepSplitPairs() {
   }
 }
 
-void Search::sweepSingleKernels() {
-  SmallVector<unsigned> inputs = getNeededInputs();
-  if (inputs.empty() || inputs.size() > kMaxCustomInputs)
-    return;
+void Search::sweepSingleKernels(ArrayRef<unsigned> inputs) {
   // At the root, getCustomCandidates weighs each complete kernel as it is
   // found; the levels it caches serve the deepening that follows.
   for (unsigned blockOps = 2; blockOps <= options.maxBlockOps; ++blockOps) {
@@ -897,7 +895,8 @@ SearchResult Search::run() {
   // on and writes each result once, so a best program at that bound ends
   // the search. Checked only between levels, where every thread's finds
   // have been merged, so the result stays the same for any thread count.
-  double programBoundUs = lowerBoundUs(getProgramTensors());
+  SmallVector<unsigned> neededInputs = getNeededInputs();
+  double programBoundUs = lowerBoundUs(getProgramTensors(neededInputs));
   auto atLowerBound = [&] {
     return best && bestCost.totalUs <= programBoundUs * (1 + 1e-9);
   };
@@ -923,8 +922,10 @@ SearchResult Search::run() {
     // all), so they are weighed first, and the best of them is the bound the
     // deepening prunes with.
     if (literal) {
-      sweepSingleKernels();
-      sweepSplitPairs();
+      if (!neededInputs.empty() && neededInputs.size() <= kMaxCustomInputs) {
+        sweepSingleKernels(neededInputs);
+        sweepSplitPairs(neededInputs);
+      }
       if (core->timedOut())
         break;
       if (atLowerBound()) {
