@@ -165,13 +165,15 @@ static int64_t countElements(func::FuncOp func) {
 /// How long one evaluation of `func` over the field at full shapes takes,
 /// roughly: each of its `elements` tensor elements is drawn or computed (an
 /// exp is a modular power), and each FLOP of a matmul or a reduction is a
-/// modular multiply-add. The rates were measured on the 2-core development
-/// machine under a full build's load (docs/reliability.md), so they err on
-/// the slow side; a faster machine checks a little less than it could.
+/// modular multiply-add. The rates are twice those measured on the idle
+/// 2-core development machine (docs/reliability.md: an 8192x8192 exp*mul,
+/// 2e-8 s per element; a 64x4096x4096 matmul, 7e-10 s per FLOP), for a
+/// machine as busy as a parallel lit run keeps it; a machine busier still
+/// can overrun the timeout by the difference.
 static double predictEvaluationSeconds(func::FuncOp func, int64_t elements,
                                        const TargetInfo &target) {
-  constexpr double kSecondsPerElement = 1.2e-7;
-  constexpr double kSecondsPerFlop = 2e-9;
+  constexpr double kSecondsPerElement = 4e-8;
+  constexpr double kSecondsPerFlop = 1.5e-9;
   double flops = 0;
   FailureOr<KernelCost> cost = estimateFunctionCost(func, target);
   if (succeeded(cost))
