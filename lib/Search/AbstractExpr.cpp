@@ -182,6 +182,16 @@ static uint64_t getUnorderedHash(ExprKind kind,
   return h;
 }
 
+bool AbstractExpr::isScaled() const {
+  const AbstractExpr *e = this;
+  while (e->getKind() == ExprKind::Sum)
+    e = e->getOperand(0);
+  return e->getKind() == ExprKind::Mul &&
+         llvm::any_of(e->getOperands(), [](ExprRef operand) {
+           return operand->getKind() == ExprKind::Constant;
+         });
+}
+
 /// AbstractExpr::subtractsMax of a new expression, from its operands'.
 static bool subtractsMax(ExprKind kind, llvm::ArrayRef<ExprRef> operands) {
   switch (kind) {

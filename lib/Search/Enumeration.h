@@ -87,6 +87,15 @@ struct SearchCore {
   /// then takes exp only of values that subtract a maximum. Decided on the
   /// reference's expressions, by the rule that judges the candidates'.
   bool stableExp = false;
+  /// Whether the reference scales a value it scaled already. The oracle
+  /// admits x * c * c' wherever x * c is a subterm (coefficients fold), and
+  /// rms_norm(c * x) wherever rms_norm(x) is (it is scale-free without an
+  /// epsilon), so the enumeration could chain scalings at no cost the
+  /// model sees: the search once normalized x * (1/1024)^4, which is zero
+  /// in f16, where the program normalizes x. Unless the reference chains
+  /// scalings itself, a scaled value is not scaled again, and an rms_norm
+  /// without epsilon takes no scaled value.
+  bool chainsScales = false;
 
   bool timedOut() {
     if (stop.load(std::memory_order_relaxed))

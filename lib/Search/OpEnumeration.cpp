@@ -169,6 +169,10 @@ void enumeration::forEachOp(
     if (op.kind == OpKind::Exp && core.stableExp &&
         !operands[0]->expr->subtractsMax())
       return;
+    if (!core.chainsScales && operands[0]->expr->isScaled() &&
+        (op.kind == OpKind::MulScalar ||
+         (op.kind == OpKind::RmsNorm && op.scalar.literal == 0)))
+      return;
     if (op.kind == OpKind::Matmul &&
         !canReduceOver(site, values[op.operands[0]].dims.back(),
                        problem.sumClasses))

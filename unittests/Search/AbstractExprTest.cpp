@@ -131,6 +131,22 @@ TEST_F(AbstractExprTest, SubtractsMax) {
   EXPECT_FALSE(ctx.getSub(x, ctx.getSum(64, x))->subtractsMax());
 }
 
+TEST_F(AbstractExprTest, IsScaled) {
+  ExprContext ctx;
+  ExprRef x = ctx.getInput(0), y = ctx.getInput(1);
+  ExprRef c = ctx.getConstant(1.0 / 1024);
+  EXPECT_TRUE(ctx.getMul(x, c)->isScaled());
+  EXPECT_TRUE(ctx.getMul(c, x)->isScaled());
+  // A loop that accumulates a scaled value, and a mean accumulator.
+  EXPECT_TRUE(ctx.getSum(4, ctx.getMul(x, c))->isScaled());
+  EXPECT_TRUE(ctx.getAccumulated(block::AccumKind::mean, 4, x)->isScaled());
+  EXPECT_FALSE(x->isScaled());
+  EXPECT_FALSE(ctx.getMul(x, y)->isScaled());
+  EXPECT_FALSE(ctx.getSum(64, ctx.getMul(x, x))->isScaled());
+  EXPECT_FALSE(ctx.getAdd(ctx.getMul(x, c), y)->isScaled());
+  EXPECT_FALSE(ctx.getRmsNorm(x, 1024, 0)->isScaled());
+}
+
 TEST_F(AbstractExprTest, HashConsingAcrossThreads) {
   ExprContext ctx;
   std::vector<ExprRef> built(4);

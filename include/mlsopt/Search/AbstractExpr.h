@@ -92,6 +92,9 @@ public:
   /// and reductions over such a value. exp of it stays in range where exp
   /// of max(x) itself, which merely holds one, does not.
   bool subtractsMax() const { return minusMax; }
+  /// Whether the expression is a multiple of a constant, c * x, or a sum
+  /// of such multiples (a loop that accumulates a scaled value).
+  bool isScaled() const;
 
   /// Prints the expression in prefix form: `sum(64, mul(in0, in1))`.
   void print(llvm::raw_ostream &os) const;
