@@ -43,22 +43,38 @@ using namespace mlsopt::search::enumeration;
 
 namespace {
 
-/// Candidate sizes of grid dim `d` over a class of `extent`: powers of two
-/// that divide it, up to what CUDA allows along that dim.
+/// The ways to cut `extent` in two factors of which one is a power of two:
+/// the powers of two that divide it and their cofactors, ascending. An
+/// extent of 13824 = 2^9 * 27 is then cut in 108 tiles of 128 as well as in
+/// 128 tiles of 108; powers of two alone would leave tiles of 27 or more
+/// than shared memory holds.
+SmallVector<int64_t> getPowerOfTwoCuts(int64_t extent) {
+  SmallVector<int64_t> cuts;
+  for (int64_t p = 1; p <= extent && extent % p == 0; p *= 2) {
+    cuts.push_back(p);
+    cuts.push_back(extent / p);
+  }
+  llvm::sort(cuts);
+  cuts.erase(llvm::unique(cuts), cuts.end());
+  return cuts;
+}
+
+/// Candidate sizes of grid dim `d` over a class of `extent`: the cuts above
+/// other than 1, up to what CUDA allows along that dim.
 SmallVector<int64_t> getGridSizes(int64_t extent, unsigned d) {
   SmallVector<int64_t> sizes;
-  for (int64_t s = 2; s <= std::min(extent, kMaxGridSize[d]); s *= 2)
-    if (extent % s == 0)
+  for (int64_t s : getPowerOfTwoCuts(extent))
+    if (s >= 2 && s <= kMaxGridSize[d])
       sizes.push_back(s);
   return sizes;
 }
 
-/// Candidate iteration counts of a loop over a class of `extent`: powers of
-/// two that divide it and leave tiles of at least 8.
+/// Candidate iteration counts of a loop over a class of `extent`: the cuts
+/// above that leave tiles of at least 8, or one iteration per element.
 SmallVector<int64_t> getIterationCounts(int64_t extent) {
   SmallVector<int64_t> counts;
-  for (int64_t n = 2; extent / n >= 8; n *= 2)
-    if (extent % n == 0)
+  for (int64_t n : getPowerOfTwoCuts(extent))
+    if (n >= 2 && extent / n >= 8)
       counts.push_back(n);
   if (counts.empty() && extent > 1)
     counts.push_back(extent);
@@ -543,9 +559,13 @@ ExprRef Search::sinkRowScale(const KernelNode &node,
     ExprRef x = sunk[p.operands[0]].expr;
     ExprRef mean = exprs->getMul(exprs->getSum(k, exprs->getSquare(x)),
                                  exprs->getConstant(1.0 / double(k)));
-    ExprRef shifted = exprs->getAdd(mean, exprs->getConstant(p.scalar.literal));
+    // Without an epsilon, no + 0, as ExprContext::getRmsNorm has none: the
+    // axioms keep x + 0 apart from x, so a sunk form that added 0 matched
+    // no kernel that also matched the program.
+    if (p.scalar.literal != 0)
+      mean = exprs->getAdd(mean, exprs->getConstant(p.scalar.literal));
     return exprs->getMul(exprs->getMatmul(x, rhs.expr, k),
-                         exprs->getRsqrt(shifted));
+                         exprs->getRsqrt(mean));
   }
   if (p.kind != OpKind::Mul && p.kind != OpKind::Div)
     return nullptr;
