@@ -127,6 +127,27 @@ def test_rms_norm_matmul_built_with_mirages_api_becomes_one_kernel():
     np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
 
 
+def test_rms_norm_without_eps_over_odd_columns_keeps_its_numbers_in_f16():
+    # Mirage's rms_norm has no epsilon and 1500 columns are no power of two
+    # of tiles: the search once normalized x * (1/1024)^4 here, zero in
+    # f16, and returned NaN.
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(4, 1024), dtype=mi.float16)
+    W = graph.new_input(dims=(1024, 1500), dtype=mi.float16)
+    graph.mark_output(graph.matmul(
+        graph.rms_norm(X, normalized_shape=(1024,)), W))
+    optimized = graph.superoptimize(target="sm_90", timeout=5)
+    assert optimized.cost("sm_90").launches == 1
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((4, 1024)) * 0.3
+    w = rng.standard_normal((1024, 1500)) * 0.3
+    (out,) = optimized(inputs=[x, w])
+    xh, wh = (a.astype(np.float16).astype(np.float64) for a in (x, w))
+    expected = xh / np.sqrt((xh * xh).mean(axis=1, keepdims=True)) @ wh
+    np.testing.assert_allclose(out, expected, rtol=2e-2,
+                               atol=2e-2 * np.abs(expected).max())
+
+
 SAFE_ATTENTION = """
 func.func @safe_attention(%q: tensor<2x64x64xf32>, %k: tensor<2x64x4096xf32>, %v: tensor<2x4096x64xf32>) -> tensor<2x64x64xf32> {
   %s = kernel.matmul %q, %k : tensor<2x64x64xf32>, tensor<2x64x4096xf32>
