@@ -358,17 +358,33 @@ class KernelGraph:
         """The PTX of the graph lowered by --mlsopt-gpu-pipeline for
         `target` (default: the graph's target, else sm_90), as
         `mlsopt-translate --emit-ptx` prints it."""
-        return self._core.emit_ptx(self._gpu_target(target))
+        return self._lowered(self._core.emit_ptx, target)
 
     def launch_plan(self, target=None):
         """How to run the lowered graph (`mlsopt-translate
         --emit-launch-plan`, docs/gpu.md), parsed from its JSON: the kernel
         launches of each function, in order, with their grid, block, shared
         memory and arguments."""
-        return json.loads(self._core.emit_launch_plan(self._gpu_target(target)))
+        return json.loads(self._lowered(self._core.emit_launch_plan, target))
 
     def _gpu_target(self, target):
         return target or self._core.target() or _DEFAULT_TARGET
+
+    def _lowered(self, emit, target):
+        chip = self._gpu_target(target)
+        try:
+            return emit(chip)
+        except MLIRError as error:
+            # A graph searched for one chip may not fit another (sm_90 has
+            # 227 KiB of shared memory per block, sm_80 163 KiB): say which
+            # search would give one that does.
+            optimized_for = self._core.target()
+            if optimized_for and optimized_for != chip:
+                raise MLIRError(
+                    f"{error}\nnote: the graph was optimized for "
+                    f"{optimized_for}; superoptimize(target={chip!r}) "
+                    f"searches for one that fits {chip}") from None
+            raise
 
     # ----------------------------------------------------------------------
     # Running

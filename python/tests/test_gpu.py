@@ -71,6 +71,41 @@ def test_ptx_defaults_to_the_graphs_target():
     assert ".target sm_90" in graph.ptx()
 
 
+# One block holds the whole 96x1024 f16 tile, 192 KiB: it fits sm_90's
+# shared memory and not sm_80's.
+SM90_ONLY = """
+module attributes {mlsopt.target = "sm_90"} {
+  func.func @main(%x: tensor<96x1024xf16>) -> tensor<96x1024xf16> {
+    %0 = kernel.custom(%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<96x1024xf16>) -> tensor<96x1024xf16> {
+    ^bb0(%in0: tensor<96x1024xf16>, %out0: tensor<96x1024xf16>):
+      %1 = block.for_loop 1 iterations accumulate (sum) : tensor<96x1024xf16> {
+        %2 = block.load %in0 imap <> : tensor<96x1024xf16> -> tensor<96x1024xf16>
+        %3 = block.exp %2 : tensor<96x1024xf16>
+        block.yield %3 : tensor<96x1024xf16>
+      }
+      block.store %1, %out0 omap <> : tensor<96x1024xf16> into tensor<96x1024xf16>
+      block.return
+    }
+    return %0 : tensor<96x1024xf16>
+  }
+}
+"""
+
+
+def test_lowering_for_another_chip_than_the_search_names_the_search_to_run():
+    graph = mi.from_mlir(SM90_ONLY)
+    assert graph.target == "sm_90"
+    assert ".target sm_90" in graph.ptx()
+    for lower in (graph.ptx, graph.launch_plan):
+        with pytest.raises(mi.MLIRError) as error:
+            lower(target="sm_80")
+        message = str(error.value)
+        assert "more than the 166912 bytes a block of sm_80 can have" in message
+        assert ("the graph was optimized for sm_90; "
+                "superoptimize(target='sm_80') searches for one that fits "
+                "sm_80") in message
+
+
 @needs_cuda
 def test_graph_runs_on_the_gpu_to_the_cpus_numbers():
     import torch
