@@ -45,6 +45,15 @@ inline bool isPartialResult(const SearchValue &value) {
   return llvm::any_of(value.dims, [](Dim d) { return d.isChunked(); });
 }
 
+/// Whether `op` scales `operand` again: a mul_scalar of a scaled value, or
+/// an rms_norm without epsilon (scale-free) of one (SearchCore::
+/// chainsScales). The rule that judges the candidates, and the reference.
+inline bool rescales(const SOp &op, ExprRef operand) {
+  return (op.kind == OpKind::MulScalar ||
+          (op.kind == OpKind::RmsNorm && op.scalar.literal == 0)) &&
+         operand->isScaled();
+}
+
 /// The canonical-order key of an op.
 using OpKey = std::tuple<int, int, int, int, int64_t, int>;
 OpKey getKey(const SOp &op, int scalarIndex);

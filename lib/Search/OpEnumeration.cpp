@@ -169,9 +169,7 @@ void enumeration::forEachOp(
     if (op.kind == OpKind::Exp && core.stableExp &&
         !operands[0]->expr->subtractsMax())
       return;
-    if (!core.chainsScales && operands[0]->expr->isScaled() &&
-        (op.kind == OpKind::MulScalar ||
-         (op.kind == OpKind::RmsNorm && op.scalar.literal == 0)))
+    if (!core.chainsScales && rescales(op, operands[0]->expr))
       return;
     if (op.kind == OpKind::Matmul &&
         !canReduceOver(site, values[op.operands[0]].dims.back(),

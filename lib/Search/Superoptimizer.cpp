@@ -831,9 +831,7 @@ SearchResult Search::run() {
       anyExp = true;
       allExpsStable &= operands[0]->expr->subtractsMax();
     }
-    if (node.op.kind == OpKind::MulScalar ||
-        (node.op.kind == OpKind::RmsNorm && node.op.scalar.literal == 0))
-      chainsScales |= operands[0]->expr->isScaled();
+    chainsScales |= rescales(node.op, operands[0]->expr);
     ExprRef expr = buildExpr(*exprs, node.op, operands, extent);
     Dims dims = problem.referenceDims[refValues.size()];
     refValues.push_back(SearchValue{dims, expr, expr});
@@ -929,10 +927,14 @@ SearchResult Search::run() {
   // have been merged, so the result stays the same for any thread count.
   SmallVector<unsigned> neededInputs = getNeededInputs();
   double programBoundUs = lowerBoundUs(getProgramTensors(neededInputs));
-  auto atLowerBound = [&] {
-    return best && bestCost.totalUs <= programBoundUs * (1 + 1e-9);
-  };
   bool reachedBound = false;
+  // Whether the search ends after a level: out of time, or at that bound.
+  auto finished = [&] {
+    if (core->timedOut())
+      return true;
+    reachedBound = best && bestCost.totalUs <= programBoundUs * (1 + 1e-9);
+    return reachedBound;
+  };
   for (bool literal : {true, false}) {
     if (!screeningReference || !referenceCost || core->timedOut() ||
         reachedBound)
@@ -958,12 +960,8 @@ SearchResult Search::run() {
         sweepSingleKernels(neededInputs);
         sweepSplitPairs(neededInputs);
       }
-      if (core->timedOut())
+      if (finished())
         break;
-      if (atLowerBound()) {
-        reachedBound = true;
-        break;
-      }
     }
     for (unsigned limit = 3; limit <= options.maxBlockOps; ++limit) {
       blockOpsLimit = limit;
@@ -975,12 +973,8 @@ SearchResult Search::run() {
                            ? maxKernels
                            : std::min(maxKernels, 1 + (limit - 3) / 2);
       dfs(kNoKey);
-      if (core->timedOut())
+      if (finished())
         break;
-      if (atLowerBound()) {
-        reachedBound = true;
-        break;
-      }
     }
   }
 
