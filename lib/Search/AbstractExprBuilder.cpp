@@ -69,7 +69,7 @@ FailureOr<ExprRef> mlsopt::search::buildOpExpr(Operation *op,
 
   // A tile has the expression of its tensor; a per-tensor expression does
   // not see the order of dims.
-  if (isa<block::LoadOp, kernel::TransposeOp>(op))
+  if (isa<block::LoadOp, kernel::TransposeOp, block::TransposeOp>(op))
     return operands[0];
 
   if (auto unary = dyn_cast<thread::UnaryOp>(op))

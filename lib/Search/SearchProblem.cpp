@@ -12,9 +12,14 @@ using namespace mlsopt;
 using namespace mlsopt::search;
 
 bool search::isSearchableOp(Operation *op) {
+  // A transpose only moves data, and block graphs load tiles in the order
+  // of their input's dims: a transposed operand is an input of the
+  // subprogram, and --fuse-kernel-elementwise then loads the transpose's
+  // operand in the kernel that reads it and permutes the tiles there.
   if (op->getDialect() == nullptr ||
       op->getDialect()->getNamespace() != "kernel" ||
-      op->getNumResults() != 1 || isa<kernel::CustomOp>(op))
+      op->getNumResults() != 1 ||
+      isa<kernel::CustomOp, kernel::TransposeOp>(op))
     return false;
   return lookupOpKind(op->getName().stripDialect()).has_value();
 }

@@ -9,7 +9,9 @@
 // tiles it already holds and store the result instead (an epilogue).
 // When only one custom kernel reads its result, the kernel can load the
 // operands instead and compute the op on their tiles (a prologue). An
-// rms_norm is such an op too wherever the tiles hold whole rows of its dim.
+// rms_norm is such an op too wherever the tiles hold whole rows of its dim,
+// and so is a transpose in a prologue (the kernel loads tiles of a weight
+// stored [n, k] and permutes them).
 //
 //===----------------------------------------------------------------------===//
 
@@ -263,8 +265,12 @@ struct FuseElementwisePrologue : KernelFusionPattern {
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    if (!isFusableElementwise(op))
-      return rewriter.notifyMatchFailure(op, "not an elementwise kernel op");
+    // A transpose is applied to tiles too: each tile of its result is a
+    // tile of its operand with the dims permuted.
+    auto transpose = dyn_cast<kernel::TransposeOp>(op);
+    if (!transpose && !isFusableElementwise(op))
+      return rewriter.notifyMatchFailure(
+          op, "not an elementwise kernel op or a transpose");
     Value result = op->getResult(0);
     if (result.use_empty() || !llvm::all_equal(result.getUsers()))
       return rewriter.notifyMatchFailure(op, "not read by one op only");
@@ -337,7 +343,9 @@ struct FuseElementwisePrologue : KernelFusionPattern {
       SmallVector<Value> tiles;
       for (Value operand : op->getOperands()) {
         ArrayRef<int64_t> full = shapeOf(operand);
-        auto stretched = [&](int64_t d) { return full[d] != shape[d]; };
+        auto stretched = [&](int64_t d) {
+          return !transpose && full[d] != shape[d];
+        };
         GridToTensorDims imap = load.getImap().getGridToTensorDims();
         for (std::optional<int64_t> &d : imap)
           if (d && stretched(*d))
@@ -349,6 +357,19 @@ struct FuseElementwisePrologue : KernelFusionPattern {
         IntegerAttr operandFmap;
         if (fmap && !stretched(*fmap))
           operandFmap = rewriter.getI64IntegerAttr(*fmap);
+        // A transpose's result dim d is its operand's dim permutation[d]:
+        // the grid and the loop cut that dim, and the tile is loaded in
+        // the operand's order.
+        if (transpose) {
+          ArrayRef<int64_t> permutation = transpose.getPermutation();
+          for (std::optional<int64_t> &d : imap)
+            if (d)
+              d = permutation[*d];
+          if (operandFmap)
+            operandFmap = rewriter.getI64IntegerAttr(permutation[*fmap]);
+          for (auto [d, p] : llvm::enumerate(permutation))
+            operandTile[p] = tile[d];
+        }
         tiles.push_back(block::LoadOp::create(
             trial, load.getLoc(),
             RankedTensorType::get(operandTile,

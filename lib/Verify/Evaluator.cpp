@@ -588,10 +588,12 @@ struct FieldEvaluator::Impl {
       instr.cls = OpClass::Reshape;
       return success();
     }
-    if (auto transpose = dyn_cast<kernel::TransposeOp>(op)) {
+    if (matchEither<kernel::TransposeOp, block::TransposeOp>(
+            op, [&](auto transpose) {
+              instr.permutation.assign(transpose.getPermutation().begin(),
+                                       transpose.getPermutation().end());
+            })) {
       instr.cls = OpClass::Transpose;
-      instr.permutation.assign(transpose.getPermutation().begin(),
-                               transpose.getPermutation().end());
       return success();
     }
     // The remaining elementwise kernel and block ops share their mnemonics

@@ -133,23 +133,42 @@ class DTensor:
 class KernelGraph:
     """A kernel graph (Mirage's KNGraph) in mlsopt's kernel dialect."""
 
-    def __init__(self, core=None):
+    def __init__(self, core=None, column_major_inputs=()):
         self._core = core if core is not None else _core.Graph.create()
         # GPU runners by chip, valid while the graph does not change.
         self._gpu_runners = {}
+        # Positions of the inputs given column-major strides: the graph's
+        # argument holds them with the dims reversed (row-major), and a
+        # kernel.transpose gives the tensor the graph computes with.
+        self._column_major_inputs = frozenset(column_major_inputs)
 
     # ----------------------------------------------------------------------
     # Building (Mirage's names and arguments)
     # ----------------------------------------------------------------------
 
     def new_input(self, dims, strides=None, dtype=float16):
+        """An input of shape `dims`, row-major (the default) or, as Mirage
+        allows, column-major: `strides=(1, K)` for a `[K, N]` weight stored
+        as a linear layer keeps it, `[N, K]`. A column-major input is the
+        graph argument `[N, K]` and a kernel.transpose of it; the searched
+        kernels load its tiles as stored, and __call__ takes the tensor
+        (`W.t()` of a linear layer's weight) without a copy."""
         dims = tuple(int(d) for d in dims)
-        if strides is not None and tuple(strides) != _row_major_strides(dims):
+        dtype = _as_dtype(dtype)._core_type
+        row_major = strides is None or tuple(strides) == _row_major_strides(dims)
+        if row_major:
+            return self._added(
+                self._core.add_input(list(dims), dtype, *_caller()))
+        if tuple(strides) != _column_major_strides(dims):
             raise ValueError(
-                f"strides {tuple(strides)} are not row-major for dims {dims}; "
-                "mlsopt graphs take row-major (contiguous) inputs")
-        return self._added(self._core.add_input(
-            list(dims), _as_dtype(dtype)._core_type, *_caller()))
+                f"strides {tuple(strides)} are neither row-major "
+                f"{_row_major_strides(dims)} nor column-major "
+                f"{_column_major_strides(dims)} for dims {dims}")
+        position = len(self._core.inputs())
+        stored = self._core.add_input(list(reversed(dims)), dtype, *_caller())
+        self._column_major_inputs |= {position}
+        return self._added(self._core.add_transpose(
+            stored, list(reversed(range(len(dims)))), *_caller()))
 
     def mark_output(self, A, strides=None):
         self._check(A)
@@ -222,7 +241,8 @@ class KernelGraph:
 
     @property
     def inputs(self):
-        """The graph's inputs, in the order __call__ takes them."""
+        """The graph's inputs, in the order __call__ takes them; a
+        column-major input as it is stored, with its dims reversed."""
         return [self._tensor(i) for i in self._core.inputs()]
 
     @property
@@ -337,12 +357,13 @@ class KernelGraph:
         # cost(), ptx() and launch_plan() default to the target it was
         # optimized for.
         optimized.set_target(target)
+        result = KernelGraph(optimized, self._column_major_inputs)
         if verbose:
             print(f"mlsopt: superoptimized for {target}: "
                   f"{self.cost(target).total_us:.2f} us -> "
                   f"{optimized.estimate_cost(target).total_us:.2f} us "
                   "(cost model)")
-        return KernelGraph(optimized)
+        return result
 
     # ----------------------------------------------------------------------
     # GPU code
@@ -399,6 +420,11 @@ class KernelGraph:
         lowered for the device's chip (or `target=`) and its launch plan is
         replayed through CuPy or cuda-python; results are CUDA tensors."""
         inputs = list(inputs if inputs is not None else kwargs.get("inputs", []))
+        # A column-major input goes in as the row-major tensor it is
+        # transposed (the graph argument); for a column-major array that is
+        # a view, not a copy.
+        inputs = [_reversed_dims(x) if i in self._column_major_inputs else x
+                  for i, x in enumerate(inputs)]
         if any(_is_cuda_tensor(x) for x in inputs):
             return self._run_on_gpu(inputs, kwargs.get("target"))
         torch_inputs = any(_is_torch_tensor(x) for x in inputs)
@@ -529,6 +555,22 @@ def _row_major_strides(dims):
         strides.append(step)
         step *= d
     return tuple(reversed(strides))
+
+
+def _column_major_strides(dims):
+    strides, step = [], 1
+    for d in dims:
+        strides.append(step)
+        step *= d
+    return tuple(strides)
+
+
+def _reversed_dims(x):
+    """`x` with its dims in reverse order: a view of a numpy array or torch
+    tensor."""
+    if _is_torch_tensor(x):
+        return x.permute(*reversed(range(x.dim())))
+    return np.asarray(x).transpose()
 
 
 def _is_torch_tensor(x):

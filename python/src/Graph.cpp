@@ -488,6 +488,15 @@ unsigned Graph::addMulScalar(unsigned input, double scalar,
       {b.getNamedAttr("scalar", b.getF64FloatAttr(scalar))});
 }
 
+unsigned Graph::addTranspose(unsigned input,
+                             const std::vector<int64_t> &permutation,
+                             const SourceLocation &loc) {
+  Builder b(&getContext());
+  return addOp<kernel::TransposeOp>(
+      loc, lookup(input),
+      {b.getNamedAttr("permutation", b.getDenseI64ArrayAttr(permutation))});
+}
+
 SmallVector<int64_t> Graph::getShape(unsigned tensor) {
   auto type = cast<RankedTensorType>(lookup(tensor).getType());
   return SmallVector<int64_t>(type.getShape());

@@ -102,6 +102,9 @@ public:
                       const SourceLocation &loc);
   unsigned addMulScalar(unsigned input, double scalar,
                         const SourceLocation &loc);
+  /// Result dim i is dim permutation[i] of `input`.
+  unsigned addTranspose(unsigned input, const std::vector<int64_t> &permutation,
+                        const SourceLocation &loc);
   /// Adds the `kernel.custom` op of the function `@__mlsopt_custom` in
   /// `text` (a module Python generates from a threadblock graph), with the
   /// function's arguments standing for `inputs`. The op is verified with all

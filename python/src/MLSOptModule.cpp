@@ -191,6 +191,8 @@ NB_MODULE(_mlsopt, m) {
   defLocated(graph, "add_rms_norm", &Graph::addRmsNorm, "x"_a, "epsilon"_a);
   defLocated(graph, "add_mul_scalar", &Graph::addMulScalar, "x"_a,
              "scalar"_a);
+  defLocated(graph, "add_transpose", &Graph::addTranspose, "x"_a,
+             "permutation"_a);
   graph
       .def("add_custom_kernel", fromPython(&Graph::addCustomKernel), "text"_a,
            "inputs"_a)

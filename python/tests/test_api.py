@@ -119,10 +119,15 @@ def test_invalid_arguments_raise_python_errors():
     X = graph.new_input(dims=(8, 64), dtype=mi.float16)
     with pytest.raises(ValueError, match="last dim only"):
         graph.rms_norm(X, normalized_shape=(8, 64))
-    with pytest.raises(ValueError, match="row-major"):
-        graph.new_input(dims=(8, 64), strides=(1, 8))
-    # Row-major strides, as Mirage scripts spell them, are accepted.
+    with pytest.raises(ValueError, match="neither row-major"):
+        graph.new_input(dims=(8, 64), strides=(1, 16))
+    # Row-major and column-major strides, as Mirage scripts spell them, are
+    # accepted; a column-major input is stored with its dims reversed.
     graph.new_input(dims=(8, 64), strides=(64, 1))
+    T = graph.new_input(dims=(8, 64), strides=(1, 8))
+    assert T.dims == (8, 64)
+    assert graph.inputs[-1].dims == (64, 8)
+    assert "kernel.transpose %arg2 [1, 0] : tensor<64x8xf16>" in graph.mlir()
     with pytest.raises(mi.MLIRError, match="positive"):
         graph.new_input(dims=(8, 0))
     other = mi.new_kernel_graph()

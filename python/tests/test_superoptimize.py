@@ -148,6 +148,39 @@ def test_rms_norm_without_eps_over_odd_columns_keeps_its_numbers_in_f16():
                                atol=2e-2 * np.abs(expected).max())
 
 
+def test_column_major_weight_is_loaded_as_stored_and_keeps_its_numbers():
+    # Mirage's Qwen demos give the weight as a linear layer stores it,
+    # [N, K], with strides (1, K). The kernel found loads [n, k] tiles of it
+    # and reads them through block.transpose: one launch, no copy kernel.
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(4, 512), dtype=mi.bfloat16)
+    G = graph.new_input(dims=(1, 512), dtype=mi.bfloat16)
+    W = graph.new_input(dims=(512, 768), strides=(1, 512), dtype=mi.bfloat16)
+    D = graph.mul(graph.rms_norm(X, normalized_shape=(512,)), G)
+    graph.mark_output(graph.matmul(D, W))
+    optimized = graph.superoptimize(target="sm_90", timeout=10)
+    text = optimized.mlir()
+    assert optimized.cost("sm_90").launches == 1
+    assert "kernel.transpose" not in text
+    assert "block.transpose" in text
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((4, 512))
+    g = rng.standard_normal((1, 512))
+    w_nk = rng.standard_normal((768, 512)) * 0.1
+    # The [K, N] weight the graph multiplies by, column-major: w_nk's view.
+    w = w_nk.T
+    assert w.flags["F_CONTIGUOUS"]
+    (out,) = optimized(inputs=[x, g, w])
+    xb, gb, wb = (a.astype(np.float32) for a in (x, g, w))
+    expected = xb / np.sqrt((xb * xb).mean(axis=1, keepdims=True)) * gb @ wb
+    np.testing.assert_allclose(out, expected, rtol=3e-2,
+                               atol=3e-2 * np.abs(expected).max())
+    # The unsearched graph computes the same through kernel.transpose.
+    (unfused,) = graph(inputs=[x, g, w])
+    np.testing.assert_allclose(unfused, expected, rtol=3e-2,
+                               atol=3e-2 * np.abs(expected).max())
+
+
 SAFE_ATTENTION = """
 func.func @safe_attention(%q: tensor<2x64x64xf32>, %k: tensor<2x64x4096xf32>, %v: tensor<2x4096x64xf32>) -> tensor<2x64x64xf32> {
   %s = kernel.matmul %q, %k : tensor<2x64x64xf32>, tensor<2x64x4096xf32>

@@ -1,10 +1,12 @@
 // Scaled dot-product attention as torch-mlir emits it: K transposed by
 // linalg.transpose, the scores scaled by 1/sqrt(48), a safe softmax, and a
-// batch matmul with V; odd sizes (48, 80). The transpose stays a kernel of
-// its own, which the GPU pipeline launches as a copy kernel.
+// batch matmul with V; odd sizes (48, 80). The search takes the transposed K
+// as an input, and the attention kernel then loads K itself and reads its
+// tiles through block.transpose (no copy kernel): one launch in all.
 // RUN: mlsopt-opt %s --convert-linalg-to-kernel -o %t.kernel.mlir
 // RUN: FileCheck %s --check-prefix=IMPORT < %t.kernel.mlir
 // RUN: mlsopt-opt %t.kernel.mlir --superoptimize="timeout=2 keep-reference=true" -o %t.opt.mlir
+// RUN: FileCheck %s --check-prefix=OPT < %t.opt.mlir
 // RUN: mlsopt-opt %t.opt.mlir --verify-equivalence 2>&1 >/dev/null | FileCheck %s --check-prefix=VERIFY
 // RUN: sed s/f32/f16/g %t.opt.mlir | mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_90 -o %t.gpu.mlir
 // RUN: FileCheck %s --check-prefix=HOST < %t.gpu.mlir
@@ -20,10 +22,18 @@
 // IMPORT: kernel.exp
 // IMPORT: kernel.matmul
 // IMPORT-NOT: linalg.
+// OPT-LABEL: func.func @sdpa(
+// OPT-NOT: kernel.transpose
+// OPT: kernel.custom(%arg0, %arg1, %arg2)
+// OPT: %[[K:.*]] = block.load %in1 {{.*}} : tensor<2x80x48xf32> -> tensor<1x80x48xf32>
+// OPT: %[[KT:.*]] = block.transpose %[[K]] [0, 2, 1] : tensor<1x80x48xf32>
+// OPT: block.matmul %{{.*}}, %[[KT]]
+// OPT-LABEL: func.func private @sdpa_reference(
 // VERIFY: remark: @sdpa is equivalent to @sdpa_reference
 // HOST-LABEL: func.func @sdpa(
-// HOST: gpu.launch_func @mlsopt_kernels::@sdpa_kernel0 blocks in ({{.*}}) threads in (%c256, {{.*}} args(%arg1 : memref<2x80x48xf16>, %{{.*}} : memref<2x48x80xf16>)
-// HOST: gpu.launch_func @mlsopt_kernels::@sdpa_kernel1
+// HOST: gpu.launch_func @mlsopt_kernels::@sdpa_kernel0 {{.*}} args(%arg0 : memref<2x64x48xf16>, %arg1 : memref<2x80x48xf16>, %arg2 : memref<2x80x48xf16>
+// HOST-NOT: gpu.launch_func
+// HOST: return
 
 #m3 = affine_map<(b, i, j) -> (b, i, j)>
 #r3 = affine_map<(b, i, j) -> (b, i)>

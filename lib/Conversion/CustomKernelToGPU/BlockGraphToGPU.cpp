@@ -126,6 +126,14 @@ LogicalResult BlockGraphToGPU::emitCompute(Operation &op, bool waitForCopies) {
     emitRmsNorm(norm);
   else if (auto concat = dyn_cast<block::ConcatOp>(op))
     emitConcat(concat);
+  else if (auto transpose = dyn_cast<block::TransposeOp>(op);
+           transpose && block::isTransposedRhsView(transpose)) {
+    // Nothing to move: the matmuls read the operand's bytes (the plan gave
+    // the view the same buffer, and keeps it as long as either is read).
+    buffers.map(transpose.getResult(), buffers.lookup(transpose.getInput()));
+    rhsViews[transpose.getResult()] = transpose.getInput();
+  } else if (transpose)
+    emitTranspose(transpose);
   else if (isElementwiseOp(op))
     emitElementwise(op);
   else

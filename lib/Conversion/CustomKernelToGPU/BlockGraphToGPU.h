@@ -176,6 +176,7 @@ private:
   void emitElementwise(mlir::Operation &op);
   void emitThreadGraph(thread::GraphOp graph);
   void emitConcat(block::ConcatOp op);
+  void emitTranspose(block::TransposeOp op);
   // Matmul.cpp
   /// The tensor-core instruction a matmul runs on.
   enum class MmaKind { f16, bf16, tf32 };
@@ -246,11 +247,11 @@ private:
   /// Stores the f32 fragment `acc` into `result`, in its element type.
   void storeAccumulatorFragment(mlir::Value acc, mlir::Value result,
                                 const MmaFragment &frag, int64_t m);
-  void emitMatmulScalar(mlir::Value lhs, mlir::Value rhs, mlir::Value result);
-  /// `init` plus the f32 dot product of row and column of `lhs` x `rhs`
+  void emitMatmulScalar(block::MatmulOp op);
+  /// `init` plus the f32 dot product of row and column of `op`'s operands
   /// that give the result element at `idx`.
-  mlir::Value matmulElement(mlir::Value lhs, mlir::Value rhs,
-                            mlir::ValueRange idx, mlir::Value init);
+  mlir::Value matmulElement(block::MatmulOp op, mlir::ValueRange idx,
+                            mlir::Value init);
   // Reductions.cpp
   void emitReduce(mlir::Operation &op, bool isMax);
   void emitRmsNorm(block::RmsNormOp op);
@@ -296,6 +297,9 @@ private:
   mlir::IRMapping buffers;
   /// Block-graph tiles whose buffers are flat and swizzled.
   llvm::DenseMap<mlir::Value, SharedMemorySwizzle> swizzles;
+  /// block.transpose results read in place (block::isTransposedRhsView) ->
+  /// the tile they view, laid out [..., n, k].
+  llvm::DenseMap<mlir::Value, mlir::Value> rhsViews;
 };
 
 } // namespace mlsopt::gpu_codegen

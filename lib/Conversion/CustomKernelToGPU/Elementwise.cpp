@@ -1,7 +1,8 @@
-//===- Elementwise.cpp - Elementwise ops and thread graphs ------------------===//
+//===- Elementwise.cpp - Elementwise ops and thread graphs
+//------------------===//
 //
-// Elementwise block ops, thread graphs (whole chains in registers) and
-// concat: every thread of the block takes consecutive elements.
+// Elementwise block ops, thread graphs (whole chains in registers), concat
+// and transpose: every thread of the block takes consecutive elements.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,4 +92,19 @@ void BlockGraphToGPU::emitConcat(block::ConcatOp op) {
     });
     offset += shape[dim];
   }
+}
+
+void BlockGraphToGPU::emitTranspose(block::TransposeOp op) {
+  // Threads walk the operand in order, so a warp reads consecutive bytes of
+  // the tile as it was loaded and scatters them to the permuted places.
+  Value input = buffers.lookup(op.getInput());
+  Value result = buffers.lookup(op.getResult());
+  ArrayRef<int64_t> permutation = op.getPermutation();
+  forEachElement(shapeOf(input), [&](ValueRange idx) {
+    Value v =
+        memref::LoadOp::create(b, loc, input, tileIndices(op.getInput(), idx));
+    SmallVector<Value> at =
+        llvm::map_to_vector(permutation, [&](int64_t p) { return idx[p]; });
+    memref::StoreOp::create(b, loc, v, result, at);
+  });
 }

@@ -39,8 +39,7 @@ void BlockGraphToGPU::emitMatmul(block::MatmulOp op) {
   if (std::optional<MmaKind> kind = mmaKindFor(op))
     emitMatmulTensorCore(op, *kind);
   else
-    emitMatmulScalar(buffers.lookup(op.getLhs()), buffers.lookup(op.getRhs()),
-                     buffers.lookup(op.getResult()));
+    emitMatmulScalar(op);
 }
 
 BlockGraphToGPU::MmaFragment
@@ -154,15 +153,12 @@ BlockGraphToGPU::registerSumAccumulate(const RegisterSum &sum,
                                        ValueRange running) {
   block::MatmulOp op = sum.matmul;
   ArrayRef<int64_t> shape = shapeOf(op.getResult());
-  if (!sum.kind) {
-    Value lhs = buffers.lookup(op.getLhs()), rhs = buffers.lookup(op.getRhs());
-    return forEachOwnedItem(numElements(shape), numThreads, threadId, running,
-                            [&](int64_t j, Value e) {
-                              return matmulElement(
-                                  lhs, rhs, delinearize(b, loc, e, shape),
-                                  running[j]);
-                            });
-  }
+  if (!sum.kind)
+    return forEachOwnedItem(
+        numElements(shape), numThreads, threadId, running,
+        [&](int64_t j, Value e) {
+          return matmulElement(op, delinearize(b, loc, e, shape), running[j]);
+        });
   block::MmaFragmentGrid grid = *block::getMmaFragments(op, numThreads);
   int64_t m = shape[shape.size() - 2];
   int64_t k = shapeOf(op.getLhs()).back();
@@ -239,12 +235,30 @@ Value BlockGraphToGPU::mmaStepB16(block::MatmulOp op, const MmaFragment &frag,
                                 tileIndices(op.getLhs(), aIdx),
                                 /*transpose=*/false, /*numTiles=*/4);
   SmallVector<Value> bIdx(frag.batch);
-  bIdx.push_back(arith::AddIOp::create(b, loc, kk, lane16));
-  bIdx.push_back(frag.col0);
-  Value bFrag =
-      nvgpu::LdMatrixOp::create(b, loc, bType, buffers.lookup(op.getRhs()),
-                                tileIndices(op.getRhs(), bIdx),
-                                /*transpose=*/true, /*numTiles=*/2);
+  Value bFrag;
+  if (Value source = rhsViews.lookup(op.getRhs())) {
+    // B viewed from an n x k tile: its 8 x 8 pieces are stored as mma wants
+    // them (k contiguous for each n), so ldmatrix reads them untransposed,
+    // lanes 0-7 the rows of k 0-7 and lanes 8-15 those of k 8-15.
+    Value lane8 =
+        arith::RemUIOp::create(b, loc, lane16, indexConstant(b, loc, 8));
+    Value kHalf =
+        arith::DivUIOp::create(b, loc, lane16, indexConstant(b, loc, 8));
+    bIdx.push_back(arith::AddIOp::create(b, loc, frag.col0, lane8));
+    bIdx.push_back(arith::AddIOp::create(
+        b, loc, kk,
+        arith::MulIOp::create(b, loc, kHalf, indexConstant(b, loc, 8))));
+    bFrag = nvgpu::LdMatrixOp::create(b, loc, bType, buffers.lookup(source),
+                                      tileIndices(source, bIdx),
+                                      /*transpose=*/false, /*numTiles=*/2);
+  } else {
+    bIdx.push_back(arith::AddIOp::create(b, loc, kk, lane16));
+    bIdx.push_back(frag.col0);
+    bFrag =
+        nvgpu::LdMatrixOp::create(b, loc, bType, buffers.lookup(op.getRhs()),
+                                  tileIndices(op.getRhs(), bIdx),
+                                  /*transpose=*/true, /*numTiles=*/2);
+  }
   if (kind == MmaKind::f16)
     return nvgpu::MmaSyncOp::create(b, loc, a, bFrag, acc,
                                     ArrayRef<int64_t>{16, 8, 16})
@@ -309,7 +323,11 @@ Value BlockGraphToGPU::mmaStepTF32(block::MatmulOp op, const MmaFragment &frag,
   Value lhs = op.getLhs(), rhs = op.getRhs();
   SmallVector<Value> a = {tf32At(lhs, rowLo, kLo), tf32At(lhs, rowHi, kLo),
                           tf32At(lhs, rowLo, kHi), tf32At(lhs, rowHi, kHi)};
-  SmallVector<Value> bRegs = {tf32At(rhs, kLo, col), tf32At(rhs, kHi, col)};
+  SmallVector<Value> bRegs;
+  if (Value source = rhsViews.lookup(rhs))
+    bRegs = {tf32At(source, col, kLo), tf32At(source, col, kHi)};
+  else
+    bRegs = {tf32At(rhs, kLo, col), tf32At(rhs, kHi, col)};
   return mmaSyncNVVM(a, bRegs, acc, {16, 8, 8}, NVVM::MMATypes::tf32);
 }
 
@@ -378,11 +396,14 @@ void BlockGraphToGPU::storeAccumulatorFragment(Value acc, Value result,
   }
 }
 
-Value BlockGraphToGPU::matmulElement(Value lhs, Value rhs, ValueRange idx,
+Value BlockGraphToGPU::matmulElement(block::MatmulOp op, ValueRange idx,
                                      Value init) {
   int64_t rank = idx.size();
-  int64_t k = shapeOf(lhs).back();
+  int64_t k = shapeOf(op.getLhs()).back();
   Type f32 = b.getF32Type();
+  Value source = rhsViews.lookup(op.getRhs());
+  Value lhs = buffers.lookup(op.getLhs());
+  Value rhs = buffers.lookup(source ? source : op.getRhs());
   auto kLoop = scf::ForOp::create(b, loc, indexConstant(b, loc, 0),
                                   indexConstant(b, loc, k),
                                   indexConstant(b, loc, 1), ValueRange{init});
@@ -394,6 +415,9 @@ Value BlockGraphToGPU::matmulElement(Value lhs, Value rhs, ValueRange idx,
   SmallVector<Value> bIdx = llvm::to_vector(idx.drop_back(2));
   bIdx.push_back(kk);
   bIdx.push_back(idx[rank - 1]);
+  // A view of an n x k tile is read at (n, k).
+  if (source)
+    std::swap(bIdx[rank - 2], bIdx[rank - 1]);
   Value a = buildScalarExtension(
       b, loc, memref::LoadOp::create(b, loc, lhs, aIdx), f32);
   Value bv = buildScalarExtension(
@@ -402,11 +426,12 @@ Value BlockGraphToGPU::matmulElement(Value lhs, Value rhs, ValueRange idx,
   return kLoop.getResult(0);
 }
 
-void BlockGraphToGPU::emitMatmulScalar(Value lhs, Value rhs, Value result) {
+void BlockGraphToGPU::emitMatmulScalar(block::MatmulOp op) {
   Type f32 = b.getF32Type();
+  Value result = buffers.lookup(op.getResult());
   Type resultElement = elementTypeOf(result);
   forEachElement(shapeOf(result), [&](ValueRange idx) {
-    Value v = matmulElement(lhs, rhs, idx, floatConstant(b, loc, f32, 0.0));
+    Value v = matmulElement(op, idx, floatConstant(b, loc, f32, 0.0));
     if (resultElement != f32)
       v = arith::TruncFOp::create(b, loc, resultElement, v);
     memref::StoreOp::create(b, loc, v, result, idx);

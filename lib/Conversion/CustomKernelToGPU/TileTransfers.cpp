@@ -52,9 +52,19 @@ BlockGraphToGPU::swizzleFor(block::LoadOp load) {
   Type elementType = elementTypeOf(tile);
   if (vectorWidth(shapeOf(tile), elementType) == 1)
     return std::nullopt;
-  for (Operation *user : tile.getUsers()) {
+  auto readByTensorCores = [&](Operation *user) {
     auto matmul = dyn_cast<block::MatmulOp>(user);
-    if (!matmul || !mmaKindFor(matmul))
+    return matmul && mmaKindFor(matmul);
+  };
+  for (Operation *user : tile.getUsers()) {
+    // Through a view, the matmuls read this tile with ldmatrix too.
+    auto view = dyn_cast<block::TransposeOp>(user);
+    if (view && block::isTransposedRhsView(view)) {
+      if (!llvm::all_of(view.getResult().getUsers(), readByTensorCores))
+        return std::nullopt;
+      continue;
+    }
+    if (!readByTensorCores(user))
       return std::nullopt;
   }
   return SharedMemorySwizzle::get(shapeOf(tile),

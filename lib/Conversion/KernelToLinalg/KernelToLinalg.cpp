@@ -48,7 +48,7 @@ using namespace mlsopt;
   MLSOPT_UNARY_OPS(NS), MLSOPT_BINARY_OPS(NS), MLSOPT_SCALAR_OPS(NS)
 #define MLSOPT_COMPUTE_OPS(NS)                                                 \
   MLSOPT_ELEMENTWISE_OPS(NS), NS::MatmulOp, NS::ReduceSumOp, NS::ReduceMaxOp,  \
-      NS::RmsNormOp, NS::ConcatOp
+      NS::RmsNormOp, NS::ConcatOp, NS::TransposeOp
 
 // The thread kind enums come from the same TableGen lists as the elementwise
 // ops: an op added there and not here would silently stay unlowered.
@@ -378,12 +378,12 @@ template <typename OpTy> struct ConcatOpLowering : ComputeOpLowering<OpTy> {
   }
 };
 
-/// kernel.transpose (the kernel level only) is linalg.transpose; both use
+/// kernel.transpose and block.transpose are linalg.transpose; all use
 /// "result dim i is operand dim permutation[i]".
-struct TransposeOpLowering : ComputeOpLowering<kernel::TransposeOp> {
-  using ComputeOpLowering::ComputeOpLowering;
+template <typename OpTy> struct TransposeOpLowering : ComputeOpLowering<OpTy> {
+  using ComputeOpLowering<OpTy>::ComputeOpLowering;
 
-  LogicalResult lower(kernel::TransposeOp op, OpAdaptor adaptor,
+  LogicalResult lower(OpTy op, typename OpTy::Adaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     Value init = createEmptyTensor(rewriter, op.getLoc(), op.getType());
     auto transpose = linalg::TransposeOp::create(
@@ -416,7 +416,8 @@ void mlsopt::populateKernelToLinalgPatterns(RewritePatternSet &patterns) {
                   block::ReduceSumOp>(patterns, ReductionKind::sum);
   addPatternPerOp<ReductionOpLowering, kernel::ReduceMaxOp,
                   block::ReduceMaxOp>(patterns, ReductionKind::max);
-  patterns.add<TransposeOpLowering>(patterns.getContext());
+  addPatternPerOp<TransposeOpLowering, kernel::TransposeOp, block::TransposeOp>(
+      patterns);
 }
 
 //===----------------------------------------------------------------------===//
@@ -435,12 +436,10 @@ struct ConvertKernelToLinalgPass
     ConversionTarget target(*ctx);
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
                            arith::ArithDialect, math::MathDialect>();
-    target
-        .addDynamicallyLegalOp<MLSOPT_COMPUTE_OPS(kernel),
-                               MLSOPT_COMPUTE_OPS(block), kernel::TransposeOp>(
-            [](Operation *op) {
-              return op->getParentOfType<kernel::CustomOp>() != nullptr;
-            });
+    target.addDynamicallyLegalOp<MLSOPT_COMPUTE_OPS(kernel),
+                                 MLSOPT_COMPUTE_OPS(block)>([](Operation *op) {
+      return op->getParentOfType<kernel::CustomOp>() != nullptr;
+    });
     RewritePatternSet patterns(ctx);
     populateKernelToLinalgPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,

@@ -340,6 +340,8 @@ private:
       return emitConcat(op);
     if (auto transpose = dyn_cast<kernel::TransposeOp>(op))
       return emitTranspose(transpose);
+    if (auto transpose = dyn_cast<block::TransposeOp>(op))
+      return emitTranspose(transpose);
     if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
       return emitReshape(op);
     if (op.getNumResults() == 1 &&
@@ -580,7 +582,7 @@ private:
   }
 
   /// Result dim i is operand dim permutation[i].
-  LogicalResult emitTranspose(kernel::TransposeOp op) {
+  template <typename OpTy> LogicalResult emitTranspose(OpTy op) {
     if (failed(define(op, op.getResult())))
       return failure();
     Value in = bufferOf(op.getInput()), out = bufferOf(op.getResult());

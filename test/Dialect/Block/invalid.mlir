@@ -1225,3 +1225,38 @@ func.func @smem_overflow(%x: tensor<4294967296x4294967296xf16>) -> tensor<429496
   }
   return %o : tensor<4294967296x4294967296xf16>
 }
+
+// -----
+
+// block.transpose shares kernel.transpose's shape rule.
+func.func @block_transpose_not_a_permutation(%w: tensor<64x32xf16>) -> tensor<32x64xf16> {
+  %o = kernel.custom (%w) grid <1, 1, 1> block <128, 1, 1> : (tensor<64x32xf16>) -> tensor<32x64xf16> {
+  ^bb0(%in0: tensor<64x32xf16>, %out0: tensor<32x64xf16>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<32x64xf16> {
+      %t = block.load %in0 imap <> : tensor<64x32xf16> -> tensor<64x32xf16>
+      // expected-error @+1 {{[0, 0] is not a permutation of the dims 0..1}}
+      %p = block.transpose %t [0, 0] : tensor<64x32xf16>
+      block.yield %p : tensor<32x64xf16>
+    }
+    block.store %m, %out0 omap <> : tensor<32x64xf16> into tensor<32x64xf16>
+    block.return
+  }
+  return %o : tensor<32x64xf16>
+}
+
+// -----
+
+func.func @block_transpose_wrong_length(%w: tensor<64x32xf16>) -> tensor<32x64xf16> {
+  %o = kernel.custom (%w) grid <1, 1, 1> block <128, 1, 1> : (tensor<64x32xf16>) -> tensor<32x64xf16> {
+  ^bb0(%in0: tensor<64x32xf16>, %out0: tensor<32x64xf16>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<32x64xf16> {
+      %t = block.load %in0 imap <> : tensor<64x32xf16> -> tensor<64x32xf16>
+      // expected-error @+1 {{permutation has 3 entries but the operand has rank 2}}
+      %p = block.transpose %t [2, 1, 0] : tensor<64x32xf16>
+      block.yield %p : tensor<32x64xf16>
+    }
+    block.store %m, %out0 omap <> : tensor<32x64xf16> into tensor<32x64xf16>
+    block.return
+  }
+  return %o : tensor<32x64xf16>
+}

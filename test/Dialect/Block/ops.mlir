@@ -308,3 +308,24 @@ module attributes {mlsopt.target = "sm_86"} {
     return %o : tensor<99x256xf16>
   }
 }
+
+// A weight stored [n, k] read by a matmul through block.transpose.
+// CHECK-LABEL: func.func @transposed_weight
+func.func @transposed_weight(%x: tensor<8x64xf16>, %w: tensor<96x64xf16>) -> tensor<8x96xf16> {
+  %o = kernel.custom (%x, %w) grid <3, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>, tensor<96x64xf16>) -> tensor<8x96xf16> {
+  ^bb0(%in0: tensor<8x64xf16>, %in1: tensor<96x64xf16>, %out0: tensor<8x96xf16>):
+    %m = block.for_loop 2 iterations accumulate (sum) : tensor<8x32xf16> {
+      %a = block.load %in0 imap <> fmap 1 : tensor<8x64xf16> -> tensor<8x32xf16>
+      // CHECK: %[[W:.*]] = block.load %in1 imap <x = 0> fmap 1 : tensor<96x64xf16> -> tensor<32x32xf16>
+      %b = block.load %in1 imap <x = 0> fmap 1 : tensor<96x64xf16> -> tensor<32x32xf16>
+      // CHECK-NEXT: %[[WT:.*]] = block.transpose %[[W]] [1, 0] : tensor<32x32xf16>
+      %bt = block.transpose %b [1, 0] : tensor<32x32xf16>
+      // CHECK-NEXT: block.matmul %{{.*}}, %[[WT]] : tensor<8x32xf16>, tensor<32x32xf16>
+      %p = block.matmul %a, %bt : tensor<8x32xf16>, tensor<32x32xf16>
+      block.yield %p : tensor<8x32xf16>
+    }
+    block.store %m, %out0 omap <x = 1> : tensor<8x32xf16> into tensor<8x96xf16>
+    block.return
+  }
+  return %o : tensor<8x96xf16>
+}

@@ -222,6 +222,23 @@ class MLSOpt_ConcatOp<Dialect dialect, string where>
   let assemblyFormat = "$inputs `dim` $dim attr-dict `:` type($inputs)";
 }
 
+class MLSOpt_TransposeOp<Dialect dialect, string where>
+    : MLSOpt_InferredOp<dialect, "transpose",
+        "::mlsopt::transposeShape(shapes[0], adaptor.getPermutation())"> {
+  let summary = "Permutation of the dims of " # where;
+  let description = [{
+    Result dim `i` is operand dim `permutation[i]`. In a block graph it
+    reads a tile loaded in the layout of its kernel input (a weight stored
+    `[n, k]`, as a linear layer keeps it) in the order a matmul needs.
+
+    ```mlir
+    %t = }] # dialect.name # [{.transpose %k [0, 2, 1] : tensor<16x4096x64xf16>
+    ```
+  }];
+  let arguments = (ins MLSOpt_Tensor:$input, DenseI64ArrayAttr:$permutation);
+  let assemblyFormat = "$input $permutation attr-dict `:` type($input)";
+}
+
 // Instantiates every computation shared by the kernel and block levels in
 // `dialect`, with C++ classes named `<Prefix>Op`.
 multiclass MLSOpt_TensorOps<Dialect dialect, string where> {
@@ -236,6 +253,7 @@ multiclass MLSOpt_TensorOps<Dialect dialect, string where> {
   def _ReduceMaxOp : MLSOpt_ReduceOp<dialect, "reduce_max", "maximum", where>;
   def _RmsNormOp : MLSOpt_RmsNormOp<dialect, where>;
   def _ConcatOp : MLSOpt_ConcatOp<dialect, where>;
+  def _TransposeOp : MLSOpt_TransposeOp<dialect, where>;
 }
 
 #endif // MLSOPT_DIALECT_COMMON_TENSOROPS_TD

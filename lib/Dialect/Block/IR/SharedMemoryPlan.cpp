@@ -104,6 +104,22 @@ AccumulatorStorage mlsopt::block::getAccumulatorStorage(ForLoopOp loop,
              : AccumulatorStorage::AccumulatorAndResult;
 }
 
+bool mlsopt::block::isTransposedRhsView(TransposeOp op) {
+  ArrayRef<int64_t> permutation = op.getPermutation();
+  int64_t rank = permutation.size();
+  if (rank < 2 || permutation[rank - 2] != rank - 1 ||
+      permutation[rank - 1] != rank - 2)
+    return false;
+  for (int64_t d = 0; d < rank - 2; ++d)
+    if (permutation[d] != d)
+      return false;
+  Value view = op.getResult();
+  return !view.use_empty() && llvm::all_of(view.getUses(), [&](OpOperand &use) {
+    auto matmul = dyn_cast<MatmulOp>(use.getOwner());
+    return matmul && matmul.getRhs() == view && matmul.getLhs() != view;
+  });
+}
+
 bool mlsopt::block::isDoubleBuffered(LoadOp load) {
   return load.getFmap() &&
          cast<ForLoopOp>(load->getParentOp()).getIterations() > 1;
@@ -317,6 +333,20 @@ void SharedMemoryPlan::writeResultsInPlace(
   };
   // In program order, so that a chain of such ops reuses one buffer.
   body.walk([&](Operation *op) {
+    // A view writes nothing: it is its operand's bytes for as long as
+    // either is read.
+    if (auto transpose = dyn_cast<TransposeOp>(op);
+        transpose && isTransposedRhsView(transpose)) {
+      std::optional<unsigned> resultIndex = tileIndex(transpose.getResult());
+      std::optional<unsigned> operandIndex = tileIndex(transpose.getInput());
+      if (resultIndex && operandIndex) {
+        buffers[*resultIndex].inPlaceOf = *operandIndex;
+        // No later op may write over the operand while the view is read.
+        unsigned &last = buffers[*operandIndex].lastPoint;
+        last = std::max(last, buffers[*resultIndex].lastPoint);
+      }
+      return;
+    }
     if (!op->hasTrait<OpTrait::ElementwiseByIndex>())
       return;
     unsigned point = at(op);

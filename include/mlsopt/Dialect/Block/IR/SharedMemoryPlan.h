@@ -95,6 +95,13 @@ MatmulOp getRegisterAccumulatedMatmul(ForLoopOp loop, unsigned result);
 /// getRegisterAccumulatedMatmul of the loop result it is yielded as.
 bool isAccumulatedInRegisters(MatmulOp matmul);
 
+/// Whether `op` is a view of its operand rather than a tile of its own: it
+/// swaps the last two dims, and only matmuls read it, as their right
+/// operand. The GPU lowering then reads the operand, laid out `[n, k]` (a
+/// weight as a linear layer stores it), with ldmatrix as it reads a left
+/// operand; the plan gives the view the operand's bytes.
+bool isTransposedRhsView(TransposeOp op);
+
 /// Whether `load`'s tile is double-buffered: iteration i+1's copy lands in
 /// one buffer while iteration i reads the other. Other loads are copied once,
 /// before the loop.

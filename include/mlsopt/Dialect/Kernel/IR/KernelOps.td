@@ -13,20 +13,6 @@ include "mlir/IR/OpAsmInterface.td"
 
 defm Kernel : MLSOpt_TensorOps<Kernel_Dialect, "tensors in device memory">;
 
-def Kernel_TransposeOp : MLSOpt_InferredOp<Kernel_Dialect, "transpose",
-    "::mlsopt::transposeShape(shapes[0], adaptor.getPermutation())"> {
-  let summary = "Permutation of the dims of a tensor in device memory";
-  let description = [{
-    Result dim `i` is operand dim `permutation[i]`.
-
-    ```mlir
-    %t = kernel.transpose %k [0, 2, 1] : tensor<16x4096x64xf16>
-    ```
-  }];
-  let arguments = (ins MLSOpt_Tensor:$input, DenseI64ArrayAttr:$permutation);
-  let assemblyFormat = "$input $permutation attr-dict `:` type($input)";
-}
-
 //===----------------------------------------------------------------------===//
 // Custom kernels
 //===----------------------------------------------------------------------===//

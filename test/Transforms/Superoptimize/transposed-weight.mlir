@@ -1,0 +1,54 @@
+// A weight stored [n, k], as a linear layer keeps it, is read transposed by
+// the matmul. The transpose only moves data, so the partition leaves it out
+// of the subprogram, whose input is the transposed weight; the kernel the
+// search finds then loads the weight itself and reads its [n, k] tiles
+// through block.transpose, and on the GPU the tensor cores read those tiles
+// with untransposed ldmatrix (no copy kernel, no second tile in shared
+// memory). Before, the search found nothing and the transpose, the norm and
+// the matmul stayed three launches.
+// RUN: mlsopt-opt %s --superoptimize="timeout=5 keep-reference=true" -o %t 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: FileCheck %s < %t
+// RUN: mlsopt-opt %t --verify-equivalence 2>&1 | FileCheck %s --check-prefix=VERIFY
+// RUN: mlsopt-opt %s --superoptimize="timeout=5" -o %t.fused
+// RUN: mlsopt-opt %t.fused --mlsopt-gpu-pipeline=chip=sm_90 -o %t.sm_90.mlir
+// RUN: FileCheck %s --check-prefix=HOST < %t.sm_90.mlir
+// RUN: mlsopt-translate --emit-ptx %t.sm_90.mlir -o %t.sm_90.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t.sm_90.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.sm_90.ptx -o %t.sm_90.cubin %}
+// RUN: sed s/f16/bf16/g %t.fused | mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_80 | mlsopt-translate --emit-ptx -o %t.sm_80.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t.sm_80.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_80 %t.sm_80.ptx -o %t.sm_80.cubin %}
+
+// REMARK: remark: superoptimize: replaced 2 kernel ops ({{.*}}) by 1 kernels
+// REMARK: @rmsnorm_linear launches 1 kernels
+
+// CHECK-LABEL: func.func @rmsnorm_linear(
+// CHECK-NOT: kernel.transpose
+// CHECK: kernel.custom(%arg0, %arg1)
+// CHECK: %[[W:.*]] = block.load %in1 {{.*}} : tensor<1536x1024xf16> -> tensor<[[N:[0-9]+]]x[[K:[0-9]+]]xf16>
+// CHECK: %[[WT:.*]] = block.transpose %[[W]] [1, 0] : tensor<[[N]]x[[K]]xf16>
+// CHECK: block.matmul %{{.*}}, %[[WT]] : tensor<{{.*}}>, tensor<[[K]]x[[N]]xf16>
+// CHECK-NOT: kernel.
+// CHECK: {{^    }}return
+// VERIFY: remark: @rmsnorm_linear is equivalent to @rmsnorm_linear_reference
+
+// One launch, reading the weight as it is stored. The transposed tile is a
+// view of the loaded one: 65728 bytes of shared memory, of which the
+// 24x1024 weight tile takes 49152 once (a copy would add as many again).
+// HOST-LABEL: func.func @rmsnorm_linear(
+// HOST: gpu.launch_func {{.*}} dynamic_shared_memory_size %c65728_i32 args(%arg0 : memref<8x1024xf16>, %arg1 : memref<1536x1024xf16>
+// HOST-NOT: gpu.launch_func
+// HOST: return
+
+// The B fragments come from [n, k] tiles: ldmatrix without .trans, with the
+// tiles copied by cp.async.
+// PTX: cp.async.cg.shared.global
+// PTX-NOT: ldmatrix.sync.aligned.m8n8.x2.trans
+// PTX: ldmatrix.sync.aligned.m8n8.x2.shared.b16
+// PTX-NOT: ldmatrix.sync.aligned.m8n8.x2.trans
+func.func @rmsnorm_linear(%x: tensor<8x1024xf16>, %w: tensor<1536x1024xf16>) -> tensor<8x1536xf16> {
+  %wt = kernel.transpose %w [1, 0] : tensor<1536x1024xf16>
+  %n = kernel.rms_norm %x {epsilon = 1.0e-06 : f64} : tensor<8x1024xf16>
+  %o = kernel.matmul %n, %wt : tensor<8x1024xf16>, tensor<1024x1536xf16>
+  return %o : tensor<8x1536xf16>
+}
