@@ -104,6 +104,10 @@ Value mlsopt::emitScalarOp(OpBuilder &b, Location loc, StringRef op, Value x,
     Value c = constant(b, loc, args[0].getType(), scalar);
     if (op == "add_scalar")
       return arith::AddFOp::create(b, loc, args[0], c);
+    if (op == "max_scalar")
+      return arith::MaximumFOp::create(b, loc, args[0], c);
+    if (op == "min_scalar")
+      return arith::MinimumFOp::create(b, loc, args[0], c);
     return arith::MulFOp::create(b, loc, args[0], c);
   });
 }
@@ -121,7 +125,7 @@ FailureOr<Value> mlsopt::emitElementwise(OpBuilder &b, Operation *op,
     return emitUnary(b, loc, unary.getKind(), args[0]);
   if (auto binary = dyn_cast<thread::BinaryOp>(op))
     return emitBinary(b, loc, binary.getKind(), args[0], args[1]);
-  if (name == "mul_scalar" || name == "add_scalar") {
+  if (isScalarOpName(name)) {
     auto scalar = op->getAttrOfType<FloatAttr>("scalar");
     if (!scalar)
       return failure();

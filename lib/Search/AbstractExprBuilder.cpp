@@ -86,11 +86,15 @@ FailureOr<ExprRef> mlsopt::search::buildOpExpr(Operation *op,
   // The kernel and block ops share mnemonics and semantics (TensorOps.td),
   // as do the thread scalar ops.
   StringRef name = op->getName().stripDialect();
-  if (name == "mul_scalar" || name == "add_scalar") {
+  if (isScalarOpName(name)) {
     auto scalar = op->getAttrOfType<FloatAttr>("scalar");
     if (!scalar)
       return op->emitOpError("has no 'scalar' attribute");
     ExprRef c = ctx.getConstant(scalar.getValueAsDouble());
+    // max and min with a constant (a clamp's bounds) are opaque functions
+    // of the value and the constant.
+    if (name == "max_scalar" || name == "min_scalar")
+      return ctx.getOpaque(name, {operands[0], c});
     return name == "mul_scalar" ? ctx.getMul(operands[0], c)
                                 : ctx.getAdd(operands[0], c);
   }

@@ -166,7 +166,9 @@ static FailureOr<Flops> estimateTensorOpFlops(Operation *op) {
           .Cases({"concat", "transpose"}, 0.0)
           // Elementwise: one operation (a transcendental counts as one, on
           // the special-function units) per result element.
-          .Cases({"add", "sub", "mul", "div", "mul_scalar", "add_scalar"}, out)
+          .Cases({"add", "sub", "mul", "div", "mul_scalar", "add_scalar",
+                  "max_scalar", "min_scalar"},
+                 out)
           .Cases({"exp", "log", "sqrt", "rsqrt", "square", "silu", "sigmoid",
                   "gelu", "relu", "tanh", "erf", "neg"},
                  out)

@@ -85,7 +85,9 @@ ExprRef enumeration::buildExpr(ExprContext &exprs, const SOp &op,
   case OpKind::Erf:
     return exprs.getOpaque(getMnemonic(op.kind), {x});
   case OpKind::MulScalar:
-  case OpKind::AddScalar: {
+  case OpKind::AddScalar:
+  case OpKind::MaxScalar:
+  case OpKind::MinScalar: {
     // A reciprocal extent is the one the reference has at full extents,
     // whatever cuts the dim where the op is.
     double value = op.scalar.reciprocalOf == Dim::kOne
@@ -93,6 +95,8 @@ ExprRef enumeration::buildExpr(ExprContext &exprs, const SOp &op,
                        : 1.0 / static_cast<double>(wholeExtent(
                                    Dim{op.scalar.reciprocalOf, false}));
     ExprRef c = exprs.getConstant(value);
+    if (op.kind == OpKind::MaxScalar || op.kind == OpKind::MinScalar)
+      return exprs.getOpaque(getMnemonic(op.kind), {x, c});
     return op.kind == OpKind::MulScalar ? exprs.getMul(x, c)
                                         : exprs.getAdd(x, c);
   }

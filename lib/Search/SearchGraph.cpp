@@ -57,6 +57,10 @@ StringRef search::getMnemonic(OpKind kind) {
     return "mul_scalar";
   case OpKind::AddScalar:
     return "add_scalar";
+  case OpKind::MaxScalar:
+    return "max_scalar";
+  case OpKind::MinScalar:
+    return "min_scalar";
   case OpKind::ReduceSum:
     return "reduce_sum";
   case OpKind::ReduceMax:
@@ -82,7 +86,8 @@ bool search::isBinaryKind(OpKind kind) {
 }
 
 bool search::isScalarKind(OpKind kind) {
-  return kind == OpKind::MulScalar || kind == OpKind::AddScalar;
+  return kind == OpKind::MulScalar || kind == OpKind::AddScalar ||
+         kind == OpKind::MaxScalar || kind == OpKind::MinScalar;
 }
 
 bool search::isUnaryKind(OpKind kind) {
@@ -348,6 +353,8 @@ struct Materializer {
       break;
     case OpKind::MulScalar:
     case OpKind::AddScalar:
+    case OpKind::MaxScalar:
+    case OpKind::MinScalar:
       state.addAttribute("scalar",
                          b.getF64FloatAttr(op.scalar.getValue(shapes.extents)));
       break;

@@ -271,6 +271,9 @@ enum class OpClass {
   Binary,
   MulScalar,
   AddScalar,
+  /// max_scalar and min_scalar: select by the total order of reduce_max.
+  MaxScalar,
+  MinScalar,
   Matmul,
   ReduceSum,
   ReduceMax,
@@ -547,11 +550,14 @@ struct FieldEvaluator::Impl {
       instr.binary = binary.getKind();
       return success();
     }
-    if (isa<thread::MulScalarOp, kernel::MulScalarOp, block::MulScalarOp>(op) ||
-        isa<thread::AddScalarOp, kernel::AddScalarOp, block::AddScalarOp>(op)) {
-      instr.cls = op.getName().stripDialect() == "mul_scalar"
-                      ? OpClass::MulScalar
-                      : OpClass::AddScalar;
+    if (isa_and_nonnull<kernel::KernelDialect, block::BlockDialect,
+                        thread::ThreadDialect>(op.getDialect()) &&
+        isScalarOpName(op.getName().stripDialect())) {
+      instr.cls = llvm::StringSwitch<OpClass>(op.getName().stripDialect())
+                      .Case("mul_scalar", OpClass::MulScalar)
+                      .Case("add_scalar", OpClass::AddScalar)
+                      .Case("max_scalar", OpClass::MaxScalar)
+                      .Default(OpClass::MinScalar);
       auto scalar = op.getAttrOfType<FloatAttr>("scalar");
       if (!scalar)
         return op.emitError("scalar op without a 'scalar' attribute");
@@ -687,6 +693,12 @@ struct FieldEvaluator::Impl {
       return success();
     case OpClass::AddScalar:
       forward(instr, {std::max(in(0).num, in(0).den), in(0).den});
+      return success();
+    case OpClass::MaxScalar:
+    case OpClass::MinScalar:
+      // The operand or the constant, as reduce_max picks.
+      hasMaxSelection = true;
+      forward(instr, in(0));
       return success();
     case OpClass::Matmul:
       forward(instr, sumDegree(mulDegree(in(0), in(1)),
@@ -887,6 +899,8 @@ struct FieldEvaluator::Impl {
       case OpClass::Binary:
       case OpClass::MulScalar:
       case OpClass::AddScalar:
+      case OpClass::MaxScalar:
+      case OpClass::MinScalar:
       case OpClass::Matmul:
       case OpClass::ReduceSum:
       case OpClass::ReduceMax:
@@ -968,6 +982,10 @@ struct FieldEvaluator::Impl {
     case OpClass::MulScalar:
     case OpClass::AddScalar:
       runScalar(instr);
+      return success();
+    case OpClass::MaxScalar:
+    case OpClass::MinScalar:
+      runSelectScalar(instr);
       return success();
     case OpClass::Matmul:
       runMatmul(instr);
@@ -1167,6 +1185,25 @@ struct FieldEvaluator::Impl {
     if (y.hasExponents())
       for (int64_t i = 0; i < n; ++i)
         y.q[i] = mul ? EP::mul(x.q[i], c.q) : EP::add(x.q[i], c.q);
+  }
+
+  /// max(x, c) or min(x, c) in the total order of reduce_max (fieldGreater),
+  /// as mlsopt_field_max and mlsopt_field_min compute it.
+  void runSelectScalar(Instr &instr) {
+    const FieldTensor &x = in(instr.operands[0]);
+    FieldTensor &y = out(instr.results[0]);
+    int64_t n = y.getNumElements();
+    FieldElement c = instr.scalar;
+    bool q = y.hasExponents();
+    bool isMax = instr.cls == OpClass::MaxScalar;
+    for (int64_t i = 0; i < n; ++i) {
+      uint64_t xq = q ? x.q[i] : 0, cq = q ? c.q : 0;
+      bool keepX = isMax ? !fieldGreater(c.p, cq, x.p[i], xq)
+                         : !fieldGreater(x.p[i], xq, c.p, cq);
+      y.p[i] = keepX ? x.p[i] : c.p;
+      if (q)
+        y.q[i] = keepX ? x.q[i] : c.q;
+    }
   }
 
   /// The sum of a[i] * b[i * bStride] mod the field's modulus: 128-bit

@@ -189,7 +189,18 @@ class KernelGraph:
     def mul_scalar(self, A, scalar):
         self._check(A)
         return self._added(
-            self._core.add_mul_scalar(A._id, float(scalar), *_caller()))
+            self._core.add_scalar_op("mul_scalar", A._id, float(scalar),
+                                     *_caller()))
+
+    def clamp(self, A, min_val, max_val):
+        """min(max(A, min_val), max_val) elementwise, as Mirage's and
+        torch's clamp (NaN stays NaN): kernel.max_scalar, then
+        kernel.min_scalar."""
+        self._check(A)
+        low = self._core.add_scalar_op("max_scalar", A._id, float(min_val),
+                                       *_caller())
+        return self._added(self._core.add_scalar_op(
+            "min_scalar", low, float(max_val), *_caller()))
 
     def reduction(self, A, dim):
         """Sum over `dim`, which stays with size 1 (as in Mirage)."""

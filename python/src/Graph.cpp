@@ -188,6 +188,8 @@ using UnaryOps = KernelOpList<
     kernel::ReluOp, kernel::TanhOp, kernel::ErfOp, kernel::NegOp>;
 using BinaryOps =
     KernelOpList<kernel::AddOp, kernel::SubOp, kernel::MulOp, kernel::DivOp>;
+using ScalarOps = KernelOpList<kernel::MulScalarOp, kernel::AddScalarOp,
+                               kernel::MaxScalarOp, kernel::MinScalarOp>;
 } // namespace
 
 bool mlsopt::python::isUnaryOpName(StringRef name) {
@@ -480,12 +482,18 @@ unsigned Graph::addRmsNorm(unsigned input, double epsilon,
       {b.getNamedAttr("epsilon", b.getF64FloatAttr(epsilon))});
 }
 
-unsigned Graph::addMulScalar(unsigned input, double scalar,
-                             const SourceLocation &loc) {
+unsigned Graph::addScalarOp(StringRef name, unsigned input, double scalar,
+                            const SourceLocation &loc) {
   Builder b(&getContext());
-  return addOp<kernel::MulScalarOp>(
-      loc, lookup(input),
-      {b.getNamedAttr("scalar", b.getF64FloatAttr(scalar))});
+  unsigned result = 0;
+  if (!ScalarOps::visit(name, [&](auto *tag) {
+        using OpTy = std::remove_pointer_t<decltype(tag)>;
+        result =
+            addOp<OpTy>(loc, lookup(input),
+                        {b.getNamedAttr("scalar", b.getF64FloatAttr(scalar))});
+      }))
+    throw std::invalid_argument("no scalar kernel op '" + name.str() + "'");
+  return result;
 }
 
 unsigned Graph::addTranspose(unsigned input,

@@ -100,8 +100,10 @@ public:
   unsigned addReduceSum(unsigned input, int64_t dim, const SourceLocation &loc);
   unsigned addRmsNorm(unsigned input, double epsilon,
                       const SourceLocation &loc);
-  unsigned addMulScalar(unsigned input, double scalar,
-                        const SourceLocation &loc);
+  /// The op of an element and a constant named `name` (mul_scalar,
+  /// add_scalar, max_scalar, min_scalar).
+  unsigned addScalarOp(llvm::StringRef name, unsigned input, double scalar,
+                       const SourceLocation &loc);
   /// Result dim i is dim permutation[i] of `input`.
   unsigned addTranspose(unsigned input, const std::vector<int64_t> &permutation,
                         const SourceLocation &loc);

@@ -189,7 +189,7 @@ NB_MODULE(_mlsopt, m) {
   defLocated(graph, "add_matmul", &Graph::addMatmul, "a"_a, "b"_a);
   defLocated(graph, "add_reduce_sum", &Graph::addReduceSum, "x"_a, "dim"_a);
   defLocated(graph, "add_rms_norm", &Graph::addRmsNorm, "x"_a, "epsilon"_a);
-  defLocated(graph, "add_mul_scalar", &Graph::addMulScalar, "x"_a,
+  defLocated(graph, "add_scalar_op", &Graph::addScalarOp, "name"_a, "x"_a,
              "scalar"_a);
   defLocated(graph, "add_transpose", &Graph::addTranspose, "x"_a,
              "permutation"_a);

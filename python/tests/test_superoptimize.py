@@ -181,6 +181,33 @@ def test_column_major_weight_is_loaded_as_stored_and_keeps_its_numbers():
                                atol=3e-2 * np.abs(expected).max())
 
 
+def test_clamp_fuses_into_the_matmul_kernel_and_keeps_its_numbers():
+    # Mirage's clamp is max_scalar then min_scalar; the search fuses both
+    # with the SiLU after them into the matmul's kernel. NaN stays NaN, as
+    # in torch.clamp and numpy.clip.
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(8, 256), dtype=mi.float16)
+    W = graph.new_input(dims=(256, 512), dtype=mi.float16)
+    graph.mark_output(graph.silu(graph.clamp(graph.matmul(X, W), -1.5, 2.0)))
+    assert graph.cost("sm_90").launches == 4
+    optimized = graph.superoptimize(target="sm_90", timeout=10)
+    assert optimized.cost("sm_90").launches == 1
+    text = optimized.mlir()
+    assert "thread.max_scalar" in text and "thread.min_scalar" in text
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((8, 256))
+    x[3, 7] = np.nan
+    w = rng.standard_normal((256, 512)) * 0.2
+    (out,) = optimized(inputs=[x, w])
+    xh, wh = (a.astype(np.float16).astype(np.float64) for a in (x, w))
+    clamped = np.clip(xh @ wh, -1.5, 2.0)
+    expected = clamped / (1 + np.exp(-clamped))
+    assert np.isnan(out[3]).all() and not np.isnan(np.delete(out, 3, 0)).any()
+    np.testing.assert_allclose(np.delete(out, 3, 0), np.delete(expected, 3, 0),
+                               rtol=1e-2, atol=1e-2)
+    assert np.nanmax(out) <= 2.0 / (1 + np.exp(-2.0)) + 1e-2
+
+
 SAFE_ATTENTION = """
 func.func @safe_attention(%q: tensor<2x64x64xf32>, %k: tensor<2x64x4096xf32>, %v: tensor<2x4096x64xf32>) -> tensor<2x64x64xf32> {
   %s = kernel.matmul %q, %k : tensor<2x64x64xf32>, tensor<2x64x4096xf32>

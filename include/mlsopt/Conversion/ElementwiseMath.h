@@ -28,8 +28,8 @@ mlir::Value emitBinary(mlir::OpBuilder &b, mlir::Location loc,
                        thread::BinaryKind kind, mlir::Value lhs,
                        mlir::Value rhs);
 
-/// Emits `x * scalar` or `x + scalar` (`op` names the scalar op's mnemonic:
-/// "mul_scalar" or "add_scalar").
+/// Emits `x * scalar`, `x + scalar`, `max(x, scalar)` or `min(x, scalar)`
+/// (`op` names the scalar op's mnemonic); max and min propagate NaN.
 mlir::Value emitScalarOp(mlir::OpBuilder &b, mlir::Location loc,
                          llvm::StringRef op, mlir::Value x, double scalar);
 

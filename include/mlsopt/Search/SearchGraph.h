@@ -49,6 +49,8 @@ enum class OpKind : uint8_t {
   Neg,
   MulScalar,
   AddScalar,
+  MaxScalar,
+  MinScalar,
   ReduceSum,
   ReduceMax,
   RmsNorm,

@@ -97,6 +97,10 @@ mlsopt_field_t mlsopt_field_random(mlsopt_field_context_t *context,
 /// `running`: the step of a max reduction.
 mlsopt_field_t mlsopt_field_max(mlsopt_field_t running,
                                 mlsopt_field_t candidate);
+/// `candidate` if it is smaller than `running` in max's total order, else
+/// `running`: min_scalar.
+mlsopt_field_t mlsopt_field_min(mlsopt_field_t running,
+                                mlsopt_field_t candidate);
 }
 
 #endif // MLSOPT_VERIFY_FIELDRUNTIME_H

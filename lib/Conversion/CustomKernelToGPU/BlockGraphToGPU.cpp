@@ -60,8 +60,7 @@ bool gpu_codegen::isElementwiseOp(Operation &op) {
   StringRef name = op.getName().stripDialect();
   return op.getNumResults() == 1 &&
          (thread::symbolizeUnaryKind(name) ||
-          thread::symbolizeBinaryKind(name) || name == "mul_scalar" ||
-          name == "add_scalar");
+          thread::symbolizeBinaryKind(name) || isScalarOpName(name));
 }
 
 MemRefType gpu_codegen::sharedMemRefType(ArrayRef<int64_t> shape,

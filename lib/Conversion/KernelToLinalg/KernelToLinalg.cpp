@@ -43,7 +43,8 @@ using namespace mlsopt;
   NS::ExpOp, NS::LogOp, NS::SqrtOp, NS::RsqrtOp, NS::SquareOp, NS::SiluOp,     \
       NS::SigmoidOp, NS::GeluOp, NS::ReluOp, NS::TanhOp, NS::ErfOp, NS::NegOp
 #define MLSOPT_BINARY_OPS(NS) NS::AddOp, NS::SubOp, NS::MulOp, NS::DivOp
-#define MLSOPT_SCALAR_OPS(NS) NS::MulScalarOp, NS::AddScalarOp
+#define MLSOPT_SCALAR_OPS(NS)                                                  \
+  NS::MulScalarOp, NS::AddScalarOp, NS::MaxScalarOp, NS::MinScalarOp
 #define MLSOPT_ELEMENTWISE_OPS(NS)                                             \
   MLSOPT_UNARY_OPS(NS), MLSOPT_BINARY_OPS(NS), MLSOPT_SCALAR_OPS(NS)
 #define MLSOPT_COMPUTE_OPS(NS)                                                 \

@@ -866,10 +866,21 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
             return std::nullopt;
           })
           .Case([&](arith::MaximumFOp) -> std::optional<unsigned> {
-            // max(x, +0.0) is relu(x); max(x, -0.0) differs from it at -0.0.
-            if (constant && constant->isPosZero())
+            // max(x, +0.0) is relu(x); with another constant (a clamp's
+            // lower bound) it is max_scalar.
+            if (!constant)
+              return std::nullopt;
+            if (constant->isPosZero())
               return unary(buildUnary<kernel::ReluOp>);
-            return std::nullopt;
+            return addStep(buildScalar<kernel::MaxScalarOp>, tensors[0],
+                           toDouble(*constant));
+          })
+          .Case([&](arith::MinimumFOp) -> std::optional<unsigned> {
+            // A clamp's upper bound.
+            if (!constant)
+              return std::nullopt;
+            return addStep(buildScalar<kernel::MinScalarOp>, tensors[0],
+                           toDouble(*constant));
           })
           .Default([&](Operation *) { return std::nullopt; });
   if (!kernelStep) {
@@ -878,8 +889,8 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
                          ? "divides a constant by a value"
                          : "divides by a constant whose inverse is not exact "
                            "and that is no integer count");
-    if (isa<arith::MaximumFOp>(payloadOp))
-      return invalid("is a maximum other than relu");
+    if (isa<arith::MaximumFOp, arith::MinimumFOp>(payloadOp))
+      return invalid("is a maximum or minimum of two tensors");
     return invalid("has no kernel op");
   }
   return {*kernelStep, unrounded};

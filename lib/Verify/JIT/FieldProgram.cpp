@@ -267,7 +267,7 @@ private:
     // Kernel, block and thread elementwise ops share their mnemonics with the
     // thread kinds (one list in TensorOps.td).
     StringRef name = op.getName().stripDialect();
-    if (name == "mul_scalar" || name == "add_scalar") {
+    if (isScalarOpName(name)) {
       auto scalar = op.getAttrOfType<FloatAttr>("scalar");
       if (!scalar)
         return op.emitError("scalar op without a 'scalar' attribute");
@@ -276,6 +276,11 @@ private:
       if (!c)
         return op.emitError("the constant ")
                << scalar.getValueAsDouble() << " has no finite-field image";
+      // max and min select by the total order of reduce_max.
+      if (name == "max_scalar")
+        return call("mlsopt_field_max", {args[0], element(*c)});
+      if (name == "min_scalar")
+        return call("mlsopt_field_min", {args[0], element(*c)});
       return emitBinary(name == "mul_scalar" ? thread::BinaryKind::mul
                                              : thread::BinaryKind::add,
                         args[0], element(*c));

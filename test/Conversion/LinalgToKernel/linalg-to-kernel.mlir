@@ -1446,15 +1446,16 @@ func.func @mixed_precision_stays(%a: tensor<8x64xf16>, %b: tensor<64x96xf16>) ->
 // -----
 
 // x / 0.3 is not x * (1/0.3) in floating point (nor 0.3 a count), c / x has
-// no kernel op, and a maximum of two tensors is not relu: all three stay.
+// no kernel op, and a maximum of two tensors has none either: those three
+// stay. max(x, -0.0) is not relu (they differ at -0.0) but max_scalar.
 // CHECK-LABEL: func.func @inexpressible_constants_stay
 // CHECK-NOT: kernel.
 // CHECK: %[[D:.*]] = linalg.generic
 // CHECK: arith.divf %{{.*}}, %{{.*}} : f32
 // CHECK: %[[R:.*]] = linalg.generic
 // CHECK: arith.divf %{{.*}}, %{{.*}} : f32
-// CHECK: %[[N:.*]] = linalg.generic
-// CHECK: arith.maximumf
+// CHECK-NOT: kernel.relu
+// CHECK: %[[N:.*]] = kernel.max_scalar %{{.*}}, -0.000000e+00 : tensor<8x64xf32>
 // CHECK: %[[M:.*]] = linalg.max
 // CHECK: return %[[D]], %[[R]], %[[N]], %[[M]]
 func.func @inexpressible_constants_stay(%x: tensor<8x64xf32>, %y: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>) {
@@ -1843,4 +1844,28 @@ func.func @partial(%x: tensor<8x64xf32>, %y: tensor<8x64xi32>) -> (tensor<8x64xf
   %a = linalg.exp ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
   %b = linalg.add ins(%y, %y : tensor<8x64xi32>, tensor<8x64xi32>) outs(%ei : tensor<8x64xi32>) -> tensor<8x64xi32>
   return %a, %b : tensor<8x64xf32>, tensor<8x64xi32>
+}
+
+// -----
+
+// torch.clamp(x, -1.5, 2.0) as torch-mlir lowers it: a maximum and a minimum
+// with constants, Mirage's clamp, max_scalar then min_scalar.
+// CHECK-LABEL: func.func @clamp
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf16>)
+// CHECK-NOT: linalg.
+// CHECK: %[[LO:.*]] = kernel.max_scalar %[[X]], -1.500000e+00 : tensor<8x64xf16>
+// CHECK-NEXT: %[[HI:.*]] = kernel.min_scalar %[[LO]], 2.000000e+00 : tensor<8x64xf16>
+// CHECK-NEXT: return %[[HI]]
+func.func @clamp(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
+  %lo = arith.constant -1.5 : f16
+  %hi = arith.constant 2.0 : f16
+  %e = tensor.empty() : tensor<8x64xf16>
+  %c = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf16>) outs(%e : tensor<8x64xf16>) {
+  ^bb0(%in: f16, %out: f16):
+    %a = arith.maximumf %in, %lo : f16
+    %b = arith.minimumf %a, %hi : f16
+    linalg.yield %b : f16
+  } -> tensor<8x64xf16>
+  return %c : tensor<8x64xf16>
 }

@@ -165,8 +165,12 @@ func.func @compute_ops(%x: tensor<8x64xf16>, %y: tensor<8x64xf16>, %z: tensor<64
       %16 = block.mul_scalar %15, 0.125 : tensor<8x64xf16>
       // CHECK-NEXT: %[[AS:.*]] = block.add_scalar %[[MS]], -1.000000e+00 : tensor<8x64xf16>
       %17 = block.add_scalar %16, -1.0 : tensor<8x64xf16>
-      // CHECK-NEXT: block.yield %[[DIV]], %[[AS]], %{{.*}} : tensor<8x64xf16>, tensor<8x64xf16>, tensor<64x64xf16>
-      block.yield %15, %17, %w : tensor<8x64xf16>, tensor<8x64xf16>, tensor<64x64xf16>
+      // CHECK-NEXT: %[[LO:.*]] = block.max_scalar %[[AS]], -1.500000e+00 : tensor<8x64xf16>
+      %18 = block.max_scalar %17, -1.5 : tensor<8x64xf16>
+      // CHECK-NEXT: %[[HI:.*]] = block.min_scalar %[[LO]], 2.000000e+00 : tensor<8x64xf16>
+      %19 = block.min_scalar %18, 2.0 : tensor<8x64xf16>
+      // CHECK-NEXT: block.yield %[[DIV]], %[[HI]], %{{.*}} : tensor<8x64xf16>, tensor<8x64xf16>, tensor<64x64xf16>
+      block.yield %15, %19, %w : tensor<8x64xf16>, tensor<8x64xf16>, tensor<64x64xf16>
     }
     // CHECK: %[[R1:.*]] = block.rms_norm %[[ACC]]#0 : tensor<8x64xf16>
     %r1 = block.rms_norm %acc#0 : tensor<8x64xf16>

@@ -138,6 +138,16 @@ func.func @scalar_ops(%x: tensor<8x64xf16>, %y: tensor<4x4xbf16>, %z: tensor<3xf
       tensor<8x64xf16>, tensor<4x4xbf16>, tensor<3xf32>
 }
 
+// Mirage's clamp: max then min with a constant.
+// CHECK-LABEL: func.func @clamp_ops
+func.func @clamp_ops(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
+  // CHECK: %[[LO:.*]] = kernel.max_scalar %{{.*}}, -1.500000e+00 : tensor<8x64xf16>
+  %0 = kernel.max_scalar %x, -1.5 : tensor<8x64xf16>
+  // CHECK-NEXT: %[[HI:.*]] = kernel.min_scalar %[[LO]], 2.000000e+00 : tensor<8x64xf16>
+  %1 = kernel.min_scalar %0, 2.0 : tensor<8x64xf16>
+  return %1 : tensor<8x64xf16>
+}
+
 // CHECK-LABEL: func.func @reduce
 func.func @reduce(%x: tensor<8x64xf16>, %y: tensor<2x3x4xbf16>, %z: tensor<5xf32>)
     -> (tensor<8x1xf16>, tensor<1x64xf16>, tensor<2x1x4xbf16>, tensor<2x3x1xbf16>,

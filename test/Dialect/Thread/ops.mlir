@@ -91,8 +91,12 @@ func.func @all_kinds(%x: tensor<16x32xf32>) -> tensor<16x32xf32> {
       %16 = thread.mul_scalar %15, 0.125 : f32
       // CHECK-NEXT: thread.add_scalar %{{.*}}, -3.000000e+00 : f32
       %17 = thread.add_scalar %16, -3.0 : f32
+      // CHECK-NEXT: thread.max_scalar %{{.*}}, -1.500000e+00 : f32
+      %18 = thread.max_scalar %17, -1.5 : f32
+      // CHECK-NEXT: thread.min_scalar %{{.*}}, 2.000000e+00 : f32
+      %19 = thread.min_scalar %18, 2.0 : f32
       // CHECK-NEXT: thread.yield %{{.*}} : f32
-      thread.yield %17 : f32
+      thread.yield %19 : f32
     }
     block.store %y, %out0 omap <x = 0> : tensor<8x32xf32> into tensor<16x32xf32>
     block.return

@@ -43,6 +43,10 @@ defvar MLSOpt_BinaryOpList = [
 defvar MLSOpt_ScalarOpList = [
   ["mul_scalar", "MulScalar", "x * scalar"],
   ["add_scalar", "AddScalar", "x + scalar"],
+  // Mirage's clamp(x, lo, hi) is min_scalar(max_scalar(x, lo), hi), as
+  // torch.clamp is; NaN propagates through both.
+  ["max_scalar", "MaxScalar", "max(x, scalar)"],
+  ["min_scalar", "MinScalar", "min(x, scalar)"],
 ];
 
 def MLSOpt_Tensor : StaticShapeTensorOf<[F16, BF16, F32]>;

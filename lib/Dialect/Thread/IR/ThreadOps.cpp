@@ -125,5 +125,14 @@ LogicalResult GraphOp::verifyRegions() {
   return success();
 }
 
+bool mlsopt::isScalarOpName(StringRef name) {
+  for (StringRef op :
+       {MulScalarOp::getOperationName(), AddScalarOp::getOperationName(),
+        MaxScalarOp::getOperationName(), MinScalarOp::getOperationName()})
+    if (op.drop_front(ThreadDialect::getDialectNamespace().size() + 1) == name)
+      return true;
+  return false;
+}
+
 #define GET_OP_CLASSES
 #include "mlsopt/Dialect/Thread/IR/ThreadOps.cpp.inc"

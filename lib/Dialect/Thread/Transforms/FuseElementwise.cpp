@@ -32,19 +32,23 @@ static bool isElementwiseBlockOp(Operation *op) {
   if (!isa_and_nonnull<block::BlockDialect>(op->getDialect()))
     return false;
   StringRef name = op->getName().stripDialect();
-  return isa<block::MulScalarOp, block::AddScalarOp>(op) ||
-         symbolizeUnaryKind(name) || symbolizeBinaryKind(name);
+  return isScalarOpName(name) || symbolizeUnaryKind(name) ||
+         symbolizeBinaryKind(name);
 }
 
 /// Emits the thread op that computes `op` on one element of each operand.
 static Value createThreadOp(OpBuilder &b, Operation *op, ValueRange args) {
   Location loc = op->getLoc();
   Type type = args.front().getType();
-  if (auto mulScalar = dyn_cast<block::MulScalarOp>(op))
-    return MulScalarOp::create(b, loc, type, args[0], mulScalar.getScalarAttr());
-  if (auto addScalar = dyn_cast<block::AddScalarOp>(op))
-    return AddScalarOp::create(b, loc, type, args[0], addScalar.getScalarAttr());
   StringRef name = op->getName().stripDialect();
+  // The thread op of a scalar op has its mnemonic and its `scalar`.
+  if (isScalarOpName(name)) {
+    OperationState state(loc, ("thread." + name).str());
+    state.addOperands(args[0]);
+    state.addTypes(type);
+    state.addAttribute("scalar", op->getAttr("scalar"));
+    return b.create(state)->getResult(0);
+  }
   if (std::optional<UnaryKind> kind = symbolizeUnaryKind(name))
     return UnaryOp::create(b, loc, type, *kind, args[0]);
   return BinaryOp::create(b, loc, type, *symbolizeBinaryKind(name), args[0],

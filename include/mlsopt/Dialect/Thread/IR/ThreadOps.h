@@ -17,4 +17,11 @@
 #define GET_OP_CLASSES
 #include "mlsopt/Dialect/Thread/IR/ThreadOps.h.inc"
 
+namespace mlsopt {
+/// Whether `name` is the mnemonic of an op of an element and a constant
+/// (MLSOpt_ScalarOpList in TensorOps.td: mul_scalar, add_scalar,
+/// max_scalar, min_scalar), which every level spells the same.
+bool isScalarOpName(llvm::StringRef name);
+} // namespace mlsopt
+
 #endif // MLSOPT_DIALECT_THREAD_IR_THREADOPS_H
