@@ -173,8 +173,12 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    if (!isFusableElementwise(op))
-      return rewriter.notifyMatchFailure(op, "not an elementwise kernel op");
+    // A transpose of an output: each block stores its tile permuted, at
+    // the place the permuted dims give it.
+    auto transpose = dyn_cast<kernel::TransposeOp>(op);
+    if (!transpose && !isFusableElementwise(op))
+      return rewriter.notifyMatchFailure(
+          op, "not an elementwise kernel op or a transpose");
     auto custom = op->getOperand(0).getDefiningOp<kernel::CustomOp>();
     if (!custom || op->getBlock() != custom->getBlock())
       return rewriter.notifyMatchFailure(op, "not after a custom kernel");
@@ -194,7 +198,7 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
       if (!store)
         return rewriter.notifyMatchFailure(op, "operand stored oddly");
       stores.push_back(store);
-      if (!reference && shapeOf(operand) == shape)
+      if (!reference && (transpose || shapeOf(operand) == shape))
         reference = store;
     }
     if (!reference)
@@ -207,7 +211,26 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
     kernel::Dim3Attr grid = custom.getGrid();
     int64_t gridExtents[3] = {grid.getX(), grid.getY(), grid.getZ()};
     ArrayRef<int64_t> refTile = shapeOf(reference.getTile());
+    // The result's tile and omap: the reference's, or for a transpose
+    // (its one operand is the reference) both permuted.
+    SmallVector<int64_t> resultTile(refTile);
+    block::DimMapAttr resultOmap = reference.getOmapAttr();
+    if (transpose) {
+      ArrayRef<int64_t> permutation = transpose.getPermutation();
+      SmallVector<int64_t> position(permutation.size());
+      for (auto [d, p] : llvm::enumerate(permutation)) {
+        resultTile[d] = refTile[p];
+        position[p] = d;
+      }
+      GridToTensorDims omap = resultOmap.getGridToTensorDims();
+      for (std::optional<int64_t> &d : omap)
+        if (d)
+          d = position[*d];
+      resultOmap = block::DimMapAttr::get(rewriter.getContext(), omap);
+    }
     for (auto [operand, store] : llvm::zip_equal(op->getOperands(), stores)) {
+      if (transpose)
+        break;
       for (unsigned g = 0; g < 3; ++g)
         if (gridExtents[g] > 1 && store.getOmap().getTensorDim(g) !=
                                       reference.getOmap().getTensorDim(g))
@@ -237,8 +260,8 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
     SmallVector<Value> tiles = llvm::map_to_vector(
         stores, [&](block::StoreOp s) { return mapping.lookup(s.getTile()); });
     block::StoreOp::create(trial, op->getLoc(),
-                           createTileOp(trial, op, tiles, refTile),
-                           body.getArguments().back(), reference.getOmapAttr());
+                           createTileOp(trial, op, tiles, resultTile),
+                           body.getArguments().back(), resultOmap);
     // The copy must still be a block graph the target can run (the result
     // tile takes shared memory unless it reuses an operand's).
     if (failed(getValidCost(fused))) {

@@ -181,6 +181,32 @@ def test_column_major_weight_is_loaded_as_stored_and_keeps_its_numbers():
                                atol=3e-2 * np.abs(expected).max())
 
 
+TRANSPOSED_OUTPUT = """
+func.func @matmul_silu_t(%x: tensor<64x256xf16>, %w: tensor<256x512xf16>) -> tensor<512x64xf16> {
+  %m = kernel.matmul %x, %w : tensor<64x256xf16>, tensor<256x512xf16>
+  %s = kernel.silu %m : tensor<64x512xf16>
+  %t = kernel.transpose %s [1, 0] : tensor<64x512xf16>
+  return %t : tensor<512x64xf16>
+}
+"""
+
+
+def test_transposed_output_is_stored_by_the_kernel_and_keeps_its_numbers():
+    # The transpose becomes the kernel's epilogue: each block stores its
+    # tile permuted (block.transpose), no copy kernel.
+    optimized = mi.from_mlir(TRANSPOSED_OUTPUT).superoptimize(timeout=10)
+    assert optimized.cost("sm_90").launches == 1
+    assert "block.transpose" in optimized.mlir()
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((64, 256))
+    w = rng.standard_normal((256, 512)) * 0.1
+    (out,) = optimized(inputs=[x, w])
+    xh, wh = (a.astype(np.float16).astype(np.float64) for a in (x, w))
+    m = xh @ wh
+    np.testing.assert_allclose(out, (m / (1 + np.exp(-m))).T,
+                               rtol=1e-2, atol=1e-2)
+
+
 def test_clamp_fuses_into_the_matmul_kernel_and_keeps_its_numbers():
     # Mirage's clamp is max_scalar then min_scalar; the search fuses both
     # with the SiLU after them into the matmul's kernel. NaN stays NaN, as

@@ -105,10 +105,11 @@ def FuseKernelElementwise : Pass<"fuse-kernel-elementwise", "::mlir::func::FuncO
       loop). This one is made only when the cost model of the module's
       target says the fused kernel beats the two launches: a kernel whose
       blocks all read the result would read every operand as often.
-    - *Transposed inputs.* A `kernel.transpose` read only by one custom
-      kernel is a prologue too: the kernel loads tiles of the transpose's
-      operand, cut along the permuted dims, and `block.transpose` puts each
-      tile in the order it had. A weight stored `[n, k]` (a linear layer's)
+    - *Transposes.* A `kernel.transpose` read only by one custom kernel is
+      a prologue too: the kernel loads tiles of the transpose's operand, cut
+      along the permuted dims, and `block.transpose` puts each tile in the
+      order it had. A transpose of a custom kernel's output is an epilogue:
+      each block stores its tile permuted, placed along the permuted dims. A weight stored `[n, k]` (a linear layer's)
       or a key transposed for `Q K^T` costs no copy kernel.
 
     A fused kernel must pass the block-graph verifier (shared memory on the
