@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlsopt/Conversion/KernelToCustom/KernelToCustom.h"
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
 #include "mlsopt/Dialect/Common/ElementwiseByIndex.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
@@ -297,16 +298,47 @@ struct FuseElementwisePrologue : KernelFusionPattern {
     Value result = op->getResult(0);
     if (result.use_empty() || !llvm::all_equal(result.getUsers()))
       return rewriter.notifyMatchFailure(op, "not read by one op only");
-    auto custom = dyn_cast<kernel::CustomOp>(*result.getUsers().begin());
-    if (!custom || custom->getBlock() != op->getBlock())
+    Operation *reader = *result.getUsers().begin();
+    if (reader->getBlock() != op->getBlock())
+      return rewriter.notifyMatchFailure(op, "read in another block");
+    // The fused kernel is built out of the pattern driver's sight (see
+    // announce).
+    IRRewriter trial(rewriter.getContext());
+    auto custom = dyn_cast<kernel::CustomOp>(reader);
+    // A pre-defined op that reads a transpose (a lone linear layer's
+    // matmul, which the search keeps as a library kernel) gets here the
+    // default block graph the GPU lowering would give it, so that it too
+    // loads the weight as stored; the costs below decide. `wrapped` is that
+    // kernel, a scratch copy erased in the end.
+    kernel::CustomOp wrapped;
+    if (!custom && transpose && hasDefaultBlockGraph(reader)) {
+      trial.setInsertionPoint(reader);
+      Operation *copy = trial.clone(*reader);
+      ScopedDiagnosticHandler quiet(op->getContext(),
+                                    [](Diagnostic &) { return success(); });
+      FailureOr<kernel::CustomOp> made = wrapInDefaultBlockGraph(
+          trial, copy, kDefaultBlockGraphSharedMemBytes);
+      if (failed(made)) {
+        trial.eraseOp(copy);
+        return rewriter.notifyMatchFailure(op, "no default block graph fits");
+      }
+      custom = wrapped = *made;
+    }
+    if (!custom)
       return rewriter.notifyMatchFailure(op, "not read by a custom kernel");
+    auto eraseWrapped = [&] {
+      if (wrapped)
+        trial.eraseOp(wrapped);
+    };
     ArrayRef<int64_t> shape = shapeOf(result);
     for (auto [i, v] : llvm::enumerate(custom.getInputs())) {
       if (v != result)
         continue;
       for (Operation *user : custom.getInputArgument(i).getUsers())
-        if (!isTileLocal(op, shapeOf(user->getResult(0))))
+        if (!isTileLocal(op, shapeOf(user->getResult(0)))) {
+          eraseWrapped();
           return rewriter.notifyMatchFailure(op, "tiles hold parts of rows");
+        }
     }
 
     // The new inputs: the old ones, with the operands of the op that are
@@ -328,7 +360,6 @@ struct FuseElementwisePrologue : KernelFusionPattern {
     // In the custom kernel's place: an input may be defined after the op.
     // Built out of the pattern driver's sight (see announce).
     IRMapping mapping;
-    IRRewriter trial(rewriter.getContext());
     kernel::CustomOp fused =
         createLike(trial, custom, custom.getResultTypes(), inputs, &mapping);
     // The copy still has the old arguments: the added operands' go before
@@ -410,19 +441,21 @@ struct FuseElementwisePrologue : KernelFusionPattern {
     FailureOr<search::KernelCost> after = getValidCost(fused);
     if (succeeded(after)) {
       FailureOr<search::KernelCost> producer = getCost(op);
-      FailureOr<search::KernelCost> consumer = getCost(custom);
+      FailureOr<search::KernelCost> consumer = getCost(reader);
       if (succeeded(producer) && succeeded(consumer))
         before = *producer += *consumer;
     }
     if (failed(before) || failed(after) || after->totalUs >= before->totalUs) {
       trial.eraseOp(fused);
+      eraseWrapped();
       return rewriter.notifyMatchFailure(op, "no faster valid kernel");
     }
     LLVM_DEBUG(llvm::dbgs()
                << "[fuse-kernel-elementwise] prologue " << *op << ": "
                << before->totalUs << " -> " << after->totalUs << " us\n");
     announce(rewriter, fused);
-    rewriter.replaceOp(custom, fused.getResults());
+    rewriter.replaceOp(reader, fused.getResults());
+    eraseWrapped();
     rewriter.eraseOp(op);
     return success();
   }

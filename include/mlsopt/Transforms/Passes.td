@@ -108,8 +108,11 @@ def FuseKernelElementwise : Pass<"fuse-kernel-elementwise", "::mlir::func::FuncO
     - *Transposes.* A `kernel.transpose` read only by one custom kernel is
       a prologue too: the kernel loads tiles of the transpose's operand, cut
       along the permuted dims, and `block.transpose` puts each tile in the
-      order it had. A transpose of a custom kernel's output is an epilogue:
-      each block stores its tile permuted, placed along the permuted dims. A weight stored `[n, k]` (a linear layer's)
+      order it had; a pre-defined op that reads it (a lone linear layer's
+      matmul, kept as a library kernel) is given its default block graph
+      for this, when the cost model says the one kernel beats the two. A
+      transpose of a custom kernel's output is an epilogue: each block
+      stores its tile permuted, placed along the permuted dims. A weight stored `[n, k]` (a linear layer's)
       or a key transposed for `Q K^T` costs no copy kernel.
 
     A fused kernel must pass the block-graph verifier (shared memory on the

@@ -19,8 +19,9 @@
 // RUN: FileCheck %s --check-prefix=PTX < %t.sm_80.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_80 %t.sm_80.ptx -o %t.sm_80.cubin %}
 
-// REMARK: remark: superoptimize: replaced 2 kernel ops ({{.*}}) by 1 kernels
-// REMARK: @rmsnorm_linear launches 1 kernels
+// REMARK-DAG: remark: superoptimize: replaced 2 kernel ops ({{.*}}) by 1 kernels
+// REMARK-DAG: @rmsnorm_linear launches 1 kernels
+// REMARK-DAG: @linear launches 1 kernels
 
 // CHECK-LABEL: func.func @rmsnorm_linear(
 // CHECK-NOT: kernel.transpose
@@ -51,4 +52,26 @@ func.func @rmsnorm_linear(%x: tensor<8x1024xf16>, %w: tensor<1536x1024xf16>) -> 
   %n = kernel.rms_norm %x {epsilon = 1.0e-06 : f64} : tensor<8x1024xf16>
   %o = kernel.matmul %n, %wt : tensor<8x1024xf16>, tensor<1024x1536xf16>
   return %o : tensor<8x1536xf16>
+}
+
+// A lone linear layer: the search keeps the matmul as a library kernel (at
+// the cost lower bound), and the fusion gives it the default block graph
+// the GPU lowering would, which loads the weight as stored. Before, the
+// weight was copied transposed by a kernel of its own (32 MiB each way).
+// CHECK-LABEL: func.func @linear(
+// CHECK-NOT: kernel.transpose
+// CHECK: kernel.custom(%arg0, %arg1)
+// CHECK: %[[W:.*]] = block.load %in1 {{.*}} : tensor<4096x4096xf16> -> tensor<[[N:[0-9]+]]x[[K:[0-9]+]]xf16>
+// CHECK-NEXT: block.transpose %[[W]] [1, 0] : tensor<[[N]]x[[K]]xf16>
+// CHECK-NOT: kernel.
+// CHECK: {{^    }}return
+// VERIFY: remark: @linear is equivalent to @linear_reference
+// HOST-LABEL: func.func @linear(
+// HOST: gpu.launch_func {{.*}} args(%arg0 : memref<8x4096xf16>, %arg1 : memref<4096x4096xf16>
+// HOST-NOT: gpu.launch_func
+// HOST: return
+func.func @linear(%x: tensor<8x4096xf16>, %w: tensor<4096x4096xf16>) -> tensor<8x4096xf16> {
+  %wt = kernel.transpose %w [1, 0] : tensor<4096x4096xf16>
+  %o = kernel.matmul %x, %wt : tensor<8x4096xf16>, tensor<4096x4096xf16>
+  return %o : tensor<8x4096xf16>
 }
