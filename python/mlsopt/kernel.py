@@ -133,7 +133,8 @@ class DTensor:
 class KernelGraph:
     """A kernel graph (Mirage's KNGraph) in mlsopt's kernel dialect."""
 
-    def __init__(self, core=None, column_major_inputs=()):
+    def __init__(self, core=None, column_major_inputs=(),
+                 column_major_outputs=()):
         self._core = core if core is not None else _core.Graph.create()
         # GPU runners by chip, valid while the graph does not change.
         self._gpu_runners = {}
@@ -141,6 +142,9 @@ class KernelGraph:
         # argument holds them with the dims reversed (row-major), and a
         # kernel.transpose gives the tensor the graph computes with.
         self._column_major_inputs = frozenset(column_major_inputs)
+        # Likewise the outputs marked column-major: the graph's result holds
+        # them with the dims reversed, and __call__ returns a view.
+        self._column_major_outputs = frozenset(column_major_outputs)
 
     # ----------------------------------------------------------------------
     # Building (Mirage's names and arguments)
@@ -171,12 +175,24 @@ class KernelGraph:
             stored, list(reversed(range(len(dims)))), *_caller()))
 
     def mark_output(self, A, strides=None):
+        """Appends `A` to the results, row-major (the default) or
+        column-major (Mirage's two layouts): a column-major result is the
+        graph's result with the dims reversed, which the searched kernel
+        stores permuted, and __call__ returns it as a column-major view."""
         self._check(A)
-        if strides is not None and tuple(strides) != _row_major_strides(A.dims):
+        row_major = (strides is None
+                     or tuple(strides) == _row_major_strides(A.dims))
+        if not row_major and tuple(strides) != _column_major_strides(A.dims):
             raise ValueError(
-                f"strides {tuple(strides)} are not row-major for dims "
-                f"{A.dims}; mlsopt graphs produce row-major outputs")
-        self._core.mark_output(A._id)
+                f"strides {tuple(strides)} are neither row-major "
+                f"{_row_major_strides(A.dims)} nor column-major "
+                f"{_column_major_strides(A.dims)} for dims {A.dims}")
+        result = A._id
+        if not row_major:
+            self._column_major_outputs |= {len(self._core.outputs())}
+            result = self._core.add_transpose(
+                A._id, list(reversed(range(A.num_dims))), *_caller())
+        self._core.mark_output(result)
         self._gpu_runners.clear()
 
     def matmul(self, A, B):
@@ -258,7 +274,9 @@ class KernelGraph:
 
     @property
     def outputs(self):
-        """The marked outputs, in the order __call__ returns them."""
+        """The marked outputs, in the order __call__ returns them; a
+        column-major output as the graph stores it, with its dims
+        reversed."""
         return [self._tensor(i) for i in self._core.outputs()]
 
     def get_input_dtensors(self):
@@ -368,7 +386,8 @@ class KernelGraph:
         # cost(), ptx() and launch_plan() default to the target it was
         # optimized for.
         optimized.set_target(target)
-        result = KernelGraph(optimized, self._column_major_inputs)
+        result = KernelGraph(optimized, self._column_major_inputs,
+                             self._column_major_outputs)
         if verbose:
             print(f"mlsopt: superoptimized for {target}: "
                   f"{self.cost(target).total_us:.2f} us -> "
@@ -437,18 +456,22 @@ class KernelGraph:
         inputs = [_reversed_dims(x) if i in self._column_major_inputs else x
                   for i, x in enumerate(inputs)]
         if any(_is_cuda_tensor(x) for x in inputs):
-            return self._run_on_gpu(inputs, kwargs.get("target"))
-        torch_inputs = any(_is_torch_tensor(x) for x in inputs)
-        arrays = [_host_float32(x) for x in inputs]
-        results = self._core.run_on_cpu(arrays)
-        outputs = [
-            r.astype(out.dtype._numpy, copy=False)
-            for r, out in zip(results, self.outputs)
-        ]
-        if torch_inputs:
-            import torch
-            outputs = [torch.from_numpy(o) for o in outputs]
-        return outputs
+            outputs = self._run_on_gpu(inputs, kwargs.get("target"))
+        else:
+            torch_inputs = any(_is_torch_tensor(x) for x in inputs)
+            arrays = [_host_float32(x) for x in inputs]
+            results = self._core.run_on_cpu(arrays)
+            outputs = [
+                r.astype(out.dtype._numpy, copy=False)
+                for r, out in zip(results, self.outputs)
+            ]
+            if torch_inputs:
+                import torch
+                outputs = [torch.from_numpy(o) for o in outputs]
+        # A column-major output comes back as a view of the row-major
+        # result it is transposed.
+        return [_reversed_dims(o) if i in self._column_major_outputs else o
+                for i, o in enumerate(outputs)]
 
     def _run_on_gpu(self, inputs, target):
         """Runs the graph on torch CUDA tensors: lowered for `target` (the

@@ -14,6 +14,9 @@ verifies; the μGraph rules (exact tiling, output coverage, shared memory)
 are checked by the dialect's verifiers when ``customized`` builds the op.
 """
 
+import math
+import struct
+
 from . import _mlsopt as _core
 from ._mlsopt import MLIRError
 from .kernel import DTensor, _caller, _define_elementwise_methods
@@ -204,6 +207,15 @@ class TBGraph:
     def rms_norm(self, A):
         return self._op("rms_norm", [A], "last_dim", *_caller())
 
+    def clamp(self, A, min_val, max_val):
+        """min(max(A, min_val), max_val), as Mirage's clamp (NaN stays
+        NaN): block.max_scalar, then block.min_scalar."""
+        file, line = _caller()
+        low = self._op("max_scalar", [A], "same", file, line,
+                       suffix=f", {_f64_literal(min_val)}")
+        return self._op("min_scalar", [low], "same", file, line,
+                        suffix=f", {_f64_literal(max_val)}")
+
     def reduction(self, A, dim):
         dim = int(dim)
         if dim < 0:
@@ -316,6 +328,15 @@ _define_elementwise_methods(
                                                   *_caller()),
     build_binary=lambda graph, name, A, B: graph._op(name, [A, B], "broadcast",
                                                      *_caller()))
+
+
+def _f64_literal(value):
+    """`value` as an MLIR f64 attribute literal: its shortest decimal, or
+    its bit pattern for an infinity or NaN, which have no decimal form."""
+    value = float(value)
+    if math.isfinite(value):
+        return repr(value)
+    return f"0x{struct.unpack('<Q', struct.pack('<d', value))[0]:016X}"
 
 
 def _dim3(dims, what):

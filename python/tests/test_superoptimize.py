@@ -234,6 +234,31 @@ def test_clamp_fuses_into_the_matmul_kernel_and_keeps_its_numbers():
     assert np.nanmax(out) <= 2.0 / (1 + np.exp(-2.0)) + 1e-2
 
 
+def test_column_major_output_is_stored_transposed_by_the_kernel():
+    # Mirage's mark_output(A, strides) with column-major strides: the graph
+    # stores A transposed (the kernel's epilogue) and __call__ returns a
+    # column-major view with A's dims.
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(64, 256), dtype=mi.float16)
+    W = graph.new_input(dims=(256, 512), dtype=mi.float16)
+    O = graph.silu(graph.matmul(X, W))
+    graph.mark_output(O, strides=(1, 64))
+    assert graph.outputs[0].dims == (512, 64)
+    optimized = graph.superoptimize(target="sm_90", timeout=10)
+    assert optimized.cost("sm_90").launches == 1
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((64, 256))
+    w = rng.standard_normal((256, 512)) * 0.1
+    (out,) = optimized(inputs=[x, w])
+    assert out.shape == (64, 512) and out.flags["F_CONTIGUOUS"]
+    xh, wh = (a.astype(np.float16).astype(np.float64) for a in (x, w))
+    m = xh @ wh
+    np.testing.assert_allclose(out, m / (1 + np.exp(-m)), rtol=1e-2,
+                               atol=1e-2)
+    with pytest.raises(ValueError, match="neither row-major"):
+        graph.mark_output(O, strides=(2, 64))
+
+
 SAFE_ATTENTION = """
 func.func @safe_attention(%q: tensor<2x64x64xf32>, %k: tensor<2x64x4096xf32>, %v: tensor<2x4096x64xf32>) -> tensor<2x64x64xf32> {
   %s = kernel.matmul %q, %k : tensor<2x64x64xf32>, tensor<2x64x4096xf32>

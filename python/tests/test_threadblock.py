@@ -191,3 +191,28 @@ def test_mugraph_rule_violations_fail_in_the_verifier():
     assert "kernel.custom" not in graph.mlir()
     with pytest.raises(ValueError, match="exactly the tensors"):
         graph.customized([], tb)
+
+
+def test_clamp_in_a_threadblock_graph_runs_to_numpys_numbers():
+    # Mirage's TBGraph.clamp: the product's tiles clamped before they are
+    # stored, bounds given as an infinity too (its bit pattern in MLIR).
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(16, 64), dtype=mi.float32)
+    W = graph.new_input(dims=(64, 128), dtype=mi.float32)
+    tb = mi.new_threadblock_graph(grid_dim=(4, 1, 1), block_dim=(128, 1, 1),
+                                  forloop_range=4)
+    tX = tb.new_input(dtensor=X, input_map=(-1, -1, -1), forloop_dim=1)
+    tW = tb.new_input(dtensor=W, input_map=(1, -1, -1), forloop_dim=0)
+    tM = tb.forloop_accum(tb.matmul(tX, tW))
+    tC = tb.clamp(tb.clamp(tM, -0.5, 0.75), float("-inf"), 0.5)
+    tb.new_output(stensor=tC, output_map=(1, -1, -1))
+    graph.mark_output(graph.customized([X, W], tb)[0])
+    text = graph.mlir()
+    assert "block.max_scalar" in text and "block.min_scalar" in text
+    assert "0xFFF0000000000000" in text
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((16, 64)).astype(np.float32)
+    w = rng.standard_normal((64, 128)).astype(np.float32)
+    (out,) = graph(inputs=[x, w])
+    np.testing.assert_allclose(out, np.clip(x @ w, -0.5, 0.5), rtol=1e-5,
+                               atol=1e-5)
