@@ -129,8 +129,11 @@ LogicalResult BlockGraphToGPU::emitCompute(Operation &op, bool waitForCopies) {
            transpose && block::isTransposedRhsView(transpose)) {
     // Nothing to move: the matmuls read the operand's bytes (the plan gave
     // the view the same buffer, and keeps it as long as either is read).
+    // Nor a barrier, unless copies issued here must land before the reads.
     buffers.map(transpose.getResult(), buffers.lookup(transpose.getInput()));
     rhsViews[transpose.getResult()] = transpose.getInput();
+    if (!waitForCopies)
+      return success();
   } else if (transpose)
     emitTranspose(transpose);
   else if (isElementwiseOp(op))
