@@ -147,7 +147,7 @@ private:
   }
 
   void addOp() {
-    switch (bytes.pick(7)) {
+    switch (bytes.pick(9)) {
     case 0: { // Unary ops defined everywhere.
       static const StringLiteral kOps[] = {"exp",     "square", "silu",
                                            "sigmoid", "gelu",   "relu",
@@ -237,6 +237,28 @@ private:
                             name, x.name, scalar, x.type());
       values.push_back({name, x.rows, x.cols,
                         x.positive && !scalar.starts_with("-")});
+      return;
+    }
+    case 7: { // A clamp: max_scalar, then min_scalar.
+      static const StringLiteral kBounds[][2] = {
+          {"-1.0", "1.0"}, {"0.75", "1.25"}, {"-4.0", "0.5"}};
+      ArrayRef<StringLiteral> bounds = bytes.pickFrom(ArrayRef(kBounds));
+      const Value2D &x = anyValue();
+      std::string low = fresh(), name = fresh();
+      body += llvm::formatv("  {0} = kernel.max_scalar {1}, {2} : {3}\n", low,
+                            x.name, bounds[0], x.type());
+      body += llvm::formatv("  {0} = kernel.min_scalar {1}, {2} : {3}\n", name,
+                            low, bounds[1], x.type());
+      // Positive when the lower bound is.
+      values.push_back({name, x.rows, x.cols, !bounds[0].starts_with("-")});
+      return;
+    }
+    case 8: { // A transpose (a weight stored [n, k], a transposed result).
+      const Value2D &x = anyValue();
+      std::string name = fresh();
+      body += llvm::formatv("  {0} = kernel.transpose {1} [1, 0] : {2}\n", name,
+                            x.name, x.type());
+      values.push_back({name, x.cols, x.rows, x.positive});
       return;
     }
     }

@@ -271,9 +271,9 @@ enum class OpClass {
   Binary,
   MulScalar,
   AddScalar,
-  /// max_scalar and min_scalar: select by the total order of reduce_max.
-  MaxScalar,
-  MinScalar,
+  /// max_scalar and min_scalar: random functions keyed by op and constant
+  /// (scalarFunctionId).
+  ScalarFunction,
   Matmul,
   ReduceSum,
   ReduceMax,
@@ -347,6 +347,8 @@ struct Instr {
   int64_t dim = 0;
   /// The constant of mul_scalar/add_scalar, the epsilon of rms_norm.
   FieldElement scalar;
+  /// The random function of max_scalar/min_scalar (scalarFunctionId).
+  uint64_t function = 0;
   SmallVector<int64_t, 4> permutation;
   /// imap/omap of a load/store, fmap of a load.
   std::array<std::optional<int64_t>, 3> gridMap;
@@ -393,6 +395,8 @@ struct FieldEvaluator::Impl {
   std::vector<const FieldTensor *> view;
   std::array<uint64_t, kNumUnaryKinds> functionKeys = {};
   std::array<uint64_t, kNumUnaryKinds> exponentKeys = {};
+  /// The seed of the keys, for the functions keyed by op and constant.
+  uint64_t functionSeed = 0;
   bool divisionByZero = false;
   FieldTensor scratch, scratch2, oldMax;
   std::vector<uint64_t> transposed, rowMarkers, colMarkers;
@@ -553,14 +557,20 @@ struct FieldEvaluator::Impl {
     if (isa_and_nonnull<kernel::KernelDialect, block::BlockDialect,
                         thread::ThreadDialect>(op.getDialect()) &&
         isScalarOpName(op.getName().stripDialect())) {
-      instr.cls = llvm::StringSwitch<OpClass>(op.getName().stripDialect())
-                      .Case("mul_scalar", OpClass::MulScalar)
-                      .Case("add_scalar", OpClass::AddScalar)
-                      .Case("max_scalar", OpClass::MaxScalar)
-                      .Default(OpClass::MinScalar);
+      StringRef name = op.getName().stripDialect();
       auto scalar = op.getAttrOfType<FloatAttr>("scalar");
       if (!scalar)
         return op.emitError("scalar op without a 'scalar' attribute");
+      // max and min need no field image of their constant: it only keys
+      // their random function.
+      if (name == "max_scalar" || name == "min_scalar") {
+        instr.cls = OpClass::ScalarFunction;
+        instr.function =
+            scalarFunctionId(name == "min_scalar", scalar.getValueAsDouble());
+        return success();
+      }
+      instr.cls =
+          name == "mul_scalar" ? OpClass::MulScalar : OpClass::AddScalar;
       return scalarOf(scalar.getValueAsDouble());
     }
     if (isa<kernel::MatmulOp, block::MatmulOp>(op)) {
@@ -694,11 +704,9 @@ struct FieldEvaluator::Impl {
     case OpClass::AddScalar:
       forward(instr, {std::max(in(0).num, in(0).den), in(0).den});
       return success();
-    case OpClass::MaxScalar:
-    case OpClass::MinScalar:
-      // The operand or the constant, as reduce_max picks.
-      hasMaxSelection = true;
-      forward(instr, in(0));
+    case OpClass::ScalarFunction:
+      // A random function, as log or tanh: a fresh variable in both fields.
+      forward(instr, freshDegree(), ExponentImage::Own);
       return success();
     case OpClass::Matmul:
       forward(instr, sumDegree(mulDegree(in(0), in(1)),
@@ -899,8 +907,6 @@ struct FieldEvaluator::Impl {
       case OpClass::Binary:
       case OpClass::MulScalar:
       case OpClass::AddScalar:
-      case OpClass::MaxScalar:
-      case OpClass::MinScalar:
       case OpClass::Matmul:
       case OpClass::ReduceSum:
       case OpClass::ReduceMax:
@@ -917,6 +923,8 @@ struct FieldEvaluator::Impl {
           needOperands(instr);
         break;
       case OpClass::Return:
+      case OpClass::ScalarFunction:
+        // A random function reads its operand mod p only.
         break;
       case OpClass::Store:
         if (needsQ[instr.operands[1]])
@@ -983,9 +991,8 @@ struct FieldEvaluator::Impl {
     case OpClass::AddScalar:
       runScalar(instr);
       return success();
-    case OpClass::MaxScalar:
-    case OpClass::MinScalar:
-      runSelectScalar(instr);
+    case OpClass::ScalarFunction:
+      runScalarFunction(instr);
       return success();
     case OpClass::Matmul:
       runMatmul(instr);
@@ -1187,22 +1194,19 @@ struct FieldEvaluator::Impl {
         y.q[i] = mul ? EP::mul(x.q[i], c.q) : EP::add(x.q[i], c.q);
   }
 
-  /// max(x, c) or min(x, c) in the total order of reduce_max (fieldGreater),
-  /// as mlsopt_field_max and mlsopt_field_min compute it.
-  void runSelectScalar(Instr &instr) {
+  /// max_scalar or min_scalar: its random function of x mod p, and the
+  /// independent one mod q, as mlsopt_field_random_scalar computes them.
+  void runScalarFunction(Instr &instr) {
     const FieldTensor &x = in(instr.operands[0]);
     FieldTensor &y = out(instr.results[0]);
     int64_t n = y.getNumElements();
-    FieldElement c = instr.scalar;
-    bool q = y.hasExponents();
-    bool isMax = instr.cls == OpClass::MaxScalar;
-    for (int64_t i = 0; i < n; ++i) {
-      uint64_t xq = q ? x.q[i] : 0, cq = q ? c.q : 0;
-      bool keepX = isMax ? !fieldGreater(c.p, cq, x.p[i], xq)
-                         : !fieldGreater(x.p[i], xq, c.p, cq);
-      y.p[i] = keepX ? x.p[i] : c.p;
-      if (q)
-        y.q[i] = keepX ? x.q[i] : c.q;
+    uint64_t key = randomFunctionKey(functionSeed, instr.function);
+    for (int64_t i = 0; i < n; ++i)
+      y.p[i] = applyRandomFunction(key, x.p[i]);
+    if (y.hasExponents()) {
+      uint64_t exponentKey = exponentFunctionKey(functionSeed, instr.function);
+      for (int64_t i = 0; i < n; ++i)
+        y.q[i] = applyExponentFunction(exponentKey, x.p[i]);
     }
   }
 
@@ -1672,6 +1676,7 @@ FieldEvaluator::evaluate(ArrayRef<FieldTensor> inputs,
     s.functionKeys[k] = randomFunctionKey(options.functionSeed, k + 1);
     s.exponentKeys[k] = exponentFunctionKey(options.functionSeed, k + 1);
   }
+  s.functionSeed = options.functionSeed;
   s.divisionByZero = false;
 
   LogicalResult ran = s.run(s.program, BlockPosition());

@@ -1,7 +1,9 @@
 //===- FiniteField.cpp - Arithmetic for probabilistic verification --------===//
 
 #include "mlsopt/Verify/FiniteField.h"
+
 #include "mlsopt/Support/Constants.h"
+#include "llvm/ADT/bit.h"
 
 #include <array>
 #include <cmath>
@@ -83,6 +85,16 @@ uint64_t mlsopt::verify::fieldSqrt(uint64_t x) {
 uint64_t mlsopt::verify::randomFunctionKey(uint64_t seed, uint64_t function) {
   return mix64(mix64(seed ^ 0x6a09e667f3bcc908ULL) +
                mix64(function * 0x9e3779b97f4a7c15ULL + 0xbb67ae8584caa73bULL));
+}
+
+uint64_t mlsopt::verify::scalarFunctionId(bool isMin, double constant) {
+  // The top bit keeps the id (and the id + 2^32 of its function mod q) far
+  // from the unary ops' 1 to 32; -0.0 and 0.0 stay distinct, as max and min
+  // tell them apart.
+  return (uint64_t(1) << 63) |
+         (mix64(llvm::bit_cast<uint64_t>(constant) ^
+                (isMin ? 0x6d696e5f7363616cULL : 0x6d61785f7363616cULL)) >>
+          1);
 }
 
 uint64_t mlsopt::verify::exponentFunctionKey(uint64_t seed, uint64_t function) {

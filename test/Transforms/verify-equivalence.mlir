@@ -241,6 +241,43 @@ func.func @changed_constant(%x: tensor<8xf32>) -> tensor<8xf32> attributes {mlso
 
 // -----
 
+// Rejected: a clamp of a norm is not the clamp of a constant. max and min
+// with a constant are random functions of their operand, one per op and
+// constant; ordering the field's residues instead made max(x, -4) the
+// residue of -4 for almost every x, so that both functions computed the
+// constant 0.5 and a search (found by its fuzzer) passed this program.
+func.func @ref(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %n = kernel.rms_norm %x {epsilon = 1.0e-06 : f64} : tensor<8x4xf32>
+  %lo = kernel.max_scalar %n, -4.0 : tensor<8x4xf32>
+  %c = kernel.min_scalar %lo, 0.5 : tensor<8x4xf32>
+  return %c : tensor<8x4xf32>
+}
+// expected-error @+1 {{@clamped_constant is not equivalent to @ref}}
+func.func @clamped_constant(%x: tensor<8x4xf32>) -> tensor<8x4xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %s = kernel.mul_scalar %x, 1.0e-06 : tensor<8x4xf32>
+  %q = kernel.square %s : tensor<8x4xf32>
+  %one = kernel.div %q, %q : tensor<8x4xf32>, tensor<8x4xf32>
+  %c = kernel.max_scalar %one, 0.5 : tensor<8x4xf32>
+  return %c : tensor<8x4xf32>
+}
+
+// -----
+
+// Rejected: the bounds of a clamp swapped.
+func.func @ref(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %lo = kernel.max_scalar %x, -1.0 : tensor<8xf32>
+  %c = kernel.min_scalar %lo, 1.0 : tensor<8xf32>
+  return %c : tensor<8xf32>
+}
+// expected-error @+1 {{@swapped_bounds is not equivalent to @ref}}
+func.func @swapped_bounds(%x: tensor<8xf32>) -> tensor<8xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %lo = kernel.max_scalar %x, 1.0 : tensor<8xf32>
+  %c = kernel.min_scalar %lo, -1.0 : tensor<8xf32>
+  return %c : tensor<8xf32>
+}
+
+// -----
+
 // Rejected: silu is x * sigmoid(x), not x * exp(x).
 func.func @ref(%x: tensor<8xf32>) -> tensor<8xf32> {
   %s = kernel.silu %x : tensor<8xf32>

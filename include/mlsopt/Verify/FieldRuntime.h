@@ -41,6 +41,9 @@ struct FieldRuntimeContext {
   static constexpr unsigned kMaxFunctions = 32;
   uint64_t functionKeys[kMaxFunctions] = {};
   uint64_t exponentKeys[kMaxFunctions] = {};
+  /// The seed of those keys, for the random functions of max_scalar and
+  /// min_scalar, keyed by op and constant (scalarFunctionId).
+  uint64_t functionSeed = 0;
   /// Some division had a zero divisor mod p, or an exp read a q-part that
   /// a division by zero mod q produced.
   uint64_t divisionByZero = 0;
@@ -97,10 +100,10 @@ mlsopt_field_t mlsopt_field_random(mlsopt_field_context_t *context,
 /// `running`: the step of a max reduction.
 mlsopt_field_t mlsopt_field_max(mlsopt_field_t running,
                                 mlsopt_field_t candidate);
-/// `candidate` if it is smaller than `running` in max's total order, else
-/// `running`: min_scalar.
-mlsopt_field_t mlsopt_field_min(mlsopt_field_t running,
-                                mlsopt_field_t candidate);
+/// The random function scalarFunctionId `function` (max_scalar or
+/// min_scalar with its constant) of a mod p, and its independent one mod q.
+mlsopt_field_t mlsopt_field_random_scalar(mlsopt_field_context_t *context,
+                                          uint64_t function, mlsopt_field_t a);
 }
 
 #endif // MLSOPT_VERIFY_FIELDRUNTIME_H

@@ -151,6 +151,7 @@ FieldJIT::evaluate(unsigned function, ArrayRef<FieldTensor> inputs,
     descriptors.emplace_back(buffer.data(), shape);
 
   FieldRuntimeContext runtime;
+  runtime.functionSeed = options.functionSeed;
   // The keys FieldEvaluator::evaluate uses: one random function per unary
   // kind k in each field, keyed k + 1.
   for (unsigned k = 0; k < FieldRuntimeContext::kMaxFunctions; ++k) {

@@ -271,16 +271,19 @@ private:
       auto scalar = op.getAttrOfType<FloatAttr>("scalar");
       if (!scalar)
         return op.emitError("scalar op without a 'scalar' attribute");
+      // max and min: the random function of the op and its constant.
+      if (name == "max_scalar" || name == "min_scalar") {
+        Value function = arith::ConstantIntOp::create(
+            b, loc(), b.getI64Type(),
+            static_cast<int64_t>(scalarFunctionId(name == "min_scalar",
+                                                  scalar.getValueAsDouble())));
+        return call("mlsopt_field_random_scalar", {context, function, args[0]});
+      }
       std::optional<FieldElement> c =
           fieldConstant(scalar.getValueAsDouble());
       if (!c)
         return op.emitError("the constant ")
                << scalar.getValueAsDouble() << " has no finite-field image";
-      // max and min select by the total order of reduce_max.
-      if (name == "max_scalar")
-        return call("mlsopt_field_max", {args[0], element(*c)});
-      if (name == "min_scalar")
-        return call("mlsopt_field_min", {args[0], element(*c)});
       return emitBinary(name == "mul_scalar" ? thread::BinaryKind::mul
                                              : thread::BinaryKind::add,
                         args[0], element(*c));

@@ -112,11 +112,13 @@ mlsopt_field_t mlsopt_field_max(mlsopt_field_t running,
              : running;
 }
 
-mlsopt_field_t mlsopt_field_min(mlsopt_field_t running,
-                                mlsopt_field_t candidate) {
-  // The one of the two that max does not pick (two equal ones are equal).
-  return mlsopt_field_max(running, candidate) == candidate ? running
-                                                            : candidate;
+mlsopt_field_t mlsopt_field_random_scalar(FieldRuntimeContext *context,
+                                          uint64_t function, mlsopt_field_t a) {
+  return packFieldElement(
+      applyRandomFunction(randomFunctionKey(context->functionSeed, function),
+                          residueOf(a)),
+      applyExponentFunction(
+          exponentFunctionKey(context->functionSeed, function), residueOf(a)));
 }
 
 } // extern "C"
@@ -139,7 +141,7 @@ mlsopt::verify::getFieldRuntimeSymbols() {
       MLSOPT_FIELD_SYMBOL(mlsopt_field_rsqrt),
       MLSOPT_FIELD_SYMBOL(mlsopt_field_random),
       MLSOPT_FIELD_SYMBOL(mlsopt_field_max),
-      MLSOPT_FIELD_SYMBOL(mlsopt_field_min),
+      MLSOPT_FIELD_SYMBOL(mlsopt_field_random_scalar),
 #undef MLSOPT_FIELD_SYMBOL
   };
   return symbols;
