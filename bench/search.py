@@ -41,12 +41,15 @@ CACHED = re.compile(
     r"remark: superoptimize: replaced \d+ kernel ops \((?P<before>[\d.]+) us\) "
     r"by \d+ kernels \((?P<after>[\d.]+) us\) with the result from the cache")
 
-# Elementwise ops left alone by the cut, moved into the kernels that produce
-# their operands once every subprogram was replaced: the function's cost
-# after that replaces the sum of the subprograms' (one function per case).
+# Elementwise ops and transposes left alone by the cut, moved into the
+# kernels that produce their operands or read their results once every
+# subprogram was replaced: the function's costs before the pass and after
+# that replace the sums of the subprograms' (one function per case; the
+# subprograms leave transposes out).
 EPILOGUES = re.compile(
     r"remark: superoptimize: computed \d+ elementwise kernel ops .* launches "
-    r"\d+ kernels \((?P<after>[\d.]+) us\)")
+    r"\d+ kernels \((?P<after>[\d.]+) us\)"
+    r"(?:, \d+ before \((?P<before>[\d.]+) us\))?")
 
 
 
@@ -66,6 +69,8 @@ def estimated_us(stderr):
         after += us[1]
     if m := EPILOGUES.search(stderr):
         after = float(m["after"])
+        if m["before"]:
+            before = float(m["before"])
     return round(before, 2), round(after, 2)
 
 

@@ -505,6 +505,18 @@ void SuperoptimizePass::runOnOperation() {
                                           options.cost);
     return FrozenRewritePatternSet(std::move(patterns));
   }();
+  // The function's cost under the model, or failure for ops it cannot
+  // cost (no figure then).
+  auto estimate = [&](func::FuncOp func) {
+    ScopedDiagnosticHandler quiet(&getContext(),
+                                  [](Diagnostic &) { return success(); });
+    return estimateFunctionCost(func, options.target, options.cost);
+  };
+  auto countLaunches = [](func::FuncOp func) {
+    return llvm::count_if(func.getBody().getOps(), [](Operation &op) {
+      return isa_and_nonnull<kernel::KernelDialect>(op.getDialect());
+    });
+  };
   for (func::FuncOp func : functions) {
     replaced.clear();
     auto start = std::chrono::steady_clock::now();
@@ -512,6 +524,10 @@ void SuperoptimizePass::runOnOperation() {
         partitionIntoSubprograms(func, maxKernelOps);
     if (subprograms.empty())
       continue;
+    // Transposes are in no subprogram; the remark after the fusions below
+    // gives the whole function's figures before and after.
+    int64_t launchesBefore = countLaunches(func);
+    FailureOr<KernelCost> costBefore = estimate(func);
     for (auto [index, sub] : llvm::enumerate(subprograms)) {
       // What is left of the function's time, shared by what is left of it.
       double elapsed = std::chrono::duration<double>(
@@ -524,30 +540,22 @@ void SuperoptimizePass::runOnOperation() {
       if (!optimize(sub, options, share))
         return signalPassFailure();
     }
-    // Elementwise ops the partition left alone join the custom kernels
-    // beside them.
-    auto countLaunches = [&] {
-      return llvm::count_if(func.getBody().getOps(), [](Operation &op) {
-        return isa_and_nonnull<kernel::KernelDialect>(op.getDialect());
-      });
-    };
-    int64_t before = countLaunches();
+    // Elementwise ops and transposes the partition left alone join the
+    // custom kernels beside them.
+    int64_t before = countLaunches(func);
     (void)applyPatternsGreedily(func, elementwise);
-    if (int64_t after = countLaunches(); after < before) {
-      FailureOr<KernelCost> cost = failure();
-      {
-        // A function with ops the model cannot cost gets no figure.
-        ScopedDiagnosticHandler quiet(&getContext(),
-                                      [](Diagnostic &) { return success(); });
-        cost = estimateFunctionCost(func, options.target, options.cost);
-      }
+    if (int64_t after = countLaunches(func); after < before) {
+      FailureOr<KernelCost> cost = estimate(func);
       InFlightDiagnostic remark = emitRemark(func.getLoc());
       remark << "superoptimize: computed " << before - after
-             << " elementwise kernel ops inside the custom kernels that "
-                "produce their operands or read their results; @"
+             << " elementwise kernel ops or transposes inside the custom "
+                "kernels that produce their operands or read their results; @"
              << func.getName() << " launches " << after << " kernels";
       if (succeeded(cost))
         remark << " (" << formatFixed(cost->totalUs, 2) << " us)";
+      remark << ", " << launchesBefore << " before";
+      if (succeeded(costBefore))
+        remark << " (" << formatFixed(costBefore->totalUs, 2) << " us)";
     }
   }
 }
