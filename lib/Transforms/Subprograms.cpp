@@ -48,7 +48,8 @@ bool subtractsOwnMax(Operation *op) {
   return max && max->getOperand(0) == sub->getOperand(0);
 }
 
-/// What `op` counts against `max-kernel-ops`. A maximum subtracted from
+/// What `op` counts against `max-kernel-ops` (a clamp as one op). A
+/// maximum subtracted from
 /// the values it was taken over, and that subtraction, count nothing: the
 /// abstract expressions erase the pair (`x - max(x)` is `x` under exp,
 /// docs/search.md), so a safe softmax is as large a search problem as the
@@ -58,6 +59,13 @@ bool subtractsOwnMax(Operation *op) {
 unsigned getWeight(Operation *op) {
   if (subtractsOwnMax(op))
     return 0;
+  // A clamp (Mirage's one op) is max_scalar then min_scalar: the min of a
+  // max read by nothing else counts nothing, so a clamped gated MLP is as
+  // large a search problem as the plain one and stays whole.
+  if (isa<kernel::MinScalarOp>(op))
+    if (auto max = op->getOperand(0).getDefiningOp<kernel::MaxScalarOp>();
+        max && max->hasOneUse())
+      return 0;
   if (isa<kernel::ReduceMaxOp>(op) && !op->use_empty() &&
       llvm::all_of(op->getUsers(), [&](Operation *user) {
         return subtractsOwnMax(user) && user->getOperand(1) == op->getResult(0);
