@@ -207,6 +207,40 @@ def test_transposed_output_is_stored_by_the_kernel_and_keeps_its_numbers():
                                rtol=1e-2, atol=1e-2)
 
 
+TORCH_LAYOUT_ATTENTION = """
+func.func @mha(%q: tensor<1x128x8x64xf16>, %k: tensor<1x128x8x64xf16>, %v: tensor<1x128x8x64xf16>) -> tensor<1x128x8x64xf16> {
+  %qt = kernel.transpose %q [0, 2, 1, 3] : tensor<1x128x8x64xf16>
+  %kt = kernel.transpose %k [0, 2, 3, 1] : tensor<1x128x8x64xf16>
+  %vt = kernel.transpose %v [0, 2, 1, 3] : tensor<1x128x8x64xf16>
+  %s = kernel.matmul %qt, %kt : tensor<1x8x128x64xf16>, tensor<1x8x64x128xf16>
+  %ss = kernel.mul_scalar %s, 0.125 : tensor<1x8x128x128xf16>
+  %e = kernel.exp %ss : tensor<1x8x128x128xf16>
+  %l = kernel.reduce_sum %e dim 3 : tensor<1x8x128x128xf16>
+  %ev = kernel.matmul %e, %vt : tensor<1x8x128x128xf16>, tensor<1x8x128x64xf16>
+  %o = kernel.div %ev, %l : tensor<1x8x128x64xf16>, tensor<1x8x128x1xf16>
+  %ot = kernel.transpose %o [0, 2, 1, 3] : tensor<1x8x128x64xf16>
+  return %ot : tensor<1x128x8x64xf16>
+}
+"""
+
+
+def test_attention_in_torch_layout_is_one_kernel_and_keeps_its_numbers():
+    # Q, K, V as [b, s, h, d], transposed for the products and back: four
+    # transposes the kernel applies to its tiles.
+    optimized = mi.from_mlir(TORCH_LAYOUT_ATTENTION).superoptimize(timeout=10)
+    assert optimized.cost("sm_90").launches == 1
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal((1, 128, 8, 64)) * 0.3 for _ in range(3))
+    (out,) = optimized(inputs=[q, k, v])
+    f16 = lambda a: a.astype(np.float16).astype(np.float64)
+    Q = f16(q).transpose(0, 2, 1, 3)
+    K = f16(k).transpose(0, 2, 3, 1)
+    V = f16(v).transpose(0, 2, 1, 3)
+    e = np.exp((Q @ K) * 0.125)
+    expected = ((e @ V) / e.sum(axis=-1, keepdims=True)).transpose(0, 2, 1, 3)
+    np.testing.assert_allclose(out, expected, rtol=1e-2, atol=1e-3)
+
+
 def test_clamp_fuses_into_the_matmul_kernel_and_keeps_its_numbers():
     # Mirage's clamp is max_scalar then min_scalar; the search fuses both
     # with the SiLU after them into the matmul's kernel. NaN stays NaN, as
