@@ -18,15 +18,18 @@ mlsopt's C++ libraries through the ``_mlsopt`` extension; see docs/python.md.
 """
 
 from ._mlsopt import Cost, MLIRError, UnavailableError, __version__
+from . import kernel as _kernel
 from .kernel import (
     DTensor,
     KernelGraph,
     bfloat16,
+    convert_dtype_to_torch_type,
     dtype,
     float16,
     float32,
     from_mlir,
     new_kernel_graph,
+    set_gpu_device_id,
 )
 from .threadblock import STensor, TBGraph, new_threadblock_graph
 
@@ -43,6 +46,15 @@ __all__ = [
     "from_mlir",
     "new_kernel_graph",
     "new_threadblock_graph",
+    "convert_dtype_to_torch_type",
+    "set_gpu_device_id",
     "STensor",
     "TBGraph",
 ]
+
+
+def __getattr__(name):
+    # The device set_gpu_device_id keeps, read as mlsopt.gpu_device_id.
+    if name == "gpu_device_id":
+        return _kernel.gpu_device_id
+    raise AttributeError(f"module 'mlsopt' has no attribute {name!r}")

@@ -623,6 +623,28 @@ def _host_float32(x):
     return np.ascontiguousarray(x, dtype=np.float32)
 
 
+def convert_dtype_to_torch_type(dtype):
+    """The torch dtype of an mlsopt dtype (Mirage's helper of that name)."""
+    import torch
+    return {"float16": torch.float16, "bfloat16": torch.bfloat16,
+            "float32": torch.float32}[_as_dtype(dtype).name]
+
+
+# The GPU Mirage scripts select with set_gpu_device_id.
+gpu_device_id = 0
+
+
+def set_gpu_device_id(device_id):
+    """Mirage's device selection, accepted so that its scripts run: mlsopt's
+    search needs no GPU, and __call__ runs on the device its torch CUDA
+    inputs are on; the id is kept in `mlsopt.gpu_device_id`."""
+    global gpu_device_id
+    device_id = int(device_id)
+    if device_id < 0:
+        raise ValueError(f"GPU device id {device_id} is negative")
+    gpu_device_id = device_id
+
+
 def new_kernel_graph():
     """An empty kernel graph (Mirage's mi.new_kernel_graph())."""
     return KernelGraph()

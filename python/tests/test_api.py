@@ -321,3 +321,19 @@ def test_to_dot_and_visualize(tmp_path):
     path = fused.visualize(str(tmp_path / "fused"))
     assert path.endswith("fused.dot")
     assert pathlib.Path(path).read_text() == dot
+
+
+def test_mirage_module_helpers():
+    # Mirage scripts call these at the top level (demo/qwen_*.py,
+    # demo/reference_mugraphs/*.py).
+    mi.set_gpu_device_id(2)
+    assert mi.gpu_device_id == 2
+    mi.set_gpu_device_id(0)
+    with pytest.raises(ValueError, match="negative"):
+        mi.set_gpu_device_id(-1)
+
+
+def test_mirage_dtype_conversion_to_torch():
+    torch = pytest.importorskip("torch")
+    assert mi.convert_dtype_to_torch_type(mi.bfloat16) is torch.bfloat16
+    assert mi.convert_dtype_to_torch_type(mi.float16) is torch.float16
