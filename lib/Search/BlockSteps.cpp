@@ -79,7 +79,7 @@ void StepCounter::add(Operation *op) {
   // A view of an [n, k] tile that matmuls read in place moves nothing (the
   // GPU lowering emits no code for it).
   if (auto transpose = dyn_cast<block::TransposeOp>(op);
-      transpose && block::isTransposedRhsView(transpose))
+      transpose && block::isTransposedMatmulView(transpose))
     return;
   if (auto yield = dyn_cast<block::YieldOp>(op)) {
     // Each accumulator kept in shared memory reads the yielded element and

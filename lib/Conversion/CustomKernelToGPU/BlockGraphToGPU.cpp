@@ -126,12 +126,12 @@ LogicalResult BlockGraphToGPU::emitCompute(Operation &op, bool waitForCopies) {
   else if (auto concat = dyn_cast<block::ConcatOp>(op))
     emitConcat(concat);
   else if (auto transpose = dyn_cast<block::TransposeOp>(op);
-           transpose && block::isTransposedRhsView(transpose)) {
+           transpose && block::isTransposedMatmulView(transpose)) {
     // Nothing to move: the matmuls read the operand's bytes (the plan gave
     // the view the same buffer, and keeps it as long as either is read).
     // Nor a barrier, unless copies issued here must land before the reads.
     buffers.map(transpose.getResult(), buffers.lookup(transpose.getInput()));
-    rhsViews[transpose.getResult()] = transpose.getInput();
+    matmulViews[transpose.getResult()] = transpose.getInput();
     if (!waitForCopies)
       return success();
   } else if (transpose)

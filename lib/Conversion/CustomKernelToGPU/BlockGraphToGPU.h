@@ -297,9 +297,9 @@ private:
   mlir::IRMapping buffers;
   /// Block-graph tiles whose buffers are flat and swizzled.
   llvm::DenseMap<mlir::Value, SharedMemorySwizzle> swizzles;
-  /// block.transpose results read in place (block::isTransposedRhsView) ->
+  /// block.transpose results read in place (block::isTransposedMatmulView) ->
   /// the tile they view, laid out [..., n, k].
-  llvm::DenseMap<mlir::Value, mlir::Value> rhsViews;
+  llvm::DenseMap<mlir::Value, mlir::Value> matmulViews;
 };
 
 } // namespace mlsopt::gpu_codegen

@@ -221,22 +221,45 @@ Value BlockGraphToGPU::mmaStepB16(block::MatmulOp op, const MmaFragment &frag,
       arith::RemUIOp::create(b, loc, laneId, indexConstant(b, loc, 16));
   Value half =
       arith::DivUIOp::create(b, loc, laneId, indexConstant(b, loc, 16));
-  Value aRow = arith::MinUIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, frag.row0, lane16),
-      indexConstant(b, loc, frag.lastRow));
-  Value aCol = arith::AddIOp::create(
-      b, loc, kk,
-      arith::MulIOp::create(b, loc, half, indexConstant(b, loc, 8)));
   SmallVector<Value> aIdx(frag.batch);
-  aIdx.push_back(aRow);
-  aIdx.push_back(aCol);
-  Value a =
-      nvgpu::LdMatrixOp::create(b, loc, aType, buffers.lookup(op.getLhs()),
-                                tileIndices(op.getLhs(), aIdx),
-                                /*transpose=*/false, /*numTiles=*/4);
+  Value a;
+  if (Value source = matmulViews.lookup(op.getLhs())) {
+    // A viewed from a k x m tile (m a multiple of 16): ldmatrix.trans of
+    // its 8 x 8 pieces, lane l giving row l % 8 of piece l / 8, the pieces
+    // in the order of A's registers: (m 0-7, k 0-7), (m 8-15, k 0-7),
+    // (m 0-7, k 8-15), (m 8-15, k 8-15).
+    Value piece =
+        arith::DivUIOp::create(b, loc, laneId, indexConstant(b, loc, 8));
+    Value pieceRow =
+        arith::RemUIOp::create(b, loc, laneId, indexConstant(b, loc, 8));
+    Value mOffset = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, piece, indexConstant(b, loc, 2)),
+        indexConstant(b, loc, 8));
+    Value kOffset = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, piece, indexConstant(b, loc, 2)),
+        indexConstant(b, loc, 8));
+    aIdx.push_back(arith::AddIOp::create(
+        b, loc, kk, arith::AddIOp::create(b, loc, kOffset, pieceRow)));
+    aIdx.push_back(arith::AddIOp::create(b, loc, frag.row0, mOffset));
+    a = nvgpu::LdMatrixOp::create(b, loc, aType, buffers.lookup(source),
+                                  tileIndices(source, aIdx),
+                                  /*transpose=*/true, /*numTiles=*/4);
+  } else {
+    Value aRow = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, frag.row0, lane16),
+        indexConstant(b, loc, frag.lastRow));
+    Value aCol = arith::AddIOp::create(
+        b, loc, kk,
+        arith::MulIOp::create(b, loc, half, indexConstant(b, loc, 8)));
+    aIdx.push_back(aRow);
+    aIdx.push_back(aCol);
+    a = nvgpu::LdMatrixOp::create(b, loc, aType, buffers.lookup(op.getLhs()),
+                                  tileIndices(op.getLhs(), aIdx),
+                                  /*transpose=*/false, /*numTiles=*/4);
+  }
   SmallVector<Value> bIdx(frag.batch);
   Value bFrag;
-  if (Value source = rhsViews.lookup(op.getRhs())) {
+  if (Value source = matmulViews.lookup(op.getRhs())) {
     // B viewed from an n x k tile: its 8 x 8 pieces are stored as mma wants
     // them (k contiguous for each n), so ldmatrix reads them untransposed,
     // lanes 0-7 the rows of k 0-7 and lanes 8-15 those of k 8-15.
@@ -321,10 +344,15 @@ Value BlockGraphToGPU::mmaStepTF32(block::MatmulOp op, const MmaFragment &frag,
   Value kHi = plus(kLo, 4);
   Value col = arith::AddIOp::create(b, loc, frag.col0, frag.group);
   Value lhs = op.getLhs(), rhs = op.getRhs();
-  SmallVector<Value> a = {tf32At(lhs, rowLo, kLo), tf32At(lhs, rowHi, kLo),
-                          tf32At(lhs, rowLo, kHi), tf32At(lhs, rowHi, kHi)};
+  SmallVector<Value> a;
+  if (Value source = matmulViews.lookup(lhs))
+    a = {tf32At(source, kLo, rowLo), tf32At(source, kLo, rowHi),
+         tf32At(source, kHi, rowLo), tf32At(source, kHi, rowHi)};
+  else
+    a = {tf32At(lhs, rowLo, kLo), tf32At(lhs, rowHi, kLo),
+         tf32At(lhs, rowLo, kHi), tf32At(lhs, rowHi, kHi)};
   SmallVector<Value> bRegs;
-  if (Value source = rhsViews.lookup(rhs))
+  if (Value source = matmulViews.lookup(rhs))
     bRegs = {tf32At(source, col, kLo), tf32At(source, col, kHi)};
   else
     bRegs = {tf32At(rhs, kLo, col), tf32At(rhs, kHi, col)};
@@ -401,8 +429,9 @@ Value BlockGraphToGPU::matmulElement(block::MatmulOp op, ValueRange idx,
   int64_t rank = idx.size();
   int64_t k = shapeOf(op.getLhs()).back();
   Type f32 = b.getF32Type();
-  Value source = rhsViews.lookup(op.getRhs());
-  Value lhs = buffers.lookup(op.getLhs());
+  Value lhsSource = matmulViews.lookup(op.getLhs());
+  Value source = matmulViews.lookup(op.getRhs());
+  Value lhs = buffers.lookup(lhsSource ? lhsSource : op.getLhs());
   Value rhs = buffers.lookup(source ? source : op.getRhs());
   auto kLoop = scf::ForOp::create(b, loc, indexConstant(b, loc, 0),
                                   indexConstant(b, loc, k),
@@ -415,9 +444,11 @@ Value BlockGraphToGPU::matmulElement(block::MatmulOp op, ValueRange idx,
   SmallVector<Value> bIdx = llvm::to_vector(idx.drop_back(2));
   bIdx.push_back(kk);
   bIdx.push_back(idx[rank - 1]);
-  // A view of an n x k tile is read at (n, k).
+  // A view of an n x k (k x m) tile is read at (n, k) ((k, m)).
   if (source)
     std::swap(bIdx[rank - 2], bIdx[rank - 1]);
+  if (lhsSource)
+    std::swap(aIdx[rank - 2], aIdx[rank - 1]);
   Value a = buildScalarExtension(
       b, loc, memref::LoadOp::create(b, loc, lhs, aIdx), f32);
   Value bv = buildScalarExtension(

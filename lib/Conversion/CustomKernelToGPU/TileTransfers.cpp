@@ -59,7 +59,7 @@ BlockGraphToGPU::swizzleFor(block::LoadOp load) {
   for (Operation *user : tile.getUsers()) {
     // Through a view, the matmuls read this tile with ldmatrix too.
     auto view = dyn_cast<block::TransposeOp>(user);
-    if (view && block::isTransposedRhsView(view)) {
+    if (view && block::isTransposedMatmulView(view)) {
       if (!llvm::all_of(view.getResult().getUsers(), readByTensorCores))
         return std::nullopt;
       continue;

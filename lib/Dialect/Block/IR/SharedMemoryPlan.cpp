@@ -104,7 +104,7 @@ AccumulatorStorage mlsopt::block::getAccumulatorStorage(ForLoopOp loop,
              : AccumulatorStorage::AccumulatorAndResult;
 }
 
-bool mlsopt::block::isTransposedRhsView(TransposeOp op) {
+bool mlsopt::block::isTransposedMatmulView(TransposeOp op) {
   ArrayRef<int64_t> permutation = op.getPermutation();
   int64_t rank = permutation.size();
   if (rank < 2 || permutation[rank - 2] != rank - 1 ||
@@ -114,9 +114,13 @@ bool mlsopt::block::isTransposedRhsView(TransposeOp op) {
     if (permutation[d] != d)
       return false;
   Value view = op.getResult();
+  int64_t rows = cast<RankedTensorType>(view.getType()).getDimSize(rank - 2);
   return !view.use_empty() && llvm::all_of(view.getUses(), [&](OpOperand &use) {
     auto matmul = dyn_cast<MatmulOp>(use.getOwner());
-    return matmul && matmul.getRhs() == view && matmul.getLhs() != view;
+    if (!matmul || matmul.getLhs() == matmul.getRhs())
+      return false;
+    return matmul.getRhs() == view ||
+           (matmul.getLhs() == view && rows % 16 == 0);
   });
 }
 
@@ -336,7 +340,7 @@ void SharedMemoryPlan::writeResultsInPlace(
     // A view writes nothing: it is its operand's bytes for as long as
     // either is read.
     if (auto transpose = dyn_cast<TransposeOp>(op);
-        transpose && isTransposedRhsView(transpose)) {
+        transpose && isTransposedMatmulView(transpose)) {
       std::optional<unsigned> resultIndex = tileIndex(transpose.getResult());
       std::optional<unsigned> operandIndex = tileIndex(transpose.getInput());
       if (resultIndex && operandIndex) {

@@ -96,11 +96,13 @@ MatmulOp getRegisterAccumulatedMatmul(ForLoopOp loop, unsigned result);
 bool isAccumulatedInRegisters(MatmulOp matmul);
 
 /// Whether `op` is a view of its operand rather than a tile of its own: it
-/// swaps the last two dims, and only matmuls read it, as their right
-/// operand. The GPU lowering then reads the operand, laid out `[n, k]` (a
-/// weight as a linear layer stores it), with ldmatrix as it reads a left
-/// operand; the plan gives the view the operand's bytes.
-bool isTransposedRhsView(TransposeOp op);
+/// swaps the last two dims, and only matmuls read it, each as one operand.
+/// The GPU lowering then reads the operand in place: a right operand laid
+/// out `[n, k]` (a weight as a linear layer stores it) with ldmatrix as it
+/// reads a left one, a left operand laid out `[k, m]` with ldmatrix.trans
+/// (when m is a whole number of 16-row fragments, so that no read passes
+/// the tile's rows). The plan gives the view the operand's bytes.
+bool isTransposedMatmulView(TransposeOp op);
 
 /// Whether `load`'s tile is double-buffered: iteration i+1's copy lands in
 /// one buffer while iteration i reads the other. Other loads are copied once,
