@@ -216,11 +216,21 @@ Value BlockGraphToGPU::mmaStepB16(block::MatmulOp op, const MmaFragment &frag,
   auto bType = VectorType::get({2, 2}, elementType);
   // ldmatrix: lanes 0-15 give the rows of the left 8 columns of A, lanes
   // 16-31 those of the right 8; for B (k x n, row-major, read transposed)
-  // lanes 0-15 give the 16 rows of k.
-  Value lane16 =
-      arith::RemUIOp::create(b, loc, laneId, indexConstant(b, loc, 16));
-  Value half =
-      arith::DivUIOp::create(b, loc, laneId, indexConstant(b, loc, 16));
+  // lanes 0-15 give the 16 rows of k. The index arithmetic on lane ids and
+  // fragment offsets:
+  auto rem = [&](Value v, int64_t c) -> Value {
+    return arith::RemUIOp::create(b, loc, v, indexConstant(b, loc, c));
+  };
+  auto div = [&](Value v, int64_t c) -> Value {
+    return arith::DivUIOp::create(b, loc, v, indexConstant(b, loc, c));
+  };
+  auto plus = [&](Value v, Value w) -> Value {
+    return arith::AddIOp::create(b, loc, v, w);
+  };
+  auto times8 = [&](Value v) -> Value {
+    return arith::MulIOp::create(b, loc, v, indexConstant(b, loc, 8));
+  };
+  Value lane16 = rem(laneId, 16);
   SmallVector<Value> aIdx(frag.batch);
   Value a;
   if (Value source = matmulViews.lookup(op.getLhs())) {
@@ -228,31 +238,16 @@ Value BlockGraphToGPU::mmaStepB16(block::MatmulOp op, const MmaFragment &frag,
     // its 8 x 8 pieces, lane l giving row l % 8 of piece l / 8, the pieces
     // in the order of A's registers: (m 0-7, k 0-7), (m 8-15, k 0-7),
     // (m 0-7, k 8-15), (m 8-15, k 8-15).
-    Value piece =
-        arith::DivUIOp::create(b, loc, laneId, indexConstant(b, loc, 8));
-    Value pieceRow =
-        arith::RemUIOp::create(b, loc, laneId, indexConstant(b, loc, 8));
-    Value mOffset = arith::MulIOp::create(
-        b, loc, arith::RemUIOp::create(b, loc, piece, indexConstant(b, loc, 2)),
-        indexConstant(b, loc, 8));
-    Value kOffset = arith::MulIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, piece, indexConstant(b, loc, 2)),
-        indexConstant(b, loc, 8));
-    aIdx.push_back(arith::AddIOp::create(
-        b, loc, kk, arith::AddIOp::create(b, loc, kOffset, pieceRow)));
-    aIdx.push_back(arith::AddIOp::create(b, loc, frag.row0, mOffset));
+    Value piece = div(laneId, 8);
+    aIdx.push_back(plus(kk, plus(times8(div(piece, 2)), rem(laneId, 8))));
+    aIdx.push_back(plus(frag.row0, times8(rem(piece, 2))));
     a = nvgpu::LdMatrixOp::create(b, loc, aType, buffers.lookup(source),
                                   tileIndices(source, aIdx),
                                   /*transpose=*/true, /*numTiles=*/4);
   } else {
-    Value aRow = arith::MinUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, frag.row0, lane16),
-        indexConstant(b, loc, frag.lastRow));
-    Value aCol = arith::AddIOp::create(
-        b, loc, kk,
-        arith::MulIOp::create(b, loc, half, indexConstant(b, loc, 8)));
-    aIdx.push_back(aRow);
-    aIdx.push_back(aCol);
+    aIdx.push_back(arith::MinUIOp::create(b, loc, plus(frag.row0, lane16),
+                                          indexConstant(b, loc, frag.lastRow)));
+    aIdx.push_back(plus(kk, times8(div(laneId, 16))));
     a = nvgpu::LdMatrixOp::create(b, loc, aType, buffers.lookup(op.getLhs()),
                                   tileIndices(op.getLhs(), aIdx),
                                   /*transpose=*/false, /*numTiles=*/4);
@@ -263,19 +258,13 @@ Value BlockGraphToGPU::mmaStepB16(block::MatmulOp op, const MmaFragment &frag,
     // B viewed from an n x k tile: its 8 x 8 pieces are stored as mma wants
     // them (k contiguous for each n), so ldmatrix reads them untransposed,
     // lanes 0-7 the rows of k 0-7 and lanes 8-15 those of k 8-15.
-    Value lane8 =
-        arith::RemUIOp::create(b, loc, lane16, indexConstant(b, loc, 8));
-    Value kHalf =
-        arith::DivUIOp::create(b, loc, lane16, indexConstant(b, loc, 8));
-    bIdx.push_back(arith::AddIOp::create(b, loc, frag.col0, lane8));
-    bIdx.push_back(arith::AddIOp::create(
-        b, loc, kk,
-        arith::MulIOp::create(b, loc, kHalf, indexConstant(b, loc, 8))));
+    bIdx.push_back(plus(frag.col0, rem(lane16, 8)));
+    bIdx.push_back(plus(kk, times8(div(lane16, 8))));
     bFrag = nvgpu::LdMatrixOp::create(b, loc, bType, buffers.lookup(source),
                                       tileIndices(source, bIdx),
                                       /*transpose=*/false, /*numTiles=*/2);
   } else {
-    bIdx.push_back(arith::AddIOp::create(b, loc, kk, lane16));
+    bIdx.push_back(plus(kk, lane16));
     bIdx.push_back(frag.col0);
     bFrag =
         nvgpu::LdMatrixOp::create(b, loc, bType, buffers.lookup(op.getRhs()),
