@@ -266,6 +266,10 @@ def test_clamp_fuses_into_the_matmul_kernel_and_keeps_its_numbers():
     np.testing.assert_allclose(np.delete(out, 3, 0), np.delete(expected, 3, 0),
                                rtol=1e-2, atol=1e-2)
     assert np.nanmax(out) <= 2.0 / (1 + np.exp(-2.0)) + 1e-2
+    # The unsearched graph (kernel.max_scalar and min_scalar lowered to
+    # linalg) computes the same.
+    (unfused,) = graph(inputs=[x, w])
+    np.testing.assert_allclose(unfused, out, rtol=1e-2, atol=1e-2)
 
 
 def test_column_major_output_is_stored_transposed_by_the_kernel():
