@@ -18,12 +18,16 @@
 
 // HOST-LABEL: func.func @both_views(
 // HOST: gpu.launch_func @mlsopt_kernels::@both_views_kernel0 {{.*}} dynamic_shared_memory_size %c18432_i32
+// HOST-LABEL: func.func @loop_result(
+// HOST: gpu.launch_func @mlsopt_kernels::@loop_result_kernel0 {{.*}} dynamic_shared_memory_size %c10240_i32
 // HOST-LABEL: func.func @narrow_left(
 // HOST: gpu.launch_func @mlsopt_kernels::@narrow_left_kernel0 {{.*}} dynamic_shared_memory_size %c6144_i32
 
 // PTX-LABEL: .entry both_views_kernel0(
 // PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // PTX-DAG: ldmatrix.sync.aligned.m8n8.x2.shared.b16
+// PTX-LABEL: .entry loop_result_kernel0(
+// PTX-NOT: ldmatrix.sync.aligned.m8n8.x4.trans
 // PTX-LABEL: .entry narrow_left_kernel0(
 // TF32: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 
@@ -40,6 +44,25 @@ func.func @both_views(%x: tensor<128x32xf16>, %w: tensor<32x128xf16>) -> tensor<
       block.yield %p : tensor<32x32xf16>
     }
     block.store %m, %out0 omap <> : tensor<32x32xf16> into tensor<32x32xf16>
+    block.return
+  }
+  return %o : tensor<32x32xf16>
+}
+
+// A for-loop's result (here the yielded tile of a one-iteration loop) is
+// copied (no ldmatrix.trans reads it): the plan keeps a loop result only as
+// long as the loop result itself is read. 10240 bytes: the 64x32 tile, its
+// transposed copy and the 32x32 result.
+func.func @loop_result(%x: tensor<64x32xf16>) -> tensor<32x32xf16> {
+  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<64x32xf16>) -> tensor<32x32xf16> {
+  ^bb0(%in0: tensor<64x32xf16>, %out0: tensor<32x32xf16>):
+    %a = block.for_loop 1 iterations accumulate (sum) : tensor<64x32xf16> {
+      %t = block.load %in0 imap <> : tensor<64x32xf16> -> tensor<64x32xf16>
+      block.yield %t : tensor<64x32xf16>
+    }
+    %at = block.transpose %a [1, 0] : tensor<64x32xf16>
+    %p = block.matmul %at, %a : tensor<32x64xf16>, tensor<64x32xf16>
+    block.store %p, %out0 omap <> : tensor<32x32xf16> into tensor<32x32xf16>
     block.return
   }
   return %o : tensor<32x32xf16>

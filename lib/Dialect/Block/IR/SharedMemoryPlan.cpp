@@ -113,6 +113,10 @@ bool mlsopt::block::isTransposedMatmulView(TransposeOp op) {
   for (int64_t d = 0; d < rank - 2; ++d)
     if (permutation[d] != d)
       return false;
+  // A loop result may live in its f32 accumulator or as the yielded tile,
+  // which the plan does not keep for the view's readers: it is copied.
+  if (isa_and_nonnull<ForLoopOp>(op.getInput().getDefiningOp()))
+    return false;
   Value view = op.getResult();
   int64_t rows = cast<RankedTensorType>(view.getType()).getDimSize(rank - 2);
   return !view.use_empty() && llvm::all_of(view.getUses(), [&](OpOperand &use) {

@@ -101,7 +101,8 @@ bool isAccumulatedInRegisters(MatmulOp matmul);
 /// out `[n, k]` (a weight as a linear layer stores it) with ldmatrix as it
 /// reads a left one, a left operand laid out `[k, m]` with ldmatrix.trans
 /// (when m is a whole number of 16-row fragments, so that no read passes
-/// the tile's rows). The plan gives the view the operand's bytes.
+/// the tile's rows). The operand is a load's or a compute op's tile, not a
+/// for-loop result. The plan gives the view the operand's bytes.
 bool isTransposedMatmulView(TransposeOp op);
 
 /// Whether `load`'s tile is double-buffered: iteration i+1's copy lands in
