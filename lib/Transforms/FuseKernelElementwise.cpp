@@ -118,6 +118,15 @@ bool isTileLocal(Operation *op, ArrayRef<int64_t> tile) {
   return tile[d] == shapeOf(norm.getResult())[d];
 }
 
+/// `map` with every tensor dim d it names replaced by `to[d]`: an imap or
+/// omap carried through a permutation of the tensor's dims.
+GridToTensorDims remapTensorDims(GridToTensorDims map, ArrayRef<int64_t> to) {
+  for (std::optional<int64_t> &d : map)
+    if (d)
+      d = to[*d];
+  return map;
+}
+
 /// Creates the block op of the same name as kernel op `op`, on tiles whose
 /// broadcast is `shape`.
 Value createTileOp(RewriterBase &rewriter, Operation *op, ValueRange tiles,
@@ -223,19 +232,19 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
         resultTile[d] = refTile[p];
         position[p] = d;
       }
-      GridToTensorDims omap = resultOmap.getGridToTensorDims();
-      for (std::optional<int64_t> &d : omap)
-        if (d)
-          d = position[*d];
-      resultOmap = block::DimMapAttr::get(rewriter.getContext(), omap);
+      resultOmap = block::DimMapAttr::get(
+          rewriter.getContext(),
+          remapTensorDims(resultOmap.getGridToTensorDims(), position));
     }
     for (auto [operand, store] : llvm::zip_equal(op->getOperands(), stores)) {
-      if (transpose)
-        break;
       for (unsigned g = 0; g < 3; ++g)
         if (gridExtents[g] > 1 && store.getOmap().getTensorDim(g) !=
                                       reference.getOmap().getTensorDim(g))
           return rewriter.notifyMatchFailure(op, "tiles split differently");
+      // A transpose's one operand is the reference: its tile is in the
+      // operand's order, which the result's shape does not have.
+      if (transpose)
+        continue;
       ArrayRef<int64_t> full = shapeOf(operand),
                         tile = shapeOf(store.getTile());
       for (auto [d, extent] : llvm::enumerate(full))
@@ -409,18 +418,17 @@ struct FuseElementwisePrologue : KernelFusionPattern {
           if (stretched(d))
             size = 1;
         IntegerAttr operandFmap;
-        if (fmap && !stretched(*fmap))
-          operandFmap = rewriter.getI64IntegerAttr(*fmap);
+        int64_t loopDim = fmap.value_or(-1);
+        if (loopDim >= 0 && !stretched(loopDim))
+          operandFmap = rewriter.getI64IntegerAttr(loopDim);
         // A transpose's result dim d is its operand's dim permutation[d]:
         // the grid and the loop cut that dim, and the tile is loaded in
         // the operand's order.
         if (transpose) {
           ArrayRef<int64_t> permutation = transpose.getPermutation();
-          for (std::optional<int64_t> &d : imap)
-            if (d)
-              d = permutation[*d];
-          if (operandFmap)
-            operandFmap = rewriter.getI64IntegerAttr(permutation[*fmap]);
+          imap = remapTensorDims(imap, permutation);
+          if (loopDim >= 0)
+            operandFmap = rewriter.getI64IntegerAttr(permutation[loopDim]);
           for (auto [d, p] : llvm::enumerate(permutation))
             operandTile[p] = tile[d];
         }

@@ -48,14 +48,13 @@ bool subtractsOwnMax(Operation *op) {
   return max && max->getOperand(0) == sub->getOperand(0);
 }
 
-/// What `op` counts against `max-kernel-ops` (a clamp as one op). A
-/// maximum subtracted from
-/// the values it was taken over, and that subtraction, count nothing: the
-/// abstract expressions erase the pair (`x - max(x)` is `x` under exp,
-/// docs/search.md), so a safe softmax is as large a search problem as the
-/// plain one, and counting the pair would cut a safe attention (seven ops)
-/// where the plain one (five) stays whole. A maximum read by anything else
-/// (an output, say) counts.
+/// What `op` counts against `max-kernel-ops` (a clamp as one op). A maximum
+/// subtracted from the values it was taken over, and that subtraction,
+/// count nothing: the abstract expressions erase the pair (`x - max(x)` is
+/// `x` under exp, docs/search.md), so a safe softmax is as large a search
+/// problem as the plain one, and counting the pair would cut a safe
+/// attention (seven ops) where the plain one (five) stays whole. A maximum
+/// read by anything else (an output, say) counts.
 unsigned getWeight(Operation *op) {
   if (subtractsOwnMax(op))
     return 0;

@@ -563,10 +563,10 @@ struct FieldEvaluator::Impl {
         return op.emitError("scalar op without a 'scalar' attribute");
       // max and min need no field image of their constant: it only keys
       // their random function.
-      if (name == "max_scalar" || name == "min_scalar") {
+      if (std::optional<uint64_t> function =
+              scalarFunctionId(name, scalar.getValueAsDouble())) {
         instr.cls = OpClass::ScalarFunction;
-        instr.function =
-            scalarFunctionId(name == "min_scalar", scalar.getValueAsDouble());
+        instr.function = *function;
         return success();
       }
       instr.cls =

@@ -87,7 +87,11 @@ uint64_t mlsopt::verify::randomFunctionKey(uint64_t seed, uint64_t function) {
                mix64(function * 0x9e3779b97f4a7c15ULL + 0xbb67ae8584caa73bULL));
 }
 
-uint64_t mlsopt::verify::scalarFunctionId(bool isMin, double constant) {
+std::optional<uint64_t>
+mlsopt::verify::scalarFunctionId(llvm::StringRef mnemonic, double constant) {
+  if (mnemonic != "max_scalar" && mnemonic != "min_scalar")
+    return std::nullopt;
+  bool isMin = mnemonic == "min_scalar";
   // The top bit keeps the id (and the id + 2^32 of its function mod q) far
   // from the unary ops' 1 to 32; -0.0 and 0.0 stay distinct, as max and min
   // tell them apart.

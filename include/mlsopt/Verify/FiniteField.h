@@ -17,6 +17,7 @@
 #ifndef MLSOPT_VERIFY_FINITEFIELD_H
 #define MLSOPT_VERIFY_FINITEFIELD_H
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Compiler.h"
 
 #include <algorithm>
@@ -178,15 +179,17 @@ uint64_t fieldSqrt(uint64_t x);
 /// functions; distinct ops get independent ones.
 uint64_t randomFunctionKey(uint64_t seed, uint64_t function);
 
-/// The id of the random function that stands for `max(x, constant)` (or,
-/// with `isMin`, `min(x, constant)`): one per op and constant, apart from
+/// The id of the random function that stands for op `mnemonic` with
+/// `constant`, when the op is max_scalar or min_scalar (else none): one
+/// per op and constant, apart from
 /// the unary ops' ids (1 to 32) and their ids mod q. max and min follow the
 /// real order, which the field does not have; as functions about which the
 /// verifier assumes nothing, a program passes only if it applies the same
 /// bound to the same value (a total order of residues made
 /// max(x, -4) the constant -4 for almost every x, and every program with
 /// it equal).
-uint64_t scalarFunctionId(bool isMin, double constant);
+std::optional<uint64_t> scalarFunctionId(llvm::StringRef mnemonic,
+                                         double constant);
 
 /// The key of the random function that gives the result of op `function`
 /// (sqrt, tanh, ...) its residue mod q, under `seed`: independent of the

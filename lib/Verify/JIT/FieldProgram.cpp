@@ -272,11 +272,10 @@ private:
       if (!scalar)
         return op.emitError("scalar op without a 'scalar' attribute");
       // max and min: the random function of the op and its constant.
-      if (name == "max_scalar" || name == "min_scalar") {
+      if (std::optional<uint64_t> id =
+              scalarFunctionId(name, scalar.getValueAsDouble())) {
         Value function = arith::ConstantIntOp::create(
-            b, loc(), b.getI64Type(),
-            static_cast<int64_t>(scalarFunctionId(name == "min_scalar",
-                                                  scalar.getValueAsDouble())));
+            b, loc(), b.getI64Type(), static_cast<int64_t>(*id));
         return call("mlsopt_field_random_scalar", {context, function, args[0]});
       }
       std::optional<FieldElement> c =
