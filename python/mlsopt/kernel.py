@@ -159,15 +159,9 @@ class KernelGraph:
         (`W.t()` of a linear layer's weight) without a copy."""
         dims = tuple(int(d) for d in dims)
         dtype = _as_dtype(dtype)._core_type
-        row_major = strides is None or tuple(strides) == _row_major_strides(dims)
-        if row_major:
+        if not _is_column_major(dims, strides):
             return self._added(
                 self._core.add_input(list(dims), dtype, *_caller()))
-        if tuple(strides) != _column_major_strides(dims):
-            raise ValueError(
-                f"strides {tuple(strides)} are neither row-major "
-                f"{_row_major_strides(dims)} nor column-major "
-                f"{_column_major_strides(dims)} for dims {dims}")
         position = len(self._core.inputs())
         stored = self._core.add_input(list(reversed(dims)), dtype, *_caller())
         self._column_major_inputs |= {position}
@@ -180,15 +174,8 @@ class KernelGraph:
         graph's result with the dims reversed, which the searched kernel
         stores permuted, and __call__ returns it as a column-major view."""
         self._check(A)
-        row_major = (strides is None
-                     or tuple(strides) == _row_major_strides(A.dims))
-        if not row_major and tuple(strides) != _column_major_strides(A.dims):
-            raise ValueError(
-                f"strides {tuple(strides)} are neither row-major "
-                f"{_row_major_strides(A.dims)} nor column-major "
-                f"{_column_major_strides(A.dims)} for dims {A.dims}")
         result = A._id
-        if not row_major:
+        if _is_column_major(A.dims, strides):
             self._column_major_outputs |= {len(self._core.outputs())}
             result = self._core.add_transpose(
                 A._id, list(reversed(range(A.num_dims))), *_caller())
@@ -591,12 +578,19 @@ def _row_major_strides(dims):
     return tuple(reversed(strides))
 
 
-def _column_major_strides(dims):
-    strides, step = [], 1
-    for d in dims:
-        strides.append(step)
-        step *= d
-    return tuple(strides)
+def _is_column_major(dims, strides):
+    """Whether `strides` (None: row-major) lay out `dims` column-major
+    rather than row-major, Mirage's two layouts; ValueError for any other
+    (a dim of size 1 may make both the same: row-major then)."""
+    if strides is None or tuple(strides) == _row_major_strides(dims):
+        return False
+    column_major = tuple(reversed(_row_major_strides(tuple(reversed(dims)))))
+    if tuple(strides) != column_major:
+        raise ValueError(
+            f"strides {tuple(strides)} are neither row-major "
+            f"{_row_major_strides(dims)} nor column-major {column_major} for "
+            f"dims {dims}")
+    return True
 
 
 def _reversed_dims(x):

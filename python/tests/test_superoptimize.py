@@ -8,6 +8,15 @@ import pytest
 import mlsopt as mi
 
 
+def f16(a):
+    """`a` rounded to float16, as the graph's inputs are, in float64."""
+    return a.astype(np.float16).astype(np.float64)
+
+
+def silu(x):
+    return x / (1 + np.exp(-x))
+
+
 def gated_mlp(n=64, k=128):
     graph = mi.new_kernel_graph()
     X = graph.new_input(dims=(8, k), dtype=mi.float32)
@@ -142,7 +151,7 @@ def test_rms_norm_without_eps_over_odd_columns_keeps_its_numbers_in_f16():
     x = rng.standard_normal((4, 1024)) * 0.3
     w = rng.standard_normal((1024, 1500)) * 0.3
     (out,) = optimized(inputs=[x, w])
-    xh, wh = (a.astype(np.float16).astype(np.float64) for a in (x, w))
+    xh, wh = f16(x), f16(w)
     expected = xh / np.sqrt((xh * xh).mean(axis=1, keepdims=True)) @ wh
     np.testing.assert_allclose(out, expected, rtol=2e-2,
                                atol=2e-2 * np.abs(expected).max())
@@ -201,9 +210,9 @@ def test_transposed_output_is_stored_by_the_kernel_and_keeps_its_numbers():
     x = rng.standard_normal((64, 256))
     w = rng.standard_normal((256, 512)) * 0.1
     (out,) = optimized(inputs=[x, w])
-    xh, wh = (a.astype(np.float16).astype(np.float64) for a in (x, w))
+    xh, wh = f16(x), f16(w)
     m = xh @ wh
-    np.testing.assert_allclose(out, (m / (1 + np.exp(-m))).T,
+    np.testing.assert_allclose(out, silu(m).T,
                                rtol=1e-2, atol=1e-2)
 
 
@@ -232,7 +241,6 @@ def test_attention_in_torch_layout_is_one_kernel_and_keeps_its_numbers():
     rng = np.random.default_rng(0)
     q, k, v = (rng.standard_normal((1, 128, 8, 64)) * 0.3 for _ in range(3))
     (out,) = optimized(inputs=[q, k, v])
-    f16 = lambda a: a.astype(np.float16).astype(np.float64)
     Q = f16(q).transpose(0, 2, 1, 3)
     K = f16(k).transpose(0, 2, 3, 1)
     V = f16(v).transpose(0, 2, 1, 3)
@@ -259,13 +267,12 @@ def test_clamp_fuses_into_the_matmul_kernel_and_keeps_its_numbers():
     x[3, 7] = np.nan
     w = rng.standard_normal((256, 512)) * 0.2
     (out,) = optimized(inputs=[x, w])
-    xh, wh = (a.astype(np.float16).astype(np.float64) for a in (x, w))
-    clamped = np.clip(xh @ wh, -1.5, 2.0)
-    expected = clamped / (1 + np.exp(-clamped))
+    xh, wh = f16(x), f16(w)
+    expected = silu(np.clip(xh @ wh, -1.5, 2.0))
     assert np.isnan(out[3]).all() and not np.isnan(np.delete(out, 3, 0)).any()
     np.testing.assert_allclose(np.delete(out, 3, 0), np.delete(expected, 3, 0),
                                rtol=1e-2, atol=1e-2)
-    assert np.nanmax(out) <= 2.0 / (1 + np.exp(-2.0)) + 1e-2
+    assert np.nanmax(out) <= silu(2.0) + 1e-2
     # The unsearched graph (kernel.max_scalar and min_scalar lowered to
     # linalg) computes the same.
     (unfused,) = graph(inputs=[x, w])
@@ -289,9 +296,9 @@ def test_column_major_output_is_stored_transposed_by_the_kernel():
     w = rng.standard_normal((256, 512)) * 0.1
     (out,) = optimized(inputs=[x, w])
     assert out.shape == (64, 512) and out.flags["F_CONTIGUOUS"]
-    xh, wh = (a.astype(np.float16).astype(np.float64) for a in (x, w))
+    xh, wh = f16(x), f16(w)
     m = xh @ wh
-    np.testing.assert_allclose(out, m / (1 + np.exp(-m)), rtol=1e-2,
+    np.testing.assert_allclose(out, silu(m), rtol=1e-2,
                                atol=1e-2)
     with pytest.raises(ValueError, match="neither row-major"):
         graph.mark_output(O, strides=(2, 64))
