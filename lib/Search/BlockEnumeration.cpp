@@ -406,16 +406,23 @@ void enumeration::enumerateBlockGraphs(SearchCore &core, ArrayRef<unsigned> inpu
 
 SmallVector<Layout>
 enumeration::getLayoutSkeletons(const SearchProblem &problem,
-                           ArrayRef<SearchValue> inputs) {
+                                ArrayRef<SearchValue> inputs, GridScope scope) {
   // Grid candidates: the classes of the program's outputs (a grid dim must
   // place every stored tile); loop candidates: the other classes the
   // inputs have (the dims the program reduces), the chunks of partial
-  // results, or no loop.
-  llvm::SmallSetVector<int, 8> outputClasses, inputClasses;
+  // results, or no loop. A kernel whose outputs other kernels read may
+  // also grid a class of the values in between (GridScope::Intermediates).
+  llvm::SmallSetVector<int, 8> outputClasses, inputClasses, intermediateClasses;
   for (unsigned r : problem.reference.results)
     for (Dim d : problem.referenceDims[r])
       if (!d.isOne())
         outputClasses.insert(d.cls);
+  if (scope == GridScope::Intermediates)
+    for (const Dims &dims : ArrayRef(problem.referenceDims)
+                                .drop_front(problem.reference.numInputs))
+      for (Dim d : dims)
+        if (!d.isOne() && !outputClasses.contains(d.cls))
+          intermediateClasses.insert(d.cls);
   bool combines = false;
   for (const SearchValue &in : inputs)
     for (Dim d : in.dims) {
@@ -430,6 +437,8 @@ enumeration::getLayoutSkeletons(const SearchProblem &problem,
   for (int c : inputClasses) {
     if (!outputClasses.contains(c)) {
       loopClasses.push_back(c);
+      if (intermediateClasses.contains(c))
+        gridClasses.push_back(c);
       continue;
     }
     gridClasses.push_back(c);
@@ -466,6 +475,11 @@ enumeration::getLayoutSkeletons(const SearchProblem &problem,
     forEachGrid(3, [&](Layout &layout, unsigned) {
       if (loop != Dim::kOne && llvm::is_contained(layout.gridClass, loop))
         return;
+      // The other scope has the skeletons that grid no intermediate class.
+      if (scope == GridScope::Intermediates &&
+          llvm::none_of(layout.gridClass,
+                        [&](int c) { return intermediateClasses.contains(c); }))
+        return;
       layout.loopClass = loop;
       layout.iterations = loop == Dim::kOne ? 1 : kRepresentativeIterations;
       skeletons.push_back(layout);
@@ -473,7 +487,8 @@ enumeration::getLayoutSkeletons(const SearchProblem &problem,
   // Split reductions (flash-decoding): the last grid dim walks the chunks
   // of a reduced class, with no for-loop; only over inputs that are not
   // partial results themselves.
-  if (combines)
+  // Split reductions store results the program has (or their chunks).
+  if (combines || scope == GridScope::Intermediates)
     return skeletons;
   for (int split : loopClasses) {
     int chunks = problem.getChunkClass(split);

@@ -186,9 +186,21 @@ void enumerateBlockGraphs(SearchCore &core,
                           llvm::ArrayRef<SearchValue> existing,
                           llvm::function_ref<void(CustomCandidate &&)> fn);
 
+/// Which grid dims a layout skeleton may have.
+enum class GridScope {
+  /// Classes of the program's outputs: every kernel that stores a result.
+  Results,
+  /// Only skeletons that also grid a class of an intermediate value no
+  /// result has (a gated MLP's hidden dim before its down projection): for
+  /// a kernel whose outputs another kernel reads.
+  Intermediates,
+};
+
 /// The layout skeletons worth trying for a custom kernel over `inputs`.
-llvm::SmallVector<Layout> getLayoutSkeletons(const SearchProblem &problem,
-                                             llvm::ArrayRef<SearchValue> inputs);
+llvm::SmallVector<Layout>
+getLayoutSkeletons(const SearchProblem &problem,
+                   llvm::ArrayRef<SearchValue> inputs,
+                   GridScope scope = GridScope::Results);
 
 } // namespace mlsopt::search::enumeration
 

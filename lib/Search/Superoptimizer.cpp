@@ -140,9 +140,11 @@ private:
   /// Weighs every program of a split-reduction kernel over `inputs`
   /// followed by one kernel that combines its chunks.
   void sweepSplitPairs(ArrayRef<unsigned> inputs);
-  /// The custom kernels over `subset` with exactly `blockOps` block ops.
+  /// The custom kernels over `subset` with exactly `blockOps` block ops and
+  /// a layout of `scope`.
   std::shared_ptr<const std::vector<CustomCandidate>>
-  getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps);
+  getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps,
+                      GridScope scope = GridScope::Results);
 
   const SearchProblem &problem;
   const SearchOptions &options;
@@ -609,8 +611,9 @@ void Search::considerSingleKernel(const CustomCandidate &c,
 }
 
 std::shared_ptr<const std::vector<CustomCandidate>>
-Search::getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps) {
-  SmallVector<int64_t, 32> fields = {blockOps};
+Search::getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps,
+                            GridScope scope) {
+  SmallVector<int64_t, 32> fields = {blockOps, static_cast<int64_t>(scope)};
   SmallVector<SearchValue> inputs;
   for (unsigned v : subset) {
     fields.push_back(reinterpret_cast<intptr_t>(values[v].expr));
@@ -629,7 +632,7 @@ Search::getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps) {
   SmallVector<unsigned> local;
   for (unsigned i = 0; i < subset.size(); ++i)
     local.push_back(i);
-  SmallVector<Layout> skeletons = getLayoutSkeletons(problem, inputs);
+  SmallVector<Layout> skeletons = getLayoutSkeletons(problem, inputs, scope);
   // Each skeleton is enumerated on its own thread; the results are joined
   // in skeleton order, so the answer does not depend on the thread count.
   std::vector<std::vector<CustomCandidate>> perSkeleton(skeletons.size());
@@ -752,17 +755,22 @@ void Search::dfs(OpKey last) {
     // Each level's candidates are shared with the cache, not copied. From
     // two block ops: a kernel that only loads and stores is a copy, except
     // the one that sums the chunks of a split reduction's partial results.
+    // The last node allowed must finish the program; a node before it may
+    // also grid the dims of values between kernels.
+    bool last = graph.nodes.size() + 1 >= kernelOpsLimit;
     SmallVector<std::shared_ptr<const std::vector<CustomCandidate>>> levels;
-    for (unsigned blockOps = 2; blockOps <= blockOpsLimit; ++blockOps)
+    for (unsigned blockOps = 2; blockOps <= blockOpsLimit; ++blockOps) {
       levels.push_back(getCustomCandidates(subset, blockOps));
+      if (!last)
+        levels.push_back(
+            getCustomCandidates(subset, blockOps, GridScope::Intermediates));
+    }
     for (const auto &level : levels)
     for (const CustomCandidate &c : *level) {
       if (core->timedOut())
         return;
       if (!isNovel(c))
         continue;
-      // The last node allowed must finish the program.
-      bool last = graph.nodes.size() + 1 >= kernelOpsLimit;
       if (last && !completes(c.outputs))
         continue;
       descendWithCustom(subset, c, key);
