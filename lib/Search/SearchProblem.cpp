@@ -25,22 +25,43 @@ bool search::isSearchableOp(Operation *op) {
 }
 
 namespace {
-/// Union-find over (value, dim) pairs: the dims that must share an extent.
+/// What an op operand reads: a search input (an input slot) or the result
+/// of an op of the subprogram.
+struct Source {
+  bool isInput;
+  unsigned index;
+};
+
+/// The subprogram in the search's terms: which subprogram input each
+/// search input reads, and the source of every operand of every op. The
+/// same subprogram input may be read by several search inputs.
+struct Numbering {
+  SmallVector<Value> inputValues;
+  SmallVector<SmallVector<Source, 2>> operands;
+
+  /// The search's value id of `s`: inputs first, then the ops' results.
+  unsigned getId(Source s) const {
+    return s.isInput ? s.index : inputValues.size() + s.index;
+  }
+};
+
+/// Union-find over (value id, dim) pairs: the dims that must share an
+/// extent.
 struct DimUnifier {
-  llvm::DenseMap<std::pair<Value, unsigned>, unsigned> ids;
+  SmallVector<RankedTensorType> types;
+  llvm::DenseMap<std::pair<unsigned, unsigned>, unsigned> ids;
   llvm::EquivalenceClasses<unsigned> classes;
 
-  /// The node of dim `d` of `v`, or nothing for a size-1 dim.
-  std::optional<unsigned> node(Value v, unsigned d) {
-    auto type = cast<RankedTensorType>(v.getType());
-    if (type.getDimSize(d) == 1)
+  /// The node of dim `d` of value `v`, or nothing for a size-1 dim.
+  std::optional<unsigned> node(unsigned v, unsigned d) {
+    if (types[v].getDimSize(d) == 1)
       return std::nullopt;
     auto [it, inserted] = ids.try_emplace({v, d}, ids.size());
     if (inserted)
       classes.insert(it->second);
     return it->second;
   }
-  void unify(Value a, unsigned da, Value b, unsigned db) {
+  void unify(unsigned a, unsigned da, unsigned b, unsigned db) {
     std::optional<unsigned> x = node(a, da), y = node(b, db);
     if (x && y)
       classes.unionSets(*x, *y);
@@ -48,19 +69,18 @@ struct DimUnifier {
 };
 } // namespace
 
-/// Records in `u` the dims of `op`'s operands and result that must match.
-static LogicalResult unifyOp(Operation *op, OpKind kind, DimUnifier &u) {
-  Value r = op->getResult(0);
-  Value a = op->getOperand(0);
-  unsigned rank = cast<RankedTensorType>(r.getType()).getRank();
-  auto sizeOf = [](Value v, unsigned d) {
-    return cast<RankedTensorType>(v.getType()).getDimSize(d);
-  };
+/// Records in `u` the dims of `op`'s operands (value ids `operands`) and
+/// result (`r`) that must match.
+static LogicalResult unifyOp(Operation *op, OpKind kind,
+                             ArrayRef<unsigned> operands, unsigned r,
+                             DimUnifier &u) {
+  unsigned a = operands[0];
+  unsigned rank = u.types[r].getRank();
   if (kind == OpKind::Matmul) {
-    Value b = op->getOperand(1);
+    unsigned b = operands[1];
     for (unsigned d = 0; d + 2 < rank; ++d) {
       // The search's matmul never broadcasts a batch dim.
-      if (sizeOf(a, d) != sizeOf(b, d))
+      if (u.types[a].getDimSize(d) != u.types[b].getDimSize(d))
         return failure();
       u.unify(a, d, b, d);
       u.unify(a, d, r, d);
@@ -78,12 +98,13 @@ static LogicalResult unifyOp(Operation *op, OpKind kind, DimUnifier &u) {
       u.unify(r, d, a, perm[d]);
     return success();
   }
-  for (Value operand : op->getOperands()) {
-    if (cast<RankedTensorType>(operand.getType()).getRank() != rank)
+  for (unsigned operand : operands) {
+    if (u.types[operand].getRank() != rank)
       return failure();
     for (unsigned d = 0; d < rank; ++d) {
       if ((kind == OpKind::ReduceSum || kind == OpKind::ReduceMax) &&
-          static_cast<int64_t>(d) == op->getAttrOfType<IntegerAttr>("dim").getInt()) {
+          static_cast<int64_t>(d) ==
+              op->getAttrOfType<IntegerAttr>("dim").getInt()) {
         u.node(operand, d);
         continue;
       }
@@ -96,28 +117,42 @@ static LogicalResult unifyOp(Operation *op, OpKind kind, DimUnifier &u) {
   return success();
 }
 
-FailureOr<SearchProblem>
-search::buildSearchProblem(ArrayRef<Operation *> ops, ArrayRef<Value> inputs,
-                           ArrayRef<Value> outputs) {
+/// The problem of `ops` read through `numbering`.
+static FailureOr<SearchProblem> buildProblem(ArrayRef<Operation *> ops,
+                                             const Numbering &numbering,
+                                             ArrayRef<Value> outputs) {
   SearchProblem problem;
+  problem.inputValues = numbering.inputValues;
   Type elementType;
   DimUnifier u;
-  for (Value v : inputs) {
+  for (Value v : numbering.inputValues) {
     auto type = dyn_cast<RankedTensorType>(v.getType());
     if (!type || !type.hasStaticShape())
       return failure();
-    for (unsigned d = 0; d < type.getRank(); ++d)
-      u.node(v, d);
+    u.types.push_back(type);
   }
   for (Operation *op : ops) {
-    std::optional<OpKind> kind = lookupOpKind(op->getName().stripDialect());
     auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    if (!kind || !type || !type.hasStaticShape())
+    if (!type || !type.hasStaticShape())
+      return failure();
+    u.types.push_back(type);
+  }
+  for (unsigned v = 0; v < numbering.inputValues.size(); ++v)
+    for (unsigned d = 0; d < u.types[v].getRank(); ++d)
+      u.node(v, d);
+  for (auto [i, op] : llvm::enumerate(ops)) {
+    std::optional<OpKind> kind = lookupOpKind(op->getName().stripDialect());
+    RankedTensorType type = u.types[numbering.inputValues.size() + i];
+    if (!kind)
       return failure();
     if (elementType && elementType != type.getElementType())
       return failure();
     elementType = type.getElementType();
-    if (failed(unifyOp(op, *kind, u)))
+    SmallVector<unsigned> operands;
+    for (Source s : numbering.operands[i])
+      operands.push_back(numbering.getId(s));
+    if (failed(
+            unifyOp(op, *kind, operands, numbering.inputValues.size() + i, u)))
       return failure();
   }
   if (!elementType)
@@ -127,8 +162,8 @@ search::buildSearchProblem(ArrayRef<Operation *> ops, ArrayRef<Value> inputs,
   // Number the classes in order of first appearance, so that equal programs
   // get equal numberings.
   llvm::DenseMap<unsigned, int> leaderToClass;
-  auto dimsOf = [&](Value v) -> Dims {
-    auto type = cast<RankedTensorType>(v.getType());
+  auto dimsOf = [&](unsigned v) -> Dims {
+    RankedTensorType type = u.types[v];
     Dims dims;
     for (unsigned d = 0; d < type.getRank(); ++d) {
       std::optional<unsigned> n = u.node(v, d);
@@ -146,28 +181,21 @@ search::buildSearchProblem(ArrayRef<Operation *> ops, ArrayRef<Value> inputs,
     return dims;
   };
 
-  llvm::DenseMap<Value, unsigned> valueIds;
   KernelGraph &ref = problem.reference;
-  ref.numInputs = inputs.size();
-  for (auto [i, v] : llvm::enumerate(inputs)) {
-    if (v.getType() != inputs[i].getType() ||
-        cast<RankedTensorType>(v.getType()).getElementType() != elementType)
+  ref.numInputs = numbering.inputValues.size();
+  for (unsigned i = 0; i < ref.numInputs; ++i) {
+    if (u.types[i].getElementType() != elementType)
       return failure();
-    valueIds[v] = i;
-    problem.shapes.inputDims.push_back(dimsOf(v));
+    problem.shapes.inputDims.push_back(dimsOf(i));
     problem.referenceDims.push_back(problem.shapes.inputDims.back());
   }
   llvm::SmallSetVector<OpKind, 16> vocabulary;
   llvm::SmallVector<Scalar> scalars;
-  for (Operation *op : ops) {
+  for (auto [i, op] : llvm::enumerate(ops)) {
     KernelNode node;
     node.op.kind = *lookupOpKind(op->getName().stripDialect());
-    for (Value operand : op->getOperands()) {
-      auto it = valueIds.find(operand);
-      if (it == valueIds.end())
-        return failure();
-      node.op.operands.push_back(it->second);
-    }
+    for (Source s : numbering.operands[i])
+      node.op.operands.push_back(numbering.getId(s));
     if (auto dim = op->getAttrOfType<IntegerAttr>("dim"))
       node.op.dim = dim.getInt();
     if (auto scalar = op->getAttrOfType<FloatAttr>("scalar")) {
@@ -181,7 +209,7 @@ search::buildSearchProblem(ArrayRef<Operation *> ops, ArrayRef<Value> inputs,
     if (auto norm = dyn_cast<kernel::RmsNormOp>(op)) {
       node.op.dim = norm.getNormalizedDim();
       node.op.scalar.literal = norm.getEpsilon().convertToDouble();
-      Dims dims = dimsOf(norm.getInput());
+      Dims dims = dimsOf(numbering.getId(numbering.operands[i][0]));
       scalars.push_back(Scalar{0.0, dims[node.op.dim].cls});
       scalars.push_back(Scalar{node.op.scalar.literal, Dim::kOne});
       if (!llvm::is_contained(problem.epsilons, node.op.scalar.literal))
@@ -191,8 +219,7 @@ search::buildSearchProblem(ArrayRef<Operation *> ops, ArrayRef<Value> inputs,
                        OpKind::Rsqrt, OpKind::Mul})
         vocabulary.insert(k);
     }
-    valueIds[op->getResult(0)] = problem.referenceDims.size();
-    problem.referenceDims.push_back(dimsOf(op->getResult(0)));
+    problem.referenceDims.push_back(dimsOf(problem.referenceDims.size()));
     ref.nodes.push_back(std::move(node));
   }
   for (const KernelNode &node : ref.nodes) {
@@ -220,10 +247,11 @@ search::buildSearchProblem(ArrayRef<Operation *> ops, ArrayRef<Value> inputs,
     }
   }
   for (Value out : outputs) {
-    auto it = valueIds.find(out);
-    if (it == valueIds.end())
+    auto *it = llvm::find_if(
+        ops, [&](Operation *op) { return op->getResult(0) == out; });
+    if (it == ops.end())
       return failure();
-    ref.results.push_back(it->second);
+    ref.results.push_back(ref.numInputs + (it - ops.begin()));
   }
   // A long dim the program sums over and does not output may be split
   // across the grid (flash-decoding): each block sums one chunk and a later
@@ -253,6 +281,120 @@ search::buildSearchProblem(ArrayRef<Operation *> ops, ArrayRef<Value> inputs,
   llvm::sort(scalars);
   scalars.erase(std::unique(scalars.begin(), scalars.end()), scalars.end());
   problem.scalars = std::move(scalars);
+  return problem;
+}
+
+/// How many matmuls of `problem` contract a class their product also has:
+/// `x W + x` with a square W makes W's rows and columns one class, which
+/// no tiling can split for the product and keep whole for the sum.
+static unsigned countContractionConflicts(const SearchProblem &problem) {
+  unsigned conflicts = 0;
+  const KernelGraph &ref = problem.reference;
+  for (auto [i, node] : llvm::enumerate(ref.nodes)) {
+    if (node.op.kind != OpKind::Matmul)
+      continue;
+    Dim k = problem.referenceDims[node.op.operands[0]].back();
+    const Dims &product = problem.referenceDims[ref.numInputs + i];
+    if (!k.isOne() &&
+        llvm::any_of(product, [&](Dim d) { return d.cls == k.cls; }))
+      ++conflicts;
+  }
+  return conflicts;
+}
+
+FailureOr<SearchProblem> search::buildSearchProblem(ArrayRef<Operation *> ops,
+                                                    ArrayRef<Value> inputs,
+                                                    ArrayRef<Value> outputs) {
+  Numbering numbering;
+  numbering.inputValues.assign(inputs.begin(), inputs.end());
+  llvm::DenseMap<Value, Source> sources;
+  for (auto [i, v] : llvm::enumerate(inputs))
+    sources.try_emplace(v, Source{true, static_cast<unsigned>(i)});
+  for (auto [i, op] : llvm::enumerate(ops)) {
+    if (op->getNumResults() != 1)
+      return failure();
+    auto &operands = numbering.operands.emplace_back();
+    for (Value operand : op->getOperands()) {
+      auto it = sources.find(operand);
+      if (it == sources.end())
+        return failure();
+      operands.push_back(it->second);
+    }
+    sources[op->getResult(0)] = Source{false, static_cast<unsigned>(i)};
+  }
+  FailureOr<SearchProblem> problem = buildProblem(ops, numbering, outputs);
+  if (failed(problem))
+    return failure();
+
+  // An input that ops read in tilings no kernel can share (a residual
+  // x W + x, or x * sigmoid(x W): x's columns are W's rows for the product
+  // and the product's columns for the sum) is read by one search input per
+  // tiling. Each input read more than once is tried split: each read with
+  // an input of its own, then joined greedily, in program order, to the
+  // first earlier group it can join without a conflict coming back. The
+  // split is kept if fewer matmuls contract a class of their product.
+  // Reads that agree (a gated MLP's two products of x) stay one input,
+  // which a kernel loads once.
+  unsigned conflicts = countContractionConflicts(*problem);
+  for (unsigned input = 0; input < inputs.size() && conflicts; ++input) {
+    // The operands that read `input`, as (op, operand) positions.
+    SmallVector<std::pair<unsigned, unsigned>> reads;
+    for (auto [i, operands] : llvm::enumerate(numbering.operands))
+      for (auto [j, s] : llvm::enumerate(operands))
+        if (s.isInput && s.index == input)
+          reads.push_back({static_cast<unsigned>(i), static_cast<unsigned>(j)});
+    if (reads.size() < 2)
+      continue;
+    // Every read but the first apart, on inputs appended in order.
+    Numbering split = numbering;
+    for (auto [op, operand] : ArrayRef(reads).drop_front()) {
+      split.operands[op][operand].index = split.inputValues.size();
+      split.inputValues.push_back(inputs[input]);
+    }
+    FailureOr<SearchProblem> apart = buildProblem(ops, split, outputs);
+    if (failed(apart))
+      continue;
+    unsigned floor = countContractionConflicts(*apart);
+    if (floor >= conflicts)
+      continue;
+    // The inputs of the groups so far: `input` for the first read's.
+    SmallVector<unsigned> groups = {input};
+    for (auto [op, operand] : ArrayRef(reads).drop_front()) {
+      Source &s = split.operands[op][operand];
+      unsigned own = s.index;
+      bool joined = false;
+      for (unsigned g : groups) {
+        s.index = g;
+        FailureOr<SearchProblem> tried = buildProblem(ops, split, outputs);
+        if (succeeded(tried) && countContractionConflicts(*tried) <= floor) {
+          joined = true;
+          break;
+        }
+      }
+      if (!joined) {
+        s.index = own;
+        groups.push_back(own);
+      }
+    }
+    // Renumber the inputs the groups kept: appended in order, no gaps.
+    Numbering grouped = numbering;
+    for (auto [op, operand] : reads) {
+      unsigned g = split.operands[op][operand].index;
+      unsigned rank = llvm::find(groups, g) - groups.begin();
+      if (rank == 0)
+        continue;
+      grouped.operands[op][operand].index =
+          numbering.inputValues.size() + rank - 1;
+    }
+    for (unsigned g = 1; g < groups.size(); ++g)
+      grouped.inputValues.push_back(inputs[input]);
+    FailureOr<SearchProblem> candidate = buildProblem(ops, grouped, outputs);
+    if (failed(candidate))
+      continue;
+    conflicts = countContractionConflicts(*candidate);
+    numbering = std::move(grouped);
+    problem = std::move(candidate);
+  }
   return problem;
 }
 

@@ -419,7 +419,7 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
   builder.setInsertionPointAfter(sub.ops.back());
   IRMapping mapping;
   for (auto [arg, input] :
-       llvm::zip_equal(answer.getArguments(), sub.inputs))
+       llvm::zip_equal(answer.getArguments(), problem->inputValues))
     mapping.map(arg, input);
   for (Operation &op : answer.getBody().front().without_terminator())
     builder.clone(op, mapping);

@@ -279,6 +279,23 @@ def test_clamp_fuses_into_the_matmul_kernel_and_keeps_its_numbers():
     np.testing.assert_allclose(unfused, out, rtol=1e-2, atol=1e-2)
 
 
+def test_residual_reads_its_input_twice_in_one_kernel_and_keeps_its_numbers():
+    # x W + x: x's columns are W's rows for the product and the product's
+    # columns for the sum. The kernel loads x in both tilings.
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(16, 96), dtype=mi.float32)
+    W = graph.new_input(dims=(96, 96), dtype=mi.float32)
+    graph.mark_output(graph.add(graph.matmul(X, W), X))
+    optimized = graph.superoptimize(target="sm_90", timeout=10)
+    assert optimized.cost("sm_90").launches == 1
+    assert "kernel.custom(%arg0, %arg1, %arg0)" in optimized.mlir()
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((16, 96))
+    w = rng.standard_normal((96, 96)) * 0.1
+    (out,) = optimized(inputs=[x, w])
+    np.testing.assert_allclose(out, x @ w + x, rtol=1e-4, atol=1e-4)
+
+
 def test_column_major_output_is_stored_transposed_by_the_kernel():
     # Mirage's mark_output(A, strides) with column-major strides: the graph
     # stores A transposed (the kernel's epilogue) and __call__ returns a

@@ -107,6 +107,60 @@ TEST_F(SearchGraphTest, RmsNormOverDimOneNormalizesThatClass) {
   EXPECT_EQ(built.getNormalizedDim(), 1);
 }
 
+constexpr StringLiteral kInputReadTwice = R"mlir(
+// A residual: x's columns are W's rows for the product, and the product's
+// columns for the sum.
+func.func @f(%x: tensor<8x64xf16>, %w: tensor<64x64xf16>) -> tensor<8x64xf16> {
+  %p = kernel.matmul %x, %w : tensor<8x64xf16>, tensor<64x64xf16>
+  %o = kernel.add %p, %x : tensor<8x64xf16>, tensor<8x64xf16>
+  return %o : tensor<8x64xf16>
+}
+// Two products of x, and x in the sum: the products read x alike.
+func.func @gated(%x: tensor<8x64xf16>, %w1: tensor<64x64xf16>, %w2: tensor<64x64xf16>) -> tensor<8x64xf16> {
+  %a = kernel.matmul %x, %w1 : tensor<8x64xf16>, tensor<64x64xf16>
+  %b = kernel.matmul %x, %w2 : tensor<8x64xf16>, tensor<64x64xf16>
+  %m = kernel.mul %a, %b : tensor<8x64xf16>, tensor<8x64xf16>
+  %o = kernel.add %m, %x : tensor<8x64xf16>, tensor<8x64xf16>
+  return %o : tensor<8x64xf16>
+}
+// A softmax reads x's rows whole twice: that is no conflict.
+func.func @softmax(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
+  %m = kernel.reduce_max %x dim 1 : tensor<8x64xf16>
+  %d = kernel.sub %x, %m : tensor<8x64xf16>, tensor<8x1xf16>
+  return %d : tensor<8x64xf16>
+}
+)mlir";
+
+TEST_F(SearchGraphTest, InputReadInTwoTilingsIsTwoInputs) {
+  OwningOpRef<ModuleOp> module;
+  FailureOr<SearchProblem> problem = parseProblem(kInputReadTwice, module);
+  ASSERT_TRUE(succeeded(problem)) << diagnostics;
+  func::FuncOp f = lookupFunc(*module, "f");
+  // x, W and x again, the sum reading the third: W's two dims are then
+  // two classes, the contraction k and the columns n.
+  ASSERT_EQ(problem->reference.numInputs, 3u);
+  EXPECT_EQ(problem->inputValues,
+            SmallVector<Value>(
+                {f.getArgument(0), f.getArgument(1), f.getArgument(0)}));
+  EXPECT_EQ(problem->reference.nodes[1].op.operands[1], 2u);
+  const auto &dims = problem->shapes.inputDims;
+  EXPECT_NE(dims[1][0].cls, dims[1][1].cls);
+  EXPECT_EQ(dims[2][1].cls, dims[1][1].cls);
+  EXPECT_EQ(dims[0][1].cls, dims[1][0].cls);
+  // Both products read x as [m, k]: it stays one input, though the sum
+  // reads it as [m, n].
+  problem = problemOf(*module, "gated");
+  ASSERT_TRUE(succeeded(problem)) << diagnostics;
+  ASSERT_EQ(problem->reference.numInputs, 4u);
+  EXPECT_EQ(problem->reference.nodes[0].op.operands[0], 0u);
+  EXPECT_EQ(problem->reference.nodes[1].op.operands[0], 0u);
+  EXPECT_EQ(problem->reference.nodes[3].op.operands[1], 3u);
+  // No matmul, no split.
+  problem = problemOf(*module, "softmax");
+  ASSERT_TRUE(succeeded(problem)) << diagnostics;
+  EXPECT_EQ(problem->reference.numInputs, 1u);
+}
+
 TEST_F(SearchGraphTest, ReferenceMaterializesAtAnyExtents) {
   OwningOpRef<ModuleOp> module;
   FailureOr<SearchProblem> problem = parseProblem(kRmsNormMatmul, module);

@@ -22,6 +22,10 @@ namespace mlsopt::search {
 struct SearchProblem {
   /// The subprogram as given: pre-defined kernel ops only.
   KernelGraph reference;
+  /// The subprogram input each of the reference's inputs reads. An input
+  /// that ops read in tilings no one kernel can share is read by several
+  /// (buildSearchProblem).
+  llvm::SmallVector<mlir::Value> inputValues;
   /// Its element type, the dims of its arguments and each class's extent.
   ShapeContext shapes;
   /// The dims of every value of the reference.
@@ -67,7 +71,9 @@ bool isSearchableOp(mlir::Operation *op);
 /// Builds the problem for `ops` (pre-defined kernel ops in program order;
 /// isSearchableOp holds for each), whose arguments are `inputs` and whose
 /// results are `outputs`. Fails if the ops' shapes do not unify into
-/// classes the search can handle (e.g. a batch dim that broadcasts).
+/// classes the search can handle (e.g. a batch dim that broadcasts). The
+/// problem's inputs are `inputs`, followed by any second reads of them
+/// (SearchProblem::inputValues).
 mlir::FailureOr<SearchProblem> buildSearchProblem(
     llvm::ArrayRef<mlir::Operation *> ops, llvm::ArrayRef<mlir::Value> inputs,
     llvm::ArrayRef<mlir::Value> outputs);
