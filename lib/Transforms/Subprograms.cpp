@@ -48,7 +48,8 @@ bool subtractsOwnMax(Operation *op) {
   return max && max->getOperand(0) == sub->getOperand(0);
 }
 
-/// What `op` counts against `max-kernel-ops` (a clamp as one op). A maximum
+/// What `op` counts against `max-kernel-ops` (a clamp or a mean as one op).
+/// A maximum
 /// subtracted from the values it was taken over, and that subtraction,
 /// count nothing: the abstract expressions erase the pair (`x - max(x)` is
 /// `x` under exp, docs/search.md), so a safe softmax is as large a search
@@ -64,6 +65,14 @@ unsigned getWeight(Operation *op) {
   if (isa<kernel::MinScalarOp>(op))
     if (auto max = op->getOperand(0).getDefiningOp<kernel::MaxScalarOp>();
         max && max->hasOneUse())
+      return 0;
+  // A mean (torch.mean, a LayerNorm's centre) is a sum then a scale: the
+  // scale of a sum read by nothing else counts nothing, so a LayerNorm
+  // with gain and bias (six ops once its variance is raised to rms_norm)
+  // stays whole, which its one-kernel μGraph needs.
+  if (isa<kernel::MulScalarOp>(op))
+    if (auto sum = op->getOperand(0).getDefiningOp<kernel::ReduceSumOp>();
+        sum && sum->hasOneUse())
       return 0;
   if (isa<kernel::ReduceMaxOp>(op) && !op->use_empty() &&
       llvm::all_of(op->getUsers(), [&](Operation *user) {
