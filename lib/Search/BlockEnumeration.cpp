@@ -486,8 +486,8 @@ enumeration::getLayoutSkeletons(const SearchProblem &problem,
     });
   // Split reductions (flash-decoding): the last grid dim walks the chunks
   // of a reduced class, with no for-loop; only over inputs that are not
-  // partial results themselves.
-  // Split reductions store results the program has (or their chunks).
+  // partial results themselves, and only for kernels that store results
+  // the program has (or their chunks).
   if (combines || scope == GridScope::Intermediates)
     return skeletons;
   for (int split : loopClasses) {

@@ -48,32 +48,32 @@ bool subtractsOwnMax(Operation *op) {
   return max && max->getOperand(0) == sub->getOperand(0);
 }
 
+/// Whether `op` is the second op of a pair that counts as one: its
+/// operand is the result of a `First` op that nothing else reads.
+template <typename First> bool completesPair(Operation *op) {
+  auto first = op->getOperand(0).getDefiningOp<First>();
+  return first && first->hasOneUse();
+}
+
 /// What `op` counts against `max-kernel-ops` (a clamp or a mean as one op).
-/// A maximum
-/// subtracted from the values it was taken over, and that subtraction,
-/// count nothing: the abstract expressions erase the pair (`x - max(x)` is
-/// `x` under exp, docs/search.md), so a safe softmax is as large a search
-/// problem as the plain one, and counting the pair would cut a safe
-/// attention (seven ops) where the plain one (five) stays whole. A maximum
-/// read by anything else (an output, say) counts.
+/// A maximum subtracted from the values it was taken over, and that
+/// subtraction, count nothing: the abstract expressions erase the pair
+/// (`x - max(x)` is `x` under exp, docs/search.md), so a safe softmax is as
+/// large a search problem as the plain one, and counting the pair would cut
+/// a safe attention (seven ops) where the plain one (five) stays whole. A
+/// maximum read by anything else (an output, say) counts.
 unsigned getWeight(Operation *op) {
   if (subtractsOwnMax(op))
     return 0;
-  // A clamp (Mirage's one op) is max_scalar then min_scalar: the min of a
-  // max read by nothing else counts nothing, so a clamped gated MLP is as
-  // large a search problem as the plain one and stays whole.
-  if (isa<kernel::MinScalarOp>(op))
-    if (auto max = op->getOperand(0).getDefiningOp<kernel::MaxScalarOp>();
-        max && max->hasOneUse())
-      return 0;
-  // A mean (torch.mean, a LayerNorm's centre) is a sum then a scale: the
-  // scale of a sum read by nothing else counts nothing, so a LayerNorm
-  // with gain and bias (six ops once its variance is raised to rms_norm)
-  // stays whole, which its one-kernel μGraph needs.
-  if (isa<kernel::MulScalarOp>(op))
-    if (auto sum = op->getOperand(0).getDefiningOp<kernel::ReduceSumOp>();
-        sum && sum->hasOneUse())
-      return 0;
+  // A clamp (Mirage's one op) is max_scalar then min_scalar, so a clamped
+  // gated MLP is as large a search problem as the plain one and stays
+  // whole. A mean (torch.mean, a LayerNorm's centre) is a sum then a
+  // scale, so a LayerNorm with gain and bias (six ops once its variance is
+  // raised to rms_norm) stays whole, which its one-kernel μGraph needs.
+  if ((isa<kernel::MinScalarOp>(op) &&
+       completesPair<kernel::MaxScalarOp>(op)) ||
+      (isa<kernel::MulScalarOp>(op) && completesPair<kernel::ReduceSumOp>(op)))
+    return 0;
   if (isa<kernel::ReduceMaxOp>(op) && !op->use_empty() &&
       llvm::all_of(op->getUsers(), [&](Operation *user) {
         return subtractsOwnMax(user) && user->getOperand(1) == op->getResult(0);
