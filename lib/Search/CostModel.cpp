@@ -227,6 +227,31 @@ KernelCost mlsopt::search::estimateRoofline(double deviceBytes,
   return cost;
 }
 
+double mlsopt::search::estimateGridMemoryUs(double deviceBytes,
+                                            double loadedBytes, double blocks,
+                                            const TargetInfo &target) {
+  if (blocks <= 0 || target.smCount == 0)
+    return 0;
+  // As for compute (estimateCustomKernelCost), the busiest SM runs
+  // ceil(blocks / SMs) blocks.
+  double sms = static_cast<double>(target.smCount);
+  double rounds = std::ceil(blocks / sms);
+  double activeSMs = std::min(blocks, sms);
+  // Device memory: an SM gets an even share of the bandwidth among the
+  // active SMs, but no more than it can draw on its own.
+  double perSMShare =
+      std::min(1.0 / activeSMs, 1.0 / (kFractionOfSMsToSaturateMemory * sms));
+  double memoryUs =
+      memoryTimeUs(deviceBytes / blocks, target) * rounds / perSMShare;
+  // The L2 serves every tile a block loads, repeats included, and an SM
+  // draws its share of the L2's bandwidth however few SMs are busy: blocks
+  // that each walk a long dim alone (attention over a long KV length with
+  // few query rows) take that long, which splitting the dim across more
+  // blocks avoids.
+  double l2PerSM = target.memoryBandwidthGBs * 1e9 * kL2BandwidthFactor / sms;
+  return std::max(memoryUs, timeUs(loadedBytes / blocks * rounds, l2PerSM));
+}
+
 unsigned mlsopt::search::estimateBlocksPerSM(int64_t sharedMemBytes,
                                              int64_t threadsPerBlock,
                                              const TargetInfo &target) {
@@ -434,22 +459,9 @@ mlsopt::search::estimateCustomKernelCost(kernel::CustomOp op,
   // divide evenly leaves SMs idle in its last round: SMs + 1 blocks take
   // twice as long as SMs blocks.
   double rounds = std::ceil(blocks / sms);
-  double activeSMs = std::min(blocks, sms);
   cost.computeUs =
       computeTimeUs(flops, target) * rounds * sms;
-  // Device memory: an SM gets an even share of the bandwidth among the
-  // active SMs, but no more than it can draw on its own.
-  double perSMShare =
-      std::min(1.0 / activeSMs, 1.0 / (kFractionOfSMsToSaturateMemory * sms));
-  cost.memoryUs = memoryTimeUs(bytes / blocks, target) * rounds / perSMShare;
-  // The L2 serves every tile a block loads, repeats included, and an SM
-  // draws its share of the L2's bandwidth however few SMs are busy: blocks
-  // that each walk a long dim alone (attention over a long KV length with
-  // few query rows) take that long, which splitting the dim across more
-  // blocks avoids.
-  double l2PerSM = target.memoryBandwidthGBs * 1e9 * kL2BandwidthFactor / sms;
-  cost.memoryUs = std::max(
-      cost.memoryUs, timeUs(work.loadedBytes / blocks * rounds, l2PerSM));
+  cost.memoryUs = estimateGridMemoryUs(bytes, work.loadedBytes, blocks, target);
   // Each wave of blocks walks its chain of dependent steps; blocks resident
   // on one SM at once interleave theirs.
   cost.steps = countBlockSteps(op) * cost.waves;

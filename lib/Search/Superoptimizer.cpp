@@ -15,6 +15,7 @@
 #include "Enumeration.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
+#include "mlsopt/Search/GridChoices.h"
 #include "mlsopt/Verify/Evaluator.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -29,6 +30,7 @@
 #include "llvm/Support/Debug.h"
 
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -42,44 +44,6 @@ using namespace mlsopt::search;
 using namespace mlsopt::search::enumeration;
 
 namespace {
-
-/// The ways to cut `extent` in two factors of which one is a power of two:
-/// the powers of two that divide it and their cofactors, ascending. An
-/// extent of 13824 = 2^9 * 27 is then cut in 108 tiles of 128 as well as in
-/// 128 tiles of 108; powers of two alone would leave tiles of 27 or more
-/// than shared memory holds.
-SmallVector<int64_t> getPowerOfTwoCuts(int64_t extent) {
-  SmallVector<int64_t> cuts;
-  for (int64_t p = 1; p <= extent && extent % p == 0; p *= 2) {
-    cuts.push_back(p);
-    cuts.push_back(extent / p);
-  }
-  llvm::sort(cuts);
-  cuts.erase(llvm::unique(cuts), cuts.end());
-  return cuts;
-}
-
-/// Candidate sizes of grid dim `d` over a class of `extent`: the cuts above
-/// other than 1, up to what CUDA allows along that dim.
-SmallVector<int64_t> getGridSizes(int64_t extent, unsigned d) {
-  SmallVector<int64_t> sizes;
-  for (int64_t s : getPowerOfTwoCuts(extent))
-    if (s >= 2 && s <= kMaxGridSize[d])
-      sizes.push_back(s);
-  return sizes;
-}
-
-/// Candidate iteration counts of a loop over a class of `extent`: the cuts
-/// above that leave tiles of at least 8, or one iteration per element.
-SmallVector<int64_t> getIterationCounts(int64_t extent) {
-  SmallVector<int64_t> counts;
-  for (int64_t n : getPowerOfTwoCuts(extent))
-    if (n >= 2 && extent / n >= 8)
-      counts.push_back(n);
-  if (counts.empty() && extent > 1)
-    counts.push_back(extent);
-  return counts;
-}
 
 class Search {
 public:
@@ -108,8 +72,9 @@ private:
   bool isNovel(const CustomCandidate &c) const;
   /// Appends custom kernel `c` over the values `subset` as the next node,
   /// unless the cost bound prunes it, and searches on from there.
+  /// `skeletonBoundUs` bounds any kernel with c's grid over these values.
   void descendWithCustom(ArrayRef<unsigned> subset, const CustomCandidate &c,
-                         OpKey key);
+                         OpKey key, double skeletonBoundUs);
   void tryComplete();
   /// Screens, sizes and costs a complete candidate and keeps it if it is
   /// the best so far. Thread-safe.
@@ -140,11 +105,50 @@ private:
   /// Weighs every program of a split-reduction kernel over `inputs`
   /// followed by one kernel that combines its chunks.
   void sweepSplitPairs(ArrayRef<unsigned> inputs);
+  /// What a custom kernel over some values must do at the current node to
+  /// be worth enumerating.
+  struct Room {
+    /// The most the kernel may cost: the best program's cost less the
+    /// prefix's bound (infinite without cost pruning or a best program).
+    double budgetUs = std::numeric_limits<double>::infinity();
+    /// The targets no value matches yet (a bit each), which the kernel
+    /// stores if it completes the program.
+    uint64_t unmatched = 0;
+    /// Whether its inputs depend on every input those targets depend on:
+    /// otherwise another launch must follow it.
+    bool canComplete = true;
+    /// Whether it must complete the program (the last node allowed).
+    bool mustComplete = false;
+    /// Whether it reads program inputs only.
+    bool readsInputsOnly = false;
+  };
+  /// The targets no value of the graph matches yet, a bit each (none if
+  /// there are more than 64).
+  uint64_t getUnmatchedTargets();
+  Room getRoom(ArrayRef<unsigned> subset, uint64_t unmatched, bool last);
+  /// The program inputs `expr` depends on, a bit each.
+  uint64_t getInputMask(ExprRef expr);
+  /// The classes the reference reduces over on the way to its value `v`
+  /// (a matmul's contraction, a reduction's dim, rms_norm's dim).
+  llvm::SmallSetVector<int, 4> getReducedClasses(unsigned v) const;
+  /// Whether some kernel with the grid of `skeleton` over program inputs
+  /// only could store the targets of `unmatched`: no grid dim may cut a
+  /// class one of them reduces over, as every block would then see a part
+  /// of what it sums.
+  bool mayStoreFromInputs(const Layout &skeleton, uint64_t unmatched) const;
+
+  /// The block graphs of one skeleton and that skeleton's lower bound.
+  struct SkeletonGraphs {
+    std::shared_ptr<const std::vector<CustomCandidate>> graphs;
+    double boundUs;
+  };
   /// The custom kernels over `subset` with exactly `blockOps` block ops and
-  /// a layout of `scope`.
-  std::shared_ptr<const std::vector<CustomCandidate>>
-  getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps,
-                      GridScope scope = GridScope::Results);
+  /// a layout of `scope`, by skeleton, from the skeletons whose kernels fit
+  /// `room`.
+  SmallVector<SkeletonGraphs> getCustomCandidates(ArrayRef<unsigned> subset,
+                                                  unsigned blockOps,
+                                                  GridScope scope,
+                                                  const Room &room);
 
   const SearchProblem &problem;
   const SearchOptions &options;
@@ -161,6 +165,8 @@ private:
   std::unique_ptr<SearchCore> core;
 
   SmallVector<SearchValue> targets;
+  /// Per target: getReducedClasses of its reference value.
+  SmallVector<llvm::SmallSetVector<int, 4>> targetReducedClasses;
   std::optional<verify::FieldEvaluator> screeningReference;
   ShapeContext screeningShapes;
 
@@ -180,15 +186,27 @@ private:
   std::string bestText;
 
   /// Block enumeration results per input set (by the inputs' expressions
-  /// and dims) and block-op count, with inputs numbered 0..n-1. The key is
-  /// those fields' bytes, hashed: the search looks it up for every subset
-  /// of values at every node, and comparing nested vectors in an ordered map
+  /// and dims), block-op count and scope, with inputs numbered 0..n-1, per
+  /// layout skeleton. A skeleton is enumerated the first time a request
+  /// leaves its kernels room to beat the best program. The key is those
+  /// fields' bytes, hashed: the search looks it up for every subset of
+  /// values at every node, and comparing nested vectors in an ordered map
   /// cost a sixth of the search's time. It holds at most
   /// kMaxCachedCandidates candidates: a long search would otherwise keep
   /// every block graph it ever enumerated (13 GB after 40 s of a softmax);
-  /// past the budget, levels are enumerated again when they are needed.
-  llvm::StringMap<std::shared_ptr<const std::vector<CustomCandidate>>>
-      customCache;
+  /// past the budget, skeletons are enumerated again when they are needed.
+  struct Level {
+    SmallVector<Layout> skeletons;
+    /// Per skeleton: the lower bound of its kernels, outputs not counted.
+    SmallVector<double> boundUs;
+    /// Per skeleton and set of unmatched targets: the lower bound of its
+    /// kernels that store those targets.
+    llvm::SmallDenseMap<uint64_t, SmallVector<double>, 2> completingBoundUs;
+    /// Per skeleton: its block graphs; null until enumerated.
+    SmallVector<std::shared_ptr<const std::vector<CustomCandidate>>> graphs;
+  };
+  llvm::StringMap<std::unique_ptr<Level>> customCache;
+  llvm::DenseMap<ExprRef, uint64_t> inputMasks;
   size_t cachedCandidates = 0;
   static constexpr size_t kMaxCachedCandidates = size_t(1) << 19;
   static constexpr size_t kMaxCandidatesPerSkeleton = size_t(1) << 14;
@@ -250,20 +268,9 @@ Search::chooseCustomSizes(const BlockGraph &custom, ArrayRef<Dims> inputDims) {
     return it->second;
 
   Layout &layout = single.customs[0].layout;
-  // A chunk class is walked one chunk per block (the kernel that splits a
-  // reduction) or per iteration (the kernel that combines the chunks), so
-  // both kernels agree on where each partial result lies.
-  SmallVector<SmallVector<int64_t>> choices;
-  for (auto [d, cls] : llvm::enumerate(layout.gridClass))
-    choices.push_back(cls == Dim::kOne ? SmallVector<int64_t>{1}
-                      : problem.isChunkClass(cls)
-                          ? SmallVector<int64_t>{problem.shapes.extents[cls]}
-                          : getGridSizes(problem.shapes.extents[cls], d));
-  int loop = layout.loopClass;
-  choices.push_back(loop == Dim::kOne ? SmallVector<int64_t>{1}
-                    : problem.isChunkClass(loop)
-                        ? SmallVector<int64_t>{problem.shapes.extents[loop]}
-                        : getIterationCounts(problem.shapes.extents[loop]));
+  std::array<SmallVector<int64_t>, 3> choices =
+      getGridSizeChoices(problem, layout);
+  SmallVector<int64_t> iterationChoices = getIterationChoices(problem, layout);
   // Grids of up to 16 blocks per SM are tried first. Past that, more blocks
   // only make smaller tiles at the same cost (the busiest SM runs
   // blocks / SMs of them), and trying every grid up to CUDA's limits would
@@ -284,7 +291,7 @@ Search::chooseCustomSizes(const BlockGraph &custom, ArrayRef<Dims> inputDims) {
           larger |= blocks > maxBlocks;
           if (blocks <= minBlocks || blocks > maxBlocks)
             continue;
-          for (int64_t n : choices[3]) {
+          for (int64_t n : iterationChoices) {
             layout.gridSize = {x, y, z};
             layout.iterations = n;
             std::optional<KernelCost> cost = costOf(single, inputDims);
@@ -431,15 +438,18 @@ void Search::sweepSplitPairs(ArrayRef<unsigned> inputs) {
   kernelOpsLimit = 2;
   OpKey key{static_cast<int>(inputs.back()), 100, 0, 0, 0, 0};
   for (unsigned blockOps = 2; blockOps <= options.maxBlockOps; ++blockOps) {
-    auto level = getCustomCandidates(inputs, blockOps);
-    for (const CustomCandidate &c : *level) {
-      if (core->timedOut())
-        return;
-      // A split kernel that leaves no partial result is an ordinary
-      // grid-split kernel, which the deepening weighs.
-      if (c.graph.layout.splitsReduction() &&
-          llvm::any_of(c.outputs, isPartialResult) && isNovel(c))
-        descendWithCustom(inputs, c, key);
+    for (const SkeletonGraphs &level :
+         getCustomCandidates(inputs, blockOps, GridScope::Results,
+                             getRoom(inputs, getUnmatchedTargets(), false))) {
+      for (const CustomCandidate &c : *level.graphs) {
+        if (core->timedOut())
+          return;
+        // A split kernel that leaves no partial result is an ordinary
+        // grid-split kernel, which the deepening weighs.
+        if (c.graph.layout.splitsReduction() &&
+            llvm::any_of(c.outputs, isPartialResult) && isNovel(c))
+          descendWithCustom(inputs, c, key, level.boundUs);
+      }
     }
   }
 }
@@ -448,7 +458,8 @@ void Search::sweepSingleKernels(ArrayRef<unsigned> inputs) {
   // At the root, getCustomCandidates weighs each complete kernel as it is
   // found; the levels it caches serve the deepening that follows.
   for (unsigned blockOps = 2; blockOps <= options.maxBlockOps; ++blockOps) {
-    getCustomCandidates(inputs, blockOps);
+    getCustomCandidates(inputs, blockOps, GridScope::Results,
+                        getRoom(inputs, getUnmatchedTargets(), false));
     if (core->timedOut())
       return;
   }
@@ -610,11 +621,99 @@ void Search::considerSingleKernel(const CustomCandidate &c,
   consider(std::move(candidate));
 }
 
-std::shared_ptr<const std::vector<CustomCandidate>>
+uint64_t Search::getInputMask(ExprRef expr) {
+  auto it = inputMasks.find(expr);
+  if (it != inputMasks.end())
+    return it->second;
+  uint64_t mask = 0;
+  if (expr->getKind() == ExprKind::Input)
+    mask = expr->getSize() < 64 ? uint64_t(1) << expr->getSize() : ~uint64_t(0);
+  for (ExprRef operand : expr->getOperands())
+    mask |= getInputMask(operand);
+  inputMasks[expr] = mask;
+  return mask;
+}
+
+llvm::SmallSetVector<int, 4> Search::getReducedClasses(unsigned v) const {
+  const KernelGraph &ref = problem.reference;
+  SmallVector<bool> needed(ref.getNumValues(), false);
+  needed[v] = true;
+  llvm::SmallSetVector<int, 4> classes;
+  // The reference's values are numbered in program order (see
+  // getNeededInputs), so one backward sweep visits every op of v's cone.
+  for (unsigned n = ref.nodes.size(); n-- > 0;) {
+    if (!needed[ref.numInputs + n])
+      continue;
+    const SOp &op = ref.nodes[n].op;
+    for (unsigned operand : op.operands)
+      needed[operand] = true;
+    const Dims &first = problem.referenceDims[op.operands[0]];
+    std::optional<Dim> reduced;
+    if (op.kind == OpKind::Matmul)
+      reduced = first.back();
+    else if (op.kind == OpKind::ReduceSum || op.kind == OpKind::ReduceMax ||
+             op.kind == OpKind::RmsNorm)
+      reduced = first[op.dim];
+    if (reduced && !reduced->isOne())
+      classes.insert(reduced->cls);
+  }
+  return classes;
+}
+
+bool Search::mayStoreFromInputs(const Layout &skeleton,
+                                uint64_t unmatched) const {
+  for (auto [i, classes] : llvm::enumerate(targetReducedClasses))
+    if (unmatched & (uint64_t(1) << i))
+      for (int cls : classes)
+        if (skeleton.getGridDimOf(cls))
+          return false;
+  return true;
+}
+
+uint64_t Search::getUnmatchedTargets() {
+  uint64_t unmatched = 0;
+  if (targets.size() > 64)
+    return unmatched;
+  for (auto [i, t] : llvm::enumerate(targets))
+    if (llvm::none_of(
+            ArrayRef(values).drop_front(graph.numInputs),
+            [&](const SearchValue &v) { return matchesTarget(v, t); }))
+      unmatched |= uint64_t(1) << i;
+  return unmatched;
+}
+
+Search::Room Search::getRoom(ArrayRef<unsigned> subset, uint64_t unmatched,
+                             bool last) {
+  Room room;
+  room.mustComplete = last;
+  if (options.costPruning && best)
+    room.budgetUs = bestCost.totalUs - prefixUs;
+  // The masks below have a bit per target and per input.
+  if (targets.size() > 64)
+    return room;
+  room.unmatched = unmatched;
+  room.readsInputsOnly =
+      llvm::all_of(subset, [&](unsigned v) { return v < graph.numInputs; });
+  // A kernel computes from its inputs' expressions, so it can store a
+  // target only if they hold every program input the target's expression
+  // does. (A program whose result does not really depend on an input it
+  // reads, x - x + y, is searched as if it did, as the program-wide bound
+  // already assumes.)
+  uint64_t reads = 0;
+  for (unsigned v : subset)
+    reads |= getInputMask(values[v].expr);
+  for (auto [i, t] : llvm::enumerate(targets))
+    if (unmatched & (uint64_t(1) << i))
+      room.canComplete &= (getInputMask(t.expr) & ~reads) == 0;
+  return room;
+}
+
+SmallVector<Search::SkeletonGraphs>
 Search::getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps,
-                            GridScope scope) {
+                            GridScope scope, const Room &room) {
   SmallVector<int64_t, 32> fields = {blockOps, static_cast<int64_t>(scope)};
   SmallVector<SearchValue> inputs;
+  SmallVector<const Dims *> inputDims;
   for (unsigned v : subset) {
     fields.push_back(reinterpret_cast<intptr_t>(values[v].expr));
     fields.push_back(values[v].dims.size());
@@ -623,19 +722,70 @@ Search::getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps,
       fields.push_back(d.chunks);
     }
     inputs.push_back(values[v]);
+    inputDims.push_back(&values[v].dims);
   }
   StringRef key(reinterpret_cast<const char *>(fields.data()),
                 fields.size() * sizeof(int64_t));
-  auto it = customCache.find(key);
-  if (it != customCache.end())
-    return it->second;
-  SmallVector<unsigned> local;
-  for (unsigned i = 0; i < subset.size(); ++i)
-    local.push_back(i);
-  SmallVector<Layout> skeletons = getLayoutSkeletons(problem, inputs, scope);
+  std::unique_ptr<Level> &slot = customCache[key];
+  if (!slot) {
+    slot = std::make_unique<Level>();
+    slot->skeletons = getLayoutSkeletons(problem, inputs, scope);
+    for (const Layout &skeleton : slot->skeletons)
+      slot->boundUs.push_back(getCustomKernelLowerBoundUs(
+          problem, options.target, skeleton, inputDims, {}));
+    slot->graphs.resize(slot->skeletons.size());
+  }
+  Level &level = *slot;
+  size_t numSkeletons = level.skeletons.size();
+
+  // A kernel either stores every target still unmatched or is followed by
+  // at least one more launch; a skeleton neither way cheaper than the room
+  // left is not enumerated. A kernel that ties the best program can still
+  // win on compute (consider's tie-break), so the literal pass, which is
+  // small, keeps the skeletons that could tie; the pass over everything
+  // the axioms allow, which grows fast, looks for cheaper programs only.
+  bool keepTies = core->literalSubterms != nullptr;
+  ArrayRef<double> completing;
+  if (room.canComplete) {
+    // Every request with the same subset's key reads inputs only or none
+    // does, so the unmatched targets alone key these bounds.
+    SmallVector<double> &bounds = level.completingBoundUs[room.unmatched];
+    if (bounds.empty()) {
+      SmallVector<const Dims *> stored;
+      for (auto [i, t] : llvm::enumerate(targets))
+        if (room.unmatched & (uint64_t(1) << i))
+          stored.push_back(&t.dims);
+      for (const Layout &skeleton : level.skeletons)
+        bounds.push_back(
+            room.readsInputsOnly &&
+                    !mayStoreFromInputs(skeleton, room.unmatched)
+                ? std::numeric_limits<double>::infinity()
+                : getCustomKernelLowerBoundUs(problem, options.target, skeleton,
+                                              inputDims, stored));
+    }
+    completing = bounds;
+  }
+  SmallVector<bool> wanted(numSkeletons, false);
+  SmallVector<size_t> toEnumerate;
+  for (size_t i = 0; i < numSkeletons; ++i) {
+    double needUs = std::numeric_limits<double>::infinity();
+    if (room.canComplete)
+      needUs = completing[i];
+    if (!room.mustComplete)
+      needUs =
+          std::min(needUs, level.boundUs[i] + options.target.launchOverheadUs);
+    if (keepTies ? needUs > room.budgetUs : needUs >= room.budgetUs) {
+      ++counters.prunedByCost;
+      continue;
+    }
+    wanted[i] = true;
+    if (!level.graphs[i])
+      toEnumerate.push_back(i);
+  }
+
   // Each skeleton is enumerated on its own thread; the results are joined
   // in skeleton order, so the answer does not depend on the thread count.
-  std::vector<std::vector<CustomCandidate>> perSkeleton(skeletons.size());
+  std::vector<std::vector<CustomCandidate>> perSkeleton(toEnumerate.size());
   // At the root, a kernel that computes everything is a complete program:
   // it is weighed as soon as it is found, so a long enumeration still
   // leaves its best finds behind when the time runs out.
@@ -646,37 +796,47 @@ Search::getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps,
   // limit, block graphs are still weighed as single kernels at the root.
   // Each skeleton is enumerated in a fixed order, so which ones are kept
   // does not depend on the thread count.
-  auto enumerate = [&](size_t i) {
-    enumerateBlockGraphs(*core, local, inputs, skeletons[i], blockOps, {},
-                         [&](CustomCandidate &&c) {
+  SmallVector<unsigned> local =
+      llvm::to_vector(llvm::seq<unsigned>(0, subset.size()));
+  auto enumerate = [&](size_t j) {
+    enumerateBlockGraphs(*core, local, inputs, level.skeletons[toEnumerate[j]],
+                         blockOps, {}, [&](CustomCandidate &&c) {
                            if (atRoot)
                              considerSingleKernel(c, subset);
-                           if (perSkeleton[i].size() <
+                           if (perSkeleton[j].size() <
                                kMaxCandidatesPerSkeleton)
-                             perSkeleton[i].push_back(std::move(c));
+                             perSkeleton[j].push_back(std::move(c));
                          });
   };
   if (!pool) {
-    for (size_t i = 0; i < skeletons.size(); ++i)
-      enumerate(i);
+    for (size_t j = 0; j < toEnumerate.size(); ++j)
+      enumerate(j);
   } else {
     llvm::ThreadPoolTaskGroup group(*pool);
-    for (size_t i = 0; i < skeletons.size(); ++i)
-      group.async([&, i] { enumerate(i); });
+    for (size_t j = 0; j < toEnumerate.size(); ++j)
+      group.async([&, j] { enumerate(j); });
     group.wait();
   }
-  // A level cut short by the timeout is incomplete: not cached, not used.
-  auto level = std::make_shared<std::vector<CustomCandidate>>();
+  // Skeletons cut short by the timeout are incomplete: not cached, not
+  // used.
   if (core->timedOut())
-    return level;
-  for (auto &candidates : perSkeleton)
-    for (CustomCandidate &c : candidates)
-      level->push_back(std::move(c));
-  if (cachedCandidates + level->size() <= kMaxCachedCandidates) {
-    cachedCandidates += level->size();
-    customCache[key] = level;
+    return {};
+  SmallVector<std::shared_ptr<const std::vector<CustomCandidate>>> fresh(
+      numSkeletons);
+  for (auto [j, i] : llvm::enumerate(toEnumerate)) {
+    fresh[i] = std::make_shared<const std::vector<CustomCandidate>>(
+        std::move(perSkeleton[j]));
+    if (cachedCandidates + fresh[i]->size() <= kMaxCachedCandidates) {
+      cachedCandidates += fresh[i]->size();
+      level.graphs[i] = fresh[i];
+    }
   }
-  return level;
+  SmallVector<SkeletonGraphs> result;
+  for (size_t i = 0; i < numSkeletons; ++i)
+    if (wanted[i])
+      result.push_back(
+          {fresh[i] ? fresh[i] : level.graphs[i], level.boundUs[i]});
+  return result;
 }
 
 bool Search::isNovel(const CustomCandidate &c) const {
@@ -688,13 +848,14 @@ bool Search::isNovel(const CustomCandidate &c) const {
 }
 
 void Search::descendWithCustom(ArrayRef<unsigned> subset,
-                               const CustomCandidate &c, OpKey key) {
+                               const CustomCandidate &c, OpKey key,
+                               double skeletonBoundUs) {
   SmallVector<const Dims *> tensors;
   for (unsigned v : subset)
     tensors.push_back(&values[v].dims);
   for (const SearchValue &out : c.outputs)
     tensors.push_back(&out.dims);
-  double bound = lowerBoundUs(tensors);
+  double bound = std::max(lowerBoundUs(tensors), skeletonBoundUs);
   if (options.costPruning && best && prefixUs + bound >= bestCost.totalUs) {
     ++counters.prunedByCost;
     return;
@@ -732,6 +893,7 @@ void Search::dfs(OpKey last) {
   // one kernel over all inputs is the likeliest winner and tightens the
   // bound early.
   unsigned n = values.size();
+  uint64_t unmatched = getUnmatchedTargets();
   SmallVector<SmallVector<unsigned>> subsets;
   for (unsigned mask = 1; mask < (1u << std::min(n, 12u)); ++mask) {
     if (llvm::popcount(mask) > static_cast<int>(kMaxCustomInputs))
@@ -752,29 +914,37 @@ void Search::dfs(OpKey last) {
               static_cast<int>(subsetIndex), 0, 0, 0};
     if (!(last < key))
       continue;
-    // Each level's candidates are shared with the cache, not copied. From
-    // two block ops: a kernel that only loads and stores is a copy, except
-    // the one that sums the chunks of a split reduction's partial results.
-    // The last node allowed must finish the program; a node before it may
-    // also grid the dims of values between kernels.
-    bool last = graph.nodes.size() + 1 >= kernelOpsLimit;
-    SmallVector<std::shared_ptr<const std::vector<CustomCandidate>>> levels;
+    // Each skeleton's candidates are shared with the cache, not copied.
+    // From two block ops: a kernel that only loads and stores is a copy,
+    // except the one that sums the chunks of a split reduction's partial
+    // results. The last node allowed must finish the program, as must one
+    // after which no further launch fits under the best program's cost; a
+    // node before it may also grid the dims of values between kernels.
+    bool last =
+        graph.nodes.size() + 1 >= kernelOpsLimit ||
+        (options.costPruning && best &&
+         prefixUs + 2 * options.target.launchOverheadUs >= bestCost.totalUs);
+    Room room = getRoom(subset, unmatched, last);
+    if (last && !room.canComplete)
+      continue;
+    SmallVector<SkeletonGraphs> levels;
     for (unsigned blockOps = 2; blockOps <= blockOpsLimit; ++blockOps) {
-      levels.push_back(getCustomCandidates(subset, blockOps));
+      levels.append(
+          getCustomCandidates(subset, blockOps, GridScope::Results, room));
       if (!last)
-        levels.push_back(
-            getCustomCandidates(subset, blockOps, GridScope::Intermediates));
+        levels.append(getCustomCandidates(subset, blockOps,
+                                          GridScope::Intermediates, room));
     }
-    for (const auto &level : levels)
-    for (const CustomCandidate &c : *level) {
-      if (core->timedOut())
-        return;
-      if (!isNovel(c))
-        continue;
-      if (last && !completes(c.outputs))
-        continue;
-      descendWithCustom(subset, c, key);
-    }
+    for (const SkeletonGraphs &level : levels)
+      for (const CustomCandidate &c : *level.graphs) {
+        if (core->timedOut())
+          return;
+        if (!isNovel(c))
+          continue;
+        if (last && !completes(c.outputs))
+          continue;
+        descendWithCustom(subset, c, key, level.boundUs);
+      }
   }
 
   // Pre-defined ops.
@@ -851,6 +1021,7 @@ SearchResult Search::run() {
   SmallVector<ExprRef> targetExprs;
   for (unsigned r : problem.reference.results) {
     targets.push_back(refValues[r]);
+    targetReducedClasses.push_back(getReducedClasses(r));
     targetExprs.push_back(refValues[r].expr);
   }
   oracle = std::make_unique<SubexprOracle>(*exprs, targetExprs);

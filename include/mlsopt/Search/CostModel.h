@@ -119,6 +119,13 @@ KernelCost estimateRoofline(double deviceBytes, double tensorCoreFlops,
                             double cudaCoreFlops, const TargetInfo &target,
                             double tf32Flops = 0);
 
+/// The memory time of a grid of `blocks` blocks, as a custom kernel's cost
+/// has it: `deviceBytes` to and from device memory and `loadedBytes` (every
+/// tile each block loads, repeats included) through the L2. Exposed for the
+/// search's per-layout lower bounds, which must agree with the cost.
+double estimateGridMemoryUs(double deviceBytes, double loadedBytes,
+                            double blocks, const TargetInfo &target);
+
 /// Blocks of `sharedMemBytes` bytes and `threadsPerBlock` threads that one SM
 /// of `target` holds at once; 0 if even one does not fit.
 unsigned estimateBlocksPerSM(int64_t sharedMemBytes, int64_t threadsPerBlock,

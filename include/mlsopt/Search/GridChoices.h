@@ -1,0 +1,50 @@
+//===- GridChoices.h - Grid and loop sizes the search tries -----*- C++ -*-===//
+//
+// A custom kernel is enumerated with a layout skeleton: which classes its
+// grid dims and its for-loop walk, not how many blocks or iterations. The
+// sizes are chosen afterwards from the candidates below, by the cost model.
+// What a skeleton's kernels must move through memory at any of those sizes
+// bounds their cost before one of them is enumerated.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLSOPT_SEARCH_GRIDCHOICES_H
+#define MLSOPT_SEARCH_GRIDCHOICES_H
+
+#include "mlsopt/Search/SearchProblem.h"
+#include "mlsopt/Support/Target.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <array>
+
+namespace mlsopt::search {
+
+/// Candidate sizes of each grid dim of `layout`: 1 for a dim with no class,
+/// the chunk count for a class of chunks (one chunk per block), otherwise
+/// the cuts of the class's extent in a power of two and its cofactor, from
+/// 2 up to what CUDA allows along that dim.
+std::array<llvm::SmallVector<int64_t>, 3>
+getGridSizeChoices(const SearchProblem &problem, const Layout &layout);
+
+/// Candidate iteration counts of the for-loop of `layout`: 1 without a
+/// loop, the chunk count over a class of chunks, otherwise the cuts above
+/// that leave tiles of at least 8 (or one iteration per element).
+llvm::SmallVector<int64_t> getIterationChoices(const SearchProblem &problem,
+                                               const Layout &layout);
+
+/// A lower bound of the cost of every custom kernel with the grid of
+/// `skeleton` that loads `inputs` and stores at least `outputs`, at any
+/// grid size of getGridSizeChoices: one launch plus the memory time of
+/// those tensors, each input loaded once per block along every grid dim it
+/// does not have (as the imaps the layout implies load it).
+double getCustomKernelLowerBoundUs(const SearchProblem &problem,
+                                   const TargetInfo &target,
+                                   const Layout &skeleton,
+                                   llvm::ArrayRef<const Dims *> inputs,
+                                   llvm::ArrayRef<const Dims *> outputs);
+
+} // namespace mlsopt::search
+
+#endif // MLSOPT_SEARCH_GRIDCHOICES_H

@@ -1,0 +1,121 @@
+//===- GridChoices.cpp - Grid and loop sizes the search tries -------------===//
+
+#include "mlsopt/Search/GridChoices.h"
+#include "mlsopt/Search/CostModel.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlsopt;
+using namespace mlsopt::search;
+
+/// The ways to cut `extent` in two factors of which one is a power of two:
+/// the powers of two that divide it and their cofactors, ascending. An
+/// extent of 13824 = 2^9 * 27 is then cut in 108 tiles of 128 as well as in
+/// 128 tiles of 108; powers of two alone would leave tiles of 27 or more
+/// than shared memory holds.
+static SmallVector<int64_t> getPowerOfTwoCuts(int64_t extent) {
+  SmallVector<int64_t> cuts;
+  for (int64_t p = 1; p <= extent && extent % p == 0; p *= 2) {
+    cuts.push_back(p);
+    cuts.push_back(extent / p);
+  }
+  llvm::sort(cuts);
+  cuts.erase(llvm::unique(cuts), cuts.end());
+  return cuts;
+}
+
+std::array<SmallVector<int64_t>, 3>
+search::getGridSizeChoices(const SearchProblem &problem, const Layout &layout) {
+  std::array<SmallVector<int64_t>, 3> choices;
+  for (auto [d, cls] : llvm::enumerate(layout.gridClass)) {
+    if (cls == Dim::kOne) {
+      choices[d] = {1};
+      continue;
+    }
+    int64_t extent = problem.shapes.extents[cls];
+    // A split reduction and the kernel that combines its chunks agree on
+    // where each partial result lies: one chunk per block.
+    if (problem.isChunkClass(cls)) {
+      choices[d] = {extent};
+      continue;
+    }
+    for (int64_t s : getPowerOfTwoCuts(extent))
+      if (s >= 2 && s <= kMaxGridSize[d])
+        choices[d].push_back(s);
+  }
+  return choices;
+}
+
+SmallVector<int64_t> search::getIterationChoices(const SearchProblem &problem,
+                                                 const Layout &layout) {
+  int cls = layout.loopClass;
+  if (cls == Dim::kOne)
+    return {1};
+  int64_t extent = problem.shapes.extents[cls];
+  if (problem.isChunkClass(cls))
+    return {extent};
+  SmallVector<int64_t> counts;
+  for (int64_t n : getPowerOfTwoCuts(extent))
+    if (n >= 2 && extent / n >= 8)
+      counts.push_back(n);
+  if (counts.empty() && extent > 1)
+    counts.push_back(extent);
+  return counts;
+}
+
+double search::getCustomKernelLowerBoundUs(const SearchProblem &problem,
+                                           const TargetInfo &target,
+                                           const Layout &skeleton,
+                                           ArrayRef<const Dims *> inputs,
+                                           ArrayRef<const Dims *> outputs) {
+  double width = problem.shapes.elementType.getIntOrFloatBitWidth() / 8.0;
+  auto bytesOf = [&](const Dims &dims) {
+    double n = width;
+    for (Dim d : dims)
+      n *= getExtent(d, problem.shapes.extents);
+    return n;
+  };
+  // Device memory sees every input and output at least once. Each input is
+  // cut by the grid dims its imap names, the ones that grid a class it has
+  // (SearchGraph's materialize builds the imaps by the same rule); every
+  // block along any other grid dim loads it again through the L2.
+  double deviceBytes = 0;
+  SmallVector<std::pair<double, std::array<bool, 3>>> loads;
+  for (const Dims *dims : inputs) {
+    std::array<bool, 3> cut = {false, false, false};
+    for (Dim d : *dims)
+      if (std::optional<unsigned> g = skeleton.getGridDimOf(d.cls);
+          g && !d.isChunked())
+        cut[*g] = true;
+    double bytes = bytesOf(*dims);
+    deviceBytes += bytes;
+    loads.push_back({bytes, cut});
+  }
+  for (const Dims *dims : outputs)
+    deviceBytes += bytesOf(*dims);
+
+  std::array<SmallVector<int64_t>, 3> choices =
+      getGridSizeChoices(problem, skeleton);
+  double memoryUs = std::numeric_limits<double>::infinity();
+  for (int64_t x : choices[0])
+    for (int64_t y : choices[1])
+      for (int64_t z : choices[2]) {
+        std::array<double, 3> size = {double(x), double(y), double(z)};
+        double loadedBytes = 0;
+        for (const auto &[bytes, cut] : loads) {
+          double times = 1;
+          for (unsigned g = 0; g < 3; ++g)
+            if (!cut[g])
+              times *= size[g];
+          loadedBytes += bytes * times;
+        }
+        memoryUs =
+            std::min(memoryUs,
+                     estimateGridMemoryUs(deviceBytes, loadedBytes,
+                                          size[0] * size[1] * size[2], target));
+      }
+  return target.launchOverheadUs + memoryUs;
+}

@@ -1,0 +1,176 @@
+//===- GridChoicesTest.cpp - Sizes and per-layout lower bounds ------------===//
+//
+// The lower bound of a layout skeleton prunes whole skeletons before their
+// block graphs are enumerated, so it must never exceed the cost the model
+// gives a kernel with that grid, at any size the search would choose; and
+// it must see what the program-wide bound does not (idle SMs, inputs
+// loaded again by every block), or it would prune nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlsopt/Search/GridChoices.h"
+#include "mlsopt/Search/CostModel.h"
+#include "mlsopt/Search/SearchGraph.h"
+#include "mlsopt/Search/SearchProblem.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+
+#include "MLIRTest.h"
+#include "SearchTestUtils.h"
+
+using namespace mlir;
+using namespace mlsopt;
+using namespace mlsopt::search;
+
+namespace {
+
+class GridChoicesTest : public test::MLIRTest {};
+
+// Eight rows: a grid over them alone leaves most SMs idle.
+constexpr StringLiteral kRmsNormMatmul = R"mlir(
+func.func @f(%x: tensor<8x1024xf16>, %w: tensor<1024x512xf16>) -> tensor<8x512xf16> {
+  %n = kernel.rms_norm %x {epsilon = 1.0e-06 : f64} : tensor<8x1024xf16>
+  %o = kernel.matmul %n, %w : tensor<8x1024xf16>, tensor<1024x512xf16>
+  return %o : tensor<8x512xf16>
+}
+)mlir";
+
+/// The fused RMSNorm + MatMul over a loop along k with grid `layout`: the
+/// body multiplies and sums squares, the epilogue scales.
+KernelGraph getFusedKernel(const Layout &layout, int k) {
+  BlockGraph bg;
+  bg.inputs = {0, 1};
+  bg.layout = layout;
+  SOp matmul{OpKind::Matmul, {0, 1}};
+  SOp square{OpKind::Square, {0}};
+  SOp sum{OpKind::ReduceSum, {3}};
+  sum.dim = 1;
+  bg.body = {matmul, square, sum};
+  bg.accums = {Accum{2, block::AccumKind::sum},
+               Accum{4, block::AccumKind::sum}};
+  SOp mean{OpKind::MulScalar, {1}};
+  mean.scalar = Scalar{0.0, k};
+  SOp eps{OpKind::AddScalar, {2}};
+  eps.scalar = Scalar{1.0e-06, Dim::kOne};
+  SOp root{OpKind::Rsqrt, {3}};
+  SOp scale{OpKind::Mul, {0, 4}};
+  bg.post = {mean, eps, root, scale};
+  bg.stores = {5};
+  KernelGraph g;
+  g.numInputs = 2;
+  g.customs.push_back(bg);
+  g.nodes.push_back(KernelNode{SOp(), 0});
+  g.results = {2};
+  return g;
+}
+
+TEST_F(GridChoicesTest, SkeletonBoundNeverExceedsACostTheSearchCouldChoose) {
+  OwningOpRef<ModuleOp> module = parse(kRmsNormMatmul);
+  ASSERT_TRUE(module) << diagnostics;
+  FailureOr<SearchProblem> problem =
+      test::buildFunctionProblem(lookupFunc(*module, "f"));
+  ASSERT_TRUE(succeeded(problem));
+  const Dims &x = problem->shapes.inputDims[0],
+             &w = problem->shapes.inputDims[1];
+  int m = x[0].cls, k = x[1].cls, n = w[1].cls;
+  Dims out = {x[0], w[1]};
+  const TargetInfo &target = getDefaultTarget();
+  double programBoundUs =
+      estimateRoofline((8 * 1024 + 1024 * 512 + 8 * 512) * 2.0, 0, 0, target)
+          .totalUs;
+
+  OpBuilder b(&context);
+  b.setInsertionPointToEnd(module->getBody());
+  // Sizes whose tiles overflow shared memory fail to verify, as they do in
+  // the search; they are not costed.
+  ScopedDiagnosticHandler quiet(&context,
+                                [](Diagnostic &) { return success(); });
+  for (std::array<int, 3> grid :
+       {std::array<int, 3>{n, Dim::kOne, Dim::kOne},
+        std::array<int, 3>{m, n, Dim::kOne},
+        std::array<int, 3>{m, Dim::kOne, Dim::kOne},
+        std::array<int, 3>{Dim::kOne, Dim::kOne, Dim::kOne}}) {
+    Layout skeleton;
+    skeleton.gridClass = grid;
+    skeleton.loopClass = k;
+    double boundUs = getCustomKernelLowerBoundUs(*problem, target, skeleton,
+                                                 {&x, &w}, {&out});
+    EXPECT_GE(boundUs, programBoundUs * (1 - 1e-12));
+
+    // Every size the search would try: the bound is at most its cost, and
+    // the cheapest meets it (the kernel is memory-bound, and its memory
+    // time is all the bound leaves out of the cost).
+    std::array<SmallVector<int64_t>, 3> sizes =
+        getGridSizeChoices(*problem, skeleton);
+    double cheapestUs = std::numeric_limits<double>::infinity();
+    unsigned costed = 0;
+    for (int64_t gx : sizes[0])
+      for (int64_t gy : sizes[1])
+        for (int64_t n : getIterationChoices(*problem, skeleton)) {
+          Layout layout = skeleton;
+          layout.gridSize = {gx, gy, 1};
+          layout.iterations = n;
+          KernelGraph g = getFusedKernel(layout, k);
+          FailureOr<func::FuncOp> func = materializeFunction(
+              b, b.getUnknownLoc(), "sized", g, problem->shapes);
+          ASSERT_TRUE(succeeded(func));
+          if (succeeded(verify(*func))) {
+            FailureOr<KernelCost> cost = estimateFunctionCost(*func, target);
+            ASSERT_TRUE(succeeded(cost));
+            EXPECT_LE(boundUs, cost->totalUs * (1 + 1e-12))
+                << "grid " << gx << "x" << gy << ", " << n << " iterations";
+            cheapestUs = std::min(cheapestUs, cost->totalUs);
+            ++costed;
+          }
+          func->erase();
+        }
+    ASSERT_GT(costed, 0u);
+    EXPECT_LE(cheapestUs, boundUs * 1.01);
+  }
+
+  // One block, or one per row, leaves SMs idle; a grid over the columns
+  // alone loads all of x again in every block. The bound sees both.
+  auto boundOf = [&](std::array<int, 3> grid) {
+    Layout skeleton;
+    skeleton.gridClass = grid;
+    skeleton.loopClass = k;
+    return getCustomKernelLowerBoundUs(*problem, target, skeleton, {&x, &w},
+                                       {&out});
+  };
+  double oneBlockUs = boundOf({Dim::kOne, Dim::kOne, Dim::kOne});
+  double rowsUs = boundOf({m, Dim::kOne, Dim::kOne});
+  double columnsUs = boundOf({n, Dim::kOne, Dim::kOne});
+  EXPECT_GT(oneBlockUs, rowsUs);
+  EXPECT_GT(rowsUs, columnsUs);
+  EXPECT_GT(columnsUs, programBoundUs);
+}
+
+TEST_F(GridChoicesTest, SizeChoicesCutExtentsIntoAPowerOfTwoAndItsCofactor) {
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+func.func @f(%x: tensor<8x1500xf16>) -> tensor<8x1500xf16> {
+  %e = kernel.exp %x : tensor<8x1500xf16>
+  return %e : tensor<8x1500xf16>
+}
+)mlir");
+  ASSERT_TRUE(module) << diagnostics;
+  FailureOr<SearchProblem> problem =
+      test::buildFunctionProblem(lookupFunc(*module, "f"));
+  ASSERT_TRUE(succeeded(problem));
+  const Dims &x = problem->shapes.inputDims[0];
+  Layout layout;
+  layout.gridClass = {x[1].cls, x[0].cls, Dim::kOne};
+  layout.loopClass = x[1].cls;
+  std::array<SmallVector<int64_t>, 3> sizes =
+      getGridSizeChoices(*problem, layout);
+  // 1500 = 4 * 375.
+  EXPECT_EQ(sizes[0], (SmallVector<int64_t>{2, 4, 375, 750, 1500}));
+  EXPECT_EQ(sizes[1], (SmallVector<int64_t>{2, 4, 8}));
+  EXPECT_EQ(sizes[2], (SmallVector<int64_t>{1}));
+  // Tiles of at least 8: 375 iterations would leave tiles of 4.
+  EXPECT_EQ(getIterationChoices(*problem, layout),
+            (SmallVector<int64_t>{2, 4}));
+}
+
+} // namespace
