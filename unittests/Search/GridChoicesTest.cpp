@@ -37,35 +37,6 @@ func.func @f(%x: tensor<8x1024xf16>, %w: tensor<1024x512xf16>) -> tensor<8x512xf
 }
 )mlir";
 
-/// The fused RMSNorm + MatMul over a loop along k with grid `layout`: the
-/// body multiplies and sums squares, the epilogue scales.
-KernelGraph getFusedKernel(const Layout &layout, int k) {
-  BlockGraph bg;
-  bg.inputs = {0, 1};
-  bg.layout = layout;
-  SOp matmul{OpKind::Matmul, {0, 1}};
-  SOp square{OpKind::Square, {0}};
-  SOp sum{OpKind::ReduceSum, {3}};
-  sum.dim = 1;
-  bg.body = {matmul, square, sum};
-  bg.accums = {Accum{2, block::AccumKind::sum},
-               Accum{4, block::AccumKind::sum}};
-  SOp mean{OpKind::MulScalar, {1}};
-  mean.scalar = Scalar{0.0, k};
-  SOp eps{OpKind::AddScalar, {2}};
-  eps.scalar = Scalar{1.0e-06, Dim::kOne};
-  SOp root{OpKind::Rsqrt, {3}};
-  SOp scale{OpKind::Mul, {0, 4}};
-  bg.post = {mean, eps, root, scale};
-  bg.stores = {5};
-  KernelGraph g;
-  g.numInputs = 2;
-  g.customs.push_back(bg);
-  g.nodes.push_back(KernelNode{SOp(), 0});
-  g.results = {2};
-  return g;
-}
-
 TEST_F(GridChoicesTest, SkeletonBoundNeverExceedsACostTheSearchCouldChoose) {
   OwningOpRef<ModuleOp> module = parse(kRmsNormMatmul);
   ASSERT_TRUE(module) << diagnostics;
@@ -112,7 +83,7 @@ TEST_F(GridChoicesTest, SkeletonBoundNeverExceedsACostTheSearchCouldChoose) {
           Layout layout = skeleton;
           layout.gridSize = {gx, gy, 1};
           layout.iterations = n;
-          KernelGraph g = getFusedKernel(layout, k);
+          KernelGraph g = test::getFusedRmsNormMatmul(layout, k);
           FailureOr<func::FuncOp> func = materializeFunction(
               b, b.getUnknownLoc(), "sized", g, problem->shapes);
           ASSERT_TRUE(succeeded(func));

@@ -190,31 +190,12 @@ TEST_F(SearchGraphTest, CustomKernelMaterializesIntoAVerifiedBlockGraph) {
   int n = problem->shapes.inputDims[1][1].cls;
   // The fused RMSNorm + MatMul with a loop over k: the body multiplies and
   // sums squares, the epilogue scales.
-  BlockGraph bg;
-  bg.inputs = {0, 1};
-  bg.layout.gridClass = {n, Dim::kOne, Dim::kOne};
-  bg.layout.gridSize = {4, 1, 1};
-  bg.layout.loopClass = k;
-  bg.layout.iterations = 4;
-  SOp matmul{OpKind::Matmul, {0, 1}};
-  SOp square{OpKind::Square, {0}};
-  SOp sum{OpKind::ReduceSum, {3}};
-  sum.dim = 1;
-  bg.body = {matmul, square, sum};
-  bg.accums = {Accum{2, block::AccumKind::sum}, Accum{4, block::AccumKind::sum}};
-  SOp mean{OpKind::MulScalar, {1}};
-  mean.scalar = Scalar{0.0, k};
-  SOp eps{OpKind::AddScalar, {2}};
-  eps.scalar = Scalar{1.0e-06, Dim::kOne};
-  SOp root{OpKind::Sqrt, {3}};
-  SOp div{OpKind::Div, {0, 4}};
-  bg.post = {mean, eps, root, div};
-  bg.stores = {5};
-  KernelGraph g;
-  g.numInputs = 2;
-  g.customs.push_back(bg);
-  g.nodes.push_back(KernelNode{SOp(), 0});
-  g.results = {2};
+  Layout layout;
+  layout.gridClass = {n, Dim::kOne, Dim::kOne};
+  layout.gridSize = {4, 1, 1};
+  layout.loopClass = k;
+  layout.iterations = 4;
+  KernelGraph g = test::getFusedRmsNormMatmul(layout, k);
 
   std::optional<SmallVector<Dims>> dims =
       inferKernelGraphDims(g, problem->shapes.inputDims);

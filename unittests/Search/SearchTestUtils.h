@@ -10,6 +10,7 @@
 #define MLSOPT_UNITTESTS_SEARCH_SEARCHTESTUTILS_H
 
 #include "mlsopt/Search/AbstractExpr.h"
+#include "mlsopt/Search/SearchGraph.h"
 #include "mlsopt/Search/SearchProblem.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -52,6 +53,39 @@ buildFunctionProblem(mlir::func::FuncOp func) {
   llvm::SmallVector<mlir::Value> outputs(ret->getOperands().begin(),
                                          ret->getOperands().end());
   return search::buildSearchProblem(ops, inputs, outputs);
+}
+
+/// The fused RMSNorm + MatMul custom kernel with `layout` (its loop along
+/// `k`, the class of x's columns): the body multiplies and sums squares,
+/// the epilogue scales by rsqrt(mean + eps). One kernel graph over inputs
+/// x and w.
+inline search::KernelGraph getFusedRmsNormMatmul(const search::Layout &layout,
+                                                 int k) {
+  using namespace search;
+  BlockGraph bg;
+  bg.inputs = {0, 1};
+  bg.layout = layout;
+  SOp matmul{OpKind::Matmul, {0, 1}};
+  SOp square{OpKind::Square, {0}};
+  SOp sum{OpKind::ReduceSum, {3}};
+  sum.dim = 1;
+  bg.body = {matmul, square, sum};
+  bg.accums = {Accum{2, block::AccumKind::sum},
+               Accum{4, block::AccumKind::sum}};
+  SOp mean{OpKind::MulScalar, {1}};
+  mean.scalar = Scalar{0.0, k};
+  SOp eps{OpKind::AddScalar, {2}};
+  eps.scalar = Scalar{1.0e-06, Dim::kOne};
+  SOp root{OpKind::Rsqrt, {3}};
+  SOp scale{OpKind::Mul, {0, 4}};
+  bg.post = {mean, eps, root, scale};
+  bg.stores = {5};
+  KernelGraph g;
+  g.numInputs = 2;
+  g.customs.push_back(bg);
+  g.nodes.push_back(KernelNode{SOp(), 0});
+  g.results = {2};
+  return g;
 }
 
 } // namespace mlsopt::test
