@@ -66,18 +66,18 @@ SmallVector<int64_t> search::getIterationChoices(const SearchProblem &problem,
   return counts;
 }
 
+double search::getTensorBytes(const SearchProblem &problem, const Dims &dims) {
+  double bytes = problem.shapes.elementType.getIntOrFloatBitWidth() / 8;
+  for (Dim d : dims)
+    bytes *= getExtent(d, problem.shapes.extents);
+  return bytes;
+}
+
 double search::getCustomKernelLowerBoundUs(const SearchProblem &problem,
                                            const TargetInfo &target,
                                            const Layout &skeleton,
                                            ArrayRef<const Dims *> inputs,
                                            ArrayRef<const Dims *> outputs) {
-  double width = problem.shapes.elementType.getIntOrFloatBitWidth() / 8.0;
-  auto bytesOf = [&](const Dims &dims) {
-    double n = width;
-    for (Dim d : dims)
-      n *= getExtent(d, problem.shapes.extents);
-    return n;
-  };
   // Device memory sees every input and output at least once. Each input is
   // cut by the grid dims its imap names, the ones that grid a class it has
   // (SearchGraph's materialize builds the imaps by the same rule); every
@@ -90,12 +90,12 @@ double search::getCustomKernelLowerBoundUs(const SearchProblem &problem,
       if (std::optional<unsigned> g = skeleton.getGridDimOf(d.cls);
           g && !d.isChunked())
         cut[*g] = true;
-    double bytes = bytesOf(*dims);
+    double bytes = getTensorBytes(problem, *dims);
     deviceBytes += bytes;
     loads.push_back({bytes, cut});
   }
   for (const Dims *dims : outputs)
-    deviceBytes += bytesOf(*dims);
+    deviceBytes += getTensorBytes(problem, *dims);
 
   std::array<SmallVector<int64_t>, 3> choices =
       getGridSizeChoices(problem, skeleton);

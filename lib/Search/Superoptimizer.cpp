@@ -386,13 +386,8 @@ bool Search::screen(const KernelGraph &g) {
 
 double Search::lowerBoundUs(ArrayRef<const Dims *> tensors) {
   double bytes = 0;
-  unsigned width = problem.shapes.elementType.getIntOrFloatBitWidth() / 8;
-  for (const Dims *dims : tensors) {
-    double n = width;
-    for (Dim d : *dims)
-      n *= getExtent(d, problem.shapes.extents);
-    bytes += n;
-  }
+  for (const Dims *dims : tensors)
+    bytes += getTensorBytes(problem, *dims);
   return estimateRoofline(bytes, 0, 0, options.target).totalUs;
 }
 

@@ -34,6 +34,9 @@ getGridSizeChoices(const SearchProblem &problem, const Layout &layout);
 llvm::SmallVector<int64_t> getIterationChoices(const SearchProblem &problem,
                                                const Layout &layout);
 
+/// The bytes of a tensor of `dims` in the problem's element type.
+double getTensorBytes(const SearchProblem &problem, const Dims &dims);
+
 /// A lower bound of the cost of every custom kernel with the grid of
 /// `skeleton` that loads `inputs` and stores at least `outputs`, at any
 /// grid size of getGridSizeChoices: one launch plus the memory time of
