@@ -528,12 +528,21 @@ void SuperoptimizePass::runOnOperation() {
     // gives the whole function's figures before and after.
     int64_t launchesBefore = countLaunches(func);
     FailureOr<KernelCost> costBefore = estimate(func);
-    for (auto [index, sub] : llvm::enumerate(subprograms)) {
+    // Each subprogram's share of the function's time is in proportion to
+    // its ops: the search space grows with them, and a one-op subprogram
+    // ends within a second and leaves its share to the next. Shared
+    // equally, QKNorm with a safe softmax (a norm, the seven-op attention,
+    // the division) gave the attention a third of the time, which ran out.
+    size_t opsLeft = 0;
+    for (const Subprogram &sub : subprograms)
+      opsLeft += sub.ops.size();
+    for (Subprogram &sub : subprograms) {
       // What is left of the function's time, shared by what is left of it.
       double elapsed = std::chrono::duration<double>(
                            std::chrono::steady_clock::now() - start)
                            .count();
-      double share = (timeout - elapsed) / (subprograms.size() - index);
+      double share = (timeout - elapsed) * sub.ops.size() / opsLeft;
+      opsLeft -= sub.ops.size();
       for (Value &input : sub.inputs)
         if (Value now = replaced.lookup(input))
           input = now;

@@ -1,0 +1,25 @@
+// `timeout` is per function, and its subprograms share it in proportion to
+// their ops. QKNorm with a safe softmax is cut into Q's norm (one op), the
+// attention with K's norm (seven ops, whose search runs to its deadline)
+// and the division (one op). The attention gets what is left of the time,
+// times 7/8 (8.75 of the 10 s), less what the checks of its winner are
+// given (about 2.5 s): about 6 s.
+// Shared equally, it got half (about 2.5 s after the checks), and the
+// one-op division, which ends at once, the other half.
+// RUN: mlsopt-opt %s --superoptimize=timeout=10 -o /dev/null 2>&1 | FileCheck %s
+// CHECK: remark: superoptimize: kept the subprogram of 1 kernel ops
+// CHECK: remark: superoptimize: replaced 7 kernel ops {{.*}}; searched for {{[4-9]\.[0-9]}} s (timed out)
+// CHECK: remark: superoptimize: kept the subprogram of 1 kernel ops
+
+func.func @qknorm_safe(%q: tensor<2x256x64xf16>, %k: tensor<2x64x4096xf16>, %v: tensor<2x4096x64xf16>) -> tensor<2x256x64xf16> {
+  %qn = kernel.rms_norm %q {epsilon = 1.0e-06 : f64} : tensor<2x256x64xf16>
+  %kn = kernel.rms_norm %k dim 1 {epsilon = 1.0e-06 : f64} : tensor<2x64x4096xf16>
+  %s = kernel.matmul %qn, %kn : tensor<2x256x64xf16>, tensor<2x64x4096xf16>
+  %m = kernel.reduce_max %s dim 2 : tensor<2x256x4096xf16>
+  %d = kernel.sub %s, %m : tensor<2x256x4096xf16>, tensor<2x256x1xf16>
+  %e = kernel.exp %d : tensor<2x256x4096xf16>
+  %l = kernel.reduce_sum %e dim 2 : tensor<2x256x4096xf16>
+  %ev = kernel.matmul %e, %v : tensor<2x256x4096xf16>, tensor<2x4096x64xf16>
+  %o = kernel.div %ev, %l : tensor<2x256x64xf16>, tensor<2x256x1xf16>
+  return %o : tensor<2x256x64xf16>
+}
