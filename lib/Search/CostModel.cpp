@@ -299,11 +299,19 @@ estimateDefaultBlockGraphCost(Operation *op, const TargetInfo &target,
   Operation *clone = b.clone(*op, operands);
   func::ReturnOp::create(b, loc, clone->getResults());
   IRRewriter rewriter(ctx);
-  FailureOr<kernel::CustomOp> custom = wrapInDefaultBlockGraph(
-      rewriter, clone, kDefaultBlockGraphSharedMemBytes);
-  if (failed(custom))
+  if (failed(wrapInDefaultBlockGraph(rewriter, clone,
+                                     kDefaultBlockGraphSharedMemBytes)))
     return failure();
-  return estimateCustomKernelCost(*custom, target, options);
+  // A split-k matmul is two kernels.
+  KernelCost total;
+  for (auto custom : func.getBody().getOps<kernel::CustomOp>()) {
+    FailureOr<KernelCost> cost =
+        estimateCustomKernelCost(custom, target, options);
+    if (failed(cost))
+      return failure();
+    total += *cost;
+  }
+  return total;
 }
 
 FailureOr<KernelCost>

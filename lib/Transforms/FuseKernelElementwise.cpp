@@ -325,8 +325,10 @@ struct FuseElementwisePrologue : KernelFusionPattern {
       Operation *copy = trial.clone(*reader);
       ScopedDiagnosticHandler quiet(op->getContext(),
                                     [](Diagnostic &) { return success(); });
+      // One kernel that reads the op's operands, as the fusion needs: not
+      // a split-k pair, whose first kernel the costs below would not see.
       FailureOr<kernel::CustomOp> made = wrapInDefaultBlockGraph(
-          trial, copy, kDefaultBlockGraphSharedMemBytes);
+          trial, copy, kDefaultBlockGraphSharedMemBytes, /*allowSplit=*/false);
       if (failed(made)) {
         trial.eraseOp(copy);
         return rewriter.notifyMatchFailure(op, "no default block graph fits");

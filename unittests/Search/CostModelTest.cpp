@@ -326,6 +326,28 @@ func.func @norm(%x: tensor<16x4096xf16>) -> tensor<16x4096xf16> {
   EXPECT_GT(lowered.totalUs, library.totalUs);
 }
 
+TEST_F(CostModelTest, SplitKDefaultBlockGraphCostsBothLaunches) {
+  // X^T X for a 4096x64 X: one 64x64 output tile, so the default block graph
+  // splits k across 64 blocks (chunks of 64) and a second kernel sums
+  // their partials.
+  OwningOpRef<ModuleOp> module = parseOrFail(R"mlir(
+func.func @gram(%t: tensor<64x4096xf16>, %x: tensor<4096x64xf16>) -> tensor<64x64xf16> {
+  %g = kernel.matmul %t, %x : tensor<64x4096xf16>, tensor<4096x64xf16>
+  return %g : tensor<64x64xf16>
+}
+)mlir");
+  ASSERT_TRUE(module);
+  KernelCost lowered = cost(*module, "gram", sm90(), CostModelOptions{true});
+  EXPECT_EQ(lowered.launches, 2u);
+  EXPECT_DOUBLE_EQ(lowered.launchUs, 2 * sm90().launchOverheadUs);
+  // Both operands are read once, the partial products (64 of 64x64) are
+  // written and read back, and the result is written.
+  double operands = 2.0 * 64 * 4096 * 2;
+  double partials = 64.0 * 64 * 64 * 2;
+  double result = 64.0 * 64 * 2;
+  EXPECT_DOUBLE_EQ(lowered.deviceBytes, operands + 2 * partials + result);
+}
+
 TEST_F(CostModelTest, LatencyRanksLongLoopsBelowSplitOnes) {
   // On an H200 the examples' one-kernel attention (8 blocks, 64 iterations)
   // took 391 us and flash-decoding (128 + 64 blocks) 32 us (docs/

@@ -10,7 +10,9 @@
 //     iteration, inputs read through the matching imaps (broadcast dims are
 //     replicated);
 //   matmul: 64x64 output tiles (x splits n, y splits m, z the batch), the loop
-//     walks k in tiles of up to 64, a sum accumulator;
+//     walks k in tiles of up to 64, a sum accumulator; when those tiles are
+//     too few to keep a GPU busy and k is long (a Gram matrix X^T X, a
+//     weight gradient), two kernels instead (split-k, below);
 //   reduce_sum/max over dim d: the grid splits the other dims, the loop walks
 //     d, the block reduces each tile and a sum/max accumulator combines them.
 //
@@ -51,7 +53,23 @@ struct DefaultSchedule {
   /// Per input: for each output dim, the input dim that follows it (split by
   /// the same grid dim), if any.
   SmallVector<SmallVector<std::optional<int64_t>>> outputToInputDims;
+  /// A split-k matmul: grid z walks `chunks` chunks of k, one per block with
+  /// no for-loop, and each block stores its partial product beside the
+  /// others along output dim `chunkDim`; a second kernel sums them.
+  int64_t chunks = 1;
+  int64_t chunkDim = 0;
 };
+
+/// Fewer output tiles than this leave most SMs of every supported chip idle
+/// (82 to 132 SMs), so such a matmul splits k as well.
+constexpr int64_t kSplitBelowBlocks = 16;
+/// The blocks a split aims at: about half the SMs of the smallest chip.
+constexpr int64_t kSplitTargetBlocks = 64;
+/// The fewest k-loop iterations worth splitting: a shorter k is not where
+/// the time goes.
+constexpr int64_t kSplitMinIterations = 4;
+/// The shortest chunk of k a block takes (a tensor-core matmul's k).
+constexpr int64_t kSplitMinChunk = 16;
 
 /// The largest power of two up to `cap` that divides `size`.
 int64_t powerOfTwoTile(int64_t size, int64_t cap) {
@@ -119,6 +137,30 @@ int64_t estimateSharedBytes(ArrayRef<SmallVector<int64_t>> inputTiles,
   return total;
 }
 
+/// The shape the first kernel of `s` stores: `output`, or for a split-k
+/// matmul the partial products side by side along the chunk dim.
+SmallVector<int64_t> storedShape(const DefaultSchedule &s,
+                                 ArrayRef<int64_t> output) {
+  SmallVector<int64_t> shape(output);
+  shape[s.chunkDim] *= s.chunks;
+  return shape;
+}
+
+/// The imap of input `i`: each grid dim splits the input dim that follows
+/// the output dim it splits; a split-k matmul's grid z splits k, dim 1 of
+/// the left operand and dim 0 of the right one.
+GridToTensorDims getImap(const DefaultSchedule &s, unsigned i) {
+  GridToTensorDims imap;
+  for (unsigned g = 0; g < 3; ++g)
+    if (g == 2 && s.chunks > 1)
+      imap[g] = i == 0 ? 1 : 0;
+    else if (s.omap[g])
+      imap[g] = s.outputToInputDims[i][*s.omap[g]];
+  return imap;
+}
+
+/// The tile each block stores, of a tensor of shape `output` (storedShape
+/// for the first kernel of a split-k matmul).
 SmallVector<int64_t> outputTileShape(const DefaultSchedule &s,
                                      ArrayRef<int64_t> output) {
   SmallVector<int64_t> tile(output);
@@ -128,9 +170,50 @@ SmallVector<int64_t> outputTileShape(const DefaultSchedule &s,
   return tile;
 }
 
+/// Turns the schedule `s` of a matmul with output `out` and contraction
+/// `k` into a split-k one where its output tiles are too few (see
+/// kSplitBelowBlocks) and k is long: grid z takes chunks of k, as many as
+/// bring the blocks to about kSplitTargetBlocks, and each block holds its
+/// whole chunk (a dim is split once, by the grid or by the loop). The
+/// partial products go side by side along an output dim the grid does not
+/// split, the last one when neither is. Without batch dims only (z would
+/// take the batch), and only where the chunk's tiles `fits`; `s` stays as
+/// it is otherwise.
+void splitContraction(DefaultSchedule &s, ArrayRef<int64_t> out, int64_t k,
+                      function_ref<bool()> fits) {
+  int64_t blocks = s.grid[0] * s.grid[1] * s.grid[2];
+  if (out.size() != 2 || blocks >= kSplitBelowBlocks ||
+      s.iterations < kSplitMinIterations)
+    return;
+  std::optional<int64_t> chunkDim;
+  if (s.grid[0] == 1)
+    chunkDim = 1; // n
+  else if (s.grid[1] == 1)
+    chunkDim = 0; // m
+  if (!chunkDim)
+    return;
+  DefaultSchedule split = s;
+  split.chunkDim = *chunkDim;
+  split.iterations = 1;
+  split.fmaps = {std::nullopt, std::nullopt};
+  split.omap[2] = *chunkDim;
+  int64_t wanted = llvm::divideCeil(kSplitTargetBlocks, blocks);
+  for (int64_t chunks = 2; chunks <= std::min(k, kMaxGridSize[2]); ++chunks) {
+    if (k % chunks != 0 || chunks < wanted)
+      continue;
+    if (k / chunks < kSplitMinChunk)
+      return;
+    split.chunks = split.grid[2] = chunks;
+    std::swap(s, split);
+    if (fits())
+      return;
+    std::swap(s, split);
+  }
+}
+
 /// The schedule of `op`, or failure when it has no default block graph.
-FailureOr<DefaultSchedule> scheduleFor(Operation *op,
-                                       int64_t maxSharedMemBytes) {
+FailureOr<DefaultSchedule> scheduleFor(Operation *op, int64_t maxSharedMemBytes,
+                                       bool allowSplit) {
   DefaultSchedule s;
   ArrayRef<int64_t> out = shapeOf(op->getResult(0));
   int64_t rank = out.size();
@@ -146,19 +229,15 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op,
   };
   auto inputTiles = [&]() {
     SmallVector<SmallVector<int64_t>> tiles;
-    for (auto [i, input] : llvm::enumerate(op->getOperands())) {
-      GridToTensorDims imap;
-      for (unsigned g = 0; g < 3; ++g)
-        if (s.omap[g])
-          imap[g] = s.outputToInputDims[i][*s.omap[g]];
-      tiles.push_back(inputTileShape(shapeOf(input), imap, s.grid, s.fmaps[i],
-                                     s.iterations)
+    for (auto [i, input] : llvm::enumerate(op->getOperands()))
+      tiles.push_back(inputTileShape(shapeOf(input), getImap(s, i), s.grid,
+                                     s.fmaps[i], s.iterations)
                           .shape);
-    }
     return tiles;
   };
   auto fits = [&]() {
-    return estimateSharedBytes(inputTiles(), outputTileShape(s, out),
+    return estimateSharedBytes(inputTiles(),
+                               outputTileShape(s, storedShape(s, out)),
                                elementType) <= maxSharedMemBytes;
   };
 
@@ -195,8 +274,11 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op,
         s.omap[2] = rank - 3;
       }
       s.iterations = k / tileK;
-      if (fits())
+      if (fits()) {
+        if (allowSplit)
+          splitContraction(s, out, k, fits);
         return s;
+      }
       if (tileK > 16)
         tileK /= 2;
       else if (tileM > 16)
@@ -278,75 +360,136 @@ bool mlsopt::hasDefaultBlockGraph(Operation *op) {
          op->getNumResults() == 1;
 }
 
+namespace {
+
+/// One input of a default kernel: the tensor, and how the grid and the
+/// for-loop split it.
+struct KernelInput {
+  Value value;
+  GridToTensorDims imap;
+  std::optional<int64_t> fmap;
+};
+
+/// A kernel.custom before `op` whose blocks load `inputs` over `iterations`
+/// for-loop iterations, combine what `compute` makes of the tiles with
+/// `accumulator`, and store the result into a tensor of `resultType` through
+/// `omap`; failure, with a diagnostic on `op`, if a tile does not exist.
+FailureOr<kernel::CustomOp> createDefaultKernel(
+    RewriterBase &rewriter, Operation *op, ArrayRef<KernelInput> inputs,
+    RankedTensorType resultType, std::array<int64_t, 3> grid,
+    const GridToTensorDims &omap, int64_t iterations,
+    block::AccumKind accumulator,
+    function_ref<Value(ValueRange tiles, RankedTensorType tile)> compute) {
+  MLIRContext *ctx = op->getContext();
+  Location loc = op->getLoc();
+  SmallVector<Value> values;
+  SmallVector<Type> argTypes;
+  for (const KernelInput &input : inputs) {
+    values.push_back(input.value);
+    argTypes.push_back(input.value.getType());
+  }
+  argTypes.push_back(resultType);
+  auto tileType = [&](ArrayRef<int64_t> shape) {
+    return RankedTensorType::get(shape, resultType.getElementType());
+  };
+  // Every tile first, so that a failure leaves nothing behind.
+  SmallVector<RankedTensorType> tileTypes;
+  for (const KernelInput &input : inputs) {
+    ShapeOrError shape = inputTileShape(shapeOf(input.value), input.imap, grid,
+                                        input.fmap, iterations);
+    if (!shape.ok())
+      return op->emitOpError("default block graph: ") << shape.error;
+    tileTypes.push_back(tileType(shape.shape));
+  }
+  SmallVector<int64_t> resultTileShape(resultType.getShape());
+  for (unsigned g = 0; g < 3; ++g)
+    if (omap[g])
+      resultTileShape[*omap[g]] /= grid[g];
+  RankedTensorType resultTile = tileType(resultTileShape);
+
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  auto custom = kernel::CustomOp::create(
+      rewriter, loc, TypeRange{resultType}, values,
+      kernel::Dim3Attr::get(ctx, grid[0], grid[1], grid[2]),
+      kernel::Dim3Attr::get(ctx, kDefaultThreadsPerBlock, 1, 1));
+  Block *body =
+      rewriter.createBlock(&custom.getBody(), {}, argTypes,
+                           SmallVector<Location>(argTypes.size(), loc));
+  auto loop = block::ForLoopOp::create(
+      rewriter, loc, TypeRange{resultTile}, iterations,
+      rewriter.getArrayAttr(
+          {block::AccumulatorAttr::get(ctx, accumulator, std::nullopt)}));
+  rewriter.createBlock(&loop.getBody());
+  SmallVector<Value> tiles;
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    IntegerAttr fmap =
+        input.fmap ? rewriter.getI64IntegerAttr(*input.fmap) : IntegerAttr();
+    tiles.push_back(
+        block::LoadOp::create(rewriter, loc, tileTypes[i], body->getArgument(i),
+                              block::DimMapAttr::get(ctx, input.imap), fmap));
+  }
+  block::YieldOp::create(rewriter, loc, compute(tiles, resultTile));
+  rewriter.setInsertionPointAfter(loop);
+  block::StoreOp::create(rewriter, loc, loop.getResult(0),
+                         body->getArguments().back(),
+                         block::DimMapAttr::get(ctx, omap));
+  block::ReturnOp::create(rewriter, loc);
+  return custom;
+}
+
+} // namespace
+
 FailureOr<kernel::CustomOp>
 mlsopt::wrapInDefaultBlockGraph(RewriterBase &rewriter, Operation *op,
-                                int64_t maxSharedMemBytes) {
+                                int64_t maxSharedMemBytes, bool allowSplit) {
   if (!hasDefaultBlockGraph(op))
     return op->emitOpError("has no block-graph form yet; mlsopt cannot "
                            "generate a kernel for it");
-  FailureOr<DefaultSchedule> schedule = scheduleFor(op, maxSharedMemBytes);
+  FailureOr<DefaultSchedule> schedule =
+      scheduleFor(op, maxSharedMemBytes, allowSplit);
   if (failed(schedule))
     return failure();
   const DefaultSchedule &s = *schedule;
 
-  MLIRContext *ctx = op->getContext();
-  Location loc = op->getLoc();
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(op);
-  auto custom = kernel::CustomOp::create(
-      rewriter, loc, TypeRange{resultType}, op->getOperands(),
-      kernel::Dim3Attr::get(ctx, s.grid[0], s.grid[1], s.grid[2]),
-      kernel::Dim3Attr::get(ctx, kDefaultThreadsPerBlock, 1, 1));
-  SmallVector<Type> argTypes(op->getOperandTypes());
-  argTypes.push_back(resultType);
-  Block *body = rewriter.createBlock(
-      &custom.getBody(), {}, argTypes,
-      SmallVector<Location>(argTypes.size(), loc));
-
-  auto tileType = [&](ArrayRef<int64_t> shape) {
-    return RankedTensorType::get(shape, resultType.getElementType());
-  };
-  RankedTensorType resultTile =
-      tileType(outputTileShape(s, resultType.getShape()));
-  bool isMax = isa<kernel::ReduceMaxOp>(op);
-  auto accumulator = block::AccumulatorAttr::get(
-      ctx, isMax ? block::AccumKind::max : block::AccumKind::sum,
-      std::nullopt);
-  auto loop = block::ForLoopOp::create(rewriter, loc, TypeRange{resultTile},
-                                       s.iterations,
-                                       rewriter.getArrayAttr({accumulator}));
-  rewriter.createBlock(&loop.getBody());
-  SmallVector<Value> tiles;
-  for (auto [i, input] : llvm::enumerate(op->getOperands())) {
-    GridToTensorDims imap;
-    for (unsigned g = 0; g < 3; ++g)
-      if (s.omap[g])
-        imap[g] = s.outputToInputDims[i][*s.omap[g]];
-    ShapeOrError shape = inputTileShape(shapeOf(input), imap, s.grid,
-                                        s.fmaps[i], s.iterations);
-    if (!shape.ok())
-      return op->emitOpError("default block graph: ") << shape.error;
-    IntegerAttr fmap =
-        s.fmaps[i] ? rewriter.getI64IntegerAttr(*s.fmaps[i]) : IntegerAttr();
-    tiles.push_back(block::LoadOp::create(
-        rewriter, loc, tileType(shape.shape), body->getArgument(i),
-        block::DimMapAttr::get(ctx, imap), fmap));
-  }
+  SmallVector<KernelInput> inputs;
+  for (auto [i, input] : llvm::enumerate(op->getOperands()))
+    inputs.push_back({input, getImap(s, i), s.fmaps[i]});
   // The block op of the same name does the work on the tiles.
-  OperationState state(loc, ("block." + op->getName().stripDialect()).str());
-  state.addOperands(tiles);
-  state.addAttributes(op->getAttrs());
-  state.addTypes(resultTile);
-  Operation *compute = rewriter.create(state);
-  block::YieldOp::create(rewriter, loc, compute->getResults());
-
-  rewriter.setInsertionPointAfter(loop);
-  block::StoreOp::create(rewriter, loc, loop.getResult(0),
-                         body->getArguments().back(),
-                         block::DimMapAttr::get(ctx, s.omap));
-  block::ReturnOp::create(rewriter, loc);
-  rewriter.replaceOp(op, custom.getResults());
+  auto sameOp = [&](ValueRange tiles, RankedTensorType tile) {
+    OperationState state(op->getLoc(),
+                         ("block." + op->getName().stripDialect()).str());
+    state.addOperands(tiles);
+    state.addAttributes(op->getAttrs());
+    state.addTypes(tile);
+    return rewriter.create(state)->getResult(0);
+  };
+  auto stored = RankedTensorType::get(storedShape(s, resultType.getShape()),
+                                      resultType.getElementType());
+  FailureOr<kernel::CustomOp> custom = createDefaultKernel(
+      rewriter, op, inputs, stored, s.grid, s.omap, s.iterations,
+      isa<kernel::ReduceMaxOp>(op) ? block::AccumKind::max
+                                   : block::AccumKind::sum,
+      sameOp);
+  if (failed(custom))
+    return failure();
+  if (s.chunks > 1) {
+    // The second kernel of a split-k matmul: the first one's grid over the
+    // output tiles, a for-loop over the chunks that sums the partial
+    // products.
+    GridToTensorDims omap = s.omap;
+    omap[2].reset();
+    std::array<int64_t, 3> grid = {s.grid[0], s.grid[1], 1};
+    KernelInput partial{custom->getResult(0), omap, s.chunkDim};
+    custom = createDefaultKernel(
+        rewriter, op, partial, resultType, grid, omap, s.chunks,
+        block::AccumKind::sum,
+        [](ValueRange tiles, RankedTensorType) { return tiles.front(); });
+    if (failed(custom))
+      return failure();
+  }
+  rewriter.replaceOp(op, custom->getResults());
   return custom;
 }
 
