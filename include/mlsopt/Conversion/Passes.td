@@ -109,18 +109,20 @@ def ConvertKernelToCustom : Pass<"convert-kernel-to-custom"> {
       concatenated dim), one iteration, broadcast inputs replicated;
     - `matmul`: output tiles of up to 64x64 (grid x splits n, y splits m, z
       the innermost batch dim), the for-loop walks k in tiles of up to 64
-      with a `sum` accumulator. A matmul without batch dims whose output has
-      fewer than 16 such tiles, which would leave most SMs idle (a Gram
-      matrix X^T X, a projection to a few columns), and whose k takes at
-      least 4 tiles is split-k instead, two kernels: in the first, grid z
-      takes chunks of k, as many as bring the blocks to about 64 (each chunk
-      at least 16 long and held whole by its block, no for-loop), and the
-      blocks store their partial products side by side along an output dim
-      the grid does not split; the second walks the chunks with a `sum`
-      accumulator;
+      with a `sum` accumulator;
     - `reduce_sum` / `reduce_max`: the grid splits the kept dims, the
       for-loop walks the reduced dim, each iteration reduces its tile and a
       `sum` / `max` accumulator combines them.
+
+    A matmul without batch dims, or a reduction, whose grid has fewer than
+    16 blocks, which would leave most SMs idle (a Gram matrix X^T X, a
+    projection to a few columns, column sums), and whose for-loop has at
+    least 4 iterations is split instead, two kernels: in the first, grid z
+    takes chunks of the reduced dim (k), as many as bring the blocks to
+    about 64 (each chunk at least 16 long and held whole by its block, no
+    for-loop), and the blocks store their partial results side by side
+    along an output dim the grid does not split (a reduction's reduced
+    dim); the second walks the chunks with a `sum` (`max`) accumulator.
 
     Tiles shrink until a block's tiles fit in `max-shared-memory` bytes.
     Every block has 128 threads. `kernel.transpose` has no block graph (the

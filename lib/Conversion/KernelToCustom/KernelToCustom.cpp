@@ -10,11 +10,13 @@
 //     iteration, inputs read through the matching imaps (broadcast dims are
 //     replicated);
 //   matmul: 64x64 output tiles (x splits n, y splits m, z the batch), the loop
-//     walks k in tiles of up to 64, a sum accumulator; when those tiles are
-//     too few to keep a GPU busy and k is long (a Gram matrix X^T X, a
-//     weight gradient), two kernels instead (split-k, below);
+//     walks k in tiles of up to 64, a sum accumulator;
 //   reduce_sum/max over dim d: the grid splits the other dims, the loop walks
-//     d, the block reduces each tile and a sum/max accumulator combines them.
+//     d, the block reduces each tile and a sum/max accumulator combines them;
+//   either, when its blocks are too few to keep a GPU busy and the loop is
+//     long (a Gram matrix X^T X, column sums), two kernels instead: the
+//     first splits the reduced dim across the grid, the second combines the
+//     partial results (splitReduction below).
 //
 // The graph then passes the block-graph verifier like any hand-written one.
 //
@@ -53,22 +55,25 @@ struct DefaultSchedule {
   /// Per input: for each output dim, the input dim that follows it (split by
   /// the same grid dim), if any.
   SmallVector<SmallVector<std::optional<int64_t>>> outputToInputDims;
-  /// A split-k matmul: grid z walks `chunks` chunks of k, one per block with
-  /// no for-loop, and each block stores its partial product beside the
-  /// others along output dim `chunkDim`; a second kernel sums them.
+  /// A split reduction (a split-k matmul): grid z walks `chunks` chunks of
+  /// the reduced dim, dim `splitDims[i]` of input i, one chunk per block with
+  /// no for-loop; each block stores its partial result beside the others
+  /// along output dim `chunkDim`, and a second kernel combines them.
   int64_t chunks = 1;
   int64_t chunkDim = 0;
+  SmallVector<int64_t> splitDims;
 };
 
 /// Fewer output tiles than this leave most SMs of every supported chip idle
-/// (82 to 132 SMs), so such a matmul splits k as well.
+/// (82 to 132 SMs), so such a matmul or reduction splits the reduced dim as
+/// well.
 constexpr int64_t kSplitBelowBlocks = 16;
 /// The blocks a split aims at: about half the SMs of the smallest chip.
 constexpr int64_t kSplitTargetBlocks = 64;
-/// The fewest k-loop iterations worth splitting: a shorter k is not where
-/// the time goes.
+/// The fewest for-loop iterations worth splitting: a shorter reduced dim is
+/// not where the time goes.
 constexpr int64_t kSplitMinIterations = 4;
-/// The shortest chunk of k a block takes (a tensor-core matmul's k).
+/// The shortest chunk a block takes (a tensor-core matmul's k).
 constexpr int64_t kSplitMinChunk = 16;
 
 /// The largest power of two up to `cap` that divides `size`.
@@ -147,13 +152,13 @@ SmallVector<int64_t> storedShape(const DefaultSchedule &s,
 }
 
 /// The imap of input `i`: each grid dim splits the input dim that follows
-/// the output dim it splits; a split-k matmul's grid z splits k, dim 1 of
-/// the left operand and dim 0 of the right one.
+/// the output dim it splits; a split reduction's grid z splits the reduced
+/// dim.
 GridToTensorDims getImap(const DefaultSchedule &s, unsigned i) {
   GridToTensorDims imap;
   for (unsigned g = 0; g < 3; ++g)
     if (g == 2 && s.chunks > 1)
-      imap[g] = i == 0 ? 1 : 0;
+      imap[g] = s.splitDims[i];
     else if (s.omap[g])
       imap[g] = s.outputToInputDims[i][*s.omap[g]];
   return imap;
@@ -170,42 +175,39 @@ SmallVector<int64_t> outputTileShape(const DefaultSchedule &s,
   return tile;
 }
 
-/// Turns the schedule `s` of a matmul with output `out` and contraction
-/// `k` into a split-k one where its output tiles are too few (see
-/// kSplitBelowBlocks) and k is long: grid z takes chunks of k, as many as
-/// bring the blocks to about kSplitTargetBlocks, and each block holds its
-/// whole chunk (a dim is split once, by the grid or by the loop). The
-/// partial products go side by side along an output dim the grid does not
-/// split, the last one when neither is. Without batch dims only (z would
-/// take the batch), and only where the chunk's tiles `fits`; `s` stays as
-/// it is otherwise.
-void splitContraction(DefaultSchedule &s, ArrayRef<int64_t> out, int64_t k,
-                      function_ref<bool()> fits) {
+/// Turns the schedule `s` of a reduction of `extent` elements per output
+/// element (a matmul's k) into a split one where its output tiles are too
+/// few (see kSplitBelowBlocks) and the for-loop is long: grid z takes chunks
+/// of the reduced dim (dim `splitDims[i]` of input i), as many as bring the
+/// blocks to about kSplitTargetBlocks, and each block holds its whole chunk
+/// (a dim is split once, by the grid or by the loop). The partial results
+/// go side by side along output dim `chunkDim`, which the grid must not
+/// split. Only while grid z is free, and where the chunk's tiles `fit`; `s`
+/// stays as it is otherwise.
+void splitReduction(DefaultSchedule &s, int64_t extent,
+                    ArrayRef<int64_t> splitDims, int64_t chunkDim,
+                    function_ref<bool()> fit) {
   int64_t blocks = s.grid[0] * s.grid[1] * s.grid[2];
-  if (out.size() != 2 || blocks >= kSplitBelowBlocks ||
-      s.iterations < kSplitMinIterations)
-    return;
-  std::optional<int64_t> chunkDim;
-  if (s.grid[0] == 1)
-    chunkDim = 1; // n
-  else if (s.grid[1] == 1)
-    chunkDim = 0; // m
-  if (!chunkDim)
+  if (s.grid[2] != 1 || blocks >= kSplitBelowBlocks ||
+      s.iterations < kSplitMinIterations ||
+      llvm::is_contained(s.omap, chunkDim))
     return;
   DefaultSchedule split = s;
-  split.chunkDim = *chunkDim;
+  split.chunkDim = chunkDim;
+  split.splitDims.assign(splitDims.begin(), splitDims.end());
   split.iterations = 1;
-  split.fmaps = {std::nullopt, std::nullopt};
-  split.omap[2] = *chunkDim;
+  split.fmaps.assign(s.fmaps.size(), std::nullopt);
+  split.omap[2] = chunkDim;
   int64_t wanted = llvm::divideCeil(kSplitTargetBlocks, blocks);
-  for (int64_t chunks = 2; chunks <= std::min(k, kMaxGridSize[2]); ++chunks) {
-    if (k % chunks != 0 || chunks < wanted)
+  for (int64_t chunks = std::max<int64_t>(2, wanted);
+       chunks <= std::min(extent, kMaxGridSize[2]); ++chunks) {
+    if (extent % chunks != 0)
       continue;
-    if (k / chunks < kSplitMinChunk)
+    if (extent / chunks < kSplitMinChunk)
       return;
     split.chunks = split.grid[2] = chunks;
     std::swap(s, split);
-    if (fits())
+    if (fit())
       return;
     std::swap(s, split);
   }
@@ -275,8 +277,10 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op, int64_t maxSharedMemBytes,
       }
       s.iterations = k / tileK;
       if (fits()) {
-        if (allowSplit)
-          splitContraction(s, out, k, fits);
+        // Partials along n (the last dim) unless the grid splits n: k is
+        // dim 1 of the left operand and dim 0 of the right one.
+        if (allowSplit && rank == 2)
+          splitReduction(s, k, {1, 0}, s.grid[0] == 1 ? 1 : 0, fits);
         return s;
       }
       if (tileK > 16)
@@ -304,11 +308,18 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op, int64_t maxSharedMemBytes,
     s.fmaps = {dim};
     // The loop walks the reduced dim in tiles of up to 1024 elements.
     int64_t tileD = powerOfTwoTile(in[dim], 1024);
+    auto fitsInTile = [&] {
+      return tileBytes(inputTiles()[0], elementBytes * 8) <= 16384 && fits();
+    };
     while (true) {
       s.iterations = in[dim] / tileD;
-      SmallVector<SmallVector<int64_t>> tiles = inputTiles();
-      if (tileBytes(tiles[0], elementBytes * 8) <= 16384 && fits())
+      if (fitsInTile()) {
+        // Partials along the reduced dim, which the result keeps with
+        // size 1.
+        if (allowSplit)
+          splitReduction(s, in[dim], {dim}, dim, fitsInTile);
         return s;
+      }
       if (tileD == 1)
         break;
       tileD /= 2;
@@ -467,24 +478,24 @@ mlsopt::wrapInDefaultBlockGraph(RewriterBase &rewriter, Operation *op,
   };
   auto stored = RankedTensorType::get(storedShape(s, resultType.getShape()),
                                       resultType.getElementType());
-  FailureOr<kernel::CustomOp> custom = createDefaultKernel(
-      rewriter, op, inputs, stored, s.grid, s.omap, s.iterations,
-      isa<kernel::ReduceMaxOp>(op) ? block::AccumKind::max
-                                   : block::AccumKind::sum,
-      sameOp);
+  block::AccumKind accumulator = isa<kernel::ReduceMaxOp>(op)
+                                     ? block::AccumKind::max
+                                     : block::AccumKind::sum;
+  FailureOr<kernel::CustomOp> custom =
+      createDefaultKernel(rewriter, op, inputs, stored, s.grid, s.omap,
+                          s.iterations, accumulator, sameOp);
   if (failed(custom))
     return failure();
   if (s.chunks > 1) {
-    // The second kernel of a split-k matmul: the first one's grid over the
-    // output tiles, a for-loop over the chunks that sums the partial
-    // products.
+    // The second kernel of a split reduction: the first one's grid over the
+    // output tiles, a for-loop over the chunks that combines the partial
+    // results as the first kernel's accumulator would have.
     GridToTensorDims omap = s.omap;
     omap[2].reset();
     std::array<int64_t, 3> grid = {s.grid[0], s.grid[1], 1};
     KernelInput partial{custom->getResult(0), omap, s.chunkDim};
     custom = createDefaultKernel(
-        rewriter, op, partial, resultType, grid, omap, s.chunks,
-        block::AccumKind::sum,
+        rewriter, op, partial, resultType, grid, omap, s.chunks, accumulator,
         [](ValueRange tiles, RankedTensorType) { return tiles.front(); });
     if (failed(custom))
       return failure();

@@ -31,11 +31,12 @@ bool hasDefaultBlockGraph(mlir::Operation *op);
 /// Replaces the pre-defined kernel op `op` by an equivalent kernel.custom with
 /// its default block graph and returns it. Fails, with a diagnostic on `op`,
 /// when the op has none or when no tiling of its shapes fits in
-/// `maxSharedMemBytes` of shared memory. With `allowSplit`, a matmul whose
-/// output tiles are too few to keep a GPU busy and whose contraction is
-/// long becomes two kernels instead: the first splits the contraction
-/// across its grid and stores the partial products, the second, returned,
-/// sums them. Without, it is always one kernel that reads `op`'s operands.
+/// `maxSharedMemBytes` of shared memory. With `allowSplit`, a matmul or a
+/// reduction whose output tiles are too few to keep a GPU busy and whose
+/// reduced dim is long becomes two kernels instead: the first splits the
+/// reduced dim across its grid and stores the partial results, the second,
+/// returned, combines them. Without, it is always one kernel that reads
+/// `op`'s operands.
 mlir::FailureOr<kernel::CustomOp>
 wrapInDefaultBlockGraph(mlir::RewriterBase &rewriter, mlir::Operation *op,
                         int64_t maxSharedMemBytes, bool allowSplit = true);

@@ -1,25 +1,34 @@
-// A matmul whose 64x64 output tiles are too few to keep a GPU busy and whose
-// contraction is long gets a split-k default block graph: a first kernel
-// whose grid z takes chunks of k (one per block, no for-loop) and stores
-// the partial products side by side along an output dim the grid does not
-// split, and a second kernel that walks the chunks and sums them. Before,
-// the Gram matrix X^T X of a 4096x64 X was one block walking all 4096 rows.
+// A matmul or a reduction whose output tiles are too few to keep a GPU busy
+// and whose reduced dim is long gets a split default block graph: a first
+// kernel whose grid z takes chunks of the reduced dim (k of a matmul; one
+// chunk per block, no for-loop) and stores the partial results side by
+// side along an output dim the grid does not split, and a second kernel
+// that walks the chunks and combines them (sum, or max for reduce_max).
+// Before, the Gram matrix X^T X of a 4096x64 X, and the column sums of X,
+// were one block walking all 4096 rows.
 // The CPU run computes both programs to the numbers of plain linalg (the
 // custom kernels as loops that follow their schedule, the block graphs the
 // GPU lowering compiles), and ptxas takes their PTX.
 // RUN: mlsopt-opt %s --convert-kernel-to-custom | FileCheck %s --check-prefix=SPLIT
 // RUN: mlsopt-opt %s --convert-kernel-to-custom | sed -e '/^module {$/d' -e '/^}$/d' > %t.kernel.mlir
-// RUN: %if mlir-runner %{ cat %t.kernel.mlir %S/Inputs/split-k-main.mlir %S/../../Examples/Inputs/compare.mlir %S/../../Bench/Inputs/helpers.mlir \
+// RUN: %if mlir-runner %{ cat %t.kernel.mlir %S/Inputs/split-reduction-main.mlir %S/../../Examples/Inputs/compare.mlir %S/../../Bench/Inputs/helpers.mlir \
 // RUN:   | mlsopt-opt --mlsopt-cpu-pipeline \
 // RUN:   | %mlir_runner -e main -entry-point-result=void \
 // RUN:       -shared-libs=%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_runner_utils.so \
 // RUN:   | FileCheck %s %}
 // RUN: sed -e 's/f32/f16/g' %s | mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_90 | mlsopt-translate --emit-ptx -o %t.sm_90.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t.sm_90.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.sm_90.ptx -o %t.sm_90.cubin %}
 // RUN: sed -e 's/f32/bf16/g' %s | mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_80 | mlsopt-translate --emit-ptx -o %t.sm_80.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_80 %t.sm_80.ptx -o %t.sm_80.cubin %}
 // RUN: mlsopt-opt %s --mlsopt-gpu-pipeline=chip=sm_80 | mlsopt-translate --emit-ptx -o %t.f32.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_80 %t.f32.ptx -o %t.f32.cubin %}
+
+// Thirteen kernels (a transpose, five split pairs, two single kernels); the
+// f16 chunk products run on tensor cores.
+// PTX-COUNT-13: .entry
+// PTX-NOT: .entry
+// PTX: mma.sync.aligned
 
 // X^T X: one output tile, so the partials go along n (the last dim). 64
 // chunks of 64 rows would not fit 48 KiB in f32, so 128 chunks of 32.
@@ -68,6 +77,36 @@ func.func @wide(%a: tensor<16x2048xf32>, %b: tensor<2048x256xf32>) -> tensor<16x
   return %g : tensor<16x256xf32>
 }
 
+// Column sums: the partials go along the reduced dim, which the result
+// keeps with size 1; 64 chunks of 64 rows.
+// SPLIT-LABEL: func.func @colsum(
+// SPLIT: kernel.custom(%arg0) grid <1, 1, 64> {{.*}} -> tensor<64x64xf32>
+// SPLIT: block.for_loop 1 iterations accumulate (sum) : tensor<1x64xf32>
+// SPLIT: block.load %in0 imap <z = 0> : tensor<4096x64xf32> -> tensor<64x64xf32>
+// SPLIT: block.reduce_sum
+// SPLIT: block.store %{{.*}}, %out0 omap <z = 0> : tensor<1x64xf32> into tensor<64x64xf32>
+// SPLIT: kernel.custom(%{{.*}}) grid <1, 1, 1>
+// SPLIT: block.for_loop 64 iterations accumulate (sum) : tensor<1x64xf32>
+// SPLIT: block.load %in0 imap <> fmap 0 : tensor<64x64xf32> -> tensor<1x64xf32>
+func.func @colsum(%x: tensor<4096x64xf32>) -> tensor<1x64xf32> {
+  %s = kernel.reduce_sum %x dim 0 : tensor<4096x64xf32>
+  return %s : tensor<1x64xf32>
+}
+
+// The maxima of four long rows: one row per block along x, 16 chunks of
+// each, combined by a max accumulator.
+// SPLIT-LABEL: func.func @rowmax(
+// SPLIT: kernel.custom(%arg0) grid <4, 1, 16> {{.*}} -> tensor<4x16xf32>
+// SPLIT: block.for_loop 1 iterations accumulate (max)
+// SPLIT: block.load %in0 imap <x = 0, z = 1> : tensor<4x32768xf32> -> tensor<1x2048xf32>
+// SPLIT: block.reduce_max
+// SPLIT: kernel.custom(%{{.*}}) grid <4, 1, 1>
+// SPLIT: block.for_loop 16 iterations accumulate (max) : tensor<1x1xf32>
+func.func @rowmax(%x: tensor<4x32768xf32>) -> tensor<4x1xf32> {
+  %m = kernel.reduce_max %x dim 1 : tensor<4x32768xf32>
+  return %m : tensor<4x1xf32>
+}
+
 // Enough output tiles (32), or a k too short to give the 64 blocks aimed
 // at chunks of 16: one kernel, as before.
 // SPLIT-LABEL: func.func @enough_tiles(
@@ -104,6 +143,16 @@ func.func @short_k(%a: tensor<64x128xf32>, %b: tensor<128x64xf32>) -> tensor<64x
 // CHECK-NEXT: {{^513\.[0-9]*$}}
 // CHECK-NEXT: {{^[0-9.e+-]+$}}
 // CHECK-NEXT: ok
+// CHECK: colsum
+// CHECK-NEXT: {{^136\.5[0-9]*$}}
+// CHECK-NEXT: {{^3\.23[0-9]*$}}
+// CHECK-NEXT: {{^[0-9.e+-]+$}}
+// CHECK-NEXT: ok
+// CHECK: rowmax
+// CHECK-NEXT: {{^36\.7[0-9]*$}}
+// CHECK-NEXT: {{^14\.0[0-9]*$}}
+// CHECK-NEXT: {{^[0-9.e+-]+$}}
+// CHECK-NEXT: ok
 func.func @gram_ref(%x: tensor<4096x64xf32>) -> tensor<64x64xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<64x64xf32>
@@ -133,4 +182,34 @@ func.func @wide_ref(%a: tensor<16x2048xf32>, %b: tensor<2048x256xf32>) -> tensor
   %z = linalg.fill ins(%zero : f32) outs(%e : tensor<16x256xf32>) -> tensor<16x256xf32>
   %g = linalg.matmul ins(%a, %b : tensor<16x2048xf32>, tensor<2048x256xf32>) outs(%z : tensor<16x256xf32>) -> tensor<16x256xf32>
   return %g : tensor<16x256xf32>
+}
+func.func @colsum_ref(%x: tensor<4096x64xf32>) -> tensor<1x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x64xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x64xf32>) -> tensor<1x64xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                                        affine_map<(i, j) -> (0, j)>],
+                       iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<4096x64xf32>) outs(%z : tensor<1x64xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %acc, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<1x64xf32>
+  return %s : tensor<1x64xf32>
+}
+func.func @rowmax_ref(%x: tensor<4x32768xf32>) -> tensor<4x1xf32> {
+  // Below every input (they are at least -1), and exact in f16 and bf16,
+  // which the GPU runs substitute.
+  %lowest = arith.constant -1.0e+04 : f32
+  %e = tensor.empty() : tensor<4x1xf32>
+  %z = linalg.fill ins(%lowest : f32) outs(%e : tensor<4x1xf32>) -> tensor<4x1xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                                        affine_map<(i, j) -> (i, 0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x32768xf32>) outs(%z : tensor<4x1xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maximumf %acc, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4x1xf32>
+  return %m : tensor<4x1xf32>
 }
