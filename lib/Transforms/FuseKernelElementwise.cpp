@@ -317,27 +317,35 @@ struct FuseElementwisePrologue : KernelFusionPattern {
     // A pre-defined op that reads a transpose (a lone linear layer's
     // matmul, which the search keeps as a library kernel) gets here the
     // default block graph the GPU lowering would give it, so that it too
-    // loads the weight as stored; the costs below decide. `wrapped` is that
-    // kernel, a scratch copy erased in the end.
-    kernel::CustomOp wrapped;
+    // loads the weight as stored; the costs below decide. `wrapped` is the
+    // kernel of it that reads the transpose, a scratch copy erased in the
+    // end. Where that graph is a split pair (X^T X: one output tile, a long
+    // k), `combining` is its second kernel, which sums the partials of the
+    // first and stays if the fusion is made.
+    kernel::CustomOp wrapped, combining;
     if (!custom && transpose && hasDefaultBlockGraph(reader)) {
       trial.setInsertionPoint(reader);
       Operation *copy = trial.clone(*reader);
       ScopedDiagnosticHandler quiet(op->getContext(),
                                     [](Diagnostic &) { return success(); });
-      // One kernel that reads the op's operands, as the fusion needs: not
-      // a split-k pair, whose first kernel the costs below would not see.
       FailureOr<kernel::CustomOp> made = wrapInDefaultBlockGraph(
-          trial, copy, kDefaultBlockGraphSharedMemBytes, /*allowSplit=*/false);
+          trial, copy, kDefaultBlockGraphSharedMemBytes);
       if (failed(made)) {
         trial.eraseOp(copy);
         return rewriter.notifyMatchFailure(op, "no default block graph fits");
       }
       custom = wrapped = *made;
+      if (!llvm::is_contained(made->getInputs(), result)) {
+        combining = *made;
+        custom = wrapped =
+            made->getInputs().front().getDefiningOp<kernel::CustomOp>();
+      }
     }
     if (!custom)
       return rewriter.notifyMatchFailure(op, "not read by a custom kernel");
     auto eraseWrapped = [&] {
+      if (combining)
+        trial.eraseOp(combining);
       if (wrapped)
         trial.eraseOp(wrapped);
     };
@@ -446,12 +454,31 @@ struct FuseElementwisePrologue : KernelFusionPattern {
     for (BlockArgument arg : llvm::reverse(resultArgs))
       body.eraseArgument(arg.getArgNumber());
 
-    // Fuse only into a valid kernel that beats the two launches.
+    // Fuse only into a valid kernel that beats the two launches (the fused
+    // kernel and the one combining its partials, for a split pair).
     FailureOr<search::KernelCost> before = failure();
     FailureOr<search::KernelCost> after = getValidCost(fused);
+    if (succeeded(after) && combining) {
+      FailureOr<search::KernelCost> combined = getCost(combining);
+      if (succeeded(combined))
+        *after += *combined;
+      else
+        after = failure();
+    }
     if (succeeded(after)) {
+      // A wrapped pre-defined op is weighed as what the GPU lowering runs,
+      // its default block graph, on both sides: a split pair's two
+      // launches tied a transpose and an ideal library matmul to the byte.
       FailureOr<search::KernelCost> producer = getCost(op);
-      FailureOr<search::KernelCost> consumer = getCost(reader);
+      FailureOr<search::KernelCost> consumer =
+          wrapped ? getCost(wrapped) : getCost(reader);
+      if (succeeded(consumer) && combining) {
+        FailureOr<search::KernelCost> combined = getCost(combining);
+        if (succeeded(combined))
+          *consumer += *combined;
+        else
+          consumer = failure();
+      }
       if (succeeded(producer) && succeeded(consumer))
         before = *producer += *consumer;
     }
@@ -464,8 +491,17 @@ struct FuseElementwisePrologue : KernelFusionPattern {
                << "[fuse-kernel-elementwise] prologue " << *op << ": "
                << before->totalUs << " -> " << after->totalUs << " us\n");
     announce(rewriter, fused);
-    rewriter.replaceOp(reader, fused.getResults());
-    eraseWrapped();
+    if (combining) {
+      // The combining kernel stays, reading the fused kernel's partials.
+      trial.modifyOpInPlace(
+          combining, [&] { combining->setOperand(0, fused->getResult(0)); });
+      announce(rewriter, combining);
+      rewriter.replaceOp(reader, combining.getResults());
+      trial.eraseOp(wrapped);
+    } else {
+      rewriter.replaceOp(reader, fused.getResults());
+      eraseWrapped();
+    }
     rewriter.eraseOp(op);
     return success();
   }

@@ -213,6 +213,37 @@ void splitReduction(DefaultSchedule &s, int64_t extent,
   }
 }
 
+/// The grid of the kernel that combines the partial results of a split
+/// reduction with output `out`, the chunks side by side along `chunkDim`
+/// (which its loop walks, so the grid cannot split it), and its omap. Each
+/// chunk's partial is small, so the output is split as finely as the other
+/// dims allow, innermost first, up to kSplitTargetBlocks blocks, keeping
+/// last-dim tiles of 8 elements or more for coalesced loads: the first
+/// kernel's grid would leave a Gram matrix's 64 partial 64x64 tiles to one
+/// block.
+std::array<int64_t, 3> combineGrid(ArrayRef<int64_t> out, int64_t chunkDim,
+                                   GridToTensorDims &omap) {
+  std::array<int64_t, 3> grid = {1, 1, 1};
+  int64_t rank = out.size(), left = kSplitTargetBlocks;
+  unsigned g = 0;
+  for (int64_t d = rank - 1; d >= 0 && g < 3; --d) {
+    if (d == chunkDim)
+      continue;
+    int64_t minTile = d == rank - 1 ? std::min<int64_t>(out[d], 8) : 1;
+    int64_t parts = 1;
+    for (int64_t p = 1; p <= std::min(left, kMaxGridSize[g]); ++p)
+      if (out[d] % p == 0 && out[d] / p >= minTile)
+        parts = p;
+    if (parts == 1)
+      continue;
+    grid[g] = parts;
+    omap[g] = d;
+    left /= parts;
+    ++g;
+  }
+  return grid;
+}
+
 /// The schedule of `op`, or failure when it has no default block graph.
 FailureOr<DefaultSchedule> scheduleFor(Operation *op, int64_t maxSharedMemBytes,
                                        bool allowSplit) {
@@ -487,12 +518,12 @@ mlsopt::wrapInDefaultBlockGraph(RewriterBase &rewriter, Operation *op,
   if (failed(custom))
     return failure();
   if (s.chunks > 1) {
-    // The second kernel of a split reduction: the first one's grid over the
-    // output tiles, a for-loop over the chunks that combines the partial
-    // results as the first kernel's accumulator would have.
-    GridToTensorDims omap = s.omap;
-    omap[2].reset();
-    std::array<int64_t, 3> grid = {s.grid[0], s.grid[1], 1};
+    // The second kernel of a split reduction: a for-loop over the chunks
+    // that combines the partial results as the first kernel's accumulator
+    // would have, on a grid of its own (combineGrid).
+    GridToTensorDims omap;
+    std::array<int64_t, 3> grid =
+        combineGrid(resultType.getShape(), s.chunkDim, omap);
     KernelInput partial{custom->getResult(0), omap, s.chunkDim};
     custom = createDefaultKernel(
         rewriter, op, partial, resultType, grid, omap, s.chunks, accumulator,

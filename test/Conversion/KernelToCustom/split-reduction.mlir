@@ -3,7 +3,11 @@
 // kernel whose grid z takes chunks of the reduced dim (k of a matmul; one
 // chunk per block, no for-loop) and stores the partial results side by
 // side along an output dim the grid does not split, and a second kernel
-// that walks the chunks and combines them (sum, or max for reduce_max).
+// that walks the chunks and combines them (sum, or max for reduce_max) on
+// a grid of its own, split as finely as the dims other than the chunks'
+// allow (up to 64 blocks, last-dim tiles of 8 or more): with the first
+// kernel's grid, one block would read all 128 partial tiles of the Gram
+// matrix.
 // Before, the Gram matrix X^T X of a 4096x64 X, and the column sums of X,
 // were one block walking all 4096 rows.
 // The CPU run computes both programs to the numbers of plain linalg (the
@@ -40,10 +44,10 @@
 // SPLIT: block.load %in1 imap <z = 0> : tensor<4096x64xf32> -> tensor<32x64xf32>
 // SPLIT: block.matmul
 // SPLIT: block.store %{{.*}}, %out0 omap <z = 1> : tensor<64x64xf32> into tensor<64x8192xf32>
-// SPLIT: %[[R:.*]] = kernel.custom(%[[P]]) grid <1, 1, 1>
-// SPLIT: block.for_loop 128 iterations accumulate (sum) : tensor<64x64xf32>
-// SPLIT: block.load %in0 imap <> fmap 1 : tensor<64x8192xf32> -> tensor<64x64xf32>
-// SPLIT: block.store %{{.*}}, %out0 omap <> : tensor<64x64xf32> into tensor<64x64xf32>
+// SPLIT: %[[R:.*]] = kernel.custom(%[[P]]) grid <64, 1, 1>
+// SPLIT: block.for_loop 128 iterations accumulate (sum) : tensor<1x64xf32>
+// SPLIT: block.load %in0 imap <x = 0> fmap 1 : tensor<64x8192xf32> -> tensor<1x64xf32>
+// SPLIT: block.store %{{.*}}, %out0 omap <x = 0> : tensor<1x64xf32> into tensor<64x64xf32>
 // SPLIT: return %[[R]]
 func.func @gram(%x: tensor<4096x64xf32>) -> tensor<64x64xf32> {
   %t = kernel.transpose %x [1, 0] : tensor<4096x64xf32>
@@ -58,9 +62,9 @@ func.func @gram(%x: tensor<4096x64xf32>) -> tensor<64x64xf32> {
 // SPLIT: block.load %in0 imap <y = 0, z = 1> : tensor<256x2048xf32> -> tensor<64x128xf32>
 // SPLIT: block.load %in1 imap <z = 0> : tensor<2048x16xf32> -> tensor<128x16xf32>
 // SPLIT: block.store %{{.*}}, %out0 omap <y = 0, z = 1> : tensor<64x16xf32> into tensor<256x256xf32>
-// SPLIT: kernel.custom(%{{.*}}) grid <1, 4, 1>
-// SPLIT: block.for_loop 16 iterations accumulate (sum) : tensor<64x16xf32>
-// SPLIT: block.load %in0 imap <y = 0> fmap 1 : tensor<256x256xf32> -> tensor<64x16xf32>
+// SPLIT: kernel.custom(%{{.*}}) grid <64, 1, 1>
+// SPLIT: block.for_loop 16 iterations accumulate (sum) : tensor<4x16xf32>
+// SPLIT: block.load %in0 imap <x = 0> fmap 1 : tensor<256x256xf32> -> tensor<4x16xf32>
 func.func @skinny(%a: tensor<256x2048xf32>, %b: tensor<2048x16xf32>) -> tensor<256x16xf32> {
   %g = kernel.matmul %a, %b : tensor<256x2048xf32>, tensor<2048x16xf32>
   return %g : tensor<256x16xf32>
@@ -70,8 +74,8 @@ func.func @skinny(%a: tensor<256x2048xf32>, %b: tensor<2048x16xf32>) -> tensor<2
 // SPLIT-LABEL: func.func @wide(
 // SPLIT: kernel.custom(%arg0, %arg1) grid <4, 1, 16> {{.*}} -> tensor<256x256xf32>
 // SPLIT: block.store %{{.*}}, %out0 omap <x = 1, z = 0> : tensor<16x64xf32> into tensor<256x256xf32>
-// SPLIT: kernel.custom(%{{.*}}) grid <4, 1, 1>
-// SPLIT: block.load %in0 imap <x = 1> fmap 0 : tensor<256x256xf32> -> tensor<16x64xf32>
+// SPLIT: kernel.custom(%{{.*}}) grid <32, 1, 1>
+// SPLIT: block.load %in0 imap <x = 1> fmap 0 : tensor<256x256xf32> -> tensor<16x8xf32>
 func.func @wide(%a: tensor<16x2048xf32>, %b: tensor<2048x256xf32>) -> tensor<16x256xf32> {
   %g = kernel.matmul %a, %b : tensor<16x2048xf32>, tensor<2048x256xf32>
   return %g : tensor<16x256xf32>
@@ -85,9 +89,9 @@ func.func @wide(%a: tensor<16x2048xf32>, %b: tensor<2048x256xf32>) -> tensor<16x
 // SPLIT: block.load %in0 imap <z = 0> : tensor<4096x64xf32> -> tensor<64x64xf32>
 // SPLIT: block.reduce_sum
 // SPLIT: block.store %{{.*}}, %out0 omap <z = 0> : tensor<1x64xf32> into tensor<64x64xf32>
-// SPLIT: kernel.custom(%{{.*}}) grid <1, 1, 1>
-// SPLIT: block.for_loop 64 iterations accumulate (sum) : tensor<1x64xf32>
-// SPLIT: block.load %in0 imap <> fmap 0 : tensor<64x64xf32> -> tensor<1x64xf32>
+// SPLIT: kernel.custom(%{{.*}}) grid <8, 1, 1>
+// SPLIT: block.for_loop 64 iterations accumulate (sum) : tensor<1x8xf32>
+// SPLIT: block.load %in0 imap <x = 1> fmap 0 : tensor<64x64xf32> -> tensor<1x8xf32>
 func.func @colsum(%x: tensor<4096x64xf32>) -> tensor<1x64xf32> {
   %s = kernel.reduce_sum %x dim 0 : tensor<4096x64xf32>
   return %s : tensor<1x64xf32>

@@ -1,0 +1,30 @@
+// A Gram matrix X^T X: the search keeps the matmul (a library kernel at the
+// cost bound) and leaves the transpose out of the subprogram. The matmul's
+// default block graph is a split-k pair (one 64x64 output tile, k = 4096),
+// so the transpose moves into its first kernel, which loads X's chunks as
+// stored and permutes one of its tiles: two launches and no copy of X.
+// Before, the transpose stayed a copy kernel: it tied, to the byte, with an
+// ideal library matmul, where what runs is the split pair.
+// RUN: mlsopt-opt %s --superoptimize="timeout=10 keep-reference=true" -o %t 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: FileCheck %s < %t
+// RUN: mlsopt-opt %t --verify-equivalence 2>&1 | FileCheck %s --check-prefix=VERIFY
+// RUN: mlsopt-opt %s --superoptimize="timeout=10" | mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_90 | mlsopt-translate --emit-ptx -o %t.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.ptx -o %t.cubin %}
+
+// REMARK: remark: superoptimize: kept the subprogram of 1 kernel ops
+// CHECK-LABEL: func.func @gram(
+// CHECK-NOT: kernel.transpose
+// CHECK: %[[P:.*]] = kernel.custom(%arg0) grid <1, 1, 64>
+// CHECK: %[[T:.*]] = block.load %in0 imap <z = 0> : tensor<4096x64xf16> -> tensor<64x64xf16>
+// CHECK: block.transpose %[[T]] [1, 0]
+// CHECK: block.matmul
+// CHECK: kernel.custom(%[[P]]) grid <64, 1, 1>
+// CHECK-NOT: kernel.
+// CHECK: return
+// VERIFY: remark: @gram is equivalent to @gram_reference
+
+func.func @gram(%x: tensor<4096x64xf16>) -> tensor<64x64xf16> {
+  %t = kernel.transpose %x [1, 0] : tensor<4096x64xf16>
+  %g = kernel.matmul %t, %x : tensor<64x4096xf16>, tensor<4096x64xf16>
+  return %g : tensor<64x64xf16>
+}
