@@ -122,7 +122,9 @@ def ConvertKernelToCustom : Pass<"convert-kernel-to-custom"> {
     about 64 (each chunk at least 16 long and held whole by its block, no
     for-loop), and the blocks store their partial results side by side
     along an output dim the grid does not split (a reduction's reduced
-    dim); the second walks the chunks with a `sum` (`max`) accumulator.
+    dim); the second walks the chunks with a `sum` (`max`) accumulator, on
+    a grid of its own that splits the other output dims as finely as it
+    can (up to 64 blocks, last-dim tiles of at least 8).
 
     Tiles shrink until a block's tiles fit in `max-shared-memory` bytes.
     Every block has 128 threads. `kernel.transpose` has no block graph (the
