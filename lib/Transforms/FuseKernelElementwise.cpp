@@ -442,12 +442,29 @@ struct FuseElementwisePrologue : KernelFusionPattern {
           for (auto [d, p] : llvm::enumerate(permutation))
             operandTile[p] = tile[d];
         }
-        tiles.push_back(block::LoadOp::create(
-            trial, load.getLoc(),
-            RankedTensorType::get(operandTile,
-                                  load.getTile().getType().getElementType()),
-            argumentOf(operand),
-            block::DimMapAttr::get(rewriter.getContext(), imap), operandFmap));
+        auto tileType = RankedTensorType::get(
+            operandTile, load.getTile().getType().getElementType());
+        auto dimMap = block::DimMapAttr::get(rewriter.getContext(), imap);
+        Value source = argumentOf(operand);
+        // A tile the iteration loads anyway is loaded once (X^T X reads
+        // X's tile as stored for both operands); a load reads only block
+        // arguments, so it can move up to here.
+        block::LoadOp same;
+        for (auto other : load->getBlock()->getOps<block::LoadOp>())
+          if (other != load && other.getSource() == source &&
+              other.getImapAttr() == dimMap &&
+              other.getFmapAttr() == operandFmap &&
+              other.getTile().getType() == tileType) {
+            same = other;
+            break;
+          }
+        if (same && load->isBeforeInBlock(same))
+          trial.moveOpBefore(same, load);
+        tiles.push_back(same ? same.getTile()
+                             : block::LoadOp::create(trial, load.getLoc(),
+                                                     tileType, source, dimMap,
+                                                     operandFmap)
+                                   .getTile());
       }
       trial.replaceOp(load, createTileOp(trial, op, tiles, tile));
     }

@@ -1,8 +1,9 @@
 // A Gram matrix X^T X: the search keeps the matmul (a library kernel at the
 // cost bound) and leaves the transpose out of the subprogram. The matmul's
 // default block graph is a split-k pair (one 64x64 output tile, k = 4096),
-// so the transpose moves into its first kernel, which loads X's chunks as
-// stored and permutes one of its tiles: two launches and no copy of X.
+// so the transpose moves into its first kernel, which loads each chunk of X
+// once, as stored, and multiplies its permuted tile by it: two launches and
+// no copy of X.
 // Before, the transpose stayed a copy kernel: it tied, to the byte, with an
 // ideal library matmul, where what runs is the split pair.
 // RUN: mlsopt-opt %s --superoptimize="timeout=10 keep-reference=true" -o %t 2>&1 | FileCheck %s --check-prefix=REMARK
@@ -16,8 +17,8 @@
 // CHECK-NOT: kernel.transpose
 // CHECK: %[[P:.*]] = kernel.custom(%arg0) grid <1, 1, 64>
 // CHECK: %[[T:.*]] = block.load %in0 imap <z = 0> : tensor<4096x64xf16> -> tensor<64x64xf16>
-// CHECK: block.transpose %[[T]] [1, 0]
-// CHECK: block.matmul
+// CHECK-NEXT: %[[TT:.*]] = block.transpose %[[T]] [1, 0]
+// CHECK-NEXT: block.matmul %[[TT]], %[[T]]
 // CHECK: kernel.custom(%[[P]]) grid <64, 1, 1>
 // CHECK-NOT: kernel.
 // CHECK: return
