@@ -302,16 +302,8 @@ estimateDefaultBlockGraphCost(Operation *op, const TargetInfo &target,
   if (failed(wrapInDefaultBlockGraph(rewriter, clone,
                                      kDefaultBlockGraphSharedMemBytes)))
     return failure();
-  // A split-k matmul is two kernels.
-  KernelCost total;
-  for (auto custom : func.getBody().getOps<kernel::CustomOp>()) {
-    FailureOr<KernelCost> cost =
-        estimateCustomKernelCost(custom, target, options);
-    if (failed(cost))
-      return failure();
-    total += *cost;
-  }
-  return total;
+  // A split reduction is two kernels.
+  return estimateFunctionCost(func, target, options);
 }
 
 FailureOr<KernelCost>

@@ -473,29 +473,24 @@ struct FuseElementwisePrologue : KernelFusionPattern {
 
     // Fuse only into a valid kernel that beats the two launches (the fused
     // kernel and the one combining its partials, for a split pair).
-    FailureOr<search::KernelCost> before = failure();
-    FailureOr<search::KernelCost> after = getValidCost(fused);
-    if (succeeded(after) && combining) {
+    // `cost` plus the combining kernel's, for a split pair.
+    auto withCombining = [&](FailureOr<search::KernelCost> cost) {
+      if (failed(cost) || !combining)
+        return cost;
       FailureOr<search::KernelCost> combined = getCost(combining);
-      if (succeeded(combined))
-        *after += *combined;
-      else
-        after = failure();
-    }
+      if (failed(combined))
+        return combined;
+      return FailureOr<search::KernelCost>(*cost += *combined);
+    };
+    FailureOr<search::KernelCost> before = failure();
+    FailureOr<search::KernelCost> after = withCombining(getValidCost(fused));
     if (succeeded(after)) {
       // A wrapped pre-defined op is weighed as what the GPU lowering runs,
       // its default block graph, on both sides: a split pair's two
       // launches tied a transpose and an ideal library matmul to the byte.
       FailureOr<search::KernelCost> producer = getCost(op);
       FailureOr<search::KernelCost> consumer =
-          wrapped ? getCost(wrapped) : getCost(reader);
-      if (succeeded(consumer) && combining) {
-        FailureOr<search::KernelCost> combined = getCost(combining);
-        if (succeeded(combined))
-          *consumer += *combined;
-        else
-          consumer = failure();
-      }
+          withCombining(wrapped ? getCost(wrapped) : getCost(reader));
       if (succeeded(producer) && succeeded(consumer))
         before = *producer += *consumer;
     }

@@ -142,8 +142,8 @@ int64_t estimateSharedBytes(ArrayRef<SmallVector<int64_t>> inputTiles,
   return total;
 }
 
-/// The shape the first kernel of `s` stores: `output`, or for a split-k
-/// matmul the partial products side by side along the chunk dim.
+/// The shape the first kernel of `s` stores: `output`, or for a split
+/// reduction the partial results side by side along the chunk dim.
 SmallVector<int64_t> storedShape(const DefaultSchedule &s,
                                  ArrayRef<int64_t> output) {
   SmallVector<int64_t> shape(output);
@@ -164,14 +164,15 @@ GridToTensorDims getImap(const DefaultSchedule &s, unsigned i) {
   return imap;
 }
 
-/// The tile each block stores, of a tensor of shape `output` (storedShape
-/// for the first kernel of a split-k matmul).
-SmallVector<int64_t> outputTileShape(const DefaultSchedule &s,
-                                     ArrayRef<int64_t> output) {
+/// The tile each block of `grid` stores, through `omap`, into a tensor of
+/// shape `output`.
+SmallVector<int64_t> outputTileShape(ArrayRef<int64_t> output,
+                                     std::array<int64_t, 3> grid,
+                                     const GridToTensorDims &omap) {
   SmallVector<int64_t> tile(output);
   for (unsigned g = 0; g < 3; ++g)
-    if (s.omap[g])
-      tile[*s.omap[g]] /= s.grid[g];
+    if (omap[g])
+      tile[*omap[g]] /= grid[g];
   return tile;
 }
 
@@ -269,9 +270,10 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op, int64_t maxSharedMemBytes,
     return tiles;
   };
   auto fits = [&]() {
-    return estimateSharedBytes(inputTiles(),
-                               outputTileShape(s, storedShape(s, out)),
-                               elementType) <= maxSharedMemBytes;
+    return estimateSharedBytes(
+               inputTiles(),
+               outputTileShape(storedShape(s, out), s.grid, s.omap),
+               elementType) <= maxSharedMemBytes;
   };
 
   if (auto matmul = dyn_cast<kernel::MatmulOp>(op)) {
@@ -443,11 +445,8 @@ FailureOr<kernel::CustomOp> createDefaultKernel(
       return op->emitOpError("default block graph: ") << shape.error;
     tileTypes.push_back(tileType(shape.shape));
   }
-  SmallVector<int64_t> resultTileShape(resultType.getShape());
-  for (unsigned g = 0; g < 3; ++g)
-    if (omap[g])
-      resultTileShape[*omap[g]] /= grid[g];
-  RankedTensorType resultTile = tileType(resultTileShape);
+  RankedTensorType resultTile =
+      tileType(outputTileShape(resultType.getShape(), grid, omap));
 
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
