@@ -13,6 +13,7 @@
 #include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/IRMapping.h"
@@ -284,6 +285,8 @@ estimateDefaultBlockGraphCost(Operation *op, const TargetInfo &target,
   // Callers in multithreaded pass pipelines declare the block dialect as a
   // dependent dialect; elsewhere it is loaded here, on one thread.
   ctx->getOrLoadDialect<block::BlockDialect>();
+  // A rank-0 op is wrapped between tensor reshapes.
+  ctx->getOrLoadDialect<tensor::TensorDialect>();
   ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
   Location loc = op->getLoc();
   OpBuilder b(ctx);

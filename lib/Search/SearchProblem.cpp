@@ -21,6 +21,13 @@ bool search::isSearchableOp(Operation *op) {
       op->getNumResults() != 1 ||
       isa<kernel::CustomOp, kernel::TransposeOp>(op))
     return false;
+  // Grids, imaps and tiles map tensor dims; a rank-0 result has none. Such
+  // an op keeps its default block graph, on size-1 vectors. (A rank-0
+  // operand of a broadcast is aligned to the result's rank before the
+  // search.)
+  if (auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+      !result || result.getRank() == 0)
+    return false;
   return lookupOpKind(op->getName().stripDialect()).has_value();
 }
 

@@ -138,7 +138,8 @@ def ConvertKernelToCustom : Pass<"convert-kernel-to-custom"> {
            # "what every target gives without opt-in)">,
   ];
   let dependentDialects = ["::mlsopt::kernel::KernelDialect",
-                           "::mlsopt::block::BlockDialect"];
+                           "::mlsopt::block::BlockDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def ConvertCustomKernelToGPU : Pass<"convert-custom-kernel-to-gpu",
@@ -151,7 +152,14 @@ def ConvertCustomKernelToGPU : Pass<"convert-custom-kernel-to-gpu",
     `mlsopt.result_index`), each `kernel.custom` becomes a
     `gpu.launch_func` of a `gpu.func` in the module's `gpu.module
     @mlsopt_kernels`, and tensors passed between kernels are `gpu.alloc`ed
-    before their first launch and `gpu.dealloc`ed after their last.
+    before their first launch and `gpu.dealloc`ed after their last. Each
+    result buffer is written by a launch: a result that is an argument (or
+    a view of one), or the same tensor as an earlier result, is written by a
+    copy kernel (an identity `kernel.transpose`). A function with kernel ops
+    may hold only custom kernels, transposes, reshapes and its return; a
+    linalg op the import left is reported at that op, as is one in a module
+    with no kernel op at all (it would get no GPU binary). Functions without
+    kernel ops otherwise stay host code.
 
     Each `gpu.func` follows its block graph: the grid and thread block of the
     custom kernel, every tile in dynamic shared memory, block ops computed

@@ -25,6 +25,7 @@
 #include "mlsopt/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -95,6 +96,13 @@ void emitTransposeKernel(kernel::TransposeOp op, gpu::GPUFuncOp func) {
 LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
                             const TargetInfo &target, bool allowTF32) {
   Block &entry = func.getBody().front();
+  // A linalg op the import left is the cause to report, rather than the
+  // tensor.empty or constant it reads.
+  for (Operation &op : entry)
+    if (isa<linalg::LinalgOp>(op))
+      return op.emitOpError(
+          "cannot run on the GPU: --convert-linalg-to-kernel did not import "
+          "it (its pass description lists what it imports)");
   for (Operation &op : entry) {
     if (isa<kernel::CustomOp, kernel::TransposeOp, func::ReturnOp,
             tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
@@ -119,18 +127,24 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
       value = value.getDefiningOp()->getOperand(0);
     return value;
   };
-  for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
-    value = storageOf(value);
-    if (isa<BlockArgument>(value))
-      return ret.emitOpError("returns function argument ")
-             << cast<BlockArgument>(value).getArgNumber()
-             << " unchanged; a GPU host function writes each result with a "
-                "kernel";
-    for (unsigned j = 0; j < i; ++j)
-      if (storageOf(ret.getOperand(j)) == value)
-        return ret.emitOpError("returns the same tensor as results ")
-               << j << " and " << i
-               << "; a GPU host function writes each result with a kernel";
+  // Each result buffer is written by a launch, so a result that is an
+  // argument (or a view of one), or the storage of an earlier result, is
+  // copied: an identity kernel.transpose, one element per thread.
+  {
+    OpBuilder copies(ret);
+    SmallVector<Value> written;
+    for (OpOperand &result : ret->getOpOperands()) {
+      Value storage = storageOf(result.get());
+      if (isa<BlockArgument>(storage) || llvm::is_contained(written, storage)) {
+        auto type = cast<RankedTensorType>(result.get().getType());
+        auto copy = kernel::TransposeOp::create(
+            copies, result.get().getLoc(), result.get(),
+            llvm::to_vector(llvm::seq<int64_t>(0, type.getRank())));
+        result.set(copy);
+        storage = copy;
+      }
+      written.push_back(storage);
+    }
   }
 
   MLIRContext *ctx = func.getContext();
@@ -338,15 +352,33 @@ struct ConvertCustomKernelToGPUPass
     }
     SmallVector<func::FuncOp> funcs;
     // Functions with kernel-dialect ops at their top level run on the GPU;
-    // lowerFunction rejects the ones it cannot take whole.
-    for (auto func : module.getOps<func::FuncOp>())
-      if (!func.isExternal() &&
-          llvm::any_of(func.getBody().getOps(), [](Operation &op) {
+    // lowerFunction rejects the ones it cannot take whole. Others stay host
+    // code (a linalg reference next to the kernels, say), but a module with
+    // linalg ops and no kernel op at all is one the import took nothing
+    // from: silence would leave it without a GPU binary.
+    Operation *firstLinalg = nullptr;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      if (llvm::any_of(func.getBody().getOps(), [](Operation &op) {
             return isa_and_nonnull<kernel::KernelDialect>(op.getDialect());
           }))
         funcs.push_back(func);
-    if (funcs.empty())
+      func.walk([&](linalg::LinalgOp op) {
+        if (!firstLinalg)
+          firstLinalg = op;
+      });
+    }
+    if (funcs.empty()) {
+      if (firstLinalg) {
+        firstLinalg->emitOpError(
+            "cannot run on the GPU: --convert-linalg-to-kernel did not "
+            "import it (its pass description lists what it imports), and "
+            "the module has no kernel op to lower");
+        return signalPassFailure();
+      }
       return;
+    }
 
     OpBuilder b(module.getBodyRegion());
     b.setInsertionPointToEnd(module.getBody());

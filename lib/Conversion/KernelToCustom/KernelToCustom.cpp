@@ -29,6 +29,7 @@
 #include "mlsopt/Support/Target.h"
 #include "mlsopt/Support/TileShapes.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -481,12 +482,59 @@ FailureOr<kernel::CustomOp> createDefaultKernel(
 
 } // namespace
 
+/// `op` computed on size-1 vectors in place of its rank-0 operands and
+/// result: block graphs map grid dims and loop iterations to tensor dims, and
+/// a rank-0 tensor has none. The rank-0 values are views of the same buffer
+/// (tensor.expand_shape / collapse_shape), which the GPU host lowering
+/// launches nothing for. Returns `op` itself when it has no rank-0 tensor.
+static Operation *expandRankZero(RewriterBase &rewriter, Operation *op) {
+  auto isRankZero = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.getRank() == 0;
+  };
+  if (llvm::none_of(op->getOperandTypes(), isRankZero) &&
+      llvm::none_of(op->getResultTypes(), isRankZero))
+    return op;
+  auto vectorOf = [](Type type) {
+    return RankedTensorType::get({1},
+                                 cast<RankedTensorType>(type).getElementType());
+  };
+  Location loc = op->getLoc();
+  rewriter.setInsertionPoint(op);
+  SmallVector<Value> operands;
+  for (Value operand : op->getOperands())
+    operands.push_back(isRankZero(operand.getType())
+                           ? tensor::ExpandShapeOp::create(
+                                 rewriter, loc, vectorOf(operand.getType()),
+                                 operand, ArrayRef<ReassociationIndices>{})
+                                 .getResult()
+                           : operand);
+  // Elementwise ops broadcast: a rank-0 result had only rank-0 operands, so
+  // the op on their vectors yields a vector.
+  OperationState state(loc, op->getName());
+  state.addOperands(operands);
+  state.addAttributes(op->getAttrs());
+  for (Type type : op->getResultTypes())
+    state.addTypes(isRankZero(type) ? vectorOf(type) : type);
+  Operation *expanded = rewriter.create(state);
+  SmallVector<Value> results;
+  for (auto [old, now] : llvm::zip(op->getResults(), expanded->getResults()))
+    results.push_back(isRankZero(old.getType())
+                          ? Value(tensor::CollapseShapeOp::create(
+                                rewriter, loc, old.getType(), now,
+                                ArrayRef<ReassociationIndices>{}))
+                          : Value(now));
+  rewriter.replaceOp(op, results);
+  return expanded;
+}
+
 FailureOr<kernel::CustomOp>
 mlsopt::wrapInDefaultBlockGraph(RewriterBase &rewriter, Operation *op,
                                 int64_t maxSharedMemBytes, bool allowSplit) {
   if (!hasDefaultBlockGraph(op))
     return op->emitOpError("has no block-graph form yet; mlsopt cannot "
                            "generate a kernel for it");
+  op = expandRankZero(rewriter, op);
   FailureOr<DefaultSchedule> schedule =
       scheduleFor(op, maxSharedMemBytes, allowSplit);
   if (failed(schedule))

@@ -8,17 +8,28 @@ func.func @leftover(%a: tensor<64xf16>) -> tensor<64xf16> {
 
 // -----
 
-func.func @passthrough(%a: tensor<64xf16>) -> (tensor<64xf16>, tensor<64xf16>) {
-  %e = kernel.custom (%a) grid <1, 1, 1> block <64, 1, 1>
-      : (tensor<64xf16>) -> tensor<64xf16> {
-  ^bb0(%in0: tensor<64xf16>, %out0: tensor<64xf16>):
-    %r = block.for_loop 1 iterations accumulate (sum) : tensor<64xf16> {
-      %t = block.load %in0 imap <> : tensor<64xf16> -> tensor<64xf16>
-      block.yield %t : tensor<64xf16>
-    }
-    block.store %r, %out0 omap <> : tensor<64xf16> into tensor<64xf16>
-    block.return
-  }
-  // expected-error @+1 {{returns function argument 0 unchanged}}
-  return %e, %a : tensor<64xf16>, tensor<64xf16>
+func.func @not_imported(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %e = tensor.empty() : tensor<64x64xf32>
+  %x = kernel.exp %a : tensor<64x64xf32>
+  // expected-error @+1 {{cannot run on the GPU: --convert-linalg-to-kernel did not import it (its pass description lists what it imports)}}
+  %m = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %m : tensor<64x64xf32>
+}
+
+// -----
+
+func.func @not_a_kernel_op(%a: tensor<64xf16>) -> tensor<64xf16> {
+  // expected-error @+1 {{cannot run on the GPU: a function lowered by --convert-custom-kernel-to-gpu may hold only custom kernels}}
+  %c = arith.constant dense<1.0> : tensor<64xf16>
+  %e = kernel.exp %a : tensor<64xf16>
+  return %e : tensor<64xf16>
+}
+
+// -----
+
+func.func @nothing_imported(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %e = tensor.empty() : tensor<64x64xf32>
+  // expected-error @+1 {{cannot run on the GPU: --convert-linalg-to-kernel did not import it (its pass description lists what it imports), and the module has no kernel op to lower}}
+  %m = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %m : tensor<64x64xf32>
 }
