@@ -21,6 +21,7 @@ from ._mlsopt import Cost, MLIRError, UnavailableError, __version__
 from . import kernel as _kernel
 from .kernel import (
     DTensor,
+    GlobalConfig,
     KernelGraph,
     bfloat16,
     convert_dtype_to_torch_type,
@@ -28,8 +29,22 @@ from .kernel import (
     float16,
     float32,
     from_mlir,
+    global_config,
     new_kernel_graph,
     set_gpu_device_id,
+)
+# Mirage's other element types: they exist so that scripts naming them
+# import; new_input rejects them (mlsopt holds float16, bfloat16, float32).
+from .kernel import (
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from .threadblock import STensor, TBGraph, new_threadblock_graph
 
@@ -43,13 +58,24 @@ __all__ = [
     "dtype",
     "float16",
     "float32",
+    "float64",
     "from_mlir",
+    "global_config",
+    "GlobalConfig",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
     "new_kernel_graph",
     "new_threadblock_graph",
     "convert_dtype_to_torch_type",
     "set_gpu_device_id",
     "STensor",
     "TBGraph",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
 ]
 
 

@@ -7,6 +7,7 @@ caller's line.
 """
 
 import json
+import operator
 import os
 import shutil
 import subprocess
@@ -21,7 +22,9 @@ from ._mlsopt import MLIRError, UnavailableError
 
 class dtype:
     """An element type: ``mlsopt.float16``, ``mlsopt.bfloat16`` or
-    ``mlsopt.float32``."""
+    ``mlsopt.float32``. Mirage's other type names (``mlsopt.int8``, ...,
+    ``mlsopt.float64``) exist so that scripts naming them import, but a graph
+    cannot hold them."""
 
     __slots__ = ("name", "mlir_name", "_core_type", "_numpy")
 
@@ -42,6 +45,20 @@ bfloat16 = dtype("bfloat16", "bf16", _core.ElementType.bf16, np.float32)
 float32 = dtype("float32", "f32", _core.ElementType.f32, np.float32)
 
 _DTYPES = (float16, bfloat16, float32)
+
+# Mirage's other element types (mirage/_cython/core.pyx): names a ported
+# script may mention, which no mlsopt graph holds (no core type).
+int8 = dtype("int8", "i8", None, np.int8)
+int16 = dtype("int16", "i16", None, np.int16)
+int32 = dtype("int32", "i32", None, np.int32)
+int64 = dtype("int64", "i64", None, np.int64)
+uint8 = dtype("uint8", "ui8", None, np.uint8)
+uint16 = dtype("uint16", "ui16", None, np.uint16)
+uint32 = dtype("uint32", "ui32", None, np.uint32)
+uint64 = dtype("uint64", "ui64", None, np.uint64)
+float64 = dtype("float64", "f64", None, np.float64)
+_UNSUPPORTED_DTYPES = (int8, int16, int32, int64, uint8, uint16, uint32,
+                       uint64, float64)
 _DTYPE_NAMES = {
     "float16": float16, "f16": float16, "half": float16, "fp16": float16,
     "bfloat16": bfloat16, "bf16": bfloat16,
@@ -50,8 +67,15 @@ _DTYPE_NAMES = {
 
 
 def _as_dtype(value):
-    """Our dtype for `value`: a dtype, its name, a numpy or a torch dtype."""
+    """Our dtype for `value`: a dtype, its name, a numpy or a torch dtype;
+    TypeError for one a graph cannot hold (Mirage's mlsopt.int8, ...)."""
     if isinstance(value, dtype):
+        if value._core_type is None:
+            raise TypeError(
+                f"unsupported dtype {value!r}: mlsopt supports float16, "
+                "bfloat16 and float32 (mlsopt.float16, mlsopt.bfloat16, "
+                f"mlsopt.float32); {value!r} exists only so that Mirage "
+                "scripts naming it import")
         return value
     if isinstance(value, str):
         name = value
@@ -63,8 +87,8 @@ def _as_dtype(value):
     if name in _DTYPE_NAMES:
         return _DTYPE_NAMES[name]
     raise TypeError(
-        f"unsupported dtype {value!r}; mlsopt graphs hold "
-        "mlsopt.float16, mlsopt.bfloat16 or mlsopt.float32")
+        f"unsupported dtype {value!r}; mlsopt supports float16, bfloat16 "
+        "and float32 (mlsopt.float16, mlsopt.bfloat16, mlsopt.float32)")
 
 
 def _is_numpy_dtype(value):
@@ -79,6 +103,50 @@ _CORE_TO_DTYPE = {d._core_type: d for d in _DTYPES}
 
 # What superoptimize() optimizes for and ptx() lowers for unless told.
 _DEFAULT_TARGET = "sm_90"
+# The chips mlsopt knows (lib/Support/Target.cpp), checked here before a
+# name goes into a pass pipeline, whose option parser would print its own
+# complaint to stderr first.
+_TARGETS = ("sm_80", "sm_86", "sm_89", "sm_90")
+
+
+def _check_target(target):
+    """`target` if it names a chip mlsopt knows, else ValueError."""
+    if target not in _TARGETS:
+        raise ValueError(f"unknown target {target!r}; supported targets: "
+                         f"{', '.join(_TARGETS)}")
+    return target
+
+
+# The 64-bit signed range the dialects' shapes hold.
+_MAX_DIM = 2**63 - 1
+
+
+def _input_dims(dims):
+    """`dims` as a tuple of Python ints: TypeError for a dim that is not an
+    integer (8.5 is not truncated), ValueError for rank 0 or a dim past
+    64 bits. The dialect checks that each is positive."""
+    try:
+        dims = tuple(dims)
+    except TypeError:
+        raise TypeError(f"dims must be a sequence of integers, got "
+                        f"{dims!r}") from None
+    checked = []
+    for d in dims:
+        if isinstance(d, (bool, np.bool_)):
+            raise TypeError(f"dims must be integers, got {d!r} in {dims}")
+        try:
+            checked.append(operator.index(d))
+        except TypeError:
+            raise TypeError(f"dims must be integers, got {d!r} "
+                            f"({type(d).__name__}) in {dims}") from None
+    if not checked:
+        raise ValueError("dims=() makes a rank-0 tensor; mlsopt tensors "
+                         "need at least one dim (a scalar is dims=(1,))")
+    for d in checked:
+        if abs(d) > _MAX_DIM:
+            raise ValueError(f"dim {d} in {tuple(checked)} does not fit in "
+                             "64 bits")
+    return tuple(checked)
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -157,7 +225,7 @@ class KernelGraph:
         graph argument `[N, K]` and a kernel.transpose of it; the searched
         kernels load its tiles as stored, and __call__ takes the tensor
         (`W.t()` of a linear layer's weight) without a copy."""
-        dims = tuple(int(d) for d in dims)
+        dims = _input_dims(dims)
         dtype = _as_dtype(dtype)._core_type
         if not _is_column_major(dims, strides):
             return self._added(
@@ -209,7 +277,9 @@ class KernelGraph:
         """Sum over `dim`, which stays with size 1 (as in Mirage)."""
         self._check(A)
         dim = int(dim)
-        if dim < 0:
+        # A negative dim counts from the end; one out of range goes to the
+        # dialect as given, so that its error names the dim the caller gave.
+        if -A.num_dims <= dim < 0:
             dim += A.num_dims
         return self._added(self._core.add_reduce_sum(A._id, dim, *_caller()))
 
@@ -286,6 +356,7 @@ class KernelGraph:
         (docs/cost-model.md, "Latency"); `latency_us` is reported either
         way. Ops outside the kernel dialect (linalg from_mlir could not
         convert) cost nothing in it: a warning names them."""
+        self._check_outputs("cost()")
         uncosted = self._core.uncosted_ops()
         if uncosted:
             warnings.warn(
@@ -298,6 +369,7 @@ class KernelGraph:
         (a list of the objects `cost` returns; `cost` is their sum): which
         kernel bounds the program, and by what (`memory_us`, `compute_us`,
         `latency_us`)."""
+        self._check_outputs("kernel_costs()")
         return self._core.estimate_kernel_costs(target or "", latency)
 
     def to_dot(self):
@@ -332,7 +404,7 @@ class KernelGraph:
     def superoptimize(self, target=_DEFAULT_TARGET, timeout=None,
                       max_kernel_ops=None, max_block_ops=None, threads=None,
                       seed=None, cache_dir=None, keep_reference=None,
-                      latency_model=None, backend="cuda", verbose=False,
+                      latency_model=None, backend="cuda", verbose=None,
                       **mirage_options):
         """Searches for a faster equivalent graph (the `--superoptimize`
         pass) and returns it as a new KernelGraph; this one is unchanged.
@@ -342,22 +414,33 @@ class KernelGraph:
         `max_block_ops` bound the size of the graphs it enumerates, `threads`
         the search threads, `seed` its random tests, `cache_dir` where
         results are cached; `latency_model=True` ranks candidates with the
-        cost model's latency term (`cost(latency=True)`). Mirage's options
-        that choose its search space by hand (config, griddims, imaps, ...)
-        are accepted so that Mirage scripts run unchanged; mlsopt derives
-        the space from the graph and ignores them, with a warning."""
-        unknown = set(mirage_options) - _MIRAGE_ONLY_OPTIONS
+        cost model's latency term (`cost(latency=True)`); `verbose` (by
+        default `mlsopt.global_config.verbose`) prints the cost before and
+        after. Mirage's options that choose its search space by hand
+        (config, griddims, imaps, ...), time its candidates
+        (warmup_iters, profile_iters) or reuse its graph dataset and
+        checkpoints (use_graph_dataset, use_cached_graphs,
+        previous_checkpoint, save_codes) are accepted so that Mirage
+        scripts run unchanged; mlsopt ignores them, with a warning."""
+        unknown = set(mirage_options) - set(_MIRAGE_ONLY_OPTIONS)
         if unknown:
             raise TypeError("superoptimize() got unexpected keyword "
                             f"arguments {sorted(unknown)}")
-        if mirage_options:
-            warnings.warn(
-                "mlsopt ignores Mirage's search-space options "
-                f"{sorted(mirage_options)}: its search derives grids, maps "
-                "and loop ranges from the graph", stacklevel=2)
+        for options, why in _MIRAGE_ONLY_OPTION_GROUPS:
+            ignored = sorted(set(mirage_options) & set(options))
+            if ignored:
+                warnings.warn(f"mlsopt ignores Mirage's {why[0]} {ignored}: "
+                              f"{why[1]}", stacklevel=2)
         if backend not in ("cuda", "mlir"):
-            raise ValueError(f"backend {backend!r}: mlsopt generates PTX "
-                             "through MLIR's GPU path (backend='cuda')")
+            raise ValueError(
+                f"backend {backend!r} is not available: mlsopt has the "
+                "backends 'cuda' (PTX through MLIR's GPU path) and 'mlir' "
+                "(the same); Mirage's Triton and NKI code generators are "
+                "not provided")
+        target = _check_target(target or _DEFAULT_TARGET)
+        self._check_outputs("superoptimize()")
+        if verbose is None:
+            verbose = global_config.verbose
         if not _core.is_pass_registered("superoptimize"):
             raise UnavailableError(
                 "this build of mlsopt has no --superoptimize pass, so "
@@ -406,18 +489,22 @@ class KernelGraph:
         return json.loads(self._lowered(self._core.emit_launch_plan, target))
 
     def _gpu_target(self, target):
-        return target or self._core.target() or _DEFAULT_TARGET
+        return _check_target(
+            target or self._core.target() or _DEFAULT_TARGET)
 
     def _lowered(self, emit, target):
         chip = self._gpu_target(target)
+        self._check_outputs("lowering it for the GPU")
         try:
             return emit(chip)
         except MLIRError as error:
             # A graph searched for one chip may not fit another (sm_90 has
             # 227 KiB of shared memory per block, sm_80 163 KiB): say which
-            # search would give one that does.
+            # search would give one that does, when the error is about what
+            # a chip has.
             optimized_for = self._core.target()
-            if optimized_for and optimized_for != chip:
+            if (optimized_for and optimized_for != chip
+                    and _is_target_resource_error(str(error))):
                 raise MLIRError(
                     f"{error}\nnote: the graph was optimized for "
                     f"{optimized_for}; superoptimize(target={chip!r}) "
@@ -437,6 +524,7 @@ class KernelGraph:
         lowered for the device's chip (or `target=`) and its launch plan is
         replayed through CuPy or cuda-python; results are CUDA tensors."""
         inputs = list(inputs if inputs is not None else kwargs.get("inputs", []))
+        self._check_outputs("running it")
         # A column-major input goes in as the row-major tensor it is
         # transposed (the graph argument); for a column-major array that is
         # a view, not a copy.
@@ -446,7 +534,7 @@ class KernelGraph:
             outputs = self._run_on_gpu(inputs, kwargs.get("target"))
         else:
             torch_inputs = any(_is_torch_tensor(x) for x in inputs)
-            arrays = [_host_float32(x) for x in inputs]
+            arrays = [_host_float32(x, i) for i, x in enumerate(inputs)]
             results = self._core.run_on_cpu(arrays)
             outputs = [
                 r.astype(out.dtype._numpy, copy=False)
@@ -470,6 +558,7 @@ class KernelGraph:
             import torch
             major, minor = torch.cuda.get_device_capability(inputs[0].device)
             target = f"sm_{major}{minor}"
+        _check_target(target)
         runner = self._gpu_runners.get(target)
         if runner is None:
             from .gpu import GPURunner
@@ -489,6 +578,14 @@ class KernelGraph:
         """A tensor just added to the graph, which compiled code lacks."""
         self._gpu_runners.clear()
         return DTensor(self, tensor_id)
+
+    def _check_outputs(self, what):
+        """ValueError unless the graph has outputs: without them there is
+        nothing to compute."""
+        if not self._core.outputs():
+            raise ValueError(
+                f"the graph has no outputs; call mark_output(tensor) before "
+                f"{what}")
 
     def _check(self, *tensors):
         for t in tensors:
@@ -543,12 +640,26 @@ _define_elementwise_methods(
     build_unary=KernelGraph._unary, build_binary=KernelGraph._binary)
 
 
-# Keyword arguments of Mirage's KNGraph.superoptimize that pick the search
-# space or drive its profiling by hand.
-_MIRAGE_ONLY_OPTIONS = {
-    "imaps", "omaps", "griddims", "blockdims", "fmaps", "franges", "config",
-    "warmup_iters", "profile_iters", "previous_checkpoint", "save_codes",
-}
+# Keyword arguments of Mirage's KNGraph.superoptimize that mlsopt accepts and
+# ignores, by what they do in Mirage, with the warning they get.
+_MIRAGE_ONLY_OPTION_GROUPS = (
+    (("imaps", "omaps", "griddims", "blockdims", "fmaps", "franges",
+      "config"),
+     ("search-space options",
+      "its search derives grids, maps and loop ranges from the graph")),
+    (("warmup_iters", "profile_iters"),
+     ("profiling options",
+      "it ranks candidates with its cost model, not by timing them")),
+    (("use_graph_dataset", "use_cached_graphs", "previous_checkpoint"),
+     ("graph dataset and checkpoint options",
+      "it has no graph dataset, and caches search results only in "
+      "cache_dir")),
+    (("save_codes",),
+     ("code-saving option",
+      "it generates no CUDA source; ptx() gives the PTX of a graph")),
+)
+_MIRAGE_ONLY_OPTIONS = frozenset(
+    name for names, _ in _MIRAGE_ONLY_OPTION_GROUPS for name in names)
 
 
 def _pipeline(name, options):
@@ -609,12 +720,37 @@ def _is_cuda_tensor(x):
     return _is_torch_tensor(x) and getattr(x, "is_cuda", False)
 
 
-def _host_float32(x):
+def _host_float32(x, index=0):
     """`x` as a contiguous float32 numpy array: the CPU runner's host type
-    (it rounds to the graph's f16/bf16 itself)."""
+    (it rounds to the graph's f16/bf16 itself). TypeError, naming input
+    `index`, for an array of anything but real numbers (complex, bool,
+    strings, objects), which a cast would silently change or misread.
+    Integers are taken: a test's np.arange, say."""
     if _is_torch_tensor(x):
+        if x.is_complex() or str(x.dtype) == "torch.bool":
+            raise TypeError(
+                f"input {index} has dtype {x.dtype}; mlsopt graphs take "
+                "real-number inputs (float16, bfloat16, float32, integers)")
         x = x.detach().to("cpu").float().numpy()
-    return np.ascontiguousarray(x, dtype=np.float32)
+    array = np.asarray(x)
+    # numpy's floats, and bfloat16 from extensions such as ml_dtypes (whose
+    # kind is not "f").
+    if array.dtype.kind not in "fiu" and array.dtype.name != "bfloat16":
+        raise TypeError(
+            f"input {index} has dtype {array.dtype}; mlsopt graphs take "
+            "real-number inputs (float16, bfloat16, float32, integers), "
+            "not cast silently")
+    return np.ascontiguousarray(array, dtype=np.float32)
+
+
+# What the GPU lowering says when a graph needs more of a chip than it has
+# (lib/Conversion/CustomKernelToGPU, lib/Conversion/KernelToCustom, the block
+# graph verifier): the errors a search for that chip may avoid.
+_TARGET_RESOURCE_WORDS = ("shared memory", "registers")
+
+
+def _is_target_resource_error(message):
+    return any(word in message for word in _TARGET_RESOURCE_WORDS)
 
 
 def convert_dtype_to_torch_type(dtype):
@@ -626,6 +762,35 @@ def convert_dtype_to_torch_type(dtype):
 
 # The GPU Mirage scripts select with set_gpu_device_id.
 gpu_device_id = 0
+
+
+class GlobalConfig:
+    """Mirage's `mi.global_config` (mirage/global_config.py), accepted so
+    that scripts setting it run. mlsopt honours `verbose` (the default of
+    superoptimize's `verbose`: print the cost before and after the search)
+    and `gpu_device_id` (the id set_gpu_device_id keeps); it ignores
+    `bypass_compile_errors`, which in Mirage silences nvcc while it compiles
+    candidates: mlsopt compiles none."""
+
+    def __init__(self):
+        self.verbose = False
+        self.bypass_compile_errors = False
+
+    @property
+    def gpu_device_id(self):
+        return gpu_device_id
+
+    @gpu_device_id.setter
+    def gpu_device_id(self, device_id):
+        set_gpu_device_id(device_id)
+
+    def __repr__(self):
+        return (f"GlobalConfig(verbose={self.verbose!r}, "
+                f"gpu_device_id={self.gpu_device_id!r}, "
+                f"bypass_compile_errors={self.bypass_compile_errors!r})")
+
+
+global_config = GlobalConfig()
 
 
 def set_gpu_device_id(device_id):

@@ -337,3 +337,84 @@ def test_mirage_dtype_conversion_to_torch():
     torch = pytest.importorskip("torch")
     assert mi.convert_dtype_to_torch_type(mi.bfloat16) is torch.bfloat16
     assert mi.convert_dtype_to_torch_type(mi.float16) is torch.float16
+
+
+def test_input_dims_must_be_integers_of_rank_one_or_more():
+    import numpy as np
+    graph = mi.new_kernel_graph()
+    # 8.5 is not truncated to 8.
+    with pytest.raises(TypeError, match=r"dims must be integers, got 8\.5"):
+        graph.new_input(dims=(8.5, 8))
+    with pytest.raises(TypeError, match="dims must be"):
+        graph.new_input(dims=8)
+    # Rank 0 is rejected here, not by the GPU lowering later.
+    with pytest.raises(ValueError, match="at least one dim"):
+        graph.new_input(dims=())
+    with pytest.raises(ValueError, match="64 bits"):
+        graph.new_input(dims=(2**70, 2))
+    assert graph.inputs == []
+    # numpy integers (a shape taken from an array) are integers.
+    X = graph.new_input(dims=(np.int64(8), np.int32(4)), dtype=mi.float32)
+    assert X.dims == (8, 4) and all(type(d) is int for d in X.dims)
+    assert graph.new_input(dims=np.zeros((2, 3)).shape).dims == (2, 3)
+
+
+def test_reduction_error_names_the_dim_given():
+    graph = mi.new_kernel_graph()
+    A = graph.new_input(dims=(8, 64), dtype=mi.float16)
+    with pytest.raises(mi.MLIRError,
+                       match="reduction dim -3 is out of range for rank 2"):
+        graph.reduction(A, -3)
+    # An in-range negative dim counts from the end.
+    assert graph.reduction(A, -1).dims == (8, 1)
+    assert graph.reduction(A, -2).dims == (1, 64)
+
+
+def test_graph_without_outputs_says_to_mark_one():
+    graph = mi.new_kernel_graph()
+    graph.new_input(dims=(4, 4), dtype=mi.float32)
+    import numpy as np
+    calls = {
+        "call": lambda: graph(inputs=[np.ones((4, 4), np.float32)]),
+        "superoptimize": lambda: graph.superoptimize(timeout=5),
+        "ptx": lambda: graph.ptx("sm_80"),
+        "launch_plan": lambda: graph.launch_plan(),
+        "cost": lambda: graph.cost(),
+        "kernel_costs": lambda: graph.kernel_costs(),
+    }
+    for name, call in calls.items():
+        with pytest.raises(ValueError,
+                           match=r"the graph has no outputs; call "
+                                 r"mark_output") as error:
+            call()
+        assert "--mlsopt-gpu-pipeline" not in str(error.value), name
+
+
+def test_mirage_dtype_names_exist_but_graphs_hold_floats():
+    import numpy as np
+    names = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+             "uint64", "float64")
+    graph = mi.new_kernel_graph()
+    for name in names:
+        dt = getattr(mi, name)
+        assert isinstance(dt, mi.dtype) and name in mi.__all__
+        with pytest.raises(TypeError,
+                           match="mlsopt supports float16, bfloat16 and "
+                                 "float32"):
+            graph.new_input(dims=(4,), dtype=dt)
+    with pytest.raises(TypeError, match="supports float16, bfloat16"):
+        graph.new_input(dims=(4,), dtype=np.float64)
+    assert graph.inputs == []
+
+
+def test_mirage_global_config():
+    config = mi.global_config
+    assert config.verbose is False and config.bypass_compile_errors is False
+    # gpu_device_id is the one set_gpu_device_id keeps, both ways.
+    mi.set_gpu_device_id(3)
+    assert config.gpu_device_id == 3
+    config.gpu_device_id = 1
+    assert mi.gpu_device_id == 1
+    config.gpu_device_id = 0
+    config.bypass_compile_errors = True  # accepted, and ignored
+    config.bypass_compile_errors = False

@@ -241,3 +241,24 @@ def test_example_in_f16(function, rng):
     q, k, v = (a.astype(np.float16).astype(np.float32) for a in (q, k, v))
     np.testing.assert_allclose(out.astype(np.float32), attention(q, k, v),
                                rtol=2e-2, atol=2e-3)
+
+
+def test_non_float_inputs_are_type_errors_not_casts():
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(4, 8), dtype=mi.float32)
+    W = graph.new_input(dims=(8, 2), dtype=mi.float32)
+    graph.mark_output(graph.matmul(X, W))
+    x = np.ones((4, 8), np.float32)
+    w = np.ones((8, 2), np.float32)
+    # The imaginary part is not dropped with a ComplexWarning.
+    with pytest.raises(TypeError, match="input 1 has dtype complex64"):
+        graph(inputs=[x, w.astype(np.complex64)])
+    with pytest.raises(TypeError, match="input 0 has dtype bool"):
+        graph(inputs=[x.astype(bool), w])
+    with pytest.raises(TypeError, match="input 1 has dtype <U3"):
+        graph(inputs=[x, np.full((8, 2), "abc")])
+    # Floats of any width, integers and lists of floats are taken as before.
+    for xs in ([x.astype(np.float16), w], [x.astype(np.float64), w],
+               [x.tolist(), w.tolist()], [x.astype(np.int32), w]):
+        np.testing.assert_array_equal(graph(inputs=xs)[0],
+                                      np.full((4, 2), 8.0, np.float32))

@@ -64,6 +64,24 @@ def test_launch_plan_of_a_graph():
     assert all(a["dtype"] == "f16" for a in inputs)
 
 
+def test_an_output_marked_twice_or_an_input_output_gets_a_copy_launch():
+    # A GPU host function writes each result buffer with a launch; the GPU
+    # lowering rejected these graphs before.
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(64, 128), dtype=mi.float16)
+    S = graph.reduction(X, 1)
+    graph.mark_output(S)
+    graph.mark_output(S)
+    graph.mark_output(X)
+    (function,) = graph.launch_plan(target="sm_80")["functions"]
+    results = {a["index"]: a["result_index"] for a in function["arguments"]
+               if a["role"] == "result"}
+    written = [arg["index"] for launch in function["launches"]
+               for arg in launch["args"][-1:]]
+    assert sorted(written) == sorted(results), function["launches"]
+    assert len(function["launches"]) == 3
+
+
 def test_ptx_defaults_to_the_graphs_target():
     graph = mi.from_mlir((REPO / "examples" / "gated_mlp.mlir").read_text(),
                          function="fused")
@@ -104,6 +122,54 @@ def test_lowering_for_another_chip_than_the_search_names_the_search_to_run():
         assert ("the graph was optimized for sm_90; "
                 "superoptimize(target='sm_80') searches for one that fits "
                 "sm_80") in message
+
+
+def test_lowering_errors_unrelated_to_the_chip_get_no_search_advice():
+    # The note on searching for the other chip is for errors about what a
+    # chip has (shared memory, registers), not for any error of a graph
+    # optimized for another chip. The lowering's errors are stood in for, so
+    # that the test holds whichever of them the GPU lowering still has.
+    graph = mi.from_mlir(SM90_ONLY)
+    assert graph.target == "sm_90"
+    unrelated = ("error: 'func.return' op returns the same tensor as "
+                 "results 0 and 1; a GPU host function writes each result "
+                 "with a kernel")
+    resource = ("error: 'kernel.custom' op needs 200000 bytes of shared "
+                "memory on the GPU (tiles, double buffers and f32 "
+                "accumulators), more than the 166912 bytes a block of sm_80 "
+                "can have")
+
+    def failing(message):
+        def emit(chip):
+            raise mi.MLIRError(message)
+        return emit
+
+    with pytest.raises(mi.MLIRError) as error:
+        graph._lowered(failing(unrelated), "sm_80")
+    assert str(error.value) == unrelated
+    with pytest.raises(mi.MLIRError) as error:
+        graph._lowered(failing(resource), "sm_80")
+    assert str(error.value).startswith(resource)
+    assert ("superoptimize(target='sm_80') searches for one that fits "
+            "sm_80") in str(error.value)
+    # Lowering for the chip it was optimized for gets no note either.
+    with pytest.raises(mi.MLIRError) as error:
+        graph._lowered(failing(resource), "sm_90")
+    assert str(error.value) == resource
+
+
+@pytest.mark.parametrize("target", ["sm 80", "sm_xx", "sm_12", "80"])
+def test_unknown_targets_are_rejected_before_any_pipeline(target, capfd):
+    graph = gated_mlp()
+    for lower in (graph.ptx, graph.launch_plan):
+        with pytest.raises(ValueError,
+                           match=rf"unknown target '{target}'; supported "
+                                 r"targets: sm_80, sm_86, sm_89, sm_90"):
+            lower(target=target)
+    with pytest.raises(ValueError, match="unknown target"):
+        graph.superoptimize(target=target)
+    # MLIR's option parser printed nothing: no pipeline was built.
+    assert capfd.readouterr().err == ""
 
 
 @needs_cuda

@@ -41,8 +41,40 @@ def test_options_become_pass_options():
 def test_bad_arguments_are_rejected_before_searching():
     with pytest.raises(TypeError, match="unexpected keyword"):
         gated_mlp().superoptimize(frobnicate=1)
-    with pytest.raises(ValueError, match="backend 'nki'"):
-        gated_mlp().superoptimize(backend="nki")
+    for backend in ("nki", "triton"):
+        with pytest.raises(ValueError) as error:
+            gated_mlp().superoptimize(backend=backend)
+        message = str(error.value)
+        assert f"backend {backend!r} is not available" in message
+        assert "'cuda'" in message and "'mlir'" in message
+        assert "Triton and NKI code generators are not provided" in message
+
+
+def test_mirage_dataset_and_cache_options_are_accepted_with_a_warning():
+    with pytest.warns(UserWarning) as record:
+        optimized = gated_mlp().superoptimize(
+            use_graph_dataset=False, use_cached_graphs=False,
+            warmup_iters=1, timeout=10)
+    messages = [str(w.message) for w in record]
+    assert any("graph dataset and checkpoint options "
+               "['use_cached_graphs', 'use_graph_dataset']" in m
+               for m in messages), messages
+    # Profiling options are not called search-space options.
+    assert any("profiling options ['warmup_iters']" in m
+               for m in messages), messages
+    assert "kernel.custom" in optimized.mlir()
+
+
+def test_global_config_verbose_is_superoptimizes_default(capsys):
+    graph = gated_mlp()
+    mi.global_config.verbose = True
+    try:
+        graph.superoptimize(timeout=10)
+    finally:
+        mi.global_config.verbose = False
+    assert "mlsopt: superoptimized for sm_90" in capsys.readouterr().out
+    graph.superoptimize(timeout=10)
+    assert capsys.readouterr().out == ""
 
 
 def test_superoptimize_fuses_the_gated_mlp_and_keeps_its_numbers():
@@ -71,7 +103,8 @@ def test_superoptimize_fuses_the_gated_mlp_and_keeps_its_numbers():
 
 def test_search_options_reach_the_pass():
     graph = gated_mlp()
-    with pytest.raises(mi.MLIRError, match="unknown target 'sm_12'"):
+    # An unknown chip is caught before the pipeline is built.
+    with pytest.raises(ValueError, match="unknown target 'sm_12'"):
         graph.superoptimize(target="sm_12")
     # keep-reference keeps the input as a private function that the result
     # names as its reference.
