@@ -164,7 +164,7 @@ static FailureOr<Flops> estimateTensorOpFlops(Operation *op) {
           // Square, sum, and scale per element; the root per row is noise.
           .Case("rms_norm", 3 * in)
           // Pure data movement.
-          .Cases({"concat", "transpose"}, 0.0)
+          .Cases({"concat", "transpose", "convert"}, 0.0)
           // Elementwise: one operation (a transcendental counts as one, on
           // the special-function units) per result element.
           .Cases({"add", "sub", "mul", "div", "mul_scalar", "add_scalar",
@@ -323,7 +323,8 @@ mlsopt::search::estimateKernelOpCost(Operation *op, const TargetInfo &target,
   // The GPU lowering runs a pre-defined op as its default block graph, so
   // with latency that is what it costs. Otherwise, and for an op without one
   // (transpose), it is a library kernel that reads every operand from device
-  // memory and writes its result there, at the roofline.
+  // memory and writes its result there, at the roofline (a convert's
+  // copy kernel is that).
   if (options.latency)
     if (FailureOr<KernelCost> lowered =
             estimateDefaultBlockGraphCost(op, target, options);

@@ -1,8 +1,9 @@
 //===- VerifyEquivalence.cpp - Check functions against their reference ----===//
 
-#include "mlsopt/Transforms/Passes.h"
+#include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"
 #include "mlsopt/ExecutionEngine/CPURunner.h"
+#include "mlsopt/Transforms/Passes.h"
 #include "mlsopt/Verify/Evaluator.h"
 #include "mlsopt/Verify/FieldJIT.h"
 #include "mlsopt/Verify/FiniteField.h"
@@ -49,7 +50,7 @@ static Type widenToF32(Type type) {
 
 /// A module holding copies of `func` and `reference` that compute in f32:
 /// mlsopt's ops are generic over the element type, so retyping every value
-/// is enough.
+/// (and dropping the conversions) is enough.
 static OwningOpRef<ModuleOp> widenedCopy(func::FuncOp func,
                                          func::FuncOp reference) {
   OwningOpRef<ModuleOp> module = ModuleOp::create(func.getLoc());
@@ -64,6 +65,11 @@ static OwningOpRef<ModuleOp> widenedCopy(func::FuncOp func,
         for (Block &block : region)
           for (BlockArgument arg : block.getArguments())
             arg.setType(widenToF32(arg.getType()));
+    });
+    // In f32 every conversion is from f32 to f32: no conversion at all.
+    copy.walk([](mlsopt::kernel::ConvertOp convert) {
+      convert.getResult().replaceAllUsesWith(convert.getInput());
+      convert.erase();
     });
     copy.setFunctionType(FunctionType::get(
         f.getContext(),

@@ -600,7 +600,10 @@ struct FieldEvaluator::Impl {
     }
     // A collapse or expand keeps the elements in row-major order (a kernel
     // reduction's result reshaped to the type a front end gave it).
-    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op)) {
+    // A conversion between float types keeps every element's value, up to
+    // the rounding the field does not model (as for every float op).
+    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, kernel::ConvertOp>(
+            op)) {
       instr.cls = OpClass::Reshape;
       return success();
     }

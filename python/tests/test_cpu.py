@@ -262,3 +262,23 @@ def test_non_float_inputs_are_type_errors_not_casts():
                [x.tolist(), w.tolist()], [x.astype(np.int32), w]):
         np.testing.assert_array_equal(graph(inputs=xs)[0],
                                       np.full((4, 2), 8.0, np.float32))
+
+
+def test_mixed_precision_linalg_runs_to_numpys_numbers():
+    # torch-mlir's f16 softmax, computed in f32 between two casts: imported
+    # as kernel.convert ops around f32 ops, searched, and run on the CPU.
+    text = (REPO / "test" / "Conversion" / "LinalgToKernel"
+            / "run-mixed-precision.mlir").read_text()
+    start = text.index("#id =")
+    end = text.index("// LLaMA's bf16 RMSNorm")
+    graph = mi.from_mlir(text[start:end])
+    assert "kernel.convert" in graph.mlir()
+    x = np.random.RandomState(0).randn(2, 4).astype(np.float16)
+    wide = x.astype(np.float32)
+    e = np.exp(wide - wide.max(1, keepdims=True))
+    expected = (e / e.sum(1, keepdims=True)).astype(np.float16)
+    optimized = graph.superoptimize(timeout=10)
+    for g in (graph, optimized):
+        (out,) = g(inputs=[x])
+        np.testing.assert_array_equal(np.asarray(out, np.float16), expected)
+    assert optimized.cost().launches == 3

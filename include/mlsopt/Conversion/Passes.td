@@ -41,6 +41,18 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       and `x / (1 + exp(-x))` computed in f32 on f16/bf16 values `silu`;
       f16/bf16 bodies that extend to f32, compute one op and truncate become
       that op;
+    - mixed precision, split exactly at its casts into `kernel.convert` ops
+      and ops of one element type: an input the payload only extends
+      (`arith.extf`) or only truncates is converted first (a generic that
+      does nothing else is that conversion, and a named op such as an f16
+      `linalg.matmul` into an f32 result is generalized first); in an
+      all-parallel op, an `arith.truncf` of a computed value (torch-mlir's
+      f16 softmax or bf16 RMSNorm computed in f32) becomes a generic that
+      computes the value in f32, a conversion, and an input reading it; and
+      a matmul or reduction of extended values, rounded back, is the kernel
+      op on the narrow values (which accumulates in f32 and rounds once).
+      An f16 payload that extends, computes one op and truncates is that
+      f16 op, as above;
     - `linalg.broadcast` (which only adds dims) where a resulting
       `kernel.add` / `sub` / `mul` / `div` reads it: the kernel op reads the
       broadcast's input with size-1 dims in place of the added ones (a

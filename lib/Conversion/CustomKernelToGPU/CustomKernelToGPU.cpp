@@ -49,43 +49,59 @@ MemRefType memrefTypeFor(Type tensorType) {
   return MemRefType::get(t.getShape(), t.getElementType());
 }
 
-/// Threads per block of a transpose kernel.
-constexpr int64_t kTransposeThreads = 256;
+/// Threads per block of a copy kernel (a transpose or a conversion).
+constexpr int64_t kCopyThreads = 256;
 
-/// The grid of a transpose kernel: one thread per result element.
-kernel::Dim3Attr transposeGrid(kernel::TransposeOp op) {
-  int64_t elements = op.getType().getNumElements();
+/// The grid of a copy kernel: one thread per result element.
+kernel::Dim3Attr copyGrid(Operation *op) {
+  int64_t elements =
+      cast<RankedTensorType>(op->getResult(0).getType()).getNumElements();
   return kernel::Dim3Attr::get(
-      op.getContext(),
-      std::max<int64_t>(1, llvm::divideCeil(elements, kTransposeThreads)), 1,
-      1);
+      op->getContext(),
+      std::max<int64_t>(1, llvm::divideCeil(elements, kCopyThreads)), 1, 1);
 }
 
-/// A kernel.transpose, which has no block graph (the block dialect moves no
-/// data across dims), as a kernel of its own: each thread copies one element,
-/// consecutive threads write consecutive result elements.
-void emitTransposeKernel(kernel::TransposeOp op, gpu::GPUFuncOp func) {
-  Location loc = op.getLoc();
+/// `x` in `to`: extended exactly, or rounded to nearest even (f16 <-> bf16
+/// through f32, which holds both).
+Value convertElement(OpBuilder &b, Location loc, Value x, Type to) {
+  if (x.getType() == to)
+    return x;
+  if (to.getIntOrFloatBitWidth() == x.getType().getIntOrFloatBitWidth())
+    x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+  if (to.getIntOrFloatBitWidth() > x.getType().getIntOrFloatBitWidth())
+    return arith::ExtFOp::create(b, loc, to, x);
+  return arith::TruncFOp::create(b, loc, to, x);
+}
+
+/// A kernel.transpose or kernel.convert, which have no block graph (the
+/// block dialect moves no data across dims, and a block graph computes in
+/// one element type), as a kernel of its own: each thread copies one
+/// element, consecutive threads write consecutive result elements.
+void emitCopyKernel(Operation *op, gpu::GPUFuncOp func) {
+  Location loc = op->getLoc();
   auto b = OpBuilder::atBlockBegin(&func.getBody().front());
-  ArrayRef<int64_t> shape = op.getType().getShape();
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  ArrayRef<int64_t> shape = type.getShape();
   Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value linear = arith::AddIOp::create(
       b, loc,
       arith::MulIOp::create(b, loc, blockId,
-                            indexConstant(b, loc, kTransposeThreads)),
+                            indexConstant(b, loc, kCopyThreads)),
       thread);
-  Value inBounds = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ult, linear,
-      indexConstant(b, loc, op.getType().getNumElements()));
+  Value inBounds =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear,
+                            indexConstant(b, loc, type.getNumElements()));
   auto guard = scf::IfOp::create(b, loc, inBounds, /*withElseRegion=*/false);
   b.setInsertionPoint(guard.thenBlock()->getTerminator());
   SmallVector<Value> at = delinearize(b, loc, linear, shape);
+  SmallVector<Value> from = at;
   // Result dim i is operand dim permutation[i].
-  SmallVector<Value> from(at.size());
-  for (auto [i, p] : llvm::enumerate(op.getPermutation()))
-    from[p] = at[i];
+  if (auto transpose = dyn_cast<kernel::TransposeOp>(op))
+    for (auto [i, p] : llvm::enumerate(transpose.getPermutation()))
+      from[p] = at[i];
   Value element = memref::LoadOp::create(b, loc, func.getArgument(0), from);
+  element = convertElement(b, loc, element, type.getElementType());
   memref::StoreOp::create(b, loc, element, func.getArgument(1), at);
   b.setInsertionPointToEnd(&func.getBody().front());
   gpu::ReturnOp::create(b, loc);
@@ -104,15 +120,15 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
           "cannot run on the GPU: --convert-linalg-to-kernel did not import "
           "it (its pass description lists what it imports)");
   for (Operation &op : entry) {
-    if (isa<kernel::CustomOp, kernel::TransposeOp, func::ReturnOp,
-            tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
+    if (isa<kernel::CustomOp, kernel::TransposeOp, kernel::ConvertOp,
+            func::ReturnOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
       continue;
     if (op.getDialect() && op.getDialect()->getNamespace() == "kernel")
       return op.emitOpError("is not inside a custom kernel; run "
                             "--convert-kernel-to-custom first");
     return op.emitOpError("cannot run on the GPU: a function lowered by "
                           "--convert-custom-kernel-to-gpu may hold only "
-                          "custom kernels, kernel.transpose, "
+                          "custom kernels, kernel.transpose, kernel.convert, "
                           "tensor.collapse_shape, tensor.expand_shape and "
                           "func.return");
   }
@@ -216,7 +232,7 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
   // each intermediate, to free it after.
   SmallVector<Operation *> launches;
   for (Operation &op : entry)
-    if (isa<kernel::CustomOp, kernel::TransposeOp>(op))
+    if (isa<kernel::CustomOp, kernel::TransposeOp, kernel::ConvertOp>(op))
       launches.push_back(&op);
   DenseMap<Value, unsigned> lastUse;
   for (auto [n, launch] : llvm::enumerate(launches))
@@ -266,8 +282,8 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
       grid = custom.getGrid();
       block = custom.getBlock();
     } else {
-      grid = transposeGrid(cast<kernel::TransposeOp>(launch));
-      block = kernel::Dim3Attr::get(ctx, kTransposeThreads, 1, 1);
+      grid = copyGrid(launch);
+      block = kernel::Dim3Attr::get(ctx, kCopyThreads, 1, 1);
     }
     gpuFunc.setKnownBlockSizeAttr(kb.getDenseI32ArrayAttr(
         {static_cast<int32_t>(block.getX()), static_cast<int32_t>(block.getY()),
@@ -279,7 +295,7 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
       BlockGraphToGPU emitter(custom, gpuFunc, target, allowTF32);
       sharedBytes = emitter.emit();
     } else {
-      emitTransposeKernel(cast<kernel::TransposeOp>(launch), gpuFunc);
+      emitCopyKernel(launch, gpuFunc);
     }
     if (failed(sharedBytes)) {
       delete newEntry;

@@ -401,7 +401,7 @@ bool mlsopt::hasDefaultBlockGraph(Operation *op) {
   return op->getDialect() &&
          op->getDialect()->getNamespace() ==
              kernel::KernelDialect::getDialectNamespace() &&
-         !isa<kernel::CustomOp, kernel::TransposeOp>(op) &&
+         !isa<kernel::CustomOp, kernel::TransposeOp, kernel::ConvertOp>(op) &&
          op->getNumResults() == 1;
 }
 
@@ -620,7 +620,7 @@ struct ConvertKernelToCustomPass
       if (op->getDialect() &&
           op->getDialect()->getNamespace() ==
               kernel::KernelDialect::getDialectNamespace() &&
-          !isa<kernel::CustomOp, kernel::TransposeOp>(op) &&
+          !isa<kernel::CustomOp, kernel::TransposeOp, kernel::ConvertOp>(op) &&
           !op->getParentOfType<kernel::CustomOp>())
         ops.push_back(op);
     });

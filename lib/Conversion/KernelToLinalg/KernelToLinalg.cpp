@@ -394,6 +394,40 @@ template <typename OpTy> struct TransposeOpLowering : ComputeOpLowering<OpTy> {
   }
 };
 
+/// kernel.convert is an all-parallel linalg.generic whose body extends
+/// (arith.extf) or rounds to nearest even (arith.truncf), as a front end
+/// writes it.
+struct ConvertOpLowering : ComputeOpLowering<kernel::ConvertOp> {
+  using ComputeOpLowering::ComputeOpLowering;
+
+  LogicalResult lower(kernel::ConvertOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    Value init = createEmptyTensor(rewriter, loc, type);
+    AffineMap identity = rewriter.getMultiDimIdentityMap(type.getRank());
+    SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, type, adaptor.getInput(), init,
+        ArrayRef<AffineMap>{identity, identity}, iterators,
+        [&](OpBuilder &b, Location nested, ValueRange args) {
+          Type to = type.getElementType();
+          Value x = args[0];
+          // f16 <-> bf16 goes through f32, which holds both exactly.
+          if (to.getIntOrFloatBitWidth() == x.getType().getIntOrFloatBitWidth())
+            x = arith::ExtFOp::create(b, nested, b.getF32Type(), x);
+          if (to.getIntOrFloatBitWidth() > x.getType().getIntOrFloatBitWidth())
+            x = arith::ExtFOp::create(b, nested, to, x);
+          else
+            x = arith::TruncFOp::create(b, nested, to, x);
+          linalg::YieldOp::create(b, nested, x);
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
 } // namespace
 
 /// Adds `Pattern<OpTy>` for every op in `OpTys`, constructed from the
@@ -419,6 +453,7 @@ void mlsopt::populateKernelToLinalgPatterns(RewritePatternSet &patterns) {
                   block::ReduceMaxOp>(patterns, ReductionKind::max);
   addPatternPerOp<TransposeOpLowering, kernel::TransposeOp, block::TransposeOp>(
       patterns);
+  patterns.add<ConvertOpLowering>(patterns.getContext());
 }
 
 //===----------------------------------------------------------------------===//

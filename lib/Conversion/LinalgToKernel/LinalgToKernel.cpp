@@ -1505,6 +1505,7 @@ void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
                ReshapedOperandToSource<kernel::MulOp>,
                ReshapedOperandToSource<kernel::DivOp>, ElementwiseBeforeReshape,
                DecomposeSoftmax>(patterns.getContext());
+  populateMixedPrecisionPatterns(patterns);
 }
 
 //===----------------------------------------------------------------------===//

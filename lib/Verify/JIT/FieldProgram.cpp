@@ -349,7 +349,10 @@ private:
       return emitTranspose(transpose);
     if (auto transpose = dyn_cast<block::TransposeOp>(op))
       return emitTranspose(transpose);
-    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
+    // A conversion keeps each value (the field does not model rounding) and
+    // the shape: a copy, as a reshape is.
+    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, kernel::ConvertOp>(
+            op))
       return emitReshape(op);
     if (op.getNumResults() == 1 &&
         isa_and_nonnull<kernel::KernelDialect, block::BlockDialect>(

@@ -636,8 +636,8 @@ func.func @gelu(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
 // -----
 
 // With a constant other than 1/sqrt(2) it is no gelu: primitive kernel ops
-// in f32, and in f16 computed in f32 the generic stays (kernel ops would
-// round between the ops).
+// in f32, and in f16 computed in f32 the same ops in f32 between
+// conversions (f16 kernel ops would round between the ops).
 // CHECK-LABEL: func.func @not_gelu
 // CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<8x64xf16>)
 // CHECK-NOT: kernel.gelu
@@ -646,8 +646,12 @@ func.func @gelu(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
 // CHECK-NEXT: %[[C:.*]] = kernel.add_scalar %[[E]], 1.000000e+00
 // CHECK-NEXT: %[[H:.*]] = kernel.mul_scalar %[[C]], 5.000000e-01
 // CHECK-NEXT: %[[G:.*]] = kernel.mul %[[X]], %[[H]]
-// CHECK: %[[F:.*]] = linalg.generic
-// CHECK: math.erf
+// CHECK: %[[W:.*]] = kernel.convert %[[Y]] : tensor<8x64xf16> to tensor<8x64xf32>
+// CHECK-NEXT: kernel.mul_scalar %[[W]], 7.500000e-01
+// CHECK-NEXT: kernel.erf
+// CHECK: %[[P:.*]] = kernel.mul %[[W]], %{{.*}} : tensor<8x64xf32>
+// CHECK-NEXT: %[[F:.*]] = kernel.convert %[[P]] : tensor<8x64xf32> to tensor<8x64xf16>
+// CHECK-NOT: linalg.
 // CHECK: return %[[G]], %[[F]]
 func.func @not_gelu(%x: tensor<8x64xf32>, %y: tensor<8x64xf16>) -> (tensor<8x64xf32>, tensor<8x64xf16>) {
   %half = arith.constant 5.000000e-01 : f32
@@ -1415,17 +1419,21 @@ func.func @unsupported_payload_stays(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>,
 // -----
 
 // A kernel op rounds its result once: an f16 payload that computes two ops
-// in f32 before it truncates stays, as does a matmul of f16 into f32.
-// CHECK-LABEL: func.func @mixed_precision_stays
-// CHECK-NOT: kernel.
-// CHECK: %[[M:.*]] = linalg.matmul
-// CHECK: %[[G:.*]] = linalg.generic
-// CHECK: arith.extf
-// CHECK: math.exp
-// CHECK: math.tanh
-// CHECK: arith.truncf
+// in f32 before it truncates is split at its casts, into conversions and
+// f32 ops; a matmul of f16 into f32 converts its operands.
+// (run-mixed-precision.mlir checks the numbers.)
+// CHECK-LABEL: func.func @mixed_precision
+// CHECK-SAME: (%[[A:[a-zA-Z0-9_]+]]: tensor<8x64xf16>, %[[B:[a-zA-Z0-9_]+]]: tensor<64x96xf16>)
+// CHECK-NOT: linalg.
+// CHECK-DAG: %[[AW:.*]] = kernel.convert %[[A]] : tensor<8x64xf16> to tensor<8x64xf32>
+// CHECK-DAG: %[[BW:.*]] = kernel.convert %[[B]] : tensor<64x96xf16> to tensor<64x96xf32>
+// CHECK-DAG: %[[M:.*]] = kernel.matmul %[[AW]], %[[BW]] : tensor<8x64xf32>, tensor<64x96xf32>
+// CHECK-DAG: %[[E:.*]] = kernel.exp %{{.*}} : tensor<8x64xf32>
+// CHECK-DAG: %[[T:.*]] = kernel.tanh %[[E]] : tensor<8x64xf32>
+// CHECK-DAG: %[[G:.*]] = kernel.convert %[[T]] : tensor<8x64xf32> to tensor<8x64xf16>
+// CHECK-NOT: linalg.
 // CHECK: return %[[M]], %[[G]]
-func.func @mixed_precision_stays(%a: tensor<8x64xf16>, %b: tensor<64x96xf16>) -> (tensor<8x96xf32>, tensor<8x64xf16>) {
+func.func @mixed_precision(%a: tensor<8x64xf16>, %b: tensor<64x96xf16>) -> (tensor<8x96xf32>, tensor<8x64xf16>) {
   %zero = arith.constant 0.000000e+00 : f32
   %e = tensor.empty() : tensor<8x96xf32>
   %init = linalg.fill ins(%zero : f32) outs(%e : tensor<8x96xf32>) -> tensor<8x96xf32>

@@ -506,3 +506,19 @@ func.func @block_overflow(%x: tensor<8xf32>) -> tensor<8xf32> {
   }
   return %o : tensor<8xf32>
 }
+
+// -----
+
+func.func @convert_shape(%a: tensor<8x64xf16>) {
+  // expected-error @+1 {{'kernel.convert' op converts a tensor of shape 8x64 to one of shape 64x8; a conversion keeps the shape}}
+  %0 = kernel.convert %a : tensor<8x64xf16> to tensor<64x8xf32>
+  return
+}
+
+// -----
+
+func.func @convert_same_type(%a: tensor<8x64xf32>) {
+  // expected-error @+1 {{'kernel.convert' op converts 'f32' to itself; a conversion changes the element type}}
+  %0 = kernel.convert %a : tensor<8x64xf32> to tensor<8x64xf32>
+  return
+}

@@ -301,3 +301,15 @@ func.func @custom(%x: tensor<8x4096xf16>, %w: tensor<4096x6144xf16>,
   // CHECK: return %[[C]], %[[G]] : tensor<8x6144xf16>, tensor<8x6x96xf32>
   return %o, %g : tensor<8x6144xf16>, tensor<8x6x96xf32>
 }
+
+// CHECK-LABEL: func.func @convert
+func.func @convert(%h: tensor<8x64xf16>, %f: tensor<4xf32>)
+    -> (tensor<8x64xf32>, tensor<4xbf16>, tensor<8x64xbf16>) {
+  // CHECK: kernel.convert %{{.*}} : tensor<8x64xf16> to tensor<8x64xf32>
+  %0 = kernel.convert %h : tensor<8x64xf16> to tensor<8x64xf32>
+  // CHECK: kernel.convert %{{.*}} : tensor<4xf32> to tensor<4xbf16>
+  %1 = kernel.convert %f : tensor<4xf32> to tensor<4xbf16>
+  // CHECK: kernel.convert %{{.*}} : tensor<8x64xf16> to tensor<8x64xbf16>
+  %2 = kernel.convert %h : tensor<8x64xf16> to tensor<8x64xbf16>
+  return %0, %1, %2 : tensor<8x64xf32>, tensor<4xbf16>, tensor<8x64xbf16>
+}

@@ -10,6 +10,11 @@ namespace mlsopt {
 /// Adds the patterns of --convert-linalg-to-kernel to `patterns`.
 void populateLinalgToKernelPatterns(mlir::RewritePatternSet &patterns);
 
+/// Adds the patterns that split mixed-precision linalg ops into
+/// `kernel.convert`s and ops of one element type (part of
+/// populateLinalgToKernelPatterns, at a lower benefit than the imports).
+void populateMixedPrecisionPatterns(mlir::RewritePatternSet &patterns);
+
 } // namespace mlsopt
 
 #endif // MLSOPT_CONVERSION_LINALGTOKERNEL_LINALGTOKERNEL_H

@@ -2,6 +2,7 @@
 
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Dialect/Kernel/IR/BlockGraphInterface.h"
+#include "mlsopt/Support/ShapeInference.h"
 #include "mlsopt/Support/Target.h"
 #include "mlsopt/Support/TileShapes.h"
 
@@ -10,6 +11,25 @@
 
 using namespace mlir;
 using namespace mlsopt::kernel;
+
+//===----------------------------------------------------------------------===//
+// ConvertOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvertOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getResult().getType());
+  if (in.getShape() != out.getShape())
+    return emitOpError("converts a tensor of shape ")
+           << mlsopt::formatShape(in.getShape()) << " to one of shape "
+           << mlsopt::formatShape(out.getShape())
+           << "; a conversion keeps the shape";
+  if (in.getElementType() == out.getElementType())
+    return emitOpError("converts ")
+           << in.getElementType() << " to itself; a conversion changes the "
+           << "element type";
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // CustomOp
