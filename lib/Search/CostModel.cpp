@@ -382,15 +382,23 @@ WalkResult BlockGraphWork::add(Operation *op) {
     for (unsigned g = 0; g < 3; ++g)
       if (load.getImap().getTensorDim(g))
         distinctTiles *= static_cast<double>(grid.getSize(g));
+    // A converting load reads the input's element type from memory.
     double perBlock =
-        numBytes(load.getType()) * (load.getFmap().has_value() ? iterations : 1);
+        numBytes(cast<RankedTensorType>(load.getType())
+                     .clone(cast<RankedTensorType>(load.getSource().getType())
+                                .getElementType())) *
+        (load.getFmap().has_value() ? iterations : 1);
     bytes += perBlock * distinctTiles;
     loadedBytes += perBlock * blocks;
     return WalkResult::advance();
   }
   if (auto store = dyn_cast<block::StoreOp>(op)) {
-    // Every block writes its own tile.
-    bytes += numBytes(store.getTile().getType()) * blocks;
+    // Every block writes its own tile, in the output's element type.
+    bytes +=
+        numBytes(cast<RankedTensorType>(store.getTile().getType())
+                     .clone(cast<RankedTensorType>(store.getDest().getType())
+                                .getElementType())) *
+        blocks;
     return WalkResult::advance();
   }
   if (auto graph = dyn_cast<thread::GraphOp>(op)) {

@@ -575,6 +575,7 @@ void mlsopt::populateFuseKernelElementwisePatterns(
   patterns.add<FuseElementwiseEpilogue, FuseElementwisePrologue>(
       patterns.getContext(), target, costOptions);
   patterns.add<DropUnusedOutputs>(patterns.getContext());
+  populateFuseConversionPatterns(patterns);
   // The new block ops become thread graphs, merged with those before them.
   thread::populateFuseElementwisePatterns(patterns);
 }

@@ -28,6 +28,12 @@ void populateFuseKernelElementwisePatterns(
     std::optional<TargetInfo> target = std::nullopt,
     search::CostModelOptions costOptions = {});
 
+/// Moves kernel.convert ops into the custom kernels beside them: a
+/// conversion only kernels read becomes converting loads of its operand, and
+/// a conversion of a kernel output nothing else reads a converting store.
+/// Part of populateFuseKernelElementwisePatterns.
+void populateFuseConversionPatterns(mlir::RewritePatternSet &patterns);
+
 } // namespace mlsopt
 
 #endif // MLSOPT_TRANSFORMS_KERNELELEMENTWISEFUSION_H

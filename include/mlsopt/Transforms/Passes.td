@@ -114,6 +114,11 @@ def FuseKernelElementwise : Pass<"fuse-kernel-elementwise", "::mlir::func::FuncO
       transpose of a custom kernel's output is an epilogue: each block
       stores its tile permuted, placed along the permuted dims. A weight stored `[n, k]` (a linear layer's)
       or a key transposed for `Q K^T` costs no copy kernel.
+    - *Conversions.* A `kernel.convert` (a mixed-precision program's cast)
+      that only custom kernels read becomes converting loads of its operand
+      in them, and one of a custom kernel's output that nothing else reads
+      a converting store: an f16 softmax computed in f32 is one kernel that
+      loads f16, computes in f32 and stores f16.
 
     A fused kernel must pass the block-graph verifier (shared memory on the
     module's target), or the ops stay apart. The new block ops join the

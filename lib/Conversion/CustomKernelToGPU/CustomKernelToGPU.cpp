@@ -61,18 +61,6 @@ kernel::Dim3Attr copyGrid(Operation *op) {
       std::max<int64_t>(1, llvm::divideCeil(elements, kCopyThreads)), 1, 1);
 }
 
-/// `x` in `to`: extended exactly, or rounded to nearest even (f16 <-> bf16
-/// through f32, which holds both).
-Value convertElement(OpBuilder &b, Location loc, Value x, Type to) {
-  if (x.getType() == to)
-    return x;
-  if (to.getIntOrFloatBitWidth() == x.getType().getIntOrFloatBitWidth())
-    x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
-  if (to.getIntOrFloatBitWidth() > x.getType().getIntOrFloatBitWidth())
-    return arith::ExtFOp::create(b, loc, to, x);
-  return arith::TruncFOp::create(b, loc, to, x);
-}
-
 /// A kernel.transpose or kernel.convert, which have no block graph (the
 /// block dialect moves no data across dims, and a block graph computes in
 /// one element type), as a kernel of its own: each thread copies one
@@ -101,7 +89,7 @@ void emitCopyKernel(Operation *op, gpu::GPUFuncOp func) {
     for (auto [i, p] : llvm::enumerate(transpose.getPermutation()))
       from[p] = at[i];
   Value element = memref::LoadOp::create(b, loc, func.getArgument(0), from);
-  element = convertElement(b, loc, element, type.getElementType());
+  element = convertFloat(b, loc, element, type.getElementType());
   memref::StoreOp::create(b, loc, element, func.getArgument(1), at);
   b.setInsertionPointToEnd(&func.getBody().front());
   gpu::ReturnOp::create(b, loc);

@@ -50,7 +50,9 @@ std::optional<SharedMemorySwizzle>
 BlockGraphToGPU::swizzleFor(block::LoadOp load) {
   Value tile = load.getTile();
   Type elementType = elementTypeOf(tile);
-  if (vectorWidth(shapeOf(tile), elementType) == 1)
+  // A converting load writes single elements, unswizzled, as narrow rows do.
+  if (vectorWidth(shapeOf(tile), elementType) == 1 ||
+      elementTypeOf(load.getSource()) != elementType)
     return std::nullopt;
   auto readByTensorCores = [&](Operation *user) {
     auto matmul = dyn_cast<block::MatmulOp>(user);
@@ -85,11 +87,14 @@ void BlockGraphToGPU::copyTileAsync(
     std::optional<SharedMemorySwizzle> swizzle) {
   Type elementType = elementTypeOf(shared);
   int64_t width = vectorWidth(tile, elementType);
-  if (width == 1) {
-    // Rows too narrow for 16-byte copies: one element per thread and step.
+  bool converts = elementTypeOf(global) != elementType;
+  if (width == 1 || converts) {
+    // Rows too narrow for 16-byte copies, or a conversion, which cp.async
+    // cannot do: one element per thread and step, through a register.
     forEachElement(tile, [&](ValueRange idx) {
       Value v =
           memref::LoadOp::create(b, loc, global, addOffsets(idx, offsets));
+      v = convertFloat(b, loc, v, elementType);
       memref::StoreOp::create(b, loc, v, shared, idx);
     });
     return;
@@ -117,10 +122,14 @@ void BlockGraphToGPU::copyTileAsync(
 void BlockGraphToGPU::storeTile(Value shared, Value global,
                                 ArrayRef<int64_t> tile, ValueRange offsets) {
   Type elementType = elementTypeOf(shared);
+  Type globalType = elementTypeOf(global);
   int64_t width = vectorWidth(tile, elementType);
+  if (globalType != elementType)
+    width = std::min(width, vectorWidth(tile, globalType));
   if (width == 1) {
     forEachElement(tile, [&](ValueRange idx) {
       Value v = memref::LoadOp::create(b, loc, shared, idx);
+      v = convertFloat(b, loc, v, globalType);
       memref::StoreOp::create(b, loc, v, global, addOffsets(idx, offsets));
     });
     return;
@@ -135,11 +144,14 @@ void BlockGraphToGPU::storeTile(Value shared, Value global,
     // Both sides are 16-byte aligned (vectorWidth checked the rows; tiles
     // and device buffers start 16-byte aligned), so each piece is one
     // ld.shared.v4 and one st.global.v4.
-    Value v = vector::LoadOp::create(b, loc, vectorType, shared, src,
-                                     /*nontemporal=*/false,
-                                     llvm::MaybeAlign(kVectorBytes));
-    vector::StoreOp::create(b, loc, v, global, addOffsets(src, offsets),
-                            /*nontemporal=*/false,
-                            llvm::MaybeAlign(kVectorBytes));
+    // A conversion narrows the pieces to the smaller of the two types'
+    // 16-byte widths, converted as vectors in registers.
+    Value v = vector::LoadOp::create(
+        b, loc, vectorType, shared, src, /*nontemporal=*/false,
+        llvm::MaybeAlign(width * elementType.getIntOrFloatBitWidth() / 8));
+    v = convertFloat(b, loc, v, VectorType::get({width}, globalType));
+    vector::StoreOp::create(
+        b, loc, v, global, addOffsets(src, offsets), /*nontemporal=*/false,
+        llvm::MaybeAlign(width * globalType.getIntOrFloatBitWidth() / 8));
   });
 }

@@ -276,11 +276,16 @@ private:
         tileOffsets(b, loc, tile.getShape(), load.getImap(), grid,
                     load.getFmap(), iteration);
     SmallVector<OpFoldResult> strides(tile.getRank(), b.getIndexAttr(1));
-    mapping.map(load.getTile(),
-                tensor::ExtractSliceOp::create(
-                    b, loc, tile, mapping.lookup(load.getSource()), offsets,
-                    staticSizes(b, tile.getShape()), strides)
-                    .getResult());
+    Value source = mapping.lookup(load.getSource());
+    auto sourceType = cast<RankedTensorType>(source.getType());
+    Value slice = tensor::ExtractSliceOp::create(
+        b, loc, tile.clone(sourceType.getElementType()), source, offsets,
+        staticSizes(b, tile.getShape()), strides);
+    // A converting load: --convert-kernel-to-linalg, next in the CPU
+    // pipeline, lowers the conversion.
+    if (sourceType.getElementType() != tile.getElementType())
+      slice = kernel::ConvertOp::create(b, loc, tile, slice);
+    mapping.map(load.getTile(), slice);
   }
 
   void emitStore(block::StoreOp store) {
@@ -290,10 +295,13 @@ private:
         tileOffsets(b, loc, tile.getShape(), store.getOmap(), grid,
                     std::nullopt, Value());
     SmallVector<OpFoldResult> strides(tile.getRank(), b.getIndexAttr(1));
+    Value dest = mapping.lookup(store.getDest());
+    Type destElement = cast<RankedTensorType>(dest.getType()).getElementType();
+    Value value = mapping.lookup(store.getTile());
+    if (destElement != tile.getElementType())
+      value = kernel::ConvertOp::create(b, loc, tile.clone(destElement), value);
     Value updated = tensor::InsertSliceOp::create(
-        b, loc, mapping.lookup(store.getTile()),
-        mapping.lookup(store.getDest()), offsets,
-        staticSizes(b, tile.getShape()), strides);
+        b, loc, value, dest, offsets, staticSizes(b, tile.getShape()), strides);
     mapping.map(store.getDest(), updated);
   }
 

@@ -11,6 +11,12 @@
 // RUN: | %mlir_runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_runner_utils.so \
 // RUN: | FileCheck %s
+// RUN: mlsopt-opt %s --convert-linalg-to-kernel --superoptimize=timeout=10 --mlsopt-cpu-pipeline \
+// RUN: | %mlir_runner -e main -entry-point-result=void \
+// RUN:     -shared-libs=%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_runner_utils.so \
+// RUN: | FileCheck %s
+// The third run computes the softmax as one searched kernel whose loads and
+// stores convert (FuseConversions.cpp), on the CPU as loops.
 // The second run tests the conversion only if the programs were converted.
 // RUN: mlsopt-opt %s --convert-linalg-to-kernel | FileCheck %s --check-prefix=KERNEL
 

@@ -114,22 +114,6 @@ func.func @wrong_tile_shape(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
 
 // -----
 
-func.func @load_element_type(%x: tensor<8x64xf16>) -> tensor<8x64xf32> {
-  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> tensor<8x64xf32> {
-  ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x64xf32>):
-    %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x64xf32> {
-      // expected-error @+1 {{'block.load' op tile element type 'f32' differs from the input's 'f16'}}
-      %t = block.load %in0 imap <> : tensor<8x64xf16> -> tensor<8x64xf32>
-      block.yield %t : tensor<8x64xf32>
-    }
-    block.store %m, %out0 omap <> : tensor<8x64xf32> into tensor<8x64xf32>
-    block.return
-  }
-  return %o : tensor<8x64xf32>
-}
-
-// -----
-
 func.func @load_from_output(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
   %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> tensor<8x64xf16> {
   ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x64xf16>):
@@ -286,22 +270,6 @@ func.func @omap_dim_out_of_range(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
     block.return
   }
   return %o : tensor<8x64xf16>
-}
-
-// -----
-
-func.func @store_element_type(%x: tensor<8x64xf16>) -> tensor<8x64xf32> {
-  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> tensor<8x64xf32> {
-  ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x64xf32>):
-    %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x64xf16> {
-      %t = block.load %in0 imap <> : tensor<8x64xf16> -> tensor<8x64xf16>
-      block.yield %t : tensor<8x64xf16>
-    }
-    // expected-error @+1 {{'block.store' op tile element type 'f16' differs from the output's 'f32'}}
-    block.store %m, %out0 omap <> : tensor<8x64xf16> into tensor<8x64xf32>
-    block.return
-  }
-  return %o : tensor<8x64xf32>
 }
 
 // -----

@@ -333,3 +333,21 @@ func.func @transposed_weight(%x: tensor<8x64xf16>, %w: tensor<96x64xf16>) -> ten
   }
   return %o : tensor<8x96xf16>
 }
+
+// Loads and stores that convert: f16 in device memory, f32 tiles.
+// CHECK-LABEL: func.func @converting_transfers
+func.func @converting_transfers(%x: tensor<8x64xf16>) -> tensor<8x64xbf16> {
+  %o = kernel.custom (%x) grid <8, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> tensor<8x64xbf16> {
+  ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x64xbf16>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<1x64xf32> {
+      // CHECK: block.load %in0 imap <x = 0> : tensor<8x64xf16> -> tensor<1x64xf32>
+      %a = block.load %in0 imap <x = 0> : tensor<8x64xf16> -> tensor<1x64xf32>
+      %e = block.exp %a : tensor<1x64xf32>
+      block.yield %e : tensor<1x64xf32>
+    }
+    // CHECK: block.store %{{.*}}, %out0 omap <x = 0> : tensor<1x64xf32> into tensor<8x64xbf16>
+    block.store %m, %out0 omap <x = 0> : tensor<1x64xf32> into tensor<8x64xbf16>
+    block.return
+  }
+  return %o : tensor<8x64xbf16>
+}

@@ -118,12 +118,10 @@ LogicalResult LoadOp::verify() {
   if (!custom || !custom.isInputArgument(getSource()))
     return emitOpError("must load from an input of the enclosing "
                        "kernel.custom (one of its region arguments %in...)");
+  // The tile's element type may differ from the input's: the load converts
+  // (a mixed-precision program's cast, fused into the kernel).
   auto source = cast<RankedTensorType>(getSource().getType());
   auto tile = cast<RankedTensorType>(getTile().getType());
-  if (source.getElementType() != tile.getElementType())
-    return emitOpError("tile element type ")
-           << tile.getElementType() << " differs from the input's "
-           << source.getElementType();
   auto loop = cast<ForLoopOp>((*this)->getParentOp());
   ShapeOrError expected = inputTileShape(
       source.getShape(), getImap().getGridToTensorDims(), gridOf(*this),
@@ -148,12 +146,10 @@ LogicalResult StoreOp::verify() {
   if (!custom.isOutputArgument(getDest()))
     return emitOpError("must store into an output of the enclosing "
                        "kernel.custom (one of its region arguments %out...)");
+  // The output's element type may differ from the tile's: the store
+  // converts.
   auto tile = cast<RankedTensorType>(getTile().getType());
   auto dest = cast<RankedTensorType>(getDest().getType());
-  if (tile.getElementType() != dest.getElementType())
-    return emitOpError("tile element type ")
-           << tile.getElementType() << " differs from the output's "
-           << dest.getElementType();
   std::string error =
       checkOutputCoverage(tile.getShape(), dest.getShape(),
                           getOmap().getGridToTensorDims(), gridOf(*this));

@@ -63,7 +63,10 @@ def Block_LoadOp : Block_Op<"load", [Pure, HasParent<"ForLoopOp">]> {
     across the grid; `fmap`, when present, names the tensor dim that the
     for-loop's iterations split; without it every iteration loads the same
     tile. The result shape is the source shape divided accordingly, and the
-    divisions must be exact.
+    divisions must be exact. A tile of another element type than the input
+    converts each element as it loads it (f16 or bf16 to f32 exactly, f32 to
+    f16 or bf16 rounded to nearest even): a `kernel.convert` of a
+    mixed-precision program, fused into the kernel that reads it.
 
     ```mlir
     // A 4096x6144 weight on a grid of 96 blocks along x and a 64-iteration
@@ -90,7 +93,9 @@ def Block_StoreOp : Block_Op<"store", [
     thread block: `omap` places the tile along each grid dim. Every grid dim
     with more than one block must be mapped (blocks never write the same
     elements), and the tiles of all blocks must cover the output exactly.
-    Each output is stored exactly once, after the for-loop.
+    Each output is stored exactly once, after the for-loop. An output of
+    another element type than the tile converts each element as it stores it
+    (a `kernel.convert` of the kernel's result, fused).
 
     ```mlir
     block.store %y, %out0 omap <x = 1> : tensor<8x64xf16> into tensor<8x6144xf16>
