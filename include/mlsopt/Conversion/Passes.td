@@ -58,10 +58,16 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       broadcast's input with size-1 dims in place of the added ones (a
       `tensor.expand_shape`; none for leading dims) when numpy broadcasting
       then gives the same result shape, and the broadcast goes once nothing
-      else reads it.
+      else reads it;
+    - a contraction whose right operand is a `linalg.broadcast` that adds the
+      leading (batch) dims of the left operand and the result (torch-mlir's
+      `torch.matmul` of a `[b, m, k]` batch by a `[k, n]` weight) reads the
+      weight itself, through a map without those dims: one matmul of the
+      flattened rows, no copy of the weight.
 
     Everything else stays as it is: convolutions, `linalg.broadcast` read by
-    anything else (a matmul, a reduction, a unary op, an op that stays, a
+    anything else (a left matmul operand, which the matmul reads as a
+    batched operand, a reduction, a unary op, an op that stays, a
     binary op whose other operand is also size 1 there), bodies with
     `linalg.index` or other ops, reductions over several dims or with a
     non-identity init, dynamic shapes, integer and f64 types, linalg on

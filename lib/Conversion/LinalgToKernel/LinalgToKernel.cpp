@@ -1506,6 +1506,7 @@ void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
                ReshapedOperandToSource<kernel::DivOp>, ElementwiseBeforeReshape,
                DecomposeSoftmax>(patterns.getContext());
   populateMixedPrecisionPatterns(patterns);
+  populateBroadcastOperandPatterns(patterns);
 }
 
 //===----------------------------------------------------------------------===//

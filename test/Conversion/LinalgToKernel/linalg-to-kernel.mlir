@@ -1344,6 +1344,33 @@ func.func @dynamic_shapes_stay(%a: tensor<?x64xf32>, %b: tensor<64x96xf32>, %c: 
 
 // -----
 
+// torch.matmul of a batch by a weight, as torch-mlir writes it: the weight
+// broadcast over the batch, then batch_matmul. The matmul reads the weight
+// itself, one matmul of the flattened rows; the broadcast goes. A broadcast
+// left operand is read as a batched operand, as before.
+// CHECK-LABEL: func.func @batch_times_broadcast_weight
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<4x64x256xf16>, %[[W:[a-zA-Z0-9_]+]]: tensor<256x512xf16>, %[[Y:[a-zA-Z0-9_]+]]: tensor<64x256xf16>, %[[V:[a-zA-Z0-9_]+]]: tensor<4x256x512xf16>)
+// CHECK: %[[R:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : tensor<4x64x256xf16> into tensor<256x256xf16>
+// CHECK-NEXT: %[[M:.*]] = kernel.matmul %[[R]], %[[W]] : tensor<256x256xf16>, tensor<256x512xf16>
+// CHECK-NEXT: %[[O:.*]] = tensor.expand_shape %[[M]]
+// CHECK: %[[B:.*]] = linalg.broadcast ins(%[[Y]]
+// CHECK-NEXT: %[[N:.*]] = kernel.matmul %[[B]], %[[V]] : tensor<4x64x256xf16>, tensor<4x256x512xf16>
+// CHECK-NEXT: return %[[O]], %[[N]]
+func.func @batch_times_broadcast_weight(%x: tensor<4x64x256xf16>, %w: tensor<256x512xf16>, %y: tensor<64x256xf16>, %v: tensor<4x256x512xf16>) -> (tensor<4x64x512xf16>, tensor<4x64x512xf16>) {
+  %zero = arith.constant 0.0 : f16
+  %eb = tensor.empty() : tensor<4x256x512xf16>
+  %wb = linalg.broadcast ins(%w : tensor<256x512xf16>) outs(%eb : tensor<4x256x512xf16>) dimensions = [0]
+  %e0 = tensor.empty() : tensor<4x64x512xf16>
+  %z0 = linalg.fill ins(%zero : f16) outs(%e0 : tensor<4x64x512xf16>) -> tensor<4x64x512xf16>
+  %o = linalg.batch_matmul ins(%x, %wb : tensor<4x64x256xf16>, tensor<4x256x512xf16>) outs(%z0 : tensor<4x64x512xf16>) -> tensor<4x64x512xf16>
+  %ey = tensor.empty() : tensor<4x64x256xf16>
+  %yb = linalg.broadcast ins(%y : tensor<64x256xf16>) outs(%ey : tensor<4x64x256xf16>) dimensions = [0]
+  %n = linalg.batch_matmul ins(%yb, %v : tensor<4x64x256xf16>, tensor<4x256x512xf16>) outs(%z0 : tensor<4x64x512xf16>) -> tensor<4x64x512xf16>
+  return %o, %n : tensor<4x64x512xf16>, tensor<4x64x512xf16>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @i32_stays
 // CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xi32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<8x64xi32>, %[[W:[a-zA-Z0-9_]+]]: tensor<64x8xi32>)
 // CHECK-NOT: kernel.

@@ -460,6 +460,30 @@ func.func @wave(%rows: index, %cols: index, %phase: f32) -> tensor<?x?xf32> {
   return %x : tensor<?x?xf32>
 }
 
+// batch_weight
+// CHECK: sizes = {{\[}}6, 5] strides = {{.*}} data =
+// CHECK-NEXT: {{\[}}{{\[}}{{-0\.7381[0-9]*}}, {{-1\.760[0-9]*}}, {{-1\.931[0-9]*}}, {{-1\.169[0-9]*}}, {{0\.1578[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{0\.7240[0-9]*}}, {{0\.00393[0-9]*}}, {{-0\.7180[0-9]*}}, {{-1\.093[0-9]*}}, {{-0\.9397[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{1\.026[0-9]*}}, {{1\.761[0-9]*}}, {{1\.645[0-9]*}}, {{0\.7333[0-9]*}}, {{-0\.5327[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{-0\.3143[0-9]*}}, {{0\.6988[0-9]*}}, {{1\.374[0-9]*}}, {{1\.385[0-9]*}}, {{0\.7272[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{-1\.152[0-9]*}}, {{-1\.482[0-9]*}}, {{-1\.096[0-9]*}}, {{-0\.1806[0-9]*}}, {{0\.8228[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{-0\.1453[0-9]*}}, {{-1\.290[0-9]*}}, {{-1\.811[0-9]*}}, {{-1\.457[0-9]*}}, {{-0\.3990[0-9]*}}]]
+
+// KERNEL-LABEL: func.func @batch_weight
+// KERNEL-NOT: linalg.
+// KERNEL: kernel.matmul %{{.*}}, %{{.*}} : tensor<6x4xf32>, tensor<4x5xf32>
+// KERNEL-NOT: linalg.
+// KERNEL: return
+func.func @batch_weight(%x: tensor<2x3x4xf32>, %w: tensor<4x5xf32>) -> tensor<2x3x5xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %eb = tensor.empty() : tensor<2x4x5xf32>
+  %wb = linalg.broadcast ins(%w : tensor<4x5xf32>) outs(%eb : tensor<2x4x5xf32>) dimensions = [0]
+  %e = tensor.empty() : tensor<2x3x5xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  %o = linalg.batch_matmul ins(%x, %wb : tensor<2x3x4xf32>, tensor<2x4x5xf32>) outs(%z : tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  return %o : tensor<2x3x5xf32>
+}
+
 func.func @in2(%rows: index, %cols: index, %phase: f32) -> tensor<?x?xf32> {
   %x = call @wave(%rows, %cols, %phase) : (index, index, f32) -> tensor<?x?xf32>
   return %x : tensor<?x?xf32>
@@ -612,5 +636,16 @@ func.func @main() {
   %ish32 = linalg.map { arith.extf } ins(%ish : tensor<3x5xf16>) outs(%ishe : tensor<3x5xf32>)
   %ish0 = tensor.cast %ish32 : tensor<3x5xf32> to tensor<?x?xf32>
   call @print(%ish0) : (tensor<?x?xf32>) -> ()
+
+  // batch_weight (torch.matmul of a batch by a broadcast weight)
+  %bx0 = call @in2(%c6, %c4, %p2) : (index, index, f32) -> tensor<?x?xf32>
+  %bx64 = tensor.cast %bx0 : tensor<?x?xf32> to tensor<6x4xf32>
+  %bx = tensor.expand_shape %bx64 [[0, 1], [2]] output_shape [2, 3, 4] : tensor<6x4xf32> into tensor<2x3x4xf32>
+  %bw0 = call @in2(%c4, %c5, %p3) : (index, index, f32) -> tensor<?x?xf32>
+  %bw = tensor.cast %bw0 : tensor<?x?xf32> to tensor<4x5xf32>
+  %bo = call @batch_weight(%bx, %bw) : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
+  %bo65 = tensor.collapse_shape %bo [[0, 1], [2]] : tensor<2x3x5xf32> into tensor<6x5xf32>
+  %bo0 = tensor.cast %bo65 : tensor<6x5xf32> to tensor<?x?xf32>
+  call @print(%bo0) : (tensor<?x?xf32>) -> ()
   return
 }

@@ -15,6 +15,12 @@ void populateLinalgToKernelPatterns(mlir::RewritePatternSet &patterns);
 /// populateLinalgToKernelPatterns, at a lower benefit than the imports).
 void populateMixedPrecisionPatterns(mlir::RewritePatternSet &patterns);
 
+/// Adds the pattern that makes a contraction read the input of a
+/// linalg.broadcast operand directly, through a map without the added dims
+/// (torch-mlir's torch.matmul of a batch by a weight). Part of
+/// populateLinalgToKernelPatterns.
+void populateBroadcastOperandPatterns(mlir::RewritePatternSet &patterns);
+
 } // namespace mlsopt
 
 #endif // MLSOPT_CONVERSION_LINALGTOKERNEL_LINALGTOKERNEL_H
