@@ -557,7 +557,8 @@ void SuperoptimizePass::runOnOperation() {
       FailureOr<KernelCost> cost = estimate(func);
       InFlightDiagnostic remark = emitRemark(func.getLoc());
       remark << "superoptimize: computed " << before - after
-             << " elementwise kernel ops or transposes inside the custom "
+             << " elementwise kernel ops, transposes or conversions inside the "
+                "custom "
                 "kernels that produce their operands or read their results; @"
              << func.getName() << " launches " << after << " kernels";
       if (succeeded(cost))
