@@ -287,6 +287,9 @@ class KernelGraph:
         """x / sqrt(mean(x^2) + eps) over the trailing `normalized_shape`,
         which is the last dim: kernel.rms_norm normalizes over one dim."""
         self._check(A)
+        # An int is one trailing dim, as torch.nn.functional.rms_norm takes.
+        if isinstance(normalized_shape, (int, np.integer)):
+            normalized_shape = (normalized_shape,)
         normalized_shape = tuple(int(d) for d in normalized_shape)
         if normalized_shape != A.dims[-1:]:
             raise ValueError(
@@ -345,6 +348,15 @@ class KernelGraph:
 
     def __str__(self):
         return self.mlir()
+
+    def get_owner_independent_hash(self):
+        """A hash of the graph's structure (Mirage's name): the same for
+        graphs built the same way, whichever KernelGraph object holds them;
+        a 64-bit int taken from the SHA-256 of the module's text (which
+        names values by position, not by the objects that made them)."""
+        import hashlib
+        digest = hashlib.sha256(self.mlir().encode()).hexdigest()
+        return int(digest[:16], 16)
 
     def cost(self, target=None, latency=False):
         """The cost model's estimate (docs/cost-model.md) on `target`

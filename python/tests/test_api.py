@@ -418,3 +418,19 @@ def test_mirage_global_config():
     config.gpu_device_id = 0
     config.bypass_compile_errors = True  # accepted, and ignored
     config.bypass_compile_errors = False
+
+
+def test_owner_independent_hash_and_int_normalized_shape():
+    def build(dim, normalized_shape):
+        graph = mi.new_kernel_graph()
+        X = graph.new_input(dims=(8, dim), dtype=mi.float16)
+        graph.mark_output(graph.rms_norm(X, normalized_shape=normalized_shape))
+        return graph
+    # An int normalized_shape is the last dim, as torch takes it.
+    a, b = build(64, 64), build(64, (64,))
+    assert a.get_owner_independent_hash() == b.get_owner_independent_hash()
+    assert isinstance(a.get_owner_independent_hash(), int)
+    assert (build(32, 32).get_owner_independent_hash()
+            != a.get_owner_independent_hash())
+    with pytest.raises(ValueError, match="normalizes over the last dim"):
+        build(64, 8)
