@@ -38,6 +38,7 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       idioms `x * x`, `max(x, 0)`, `1 / (1 + exp(-x))`, `x * sigmoid(x)`,
       the erf form of gelu and `1 / sqrt(x)` (constant exactly 1, computed in
       f32) become `square`, `relu`, `sigmoid`, `silu`, `gelu` and `rsqrt`,
+      `math.absf` becomes `relu(x) + relu(-x)` (exact; there is no abs op),
       and `x / (1 + exp(-x))` computed in f32 on f16/bf16 values `silu`;
       f16/bf16 bodies that extend to f32, compute one op and truncate become
       that op;

@@ -813,6 +813,15 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
               [&](math::RsqrtOp) { return unary(buildUnary<kernel::RsqrtOp>); })
           .Case([&](math::TanhOp) { return unary(buildUnary<kernel::TanhOp>); })
           .Case([&](math::ErfOp) { return unary(buildUnary<kernel::ErfOp>); })
+          .Case([&](math::AbsFOp) {
+            // |x| == relu(x) + relu(-x) exactly: the negation is exact, and
+            // one of the two terms is a zero. (No abs kernel op: Mirage has
+            // none either.)
+            unsigned positive = unary(buildUnary<kernel::ReluOp>);
+            unsigned negated = addStep(buildUnary<kernel::NegOp>, tensors[0]);
+            unsigned negative = addStep(buildUnary<kernel::ReluOp>, negated);
+            return addBinary(buildBinary<kernel::AddOp>, positive, negative);
+          })
           .Case([&](arith::AddFOp) {
             if (constant)
               return addStep(buildScalar<kernel::AddScalarOp>, tensors[0],

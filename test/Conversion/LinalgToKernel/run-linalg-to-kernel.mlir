@@ -469,6 +469,31 @@ func.func @wave(%rows: index, %cols: index, %phase: f32) -> tensor<?x?xf32> {
 // CHECK-NEXT: {{\[}}{{-1\.152[0-9]*}}, {{-1\.482[0-9]*}}, {{-1\.096[0-9]*}}, {{-0\.1806[0-9]*}}, {{0\.8228[0-9]*}}],
 // CHECK-NEXT: {{\[}}{{-0\.1453[0-9]*}}, {{-1\.290[0-9]*}}, {{-1\.811[0-9]*}}, {{-1\.457[0-9]*}}, {{-0\.3990[0-9]*}}]]
 
+// abs_diff
+// CHECK: sizes = {{\[}}2, 3] strides = {{.*}} data =
+// CHECK-NEXT: {{\[}}{{\[}}{{1\.598[0-9]*}}, {{1\.990[0-9]*}}, {{1\.420[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{1\.488[0-9]*}}, {{0\.2633[0-9]*}}, {{1\.089[0-9]*}}]]
+
+// KERNEL-LABEL: func.func @abs_diff
+// KERNEL-NOT: linalg.
+// KERNEL: kernel.relu
+// KERNEL: kernel.neg
+// KERNEL: kernel.relu
+// KERNEL: kernel.add
+// KERNEL-NOT: linalg.
+// KERNEL: return
+func.func @abs_diff(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %e = tensor.empty() : tensor<2x3xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<2x3xf32>, tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    %m = math.absf %d : f32
+    linalg.yield %m : f32
+  } -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
 // KERNEL-LABEL: func.func @batch_weight
 // KERNEL-NOT: linalg.
 // KERNEL: kernel.matmul %{{.*}}, %{{.*}} : tensor<6x4xf32>, tensor<4x5xf32>
@@ -647,5 +672,14 @@ func.func @main() {
   %bo65 = tensor.collapse_shape %bo [[0, 1], [2]] : tensor<2x3x5xf32> into tensor<6x5xf32>
   %bo0 = tensor.cast %bo65 : tensor<6x5xf32> to tensor<?x?xf32>
   call @print(%bo0) : (tensor<?x?xf32>) -> ()
+
+  // abs_diff (torch.abs(x - y))
+  %ax0 = call @in2(%c2, %c3, %p1) : (index, index, f32) -> tensor<?x?xf32>
+  %ax = tensor.cast %ax0 : tensor<?x?xf32> to tensor<2x3xf32>
+  %ay0 = call @in2(%c2, %c3, %p4) : (index, index, f32) -> tensor<?x?xf32>
+  %ay = tensor.cast %ay0 : tensor<?x?xf32> to tensor<2x3xf32>
+  %ad = call @abs_diff(%ax, %ay) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %ad0 = tensor.cast %ad : tensor<2x3xf32> to tensor<?x?xf32>
+  call @print(%ad0) : (tensor<?x?xf32>) -> ()
   return
 }
