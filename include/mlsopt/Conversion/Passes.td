@@ -64,7 +64,10 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       leading (batch) dims of the left operand and the result (torch-mlir's
       `torch.matmul` of a `[b, m, k]` batch by a `[k, n]` weight) reads the
       weight itself, through a map without those dims: one matmul of the
-      flattened rows, no copy of the weight.
+      flattened rows, no copy of the weight; a binary op that reads the
+      rows expanded back with an operand constant along them (a bias), and
+      the conversions on either side, move next to that matmul, so the
+      search sees them together.
 
     Everything else stays as it is: convolutions, `linalg.broadcast` read by
     anything else (a left matmul operand, which the matmul reads as a

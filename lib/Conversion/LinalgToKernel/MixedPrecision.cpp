@@ -320,9 +320,16 @@ struct NarrowAccumulation : public OpRewritePattern<kernel::ConvertOp> {
   }
 };
 
-/// A conversion of a reshape (an imported reduction's result in the rank
-/// linalg gave it) converts the reshaped tensor instead, so that the
-/// conversion meets the op that computes it.
+/// True if `value` is computed by a kernel op other than a conversion.
+bool isKernelComputed(Value value) {
+  Operation *def = value.getDefiningOp();
+  return def && isa_and_nonnull<kernel::KernelDialect>(def->getDialect()) &&
+         !isa<kernel::ConvertOp>(def);
+}
+
+/// A conversion of a reshape of a kernel op's result (an imported
+/// reduction's result in the rank linalg gave it) converts the reshaped
+/// tensor instead, so that the conversion meets the op that computes it.
 struct ConvertBeforeReshape : public OpRewritePattern<kernel::ConvertOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -331,8 +338,9 @@ struct ConvertBeforeReshape : public OpRewritePattern<kernel::ConvertOp> {
     Operation *reshape = convert.getInput().getDefiningOp();
     if (!isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
             reshape) ||
-        !reshape->hasOneUse())
-      return rewriter.notifyMatchFailure(convert, "does not convert a reshape");
+        !reshape->hasOneUse() || !isKernelComputed(reshape->getOperand(0)))
+      return rewriter.notifyMatchFailure(convert, "does not convert a reshape "
+                                                  "of a kernel op's result");
     Type narrow = convert.getType().getElementType();
     auto source = cast<RankedTensorType>(reshape->getOperand(0).getType());
     Value converted =
@@ -346,9 +354,42 @@ struct ConvertBeforeReshape : public OpRewritePattern<kernel::ConvertOp> {
   }
 };
 
+/// A reshape of a conversion of a value no kernel op computes (a function
+/// argument whose rows a flattened-rows matmul reads) reshapes first and
+/// converts after, so that the conversion meets the op that reads it.
+/// (ConvertBeforeReshape takes the other side: the two never apply to the
+/// same conversion.)
+struct ConvertAfterReshape : public RewritePattern {
+  ConvertAfterReshape(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  LogicalResult matchAndRewrite(Operation *reshape,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(reshape))
+      return rewriter.notifyMatchFailure(reshape, "not a reshape");
+    auto convert = reshape->getOperand(0).getDefiningOp<kernel::ConvertOp>();
+    if (!convert || !convert->hasOneUse() ||
+        isKernelComputed(convert.getInput()))
+      return rewriter.notifyMatchFailure(
+          reshape, "does not reshape a conversion of an input");
+    auto resultType = cast<RankedTensorType>(reshape->getResult(0).getType());
+    Type narrow = convert.getInput().getType().getElementType();
+    rewriter.setInsertionPoint(reshape);
+    Operation *moved = rewriter.clone(*reshape);
+    rewriter.modifyOpInPlace(moved, [&] {
+      moved->setOperand(0, convert.getInput());
+      moved->getResult(0).setType(resultType.clone(narrow));
+    });
+    rewriter.replaceOpWithNewOp<kernel::ConvertOp>(reshape, resultType,
+                                                   moved->getResult(0));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlsopt::populateMixedPrecisionPatterns(RewritePatternSet &patterns) {
   patterns.add<GeneralizeMixedNamedOp, ConvertCastInput, OutlineTruncation,
-               NarrowAccumulation, ConvertBeforeReshape>(patterns.getContext());
+               NarrowAccumulation, ConvertBeforeReshape, ConvertAfterReshape>(
+      patterns.getContext());
 }

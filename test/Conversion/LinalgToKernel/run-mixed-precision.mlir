@@ -20,14 +20,20 @@
 // The second run tests the conversion only if the programs were converted.
 // RUN: mlsopt-opt %s --convert-linalg-to-kernel | FileCheck %s --check-prefix=KERNEL
 
-// Softmax of each row (f16), the bf16 RMSNorm times its gain, and the
-// f16 matmul plus bias, all printed in f32.
+// Softmax of each row (f16), the bf16 RMSNorm times its gain, the f16
+// matmul plus bias, and the same batched by a broadcast weight, all printed
+// in f32.
 // CHECK: [0.144043,   0.0250397,   0.645996,   0.185059],
 // CHECK-NEXT: [0.763672,   0.17041,   0.023056,   0.0430603]]
 // CHECK: [0.59375,   -0.742188,   -3.17188,   0.667969],
 // CHECK-NEXT: [2.65625,   0.664062,   0.589844,   0.0830078]]
 // CHECK: [-0.399902,   3.48828,   0.706055],
 // CHECK-NEXT: [3.84961,   2.48828,   -3.55859]]
+// The batched matmul: its first batch is the 2-D matmul's input again.
+// CHECK: [-0.399902,   3.48828,   0.706055],
+// CHECK-NEXT: [3.84961,   2.48828,   -3.55859]]
+// CHECK: [3.47461,   -5.51172,   2.36328],
+// CHECK-NEXT: [-1.30664,   5.11328,   -1.3877]]
 
 #id = affine_map<(i, j) -> (i, j)>
 #row = affine_map<(i, j) -> (i)>
@@ -155,6 +161,41 @@ func.func @matmul_f16_f32(%a: tensor<2x4xf16>, %b: tensor<4x3xf16>, %bias: tenso
   return %o : tensor<2x3xf16>
 }
 
+// torch.matmul of an f16 batch by an f16 weight into f32 (the weight
+// broadcast over the batch), an f32 bias, then truncated: one matmul of the
+// flattened rows, with the bias added and the result converted before the
+// rows are split again, and the batch's conversion after its flattening, so
+// that the search gets the matmul, the bias and both conversions together.
+// KERNEL-LABEL: func.func @batch_matmul_bias
+// KERNEL-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<2x2x4xf16>, %[[W:[a-zA-Z0-9_]+]]: tensor<4x3xf16>, %[[B:[a-zA-Z0-9_]+]]: tensor<3xf32>)
+// KERNEL-NOT: linalg.
+// KERNEL-DAG: %[[WW:.*]] = kernel.convert %[[W]] : tensor<4x3xf16> to tensor<4x3xf32>
+// KERNEL-DAG: %[[R:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : tensor<2x2x4xf16> into tensor<4x4xf16>
+// KERNEL-DAG: %[[RW:.*]] = kernel.convert %[[R]] : tensor<4x4xf16> to tensor<4x4xf32>
+// KERNEL: %[[M:.*]] = kernel.matmul %[[RW]], %[[WW]] : tensor<4x4xf32>, tensor<4x3xf32>
+// KERNEL-NEXT: %[[S:.*]] = kernel.add %[[M]], %[[B]] : tensor<4x3xf32>, tensor<3xf32>
+// KERNEL-NEXT: %[[N:.*]] = kernel.convert %[[S]] : tensor<4x3xf32> to tensor<4x3xf16>
+// KERNEL-NEXT: %[[O:.*]] = tensor.expand_shape %[[N]] {{\[}}[0, 1], [2]]
+// KERNEL-NEXT: return %[[O]]
+func.func @batch_matmul_bias(%x: tensor<2x2x4xf16>, %w: tensor<4x3xf16>, %bias: tensor<3xf32>) -> tensor<2x2x3xf16> {
+  %zero = arith.constant 0.0 : f32
+  %ew = tensor.empty() : tensor<2x4x3xf16>
+  %wb = linalg.broadcast ins(%w : tensor<4x3xf16>) outs(%ew : tensor<2x4x3xf16>) dimensions = [0]
+  %e = tensor.empty() : tensor<2x2x3xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x2x3xf32>) -> tensor<2x2x3xf32>
+  %m = linalg.batch_matmul ins(%x, %wb : tensor<2x2x4xf16>, tensor<2x4x3xf16>) outs(%z : tensor<2x2x3xf32>) -> tensor<2x2x3xf32>
+  %bb = linalg.broadcast ins(%bias : tensor<3xf32>) outs(%e : tensor<2x2x3xf32>) dimensions = [0, 1]
+  %s = linalg.add ins(%m, %bb : tensor<2x2x3xf32>, tensor<2x2x3xf32>) outs(%e : tensor<2x2x3xf32>) -> tensor<2x2x3xf32>
+  %eh = tensor.empty() : tensor<2x2x3xf16>
+  %t = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x2x3xf32>) outs(%eh : tensor<2x2x3xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %r = arith.truncf %a : f32 to f16
+    linalg.yield %r : f16
+  } -> tensor<2x2x3xf16>
+  return %t : tensor<2x2x3xf16>
+}
+
 func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}
 
 // Prints a 16-bit result in f32 (exactly).
@@ -214,5 +255,14 @@ func.func @main() {
   %bias = arith.constant dense<[0.1, -0.2, 0.3]> : tensor<3xf32>
   %mm = call @matmul_f16_f32(%x, %b, %bias) : (tensor<2x4xf16>, tensor<4x3xf16>, tensor<3xf32>) -> tensor<2x3xf16>
   call @print_2x3_f16(%mm) : (tensor<2x3xf16>) -> ()
+
+  %bx = arith.constant dense<[[[0.5, -1.25, 2.0, 0.75], [3.0, 1.5, -0.5, 0.125]], [[-0.75, 0.25, 1.0, -2.0], [1.25, -0.5, 0.375, 1.5]]]> : tensor<2x2x4xf16>
+  %bw = arith.constant dense<[[0.5, 1.0, -1.5], [2.0, -0.25, 0.75], [1.25, 0.5, 1.0], [-1.0, 2.5, 0.125]]> : tensor<4x3xf16>
+  %bm = call @batch_matmul_bias(%bx, %bw, %bias) : (tensor<2x2x4xf16>, tensor<4x3xf16>, tensor<3xf32>) -> tensor<2x2x3xf16>
+  %bm2 = tensor.collapse_shape %bm [[0, 1], [2]] : tensor<2x2x3xf16> into tensor<4x3xf16>
+  %bm3 = tensor.extract_slice %bm2[0, 0] [2, 3] [1, 1] : tensor<4x3xf16> to tensor<2x3xf16>
+  %bm4 = tensor.extract_slice %bm2[2, 0] [2, 3] [1, 1] : tensor<4x3xf16> to tensor<2x3xf16>
+  call @print_2x3_f16(%bm3) : (tensor<2x3xf16>) -> ()
+  call @print_2x3_f16(%bm4) : (tensor<2x3xf16>) -> ()
   return
 }
