@@ -16,7 +16,10 @@
 //   payload becomes a generic that computes that value in f32, a
 //   `kernel.convert` of it, and an input that reads the result;
 // - a matmul or reduction of extended values, rounded back, is the kernel op
-//   on the narrow values (which accumulates in f32 and rounds once).
+//   on the narrow values (which accumulates in f32 and rounds once);
+// - conversions move across reshapes towards the kernel op they meet: after
+//   the op that computes their operand, before the op that reads their
+//   result (a flattened-rows matmul's), so the search sees them together.
 //
 // The patterns have a lower benefit than the import's, so an f16 payload
 // that extends, computes one op and truncates (one kernel op, rounded once)
