@@ -47,7 +47,7 @@ CACHED = re.compile(
 # that replace the sums of the subprograms' (one function per case; the
 # subprograms leave transposes out).
 EPILOGUES = re.compile(
-    r"remark: superoptimize: computed \d+ elementwise kernel ops .* launches "
+    r"remark: superoptimize: computed \d+ elementwise kernel ops.* launches "
     r"\d+ kernels \((?P<after>[\d.]+) us\)"
     r"(?:, \d+ before \((?P<before>[\d.]+) us\))?")
 
