@@ -193,6 +193,24 @@ Value mlsopt::buildScalarExtension(OpBuilder &b, Location loc, Value value,
   return arith::ExtFOp::create(b, loc, type, value);
 }
 
+Value mlsopt::buildFloatConversion(OpBuilder &b, Location loc, Value x,
+                                   Type to) {
+  if (x.getType() == to)
+    return x;
+  auto widthOf = [](Type type) {
+    return getElementTypeOrSelf(type).getIntOrFloatBitWidth();
+  };
+  if (widthOf(x.getType()) == widthOf(to)) {
+    Type f32 = b.getF32Type();
+    if (auto vector = dyn_cast<VectorType>(to))
+      f32 = vector.clone(f32);
+    x = arith::ExtFOp::create(b, loc, f32, x);
+  }
+  if (widthOf(to) > widthOf(x.getType()))
+    return arith::ExtFOp::create(b, loc, to, x);
+  return arith::TruncFOp::create(b, loc, to, x);
+}
+
 Value mlsopt::buildFilledTensor(OpBuilder &b, Location loc,
                                 ArrayRef<int64_t> shape, Type elementType,
                                 double value) {
@@ -211,9 +229,7 @@ Value mlsopt::buildElementCast(OpBuilder &b, Location loc, Value tensor,
     return tensor;
   return buildElementwiseGeneric(
       b, loc, type.clone(elementType), tensor,
-      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        if (elementType.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth())
-          return arith::ExtFOp::create(nb, l, elementType, args[0]);
-        return arith::TruncFOp::create(nb, l, elementType, args[0]);
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        return buildFloatConversion(nb, l, args[0], elementType);
       });
 }

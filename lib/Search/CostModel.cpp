@@ -383,22 +383,16 @@ WalkResult BlockGraphWork::add(Operation *op) {
       if (load.getImap().getTensorDim(g))
         distinctTiles *= static_cast<double>(grid.getSize(g));
     // A converting load reads the input's element type from memory.
-    double perBlock =
-        numBytes(cast<RankedTensorType>(load.getType())
-                     .clone(cast<RankedTensorType>(load.getSource().getType())
-                                .getElementType())) *
-        (load.getFmap().has_value() ? iterations : 1);
+    double perBlock = numBytesAs(load.getType(), load.getSource().getType()) *
+                      (load.getFmap().has_value() ? iterations : 1);
     bytes += perBlock * distinctTiles;
     loadedBytes += perBlock * blocks;
     return WalkResult::advance();
   }
   if (auto store = dyn_cast<block::StoreOp>(op)) {
     // Every block writes its own tile, in the output's element type.
-    bytes +=
-        numBytes(cast<RankedTensorType>(store.getTile().getType())
-                     .clone(cast<RankedTensorType>(store.getDest().getType())
-                                .getElementType())) *
-        blocks;
+    bytes += numBytesAs(store.getTile().getType(), store.getDest().getType()) *
+             blocks;
     return WalkResult::advance();
   }
   if (auto graph = dyn_cast<thread::GraphOp>(op)) {

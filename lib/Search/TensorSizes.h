@@ -26,11 +26,15 @@ inline double numElements(mlir::Type type) {
   return n;
 }
 
-/// Bytes of a statically shaped type, whole bytes per element.
-inline double numBytes(mlir::Type type) {
-  auto shaped = mlir::cast<mlir::ShapedType>(type);
+/// Bytes of the elements of `type` stored as elements of `storage` (a tile
+/// that a load or store converts from or to its tensor's element type).
+inline double numBytesAs(mlir::Type type, mlir::Type storage) {
+  auto shaped = mlir::cast<mlir::ShapedType>(storage);
   return numElements(type) * std::ceil(shaped.getElementTypeBitWidth() / 8.0);
 }
+
+/// Bytes of a statically shaped type, whole bytes per element.
+inline double numBytes(mlir::Type type) { return numBytesAs(type, type); }
 
 } // namespace mlsopt::search
 

@@ -62,6 +62,13 @@ mlir::Type getAccumulatorElementType(mlir::Type elementType);
 mlir::Value buildScalarExtension(mlir::OpBuilder &b, mlir::Location loc,
                                  mlir::Value value, mlir::Type type);
 
+/// `x` (a float, or a vector of floats) in the float type `to` (or the vector
+/// type of x's shape with that element type): extended exactly or rounded to
+/// nearest even; f16 <-> bf16 through f32, which holds both. `x` itself when
+/// the types are equal.
+mlir::Value buildFloatConversion(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value x, mlir::Type to);
+
 /// A tensor of `shape` and `elementType` with every element `value`
 /// (tensor.empty + linalg.fill).
 mlir::Value buildFilledTensor(mlir::OpBuilder &b, mlir::Location loc,
@@ -69,7 +76,7 @@ mlir::Value buildFilledTensor(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::Type elementType, double value);
 
 /// Converts every element of the float tensor `tensor` to `elementType`
-/// (extf or truncf); returns `tensor` when it already has that type.
+/// (buildFloatConversion); returns `tensor` when it already has that type.
 mlir::Value buildElementCast(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Value tensor, mlir::Type elementType);
 

@@ -74,13 +74,6 @@ inline mlir::Type elementTypeOf(mlir::Value v) {
   return llvm::cast<mlir::ShapedType>(v.getType()).getElementType();
 }
 
-/// `x` (a float or a vector of floats) in the float type of `to` (a float
-/// type, or a vector type of x's shape): extended exactly or rounded to
-/// nearest even; f16 <-> bf16 through f32, which holds both. `x` itself when
-/// the types are equal.
-mlir::Value convertFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
-                         mlir::Type to);
-
 /// Splits the linear index `linear` into indices of `shape` (row-major).
 llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b,
                                            mlir::Location loc,

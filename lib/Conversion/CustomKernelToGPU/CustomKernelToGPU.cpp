@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlockGraphToGPU.h"
+#include "mlsopt/Conversion/ElementwiseMath.h"
 
 #include "mlsopt/Conversion/CustomKernelToGPU/CustomKernelToGPU.h"
 #include "mlsopt/Conversion/Passes.h"
@@ -89,7 +90,7 @@ void emitCopyKernel(Operation *op, gpu::GPUFuncOp func) {
     for (auto [i, p] : llvm::enumerate(transpose.getPermutation()))
       from[p] = at[i];
   Value element = memref::LoadOp::create(b, loc, func.getArgument(0), from);
-  element = convertFloat(b, loc, element, type.getElementType());
+  element = buildFloatConversion(b, loc, element, type.getElementType());
   memref::StoreOp::create(b, loc, element, func.getArgument(1), at);
   b.setInsertionPointToEnd(&func.getBody().front());
   gpu::ReturnOp::create(b, loc);

@@ -25,24 +25,6 @@ using namespace mlsopt::gpu_codegen;
 // are read at indices other threads store to, and those never share the
 // result's bytes. An operand shared in place is never swizzled: swizzled
 // tiles are read by tensor cores only.
-Value mlsopt::gpu_codegen::convertFloat(OpBuilder &b, Location loc, Value x,
-                                        Type to) {
-  if (x.getType() == to)
-    return x;
-  auto widthOf = [](Type type) {
-    return getElementTypeOrSelf(type).getIntOrFloatBitWidth();
-  };
-  if (widthOf(x.getType()) == widthOf(to)) {
-    Type f32 = b.getF32Type();
-    if (auto vector = dyn_cast<VectorType>(to))
-      f32 = vector.clone(f32);
-    x = arith::ExtFOp::create(b, loc, f32, x);
-  }
-  if (widthOf(to) > widthOf(x.getType()))
-    return arith::ExtFOp::create(b, loc, to, x);
-  return arith::TruncFOp::create(b, loc, to, x);
-}
-
 void BlockGraphToGPU::assertInPlaceOperandsUnswizzled(Operation &op) {
   for (Value result : op.getResults()) {
     const block::SharedBuffer *buffer = plan.lookup(result);

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlockGraphToGPU.h"
+#include "mlsopt/Conversion/ElementwiseMath.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -94,7 +95,7 @@ void BlockGraphToGPU::copyTileAsync(
     forEachElement(tile, [&](ValueRange idx) {
       Value v =
           memref::LoadOp::create(b, loc, global, addOffsets(idx, offsets));
-      v = convertFloat(b, loc, v, elementType);
+      v = buildFloatConversion(b, loc, v, elementType);
       memref::StoreOp::create(b, loc, v, shared, idx);
     });
     return;
@@ -129,7 +130,7 @@ void BlockGraphToGPU::storeTile(Value shared, Value global,
   if (width == 1) {
     forEachElement(tile, [&](ValueRange idx) {
       Value v = memref::LoadOp::create(b, loc, shared, idx);
-      v = convertFloat(b, loc, v, globalType);
+      v = buildFloatConversion(b, loc, v, globalType);
       memref::StoreOp::create(b, loc, v, global, addOffsets(idx, offsets));
     });
     return;
@@ -149,7 +150,7 @@ void BlockGraphToGPU::storeTile(Value shared, Value global,
     Value v = vector::LoadOp::create(
         b, loc, vectorType, shared, src, /*nontemporal=*/false,
         llvm::MaybeAlign(width * elementType.getIntOrFloatBitWidth() / 8));
-    v = convertFloat(b, loc, v, VectorType::get({width}, globalType));
+    v = buildFloatConversion(b, loc, v, VectorType::get({width}, globalType));
     vector::StoreOp::create(
         b, loc, v, global, addOffsets(src, offsets), /*nontemporal=*/false,
         llvm::MaybeAlign(width * globalType.getIntOrFloatBitWidth() / 8));

@@ -281,11 +281,9 @@ private:
     Value slice = tensor::ExtractSliceOp::create(
         b, loc, tile.clone(sourceType.getElementType()), source, offsets,
         staticSizes(b, tile.getShape()), strides);
-    // A converting load: --convert-kernel-to-linalg, next in the CPU
-    // pipeline, lowers the conversion.
-    if (sourceType.getElementType() != tile.getElementType())
-      slice = kernel::ConvertOp::create(b, loc, tile, slice);
-    mapping.map(load.getTile(), slice);
+    // A converting load converts the slice.
+    mapping.map(load.getTile(),
+                buildElementCast(b, loc, slice, tile.getElementType()));
   }
 
   void emitStore(block::StoreOp store) {
@@ -296,10 +294,10 @@ private:
                     std::nullopt, Value());
     SmallVector<OpFoldResult> strides(tile.getRank(), b.getIndexAttr(1));
     Value dest = mapping.lookup(store.getDest());
-    Type destElement = cast<RankedTensorType>(dest.getType()).getElementType();
-    Value value = mapping.lookup(store.getTile());
-    if (destElement != tile.getElementType())
-      value = kernel::ConvertOp::create(b, loc, tile.clone(destElement), value);
+    // A converting store converts the tile.
+    Value value = buildElementCast(
+        b, loc, mapping.lookup(store.getTile()),
+        cast<RankedTensorType>(dest.getType()).getElementType());
     Value updated = tensor::InsertSliceOp::create(
         b, loc, value, dest, offsets, staticSizes(b, tile.getShape()), strides);
     mapping.map(store.getDest(), updated);

@@ -30,6 +30,7 @@
 #include "mlsopt/Support/TileShapes.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -511,12 +512,11 @@ static Operation *expandRankZero(RewriterBase &rewriter, Operation *op) {
                            : operand);
   // Elementwise ops broadcast: a rank-0 result had only rank-0 operands, so
   // the op on their vectors yields a vector.
-  OperationState state(loc, op->getName());
-  state.addOperands(operands);
-  state.addAttributes(op->getAttrs());
-  for (Type type : op->getResultTypes())
-    state.addTypes(isRankZero(type) ? vectorOf(type) : type);
-  Operation *expanded = rewriter.create(state);
+  SmallVector<Type> resultTypes =
+      llvm::map_to_vector(op->getResultTypes(), [&](Type type) {
+        return isRankZero(type) ? vectorOf(type) : type;
+      });
+  Operation *expanded = mlir::clone(rewriter, op, resultTypes, operands);
   SmallVector<Value> results;
   for (auto [old, now] : llvm::zip(op->getResults(), expanded->getResults()))
     results.push_back(isRankZero(old.getType())

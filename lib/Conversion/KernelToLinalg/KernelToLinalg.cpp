@@ -402,28 +402,9 @@ struct ConvertOpLowering : ComputeOpLowering<kernel::ConvertOp> {
 
   LogicalResult lower(kernel::ConvertOp op, OpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto type = cast<RankedTensorType>(op.getType());
-    Value init = createEmptyTensor(rewriter, loc, type);
-    AffineMap identity = rewriter.getMultiDimIdentityMap(type.getRank());
-    SmallVector<utils::IteratorType> iterators(type.getRank(),
-                                               utils::IteratorType::parallel);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, type, adaptor.getInput(), init,
-        ArrayRef<AffineMap>{identity, identity}, iterators,
-        [&](OpBuilder &b, Location nested, ValueRange args) {
-          Type to = type.getElementType();
-          Value x = args[0];
-          // f16 <-> bf16 goes through f32, which holds both exactly.
-          if (to.getIntOrFloatBitWidth() == x.getType().getIntOrFloatBitWidth())
-            x = arith::ExtFOp::create(b, nested, b.getF32Type(), x);
-          if (to.getIntOrFloatBitWidth() > x.getType().getIntOrFloatBitWidth())
-            x = arith::ExtFOp::create(b, nested, to, x);
-          else
-            x = arith::TruncFOp::create(b, nested, to, x);
-          linalg::YieldOp::create(b, nested, x);
-        });
-    rewriter.replaceOp(op, generic.getResults());
+    rewriter.replaceOp(op, buildElementCast(rewriter, op.getLoc(),
+                                            adaptor.getInput(),
+                                            op.getType().getElementType()));
     return success();
   }
 };

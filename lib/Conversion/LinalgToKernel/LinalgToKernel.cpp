@@ -1524,11 +1524,8 @@ struct BinaryBeforeRowExpand : public RewritePattern {
       SmallVector<Value, 2> operands(2);
       operands[i] = expand.getSrc();
       operands[1 - i] = flatOther;
-      OperationState state(loc, op->getName());
-      state.addOperands(operands);
-      state.addAttributes(op->getAttrs());
-      state.addTypes(expand.getSrcType());
-      Operation *flat = rewriter.create(state);
+      Operation *flat =
+          mlir::clone(rewriter, op, expand.getSrcType(), operands);
       rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
           op, resultType, flat->getResult(0), groups);
       return success();

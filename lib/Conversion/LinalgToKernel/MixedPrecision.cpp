@@ -29,11 +29,13 @@
 
 #include "mlsopt/Conversion/LinalgToKernel/LinalgToKernel.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/Support/ShapeInference.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -42,15 +44,11 @@ using namespace mlsopt;
 
 namespace {
 
-bool isKernelFloat(Type type) {
-  return type.isF16() || type.isBF16() || type.isF32();
-}
-
 /// A static tensor of a kernel element type.
 bool isKernelTensor(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor && tensor.hasStaticShape() &&
-         isKernelFloat(tensor.getElementType());
+         isSupportedElementType(tensor.getElementType());
 }
 
 /// True if `op` reads, writes or computes in more than one float type (an
@@ -84,7 +82,7 @@ std::optional<std::pair<unsigned, Type>> findCastInput(linalg::GenericOp op) {
       bool isCast = isa<arith::ExtFOp>(user) ||
                     (isa<arith::TruncFOp>(user) &&
                      !cast<arith::TruncFOp>(user).getRoundingmode());
-      if (!isCast || !isKernelFloat(user->getResult(0).getType()) ||
+      if (!isCast || !isSupportedElementType(user->getResult(0).getType()) ||
           (to && user->getResult(0).getType() != to)) {
         onlyCast = false;
         break;
@@ -178,8 +176,8 @@ struct OutlineTruncation : public OpRewritePattern<linalg::GenericOp> {
     BlockArgument outArg = body->getArguments().back();
     arith::TruncFOp trunc;
     for (auto candidate : body->getOps<arith::TruncFOp>()) {
-      if (!isKernelFloat(candidate.getType()) ||
-          !isKernelFloat(candidate.getIn().getType()) ||
+      if (!isSupportedElementType(candidate.getType()) ||
+          !isSupportedElementType(candidate.getIn().getType()) ||
           isa<BlockArgument>(candidate.getIn()))
         continue;
       trunc = candidate;
@@ -314,11 +312,9 @@ struct NarrowAccumulation : public OpRewritePattern<kernel::ConvertOp> {
             convert, "an operand is not extended from the result's type");
       operands.push_back(extended.getInput());
     }
-    OperationState state(op->getLoc(), op->getName());
-    state.addOperands(operands);
-    state.addAttributes(op->getAttrs());
-    state.addTypes(convert.getType());
-    rewriter.replaceOp(convert, rewriter.create(state)->getResults());
+    rewriter.replaceOp(
+        convert,
+        mlir::clone(rewriter, op, convert.getType(), operands)->getResults());
     return success();
   }
 };
@@ -349,10 +345,9 @@ struct ConvertBeforeReshape : public OpRewritePattern<kernel::ConvertOp> {
     Value converted =
         kernel::ConvertOp::create(rewriter, convert.getLoc(),
                                   source.clone(narrow), reshape->getOperand(0));
-    Operation *moved = rewriter.clone(*reshape);
-    moved->setOperand(0, converted);
-    moved->getResult(0).setType(convert.getType());
-    rewriter.replaceOp(convert, moved->getResults());
+    rewriter.replaceOp(
+        convert, mlir::clone(rewriter, reshape, convert.getType(), converted)
+                     ->getResults());
     return success();
   }
 };
@@ -378,11 +373,8 @@ struct ConvertAfterReshape : public RewritePattern {
     auto resultType = cast<RankedTensorType>(reshape->getResult(0).getType());
     Type narrow = convert.getInput().getType().getElementType();
     rewriter.setInsertionPoint(reshape);
-    Operation *moved = rewriter.clone(*reshape);
-    rewriter.modifyOpInPlace(moved, [&] {
-      moved->setOperand(0, convert.getInput());
-      moved->getResult(0).setType(resultType.clone(narrow));
-    });
+    Operation *moved = mlir::clone(rewriter, reshape, resultType.clone(narrow),
+                                   convert.getInput());
     rewriter.replaceOpWithNewOp<kernel::ConvertOp>(reshape, resultType,
                                                    moved->getResult(0));
     return success();
