@@ -31,7 +31,11 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/TargetSelect.h"
+
+#include <cmath>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlsopt;
@@ -127,6 +131,54 @@ static void addEntryPoint(ModuleOp module, func::FuncOp func) {
   func::ReturnOp::create(b, loc);
 }
 
+/// The host's physical memory in bytes, or 0 where it cannot be told.
+static double getPhysicalMemoryBytes() {
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && pageSize > 0)
+    return double(pages) * double(pageSize);
+#endif
+  return 0;
+}
+
+/// Fails, at the value, if some tensor of `func` is larger than the host's
+/// memory: the lowered code allocates it with an unchecked malloc, whose null
+/// result it would then write through (a crash, not an error).
+static LogicalResult checkTensorsFitHost(func::FuncOp func) {
+  double limit = getPhysicalMemoryBytes();
+  if (limit == 0)
+    return success();
+  auto check = [&](Value value) -> LogicalResult {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type || !type.hasStaticShape() ||
+        !type.getElementType().isIntOrFloat())
+      return success();
+    // In double: a shape's element count may overflow int64_t.
+    double bytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    for (int64_t size : type.getShape())
+      bytes *= double(size);
+    if (bytes <= limit)
+      return success();
+    auto gib = [](double b) {
+      return static_cast<int64_t>(std::ceil(b / double(1 << 30)));
+    };
+    return emitError(value.getLoc())
+           << "a " << type << " takes " << gib(bytes)
+           << " GiB, more than this machine's memory (" << gib(limit)
+           << " GiB); the function cannot run on the host";
+  };
+  for (BlockArgument arg : func.getArguments())
+    if (failed(check(arg)))
+      return failure();
+  WalkResult walk = func.walk([&](Operation *op) {
+    for (Value result : op->getResults())
+      if (failed(check(result)))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 FailureOr<std::unique_ptr<CPURunner>>
 CPURunner::create(ModuleOp module, ArrayRef<StringRef> functions) {
   std::unique_ptr<CPURunner> runner(new CPURunner());
@@ -167,6 +219,14 @@ CPURunner::create(ModuleOp module, ArrayRef<StringRef> functions) {
     runner->signatures[name] = std::move(signature);
     addEntryPoint(*copy, func);
   }
+
+  // Every function, as the runnable ones may call the others.
+  WalkResult tooLarge = copy->walk([&](func::FuncOp f) {
+    return failed(checkTensorsFitHost(f)) ? WalkResult::interrupt()
+                                          : WalkResult::advance();
+  });
+  if (tooLarge.wasInterrupted())
+    return failure();
 
   PassManager pm(module.getContext());
   buildCPUPipeline(pm);

@@ -227,6 +227,11 @@ struct SubexprOracle::Impl {
     try {
       z3::params params(c);
       params.set("timeout", timeoutMs);
+      // Z3 would otherwise install its own SIGINT handler around each check
+      // and restore the previous one after; checks on several threads
+      // restore each other's, which left a handler pointing into a finished
+      // check (a Ctrl-C then crashed the process, mlsopt-opt or Python).
+      params.set("ctrl_c", false);
       solver.set(params);
       z3::expr_vector alternatives(c);
       for (auto [siteIndex, cand] : llvm::enumerate(candidates))

@@ -7,6 +7,8 @@ caller's line.
 """
 
 import json
+import math
+import numbers
 import operator
 import os
 import shutil
@@ -213,6 +215,9 @@ class KernelGraph:
         # Likewise the outputs marked column-major: the graph's result holds
         # them with the dims reversed, and __call__ returns a view.
         self._column_major_outputs = frozenset(column_major_outputs)
+        # Graphs computing other tensors than the marked outputs (a call's
+        # `outputs=`), by tensor ids; adding ops leaves them valid.
+        self._output_views = {}
 
     # ----------------------------------------------------------------------
     # Building (Mirage's names and arguments)
@@ -457,6 +462,16 @@ class KernelGraph:
             raise UnavailableError(
                 "this build of mlsopt has no --superoptimize pass, so "
                 "superoptimize() cannot run; build a version that has it")
+        for name, value in (("max_kernel_ops", max_kernel_ops),
+                            ("max_block_ops", max_block_ops),
+                            ("threads", threads), ("seed", seed)):
+            _check_count(name, value)
+        if timeout is not None and (
+                isinstance(timeout, bool)
+                or not isinstance(timeout, numbers.Real)
+                or not math.isfinite(timeout) or timeout < 0):
+            raise ValueError("timeout must be a finite number of seconds "
+                             f">= 0, got {timeout!r}")
         options = {
             "target": target, "timeout": timeout,
             "max-kernel-ops": max_kernel_ops, "max-block-ops": max_block_ops,
@@ -527,15 +542,29 @@ class KernelGraph:
     # Running
     # ----------------------------------------------------------------------
 
-    def __call__(self, inputs=None, **kwargs):
+    def __call__(self, inputs=None, outputs=None, target=None,
+                 target_cc=None, **mirage_options):
         """Runs the graph on `inputs` (one array per input, in order) and
         returns the list of outputs. numpy arrays (and torch CPU tensors) run
         on the CPU through MLIR's ExecutionEngine; results come back as numpy
         arrays (torch tensors for torch inputs) of the output dtype, float32
         for bfloat16. torch CUDA tensors run on their GPU: the graph is
-        lowered for the device's chip (or `target=`) and its launch plan is
-        replayed through CuPy or cuda-python; results are CUDA tensors."""
-        inputs = list(inputs if inputs is not None else kwargs.get("inputs", []))
+        lowered for the device's chip (or `target=`, or Mirage's
+        `target_cc=90`) and its launch plan is replayed through CuPy or
+        cuda-python; results are CUDA tensors. `outputs=[t, ...]` (tensors of
+        this graph, marked as outputs or not) returns those instead of the
+        marked outputs. Mirage's options that tune its generated CUDA code
+        (num_warp_groups, pipeline_stages, file_id, verbose, async_) are
+        accepted and have no effect."""
+        unknown = set(mirage_options) - _MIRAGE_CALL_OPTIONS
+        if unknown:
+            raise TypeError("a graph call got unexpected keyword arguments "
+                            f"{sorted(unknown)}")
+        if target is None and target_cc is not None:
+            target = f"sm_{int(target_cc)}"
+        if outputs is not None:
+            return self._with_outputs(outputs)(inputs=inputs, target=target)
+        inputs = list(inputs if inputs is not None else [])
         self._check_outputs("running it")
         # A column-major input goes in as the row-major tensor it is
         # transposed (the graph argument); for a column-major array that is
@@ -543,7 +572,7 @@ class KernelGraph:
         inputs = [_reversed_dims(x) if i in self._column_major_inputs else x
                   for i, x in enumerate(inputs)]
         if any(_is_cuda_tensor(x) for x in inputs):
-            outputs = self._run_on_gpu(inputs, kwargs.get("target"))
+            outputs = self._run_on_gpu(inputs, target)
         else:
             torch_inputs = any(_is_torch_tensor(x) for x in inputs)
             arrays = [_host_float32(x, i) for i, x in enumerate(inputs)]
@@ -582,6 +611,22 @@ class KernelGraph:
     # ----------------------------------------------------------------------
     # Helpers
     # ----------------------------------------------------------------------
+
+    def _with_outputs(self, outputs):
+        """This graph computing `outputs` (DTensors of it) as its results."""
+        if isinstance(outputs, DTensor):
+            outputs = [outputs]
+        outputs = list(outputs)
+        if not outputs:
+            raise ValueError("outputs= names no tensor")
+        self._check(*outputs)
+        key = tuple(t._id for t in outputs)
+        view = self._output_views.get(key)
+        if view is None:
+            view = KernelGraph(self._core.clone_with_outputs(list(key)),
+                               self._column_major_inputs)
+            self._output_views[key] = view
+        return view
 
     def _tensor(self, tensor_id):
         return DTensor(self, tensor_id)
@@ -670,8 +715,23 @@ _MIRAGE_ONLY_OPTION_GROUPS = (
      ("code-saving option",
       "it generates no CUDA source; ptx() gives the PTX of a graph")),
 )
+# Keyword arguments of Mirage's graph call that tune the CUDA code it
+# generates for the call; mlsopt's lowering has no such knobs.
+_MIRAGE_CALL_OPTIONS = frozenset(
+    {"num_warp_groups", "pipeline_stages", "file_id", "verbose", "async_"})
 _MIRAGE_ONLY_OPTIONS = frozenset(
     name for names, _ in _MIRAGE_ONLY_OPTION_GROUPS for name in names)
+
+
+def _check_count(name, value):
+    """ValueError unless `value` (an option) is None or an int >= 0: the
+    pass's unsigned options would reject anything else with a message on
+    stderr only."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
+            or value < 0:
+        raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
 
 
 def _pipeline(name, options):

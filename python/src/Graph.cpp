@@ -309,6 +309,18 @@ std::unique_ptr<Graph> Graph::parse(StringRef text, StringRef function) {
     if (!func)
       throw MLIRError("the module has no function with a body");
   }
+  // The graph's inputs and outputs stand for numpy arrays and torch
+  // tensors: a scalar, a dynamic shape or an f64 tensor could be neither
+  // shown (`dims`) nor run.
+  auto checkBoundary = [&](Location loc, Type type, StringRef what) {
+    if (failed(verifyTensorOperands(loc, type)))
+      diagnostics.fail(
+          ("@" + func.getSymName() + " has an unsupported " + what).str());
+  };
+  for (BlockArgument arg : func.getArguments())
+    checkBoundary(arg.getLoc(), arg.getType(), "argument");
+  for (Type type : func.getResultTypes())
+    checkBoundary(func.getLoc(), type, "result");
   keepOnly(*module, func);
   std::unique_ptr<Graph> graph(new Graph());
   graph->module = std::move(module);
@@ -320,6 +332,26 @@ std::unique_ptr<Graph> Graph::clone() {
   std::unique_ptr<Graph> copy(new Graph());
   copy->module = module->clone();
   copy->attach(copy->module->lookupSymbol<func::FuncOp>(func.getSymName()));
+  return copy;
+}
+
+std::unique_ptr<Graph> Graph::cloneWithOutputs(ArrayRef<unsigned> ids) {
+  SmallVector<Value> values;
+  for (unsigned id : ids)
+    values.push_back(lookup(id));
+  IRMapping mapping;
+  std::unique_ptr<Graph> copy(new Graph());
+  copy->module = cast<ModuleOp>(module->getOperation()->clone(mapping));
+  auto copied = copy->module->lookupSymbol<func::FuncOp>(func.getSymName());
+  Operation *terminator = copied.getBody().back().getTerminator();
+  SmallVector<Value> results;
+  for (Value value : values)
+    results.push_back(mapping.lookup(value));
+  terminator->setOperands(results);
+  copied.setFunctionType(FunctionType::get(&getContext(),
+                                           copied.getFunctionType().getInputs(),
+                                           ValueRange(results).getTypes()));
+  copy->attach(copied);
   return copy;
 }
 

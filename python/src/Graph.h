@@ -88,6 +88,9 @@ public:
 
   /// A deep copy, for transformations that must leave this graph alone.
   std::unique_ptr<Graph> clone();
+  /// A deep copy whose results are `tensors` (ids of this graph) instead of
+  /// the marked outputs: Mirage's `graph(inputs=..., outputs=[...])`.
+  std::unique_ptr<Graph> cloneWithOutputs(llvm::ArrayRef<unsigned> tensors);
 
   // Building. Each returns the id of the new tensor; ids index tensors().
   unsigned addInput(llvm::ArrayRef<int64_t> shape, ElementType type,

@@ -182,7 +182,13 @@ NB_MODULE(_mlsopt, m) {
   graph.def_static("create", &Graph::create)
       .def_static("parse", fromPython(&Graph::parse), "text"_a,
                   "function"_a = "")
-      .def("clone", &Graph::clone);
+      .def("clone", &Graph::clone)
+      .def(
+          "clone_with_outputs",
+          [](Graph &g, const std::vector<unsigned> &tensors) {
+            return g.cloneWithOutputs(tensors);
+          },
+          "tensors"_a);
   defLocated(graph, "add_input", &Graph::addInput, "shape"_a, "dtype"_a);
   defLocated(graph, "add_unary", &Graph::addUnary, "name"_a, "x"_a);
   defLocated(graph, "add_binary", &Graph::addBinary, "name"_a, "a"_a, "b"_a);

@@ -195,6 +195,23 @@ def test_from_mlir_parse_error_is_located():
         error.value)
 
 
+@pytest.mark.parametrize("argument_type, message", [
+    ("f32", "expected a statically shaped tensor, got 'f32'"),
+    ("tensor<?x4xf32>", "expected a statically shaped tensor"),
+    ("tensor<4xf64>", "element type 'f64' is not supported"),
+    ("tensor<4xi32>", "element type 'i32' is not supported"),
+    ("tensor<0x4xf32>", "tensor 'tensor<0x4xf32>' has a zero-sized dim"),
+])
+def test_from_mlir_rejects_what_a_graph_input_cannot_be(argument_type,
+                                                       message):
+    # A scalar argument once aborted the interpreter when `inputs` read
+    # its shape.
+    with pytest.raises(mi.MLIRError) as error:
+        mi.from_mlir(f"func.func @f(%a: {argument_type}, %b: tensor<4xf32>)"
+                     " -> tensor<4xf32> {\n  return %b : tensor<4xf32>\n}\n")
+    assert f"<mlir>:1:14: error: {message}" in str(error.value)
+
+
 def test_graphs_grow_after_from_mlir():
     graph = mi.from_mlir("""
       func.func @f(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {

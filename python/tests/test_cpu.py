@@ -129,6 +129,48 @@ def test_wrong_inputs_are_python_errors(rng):
         graph(inputs=[np.zeros((4, 8))] * 2)
 
 
+def test_outputs_argument_returns_the_tensors_it_names(rng):
+    # Mirage's graph(inputs=..., outputs=[...]): tensors that need not be
+    # marked, computed by the graph as it stands.
+    graph = mi.new_kernel_graph()
+    A = graph.new_input(dims=(12, 251), dtype=mi.float32)
+    B = graph.new_input(dims=(12, 251), dtype=mi.float32)
+    mid = graph.add(A, B)
+    first, second = graph.add(A, mid), graph.exp(mid)
+    a = rng.standard_normal((12, 251)).astype(np.float32)
+    b = rng.standard_normal((12, 251)).astype(np.float32)
+    out0, out1 = graph(inputs=[a, b], outputs=[first, second])
+    np.testing.assert_allclose(out0, 2 * a + b, rtol=1e-6)
+    np.testing.assert_allclose(out1, np.exp(a + b), rtol=1e-5)
+    # Mirage's tuning options are accepted; target_cc names the chip.
+    (just_mid,) = graph(inputs=[a, b], outputs=[mid], num_warp_groups=2,
+                        pipeline_stages=3, target_cc=90)
+    np.testing.assert_allclose(just_mid, a + b, rtol=1e-6)
+    # Nothing was marked: a plain call has nothing to return.
+    with pytest.raises(ValueError, match="no outputs"):
+        graph(inputs=[a, b])
+    with pytest.raises(TypeError, match=r"unexpected keyword arguments "
+                                        r"\['frobnicate'\]"):
+        graph(inputs=[a, b], outputs=[mid], frobnicate=1)
+    with pytest.raises(ValueError, match="belongs to another graph"):
+        graph(inputs=[a, b], outputs=[mi.new_kernel_graph().new_input(
+            dims=(2,), dtype=mi.float32)])
+
+
+def test_a_tensor_larger_than_memory_is_an_error_not_a_crash():
+    # [1e6, 1] + [1, 1e6] is a 4 TB intermediate from 8 MB of inputs; the
+    # lowered code's malloc would fail and it would write through null.
+    graph = mi.new_kernel_graph()
+    A = graph.new_input(dims=(1000000, 1), dtype=mi.float32)
+    B = graph.new_input(dims=(1, 1000000), dtype=mi.float32)
+    graph.mark_output(graph.reduction(graph.add(A, B), 1))
+    with pytest.raises(mi.MLIRError, match=r"'tensor<1000000x1000000xf32>' "
+                                           r"takes 3726 GiB, more than this "
+                                           r"machine's memory"):
+        graph(inputs=[np.ones((1000000, 1), np.float32),
+                      np.ones((1, 1000000), np.float32)])
+
+
 def test_graph_recompiles_after_it_grows(rng):
     graph = mi.new_kernel_graph()
     X = graph.new_input(dims=(4, 8), dtype=mi.float32)

@@ -1,5 +1,8 @@
 """superoptimize(): the --superoptimize pass behind Mirage's entry point."""
 
+import os
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -48,6 +51,22 @@ def test_bad_arguments_are_rejected_before_searching():
         assert f"backend {backend!r} is not available" in message
         assert "'cuda'" in message and "'mlir'" in message
         assert "Triton and NKI code generators are not provided" in message
+
+
+@pytest.mark.parametrize("option, value", [
+    ("seed", -1), ("threads", -1), ("max_kernel_ops", -3),
+    ("max_block_ops", 2.5), ("threads", True),
+])
+def test_bad_counts_are_python_errors_with_the_reason(option, value):
+    with pytest.raises(ValueError,
+                       match=f"{option} must be an integer >= 0, got"):
+        gated_mlp().superoptimize(**{option: value})
+
+
+@pytest.mark.parametrize("value", [True, -1, float("inf"), float("nan")])
+def test_bad_timeouts_are_python_errors_with_the_reason(value):
+    with pytest.raises(ValueError, match="timeout must be a finite number"):
+        gated_mlp().superoptimize(timeout=value)
 
 
 def test_mirage_dataset_and_cache_options_are_accepted_with_a_warning():
@@ -388,3 +407,42 @@ def test_safe_attention_becomes_flash_decoding_and_keeps_its_numbers():
     expected = (p / p.sum(axis=-1, keepdims=True)) @ v
     (out,) = optimized(inputs=[q, k, v])
     np.testing.assert_allclose(out, expected, rtol=1e-3, atol=1e-4)
+
+
+def test_ctrl_c_after_a_multithreaded_search_is_a_keyboard_interrupt(
+        build_dir, tmp_path):
+    # Z3 swapped its own SIGINT handler in and out around each check; checks
+    # on two threads restored each other's, leaving Z3's handler behind, and
+    # the next Ctrl-C crashed the interpreter (3 runs of 3 with this graph).
+    script = tmp_path / "interrupt.py"
+    script.write_text("""
+import os, signal, time
+import mlsopt as mi
+g = mi.new_kernel_graph()
+S, D, F = 16, 128, 200
+X = g.new_input(dims=(S, D), dtype=mi.float32)
+WQ = g.new_input(dims=(D, D), dtype=mi.float32)
+WK = g.new_input(dims=(D, S), dtype=mi.float32)
+WV = g.new_input(dims=(S, D), dtype=mi.float32)
+W1 = g.new_input(dims=(D, F), dtype=mi.float32)
+W2 = g.new_input(dims=(D, F), dtype=mi.float32)
+W3 = g.new_input(dims=(F, D), dtype=mi.float32)
+N = g.rms_norm(X, (D,))
+A = g.exp(g.mul_scalar(g.matmul(g.matmul(N, WQ), WK), 0.05))
+H = g.add(X, g.matmul(g.div(A, g.reduction(A, 1)), WV))
+N2 = g.rms_norm(H, (D,))
+U = g.mul(g.silu(g.matmul(N2, W1)), g.gelu(g.matmul(N2, W2)))
+g.mark_output(g.add(H, g.matmul(U, W3)))
+g.superoptimize(timeout=3, threads=2)
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(5)
+    print("ignored")
+except KeyboardInterrupt:
+    print("interrupted")
+""")
+    env = dict(os.environ, PYTHONPATH=str(build_dir / "python"))
+    run = subprocess.run([sys.executable, str(script)], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "interrupted"
