@@ -4,6 +4,7 @@
 #include "mlsopt/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -19,6 +20,9 @@ void mlsopt::buildCPUPipeline(OpPassManager &pm) {
   // their loop bodies still hold block compute ops for the next pass.
   pm.addPass(createConvertCustomKernelToLoops());
   pm.addPass(createConvertKernelToLinalg());
+  // What the import left as linalg.softmax (or mlsopt's own export) runs as
+  // the generic ops it stands for.
+  pm.addPass(createDecomposeLinalgAggregates());
   pm.addPass(createCanonicalizerPass());
 
   bufferization::OneShotBufferizePassOptions bufferize;
@@ -33,6 +37,9 @@ void mlsopt::buildCPUPipeline(OpPassManager &pm) {
   pm.addPass(createConvertBufferizationToMemRefPass());
 
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // vector.print of a whole vector and transfers a test harness reads
+  // results with become loops of scalar ones.
+  pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
@@ -43,10 +50,13 @@ void mlsopt::buildCPUPipeline(OpPassManager &pm) {
   // Front ends and test harnesses print with vector.print.
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
+  // Poison values front ends leave (a padding value, an unused lane).
+  pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCheckLoweredToLLVM());
 }
 
 void mlsopt::registerPipelines() {

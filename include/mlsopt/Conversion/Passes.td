@@ -242,4 +242,35 @@ def ExternDynamicSharedMemory : Pass<"mlsopt-extern-dynamic-shared-memory",
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def DecomposeLinalgAggregates : Pass<"mlsopt-decompose-linalg-aggregates"> {
+  let summary = "Decompose aggregated linalg ops (linalg.softmax) for the "
+                "loop lowering";
+  let description = [{
+    Linalg ops that implement `AggregatedOpInterface` (`linalg.softmax`, as
+    IREE and torch-mlir emit it) stand for several generic ops and have no
+    lowering to loops of their own. This pass replaces each by the ops its
+    `decomposeOperation` builds (for softmax: the maximum, the exponentials
+    of the shifted values, their sum and the division, over its dimension),
+    so that `--mlsopt-cpu-pipeline` runs a linalg program that
+    `--convert-linalg-to-kernel` did not import, or only partly. One that
+    cannot be decomposed is an error at the op.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
+def CheckLoweredToLLVM : Pass<"mlsopt-check-lowered-to-llvm",
+                              "::mlir::ModuleOp"> {
+  let summary = "Fail if an op outside the LLVM dialect is left";
+  let description = [{
+    The last pass of `--mlsopt-cpu-pipeline`. The conversions before it are
+    partial: an op none of them lowers stays, with
+    `builtin.unrealized_conversion_cast`s around it, and the module would
+    only fail later, in `mlir-runner` or the JIT, far from its cause. This
+    pass reports the first such op, at its location, with its name.
+  }];
+}
+
 #endif // MLSOPT_CONVERSION_PASSES_TD

@@ -96,6 +96,26 @@ void emitCopyKernel(Operation *op, gpu::GPUFuncOp func) {
   gpu::ReturnOp::create(b, loc);
 }
 
+/// A PTX identifier for kernel `n` of `function` that no symbol of
+/// `kernels` has yet: PTX names hold letters, digits, `_` and `$` only and
+/// do not start with a digit, where MLIR symbols may be any string
+/// (`@"model.forward"` would give a PTX file ptxas rejects, `@"a-b"` an
+/// abort in the NVPTX printer).
+std::string getKernelName(StringRef function, unsigned n,
+                          gpu::GPUModuleOp kernels) {
+  std::string base;
+  for (char c : function)
+    base += llvm::isAlnum(c) || c == '_' || c == '$' ? c : '_';
+  if (base.empty() || llvm::isDigit(base.front()))
+    base.insert(base.begin(), '_');
+  base += "_kernel" + std::to_string(n);
+  std::string name = base;
+  for (unsigned suffix = 1; SymbolTable::lookupSymbolIn(kernels, name);
+       ++suffix)
+    name = base + "_" + std::to_string(suffix);
+  return name;
+}
+
 /// Rewrites one function: its custom kernels become gpu.funcs in `kernels`,
 /// the function itself a host function that launches them.
 LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
@@ -259,7 +279,7 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
     for (Value v : launch->getResults())
       kernelArgs.push_back(memrefTypeFor(v.getType()));
     OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
-    std::string name = (func.getSymName() + "_kernel" + Twine(n)).str();
+    std::string name = getKernelName(func.getSymName(), n, kernels);
     auto gpuFunc = gpu::GPUFuncOp::create(kb, loc, name,
                                           FunctionType::get(ctx, kernelArgs, {}));
     kernelSymbols.insert(gpuFunc);
@@ -384,6 +404,26 @@ struct ConvertCustomKernelToGPUPass
       }
       return;
     }
+
+    // A lowered function takes its results as buffers and launches
+    // kernels; a call to it from elsewhere cannot follow, and is reported
+    // rather than left calling the old signature.
+    llvm::SmallPtrSet<Operation *, 4> lowered(funcs.begin(), funcs.end());
+    WalkResult stale = module.walk([&](func::CallOp call) {
+      Operation *callee =
+          SymbolTable::lookupNearestSymbolFrom(call, call.getCalleeAttr());
+      if (!callee || !lowered.contains(callee))
+        return WalkResult::advance();
+      call.emitOpError("calls @")
+          << call.getCallee()
+          << ", which becomes a host function of GPU launches with its "
+             "results passed as buffers; the call cannot be lowered with "
+             "it (run @"
+          << call.getCallee() << " on its own, through its launch plan)";
+      return WalkResult::interrupt();
+    });
+    if (stale.wasInterrupted())
+      return signalPassFailure();
 
     OpBuilder b(module.getBodyRegion());
     b.setInsertionPointToEnd(module.getBody());

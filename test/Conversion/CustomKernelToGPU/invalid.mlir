@@ -33,3 +33,18 @@ func.func @nothing_imported(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> ten
   %m = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %m : tensor<64x64xf32>
 }
+
+// -----
+
+// A function of kernels takes its results as buffers once lowered, so a
+// call to it from host code (a test harness's @main) is reported rather
+// than left calling the old signature.
+func.func @forward(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %e = kernel.exp %x : tensor<8x64xf32>
+  return %e : tensor<8x64xf32>
+}
+func.func @caller(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  // expected-error @+1 {{calls @forward, which becomes a host function of GPU launches with its results passed as buffers; the call cannot be lowered with it (run @forward on its own, through its launch plan)}}
+  %y = call @forward(%x) : (tensor<8x64xf32>) -> tensor<8x64xf32>
+  return %y : tensor<8x64xf32>
+}
