@@ -13,7 +13,8 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
     - `linalg.matmul`, `linalg.batch_matmul` (any `indexing_maps`, so the
       transposed variants too), `linalg.contract` and matmul-shaped generics,
       into `kernel.matmul` plus `kernel.transpose` for permuted operands; a
-      zero-filled init is dropped, any other init is added; one whose left
+      zero-filled init is dropped, another constant fill is added as a scalar
+      (`kernel.add_scalar`), any other init is added; one whose left
       operand and result have several row dims the right operand does not
       index, `(b, m, k) x (k, n)`, rows contiguous, into a matmul of the
       flattened rows between a `tensor.collapse_shape` and a

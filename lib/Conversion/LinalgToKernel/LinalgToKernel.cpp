@@ -9,8 +9,8 @@
 //
 // - A contraction with one M, N and K dim (and any batch dims shared by all
 //   operands) becomes `kernel.matmul`, with `kernel.transpose` around it where
-//   the maps permute the operands, and `kernel.add` of the init unless the
-//   init is a zero fill.
+//   the maps permute the operands, plus the init: nothing for a zero fill,
+//   `kernel.add_scalar` for another constant fill, `kernel.add` otherwise.
 // - A single-dim reduction whose combiner is `arith.addf` or `arith.maximumf`
 //   (or `arith.maxnumf`, which differs from it on NaN only)
 //   over an identity init becomes `kernel.reduce_sum` or `kernel.reduce_max`
@@ -415,6 +415,20 @@ Value buildBinary(OpBuilder &b, Location loc, ValueRange args, double) {
 template <typename OpTy>
 Value buildScalar(OpBuilder &b, Location loc, ValueRange args, double scalar) {
   return OpTy::create(b, loc, args[0], b.getF64FloatAttr(scalar));
+}
+
+/// `product` plus the init a contraction accumulated it into: nothing for a
+/// zero fill, `kernel.add_scalar` for another constant fill (torch's addmm
+/// with beta * a constant; a `linalg.fill` left beside the kernel ops has no
+/// GPU lowering), `kernel.add` of the init tensor otherwise.
+static Value addInit(OpBuilder &b, Location loc, Value init, Value product) {
+  std::optional<APFloat> initValue = getSplatValue(init);
+  if (!initValue)
+    return kernel::AddOp::create(b, loc, init, product);
+  if (initValue->isZero())
+    return product;
+  return kernel::AddScalarOp::create(
+      b, loc, product, b.getF64FloatAttr(initValue->convertToDouble()));
 }
 
 /// One tensor of the replacement: an operand of the linalg op read in loop
@@ -1048,10 +1062,7 @@ struct ContractionToMatmul
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     Value result =
         writeResult(rewriter, loc, product, resultOrder, resultMap, resultType);
-    std::optional<APFloat> initValue = getSplatValue(init->get());
-    if (!initValue || !initValue->isZero())
-      result = kernel::AddOp::create(rewriter, loc, init->get(), result);
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, addInit(rewriter, loc, init->get(), result));
     return success();
   }
 
@@ -1198,10 +1209,7 @@ struct FlattenedRowsToMatmul
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     Value result = tensor::ExpandShapeOp::create(rewriter, loc, resultType,
                                                  product, groups);
-    std::optional<APFloat> initValue = getSplatValue(init->get());
-    if (!initValue || !initValue->isZero())
-      result = kernel::AddOp::create(rewriter, loc, init->get(), result);
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, addInit(rewriter, loc, init->get(), result));
     return success();
   }
 };

@@ -43,6 +43,21 @@ func.func @accumulate(%a: tensor<4x3xf32>, %b: tensor<4x5xf32>, %c: tensor<3x5xf
   return %r : tensor<3x5xf32>
 }
 
+// torch.addmm's beta * constant: a matmul into a constant fill other than
+// zero is the product plus a scalar.
+// KERNEL-LABEL: func.func @accumulate_half
+// KERNEL-NOT: linalg.
+// KERNEL: kernel.add_scalar
+// KERNEL: return
+func.func @accumulate_half(%a: tensor<4x3xf32>, %b: tensor<4x5xf32>) -> tensor<3x5xf32> {
+  %half = arith.constant 0.5 : f32
+  %e = tensor.empty() : tensor<3x5xf32>
+  %c = linalg.fill ins(%half : f32) outs(%e : tensor<3x5xf32>) -> tensor<3x5xf32>
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %b : tensor<4x3xf32>, tensor<4x5xf32>) outs(%c : tensor<3x5xf32>) -> tensor<3x5xf32>
+  return %r : tensor<3x5xf32>
+}
+
 // Scaled Q K^T and a softmax over keys with keepdim reductions.
 // KERNEL-LABEL: func.func @attention_probs
 // KERNEL-NOT: linalg.
@@ -366,6 +381,11 @@ func.func @inv_sqrt(%x: tensor<3x5xf32>, %y: tensor<3x5xf16>) -> (tensor<3x5xf32
 // CHECK-NEXT: {{\[}}{{\[}}{{3\.340[0-9]*}}, {{-0\.9752[0-9]*}}, {{-3\.270[0-9]*}}, {{-1\.904[0-9]*}}, {{-0\.3375[0-9]*}}],
 // CHECK-NEXT: {{\[}}{{5\.008[0-9]*}}, {{2\.737[0-9]*}}, {{-1\.830[0-9]*}}, {{-3\.764[0-9]*}}, {{-2\.207[0-9]*}}],
 // CHECK-NEXT: {{\[}}{{2\.556[0-9]*}}, {{4\.355[0-9]*}}, {{2\.111[0-9]*}}, {{-2\.535[0-9]*}}, {{-4\.571[0-9]*}}]]
+// accumulate_half (A^T B + 0.5: the rows above less linear's, plus 0.5)
+// CHECK: sizes = {{\[}}3, 5] strides = {{.*}} data =
+// CHECK-NEXT: {{\[}}{{\[}}{{1\.622[0-9]*}}, {{0\.4920[0-9]*}}, {{-0\.6345[0-9]*}}, {{-1\.212[0-9]*}}, {{-0\.9634[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{2\.686[0-9]*}}, {{1\.947[0-9]*}}, {{0\.5094[0-9]*}}, {{-0\.9331[0-9]*}}, {{-1\.683[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{2\.693[0-9]*}}, {{2\.703[0-9]*}}, {{1\.648[0-9]*}}, {{0\.03915[0-9]*}}, {{-1\.347[0-9]*}}]]
 // attention_probs (rows sum to 1)
 // CHECK: sizes = {{\[}}6, 5] strides = {{.*}} data =
 // CHECK-NEXT: {{\[}}{{\[}}{{0\.2360[0-9]*}}, {{0\.06290[0-9]*}}, {{0\.06313[0-9]*}}, {{0\.2372[0-9]*}}, {{0\.4007[0-9]*}}],
@@ -559,6 +579,9 @@ func.func @main() {
   %acc = call @accumulate(%a43, %bb45, %lin) : (tensor<4x3xf32>, tensor<4x5xf32>, tensor<3x5xf32>) -> tensor<3x5xf32>
   %acc0 = tensor.cast %acc : tensor<3x5xf32> to tensor<?x?xf32>
   call @print(%acc0) : (tensor<?x?xf32>) -> ()
+  %half = call @accumulate_half(%a43, %bb45) : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
+  %half0 = tensor.cast %half : tensor<3x5xf32> to tensor<?x?xf32>
+  call @print(%half0) : (tensor<?x?xf32>) -> ()
 
   // attention_probs
   %q0 = call @in2(%c6, %c4, %p1) : (index, index, f32) -> tensor<?x?xf32>
