@@ -10,6 +10,7 @@ tensors, loading the PTX and launching through CuPy or, without it,
 cuda-python.
 """
 
+import base64
 import ctypes
 import importlib.util
 import re
@@ -48,13 +49,22 @@ class LaunchPlan:
         self.arguments = arguments
         self.buffers = self.function["buffers"]
         self.launches = self.function["launches"]
+        # Buffers that start as a constant of the program (a weight the
+        # front end inlined): their bytes, as the device holds them.
+        self.initializers = {b["id"]: base64.b64decode(b["initializer"])
+                             for b in self.buffers if "initializer" in b}
 
-    def run(self, inputs, allocate_result, allocate_buffer, launch):
+    def run(self, inputs, allocate_result, allocate_buffer, launch,
+            initialize=None):
         """Replays the plan: `inputs` are device tensors in input order,
         `allocate_result(entry)` and `allocate_buffer(entry)` make device
         tensors for the plan's result arguments and intermediate buffers,
-        `launch(launch_entry, pointers)` runs one kernel. Returns the
-        results in result order."""
+        `initialize(buffer, data)` copies the bytes of a constant into the
+        buffer that holds it, `launch(launch_entry, pointers)` runs one
+        kernel. Returns the results in result order."""
+        if self.initializers and initialize is None:
+            raise ValueError("the plan has constant buffers; run() needs "
+                             "`initialize` to copy them to the device")
         if len(inputs) != len(self.inputs):
             raise ValueError(f"the graph takes {len(self.inputs)} inputs, "
                              f"got {len(inputs)}")
@@ -71,6 +81,8 @@ class LaunchPlan:
         # Buffers are allocated up front and freed with this call: the plan
         # says when each is live, which a caching allocator makes cheap.
         buffers = {b["id"]: allocate_buffer(b) for b in self.buffers}
+        for buffer_id, data in self.initializers.items():
+            initialize(buffers[buffer_id], data)
         for entry in self.launches:
             pointers = []
             for arg in entry["args"]:
@@ -232,4 +244,6 @@ class GPURunner:
                 lambda b: allocated(torch.empty(b["bytes"], device=device,
                                                 dtype=torch.uint8)),
                 lambda entry, pointers: self._driver.launch(entry, pointers,
-                                                            stream))
+                                                            stream),
+                lambda buffer, data: buffer.copy_(torch.frombuffer(
+                    bytearray(data), dtype=torch.uint8)))

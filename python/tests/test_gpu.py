@@ -6,6 +6,7 @@ cuda-python, and skips without them."""
 import importlib.util
 import pathlib
 import re
+import struct
 
 import numpy as np
 import pytest
@@ -266,6 +267,25 @@ def test_launch_plan_replay_passes_the_right_pointers_in_order():
         LaunchPlan(PLAN, "other")
     with pytest.raises(RuntimeError, match="version 2"):
         LaunchPlan(dict(PLAN, version=2), "main")
+
+
+def test_launch_plan_replay_copies_constants_into_their_buffers():
+    # A weight the front end inlined is a buffer the plan gives the bytes
+    # of (base64, as the device holds them): 0.5, -1.0 in f32.
+    from mlsopt.gpu import LaunchPlan
+    function = dict(PLAN["functions"][0])
+    function["buffers"] = [dict(function["buffers"][0],
+                                initializer="AAAAPwAAgL8=")]
+    plan = LaunchPlan(dict(PLAN, functions=[function]), "main")
+    x, w = FakeTensor((8, 16), 0x1000), FakeTensor((16, 4), 0x2000)
+    copied = []
+    plan.run([x, w], lambda r: FakeTensor(r["shape"], 0x3000),
+             lambda b: FakeTensor([b["bytes"]], 0x4000), lambda *a: None,
+             lambda buffer, data: copied.append((buffer.address, data)))
+    assert copied == [(0x4000, struct.pack("<ff", 0.5, -1.0))]
+    with pytest.raises(ValueError, match="needs `initialize`"):
+        plan.run([x, w], lambda r: FakeTensor(r["shape"], 0x3000),
+                 lambda b: FakeTensor([b["bytes"]], 0x4000), lambda *a: None)
 
 
 def test_ptx_splits_by_binary():

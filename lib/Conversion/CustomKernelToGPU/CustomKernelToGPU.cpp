@@ -24,6 +24,7 @@
 
 #include "mlsopt/Conversion/CustomKernelToGPU/CustomKernelToGPU.h"
 #include "mlsopt/Conversion/Passes.h"
+#include "mlsopt/Support/ShapeInference.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -116,6 +117,18 @@ std::string getKernelName(StringRef function, unsigned n,
   return name;
 }
 
+/// A dense tensor constant of an element type kernels compute in: a weight
+/// or table a front end inlined, which the host copies to the device.
+bool isTensorConstant(Operation &op) {
+  auto constant = dyn_cast<arith::ConstantOp>(op);
+  if (!constant)
+    return false;
+  auto type = dyn_cast<RankedTensorType>(constant.getType());
+  return type && type.hasStaticShape() &&
+         isa<DenseElementsAttr>(constant.getValue()) &&
+         isSupportedElementType(type.getElementType());
+}
+
 /// Rewrites one function: its custom kernels become gpu.funcs in `kernels`,
 /// the function itself a host function that launches them.
 LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
@@ -132,13 +145,16 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
     if (isa<kernel::CustomOp, kernel::TransposeOp, kernel::ConvertOp,
             func::ReturnOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
       continue;
+    if (isTensorConstant(op))
+      continue;
     if (op.getDialect() && op.getDialect()->getNamespace() == "kernel")
       return op.emitOpError("is not inside a custom kernel; run "
                             "--convert-kernel-to-custom first");
     return op.emitOpError("cannot run on the GPU: a function lowered by "
                           "--convert-custom-kernel-to-gpu may hold only "
                           "custom kernels, kernel.transpose, kernel.convert, "
-                          "tensor.collapse_shape, tensor.expand_shape and "
+                          "tensor.collapse_shape, tensor.expand_shape, dense "
+                          "f16, bf16 or f32 tensor constants and "
                           "func.return");
   }
   if (!func.getBody().hasOneBlock())
@@ -160,7 +176,9 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
     SmallVector<Value> written;
     for (OpOperand &result : ret->getOpOperands()) {
       Value storage = storageOf(result.get());
-      if (isa<BlockArgument>(storage) || llvm::is_contained(written, storage)) {
+      if (isa<BlockArgument>(storage) ||
+          isa_and_nonnull<arith::ConstantOp>(storage.getDefiningOp()) ||
+          llvm::is_contained(written, storage)) {
         auto type = cast<RankedTensorType>(result.get().getType());
         auto copy = kernel::TransposeOp::create(
             copies, result.get().getLoc(), result.get(),
@@ -225,6 +243,33 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
           b, op.getLoc(), type, view,
           cast<tensor::ExpandShapeOp>(op).getReassociationIndices());
   }
+  // A constant (a weight a front end inlined) is a device buffer copied
+  // from a host global before the first launch, and freed like any
+  // intermediate after its last reader. The launch plan gives its bytes.
+  auto module = func->getParentOfType<ModuleOp>();
+  SymbolTable moduleSymbols(module);
+  for (Operation &op : entry) {
+    if (!isTensorConstant(op) || op.use_empty())
+      continue;
+    auto constant = cast<arith::ConstantOp>(op);
+    auto memrefType = memrefTypeFor(constant.getType());
+    OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+    auto global = memref::GlobalOp::create(
+        mb, op.getLoc(), (func.getSymName() + "_constant").str(),
+        mb.getStringAttr("private"), memrefType, constant.getValue(),
+        /*constant=*/true, /*alignment=*/mb.getI64IntegerAttr(16));
+    // Renamed if taken: a function's constants share its prefix.
+    moduleSymbols.insert(global);
+    Value host = memref::GetGlobalOp::create(b, op.getLoc(), memrefType,
+                                             global.getSymName());
+    Value device =
+        gpu::AllocOp::create(b, op.getLoc(), memrefType, Type(), ValueRange{},
+                             ValueRange{}, ValueRange{})
+            .getMemref();
+    gpu::MemcpyOp::create(b, op.getLoc(), Type(), ValueRange{}, device, host);
+    memrefs[constant.getResult()] = device;
+  }
+
   // The storage a view reads, which its readers keep alive.
   auto viewOf = [&](Operation &op) -> Value {
     Value source = memrefs.lookup(op.getOperand(0));

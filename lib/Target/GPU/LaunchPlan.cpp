@@ -16,6 +16,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/Base64.h"
 #include "llvm/Support/JSON.h"
 
 using namespace mlir;
@@ -55,7 +56,23 @@ struct FunctionPlan {
   SmallVector<mlir::gpu::LaunchFuncOp> launches;
   /// gpu.alloc results in order; their position is the buffer id.
   SmallVector<Value> buffers;
+  /// The constant each buffer a gpu.memcpy fills from a memref.global
+  /// starts as (a weight the front end inlined).
+  DenseMap<Value, DenseElementsAttr> initializers;
 };
+
+/// The bytes of `value` as the device holds them: each element's bit
+/// pattern, little-endian, splats repeated.
+std::string getDeviceBytes(DenseElementsAttr value) {
+  ArrayRef<char> raw = value.getRawData();
+  if (!value.isSplat())
+    return std::string(raw.begin(), raw.end());
+  std::string bytes;
+  bytes.reserve(raw.size() * value.getNumElements());
+  for (int64_t i = 0, e = value.getNumElements(); i < e; ++i)
+    bytes.append(raw.begin(), raw.end());
+  return bytes;
+}
 
 /// The buffer a kernel argument is: a reshaped view (memref.collapse_shape,
 /// memref.expand_shape) passes the pointer of the buffer it views.
@@ -78,6 +95,22 @@ LogicalResult mlsopt::gpu::translateToLaunchPlan(ModuleOp module,
     WalkResult walk = func.walk([&](Operation *op) {
       if (auto alloc = dyn_cast<mlir::gpu::AllocOp>(op))
         plan.buffers.push_back(alloc.getMemref());
+      if (auto copy = dyn_cast<mlir::gpu::MemcpyOp>(op)) {
+        auto get = copy.getSrc().getDefiningOp<memref::GetGlobalOp>();
+        auto global =
+            get ? SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+                      get, get.getNameAttr())
+                : memref::GlobalOp();
+        auto value = global ? dyn_cast_or_null<DenseElementsAttr>(
+                                  global.getInitialValueAttr())
+                            : DenseElementsAttr();
+        if (!value || !global.getConstant())
+          return copy.emitError("the launch plan needs a gpu.memcpy to copy "
+                                "a constant memref.global with a dense "
+                                "initial value into a buffer"),
+                 WalkResult::interrupt();
+        plan.initializers[copy.getDst()] = value;
+      }
       if (auto launch = dyn_cast<mlir::gpu::LaunchFuncOp>(op)) {
         if (launch->getParentOp() != func)
           return launch.emitError("the launch plan needs launches at the top "
@@ -203,6 +236,9 @@ LogicalResult mlsopt::gpu::translateToLaunchPlan(ModuleOp module,
                 writeTensor(j, cast<MemRefType>(buffer.getType()));
                 j.attribute("first_launch", first);
                 j.attribute("last_launch", last);
+                if (DenseElementsAttr value = plan.initializers.lookup(buffer))
+                  j.attribute("initializer",
+                              llvm::encodeBase64(getDeviceBytes(value)));
               });
             }
           });

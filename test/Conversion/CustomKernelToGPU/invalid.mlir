@@ -19,8 +19,8 @@ func.func @not_imported(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<
 // -----
 
 func.func @not_a_kernel_op(%a: tensor<64xf16>) -> tensor<64xf16> {
-  // expected-error @+1 {{cannot run on the GPU: a function lowered by --convert-custom-kernel-to-gpu may hold only custom kernels}}
-  %c = arith.constant dense<1.0> : tensor<64xf16>
+  // expected-error @+1 {{cannot run on the GPU: a function lowered by --convert-custom-kernel-to-gpu may hold only custom kernels, kernel.transpose, kernel.convert, tensor.collapse_shape, tensor.expand_shape, dense f16, bf16 or f32 tensor constants and func.return}}
+  %c = tensor.empty() : tensor<64xf16>
   %e = kernel.exp %a : tensor<64xf16>
   return %e : tensor<64xf16>
 }
@@ -32,6 +32,17 @@ func.func @nothing_imported(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> ten
   // expected-error @+1 {{cannot run on the GPU: --convert-linalg-to-kernel did not import it (its pass description lists what it imports), and the module has no kernel op to lower}}
   %m = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %m : tensor<64x64xf32>
+}
+
+// -----
+
+// A constant of an element type kernels do not compute in is no buffer the
+// host can fill.
+func.func @f64_constant(%a: tensor<64xf16>) -> tensor<64xf16> {
+  // expected-error @+1 {{cannot run on the GPU: a function lowered by --convert-custom-kernel-to-gpu may hold only}}
+  %c = arith.constant dense<1.0> : tensor<64xf64>
+  %e = kernel.exp %a : tensor<64xf16>
+  return %e : tensor<64xf16>
 }
 
 // -----

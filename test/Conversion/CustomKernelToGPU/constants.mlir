@@ -1,0 +1,44 @@
+// RUN: mlsopt-opt %s --convert-kernel-to-custom --convert-custom-kernel-to-gpu=chip=sm_90 | FileCheck %s
+// RUN: mlsopt-opt %s --mlsopt-gpu-pipeline=chip=sm_90 -o %t.mlir
+// RUN: mlsopt-translate --emit-launch-plan %t.mlir | FileCheck %s --check-prefix=PLAN
+// RUN: mlsopt-translate --emit-ptx %t.mlir -o %t.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.ptx -o %t.cubin %}
+
+// A weight a front end inlined as a dense constant is a device buffer: the
+// host function copies it from a constant memref.global before the first
+// launch and frees it after the last reader; the launch plan gives its bytes
+// (base64, as the device holds them). A constant returned as a result is
+// copied into the result buffer by a copy kernel, as an argument is.
+
+// CHECK-DAG: memref.global "private" constant @weight_constant : memref<3x2xf32> = dense<{{\[\[}}5.000000e-01, -1.000000e+00], [2.000000e+00, 2.500000e-01], [-7.500000e-01, 1.500000e+00]]> {alignment = 16 : i64}
+// CHECK-DAG: memref.global "private" constant @weight_constant_0 : memref<5x2xf32> = dense<2.000000e+00> {alignment = 16 : i64}
+// CHECK-LABEL: func.func @weight(
+// CHECK-SAME: %[[X:.*]]: memref<5x3xf32>, %[[R0:.*]]: memref<5x2xf32> {mlsopt.result_index = 0 : i64}, %[[R1:.*]]: memref<5x2xf32> {mlsopt.result_index = 1 : i64})
+// CHECK: %[[W:.*]] = memref.get_global @weight_constant : memref<3x2xf32>
+// CHECK: %[[DW:.*]] = gpu.alloc () : memref<3x2xf32>
+// CHECK: gpu.memcpy %[[DW]], %[[W]] : memref<3x2xf32>, memref<3x2xf32>
+// CHECK: %[[T:.*]] = memref.get_global @weight_constant_0 : memref<5x2xf32>
+// CHECK: %[[DT:.*]] = gpu.alloc () : memref<5x2xf32>
+// CHECK: gpu.memcpy %[[DT]], %[[T]]
+// CHECK: gpu.launch_func @mlsopt_kernels::@weight_kernel0 {{.*}} args(%[[X]] : memref<5x3xf32>, %[[DW]] : memref<3x2xf32>, %[[R0]] : memref<5x2xf32>)
+// CHECK-NEXT: gpu.dealloc %[[DW]]
+// CHECK: gpu.launch_func @mlsopt_kernels::@weight_kernel1 {{.*}} args(%[[DT]] : memref<5x2xf32>, %[[R1]] : memref<5x2xf32>)
+// CHECK-NEXT: gpu.dealloc %[[DT]]
+
+// PLAN: "buffers": [
+// PLAN: "shape": [
+// PLAN-NEXT: 3,
+// PLAN-NEXT: 2
+// PLAN: "initializer": "AAAAPwAAgL8AAABAAACAPgAAQL8AAMA/"
+// PLAN: "shape": [
+// PLAN-NEXT: 5,
+// PLAN-NEXT: 2
+// PLAN: "initializer": "AAAAQAAAAEAAAABAAAAAQAAAAEAAAABAAAAAQAAAAEAAAABAAAAAQA=="
+// PLAN: "launches": [
+
+func.func @weight(%x: tensor<5x3xf32>) -> (tensor<5x2xf32>, tensor<5x2xf32>) {
+  %w = arith.constant dense<[[0.5, -1.0], [2.0, 0.25], [-0.75, 1.5]]> : tensor<3x2xf32>
+  %two = arith.constant dense<2.0> : tensor<5x2xf32>
+  %m = kernel.matmul %x, %w : tensor<5x3xf32>, tensor<3x2xf32>
+  return %m, %two : tensor<5x2xf32>, tensor<5x2xf32>
+}
