@@ -24,10 +24,14 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       difference, a sum, a division);
     - `linalg.reduce` and generics with one reduction dim combining with
       `arith.addf` / `arith.maximumf` (or `arith.maxnumf`, which differs on
-      NaN only) into an identity init, into
-      `kernel.reduce_sum` / `kernel.reduce_max` (with a `tensor.collapse_shape`
-      when linalg drops the reduced dim, which kernel binary ops that
-      broadcast it the same way read past);
+      NaN only) into `kernel.reduce_sum` / `kernel.reduce_max` (with a
+      `tensor.collapse_shape` when linalg drops the reduced dim, which
+      kernel binary ops that broadcast it the same way read past), and with
+      `arith.minimumf` / `arith.minnumf` into the negated `kernel.reduce_max`
+      of the negated values; an init that is not the identity is added to a
+      sum (`kernel.add`, or `kernel.add_scalar` for a constant fill) and
+      bounds a maximum or minimum when it is a constant fill
+      (`kernel.max_scalar` / `kernel.min_scalar`);
     - elementwise generics with arith/math bodies, linalg's named elementwise
       ops, `linalg.elementwise` and `linalg.map`: one kernel op per body op,
       inputs broadcast through projected-permutation maps (reshaped for numpy
@@ -74,8 +78,8 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
     anything else (a left matmul operand, which the matmul reads as a
     batched operand, a reduction, a unary op, an op that stays, a
     binary op whose other operand is also size 1 there), bodies with
-    `linalg.index` or other ops, reductions over several dims or with a
-    non-identity init, dynamic shapes, integer and f64 types, linalg on
+    `linalg.index` or other ops, reductions over several dims, a maximum or
+    minimum into a tensor init, dynamic shapes, integer and f64 types, linalg on
     memrefs. The conversion is partial, the module stays valid and function
     signatures do not change.
   }];

@@ -12,9 +12,11 @@
 //   the maps permute the operands, plus the init: nothing for a zero fill,
 //   `kernel.add_scalar` for another constant fill, `kernel.add` otherwise.
 // - A single-dim reduction whose combiner is `arith.addf` or `arith.maximumf`
-//   (or `arith.maxnumf`, which differs from it on NaN only)
-//   over an identity init becomes `kernel.reduce_sum` or `kernel.reduce_max`
-//   of the value its payload computes.
+//   (or `arith.maxnumf`, which differs from it on NaN only) becomes
+//   `kernel.reduce_sum` or `kernel.reduce_max` of the value its payload
+//   computes, a minimum the negated maximum of the negated value; an init
+//   that is not the identity is folded in after (added to a sum; a constant
+//   fill bounds a maximum or minimum).
 // - An all-parallel op becomes one kernel op per payload op, or one for the
 //   sigmoid, silu, gelu and (in f32) `1 / sqrt(x)` idioms. Constants become
 //   scalar operands (`kernel.add_scalar`, `kernel.mul_scalar`) where that is
@@ -115,13 +117,14 @@ static bool isIdentityInit(Operation *combiner, Value init) {
     return false;
   if (isa<arith::AddFOp>(combiner))
     return value->isZero();
-  if (isa<arith::MaxNumFOp>(combiner) && value->isNaN())
+  if (isa<arith::MaxNumFOp, arith::MinNumFOp>(combiner) && value->isNaN())
     return true;
-  if (isa<arith::MaximumFOp, arith::MaxNumFOp>(combiner))
-    return value->isNegative() &&
-           (value->isInfinity() || value->bitwiseIsEqual(APFloat::getLargest(
-                                       value->getSemantics(), true)));
-  return false;
+  bool isMax = isa<arith::MaximumFOp, arith::MaxNumFOp>(combiner);
+  if (!isMax && !isa<arith::MinimumFOp, arith::MinNumFOp>(combiner))
+    return false;
+  return value->isNegative() == isMax &&
+         (value->isInfinity() || value->bitwiseIsEqual(APFloat::getLargest(
+                                     value->getSemantics(), isMax)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -1233,9 +1236,12 @@ struct ReductionToKernel : public OpInterfaceRewritePattern<linalg::LinalgOp> {
     BlockArgument accumulator = op.getRegionOutputArgs().front();
     Operation *combiner = body->getTerminator()->getOperand(0).getDefiningOp();
     if (!combiner || combiner->getBlock() != body ||
-        !isa<arith::AddFOp, arith::MaximumFOp, arith::MaxNumFOp>(combiner))
+        !isa<arith::AddFOp, arith::MaximumFOp, arith::MaxNumFOp,
+             arith::MinimumFOp, arith::MinNumFOp>(combiner))
       return rewriter.notifyMatchFailure(
-          op, "combiner is not arith.addf, arith.maximumf or arith.maxnumf");
+          op, "combiner is not arith.addf or a maximum or minimum");
+    bool isSum = isa<arith::AddFOp>(combiner);
+    bool isMin = isa<arith::MinimumFOp, arith::MinNumFOp>(combiner);
     Value lhs = combiner->getOperand(0), rhs = combiner->getOperand(1);
     Value reduced = lhs == accumulator   ? rhs
                     : rhs == accumulator ? lhs
@@ -1244,9 +1250,15 @@ struct ReductionToKernel : public OpInterfaceRewritePattern<linalg::LinalgOp> {
       return rewriter.notifyMatchFailure(
           op, "combiner does not fold one value into the accumulator");
     OpOperand *init = op.getDpsInitOperand(0);
-    if (!isIdentityInit(combiner, init->get()))
+    // A sum may start from any init, which is then added (a bias, another
+    // reduction's partial sum); a maximum or minimum from a constant fill,
+    // folded in by max_scalar or min_scalar (max(0, max_j x) is a relu of
+    // the row maximum); a tensor has no kernel op to fold it into those.
+    bool foldsInit = !isIdentityInit(combiner, init->get());
+    std::optional<APFloat> initValue = getSplatValue(init->get());
+    if (foldsInit && !isSum && !initValue)
       return rewriter.notifyMatchFailure(
-          op, "init is not a fill with the combiner's identity");
+          op, "init of a maximum or minimum is not a constant fill");
 
     SmallVector<int64_t> loopShape = op.getStaticLoopRanges();
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
@@ -1271,14 +1283,34 @@ struct ReductionToKernel : public OpInterfaceRewritePattern<linalg::LinalgOp> {
 
     Location loc = op.getLoc();
     Value value = planner.emit(loc, *root);
-    if (isa<arith::AddFOp>(combiner))
+    // min_j x = -max_j(-x): negation is exact, so this is the minimum.
+    auto negate = [&](Value v) {
+      return kernel::MulScalarOp::create(rewriter, loc, v,
+                                         rewriter.getF64FloatAttr(-1.0));
+    };
+    if (isSum) {
       value = kernel::ReduceSumOp::create(rewriter, loc, value, reductionDim);
-    else
+    } else if (isMin) {
+      value = negate(kernel::ReduceMaxOp::create(rewriter, loc, negate(value),
+                                                 reductionDim));
+    } else {
       value = kernel::ReduceMaxOp::create(rewriter, loc, value, reductionDim);
+    }
     SmallVector<unsigned> loopOrder =
         llvm::to_vector(llvm::seq<unsigned>(0, loopShape.size()));
-    rewriter.replaceOp(op, writeResult(rewriter, loc, value, loopOrder,
-                                       resultMap, resultType));
+    Value result =
+        writeResult(rewriter, loc, value, loopOrder, resultMap, resultType);
+    if (foldsInit && isSum) {
+      result = addInit(rewriter, loc, init->get(), result);
+    } else if (foldsInit) {
+      FloatAttr bound = rewriter.getF64FloatAttr(initValue->convertToDouble());
+      result =
+          isMin
+              ? Value(kernel::MinScalarOp::create(rewriter, loc, result, bound))
+              : Value(
+                    kernel::MaxScalarOp::create(rewriter, loc, result, bound));
+    }
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

@@ -1592,14 +1592,15 @@ func.func @softmax_dynamic_stays(%x: tensor<?x80xf32>, %e: tensor<?x80xf32>) -> 
 
 // -----
 
-// A row max with arith.maxnumf into -inf, and one into 0 (no identity) that
-// stays.
+// A row max with arith.maxnumf into -inf, and one into 0 (no identity),
+// which is the row max bounded below by 0.
 // CHECK-LABEL: func.func @maxnumf_reduction
 // CHECK: %[[M:.*]] = kernel.reduce_max %{{.*}} dim 1 : tensor<16x80xf32>
 // CHECK: %[[C:.*]] = tensor.collapse_shape %[[M]]
-// CHECK: %[[Z:.*]] = linalg.reduce
-// CHECK: arith.maxnumf
-// CHECK: return %[[C]], %[[Z]]
+// CHECK: %[[M0:.*]] = kernel.reduce_max %{{.*}} dim 1 : tensor<16x80xf32>
+// CHECK: %[[Z:.*]] = kernel.max_scalar %[[M0]], 0.000000e+00
+// CHECK: %[[ZC:.*]] = tensor.collapse_shape %[[Z]]
+// CHECK: return %[[C]], %[[ZC]]
 func.func @maxnumf_reduction(%x: tensor<16x80xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
   %ninf = arith.constant 0xFF800000 : f32
   %zero = arith.constant 0.0 : f32
@@ -1621,12 +1622,13 @@ func.func @maxnumf_reduction(%x: tensor<16x80xf32>) -> (tensor<16xf32>, tensor<1
 
 // -----
 
-// A reduction into an init that is not its identity stays, as do one over
-// two dims and one that multiplies.
+// A maximum into a tensor init (no kernel op folds one in) stays, as do a
+// reduction over two dims and one that multiplies.
 // CHECK-LABEL: func.func @other_reductions_stay
 // CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x16x64xf32>, %[[INIT:[a-zA-Z0-9_]+]]: tensor<8x16xf32>)
 // CHECK-NOT: kernel.
 // CHECK: %[[A:.*]] = linalg.reduce ins(%[[X]] : {{.*}}) outs(%[[INIT]] : {{.*}}) dimensions = [2]
+// CHECK: arith.maximumf
 // CHECK: %[[B:.*]] = linalg.reduce ins(%[[X]] : {{.*}}) dimensions = [1, 2]
 // CHECK: %[[C:.*]] = linalg.reduce ins(%[[X]] : {{.*}}) dimensions = [2]
 // CHECK: arith.mulf
@@ -1636,7 +1638,7 @@ func.func @other_reductions_stay(%x: tensor<8x16x64xf32>, %init: tensor<8x16xf32
   %one = arith.constant 1.000000e+00 : f32
   %a = linalg.reduce ins(%x : tensor<8x16x64xf32>) outs(%init : tensor<8x16xf32>) dimensions = [2]
     (%in: f32, %acc: f32) {
-      %s = arith.addf %in, %acc : f32
+      %s = arith.maximumf %in, %acc : f32
       linalg.yield %s : f32
     }
   %e = tensor.empty() : tensor<8xf32>

@@ -220,6 +220,53 @@ func.func @reductions(%x: tensor<4x3x5xf32>) -> (tensor<5x4xf32>, tensor<3x5xf32
   return %s, %m : tensor<5x4xf32>, tensor<3x5xf32>
 }
 
+// Reductions from other inits: a sum into a tensor (a bias) adds it, a
+// maximum from a constant fill (0.9) is max_scalar of the maximum (from 0,
+// a relu of it), a minimum is the negated maximum of the negated values,
+// and one from a constant fill (-0.9) min_scalar of that. The fills are
+// inside the range of the values, so both bounds bite.
+// KERNEL-LABEL: func.func @reduction_inits
+// KERNEL-NOT: linalg.
+// KERNEL: kernel.reduce_sum
+// KERNEL: kernel.add
+// KERNEL: kernel.reduce_max
+// KERNEL: kernel.max_scalar {{.*}}, 0.89999997615814208
+// KERNEL: kernel.mul_scalar {{.*}}, -1.000000e+00
+// KERNEL: kernel.reduce_max
+// KERNEL: kernel.mul_scalar {{.*}}, -1.000000e+00
+// KERNEL: kernel.min_scalar {{.*}}, -0.89999997615814208
+// KERNEL: return
+func.func @reduction_inits(%x: tensor<4x3x5xf32>, %b: tensor<3x5xf32>) -> (tensor<3x5xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<3x5xf32>) {
+  %zero = arith.constant 0.9 : f32
+  %half = arith.constant -0.9 : f32
+  %inf = arith.constant 0x7F800000 : f32
+  %e = tensor.empty() : tensor<3x5xf32>
+  %s = linalg.reduce ins(%x : tensor<4x3x5xf32>) outs(%b : tensor<3x5xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  %zeros = linalg.fill ins(%zero : f32) outs(%e : tensor<3x5xf32>) -> tensor<3x5xf32>
+  %m = linalg.reduce ins(%x : tensor<4x3x5xf32>) outs(%zeros : tensor<3x5xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %a = arith.maximumf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  %infs = linalg.fill ins(%inf : f32) outs(%e : tensor<3x5xf32>) -> tensor<3x5xf32>
+  %n = linalg.reduce ins(%x : tensor<4x3x5xf32>) outs(%infs : tensor<3x5xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %a = arith.minimumf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  %halves = linalg.fill ins(%half : f32) outs(%e : tensor<3x5xf32>) -> tensor<3x5xf32>
+  %h = linalg.reduce ins(%x : tensor<4x3x5xf32>) outs(%halves : tensor<3x5xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %a = arith.minnumf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  return %s, %m, %n, %h : tensor<3x5xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<3x5xf32>
+}
+
 // Constants in every operand position, an outer difference, an operand read
 // transposed and one read at a constant index.
 // KERNEL-LABEL: func.func @elementwise
@@ -421,6 +468,26 @@ func.func @inv_sqrt(%x: tensor<3x5xf32>, %y: tensor<3x5xf16>) -> (tensor<3x5xf32
 // CHECK-NEXT: {{\[}}{{\[}}{{0\.7357[0-9]*}}, {{0\.9994[0-9]*}}, {{0\.7800[0-9]*}}, {{0\.7058[0-9]*}}, {{0\.9970[0-9]*}}],
 // CHECK-NEXT: {{\[}}{{0\.8103[0-9]*}}, {{0\.6695[0-9]*}}, {{0\.9919[0-9]*}}, {{0\.8349[0-9]*}}, {{0\.7997[0-9]*}}],
 // CHECK-NEXT: {{\[}}{{0\.9843[0-9]*}}, {{0\.8613[0-9]*}}, {{0\.7687[0-9]*}}, {{0\.9998[0-9]*}}, {{0\.8824[0-9]*}}]]
+// reduction_inits: the sums plus the maxima above
+// CHECK: sizes = {{\[}}3, 5] strides = {{.*}} data =
+// CHECK-NEXT: {{\[}}{{\[}}{{1\.006[0-9]*}}, {{0\.5403[0-9]*}}, {{-0\.1872[0-9]*}}, {{-0\.3022[0-9]*}}, {{0\.4353[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{-0\.1347[0-9]*}}, {{-0\.3528[0-9]*}}, {{0\.3863[0-9]*}}, {{0\.9387[0-9]*}}, {{1\.562[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{0\.3363[0-9]*}}, {{0\.9126[0-9]*}}, {{1\.494[0-9]*}}, {{2\.049[0-9]*}}, {{1\.748[0-9]*}}]]
+// reduction_inits: the maxima, at least 0.9
+// CHECK: sizes = {{\[}}3, 5] strides = {{.*}} data =
+// CHECK-NEXT: {{\[}}{{\[}}0.9, {{0\.9994[0-9]*}}, 0.9, 0.9, {{0\.9970[0-9]*}}],
+// CHECK-NEXT: {{\[}}0.9, 0.9, {{0\.9919[0-9]*}}, 0.9, 0.9],
+// CHECK-NEXT: {{\[}}{{0\.9843[0-9]*}}, 0.9, 0.9, {{0\.9998[0-9]*}}, 0.9]]
+// reduction_inits: the minima
+// CHECK: sizes = {{\[}}3, 5] strides = {{.*}} data =
+// CHECK-NEXT: {{\[}}{{\[}}{{-0\.9749[0-9]*}}, {{-0\.5942[0-9]*}}, {{-0\.9575[0-9]*}}, {{-0\.9836[0-9]*}}, {{-0\.6284[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{-0\.9419[0-9]*}}, {{-0\.9914[0-9]*}}, {{-0\.6665[0-9]*}}, {{-0\.9265[0-9]*}}, {{-0\.9478[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{-0\.7029[0-9]*}}, {{-0\.9066[0-9]*}}, {{-0\.9625[0-9]*}}, {{-0\.5533[0-9]*}}, {{-0\.8875[0-9]*}}]]
+// reduction_inits: the minima, at most -0.9
+// CHECK: sizes = {{\[}}3, 5] strides = {{.*}} data =
+// CHECK-NEXT: {{\[}}{{\[}}{{-0\.9749[0-9]*}}, -0.9, {{-0\.9575[0-9]*}}, {{-0\.9836[0-9]*}}, -0.9],
+// CHECK-NEXT: {{\[}}{{-0\.9419[0-9]*}}, {{-0\.9914[0-9]*}}, -0.9, {{-0\.9265[0-9]*}}, {{-0\.9478[0-9]*}}],
+// CHECK-NEXT: {{\[}}-0.9, {{-0\.9066[0-9]*}}, {{-0\.9625[0-9]*}}, -0.9, -0.9]]
 // elementwise
 // CHECK: sizes = {{\[}}3, 5] strides = {{.*}} data =
 // CHECK-NEXT: {{\[}}{{\[}}{{-?0}}, {{0\.09079[0-9]*}}, {{-0\.4241[0-9]*}}, {{-0\.5641[0-9]*}}, {{0\.5511[0-9]*}}],
@@ -636,6 +703,15 @@ func.func @main() {
   call @print(%sum0) : (tensor<?x?xf32>) -> ()
   %max0 = tensor.cast %max : tensor<3x5xf32> to tensor<?x?xf32>
   call @print(%max0) : (tensor<?x?xf32>) -> ()
+  %ri:4 = call @reduction_inits(%d, %max) : (tensor<4x3x5xf32>, tensor<3x5xf32>) -> (tensor<3x5xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<3x5xf32>)
+  %ri0 = tensor.cast %ri#0 : tensor<3x5xf32> to tensor<?x?xf32>
+  call @print(%ri0) : (tensor<?x?xf32>) -> ()
+  %ri1 = tensor.cast %ri#1 : tensor<3x5xf32> to tensor<?x?xf32>
+  call @print(%ri1) : (tensor<?x?xf32>) -> ()
+  %ri2 = tensor.cast %ri#2 : tensor<3x5xf32> to tensor<?x?xf32>
+  call @print(%ri2) : (tensor<?x?xf32>) -> ()
+  %ri3 = tensor.cast %ri#3 : tensor<3x5xf32> to tensor<?x?xf32>
+  call @print(%ri3) : (tensor<?x?xf32>) -> ()
 
   // elementwise
   %ex0 = call @in2(%c3, %c5, %p0) : (index, index, f32) -> tensor<?x?xf32>
