@@ -22,7 +22,8 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
     - `linalg.transpose`;
     - `linalg.softmax`, decomposed as upstream does it (a max, exp of the
       difference, a sum, a division);
-    - `linalg.reduce` and generics with one reduction dim combining with
+    - `linalg.reduce` and generics with reduction dims (several: one
+      kernel reduction per dim, the innermost first) combining with
       `arith.addf` / `arith.maximumf` (or `arith.maxnumf`, which differs on
       NaN only) into `kernel.reduce_sum` / `kernel.reduce_max` (with a
       `tensor.collapse_shape` when linalg drops the reduced dim, which
@@ -78,8 +79,7 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
     anything else (a left matmul operand, which the matmul reads as a
     batched operand, a reduction, a unary op, an op that stays, a
     binary op whose other operand is also size 1 there), bodies with
-    `linalg.index` or other ops, reductions over several dims, a maximum or
-    minimum into a tensor init, dynamic shapes, integer and f64 types, linalg on
+    `linalg.index` or other ops, a maximum or minimum into a tensor init, dynamic shapes, integer and f64 types, linalg on
     memrefs. The conversion is partial, the module stays valid and function
     signatures do not change.
   }];

@@ -11,7 +11,8 @@
 //   operands) becomes `kernel.matmul`, with `kernel.transpose` around it where
 //   the maps permute the operands, plus the init: nothing for a zero fill,
 //   `kernel.add_scalar` for another constant fill, `kernel.add` otherwise.
-// - A single-dim reduction whose combiner is `arith.addf` or `arith.maximumf`
+// - A reduction (over one dim or several, one after the other) whose
+//   combiner is `arith.addf` or `arith.maximumf`
 //   (or `arith.maxnumf`, which differs from it on NaN only) becomes
 //   `kernel.reduce_sum` or `kernel.reduce_max` of the value its payload
 //   computes, a minimum the negated maximum of the negated value; an init
@@ -372,7 +373,7 @@ static LogicalResult checkResultMap(linalg::LinalgOp op,
                                     PatternRewriter &rewriter, AffineMap map,
                                     ArrayRef<int64_t> shape,
                                     ArrayRef<int64_t> loopShape,
-                                    std::optional<unsigned> reductionDim) {
+                                    ArrayRef<unsigned> reductionDims) {
   if (!isProjectedPermutationWithZeros(map))
     return rewriter.notifyMatchFailure(
         op, "result map is not a projected permutation");
@@ -385,11 +386,11 @@ static LogicalResult checkResultMap(linalg::LinalgOp op,
             op, "result reads a dim of size > 1 at a constant index");
       continue;
     }
-    if (dim.getPosition() == reductionDim)
-      return rewriter.notifyMatchFailure(op, "result indexes the reduced dim");
+    if (llvm::is_contained(reductionDims, dim.getPosition()))
+      return rewriter.notifyMatchFailure(op, "result indexes a reduced dim");
     ++numIndexed;
   }
-  unsigned numParallel = loopShape.size() - (reductionDim ? 1 : 0);
+  unsigned numParallel = loopShape.size() - reductionDims.size();
   if (numIndexed != numParallel)
     return rewriter.notifyMatchFailure(
         op, "result does not index every parallel loop");
@@ -1222,12 +1223,13 @@ struct ReductionToKernel : public OpInterfaceRewritePattern<linalg::LinalgOp> {
 
   LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
+    // Several reduced loops (a full sum, a mean over [H, W]) are reduced
+    // one after the other, each keeping its dim until the result drops them
+    // (in f16 and bf16 each rounds its partial sums once).
     SmallVector<unsigned> reductionDims;
     op.getReductionDims(reductionDims);
-    if (reductionDims.size() != 1)
-      return rewriter.notifyMatchFailure(op,
-                                         "does not reduce exactly one loop");
-    unsigned reductionDim = reductionDims.front();
+    if (reductionDims.empty())
+      return rewriter.notifyMatchFailure(op, "reduces no loop");
     Type elementType;
     if (failed(checkKernelOperands(op, rewriter, elementType)))
       return failure();
@@ -1264,7 +1266,7 @@ struct ReductionToKernel : public OpInterfaceRewritePattern<linalg::LinalgOp> {
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     AffineMap resultMap = op.getMatchingIndexingMap(init);
     if (failed(checkResultMap(op, rewriter, resultMap, resultType.getShape(),
-                              loopShape, reductionDim)))
+                              loopShape, reductionDims)))
       return failure();
 
     PayloadPlanner planner(op, rewriter, elementType, loopShape);
@@ -1288,14 +1290,16 @@ struct ReductionToKernel : public OpInterfaceRewritePattern<linalg::LinalgOp> {
       return kernel::MulScalarOp::create(rewriter, loc, v,
                                          rewriter.getF64FloatAttr(-1.0));
     };
-    if (isSum) {
-      value = kernel::ReduceSumOp::create(rewriter, loc, value, reductionDim);
-    } else if (isMin) {
-      value = negate(kernel::ReduceMaxOp::create(rewriter, loc, negate(value),
-                                                 reductionDim));
-    } else {
-      value = kernel::ReduceMaxOp::create(rewriter, loc, value, reductionDim);
-    }
+    if (isMin)
+      value = negate(value);
+    // Innermost first: each pass reads rows that lie contiguous.
+    for (unsigned reductionDim : llvm::reverse(reductionDims))
+      value = isSum ? Value(kernel::ReduceSumOp::create(rewriter, loc, value,
+                                                        reductionDim))
+                    : Value(kernel::ReduceMaxOp::create(rewriter, loc, value,
+                                                        reductionDim));
+    if (isMin)
+      value = negate(value);
     SmallVector<unsigned> loopOrder =
         llvm::to_vector(llvm::seq<unsigned>(0, loopShape.size()));
     Value result =
@@ -1335,7 +1339,7 @@ struct ElementwiseToKernel
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     AffineMap resultMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
     if (failed(checkResultMap(op, rewriter, resultMap, resultType.getShape(),
-                              loopShape, std::nullopt)))
+                              loopShape, {})))
       return failure();
 
     PayloadPlanner planner(op, rewriter, elementType, loopShape);

@@ -1622,14 +1622,17 @@ func.func @maxnumf_reduction(%x: tensor<16x80xf32>) -> (tensor<16xf32>, tensor<1
 
 // -----
 
-// A maximum into a tensor init (no kernel op folds one in) stays, as do a
-// reduction over two dims and one that multiplies.
+// A maximum into a tensor init (no kernel op folds one in) stays, as does a
+// reduction that multiplies; one over two dims is two reductions, the
+// innermost first.
 // CHECK-LABEL: func.func @other_reductions_stay
 // CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x16x64xf32>, %[[INIT:[a-zA-Z0-9_]+]]: tensor<8x16xf32>)
 // CHECK-NOT: kernel.
 // CHECK: %[[A:.*]] = linalg.reduce ins(%[[X]] : {{.*}}) outs(%[[INIT]] : {{.*}}) dimensions = [2]
 // CHECK: arith.maximumf
-// CHECK: %[[B:.*]] = linalg.reduce ins(%[[X]] : {{.*}}) dimensions = [1, 2]
+// CHECK: %[[B2:.*]] = kernel.reduce_sum %[[X]] dim 2 : tensor<8x16x64xf32>
+// CHECK: %[[B1:.*]] = kernel.reduce_sum %[[B2]] dim 1 : tensor<8x16x1xf32>
+// CHECK: %[[B:.*]] = tensor.collapse_shape %[[B1]] {{\[\[}}0, 1, 2]] : tensor<8x1x1xf32> into tensor<8xf32>
 // CHECK: %[[C:.*]] = linalg.reduce ins(%[[X]] : {{.*}}) dimensions = [2]
 // CHECK: arith.mulf
 // CHECK: return %[[A]], %[[B]], %[[C]]

@@ -267,6 +267,43 @@ func.func @reduction_inits(%x: tensor<4x3x5xf32>, %b: tensor<3x5xf32>) -> (tenso
   return %s, %m, %n, %h : tensor<3x5xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<3x5xf32>
 }
 
+// Reductions over two dims (a mean over [H, W], a maximum over dims 0 and
+// 2): one kernel reduction per dim, the innermost first.
+// KERNEL-LABEL: func.func @multi_dim
+// KERNEL-NOT: linalg.
+// KERNEL: kernel.reduce_sum %{{.*}} dim 2
+// KERNEL: kernel.reduce_sum %{{.*}} dim 1
+// KERNEL: kernel.reduce_max %{{.*}} dim 2
+// KERNEL: kernel.reduce_max %{{.*}} dim 0
+// KERNEL: return
+func.func @multi_dim(%x: tensor<4x3x5xf32>) -> (tensor<4xf32>, tensor<3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %zeros = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, h, w) -> (i, h, w)>, affine_map<(i, h, w) -> (i)>], iterator_types = ["parallel", "reduction", "reduction"]}
+      ins(%x : tensor<4x3x5xf32>) outs(%zeros : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  %mean = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%s : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c15 = arith.constant 15.0 : f32
+    %d = arith.divf %in, %c15 : f32
+    linalg.yield %d : f32
+  } -> tensor<4xf32>
+  %e3 = tensor.empty() : tensor<3xf32>
+  %ninfs = linalg.fill ins(%ninf : f32) outs(%e3 : tensor<3xf32>) -> tensor<3xf32>
+  %m = linalg.reduce ins(%x : tensor<4x3x5xf32>) outs(%ninfs : tensor<3xf32>) dimensions = [0, 2]
+    (%in: f32, %acc: f32) {
+      %a = arith.maximumf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  return %mean, %m : tensor<4xf32>, tensor<3xf32>
+}
+
 // Constants in every operand position, an outer difference, an operand read
 // transposed and one read at a constant index.
 // KERNEL-LABEL: func.func @elementwise
@@ -488,6 +525,12 @@ func.func @inv_sqrt(%x: tensor<3x5xf32>, %y: tensor<3x5xf16>) -> (tensor<3x5xf32
 // CHECK-NEXT: {{\[}}{{\[}}{{-0\.9749[0-9]*}}, -0.9, {{-0\.9575[0-9]*}}, {{-0\.9836[0-9]*}}, -0.9],
 // CHECK-NEXT: {{\[}}{{-0\.9419[0-9]*}}, {{-0\.9914[0-9]*}}, -0.9, {{-0\.9265[0-9]*}}, {{-0\.9478[0-9]*}}],
 // CHECK-NEXT: {{\[}}-0.9, {{-0\.9066[0-9]*}}, {{-0\.9625[0-9]*}}, -0.9, -0.9]]
+// multi_dim: the means over [3, 5], the maxima over dims 0 and 2 (each the
+// largest of a row of the maxima above)
+// CHECK: sizes = {{\[}}1, 4] strides = {{.*}} data =
+// CHECK-NEXT: {{\[}}{{\[}}{{-0\.1243[0-9]*}}, {{-0\.1202[0-9]*}}, {{0\.2606[0-9]*}}, {{-0\.1751[0-9]*}}]]
+// CHECK: sizes = {{\[}}1, 3] strides = {{.*}} data =
+// CHECK-NEXT: {{\[}}{{\[}}{{0\.9994[0-9]*}}, {{0\.9919[0-9]*}}, {{0\.9998[0-9]*}}]]
 // elementwise
 // CHECK: sizes = {{\[}}3, 5] strides = {{.*}} data =
 // CHECK-NEXT: {{\[}}{{\[}}{{-?0}}, {{0\.09079[0-9]*}}, {{-0\.4241[0-9]*}}, {{-0\.5641[0-9]*}}, {{0\.5511[0-9]*}}],
@@ -712,6 +755,13 @@ func.func @main() {
   call @print(%ri2) : (tensor<?x?xf32>) -> ()
   %ri3 = tensor.cast %ri#3 : tensor<3x5xf32> to tensor<?x?xf32>
   call @print(%ri3) : (tensor<?x?xf32>) -> ()
+  %md:2 = call @multi_dim(%d) : (tensor<4x3x5xf32>) -> (tensor<4xf32>, tensor<3xf32>)
+  %md0 = tensor.expand_shape %md#0 [[0, 1]] output_shape [1, 4] : tensor<4xf32> into tensor<1x4xf32>
+  %md0d = tensor.cast %md0 : tensor<1x4xf32> to tensor<?x?xf32>
+  call @print(%md0d) : (tensor<?x?xf32>) -> ()
+  %md1 = tensor.expand_shape %md#1 [[0, 1]] output_shape [1, 3] : tensor<3xf32> into tensor<1x3xf32>
+  %md1d = tensor.cast %md1 : tensor<1x3xf32> to tensor<?x?xf32>
+  call @print(%md1d) : (tensor<?x?xf32>) -> ()
 
   // elementwise
   %ex0 = call @in2(%c3, %c5, %p0) : (index, index, f32) -> tensor<?x?xf32>
