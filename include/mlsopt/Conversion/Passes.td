@@ -45,6 +45,12 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       the erf form of gelu and `1 / sqrt(x)` (constant exactly 1, computed in
       f32) become `square`, `relu`, `sigmoid`, `silu`, `gelu` and `rsqrt`,
       `math.absf` becomes `relu(x) + relu(-x)` (exact; there is no abs op),
+      torch-mlir's selects on a comparison of their own operands,
+      `select(x > c, x, c)` and its mirror images (relu, clamp, threshold),
+      become `relu` / `max_scalar` / `min_scalar` (NaN aside: an unordered
+      comparison picks one side for it), and its leaky relu
+      `select(x > 0, x, x * a)` with `0 <= a <= 1` becomes
+      `relu(x) - a * relu(-x)` (exact),
       and `x / (1 + exp(-x))` computed in f32 on f16/bf16 values `silu`;
       f16/bf16 bodies that extend to f32, compute one op and truncate become
       that op;

@@ -505,6 +505,7 @@ private:
   std::optional<APFloat> getScalar(Value value);
   PlannedValue getTensor(Value value);
   PlannedValue planOp(Operation *payloadOp);
+  std::optional<PlannedValue> planSelect(arith::SelectOp select);
   unsigned addInvalid(const Twine &reason);
   unsigned addStep(StepBuilder build, ArrayRef<unsigned> args,
                    double scalar = 0.0);
@@ -723,6 +724,84 @@ Value PayloadPlanner::matchGelu(Value value) {
   return {};
 }
 
+/// torch-mlir's relu, clamp, threshold and leaky relu are a select on a
+/// comparison of its own operands: `select(x > c, x, c)` and its mirror
+/// images are max(x, c), the others min(x, c), and `select(x > 0, x, x * a)`
+/// is a leaky relu. The comparison itself has no kernel op; it stays an
+/// unused invalid step. NaN aside: an unordered comparison picks one side
+/// for it, where the kernel ops keep the NaN.
+std::optional<PlannedValue> PayloadPlanner::planSelect(arith::SelectOp select) {
+  auto cmp = select.getCondition().getDefiningOp<arith::CmpFOp>();
+  if (!cmp || cmp->getBlock() != op.getBlock() ||
+      select.getType() != elementType)
+    return std::nullopt;
+  Value onTrue = select.getTrueValue(), onFalse = select.getFalseValue();
+  // The comparison as `x P c`, with x the value the select may pass on.
+  Value x = cmp.getLhs(), c = cmp.getRhs();
+  arith::CmpFPredicate predicate = cmp.getPredicate();
+  if (getScalar(x)) {
+    // c P x is x P' c with the operands' order swapped in P.
+    using P = arith::CmpFPredicate;
+    std::swap(x, c);
+    for (auto [from, to] :
+         {std::pair(P::OGT, P::OLT), std::pair(P::OGE, P::OLE),
+          std::pair(P::UGT, P::ULT), std::pair(P::UGE, P::ULE)}) {
+      if (predicate == from) {
+        predicate = to;
+        break;
+      }
+      if (predicate == to) {
+        predicate = from;
+        break;
+      }
+    }
+  }
+  bool greater =
+      llvm::is_contained({arith::CmpFPredicate::OGT, arith::CmpFPredicate::OGE,
+                          arith::CmpFPredicate::UGT, arith::CmpFPredicate::UGE},
+                         predicate);
+  bool less =
+      llvm::is_contained({arith::CmpFPredicate::OLT, arith::CmpFPredicate::OLE,
+                          arith::CmpFPredicate::ULT, arith::CmpFPredicate::ULE},
+                         predicate);
+  std::optional<APFloat> bound = getScalar(c);
+  if ((!greater && !less) || !bound || getScalar(x))
+    return std::nullopt;
+  PlannedValue arg = getTensor(x);
+  if (arg.unrounded)
+    return std::nullopt;
+
+  if ((onTrue == x && onFalse == c) || (onTrue == c && onFalse == x)) {
+    // Picking x when it is the greater is the maximum.
+    bool isMax = (onTrue == x) == greater;
+    if (isMax && bound->isZero())
+      return PlannedValue{addStep(buildUnary<kernel::ReluOp>, arg.step)};
+    return PlannedValue{addStep(isMax ? buildScalar<kernel::MaxScalarOp>
+                                      : buildScalar<kernel::MinScalarOp>,
+                                arg.step, toDouble(*bound))};
+  }
+  // Leaky relu: x where x > 0, else x * a with 0 <= a <= 1, which is
+  // relu(x) - a * relu(-x) exactly (one term is zero; negation is exact).
+  Value scaled = onTrue == x ? onFalse : onTrue;
+  auto mul = scaled.getDefiningOp<arith::MulFOp>();
+  if (!bound->isZero() || (onTrue == x) != greater || !mul ||
+      mul->getBlock() != op.getBlock())
+    return std::nullopt;
+  for (auto [factor, slope] : {std::pair(mul.getLhs(), mul.getRhs()),
+                               std::pair(mul.getRhs(), mul.getLhs())}) {
+    std::optional<APFloat> a = getScalar(slope);
+    if (factor != x || !a || a->isNegative() || toDouble(*a) > 1.0)
+      continue;
+    unsigned positive = addStep(buildUnary<kernel::ReluOp>, arg.step);
+    unsigned negated = addStep(buildUnary<kernel::NegOp>, arg.step);
+    unsigned negative = addStep(buildUnary<kernel::ReluOp>, negated);
+    unsigned leak =
+        addStep(buildScalar<kernel::MulScalarOp>, negative, -toDouble(*a));
+    return PlannedValue{addBinary(buildBinary<kernel::AddOp>, positive, leak)};
+  }
+  return std::nullopt;
+}
+
 PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
   auto invalid = [&](const Twine &reason) -> PlannedValue {
     return {addInvalid("payload op '" + payloadOp->getName().getStringRef() +
@@ -753,6 +832,11 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
     return {getTensor(trunc.getIn()).step};
   }
 
+  if (auto select = dyn_cast<arith::SelectOp>(payloadOp)) {
+    if (std::optional<PlannedValue> bound = planSelect(select))
+      return *bound;
+    return invalid("is no maximum or minimum with a constant or leaky relu");
+  }
   if (llvm::any_of(payloadOp->getOperandTypes(),
                    [&](Type operandType) { return operandType != type; }))
     return invalid("mixes types");

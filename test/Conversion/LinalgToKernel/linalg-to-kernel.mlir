@@ -1412,8 +1412,9 @@ func.func @f64_stays(%x: tensor<8x64xf64>) -> tensor<8xf64> {
 
 // -----
 
-// A select and a powf have no kernel op: the whole generic stays, the exp
-// in its payload included.
+// A select that passes on another value than it compares (exp(x) where
+// x > 0) and a powf have no kernel op: the whole generic stays, the exp in
+// its payload included.
 // CHECK-LABEL: func.func @unsupported_payload_stays
 // CHECK-NOT: kernel.
 // CHECK: %[[R:.*]] = linalg.generic
@@ -1431,7 +1432,7 @@ func.func @unsupported_payload_stays(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>,
       ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
   ^bb0(%in: f32, %out: f32):
     %ex = math.exp %in : f32
-    %c = arith.cmpf ugt, %ex, %zero : f32
+    %c = arith.cmpf ugt, %in, %zero : f32
     %s = arith.select %c, %ex, %zero : f32
     linalg.yield %s : f32
   } -> tensor<8x64xf32>
@@ -1909,4 +1910,94 @@ func.func @clamp(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
     linalg.yield %b : f16
   } -> tensor<8x64xf16>
   return %c : tensor<8x64xf16>
+}
+
+// -----
+
+// torch-mlir's relu, clamp and leaky relu are selects on a comparison of
+// their own operands: relu is select(x > 0, x, 0), a clamp's bounds
+// select(x < lo, lo, x) and select(x > hi, hi, x), a leaky relu
+// select(x > 0, x, x * a), which is relu(x) - a * relu(-x). A comparison
+// written the other way round (0 < x) is the same relu.
+// CHECK-LABEL: func.func @torch_selects
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[R:.*]] = kernel.relu %[[X]]
+// CHECK: %[[LO:.*]] = kernel.max_scalar %[[X]], -1.000000e+00
+// CHECK: %[[HI:.*]] = kernel.min_scalar %[[LO]], 6.000000e+00
+// CHECK: %[[P:.*]] = kernel.relu %[[X]]
+// CHECK: %[[N:.*]] = kernel.neg %[[X]]
+// CHECK: %[[NR:.*]] = kernel.relu %[[N]]
+// CHECK: %[[S:.*]] = kernel.mul_scalar %[[NR]], -0.0099999997764825821
+// CHECK: %[[L:.*]] = kernel.add %[[P]], %[[S]]
+// CHECK: %[[R2:.*]] = kernel.relu %[[X]]
+// CHECK: return %[[R]], %[[HI]], %[[L]], %[[R2]]
+#id2 = affine_map<(i, j) -> (i, j)>
+func.func @torch_selects(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>) {
+  %e = tensor.empty() : tensor<8x64xf32>
+  %relu = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %p = arith.cmpf ugt, %a, %z : f32
+    %s = arith.select %p, %a, %z : f32
+    linalg.yield %s : f32
+  } -> tensor<8x64xf32>
+  %clamp = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %lo = arith.constant -1.0 : f32
+    %hi = arith.constant 6.0 : f32
+    %p = arith.cmpf ult, %a, %lo : f32
+    %s = arith.select %p, %lo, %a : f32
+    %q = arith.cmpf ugt, %s, %hi : f32
+    %t = arith.select %q, %hi, %s : f32
+    linalg.yield %t : f32
+  } -> tensor<8x64xf32>
+  %leaky = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %alpha = arith.constant 0.01 : f32
+    %p = arith.cmpf ugt, %a, %z : f32
+    %m = arith.mulf %a, %alpha : f32
+    %s = arith.select %p, %a, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8x64xf32>
+  %mirror = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %p = arith.cmpf olt, %z, %a : f32
+    %s = arith.select %p, %a, %z : f32
+    linalg.yield %s : f32
+  } -> tensor<8x64xf32>
+  return %relu, %clamp, %leaky, %mirror : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
+}
+
+// -----
+
+// A select between two values that are not what it compares (a mask), and
+// a leaky relu whose slope is above 1 (then the maximum is not x), stay.
+// CHECK-LABEL: func.func @other_selects_stay
+// CHECK-NOT: kernel.
+// CHECK: arith.select
+// CHECK: arith.select
+// CHECK: return
+#id2 = affine_map<(i, j) -> (i, j)>
+func.func @other_selects_stay(%x: tensor<8x64xf32>, %y: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>) {
+  %e = tensor.empty() : tensor<8x64xf32>
+  %masked = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x, %y : tensor<8x64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %p = arith.cmpf ogt, %b, %z : f32
+    %s = arith.select %p, %a, %z : f32
+    linalg.yield %s : f32
+  } -> tensor<8x64xf32>
+  %steep = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %alpha = arith.constant 2.0 : f32
+    %p = arith.cmpf ugt, %a, %z : f32
+    %m = arith.mulf %a, %alpha : f32
+    %s = arith.select %p, %a, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8x64xf32>
+  return %masked, %steep : tensor<8x64xf32>, tensor<8x64xf32>
 }

@@ -304,6 +304,49 @@ func.func @multi_dim(%x: tensor<4x3x5xf32>) -> (tensor<4xf32>, tensor<3xf32>) {
   return %mean, %m : tensor<4xf32>, tensor<3xf32>
 }
 
+// torch-mlir's relu, clamp and leaky relu: selects on comparisons of their
+// own operands, imported as relu, max_scalar/min_scalar and
+// relu(x) - a * relu(-x).
+// KERNEL-LABEL: func.func @torch_activations
+// KERNEL-NOT: linalg.
+// KERNEL: kernel.relu
+// KERNEL: kernel.max_scalar
+// KERNEL: kernel.min_scalar
+// KERNEL: return
+func.func @torch_activations(%x: tensor<3x5xf32>) -> (tensor<3x5xf32>, tensor<3x5xf32>, tensor<3x5xf32>) {
+  %e = tensor.empty() : tensor<3x5xf32>
+  %relu = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<3x5xf32>) outs(%e : tensor<3x5xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %p = arith.cmpf ugt, %a, %z : f32
+    %r = arith.select %p, %a, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<3x5xf32>
+  %clamp = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<3x5xf32>) outs(%e : tensor<3x5xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %lo = arith.constant -0.5 : f32
+    %hi = arith.constant 0.5 : f32
+    %p = arith.cmpf ult, %a, %lo : f32
+    %l = arith.select %p, %lo, %a : f32
+    %q = arith.cmpf ugt, %l, %hi : f32
+    %h = arith.select %q, %hi, %l : f32
+    linalg.yield %h : f32
+  } -> tensor<3x5xf32>
+  %leaky = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<3x5xf32>) outs(%e : tensor<3x5xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %alpha = arith.constant 0.1 : f32
+    %p = arith.cmpf ugt, %a, %z : f32
+    %m = arith.mulf %a, %alpha : f32
+    %r = arith.select %p, %a, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<3x5xf32>
+  return %relu, %clamp, %leaky : tensor<3x5xf32>, tensor<3x5xf32>, tensor<3x5xf32>
+}
+
 // Constants in every operand position, an outer difference, an operand read
 // transposed and one read at a constant index.
 // KERNEL-LABEL: func.func @elementwise
@@ -536,6 +579,19 @@ func.func @inv_sqrt(%x: tensor<3x5xf32>, %y: tensor<3x5xf16>) -> (tensor<3x5xf32
 // CHECK-NEXT: {{\[}}{{\[}}{{-?0}}, {{0\.09079[0-9]*}}, {{-0\.4241[0-9]*}}, {{-0\.5641[0-9]*}}, {{0\.5511[0-9]*}}],
 // CHECK-NEXT: {{\[}}{{-0\.01436[0-9]*}}, {{0\.08967[0-9]*}}, {{-?[0-9.]+e[-+][0-9]+}}, {{0\.3769[0-9]*}}, {{0\.7765[0-9]*}}],
 // CHECK-NEXT: {{\[}}{{-0\.6107[0-9]*}}, {{-0\.6738[0-9]*}}, {{-0\.5795[0-9]*}}, {{-0\.2108[0-9]*}}, {{-0\.009568[0-9]*}}]]
+// torch_activations: relu, clamp to [-0.5, 0.5] and leaky relu (0.1) of it
+// CHECK: sizes = {{\[}}3, 5] strides = {{.*}} data =
+// CHECK-NEXT: {{\[}}{{\[}}{{-?0}}, {{0\.09079[0-9]*}}, 0, 0, {{0\.5511[0-9]*}}],
+// CHECK-NEXT: {{\[}}0, {{0\.08967[0-9]*}}, {{[0-9.]+e-05}}, {{0\.3769[0-9]*}}, {{0\.7765[0-9]*}}],
+// CHECK-NEXT: {{\[}}0, 0, 0, 0, 0]]
+// CHECK: sizes = {{\[}}3, 5] strides = {{.*}} data =
+// CHECK-NEXT: {{\[}}{{\[}}{{-?0}}, {{0\.09079[0-9]*}}, {{-0\.4241[0-9]*}}, -0.5, 0.5],
+// CHECK-NEXT: {{\[}}{{-0\.01436[0-9]*}}, {{0\.08967[0-9]*}}, {{[0-9.]+e-05}}, {{0\.3769[0-9]*}}, 0.5],
+// CHECK-NEXT: {{\[}}-0.5, -0.5, -0.5, {{-0\.2108[0-9]*}}, {{-0\.009568[0-9]*}}]]
+// CHECK: sizes = {{\[}}3, 5] strides = {{.*}} data =
+// CHECK-NEXT: {{\[}}{{\[}}{{-?0}}, {{0\.09079[0-9]*}}, {{-0\.04241[0-9]*}}, {{-0\.05641[0-9]*}}, {{0\.5511[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{-0\.001436[0-9]*}}, {{0\.08967[0-9]*}}, {{[0-9.]+e-05}}, {{0\.3769[0-9]*}}, {{0\.7765[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{-0\.06107[0-9]*}}, {{-0\.06738[0-9]*}}, {{-0\.05795[0-9]*}}, {{-0\.02108[0-9]*}}, {{-0\.0009568[0-9]*}}]]
 // f16_bias_scale
 // CHECK: sizes = {{\[}}3, 5] strides = {{.*}} data =
 // CHECK-NEXT: {{\[}}{{\[}}{{0\.8266[0-9]*}}, {{0\.9731[0-9]*}}, {{0\.6489[0-9]*}}, {{0\.01154[0-9]*}}, {{-0\.6313[0-9]*}}],
@@ -773,6 +829,13 @@ func.func @main() {
   %ew = call @elementwise(%ex, %et, %er, %b5) : (tensor<3x5xf32>, tensor<5x3xf32>, tensor<3x1xf32>, tensor<5xf32>) -> tensor<3x5xf32>
   %ew0 = tensor.cast %ew : tensor<3x5xf32> to tensor<?x?xf32>
   call @print(%ew0) : (tensor<?x?xf32>) -> ()
+  %act:3 = call @torch_activations(%ew) : (tensor<3x5xf32>) -> (tensor<3x5xf32>, tensor<3x5xf32>, tensor<3x5xf32>)
+  %act0 = tensor.cast %act#0 : tensor<3x5xf32> to tensor<?x?xf32>
+  call @print(%act0) : (tensor<?x?xf32>) -> ()
+  %act1 = tensor.cast %act#1 : tensor<3x5xf32> to tensor<?x?xf32>
+  call @print(%act1) : (tensor<?x?xf32>) -> ()
+  %act2 = tensor.cast %act#2 : tensor<3x5xf32> to tensor<?x?xf32>
+  call @print(%act2) : (tensor<?x?xf32>) -> ()
 
   // f16_bias_scale
   %hxe = tensor.empty() : tensor<3x5xf16>
