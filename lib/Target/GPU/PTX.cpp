@@ -2,6 +2,11 @@
 
 #include "mlsopt/Target/GPU/PTX.h"
 
+#include "mlsopt/Dialect/Block/IR/BlockDialect.h"
+#include "mlsopt/Dialect/Kernel/IR/KernelDialect.h"
+#include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"
+#include "mlsopt/Dialect/Thread/IR/ThreadDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -50,5 +55,10 @@ void mlsopt::gpu::registerToPTXTranslation() {
         // are the functions the GPU pipeline leaves as they were (linalg on
         // tensors, say, in a function with no kernel ops).
         registerAllDialects(registry);
+        // And mlsopt's, so that a module not lowered yet is told so
+        // rather than failing to parse.
+        registry.insert<mlsopt::MLSOptDialect, mlsopt::kernel::KernelDialect,
+                        mlsopt::block::BlockDialect,
+                        mlsopt::thread::ThreadDialect>();
       });
 }
