@@ -134,9 +134,10 @@ Value createTileOp(RewriterBase &rewriter, Operation *op, ValueRange tiles,
   OperationState state(op->getLoc(),
                        ("block." + op->getName().stripDialect()).str());
   state.addOperands(tiles);
+  // In the tiles' element type, which may be wider than the op's (the f32
+  // partial sums of a split matmul); the store rounds.
   state.addTypes(RankedTensorType::get(
-      shape,
-      cast<RankedTensorType>(op->getResult(0).getType()).getElementType()));
+      shape, cast<RankedTensorType>(tiles.front().getType()).getElementType()));
   state.addAttributes(op->getAttrs());
   return rewriter.create(state)->getResult(0);
 }

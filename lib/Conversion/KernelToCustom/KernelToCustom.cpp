@@ -255,7 +255,6 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op, int64_t maxSharedMemBytes,
   int64_t rank = out.size();
   Type elementType =
       cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
-  unsigned elementBytes = elementType.getIntOrFloatBitWidth() / 8;
   auto allDimsInnermostFirst = [&](std::optional<int64_t> skip) {
     SmallVector<int64_t> dims;
     for (int64_t d = rank - 1; d >= 0; --d)
@@ -271,11 +270,16 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op, int64_t maxSharedMemBytes,
                           .shape);
     return tiles;
   };
+  // A split reduction's first kernel computes on f32 tiles (its partials
+  // stay f32; see wrapInDefaultBlockGraph).
+  auto tileType = [&]() -> Type {
+    return s.chunks > 1 ? Float32Type::get(op->getContext()) : elementType;
+  };
   auto fits = [&]() {
     return estimateSharedBytes(
                inputTiles(),
                outputTileShape(storedShape(s, out), s.grid, s.omap),
-               elementType) <= maxSharedMemBytes;
+               tileType()) <= maxSharedMemBytes;
   };
 
   if (auto matmul = dyn_cast<kernel::MatmulOp>(op)) {
@@ -344,7 +348,9 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op, int64_t maxSharedMemBytes,
     // The loop walks the reduced dim in tiles of up to 1024 elements.
     int64_t tileD = powerOfTwoTile(in[dim], 1024);
     auto fitsInTile = [&] {
-      return tileBytes(inputTiles()[0], elementBytes * 8) <= 16384 && fits();
+      return tileBytes(inputTiles()[0], tileType().getIntOrFloatBitWidth()) <=
+                 16384 &&
+             fits();
     };
     while (true) {
       s.iterations = in[dim] / tileD;
@@ -420,12 +426,17 @@ struct KernelInput {
 /// for-loop iterations, combine what `compute` makes of the tiles with
 /// `accumulator`, and store the result into a tensor of `resultType` through
 /// `omap`; failure, with a diagnostic on `op`, if a tile does not exist.
+/// Tiles hold `tileElementType` (default: the result's), converted as they
+/// are loaded and stored.
 FailureOr<kernel::CustomOp> createDefaultKernel(
     RewriterBase &rewriter, Operation *op, ArrayRef<KernelInput> inputs,
     RankedTensorType resultType, std::array<int64_t, 3> grid,
     const GridToTensorDims &omap, int64_t iterations,
     block::AccumKind accumulator,
-    function_ref<Value(ValueRange tiles, RankedTensorType tile)> compute) {
+    function_ref<Value(ValueRange tiles, RankedTensorType tile)> compute,
+    Type tileElementType = {}) {
+  if (!tileElementType)
+    tileElementType = resultType.getElementType();
   MLIRContext *ctx = op->getContext();
   Location loc = op->getLoc();
   SmallVector<Value> values;
@@ -436,7 +447,7 @@ FailureOr<kernel::CustomOp> createDefaultKernel(
   }
   argTypes.push_back(resultType);
   auto tileType = [&](ArrayRef<int64_t> shape) {
-    return RankedTensorType::get(shape, resultType.getElementType());
+    return RankedTensorType::get(shape, tileElementType);
   };
   // Every tile first, so that a failure leaves nothing behind.
   SmallVector<RankedTensorType> tileTypes;
@@ -554,8 +565,17 @@ mlsopt::wrapInDefaultBlockGraph(RewriterBase &rewriter, Operation *op,
     state.addTypes(tile);
     return rewriter.create(state)->getResult(0);
   };
-  auto stored = RankedTensorType::get(storedShape(s, resultType.getShape()),
-                                      resultType.getElementType());
+  // A split reduction's partial results stay f32 from the first kernel's
+  // accumulators to the second's, which rounds once: f16 and bf16 matmuls
+  // and sums accumulate in f32 and round once, split or not. (Rounded to
+  // 16 bits, a bf16 [1, 4096] x [4096, 256] split 16 ways had 5 times the
+  // error.) The first kernel computes on f32 tiles, converted as loaded;
+  // f16 and bf16 values are exact in f32, and in tf32 on tensor cores.
+  Type partialType = resultType.getElementType();
+  if (s.chunks > 1 && partialType.getIntOrFloatBitWidth() < 32)
+    partialType = Float32Type::get(op->getContext());
+  auto stored =
+      RankedTensorType::get(storedShape(s, resultType.getShape()), partialType);
   block::AccumKind accumulator = isa<kernel::ReduceMaxOp>(op)
                                      ? block::AccumKind::max
                                      : block::AccumKind::sum;
@@ -574,7 +594,8 @@ mlsopt::wrapInDefaultBlockGraph(RewriterBase &rewriter, Operation *op,
     KernelInput partial{custom->getResult(0), omap, s.chunkDim};
     custom = createDefaultKernel(
         rewriter, op, partial, resultType, grid, omap, s.chunks, accumulator,
-        [](ValueRange tiles, RankedTensorType) { return tiles.front(); });
+        [](ValueRange tiles, RankedTensorType) { return tiles.front(); },
+        partialType);
     if (failed(custom))
       return failure();
   }

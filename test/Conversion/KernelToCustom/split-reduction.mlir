@@ -20,6 +20,7 @@
 // RUN:   | %mlir_runner -e main -entry-point-result=void \
 // RUN:       -shared-libs=%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_runner_utils.so \
 // RUN:   | FileCheck %s %}
+// RUN: sed -e 's/f32/bf16/g' %s | mlsopt-opt --convert-kernel-to-custom | FileCheck %s --check-prefix=SPLIT16
 // RUN: sed -e 's/f32/f16/g' %s | mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_90 | mlsopt-translate --emit-ptx -o %t.sm_90.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.sm_90.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.sm_90.ptx -o %t.sm_90.cubin %}
@@ -49,6 +50,21 @@
 // SPLIT: block.load %in0 imap <x = 0> fmap 1 : tensor<64x8192xf32> -> tensor<1x64xf32>
 // SPLIT: block.store %{{.*}}, %out0 omap <x = 0> : tensor<1x64xf32> into tensor<64x64xf32>
 // SPLIT: return %[[R]]
+// In bf16 (and f16) the partials stay f32 from the first kernel's
+// accumulators to the second kernel, which rounds once as an unsplit matmul
+// does: the first kernel's tiles are f32, converted as loaded (bf16 values
+// are exact in f32 and in tf32), and the second stores converting. Rounded
+// to bf16, the partials of a [1, 4096] x [4096, 256] split 16 ways had five
+// times the error.
+// SPLIT16-LABEL: func.func @gram(
+// SPLIT16: %[[P:.*]] = kernel.custom({{.*}}) grid <1, 1, 128> {{.*}} -> tensor<64x8192xf32>
+// SPLIT16: block.load %in0 imap <z = 1> : tensor<64x4096xbf16> -> tensor<64x32xf32>
+// SPLIT16: block.load %in1 imap <z = 0> : tensor<4096x64xbf16> -> tensor<32x64xf32>
+// SPLIT16: block.store %{{.*}}, %out0 omap <z = 1> : tensor<64x64xf32> into tensor<64x8192xf32>
+// SPLIT16: kernel.custom(%[[P]]) grid <64, 1, 1>
+// SPLIT16: block.for_loop 128 iterations accumulate (sum) : tensor<1x64xf32>
+// SPLIT16: block.load %in0 imap <x = 0> fmap 1 : tensor<64x8192xf32> -> tensor<1x64xf32>
+// SPLIT16: block.store %{{.*}}, %out0 omap <x = 0> : tensor<1x64xf32> into tensor<64x64xbf16>
 func.func @gram(%x: tensor<4096x64xf32>) -> tensor<64x64xf32> {
   %t = kernel.transpose %x [1, 0] : tensor<4096x64xf32>
   %g = kernel.matmul %t, %x : tensor<64x4096xf32>, tensor<4096x64xf32>
