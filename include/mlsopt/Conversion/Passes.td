@@ -42,7 +42,8 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       1.0 / n: within an ulp, and what the verifier reads as 1/n; a constant
       divided by a value only in the idioms below); the
       idioms `x * x`, `max(x, 0)`, `1 / (1 + exp(-x))`, `x * sigmoid(x)`,
-      the erf form of gelu and `1 / sqrt(x)` (constant exactly 1, computed in
+      the erf form of gelu (multiplying by 1/sqrt(2) or, as torch-mlir
+      writes it, dividing by sqrt(2)) and `1 / sqrt(x)` (constant exactly 1, computed in
       f32) become `square`, `relu`, `sigmoid`, `silu`, `gelu` and `rsqrt`,
       `math.absf` becomes `relu(x) + relu(-x)` (exact; there is no abs op),
       torch-mlir's selects on a comparison of their own operands,

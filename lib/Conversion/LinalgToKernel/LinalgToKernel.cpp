@@ -689,7 +689,8 @@ Value PayloadPlanner::matchRsqrt(Value value) {
 
 /// Returns `x` when `value` is the payload form of `gelu(x)`,
 /// `x * (1 + erf(x * c)) * 0.5` with `c` the constant 1/sqrt(2) (as the kernel
-/// op computes it), the halving applied to any factor, else a null value.
+/// op computes it; or `x / sqrt(2)`, torch-mlir's), the halving applied to
+/// any factor, else a null value.
 /// Halving is exact, so where it happens changes no result.
 Value PayloadPlanner::matchGelu(Value value) {
   Block *body = op.getBlock();
@@ -703,6 +704,10 @@ Value PayloadPlanner::matchGelu(Value value) {
            commutedOperands<arith::MulFOp>(erf.getOperand(), body))
         if (isConstant(c, M_SQRT1_2))
           return x;
+      // torch-mlir writes x / sqrt(2).
+      if (auto div = erf.getOperand().getDefiningOp<arith::DivFOp>();
+          div && div->getBlock() == body && isConstant(div.getRhs(), M_SQRT2))
+        return div.getLhs();
     }
     return {};
   };

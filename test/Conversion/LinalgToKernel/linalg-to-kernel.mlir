@@ -2001,3 +2001,28 @@ func.func @other_selects_stay(%x: tensor<8x64xf32>, %y: tensor<8x64xf32>) -> (te
   } -> tensor<8x64xf32>
   return %masked, %steep : tensor<8x64xf32>, tensor<8x64xf32>
 }
+
+// -----
+
+// torch-mlir's exact GELU divides by sqrt(2) inside the erf, where the
+// other form multiplies by 1/sqrt(2): both are kernel.gelu.
+// CHECK-LABEL: func.func @torch_gelu
+// CHECK-NOT: linalg.
+// CHECK: %[[G:.*]] = kernel.gelu %arg0 : tensor<16x128xf32>
+// CHECK-NEXT: return %[[G]]
+func.func @torch_gelu(%x: tensor<16x128xf32>) -> tensor<16x128xf32> {
+  %e = tensor.empty() : tensor<16x128xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<16x128xf32>) outs(%e : tensor<16x128xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %sqrt2 = arith.constant 1.41421354 : f32
+    %one = arith.constant 1.0 : f32
+    %half = arith.constant 0.5 : f32
+    %d = arith.divf %a, %sqrt2 : f32
+    %erf = math.erf %d : f32
+    %p = arith.addf %one, %erf : f32
+    %h = arith.mulf %half, %p : f32
+    %r = arith.mulf %a, %h : f32
+    linalg.yield %r : f32
+  } -> tensor<16x128xf32>
+  return %g : tensor<16x128xf32>
+}
