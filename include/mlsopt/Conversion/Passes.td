@@ -37,10 +37,11 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       ops, `linalg.elementwise` and `linalg.map`: one kernel op per body op,
       inputs broadcast through projected-permutation maps (reshaped for numpy
       broadcasting, transposed when permuted); constants become
-      `mul_scalar` / `add_scalar` (division only by a constant whose inverse
-      is exact or by an integer count n, a mean's, which multiplies by
-      1.0 / n: within an ulp, and what the verifier reads as 1/n; a constant
-      divided by a value only in the idioms below); the
+      `mul_scalar` / `add_scalar` (a division by a constant c multiplies
+      by 1.0 / c: exact when the inverse is, within an ulp of the quotient
+      otherwise (an attention's scores / sqrt(128)); for an integer count n,
+      a mean's, what the verifier reads as 1/n; a constant divided by a
+      value only in the idioms below); the
       idioms `x * x`, `max(x, 0)`, `1 / (1 + exp(-x))`, `x * sigmoid(x)`,
       the erf form of gelu (multiplying by 1/sqrt(2) or, as torch-mlir
       writes it, dividing by sqrt(2)) and `1 / sqrt(x)` (constant exactly 1, computed in

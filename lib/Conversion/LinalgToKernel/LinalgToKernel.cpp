@@ -20,9 +20,10 @@
 //   fill bounds a maximum or minimum).
 // - An all-parallel op becomes one kernel op per payload op, or one for the
 //   sigmoid, silu, gelu and (in f32) `1 / sqrt(x)` idioms. Constants become
-//   scalar operands (`kernel.add_scalar`, `kernel.mul_scalar`) where that is
-//   exact, and a division by an integer count n (a mean) a multiplication by
-//   1.0 / n, which the verifier reads as 1/n.
+//   scalar operands (`kernel.add_scalar`, `kernel.mul_scalar`); a division
+//   by a constant c is a multiplication by 1.0 / c (exact where the inverse
+//   is, within an ulp otherwise; for an integer count n, a mean's, what the
+//   verifier reads as 1/n).
 // - A `linalg.broadcast` that only adds dims, read by a kernel binary op
 //   (an elementwise op above that read it), is replaced in that op by its
 //   input reshaped with size-1 dims, which numpy broadcasting stretches.
@@ -979,6 +980,15 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
                 c == std::floor(c) && getRoundedReciprocal(1.0 / c))
               return addStep(buildScalar<kernel::MulScalarOp>, tensors[0],
                              1.0 / c);
+            // Any other scale (attention scores / sqrt(128), whose
+            // reciprocal is not exact): x * (1.0 / c) with the reciprocal
+            // in f64, within an ulp of the quotient in the element type.
+            // The verifier compares kernel programs, which share the
+            // constant; only the comparison with the linalg program's
+            // quotient is within an ulp.
+            if (std::isfinite(1.0 / c) && 1.0 / c != 0.0)
+              return addStep(buildScalar<kernel::MulScalarOp>, tensors[0],
+                             1.0 / c);
             return std::nullopt;
           })
           .Case([&](arith::MaximumFOp) -> std::optional<unsigned> {
@@ -1001,10 +1011,9 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
           .Default([&](Operation *) { return std::nullopt; });
   if (!kernelStep) {
     if (isa<arith::DivFOp>(payloadOp))
-      return invalid(constantIsLhs
-                         ? "divides a constant by a value"
-                         : "divides by a constant whose inverse is not exact "
-                           "and that is no integer count");
+      return invalid(constantIsLhs ? "divides a constant by a value"
+                                   : "divides by a constant without a finite "
+                                     "reciprocal");
     if (isa<arith::MaximumFOp, arith::MinimumFOp>(payloadOp))
       return invalid("is a maximum or minimum of two tensors");
     return invalid("has no kernel op");

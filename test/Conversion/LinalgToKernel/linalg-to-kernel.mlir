@@ -1482,13 +1482,14 @@ func.func @mixed_precision(%a: tensor<8x64xf16>, %b: tensor<64x96xf16>) -> (tens
 
 // -----
 
-// x / 0.3 is not x * (1/0.3) in floating point (nor 0.3 a count), c / x has
-// no kernel op, and a maximum of two tensors has none either: those three
-// stay. max(x, -0.0) is not relu (they differ at -0.0) but max_scalar.
+// x / 0.3 becomes x * (1 / 0.3), the reciprocal in f64: within an ulp of
+// the quotient, as a mean's x * (1 / n) is (an attention's scores divided
+// by sqrt(128) stayed linalg before). c / x has no kernel op, and a maximum
+// of two tensors has none either: those two stay. max(x, -0.0) is not relu
+// (they differ at -0.0) but max_scalar.
 // CHECK-LABEL: func.func @inexpressible_constants_stay
+// CHECK: %[[D:.*]] = kernel.mul_scalar %arg0, 3.333333{{[0-9]*}} : tensor<8x64xf32>
 // CHECK-NOT: kernel.
-// CHECK: %[[D:.*]] = linalg.generic
-// CHECK: arith.divf %{{.*}}, %{{.*}} : f32
 // CHECK: %[[R:.*]] = linalg.generic
 // CHECK: arith.divf %{{.*}}, %{{.*}} : f32
 // CHECK-NOT: kernel.relu
