@@ -52,7 +52,10 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       become `relu` / `max_scalar` / `min_scalar` (NaN aside: an unordered
       comparison picks one side for it), and its leaky relu
       `select(x > 0, x, x * a)` with `0 <= a <= 1` becomes
-      `relu(x) - a * relu(-x)` (exact),
+      `relu(x) - a * relu(-x)` (exact), `math.powf` / `math.fpowi` to the
+      power 2 `square` (of `x` for `|x|^2`, a vector norm's), to the power 3
+      `square(x) * x` (within an ulp) and `math.powf` to 0.5 `sqrt`, and a
+      constant cast in the body (an f64 eps truncated) is that constant,
       and `x / (1 + exp(-x))` computed in f32 on f16/bf16 values `silu`;
       f16/bf16 bodies that extend to f32, compute one op and truncate become
       that op;

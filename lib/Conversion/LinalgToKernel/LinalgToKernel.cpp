@@ -563,6 +563,16 @@ std::optional<APFloat> PayloadPlanner::getScalar(Value value) {
   FloatAttr attr;
   if (matchPattern(value, m_Constant(&attr)))
     return attr.getValue();
+  // A constant cast to the payload's type (torch-mlir's f64 scalars, an
+  // eps, truncated in the body): the cast constant, rounded to nearest.
+  if (isa_and_nonnull<arith::TruncFOp, arith::ExtFOp>(value.getDefiningOp()) &&
+      matchPattern(value.getDefiningOp()->getOperand(0), m_Constant(&attr))) {
+    APFloat converted = attr.getValue();
+    bool losesInfo = false;
+    converted.convert(cast<FloatType>(value.getType()).getFloatSemantics(),
+                      APFloat::rmNearestTiesToEven, &losesInfo);
+    return converted;
+  }
   auto arg = dyn_cast<BlockArgument>(value);
   if (!arg || arg.getOwner() != op.getBlock() || arg == accumulator)
     return std::nullopt;
@@ -777,7 +787,13 @@ std::optional<PlannedValue> PayloadPlanner::planSelect(arith::SelectOp select) {
   if (arg.unrounded)
     return std::nullopt;
 
-  if ((onTrue == x && onFalse == c) || (onTrue == c && onFalse == x)) {
+  // The constant may be another op of the same value (the front end
+  // materialized it twice).
+  auto isBound = [&](Value v) {
+    std::optional<APFloat> other = getScalar(v);
+    return v == c || (other && other->bitwiseIsEqual(*bound));
+  };
+  if ((onTrue == x && isBound(onFalse)) || (isBound(onTrue) && onFalse == x)) {
     // Picking x when it is the greater is the maximum.
     bool isMax = (onTrue == x) == greater;
     if (isMax && bound->isZero())
@@ -838,6 +854,45 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
     return {getTensor(trunc.getIn()).step};
   }
 
+  // Small integer powers (torch-mlir's x.pow(2) in an RMSNorm, x^3 in the
+  // tanh form of gelu): x^2 is square(x), exact; x^3 square(x) * x, within
+  // an ulp. Before the type check: the exponent is an integer.
+  if (isa<math::FPowIOp, math::PowFOp>(payloadOp)) {
+    Value base = payloadOp->getOperand(0), exponent = payloadOp->getOperand(1);
+    std::optional<int64_t> power;
+    APInt intPower;
+    if (matchPattern(exponent, m_ConstantInt(&intPower)))
+      power = intPower.getSExtValue();
+    else if (std::optional<APFloat> c = getScalar(exponent);
+             c && c->isInteger())
+      power = static_cast<int64_t>(toDouble(*c));
+    // In f32 on f16 or bf16 values the op is the kernel op before it
+    // rounds (see PlannedValue); x^3 would round its square in between.
+    bool unrounded = type != elementType;
+    if (power == 2 || (power == 3 && !unrounded)) {
+      // |x|^2 (a vector norm's) is x^2.
+      if (auto abs = base.getDefiningOp<math::AbsFOp>();
+          abs && abs->getBlock() == op.getBlock() && power == 2)
+        base = abs.getOperand();
+      PlannedValue x = getTensor(base);
+      if (x.unrounded)
+        return invalid("computes on an f32 result that a kernel op would "
+                       "have rounded");
+      unsigned square = addStep(buildUnary<kernel::SquareOp>, x.step);
+      if (power == 2)
+        return {square, unrounded};
+      return {addBinary(buildBinary<kernel::MulOp>, square, x.step), unrounded};
+    }
+    // x^0.5 is sqrt(x) (they differ at -0 and -inf only).
+    if (std::optional<APFloat> c = getScalar(exponent);
+        c && isa<math::PowFOp>(payloadOp) && toDouble(*c) == 0.5) {
+      PlannedValue x = getTensor(base);
+      if (!x.unrounded)
+        return {addStep(buildUnary<kernel::SqrtOp>, x.step),
+                type != elementType};
+    }
+    return invalid("is a power with no kernel op");
+  }
   if (auto select = dyn_cast<arith::SelectOp>(payloadOp)) {
     if (std::optional<PlannedValue> bound = planSelect(select))
       return *bound;

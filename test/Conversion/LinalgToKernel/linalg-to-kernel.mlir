@@ -1413,8 +1413,8 @@ func.func @f64_stays(%x: tensor<8x64xf64>) -> tensor<8xf64> {
 // -----
 
 // A select that passes on another value than it compares (exp(x) where
-// x > 0) and a powf have no kernel op: the whole generic stays, the exp in
-// its payload included.
+// x > 0) and a powf of a non-integer exponent other than 0.5 have no kernel
+// op: the whole generic stays, the exp in its payload included.
 // CHECK-LABEL: func.func @unsupported_payload_stays
 // CHECK-NOT: kernel.
 // CHECK: %[[R:.*]] = linalg.generic
@@ -1426,7 +1426,7 @@ func.func @f64_stays(%x: tensor<8x64xf64>) -> tensor<8xf64> {
 // CHECK: return %[[R]], %[[P]]
 func.func @unsupported_payload_stays(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>) {
   %zero = arith.constant 0.000000e+00 : f32
-  %two = arith.constant 2.000000e+00 : f32
+  %two = arith.constant 2.500000e+00 : f32
   %e = tensor.empty() : tensor<8x64xf32>
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
       ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
@@ -2026,4 +2026,57 @@ func.func @torch_gelu(%x: tensor<16x128xf32>) -> tensor<16x128xf32> {
     linalg.yield %r : f32
   } -> tensor<16x128xf32>
   return %g : tensor<16x128xf32>
+}
+
+// -----
+
+// Powers torch-mlir writes: x.pow(2) (math.powf or math.fpowi) is square(x),
+// exact; x^3 (the tanh form of gelu) square(x) * x, within an ulp; a vector
+// norm's |x|^2 square(x) and its s^0.5 sqrt(s). A clamp_min whose bound is
+// an f64 scalar truncated in the body, and compared and selected as two
+// constant ops of one value, is max_scalar.
+// CHECK-LABEL: func.func @torch_powers
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[SQ:.*]] = kernel.square %[[X]]
+// CHECK: %[[S2:.*]] = kernel.square %[[X]]
+// CHECK: %[[C:.*]] = kernel.mul %[[S2]], %[[X]]
+// CHECK: %[[N:.*]] = kernel.square %[[X]]
+// CHECK: %[[R:.*]] = kernel.sqrt %[[N]]
+// CHECK: %[[M:.*]] = kernel.max_scalar %[[X]], 9.999999960041972E-13
+// CHECK: return %[[SQ]], %[[C]], %[[R]], %[[M]]
+#id3 = affine_map<(i, j) -> (i, j)>
+func.func @torch_powers(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>) {
+  %e = tensor.empty() : tensor<8x64xf32>
+  %eps = arith.constant 9.9999999999999998E-13 : f64
+  %sq = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %two = arith.constant 2.0 : f32
+    %p = math.powf %a, %two : f32
+    linalg.yield %p : f32
+  } -> tensor<8x64xf32>
+  %cube = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %three = arith.constant 3 : i64
+    %p = math.fpowi %a, %three : f32, i64
+    linalg.yield %p : f32
+  } -> tensor<8x64xf32>
+  %norm = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %two = arith.constant 2.0 : f32
+    %half = arith.constant 0.5 : f32
+    %abs = math.absf %a : f32
+    %p = math.powf %abs, %two : f32
+    %r = math.powf %p, %half : f32
+    linalg.yield %r : f32
+  } -> tensor<8x64xf32>
+  %clamp = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %lo = arith.truncf %eps : f64 to f32
+    %lo2 = arith.truncf %eps : f64 to f32
+    %p = arith.cmpf ult, %a, %lo : f32
+    %r = arith.select %p, %lo2, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8x64xf32>
+  return %sq, %cube, %norm, %clamp : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
 }
