@@ -127,6 +127,16 @@ GridToTensorDims remapTensorDims(GridToTensorDims map, ArrayRef<int64_t> to) {
   return map;
 }
 
+/// Whether `op` reads or makes a rank-0 tensor.
+bool hasRankZeroTensor(Operation *op) {
+  auto isRankZero = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.getRank() == 0;
+  };
+  return llvm::any_of(op->getOperandTypes(), isRankZero) ||
+         llvm::any_of(op->getResultTypes(), isRankZero);
+}
+
 /// Creates the block op of the same name as kernel op `op`, on tiles whose
 /// broadcast is `shape`.
 Value createTileOp(RewriterBase &rewriter, Operation *op, ValueRange tiles,
@@ -190,6 +200,8 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
     if (!transpose && !isFusableElementwise(op))
       return rewriter.notifyMatchFailure(
           op, "not an elementwise kernel op or a transpose");
+    if (hasRankZeroTensor(op))
+      return rewriter.notifyMatchFailure(op, "a rank-0 tensor has no tiles");
     auto custom = op->getOperand(0).getDefiningOp<kernel::CustomOp>();
     if (!custom || op->getBlock() != custom->getBlock())
       return rewriter.notifyMatchFailure(op, "not after a custom kernel");
@@ -309,6 +321,10 @@ struct FuseElementwisePrologue : KernelFusionPattern {
     if (result.use_empty() || !llvm::all_equal(result.getUsers()))
       return rewriter.notifyMatchFailure(op, "not read by one op only");
     Operation *reader = *result.getUsers().begin();
+    // The default block graph of an op on rank-0 tensors works on views of
+    // them as vectors, which no load here could follow.
+    if (hasRankZeroTensor(op) || hasRankZeroTensor(reader))
+      return rewriter.notifyMatchFailure(op, "a rank-0 tensor has no tiles");
     if (reader->getBlock() != op->getBlock())
       return rewriter.notifyMatchFailure(op, "read in another block");
     // The fused kernel is built out of the pattern driver's sight (see

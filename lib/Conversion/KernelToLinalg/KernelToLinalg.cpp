@@ -386,6 +386,13 @@ template <typename OpTy> struct TransposeOpLowering : ComputeOpLowering<OpTy> {
 
   LogicalResult lower(OpTy op, typename OpTy::Adaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
+    // The identity (a rank-0 tensor's, whose linalg.transpose upstream
+    // cannot build the indexing maps of) is its operand.
+    if (llvm::equal(op.getPermutation(),
+                    llvm::seq<int64_t>(0, op.getPermutation().size()))) {
+      rewriter.replaceOp(op, adaptor.getInput());
+      return success();
+    }
     Value init = createEmptyTensor(rewriter, op.getLoc(), op.getType());
     auto transpose = linalg::TransposeOp::create(
         rewriter, op.getLoc(), adaptor.getInput(), init, op.getPermutation());
