@@ -6,8 +6,8 @@
 // no copy of X.
 // Before, the transpose stayed a copy kernel: it tied, to the byte, with an
 // ideal library matmul, where what runs is the split pair. The partial
-// sums stay f32 (tiles converted as loaded), and the second kernel rounds
-// once.
+// sums stay f32 (tiles converted as loaded; 128 chunks of 32 rows fit
+// shared memory in f32), and the second kernel rounds once.
 // RUN: mlsopt-opt %s --superoptimize="timeout=10 keep-reference=true" -o %t 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s < %t
 // RUN: mlsopt-opt %t --verify-equivalence 2>&1 | FileCheck %s --check-prefix=VERIFY
@@ -17,8 +17,8 @@
 // REMARK: remark: superoptimize: kept the subprogram of 1 kernel ops
 // CHECK-LABEL: func.func @gram(
 // CHECK-NOT: kernel.transpose
-// CHECK: %[[P:.*]] = kernel.custom(%arg0) grid <1, 1, 64> block <128, 1, 1> : (tensor<4096x64xf16>) -> tensor<64x4096xf32>
-// CHECK: %[[T:.*]] = block.load %in0 imap <z = 0> : tensor<4096x64xf16> -> tensor<64x64xf32>
+// CHECK: %[[P:.*]] = kernel.custom(%arg0) grid <1, 1, 128> block <128, 1, 1> : (tensor<4096x64xf16>) -> tensor<64x8192xf32>
+// CHECK: %[[T:.*]] = block.load %in0 imap <z = 0> : tensor<4096x64xf16> -> tensor<32x64xf32>
 // CHECK-NEXT: %[[TT:.*]] = block.transpose %[[T]] [1, 0]
 // CHECK-NEXT: block.matmul %[[TT]], %[[T]]
 // CHECK: kernel.custom(%[[P]]) grid <64, 1, 1>
