@@ -328,8 +328,8 @@ func.func @norm(%x: tensor<16x4096xf16>) -> tensor<16x4096xf16> {
 
 TEST_F(CostModelTest, SplitKDefaultBlockGraphCostsBothLaunches) {
   // X^T X for a 4096x64 X: one 64x64 output tile, so the default block graph
-  // splits k across 64 blocks (chunks of 64) and a second kernel sums
-  // their partials.
+  // splits k across 128 blocks (chunks of 32, as the chunks' f32 tiles fit
+  // shared memory) and a second kernel sums their partials, kept in f32.
   OwningOpRef<ModuleOp> module = parseOrFail(R"mlir(
 func.func @gram(%t: tensor<64x4096xf16>, %x: tensor<4096x64xf16>) -> tensor<64x64xf16> {
   %g = kernel.matmul %t, %x : tensor<64x4096xf16>, tensor<4096x64xf16>
@@ -340,10 +340,10 @@ func.func @gram(%t: tensor<64x4096xf16>, %x: tensor<4096x64xf16>) -> tensor<64x6
   KernelCost lowered = cost(*module, "gram", sm90(), CostModelOptions{true});
   EXPECT_EQ(lowered.launches, 2u);
   EXPECT_DOUBLE_EQ(lowered.launchUs, 2 * sm90().launchOverheadUs);
-  // Both operands are read once, the partial products (64 of 64x64) are
-  // written and read back, and the result is written.
+  // Both operands are read once, the partial products (128 of 64x64, in
+  // f32) are written and read back, and the result is written.
   double operands = 2.0 * 64 * 4096 * 2;
-  double partials = 64.0 * 64 * 64 * 2;
+  double partials = 128.0 * 64 * 64 * 4;
   double result = 64.0 * 64 * 2;
   EXPECT_DOUBLE_EQ(lowered.deviceBytes, operands + 2 * partials + result);
 }
