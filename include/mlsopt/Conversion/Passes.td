@@ -285,7 +285,9 @@ def CheckLoweredToLLVM : Pass<"mlsopt-check-lowered-to-llvm",
     partial: an op none of them lowers stays, with
     `builtin.unrealized_conversion_cast`s around it, and the module would
     only fail later, in `mlir-runner` or the JIT, far from its cause. This
-    pass reports the first such op, at its location, with its name.
+    pass reports the first such op, at its location, with its name. A
+    nested module (one for another chip) is left alone, as the pipeline's
+    module passes leave it.
   }];
 }
 

@@ -20,3 +20,16 @@ llvm.func @cast(%a: i64) -> i64 {
   %c = builtin.unrealized_conversion_cast %b : index to i64
   llvm.return %c : i64
 }
+
+// -----
+
+// A nested module (one for another chip) is a unit of its own: the
+// pipeline's module passes leave it, and so does the check.
+llvm.func @outer() {
+  llvm.return
+}
+module attributes {mlsopt.target = "sm_86"} {
+  func.func @inner() {
+    return
+  }
+}
