@@ -5,10 +5,11 @@
 // times 7/8 (8.75 of the 10 s), less what the checks of its winner are
 // given (about 2.5 s): about 6 s.
 // Shared equally, it got half (about 2.5 s after the checks), and the
-// one-op division, which ends at once, the other half.
+// one-op division, which ends at once, the other half. On a loaded machine
+// the first subprogram and the checks take longer, so at least 3 s.
 // RUN: mlsopt-opt %s --superoptimize=timeout=10 -o /dev/null 2>&1 | FileCheck %s
 // CHECK: remark: superoptimize: kept the subprogram of 1 kernel ops
-// CHECK: remark: superoptimize: replaced 7 kernel ops {{.*}}; searched for {{[4-9]\.[0-9]}} s (timed out)
+// CHECK: remark: superoptimize: replaced 7 kernel ops {{.*}}; searched for {{[3-9]\.[0-9]}} s (timed out)
 // CHECK: remark: superoptimize: kept the subprogram of 1 kernel ops
 
 func.func @qknorm_safe(%q: tensor<2x256x64xf16>, %k: tensor<2x64x4096xf16>, %v: tensor<2x4096x64xf16>) -> tensor<2x256x64xf16> {
