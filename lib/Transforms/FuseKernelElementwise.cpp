@@ -127,16 +127,6 @@ GridToTensorDims remapTensorDims(GridToTensorDims map, ArrayRef<int64_t> to) {
   return map;
 }
 
-/// Whether `op` reads or makes a rank-0 tensor.
-bool hasRankZeroTensor(Operation *op) {
-  auto isRankZero = [](Type type) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    return tensor && tensor.getRank() == 0;
-  };
-  return llvm::any_of(op->getOperandTypes(), isRankZero) ||
-         llvm::any_of(op->getResultTypes(), isRankZero);
-}
-
 /// Creates the block op of the same name as kernel op `op`, on tiles whose
 /// broadcast is `shape`.
 Value createTileOp(RewriterBase &rewriter, Operation *op, ValueRange tiles,

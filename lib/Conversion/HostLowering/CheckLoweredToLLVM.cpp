@@ -17,26 +17,27 @@ struct CheckLoweredToLLVMPass
     : mlsopt::impl::CheckLoweredToLLVMBase<CheckLoweredToLLVMPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // The first op left, in program order; the casts the partial
-    // conversions put around it only follow from it.
-    Operation *left = nullptr;
+    // The first op left, in program order; a cast the partial conversions
+    // put around such an op only follows from it, so the first cast is
+    // reported only when no other op is left.
+    Operation *left = nullptr, *firstCast = nullptr;
     module.walk<WalkOrder::PreOrder>([&](Operation *op) {
       // A nested module (one for another chip) is a unit of its own, which
       // the pipeline's module passes leave as it is.
       if (op != module && isa<ModuleOp>(op))
         return WalkResult::skip();
-      if (op == module || isa<LLVM::LLVMDialect>(op->getDialect()) ||
-          isa<UnrealizedConversionCastOp>(op))
+      if (isa<UnrealizedConversionCastOp>(op)) {
+        if (!firstCast)
+          firstCast = op;
+        return WalkResult::advance();
+      }
+      if (op == module || isa<LLVM::LLVMDialect>(op->getDialect()))
         return WalkResult::advance();
       left = op;
       return WalkResult::interrupt();
     });
-    if (!left) {
-      module.walk([&](UnrealizedConversionCastOp cast) {
-        left = cast;
-        return WalkResult::interrupt();
-      });
-    }
+    if (!left)
+      left = firstCast;
     if (!left)
       return;
     left->emitOpError("was not lowered to the LLVM dialect by "

@@ -494,18 +494,23 @@ FailureOr<kernel::CustomOp> createDefaultKernel(
 
 } // namespace
 
+static bool isRankZero(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getRank() == 0;
+}
+
+bool mlsopt::hasRankZeroTensor(Operation *op) {
+  return llvm::any_of(op->getOperandTypes(), isRankZero) ||
+         llvm::any_of(op->getResultTypes(), isRankZero);
+}
+
 /// `op` computed on size-1 vectors in place of its rank-0 operands and
 /// result: block graphs map grid dims and loop iterations to tensor dims, and
 /// a rank-0 tensor has none. The rank-0 values are views of the same buffer
 /// (tensor.expand_shape / collapse_shape), which the GPU host lowering
 /// launches nothing for. Returns `op` itself when it has no rank-0 tensor.
 static Operation *expandRankZero(RewriterBase &rewriter, Operation *op) {
-  auto isRankZero = [](Type type) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    return tensor && tensor.getRank() == 0;
-  };
-  if (llvm::none_of(op->getOperandTypes(), isRankZero) &&
-      llvm::none_of(op->getResultTypes(), isRankZero))
+  if (!hasRankZeroTensor(op))
     return op;
   auto vectorOf = [](Type type) {
     return RankedTensorType::get({1},

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <limits>
@@ -388,8 +389,7 @@ template <typename OpTy> struct TransposeOpLowering : ComputeOpLowering<OpTy> {
                       ConversionPatternRewriter &rewriter) const override {
     // The identity (a rank-0 tensor's, whose linalg.transpose upstream
     // cannot build the indexing maps of) is its operand.
-    if (llvm::equal(op.getPermutation(),
-                    llvm::seq<int64_t>(0, op.getPermutation().size()))) {
+    if (isIdentityPermutation(op.getPermutation())) {
       rewriter.replaceOp(op, adaptor.getInput());
       return success();
     }

@@ -859,13 +859,13 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
   // an ulp. Before the type check: the exponent is an integer.
   if (isa<math::FPowIOp, math::PowFOp>(payloadOp)) {
     Value base = payloadOp->getOperand(0), exponent = payloadOp->getOperand(1);
+    std::optional<APFloat> floatPower = getScalar(exponent);
     std::optional<int64_t> power;
     APInt intPower;
     if (matchPattern(exponent, m_ConstantInt(&intPower)))
       power = intPower.getSExtValue();
-    else if (std::optional<APFloat> c = getScalar(exponent);
-             c && c->isInteger())
-      power = static_cast<int64_t>(toDouble(*c));
+    else if (floatPower && floatPower->isInteger())
+      power = static_cast<int64_t>(toDouble(*floatPower));
     // In f32 on f16 or bf16 values the op is the kernel op before it
     // rounds (see PlannedValue); x^3 would round its square in between.
     bool unrounded = type != elementType;
@@ -884,8 +884,7 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
       return {addBinary(buildBinary<kernel::MulOp>, square, x.step), unrounded};
     }
     // x^0.5 is sqrt(x) (they differ at -0 and -inf only).
-    if (std::optional<APFloat> c = getScalar(exponent);
-        c && isa<math::PowFOp>(payloadOp) && toDouble(*c) == 0.5) {
+    if (floatPower && toDouble(*floatPower) == 0.5) {
       PlannedValue x = getTensor(base);
       if (!x.unrounded)
         return {addStep(buildUnary<kernel::SqrtOp>, x.step),

@@ -1,12 +1,8 @@
 //===- LaunchPlan.cpp - How to run a lowered module -----------------------===//
 
 #include "mlsopt/Target/GPU/LaunchPlan.h"
+#include "LoweredModuleDialects.h"
 #include "mlsopt/Conversion/CustomKernelToGPU/CustomKernelToGPU.h"
-
-#include "mlsopt/Dialect/Block/IR/BlockDialect.h"
-#include "mlsopt/Dialect/Kernel/IR/KernelDialect.h"
-#include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"
-#include "mlsopt/Dialect/Thread/IR/ThreadDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -19,7 +15,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
-#include "mlir/InitAllDialects.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/Base64.h"
 #include "llvm/Support/JSON.h"
@@ -96,7 +91,8 @@ LogicalResult mlsopt::gpu::translateToLaunchPlan(ModuleOp module,
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
       continue;
-    FunctionPlan plan{func, {}, {}};
+    FunctionPlan plan;
+    plan.func = func;
     WalkResult walk = func.walk([&](Operation *op) {
       if (auto alloc = dyn_cast<mlir::gpu::AllocOp>(op))
         plan.buffers.push_back(alloc.getMemref());
@@ -302,16 +298,5 @@ void mlsopt::gpu::registerToLaunchPlanTranslation() {
           return LogicalResult(op->emitError("expected a builtin.module"));
         return translateToLaunchPlan(module, os);
       },
-      [](DialectRegistry &registry) {
-        // Also the dialects of kernels not yet compiled to a binary (the
-        // output of --convert-custom-kernel-to-gpu), and of the functions
-        // the GPU pipeline leaves as they were (linalg on tensors, say, in a
-        // function with no kernel ops).
-        registerAllDialects(registry);
-        // And mlsopt's, so that a module not lowered yet is told so
-        // rather than failing to parse.
-        registry.insert<mlsopt::MLSOptDialect, mlsopt::kernel::KernelDialect,
-                        mlsopt::block::BlockDialect,
-                        mlsopt::thread::ThreadDialect>();
-      });
+      mlsopt::gpu::registerLoweredModuleDialects);
 }

@@ -1,18 +1,13 @@
 //===- PTX.cpp - The PTX of a lowered module ------------------------------===//
 
 #include "mlsopt/Target/GPU/PTX.h"
-
-#include "mlsopt/Dialect/Block/IR/BlockDialect.h"
-#include "mlsopt/Dialect/Kernel/IR/KernelDialect.h"
-#include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"
-#include "mlsopt/Dialect/Thread/IR/ThreadDialect.h"
+#include "LoweredModuleDialects.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/InitAllDialects.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 
 using namespace mlir;
@@ -50,15 +45,5 @@ void mlsopt::gpu::registerToPTXTranslation() {
           return LogicalResult(op->emitError("expected a builtin.module"));
         return translateToPTX(module, os);
       },
-      [](DialectRegistry &registry) {
-        // The host functions next to the binaries are parsed too, and so
-        // are the functions the GPU pipeline leaves as they were (linalg on
-        // tensors, say, in a function with no kernel ops).
-        registerAllDialects(registry);
-        // And mlsopt's, so that a module not lowered yet is told so
-        // rather than failing to parse.
-        registry.insert<mlsopt::MLSOptDialect, mlsopt::kernel::KernelDialect,
-                        mlsopt::block::BlockDialect,
-                        mlsopt::thread::ThreadDialect>();
-      });
+      mlsopt::gpu::registerLoweredModuleDialects);
 }

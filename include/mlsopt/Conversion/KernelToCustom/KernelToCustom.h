@@ -28,6 +28,11 @@ inline constexpr int64_t kDefaultBlockGraphSharedMemBytes = 49152;
 /// (every kernel op except kernel.custom and kernel.transpose).
 bool hasDefaultBlockGraph(mlir::Operation *op);
 
+/// Whether `op` reads or makes a rank-0 tensor, which block graphs, mapping
+/// grid dims and loop iterations to tensor dims, have no tiles of (the
+/// default block graph works on size-1 vector views of it).
+bool hasRankZeroTensor(mlir::Operation *op);
+
 /// Replaces the pre-defined kernel op `op` by an equivalent kernel.custom with
 /// its default block graph and returns it. Fails, with a diagnostic on `op`,
 /// when the op has none or when no tiling of its shapes fits in
