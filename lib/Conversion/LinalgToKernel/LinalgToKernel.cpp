@@ -1676,61 +1676,6 @@ struct ElementwiseBeforeReshape : public RewritePattern {
   }
 };
 
-/// A binary elementwise kernel op that reads the rows of a flattened-rows
-/// matmul expanded back (`expand_shape`) and an operand constant along every
-/// group of dims the expansion splits (a bias `[1, 1, n]`) computes on the
-/// flat rows, the other operand collapsed the same way, and is expanded
-/// after: the op then meets the matmul, and the search can fuse the two.
-struct BinaryBeforeRowExpand : public RewritePattern {
-  BinaryBeforeRowExpand(MLIRContext *context)
-      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
-
-  LogicalResult matchAndRewrite(Operation *op,
-                                PatternRewriter &rewriter) const override {
-    if (!isa<kernel::AddOp, kernel::SubOp, kernel::MulOp, kernel::DivOp>(op))
-      return rewriter.notifyMatchFailure(op, "not a binary kernel op");
-    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-    for (unsigned i = 0; i < 2; ++i) {
-      auto expand = op->getOperand(i).getDefiningOp<tensor::ExpandShapeOp>();
-      Value other = op->getOperand(1 - i);
-      auto otherType = cast<RankedTensorType>(other.getType());
-      if (!expand || expand.getResultType() != resultType ||
-          otherType.getRank() > resultType.getRank() ||
-          otherType.getRank() == 0)
-        continue;
-      // A lower-rank operand (numpy broadcasting) has size 1 on the missing
-      // leading dims.
-      SmallVector<int64_t> aligned(resultType.getRank() - otherType.getRank(),
-                                   1);
-      llvm::append_range(aligned, otherType.getShape());
-      SmallVector<ReassociationIndices> groups =
-          expand.getReassociationIndices();
-      // Constant along each split group: size 1 on all of its dims.
-      bool constantAlongGroups = llvm::all_of(groups, [&](auto &group) {
-        return group.size() == 1 ||
-               llvm::all_of(group, [&](int64_t d) { return aligned[d] == 1; });
-      });
-      if (!constantAlongGroups)
-        continue;
-      Location loc = op->getLoc();
-      SmallVector<int64_t> flatShape;
-      for (auto &group : groups)
-        flatShape.push_back(group.size() == 1 ? aligned[group[0]] : 1);
-      Value flatOther = reshapeUnitDims(rewriter, loc, other, flatShape);
-      SmallVector<Value, 2> operands(2);
-      operands[i] = expand.getSrc();
-      operands[1 - i] = flatOther;
-      Operation *flat =
-          mlir::clone(rewriter, op, expand.getSrcType(), operands);
-      rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
-          op, resultType, flat->getResult(0), groups);
-      return success();
-    }
-    return rewriter.notifyMatchFailure(
-        op, "reads no row expansion with an operand constant along it");
-  }
-};
-
 /// `linalg.softmax` (IREE's, and what torch-mlir's softmax becomes through
 /// it) as upstream decomposes it: a max reduction, exp of the difference, a
 /// sum reduction and a division, which the patterns above import.
@@ -1764,9 +1709,10 @@ void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
                ReshapedOperandToSource<kernel::SubOp>,
                ReshapedOperandToSource<kernel::MulOp>,
                ReshapedOperandToSource<kernel::DivOp>, ElementwiseBeforeReshape,
-               BinaryBeforeRowExpand, DecomposeSoftmax>(patterns.getContext());
+               DecomposeSoftmax>(patterns.getContext());
   populateMixedPrecisionPatterns(patterns);
   populateBroadcastOperandPatterns(patterns);
+  populateFlattenRowsPatterns(patterns);
 }
 
 //===----------------------------------------------------------------------===//

@@ -2080,3 +2080,126 @@ func.func @torch_powers(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64x
   } -> tensor<8x64xf32>
   return %sq, %cube, %norm, %clamp : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
 }
+
+// -----
+
+// Linear layers on a [batch, seq, hidden] activation, as torch-mlir writes
+// them: rows collapsed, a matmul, the rows expanded back. The gate and the
+// product compute on the flat rows and the expand moves to the result, so
+// no reshape stands between the matmuls and the ops that read them; the
+// activation is collapsed once for both layers.
+// CHECK-LABEL: func.func @gated_linears_on_3d_rows
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<2x4x16xf32>, %[[W1:[a-zA-Z0-9_]+]]: tensor<16x32xf32>, %[[W2:[a-zA-Z0-9_]+]]: tensor<16x32xf32>)
+// CHECK-NEXT: %[[F:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<2x4x16xf32> into tensor<8x16xf32>
+// CHECK-NEXT: %[[G:.*]] = kernel.matmul %[[F]], %[[W1]]
+// CHECK-NEXT: %[[U:.*]] = kernel.matmul %[[F]], %[[W2]]
+// CHECK-NEXT: %[[S:.*]] = kernel.silu %[[G]] : tensor<8x32xf32>
+// CHECK-NEXT: %[[P:.*]] = kernel.mul %[[S]], %[[U]] : tensor<8x32xf32>, tensor<8x32xf32>
+// CHECK-NEXT: %[[O:.*]] = tensor.expand_shape %[[P]] {{\[\[}}0, 1], [2]] output_shape [2, 4, 32]
+// CHECK-NEXT: return %[[O]]
+#id3d = affine_map<(b, i, j) -> (b, i, j)>
+func.func @gated_linears_on_3d_rows(%x: tensor<2x4x16xf32>, %w1: tensor<16x32xf32>, %w2: tensor<16x32xf32>) -> tensor<2x4x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<8x32xf32>
+  %z0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %xf = tensor.collapse_shape %x [[0, 1], [2]] : tensor<2x4x16xf32> into tensor<8x16xf32>
+  %g = linalg.matmul ins(%xf, %w1 : tensor<8x16xf32>, tensor<16x32xf32>) outs(%z0 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %g3 = tensor.expand_shape %g [[0, 1], [2]] output_shape [2, 4, 32] : tensor<8x32xf32> into tensor<2x4x32xf32>
+  %xf2 = tensor.collapse_shape %x [[0, 1], [2]] : tensor<2x4x16xf32> into tensor<8x16xf32>
+  %u = linalg.matmul ins(%xf2, %w2 : tensor<8x16xf32>, tensor<16x32xf32>) outs(%z0 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %u3 = tensor.expand_shape %u [[0, 1], [2]] output_shape [2, 4, 32] : tensor<8x32xf32> into tensor<2x4x32xf32>
+  %e1 = tensor.empty() : tensor<2x4x32xf32>
+  %o = linalg.generic {indexing_maps = [#id3d, #id3d, #id3d], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%g3, %u3 : tensor<2x4x32xf32>, tensor<2x4x32xf32>) outs(%e1 : tensor<2x4x32xf32>) {
+  ^bb0(%a: f32, %c: f32, %out: f32):
+    %one = arith.constant 1.0 : f32
+    %neg = arith.negf %a : f32
+    %ex = math.exp %neg : f32
+    %den = arith.addf %ex, %one : f32
+    %sig = arith.divf %one, %den : f32
+    %silu = arith.mulf %a, %sig : f32
+    %r = arith.mulf %silu, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x32xf32>
+  return %o : tensor<2x4x32xf32>
+}
+
+// -----
+
+// An RMSNorm over the hidden dim of [batch, seq, hidden] (sum of squares,
+// gain [hidden]) feeding a linear layer, and a residual add of the layer's
+// output: the collapse the layer reads rises through the normalization to
+// the argument, the expand sinks through the residual add to the result,
+// and every kernel op works on the rows [8, ...].
+// CHECK-LABEL: func.func @rmsnorm_linear_residual_on_3d_rows
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<2x4x16xf32>, %[[G:[a-zA-Z0-9_]+]]: tensor<16xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<16x16xf32>)
+// CHECK-NEXT: %[[F:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<2x4x16xf32> into tensor<8x16xf32>
+// CHECK-NOT: tensor.
+// CHECK: kernel.reduce_sum %{{.*}} dim 1 : tensor<8x16xf32>
+// CHECK-NOT: tensor.
+// CHECK: kernel.mul %{{.*}}, %[[G]] : tensor<8x16xf32>, tensor<16xf32>
+// CHECK-NOT: tensor.
+// CHECK: %[[M:.*]] = kernel.matmul %{{.*}}, %[[W]] : tensor<8x16xf32>, tensor<16x16xf32>
+// CHECK-NEXT: %[[A:.*]] = kernel.add %[[F]], %[[M]] : tensor<8x16xf32>, tensor<8x16xf32>
+// CHECK-NEXT: %[[O:.*]] = tensor.expand_shape %[[A]] {{\[\[}}0, 1], [2]] output_shape [2, 4, 16]
+// CHECK-NEXT: return %[[O]]
+#id3r = affine_map<(b, i, j) -> (b, i, j)>
+#red3r = affine_map<(b, i, j) -> (b, i)>
+#gain3r = affine_map<(b, i, j) -> (j)>
+func.func @rmsnorm_linear_residual_on_3d_rows(%x: tensor<2x4x16xf32>, %gain: tensor<16xf32>, %w: tensor<16x16xf32>) -> tensor<2x4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %es = tensor.empty() : tensor<2x4xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %ss = linalg.generic {indexing_maps = [#id3r, #red3r], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<2x4x16xf32>) outs(%zs : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %sq = arith.mulf %a, %a : f32
+    %r = arith.addf %acc, %sq : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4xf32>
+  %e0 = tensor.empty() : tensor<2x4x16xf32>
+  %n = linalg.generic {indexing_maps = [#id3r, #red3r, #gain3r, #id3r], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %ss, %gain : tensor<2x4x16xf32>, tensor<2x4xf32>, tensor<16xf32>) outs(%e0 : tensor<2x4x16xf32>) {
+  ^bb0(%a: f32, %s: f32, %g: f32, %o: f32):
+    %c16 = arith.constant 16.0 : f32
+    %eps = arith.constant 1.0e-6 : f32
+    %m = arith.divf %s, %c16 : f32
+    %me = arith.addf %m, %eps : f32
+    %rs = math.rsqrt %me : f32
+    %y = arith.mulf %a, %rs : f32
+    %yg = arith.mulf %y, %g : f32
+    linalg.yield %yg : f32
+  } -> tensor<2x4x16xf32>
+  %nf = tensor.collapse_shape %n [[0, 1], [2]] : tensor<2x4x16xf32> into tensor<8x16xf32>
+  %e1 = tensor.empty() : tensor<8x16xf32>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %d = linalg.matmul ins(%nf, %w : tensor<8x16xf32>, tensor<16x16xf32>) outs(%z1 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %d3 = tensor.expand_shape %d [[0, 1], [2]] output_shape [2, 4, 16] : tensor<8x16xf32> into tensor<2x4x16xf32>
+  %o = linalg.add ins(%x, %d3 : tensor<2x4x16xf32>, tensor<2x4x16xf32>) outs(%e0 : tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  return %o : tensor<2x4x16xf32>
+}
+
+// -----
+
+// Where the dims do not allow it the ops stay on [batch, seq, hidden]: a
+// softmax over the sequence reduces a dim the rows merge, and a per-batch
+// scale [2, 1, 32] varies along the batch but not the sequence.
+// CHECK-LABEL: func.func @ops_across_rows_stay_3d
+// CHECK: %[[M:.*]] = kernel.matmul %{{.*}} : tensor<8x16xf32>, tensor<16x32xf32>
+// CHECK-NEXT: %[[O:.*]] = tensor.expand_shape %[[M]] {{\[\[}}0, 1], [2]] output_shape [2, 4, 32]
+// CHECK-DAG: kernel.reduce_max %[[O]] dim 1 : tensor<2x4x32xf32>
+// CHECK-DAG: kernel.mul %[[O]], %{{.*}} : tensor<2x4x32xf32>, tensor<2x1x32xf32>
+func.func @ops_across_rows_stay_3d(%x: tensor<2x4x16xf32>, %w: tensor<16x32xf32>, %s: tensor<2x1x32xf32>) -> (tensor<2x4x32xf32>, tensor<2x4x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<8x32xf32>
+  %z0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %xf = tensor.collapse_shape %x [[0, 1], [2]] : tensor<2x4x16xf32> into tensor<8x16xf32>
+  %m = linalg.matmul ins(%xf, %w : tensor<8x16xf32>, tensor<16x32xf32>) outs(%z0 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %m3 = tensor.expand_shape %m [[0, 1], [2]] output_shape [2, 4, 32] : tensor<8x32xf32> into tensor<2x4x32xf32>
+  %e1 = tensor.empty() : tensor<2x4x32xf32>
+  %p = linalg.softmax dimension(1) ins(%m3 : tensor<2x4x32xf32>) outs(%e1 : tensor<2x4x32xf32>) -> tensor<2x4x32xf32>
+  %sb = tensor.collapse_shape %s [[0, 1], [2]] : tensor<2x1x32xf32> into tensor<2x32xf32>
+  %bs = linalg.broadcast ins(%sb : tensor<2x32xf32>) outs(%e1 : tensor<2x4x32xf32>) dimensions = [1]
+  %q = linalg.mul ins(%m3, %bs : tensor<2x4x32xf32>, tensor<2x4x32xf32>) outs(%e1 : tensor<2x4x32xf32>) -> tensor<2x4x32xf32>
+  return %p, %q : tensor<2x4x32xf32>, tensor<2x4x32xf32>
+}

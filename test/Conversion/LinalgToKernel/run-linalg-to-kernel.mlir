@@ -893,5 +893,92 @@ func.func @main() {
   %ad = call @abs_diff(%ax, %ay) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   %ad0 = tensor.cast %ad : tensor<2x3xf32> to tensor<?x?xf32>
   call @print(%ad0) : (tensor<?x?xf32>) -> ()
+
+  // block_3d
+  %tx0 = call @in2(%c6, %c4, %p4) : (index, index, f32) -> tensor<?x?xf32>
+  %tx64 = tensor.cast %tx0 : tensor<?x?xf32> to tensor<6x4xf32>
+  %tx = tensor.expand_shape %tx64 [[0, 1], [2]] output_shape [2, 3, 4] : tensor<6x4xf32> into tensor<2x3x4xf32>
+  %tg0 = call @in2(%c1, %c4, %p2) : (index, index, f32) -> tensor<?x?xf32>
+  %tg14 = tensor.cast %tg0 : tensor<?x?xf32> to tensor<1x4xf32>
+  %tg = tensor.collapse_shape %tg14 [[0, 1]] : tensor<1x4xf32> into tensor<4xf32>
+  %to = call @block_3d(%tx, %tg, %wg, %wu, %wd) : (tensor<2x3x4xf32>, tensor<4xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<6x4xf32>) -> tensor<2x3x4xf32>
+  %to64 = tensor.collapse_shape %to [[0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
+  %to0 = tensor.cast %to64 : tensor<6x4xf32> to tensor<?x?xf32>
+  call @print(%to0) : (tensor<?x?xf32>) -> ()
   return
+}
+
+// block_3d
+// CHECK: sizes = {{\[}}6, 4] strides = {{.*}} data =
+// CHECK-NEXT: {{\[}}{{\[}}{{0\.6617[0-9]*}}, {{-0\.8705[0-9]*}}, {{-1\.982[0-9]*}}, {{-2\.135[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{-1\.024[0-9]*}}, {{-0\.2614[0-9]*}}, {{0\.6277[0-9]*}}, {{1\.213[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{1\.382[0-9]*}}, {{0\.9293[0-9]*}}, {{0\.02710[0-9]*}}, {{-0\.8882[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{0\.4693[0-9]*}}, {{-0\.2420[0-9]*}}, {{-0\.8365[0-9]*}}, {{-1\.026[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{1\.661[0-9]*}}, {{0\.6773[0-9]*}}, {{-0\.6341[0-9]*}}, {{-1\.639[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{-0\.7390[0-9]*}}, {{-1\.621[0-9]*}}, {{-1\.720[0-9]*}}, {{-0\.9877[0-9]*}}]]
+
+// An RMSNorm, a gated MLP and a residual add on [batch, seq, hidden], the
+// linear layers on rows collapsed and expanded back: the import computes it
+// all on the rows.
+// KERNEL-LABEL: func.func @block_3d
+// KERNEL-NOT: linalg.
+// KERNEL: tensor.collapse_shape
+// KERNEL-NOT: tensor.
+// KERNEL: tensor.expand_shape
+// KERNEL-NEXT: return
+#id3b = affine_map<(b, i, j) -> (b, i, j)>
+#red3b = affine_map<(b, i, j) -> (b, i)>
+#gain3b = affine_map<(b, i, j) -> (j)>
+func.func @block_3d(%x: tensor<2x3x4xf32>, %gain: tensor<4xf32>, %w1: tensor<4x6xf32>, %w2: tensor<4x6xf32>, %w3: tensor<6x4xf32>) -> tensor<2x3x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %es = tensor.empty() : tensor<2x3xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %ss = linalg.generic {indexing_maps = [#id3b, #red3b], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<2x3x4xf32>) outs(%zs : tensor<2x3xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %sq = arith.mulf %a, %a : f32
+    %r = arith.addf %acc, %sq : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3xf32>
+  %e0 = tensor.empty() : tensor<2x3x4xf32>
+  %n = linalg.generic {indexing_maps = [#id3b, #red3b, #gain3b, #id3b], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %ss, %gain : tensor<2x3x4xf32>, tensor<2x3xf32>, tensor<4xf32>) outs(%e0 : tensor<2x3x4xf32>) {
+  ^bb0(%a: f32, %s: f32, %g: f32, %o: f32):
+    %c4 = arith.constant 4.0 : f32
+    %eps = arith.constant 1.0e-6 : f32
+    %m = arith.divf %s, %c4 : f32
+    %me = arith.addf %m, %eps : f32
+    %rs = math.rsqrt %me : f32
+    %y = arith.mulf %a, %rs : f32
+    %yg = arith.mulf %y, %g : f32
+    linalg.yield %yg : f32
+  } -> tensor<2x3x4xf32>
+  %nf = tensor.collapse_shape %n [[0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
+  %e1 = tensor.empty() : tensor<6x6xf32>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<6x6xf32>) -> tensor<6x6xf32>
+  %g1 = linalg.matmul ins(%nf, %w1 : tensor<6x4xf32>, tensor<4x6xf32>) outs(%z1 : tensor<6x6xf32>) -> tensor<6x6xf32>
+  %g13 = tensor.expand_shape %g1 [[0, 1], [2]] output_shape [2, 3, 6] : tensor<6x6xf32> into tensor<2x3x6xf32>
+  %nf2 = tensor.collapse_shape %n [[0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
+  %u1 = linalg.matmul ins(%nf2, %w2 : tensor<6x4xf32>, tensor<4x6xf32>) outs(%z1 : tensor<6x6xf32>) -> tensor<6x6xf32>
+  %u13 = tensor.expand_shape %u1 [[0, 1], [2]] output_shape [2, 3, 6] : tensor<6x6xf32> into tensor<2x3x6xf32>
+  %e2 = tensor.empty() : tensor<2x3x6xf32>
+  %h = linalg.generic {indexing_maps = [#id3b, #id3b, #id3b], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%g13, %u13 : tensor<2x3x6xf32>, tensor<2x3x6xf32>) outs(%e2 : tensor<2x3x6xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %one = arith.constant 1.0 : f32
+    %neg = arith.negf %a : f32
+    %ex = math.exp %neg : f32
+    %den = arith.addf %ex, %one : f32
+    %sig = arith.divf %one, %den : f32
+    %silu = arith.mulf %a, %sig : f32
+    %r = arith.mulf %silu, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x6xf32>
+  %hf = tensor.collapse_shape %h [[0, 1], [2]] : tensor<2x3x6xf32> into tensor<6x6xf32>
+  %e3 = tensor.empty() : tensor<6x4xf32>
+  %z3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<6x4xf32>) -> tensor<6x4xf32>
+  %d = linalg.matmul ins(%hf, %w3 : tensor<6x6xf32>, tensor<6x4xf32>) outs(%z3 : tensor<6x4xf32>) -> tensor<6x4xf32>
+  %d3 = tensor.expand_shape %d [[0, 1], [2]] output_shape [2, 3, 4] : tensor<6x4xf32> into tensor<2x3x4xf32>
+  %o = linalg.add ins(%x, %d3 : tensor<2x3x4xf32>, tensor<2x3x4xf32>) outs(%e0 : tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  return %o : tensor<2x3x4xf32>
 }

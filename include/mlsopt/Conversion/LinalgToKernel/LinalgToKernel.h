@@ -21,6 +21,12 @@ void populateMixedPrecisionPatterns(mlir::RewritePatternSet &patterns);
 /// populateLinalgToKernelPatterns.
 void populateBroadcastOperandPatterns(mlir::RewritePatternSet &patterns);
 
+/// Adds the patterns that move elementwise kernel ops, reductions and RMS
+/// norms off a [batch, seq, ...] shape onto the rows a matmul flattened it
+/// into, so that reshapes end up at the arguments and results instead of
+/// between the ops. Part of populateLinalgToKernelPatterns.
+void populateFlattenRowsPatterns(mlir::RewritePatternSet &patterns);
+
 } // namespace mlsopt
 
 #endif // MLSOPT_CONVERSION_LINALGTOKERNEL_LINALGTOKERNEL_H

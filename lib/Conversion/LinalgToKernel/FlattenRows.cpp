@@ -1,0 +1,321 @@
+//===- FlattenRows.cpp - Kernel ops onto the rows a matmul flattened ------===//
+//
+// A front end lowers a linear layer on a [batch, seq, hidden] activation as a
+// tensor.collapse_shape to [batch * seq, hidden], a matmul, and a
+// tensor.expand_shape back (FlattenedRowsToMatmul makes the same of a
+// batch_matmul by a broadcast weight). The normalizations, activations and
+// residual adds around the layers stay on the 3-D shape, so every layer is
+// fenced by reshapes: the search partitions a program at each one and the
+// GPU pipeline launches each piece on its own (a 3-D gated MLP took five
+// launches where its 2-D twin takes one).
+//
+// The patterns here move those ops onto the flattened rows instead: an op
+// that reads an expand computes on the expand's source and is expanded
+// after, and a collapse of an op's result is computed by the op on collapsed
+// operands. Expands then sink to the results and collapses rise to the
+// arguments, where both are views of device memory. Each rewrite takes one op
+// off the higher-rank shape and none puts one back, so the rewriting ends.
+//
+// Reshapes that only add or drop size-1 dims are left to the import's
+// unit-dim patterns; an op flattens only where its dims allow it: a reduced
+// or normalized dim must stay a dim of its own, and a broadcast operand must
+// be constant along, or span, each group of merged dims.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlsopt/Conversion/LinalgToKernel/LinalgToKernel.h"
+#include "mlsopt/Dialect/Common/ElementwiseByIndex.h"
+#include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+
+using namespace mlir;
+using namespace mlsopt;
+
+namespace {
+
+using Groups = SmallVector<ReassociationIndices>;
+
+/// True if some group merges two or more dims of `shape` larger than 1: a
+/// reshape that moves data between dims, not one that only adds or drops
+/// size-1 dims.
+bool mergesDims(ArrayRef<int64_t> shape,
+                ArrayRef<ReassociationIndices> groups) {
+  return llvm::any_of(groups, [&](const ReassociationIndices &group) {
+    return llvm::count_if(group, [&](int64_t d) { return shape[d] != 1; }) > 1;
+  });
+}
+
+/// The ops this file flattens: elementwise kernel ops (with numpy
+/// broadcasting), conversions, and reductions and RMS norms over one dim.
+bool isFlattenable(Operation *op) {
+  if (!isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) ||
+      op->getNumResults() != 1 || op->getNumRegions() != 0)
+    return false;
+  return op->hasTrait<OpTrait::ElementwiseByIndex>() ||
+         isa<kernel::ConvertOp, kernel::ReduceSumOp, kernel::ReduceMaxOp,
+             kernel::RmsNormOp>(op);
+}
+
+/// The dim a reduction or an RMS norm works on, if `op` has one.
+std::optional<int64_t> getWorkingDim(Operation *op) {
+  if (auto sum = dyn_cast<kernel::ReduceSumOp>(op))
+    return static_cast<int64_t>(sum.getDim());
+  if (auto max = dyn_cast<kernel::ReduceMaxOp>(op))
+    return static_cast<int64_t>(max.getDim());
+  if (auto norm = dyn_cast<kernel::RmsNormOp>(op))
+    return norm.getNormalizedDim();
+  return std::nullopt;
+}
+
+/// Where `op` reads a `value` that broadcasts against its result shape
+/// `shape` (numpy: aligned on the right, missing dims are 1), the shape it
+/// has on the rows `groups` flatten `shape` into; none when a group merges
+/// dims along which the value is neither constant nor whole.
+std::optional<SmallVector<int64_t>>
+getFlatOperandShape(ArrayRef<int64_t> operandShape, ArrayRef<int64_t> shape,
+                    ArrayRef<ReassociationIndices> groups) {
+  int64_t rank = shape.size();
+  int64_t operandRank = operandShape.size();
+  if (operandRank == 0 || operandRank > rank)
+    return std::nullopt;
+  SmallVector<int64_t> aligned(rank - operandRank, 1);
+  llvm::append_range(aligned, operandShape);
+  SmallVector<int64_t> flat;
+  for (const ReassociationIndices &group : groups) {
+    if (group.size() == 1) {
+      flat.push_back(aligned[group[0]]);
+      continue;
+    }
+    if (llvm::all_of(group, [&](int64_t d) { return aligned[d] == 1; })) {
+      flat.push_back(1);
+      continue;
+    }
+    if (!llvm::all_of(group, [&](int64_t d) { return aligned[d] == shape[d]; }))
+      return std::nullopt;
+    int64_t product = 1;
+    for (int64_t d : group)
+      product *= shape[d];
+    flat.push_back(product);
+  }
+  return flat;
+}
+
+/// `value` reshaped to `flatShape`, which getFlatOperandShape derived from
+/// it under `groups` of the result shape `shape`: one collapse or expand
+/// where one does it, else the value aligned to `shape`'s rank and collapsed
+/// by `groups`. Views only, no data moves.
+Value reshapeToFlat(OpBuilder &b, Location loc, Value value,
+                    ArrayRef<int64_t> flatShape, ArrayRef<int64_t> shape,
+                    ArrayRef<ReassociationIndices> groups) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getShape() == flatShape)
+    return value;
+  auto flatType = RankedTensorType::get(flatShape, type.getElementType());
+  if (std::optional<Groups> direct =
+          getReassociationIndicesForReshape(type, flatType)) {
+    if (type.getRank() > flatType.getRank())
+      return tensor::CollapseShapeOp::create(b, loc, flatType, value, *direct);
+    return tensor::ExpandShapeOp::create(b, loc, flatType, value, *direct);
+  }
+  int64_t missing = shape.size() - type.getRank();
+  SmallVector<int64_t> aligned(missing, 1);
+  llvm::append_range(aligned, type.getShape());
+  if (missing > 0) {
+    // The added leading size-1 dims join the first dim's group.
+    Groups toAligned;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      toAligned.push_back({d + missing});
+    for (int64_t d = missing - 1; d >= 0; --d)
+      toAligned.front().insert(toAligned.front().begin(), d);
+    value = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get(aligned, type.getElementType()), value,
+        toAligned);
+  }
+  return tensor::CollapseShapeOp::create(b, loc, flatType, value, groups);
+}
+
+/// `op` computed on the rows `groups` flatten its result into, reading
+/// `flatOperands` (operand i replaced where it is set, else reshaped); null
+/// when its dims do not allow it.
+Operation *createFlatOp(PatternRewriter &rewriter, Operation *op,
+                        ArrayRef<ReassociationIndices> groups,
+                        ArrayRef<Value> flatOperands) {
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  ArrayRef<int64_t> shape = resultType.getShape();
+  // A reduced or normalized dim must stay a dim of its own: its index on
+  // the flat rows is its group's.
+  std::optional<int64_t> flatDim;
+  if (std::optional<int64_t> dim = getWorkingDim(op)) {
+    for (auto [index, group] : llvm::enumerate(groups))
+      if (llvm::is_contained(group, *dim)) {
+        if (group.size() != 1)
+          return nullptr;
+        flatDim = index;
+      }
+  }
+  SmallVector<SmallVector<int64_t>> operandShapes;
+  for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+    if (flatOperands[i])
+      continue;
+    std::optional<SmallVector<int64_t>> flatShape = getFlatOperandShape(
+        cast<RankedTensorType>(operand.getType()).getShape(), shape, groups);
+    if (!flatShape)
+      return nullptr;
+    operandShapes.push_back(std::move(*flatShape));
+  }
+  SmallVector<Value> operands;
+  auto nextShape = operandShapes.begin();
+  for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+    operands.push_back(flatOperands[i]
+                           ? flatOperands[i]
+                           : reshapeToFlat(rewriter, op->getLoc(), operand,
+                                           *nextShape++, shape, groups));
+  SmallVector<int64_t> flatShape;
+  for (const ReassociationIndices &group : groups) {
+    int64_t product = 1;
+    for (int64_t d : group)
+      product *= shape[d];
+    flatShape.push_back(product);
+  }
+  Operation *flat = mlir::clone(
+      rewriter, op,
+      RankedTensorType::get(flatShape, resultType.getElementType()), operands);
+  if (flatDim) {
+    int64_t dim = *flatDim;
+    rewriter.modifyOpInPlace(flat, [&] {
+      if (auto sum = dyn_cast<kernel::ReduceSumOp>(flat))
+        sum.setDim(dim);
+      else if (auto max = dyn_cast<kernel::ReduceMaxOp>(flat))
+        max.setDim(dim);
+      else if (auto norm = dyn_cast<kernel::RmsNormOp>(flat))
+        // The last dim is spelled by leaving `dim` out (RmsNormOp::fold).
+        norm.setDimAttr(dim + 1 == static_cast<int64_t>(flatShape.size())
+                            ? IntegerAttr()
+                            : rewriter.getI64IntegerAttr(dim));
+    });
+  }
+  return flat;
+}
+
+/// An op that reads an expand of the rows it would have flat computes on the
+/// expand's source and is expanded after:
+/// `silu(expand(matmul))` is `expand(silu(matmul))`.
+struct FlattenOpOfExpand : public RewritePattern {
+  FlattenOpOfExpand(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isFlattenable(op))
+      return rewriter.notifyMatchFailure(op, "not an op this flattens");
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    // The reduced dim has size 1 in a reduction's result; its operand has
+    // the shape the expand must give. A conversion changes the element type
+    // only, so shapes are compared, not types.
+    ArrayRef<int64_t> fullShape =
+        isa<kernel::ReduceSumOp, kernel::ReduceMaxOp>(op)
+            ? cast<RankedTensorType>(op->getOperand(0).getType()).getShape()
+            : resultType.getShape();
+    auto expandOfRows = [&](Value value) {
+      auto expand = value.getDefiningOp<tensor::ExpandShapeOp>();
+      return expand && expand.getResultType().getShape() == fullShape &&
+                     mergesDims(fullShape, expand.getReassociationIndices())
+                 ? expand
+                 : tensor::ExpandShapeOp();
+    };
+    for (Value operand : op->getOperands()) {
+      tensor::ExpandShapeOp expand = expandOfRows(operand);
+      if (!expand)
+        continue;
+      Groups groups = expand.getReassociationIndices();
+      // Every operand that is an expand the same way reads its source.
+      SmallVector<Value> flatOperands;
+      for (Value other : op->getOperands()) {
+        tensor::ExpandShapeOp otherExpand = expandOfRows(other);
+        flatOperands.push_back(otherExpand &&
+                                       otherExpand.getSrcType().getShape() ==
+                                           expand.getSrcType().getShape() &&
+                                       otherExpand.getReassociationIndices() ==
+                                           groups
+                                   ? otherExpand.getSrc()
+                                   : Value());
+      }
+      Operation *flat = createFlatOp(rewriter, op, groups, flatOperands);
+      if (!flat)
+        continue;
+      rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+          op, resultType, flat->getResult(0), groups);
+      return success();
+    }
+    return rewriter.notifyMatchFailure(
+        op, "reads no expand of rows it can compute on");
+  }
+};
+
+/// A collapse of an op's result is the op computed on collapsed operands:
+/// `collapse(rms_norm(x))` is `rms_norm(collapse(x))`. The op's other users
+/// read it expanded back, which FlattenOpOfExpand then flattens in turn.
+struct FlattenOpUnderCollapse
+    : public OpRewritePattern<tensor::CollapseShapeOp> {
+  using OpRewritePattern<tensor::CollapseShapeOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::CollapseShapeOp collapse,
+                                PatternRewriter &rewriter) const override {
+    Operation *op = collapse.getSrc().getDefiningOp();
+    if (!op || !isFlattenable(op) ||
+        !mergesDims(collapse.getSrcType().getShape(),
+                    collapse.getReassociationIndices()))
+      return rewriter.notifyMatchFailure(collapse,
+                                         "collapses no op this flattens");
+    // A reduction's operand differs from its result in the reduced dim,
+    // which is a group of its own; the groups are the same for both.
+    Groups groups = collapse.getReassociationIndices();
+    SmallVector<Value> flatOperands(op->getNumOperands());
+    Operation *flat = createFlatOp(rewriter, op, groups, flatOperands);
+    if (!flat)
+      return rewriter.notifyMatchFailure(collapse,
+                                         "the op's dims do not flatten");
+    rewriter.replaceOp(collapse, flat->getResult(0));
+    if (!op->use_empty())
+      rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+          op, op->getResult(0).getType(), flat->getResult(0), groups);
+    else
+      rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Two equal reshapes of one value are one: a front end collapses an
+/// activation once per linear layer that reads it, and the search would see
+/// the copies as different inputs and load them twice.
+template <typename ReshapeOp>
+struct MergeEqualReshapes : public OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern<ReshapeOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReshapeOp reshape,
+                                PatternRewriter &rewriter) const override {
+    for (Operation *user : reshape.getSrc().getUsers()) {
+      auto other = dyn_cast<ReshapeOp>(user);
+      if (!other || other == reshape ||
+          other->getBlock() != reshape->getBlock() ||
+          !other->isBeforeInBlock(reshape) ||
+          other.getType() != reshape.getType() ||
+          other.getReassociationIndices() != reshape.getReassociationIndices())
+        continue;
+      rewriter.replaceOp(reshape, other.getResult());
+      return success();
+    }
+    return rewriter.notifyMatchFailure(reshape, "no equal reshape before it");
+  }
+};
+
+} // namespace
+
+void mlsopt::populateFlattenRowsPatterns(RewritePatternSet &patterns) {
+  patterns.add<FlattenOpOfExpand, FlattenOpUnderCollapse,
+               MergeEqualReshapes<tensor::CollapseShapeOp>,
+               MergeEqualReshapes<tensor::ExpandShapeOp>>(
+      patterns.getContext());
+}
