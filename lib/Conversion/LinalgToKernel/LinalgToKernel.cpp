@@ -1713,6 +1713,7 @@ void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
   populateMixedPrecisionPatterns(patterns);
   populateBroadcastOperandPatterns(patterns);
   populateFlattenRowsPatterns(patterns);
+  populateConcatToKernelPatterns(patterns);
 }
 
 //===----------------------------------------------------------------------===//

@@ -2203,3 +2203,17 @@ func.func @ops_across_rows_stay_3d(%x: tensor<2x4x16xf32>, %w: tensor<16x32xf32>
   %q = linalg.mul ins(%m3, %bs : tensor<2x4x32xf32>, tensor<2x4x32xf32>) outs(%e1 : tensor<2x4x32xf32>) -> tensor<2x4x32xf32>
   return %p, %q : tensor<2x4x32xf32>, tensor<2x4x32xf32>
 }
+
+// -----
+
+// torch.cat as tensor.concat is a kernel op; a dynamic one stays.
+// CHECK-LABEL: func.func @concat
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf16>, %[[Y:[a-zA-Z0-9_]+]]: tensor<8x32xf16>, %[[D:[a-zA-Z0-9_]+]]: tensor<?x32xf16>)
+// CHECK-NEXT: %[[C:.*]] = kernel.concat %[[X]], %[[Y]] dim 1 : tensor<8x64xf16>, tensor<8x32xf16>
+// CHECK-NEXT: %[[S:.*]] = tensor.concat dim(0) %[[Y]], %[[D]]
+// CHECK-NEXT: return %[[C]], %[[S]]
+func.func @concat(%x: tensor<8x64xf16>, %y: tensor<8x32xf16>, %d: tensor<?x32xf16>) -> (tensor<8x96xf16>, tensor<?x32xf16>) {
+  %c = tensor.concat dim(1) %x, %y : (tensor<8x64xf16>, tensor<8x32xf16>) -> tensor<8x96xf16>
+  %s = tensor.concat dim(0) %y, %d : (tensor<8x32xf16>, tensor<?x32xf16>) -> tensor<?x32xf16>
+  return %c, %s : tensor<8x96xf16>, tensor<?x32xf16>
+}

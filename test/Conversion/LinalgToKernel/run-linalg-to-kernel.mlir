@@ -905,6 +905,11 @@ func.func @main() {
   %to64 = tensor.collapse_shape %to [[0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
   %to0 = tensor.cast %to64 : tensor<6x4xf32> to tensor<?x?xf32>
   call @print(%to0) : (tensor<?x?xf32>) -> ()
+
+  // concat_exp
+  %cc = call @concat_exp(%ax, %ex) : (tensor<2x3xf32>, tensor<3x5xf32>) -> tensor<2x8xf32>
+  %cc0 = tensor.cast %cc : tensor<2x8xf32> to tensor<?x?xf32>
+  call @print(%cc0) : (tensor<?x?xf32>) -> ()
   return
 }
 
@@ -981,4 +986,23 @@ func.func @block_3d(%x: tensor<2x3x4xf32>, %gain: tensor<4xf32>, %w1: tensor<4x6
   %d3 = tensor.expand_shape %d [[0, 1], [2]] output_shape [2, 3, 4] : tensor<6x4xf32> into tensor<2x3x4xf32>
   %o = linalg.add ins(%x, %d3 : tensor<2x3x4xf32>, tensor<2x3x4xf32>) outs(%e0 : tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
   return %o : tensor<2x3x4xf32>
+}
+
+// concat_exp
+// CHECK: sizes = {{\[}}2, 8] strides = {{.*}} data =
+// CHECK-NEXT: {{\[}}{{\[}}{{2\.319[0-9]*}}, {{2\.692[0-9]*}}, {{1\.935[0-9]*}}, 1, {{1\.919[0-9]*}}, {{2\.687[0-9]*}}, {{2\.334[0-9]*}}, {{1\.345[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{2\.008[0-9]*}}, {{1\.063[0-9]*}}, {{0\.5466[0-9]*}}, {{2\.664[0-9]*}}, {{2\.394[0-9]*}}, {{1\.411[0-9]*}}, {{0\.7041[0-9]*}}, {{0\.4162[0-9]*}}]]
+
+// KERNEL-LABEL: func.func @concat_exp
+// KERNEL-NOT: linalg.
+// KERNEL: kernel.concat %{{.*}}, %{{.*}} dim 1 : tensor<2x3xf32>, tensor<2x5xf32>
+// KERNEL: kernel.exp
+// KERNEL-NOT: linalg.
+// KERNEL: return
+func.func @concat_exp(%x: tensor<2x3xf32>, %y: tensor<3x5xf32>) -> tensor<2x8xf32> {
+  %top = tensor.extract_slice %y[0, 0] [2, 5] [1, 1] : tensor<3x5xf32> to tensor<2x5xf32>
+  %c = tensor.concat dim(1) %x, %top : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>
+  %e = tensor.empty() : tensor<2x8xf32>
+  %r = linalg.exp ins(%c : tensor<2x8xf32>) outs(%e : tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %r : tensor<2x8xf32>
 }

@@ -27,6 +27,10 @@ void populateBroadcastOperandPatterns(mlir::RewritePatternSet &patterns);
 /// between the ops. Part of populateLinalgToKernelPatterns.
 void populateFlattenRowsPatterns(mlir::RewritePatternSet &patterns);
 
+/// Adds the pattern that imports tensor.concat (torch.cat) as kernel.concat.
+/// Part of populateLinalgToKernelPatterns.
+void populateConcatToKernelPatterns(mlir::RewritePatternSet &patterns);
+
 } // namespace mlsopt
 
 #endif // MLSOPT_CONVERSION_LINALGTOKERNEL_LINALGTOKERNEL_H
