@@ -81,10 +81,19 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       leading (batch) dims of the left operand and the result (torch-mlir's
       `torch.matmul` of a `[b, m, k]` batch by a `[k, n]` weight) reads the
       weight itself, through a map without those dims: one matmul of the
-      flattened rows, no copy of the weight; a binary op that reads the
-      rows expanded back with an operand constant along them (a bias), and
-      the conversions on either side, move next to that matmul, so the
-      search sees them together.
+      flattened rows, no copy of the weight;
+    - ops on the flattened rows: an elementwise kernel op, conversion,
+      reduction or RMS norm that reads a `tensor.expand_shape` of rows (a
+      linear layer's output on `[batch, seq, hidden]`) computes on the
+      expand's source and is expanded after, and a `tensor.collapse_shape`
+      of such an op's result (a linear layer's input) is the op computed on
+      collapsed operands, wherever the op's dims allow it (its reduced or
+      normalized dim is not merged; each broadcast operand is constant
+      along, or spans, each merged group): the reshapes move to the
+      arguments and results, where they are views, and a whole transformer
+      block on `[batch, seq, hidden]` is one kernel program the search can
+      fuse; equal reshapes of one value become one;
+    - `tensor.concat` of static tensors (`torch.cat`) into `kernel.concat`.
 
     Everything else stays as it is: convolutions, `linalg.broadcast` read by
     anything else (a left matmul operand, which the matmul reads as a
@@ -193,9 +202,15 @@ def ConvertCustomKernelToGPU : Pass<"convert-custom-kernel-to-gpu",
     before their first launch and `gpu.dealloc`ed after their last. Each
     result buffer is written by a launch: a result that is an argument (or
     a view of one), or the same tensor as an earlier result, is written by a
-    copy kernel (an identity `kernel.transpose`). A function with kernel ops
-    may hold only custom kernels, transposes, reshapes and its return; a
-    linalg op the import left is reported at that op, as is one in a module
+    copy kernel (an identity `kernel.transpose`). A static
+    `tensor.extract_slice` (any offsets and strides, rank-reducing too) and a
+    `linalg.broadcast` on tensors, the data movement a front end writes
+    between layers (the halves of a rotary embedding, repeat_kv), are copy
+    kernels too, one element per thread. A function with kernel ops may hold
+    only custom kernels, transposes, conversions, those slices and
+    broadcasts (and the `tensor.empty` a broadcast writes), reshapes, dense
+    tensor constants and its return; any other linalg op the import left is
+    reported at that op, as is one in a module
     with no kernel op at all (it would get no GPU binary). Functions without
     kernel ops otherwise stay host code.
 

@@ -63,9 +63,43 @@ kernel::Dim3Attr copyGrid(Operation *op) {
       std::max<int64_t>(1, llvm::divideCeil(elements, kCopyThreads)), 1, 1);
 }
 
-/// A kernel.transpose or kernel.convert, which have no block graph (the
-/// block dialect moves no data across dims, and a block graph computes in
-/// one element type), as a kernel of its own: each thread copies one
+/// A static tensor of an element type kernels compute in.
+bool isDeviceTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape() &&
+         isSupportedElementType(tensor.getElementType());
+}
+
+/// An op the GPU runs as a copy kernel: kernel.transpose and kernel.convert,
+/// which have no block graph (the block dialect moves no data across dims,
+/// and a block graph computes in one element type), and the data movement
+/// a front end writes between kernel ops that the import keeps as it is: a
+/// static tensor.extract_slice (torch slicing, the halves of a rotary
+/// embedding) and a linalg.broadcast on tensors (repeat_kv, a broadcast
+/// operand of a matmul).
+bool isCopyOp(Operation &op) {
+  if (isa<kernel::TransposeOp, kernel::ConvertOp>(op))
+    return true;
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
+    return slice.getOffsets().empty() && slice.getSizes().empty() &&
+           slice.getStrides().empty() && isDeviceTensor(slice.getType()) &&
+           isDeviceTensor(slice.getSourceType());
+  if (auto broadcast = dyn_cast<linalg::BroadcastOp>(op))
+    return broadcast.hasPureTensorSemantics() &&
+           isDeviceTensor(broadcast.getInput().getType()) &&
+           isDeviceTensor(broadcast.getInit().getType());
+  return false;
+}
+
+/// The tensors a launch reads: a copy op's source (a broadcast's init is
+/// only its shape), or all operands of a custom kernel.
+SmallVector<Value> getLaunchInputs(Operation *launch) {
+  if (isa<kernel::CustomOp>(launch))
+    return llvm::to_vector(launch->getOperands());
+  return {launch->getOperand(0)};
+}
+
+/// A copy op (isCopyOp) as a kernel of its own: each thread copies one
 /// element, consecutive threads write consecutive result elements.
 void emitCopyKernel(Operation *op, gpu::GPUFuncOp func) {
   Location loc = op->getLoc();
@@ -90,6 +124,36 @@ void emitCopyKernel(Operation *op, gpu::GPUFuncOp func) {
   if (auto transpose = dyn_cast<kernel::TransposeOp>(op))
     for (auto [i, p] : llvm::enumerate(transpose.getPermutation()))
       from[p] = at[i];
+  // Source dim d is read at offset + index * stride; a dim the slice drops
+  // (a rank-reducing slice) has size 1 and is read at its offset.
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
+    from.clear();
+    auto next = at.begin();
+    for (auto [d, offset, stride] :
+         llvm::enumerate(slice.getStaticOffsets(), slice.getStaticStrides())) {
+      if (dropped.test(d)) {
+        from.push_back(indexConstant(b, loc, offset));
+        continue;
+      }
+      Value index = *next++;
+      if (stride != 1)
+        index =
+            arith::MulIOp::create(b, loc, index, indexConstant(b, loc, stride));
+      if (offset != 0)
+        index =
+            arith::AddIOp::create(b, loc, indexConstant(b, loc, offset), index);
+      from.push_back(index);
+    }
+  }
+  // The added dims are the ones the input does not have.
+  if (auto broadcast = dyn_cast<linalg::BroadcastOp>(op)) {
+    ArrayRef<int64_t> added = broadcast.getDimensions();
+    from.clear();
+    for (auto [d, index] : llvm::enumerate(at))
+      if (!llvm::is_contained(added, static_cast<int64_t>(d)))
+        from.push_back(index);
+  }
   Value element = memref::LoadOp::create(b, loc, func.getArgument(0), from);
   element = buildFloatConversion(b, loc, element, type.getElementType());
   memref::StoreOp::create(b, loc, element, func.getArgument(1), at);
@@ -137,15 +201,21 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
   // A linalg op the import left is the cause to report, rather than the
   // tensor.empty or constant it reads.
   for (Operation &op : entry)
-    if (isa<linalg::LinalgOp>(op))
+    if (isa<linalg::LinalgOp>(op) && !isCopyOp(op))
       return op.emitOpError(
           "cannot run on the GPU: --convert-linalg-to-kernel did not import "
           "it (its pass description lists what it imports)");
   for (Operation &op : entry) {
-    if (isa<kernel::CustomOp, kernel::TransposeOp, kernel::ConvertOp,
-            func::ReturnOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
+    if (isa<kernel::CustomOp, func::ReturnOp, tensor::CollapseShapeOp,
+            tensor::ExpandShapeOp>(op) ||
+        isCopyOp(op) || isTensorConstant(op))
       continue;
-    if (isTensorConstant(op))
+    // The shape a broadcast writes, no data.
+    if (isa<tensor::EmptyOp>(op) && !op.use_empty() &&
+        llvm::all_of(op.getUses(), [](OpOperand &use) {
+          return isa<linalg::BroadcastOp>(use.getOwner()) &&
+                 isCopyOp(*use.getOwner()) && use.getOperandNumber() == 1;
+        }))
       continue;
     if (op.getDialect() && op.getDialect()->getNamespace() == "kernel")
       return op.emitOpError("is not inside a custom kernel; run "
@@ -153,7 +223,8 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
     return op.emitOpError("cannot run on the GPU: a function lowered by "
                           "--convert-custom-kernel-to-gpu may hold only "
                           "custom kernels, kernel.transpose, kernel.convert, "
-                          "tensor.collapse_shape, tensor.expand_shape, dense "
+                          "tensor.collapse_shape, tensor.expand_shape, static "
+                          "tensor.extract_slice and linalg.broadcast, dense "
                           "f16, bf16 or f32 tensor constants and "
                           "func.return");
   }
@@ -286,11 +357,11 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
   // each intermediate, to free it after.
   SmallVector<Operation *> launches;
   for (Operation &op : entry)
-    if (isa<kernel::CustomOp, kernel::TransposeOp, kernel::ConvertOp>(op))
+    if (isa<kernel::CustomOp>(op) || isCopyOp(op))
       launches.push_back(&op);
   DenseMap<Value, unsigned> lastUse;
   for (auto [n, launch] : llvm::enumerate(launches))
-    for (Value input : launch->getOperands())
+    for (Value input : getLaunchInputs(launch))
       lastUse[storageOf(input)] = n;
   // A view returned as a result keeps what it views alive to the end.
   auto isReturned = [&](Value value) {
@@ -300,8 +371,9 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
 
   for (auto [n, launch] : llvm::enumerate(launches)) {
     Location loc = launch->getLoc();
+    SmallVector<Value> inputs = getLaunchInputs(launch);
     // The views this launch reads, of buffers that exist by now.
-    for (Value input : launch->getOperands()) {
+    for (Value input : inputs) {
       SmallVector<Operation *> chain;
       for (Value v = input; !memrefs.count(v);
            v = v.getDefiningOp()->getOperand(0))
@@ -319,7 +391,7 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
 
     // The kernel.
     SmallVector<Type> kernelArgs;
-    for (Value v : launch->getOperands())
+    for (Value v : inputs)
       kernelArgs.push_back(memrefTypeFor(v.getType()));
     for (Value v : launch->getResults())
       kernelArgs.push_back(memrefTypeFor(v.getType()));
@@ -363,7 +435,7 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
                              indexConstant(b, loc, d.getZ())};
     };
     SmallVector<Value> operands;
-    for (Value v : launch->getOperands())
+    for (Value v : inputs)
       operands.push_back(memrefs.lookup(v));
     for (Value v : launch->getResults())
       operands.push_back(memrefs.lookup(v));
@@ -374,7 +446,7 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
 
     // Free the intermediates this launch was the last to read.
     SmallPtrSet<Value, 4> freed;
-    for (Value input : launch->getOperands()) {
+    for (Value input : inputs) {
       Value storage = storageOf(input);
       if (lastUse.lookup(storage) == n && !isa<BlockArgument>(storage) &&
           !isReturned(storage) && freed.insert(storage).second)

@@ -19,7 +19,7 @@ func.func @not_imported(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<
 // -----
 
 func.func @not_a_kernel_op(%a: tensor<64xf16>) -> tensor<64xf16> {
-  // expected-error @+1 {{cannot run on the GPU: a function lowered by --convert-custom-kernel-to-gpu may hold only custom kernels, kernel.transpose, kernel.convert, tensor.collapse_shape, tensor.expand_shape, dense f16, bf16 or f32 tensor constants and func.return}}
+  // expected-error @+1 {{cannot run on the GPU: a function lowered by --convert-custom-kernel-to-gpu may hold only custom kernels, kernel.transpose, kernel.convert, tensor.collapse_shape, tensor.expand_shape, static tensor.extract_slice and linalg.broadcast, dense f16, bf16 or f32 tensor constants and func.return}}
   %c = tensor.empty() : tensor<64xf16>
   %e = kernel.exp %a : tensor<64xf16>
   return %e : tensor<64xf16>
@@ -32,6 +32,28 @@ func.func @nothing_imported(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> ten
   // expected-error @+1 {{cannot run on the GPU: --convert-linalg-to-kernel did not import it (its pass description lists what it imports), and the module has no kernel op to lower}}
   %m = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %m : tensor<64x64xf32>
+}
+
+// -----
+
+// A slice at an offset known only at run time is no copy kernel the
+// launch plan can describe.
+func.func @dynamic_slice(%a: tensor<64xf16>, %i: index) -> tensor<8xf16> {
+  // expected-error @+1 {{cannot run on the GPU: a function lowered by --convert-custom-kernel-to-gpu may hold only}}
+  %s = tensor.extract_slice %a[%i] [8] [1] : tensor<64xf16> to tensor<8xf16>
+  %e = kernel.exp %s : tensor<8xf16>
+  return %e : tensor<8xf16>
+}
+
+// -----
+
+// A tensor.empty is only the shape of a broadcast; returned, its contents
+// would be undefined.
+func.func @empty_result(%a: tensor<64xf16>) -> (tensor<64xf16>, tensor<64xf16>) {
+  // expected-error @+1 {{cannot run on the GPU: a function lowered by --convert-custom-kernel-to-gpu may hold only}}
+  %c = tensor.empty() : tensor<64xf16>
+  %e = kernel.exp %a : tensor<64xf16>
+  return %e, %c : tensor<64xf16>, tensor<64xf16>
 }
 
 // -----

@@ -1,0 +1,74 @@
+// RUN: mlsopt-opt %s --convert-kernel-to-custom --convert-custom-kernel-to-gpu=chip=sm_80 | FileCheck %s
+// RUN: mlsopt-opt %s --mlsopt-gpu-pipeline=chip=sm_90 | mlsopt-translate --emit-launch-plan | FileCheck %s --check-prefix=PLAN
+// RUN: mlsopt-opt %s --mlsopt-gpu-pipeline=chip=sm_90 | mlsopt-translate --emit-ptx -o %t.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.ptx -o %t.cubin %}
+
+// The data movement a front end writes between kernel ops, which the import
+// keeps as it is, runs as copy kernels (one element per thread): a static
+// tensor.extract_slice (the halves of a rotary embedding, a strided or
+// rank-reducing slice) and a linalg.broadcast on tensors (repeat_kv). The
+// broadcast's init is a shape only: no buffer, no kernel argument.
+
+// CHECK-LABEL: func.func @rotate_half
+// CHECK-SAME: (%[[Q:.*]]: memref<8x64xf16>, %[[R:.*]]: memref<8x64xf16> {mlsopt.result_index = 0 : i64})
+// CHECK: %[[LO:.*]] = gpu.alloc () : memref<8x32xf16>
+// CHECK: gpu.launch_func @mlsopt_kernels::@rotate_half_kernel0 {{.*}} args(%[[Q]] : memref<8x64xf16>, %[[LO]] : memref<8x32xf16>)
+// CHECK: %[[HI:.*]] = gpu.alloc () : memref<8x32xf16>
+// CHECK: gpu.launch_func @mlsopt_kernels::@rotate_half_kernel1 {{.*}} args(%[[Q]] : memref<8x64xf16>, %[[HI]] : memref<8x32xf16>)
+// CHECK: %[[N:.*]] = gpu.alloc () : memref<8x32xf16>
+// CHECK: gpu.launch_func @mlsopt_kernels::@rotate_half_kernel2 {{.*}} args(%[[HI]] : memref<8x32xf16>, %[[N]] : memref<8x32xf16>)
+// CHECK: gpu.launch_func @mlsopt_kernels::@rotate_half_kernel3 {{.*}} args(%[[N]] : memref<8x32xf16>, %[[LO]] : memref<8x32xf16>, %[[R]] : memref<8x64xf16>)
+
+// CHECK-LABEL: func.func @strided_and_broadcast
+// CHECK-SAME: (%[[X:.*]]: memref<4x6x8xf32>, %[[K:.*]]: memref<2x16x8xf32>, %[[S:.*]]: memref<3x4xf32> {mlsopt.result_index = 0 : i64}, %[[B:.*]]: memref<2x3x16x8xf32> {mlsopt.result_index = 1 : i64})
+// CHECK: %[[SL:.*]] = gpu.alloc () : memref<3x4xf32>
+// CHECK: gpu.launch_func @mlsopt_kernels::@strided_and_broadcast_kernel0 {{.*}} args(%[[X]] : memref<4x6x8xf32>, %[[SL]] : memref<3x4xf32>)
+// CHECK: gpu.launch_func @mlsopt_kernels::@strided_and_broadcast_kernel1 blocks in (%c3{{.*}}) {{.*}} args(%[[K]] : memref<2x16x8xf32>, %[[B]] : memref<2x3x16x8xf32>)
+// CHECK: gpu.launch_func @mlsopt_kernels::@strided_and_broadcast_kernel2 {{.*}} args(%[[SL]] : memref<3x4xf32>, %[[S]] : memref<3x4xf32>)
+// CHECK: return
+
+// The kernels read the source at offset + index * stride, a dropped dim at
+// its offset, and the broadcast's input without its added dim.
+// CHECK-LABEL: gpu.func @rotate_half_kernel1
+// CHECK: %[[COL:.*]] = arith.remui %{{.*}}, %{{.*}} : index
+// CHECK: %[[ROW:.*]] = arith.remui %{{.*}}, %{{.*}} : index
+// CHECK: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-NEXT: %[[J:.*]] = arith.addi %[[C32]], %[[COL]] : index
+// CHECK-NEXT: %[[V:.*]] = memref.load %{{.*}}[%[[ROW]], %[[J]]] : memref<8x64xf16>
+// CHECK-NEXT: memref.store %[[V]], %{{.*}}[%[[ROW]], %[[COL]]] : memref<8x32xf16>
+// CHECK-LABEL: gpu.func @strided_and_broadcast_kernel0
+// CHECK: %[[COL:.*]] = arith.remui %{{.*}}, %{{.*}} : index
+// CHECK: %[[ROW:.*]] = arith.remui %{{.*}}, %{{.*}} : index
+// CHECK: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[I:.*]] = arith.addi %[[C1]], %[[ROW]] : index
+// CHECK-NEXT: %[[C5:.*]] = arith.constant 5 : index
+// CHECK-NEXT: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[K:.*]] = arith.muli %[[COL]], %[[C2]] : index
+// CHECK-NEXT: memref.load %{{.*}}[%[[I]], %[[C5]], %[[K]]] : memref<4x6x8xf32>
+// CHECK-LABEL: gpu.func @strided_and_broadcast_kernel1
+// CHECK: %[[V:.*]] = memref.load %{{.*}}[%[[B0:.*]], %[[B2:.*]], %[[B3:.*]]] : memref<2x16x8xf32>
+// CHECK-NEXT: memref.store %[[V]], %{{.*}}[%[[B0]], %{{.*}}, %[[B2]], %[[B3]]] : memref<2x3x16x8xf32>
+
+// PLAN-LABEL: "name": "strided_and_broadcast"
+// PLAN: "kernel": "strided_and_broadcast_kernel0"
+// PLAN-NEXT: "grid": [
+// PLAN-NEXT: 1,
+// PLAN: "kernel": "strided_and_broadcast_kernel1"
+// PLAN-NEXT: "grid": [
+// PLAN-NEXT: 3,
+
+func.func @rotate_half(%q: tensor<8x64xf16>) -> tensor<8x64xf16> {
+  %lo = tensor.extract_slice %q[0, 0] [8, 32] [1, 1] : tensor<8x64xf16> to tensor<8x32xf16>
+  %hi = tensor.extract_slice %q[0, 32] [8, 32] [1, 1] : tensor<8x64xf16> to tensor<8x32xf16>
+  %n = kernel.neg %hi : tensor<8x32xf16>
+  %r = kernel.concat %n, %lo dim 1 : tensor<8x32xf16>, tensor<8x32xf16>
+  return %r : tensor<8x64xf16>
+}
+
+func.func @strided_and_broadcast(%x: tensor<4x6x8xf32>, %k: tensor<2x16x8xf32>) -> (tensor<3x4xf32>, tensor<2x3x16x8xf32>) {
+  %s = tensor.extract_slice %x[1, 5, 0] [3, 1, 4] [1, 1, 2] : tensor<4x6x8xf32> to tensor<3x4xf32>
+  %e = tensor.empty() : tensor<2x3x16x8xf32>
+  %b = linalg.broadcast ins(%k : tensor<2x16x8xf32>) outs(%e : tensor<2x3x16x8xf32>) dimensions = [1]
+  %se = kernel.exp %s : tensor<3x4xf32>
+  return %se, %b : tensor<3x4xf32>, tensor<2x3x16x8xf32>
+}
