@@ -321,6 +321,10 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
       if (result.improved)
         os << "; the best found after " << formatFixed(s.bestSeconds, 1)
            << " s";
+      // The subprogram's share of the function's `timeout`, before its
+      // checks are paid for: what the search time above is measured
+      // against, and, unlike it, the same on a loaded machine.
+      os << "; its share of the time " << formatFixed(secondsLeft, 1) << " s";
     }
     if (s.unverifiable) {
       emitRemark(loc) << "superoptimize: kept the subprogram of "
