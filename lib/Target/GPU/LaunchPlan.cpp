@@ -17,6 +17,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/Base64.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/JSON.h"
 
 using namespace mlir;
@@ -133,6 +134,45 @@ LogicalResult mlsopt::gpu::translateToLaunchPlan(ModuleOp module,
 
   // Everything is checked before anything is written, so a failure leaves
   // no half-written JSON behind.
+  for (FunctionPlan &plan : plans) {
+    func::FuncOp func = plan.func;
+    // A runtime allocates every argument and buffer from its shape and
+    // bytes, and matches results to buffers by result_index: each size
+    // must be one an int64 holds, each result index given once, 0 to n-1.
+    SmallVector<Value> tensors(func.getArguments());
+    llvm::append_range(tensors, plan.buffers);
+    for (Value tensor : tensors) {
+      auto type = dyn_cast<MemRefType>(tensor.getType());
+      if (!type)
+        continue;
+      std::optional<int64_t> bytes = type.getElementTypeBitWidth() / 8;
+      for (int64_t d : type.getShape())
+        bytes = d < 0 || !bytes ? std::nullopt : llvm::checkedMul(*bytes, d);
+      if (!bytes)
+        return emitError(tensor.getLoc())
+               << "the launch plan needs static sizes of at most 2^63 - 1 "
+                  "bytes, got "
+               << type;
+    }
+    unsigned numResults = 0;
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      numResults += func.getArgAttr(i, kResultIndexAttrName) != nullptr;
+    SmallVector<bool> seen(numResults, false);
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+      Attribute attr = func.getArgAttr(i, kResultIndexAttrName);
+      if (!attr)
+        continue;
+      auto index = dyn_cast<IntegerAttr>(attr);
+      if (!index || index.getValue().isNegative() ||
+          index.getValue().uge(numResults) ||
+          seen[index.getValue().getZExtValue()])
+        return func.emitError("the launch plan needs the ")
+               << kResultIndexAttrName << " of the " << numResults
+               << " result arguments to number them 0 to " << numResults
+               << " - 1, each once; argument " << i << " has " << attr;
+      seen[index.getValue().getZExtValue()] = true;
+    }
+  }
   struct LaunchConfig {
     int64_t grid[3], block[3], shared;
   };
