@@ -48,14 +48,17 @@ bool mergesDims(ArrayRef<int64_t> shape,
 }
 
 /// The ops this file flattens: elementwise kernel ops (with numpy
-/// broadcasting), conversions, and reductions and RMS norms over one dim.
+/// broadcasting), and reductions and RMS norms over one dim. Conversions are
+/// left to the mixed-precision patterns, which move them across reshapes
+/// towards the ops that compute or read them (ConvertBeforeReshape,
+/// ConvertAfterReshape); moving them here too would undo those moves and
+/// never end.
 bool isFlattenable(Operation *op) {
   if (!isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) ||
       op->getNumResults() != 1 || op->getNumRegions() != 0)
     return false;
   return op->hasTrait<OpTrait::ElementwiseByIndex>() ||
-         isa<kernel::ConvertOp, kernel::ReduceSumOp, kernel::ReduceMaxOp,
-             kernel::RmsNormOp>(op);
+         isa<kernel::ReduceSumOp, kernel::ReduceMaxOp, kernel::RmsNormOp>(op);
 }
 
 /// The dim a reduction or an RMS norm works on, if `op` has one.
@@ -212,8 +215,7 @@ struct FlattenOpOfExpand : public RewritePattern {
       return rewriter.notifyMatchFailure(op, "not an op this flattens");
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     // The reduced dim has size 1 in a reduction's result; its operand has
-    // the shape the expand must give. A conversion changes the element type
-    // only, so shapes are compared, not types.
+    // the shape the expand must give.
     ArrayRef<int64_t> fullShape =
         isa<kernel::ReduceSumOp, kernel::ReduceMaxOp>(op)
             ? cast<RankedTensorType>(op->getOperand(0).getType()).getShape()
@@ -273,6 +275,9 @@ struct FlattenOpUnderCollapse
     // which is a group of its own; the groups are the same for both.
     Groups groups = collapse.getReassociationIndices();
     SmallVector<Value> flatOperands(op->getNumOperands());
+    // At the op, not the collapse: the op's other users, which read the
+    // flat result expanded back, may come before the collapse.
+    rewriter.setInsertionPoint(op);
     Operation *flat = createFlatOp(rewriter, op, groups, flatOperands);
     if (!flat)
       return rewriter.notifyMatchFailure(collapse,

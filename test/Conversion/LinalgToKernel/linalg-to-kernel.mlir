@@ -2217,3 +2217,56 @@ func.func @concat(%x: tensor<8x64xf16>, %y: tensor<8x32xf16>, %d: tensor<?x32xf1
   %s = tensor.concat dim(0) %y, %d : (tensor<8x32xf16>, tensor<?x32xf16>) -> tensor<?x32xf16>
   return %c, %s : tensor<8x96xf16>, tensor<?x32xf16>
 }
+
+// -----
+
+// A value with a 3-D user before its collapse: the op flattens where it
+// is, so the flat op comes before both users and the 3-D one reads it
+// expanded back (and, being elementwise, flattens in turn).
+// CHECK-LABEL: func.func @collapse_after_another_user
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<2x3x4xf32>, %[[R:[a-zA-Z0-9_]+]]: tensor<2x3x4xf32>)
+// CHECK-NEXT: %[[XF:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]]
+// CHECK-NEXT: %[[E:.*]] = kernel.exp %[[XF]] : tensor<6x4xf32>
+// CHECK-NEXT: %[[RF:.*]] = tensor.collapse_shape %[[R]] {{\[\[}}0, 1], [2]]
+// CHECK-NEXT: %[[A:.*]] = kernel.add %[[E]], %[[RF]] : tensor<6x4xf32>, tensor<6x4xf32>
+// CHECK-NEXT: %[[A3:.*]] = tensor.expand_shape %[[A]]
+// CHECK-NEXT: return %[[A3]], %[[E]]
+func.func @collapse_after_another_user(%x: tensor<2x3x4xf32>, %r: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<6x4xf32>) {
+  %e = tensor.empty() : tensor<2x3x4xf32>
+  %a = linalg.exp ins(%x : tensor<2x3x4xf32>) outs(%e : tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %u = linalg.add ins(%a, %r : tensor<2x3x4xf32>, tensor<2x3x4xf32>) outs(%e : tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %af = tensor.collapse_shape %a [[0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
+  return %u, %af : tensor<2x3x4xf32>, tensor<6x4xf32>
+}
+
+// -----
+
+// Conversions next to reshapes are the mixed-precision patterns' to move
+// (towards the op that computes or reads them); the row patterns leave
+// them, and the import ends.
+// CHECK-LABEL: func.func @convert_of_expanded_argument
+// CHECK-NEXT: %[[X:.*]] = tensor.expand_shape %arg0
+// CHECK-NEXT: %[[C:.*]] = kernel.convert %[[X]] : tensor<2x3xf32> to tensor<2x3xf16>
+// CHECK-NEXT: return %[[C]]
+func.func @convert_of_expanded_argument(%x: tensor<6xf32>) -> tensor<2x3xf16> {
+  %r = tensor.expand_shape %x [[0, 1]] output_shape [2, 3] : tensor<6xf32> into tensor<2x3xf32>
+  %e = tensor.empty() : tensor<2x3xf16>
+  %a = linalg.map { arith.truncf } ins(%r : tensor<2x3xf32>) outs(%e : tensor<2x3xf16>)
+  return %a : tensor<2x3xf16>
+}
+
+// CHECK-LABEL: func.func @convert_of_collapsed_batch_matmul
+// CHECK: %[[M:.*]] = kernel.matmul %arg0, %arg1 : tensor<2x3x4xf16>, tensor<2x4x5xf16>
+// CHECK-NEXT: %[[C:.*]] = kernel.convert %[[M]] : tensor<2x3x5xf16> to tensor<2x3x5xf32>
+// CHECK-NEXT: %[[F:.*]] = tensor.collapse_shape %[[C]]
+// CHECK-NEXT: return %[[F]]
+func.func @convert_of_collapsed_batch_matmul(%q: tensor<2x3x4xf16>, %k: tensor<2x4x5xf16>) -> tensor<6x5xf32> {
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<2x3x5xf16>
+  %z = linalg.fill ins(%zero : f16) outs(%e : tensor<2x3x5xf16>) -> tensor<2x3x5xf16>
+  %s = linalg.batch_matmul ins(%q, %k : tensor<2x3x4xf16>, tensor<2x4x5xf16>) outs(%z : tensor<2x3x5xf16>) -> tensor<2x3x5xf16>
+  %sf = tensor.collapse_shape %s [[0, 1], [2]] : tensor<2x3x5xf16> into tensor<6x5xf16>
+  %e2 = tensor.empty() : tensor<6x5xf32>
+  %c = linalg.map { arith.extf } ins(%sf : tensor<6x5xf16>) outs(%e2 : tensor<6x5xf32>)
+  return %c : tensor<6x5xf32>
+}
