@@ -502,6 +502,21 @@ struct ConvertCustomKernelToGPUPass
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
+      // A kernel op inside a loop or a branch would be left as it is, and
+      // the module would end with no GPU binary and no word why.
+      WalkResult nested = func.walk([&](Operation *op) {
+        if (op->getParentOp() == func ||
+            !isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) ||
+            op->getParentOfType<kernel::CustomOp>())
+          return WalkResult::advance();
+        op->emitOpError("is inside '")
+            << op->getParentOp()->getName()
+            << "'; the GPU pipeline launches kernel ops at the top level of "
+               "a function only (a loop over layers can be unrolled first)";
+        return WalkResult::interrupt();
+      });
+      if (nested.wasInterrupted())
+        return signalPassFailure();
       if (llvm::any_of(func.getBody().getOps(), [](Operation &op) {
             return isa_and_nonnull<kernel::KernelDialect>(op.getDialect());
           }))

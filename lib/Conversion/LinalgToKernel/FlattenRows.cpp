@@ -303,7 +303,9 @@ struct MergeEqualReshapes : public OpRewritePattern<ReshapeOp> {
                                 PatternRewriter &rewriter) const override {
     for (Operation *user : reshape.getSrc().getUsers()) {
       auto other = dyn_cast<ReshapeOp>(user);
-      if (!other || other == reshape ||
+      // Static only: a dynamic expand's sizes are operands
+      // (`output_shape`) that type and groups do not fix.
+      if (!other || other == reshape || !reshape.getType().hasStaticShape() ||
           other->getBlock() != reshape->getBlock() ||
           !other->isBeforeInBlock(reshape) ||
           other.getType() != reshape.getType() ||

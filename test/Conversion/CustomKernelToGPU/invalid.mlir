@@ -81,3 +81,18 @@ func.func @caller(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
   %y = call @forward(%x) : (tensor<8x64xf32>) -> tensor<8x64xf32>
   return %y : tensor<8x64xf32>
 }
+
+// -----
+
+// A kernel op in a loop is reported, not left behind without a binary.
+func.func @in_a_loop(%a: tensor<64xf16>) -> tensor<64xf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%h = %a) -> (tensor<64xf16>) {
+    // expected-error @+1 {{is inside 'scf.for'; the GPU pipeline launches kernel ops at the top level of a function only (a loop over layers can be unrolled first)}}
+    %e = kernel.exp %h : tensor<64xf16>
+    scf.yield %e : tensor<64xf16>
+  }
+  return %r : tensor<64xf16>
+}

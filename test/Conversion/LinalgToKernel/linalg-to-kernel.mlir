@@ -2270,3 +2270,17 @@ func.func @convert_of_collapsed_batch_matmul(%q: tensor<2x3x4xf16>, %k: tensor<2
   %c = linalg.map { arith.extf } ins(%sf : tensor<6x5xf16>) outs(%e2 : tensor<6x5xf32>)
   return %c : tensor<6x5xf32>
 }
+
+// -----
+
+// Dynamic expands of one value with the same groups may differ in their
+// sizes (`output_shape`): both stay.
+// CHECK-LABEL: func.func @dynamic_expands_stay_apart
+// CHECK: %[[A:.*]] = tensor.expand_shape %arg0 {{\[\[}}0, 1]] output_shape [%arg1, %arg2]
+// CHECK: %[[B:.*]] = tensor.expand_shape %arg0 {{\[\[}}0, 1]] output_shape [%arg2, %arg1]
+// CHECK: return %[[A]], %[[B]]
+func.func @dynamic_expands_stay_apart(%x: tensor<?xf32>, %a: index, %b: index) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %p = tensor.expand_shape %x [[0, 1]] output_shape [%a, %b] : tensor<?xf32> into tensor<?x?xf32>
+  %q = tensor.expand_shape %x [[0, 1]] output_shape [%b, %a] : tensor<?xf32> into tensor<?x?xf32>
+  return %p, %q : tensor<?x?xf32>, tensor<?x?xf32>
+}
