@@ -82,8 +82,8 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       `torch.matmul` of a `[b, m, k]` batch by a `[k, n]` weight) reads the
       weight itself, through a map without those dims: one matmul of the
       flattened rows, no copy of the weight;
-    - ops on the flattened rows: an elementwise kernel op, conversion,
-      reduction or RMS norm that reads a `tensor.expand_shape` of rows (a
+    - ops on the flattened rows: an elementwise kernel op, reduction or
+      RMS norm that reads a `tensor.expand_shape` of rows (a
       linear layer's output on `[batch, seq, hidden]`) computes on the
       expand's source and is expanded after, and a `tensor.collapse_shape`
       of such an op's result (a linear layer's input) is the op computed on
