@@ -50,6 +50,12 @@ def bf16_silu_mlp(x, w1, b1, w2):
     return [bf16(h / (1 + np.exp(-h))) @ bf16(w2)]
 
 
+def mlp_block_3d(x, g, w1, w2, w3):
+    n = x / np.sqrt((x * x).mean(2, keepdims=True) + 1e-6) * g
+    a = n @ w1
+    return [x + (a / (1 + np.exp(-a)) * (n @ w2)) @ w3]
+
+
 CASES = {
     "softmax-dim0": ([(96, 80)], lambda x: [softmax(x, 0)], 1e-5),
     "layernorm-matmul": ([(24, 96), (96,), (96,), (96, 80)],
@@ -62,6 +68,8 @@ CASES = {
                       bias_relu_mlp, 1e-4),
     "bf16-silu-mlp": ([(8, 96), (96, 48), (48,), (48, 96)], bf16_silu_mlp,
                       2e-2),
+    "mlp-block-3d": ([(2, 4, 64), (64,), (64, 128), (64, 128), (128, 64)],
+                     mlp_block_3d, 1e-4),
 }
 
 
