@@ -21,6 +21,7 @@
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Verifier.h"
@@ -280,6 +281,9 @@ enum class OpClass {
   RmsNorm,
   Concat,
   Transpose,
+  /// A static tensor.extract_slice or a linalg.broadcast: each result
+  /// element reads the operand at gatherBase plus the strides.
+  Gather,
   Reshape,
   Custom,
   ForLoop,
@@ -350,6 +354,10 @@ struct Instr {
   /// The random function of max_scalar/min_scalar (scalarFunctionId).
   uint64_t function = 0;
   SmallVector<int64_t, 4> permutation;
+  /// Gather: the operand's row-major offset of each result dim's step, and
+  /// of the result's first element.
+  SmallVector<int64_t, 4> gatherStrides;
+  int64_t gatherBase = 0;
   /// imap/omap of a load/store, fmap of a load.
   std::array<std::optional<int64_t>, 3> gridMap;
   std::optional<int64_t> loopDim;
@@ -488,7 +496,15 @@ struct FieldEvaluator::Impl {
   /// their parent do not).
   FailureOr<bool> compileOp(Operation &op, Instr &instr,
                             std::optional<ArrayRef<int64_t>> elementShape) {
-    for (Value operand : op.getOperands()) {
+    // A broadcast's init (a tensor.empty) gives its shape only.
+    SmallVector<Value> operands(op.getOperands());
+    if (auto broadcast = dyn_cast<linalg::BroadcastOp>(op))
+      operands = {broadcast.getInput()};
+    if (isa<tensor::EmptyOp>(op) && llvm::all_of(op.getUsers(), [](auto *u) {
+          return isa<linalg::BroadcastOp>(u);
+        }))
+      return false;
+    for (Value operand : operands) {
       auto it = slotOf.find(operand);
       if (it == slotOf.end())
         return op.emitError("the finite-field evaluator cannot find the "
@@ -607,6 +623,8 @@ struct FieldEvaluator::Impl {
       instr.cls = OpClass::Reshape;
       return success();
     }
+    if (isa<tensor::ExtractSliceOp, linalg::BroadcastOp>(op))
+      return classifyGather(op, instr);
     if (matchEither<kernel::TransposeOp, block::TransposeOp>(
             op, [&](auto transpose) {
               instr.permutation.assign(transpose.getPermutation().begin(),
@@ -637,6 +655,40 @@ struct FieldEvaluator::Impl {
     }
     return op.emitError("the finite-field evaluator does not support '")
            << op.getName() << "'";
+  }
+
+  /// A static slice (any offsets and strides, rank-reducing too) or a
+  /// broadcast (linalg.broadcast on tensors) as strides into its operand:
+  /// both copy elements, as a transpose does.
+  LogicalResult classifyGather(Operation &op, Instr &instr) {
+    ArrayRef<int64_t> source = shapes[instr.operands[0]];
+    SmallVector<int64_t> own(source.size(), 1);
+    for (int64_t d = static_cast<int64_t>(source.size()) - 2; d >= 0; --d)
+      own[d] = own[d + 1] * source[d + 1];
+    instr.cls = OpClass::Gather;
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+      if (!slice.getOffsets().empty() || !slice.getSizes().empty() ||
+          !slice.getStrides().empty())
+        return op.emitError("the finite-field evaluator needs static "
+                            "offsets, sizes and strides");
+      llvm::SmallBitVector dropped = slice.getDroppedDims();
+      for (auto [d, offset, stride] : llvm::enumerate(
+               slice.getStaticOffsets(), slice.getStaticStrides())) {
+        instr.gatherBase += offset * own[d];
+        if (!dropped.test(d))
+          instr.gatherStrides.push_back(stride * own[d]);
+      }
+      return success();
+    }
+    auto broadcast = cast<linalg::BroadcastOp>(op);
+    if (!broadcast.hasPureTensorSemantics())
+      return op.emitError("the finite-field evaluator needs tensors");
+    ArrayRef<int64_t> added = broadcast.getDimensions();
+    int64_t rank = broadcast.getInit().getType().getRank();
+    for (int64_t d = 0, next = 0; d < rank; ++d)
+      instr.gatherStrides.push_back(llvm::is_contained(added, d) ? 0
+                                                                 : own[next++]);
+    return success();
   }
 
   /// Where the results of an op get their residue mod q.
@@ -736,6 +788,7 @@ struct FieldEvaluator::Impl {
       return success();
     }
     case OpClass::Transpose:
+    case OpClass::Gather:
     case OpClass::Reshape:
       forward(instr, in(0));
       return success();
@@ -915,6 +968,7 @@ struct FieldEvaluator::Impl {
       case OpClass::ReduceMax:
       case OpClass::Concat:
       case OpClass::Transpose:
+      case OpClass::Gather:
       case OpClass::Reshape:
       case OpClass::Load:
         if (needed(instr))
@@ -1012,6 +1066,9 @@ struct FieldEvaluator::Impl {
       return success();
     case OpClass::Transpose:
       runTranspose(instr);
+      return success();
+    case OpClass::Gather:
+      runGather(instr);
       return success();
     case OpClass::Reshape: {
       const FieldTensor &x = in(instr.operands[0]);
@@ -1404,6 +1461,20 @@ struct FieldEvaluator::Impl {
     if (y.hasExponents())
       forEachStrided(y.shape, strides, zero,
                      [&](int64_t i, int64_t at, int64_t) { y.q[i] = x.q[at]; });
+  }
+
+  void runGather(Instr &instr) {
+    const FieldTensor &x = in(instr.operands[0]);
+    FieldTensor &y = out(instr.results[0]);
+    int64_t base = instr.gatherBase;
+    Strides zero(instr.gatherStrides.size(), 0);
+    forEachStrided(
+        y.shape, instr.gatherStrides, zero,
+        [&](int64_t i, int64_t at, int64_t) { y.p[i] = x.p[base + at]; });
+    if (y.hasExponents())
+      forEachStrided(
+          y.shape, instr.gatherStrides, zero,
+          [&](int64_t i, int64_t at, int64_t) { y.q[i] = x.q[base + at]; });
   }
 
   void broadcastInto(const FieldTensor &x, FieldTensor &y) {

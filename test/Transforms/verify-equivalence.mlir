@@ -477,3 +477,62 @@ func.func @column_sums(%x: tensor<4x4xf32>) -> tensor<4xf32> attributes {mlsopt.
   %c = tensor.collapse_shape %s [[0, 1]] : tensor<1x4xf32> into tensor<4xf32>
   return %c : tensor<4xf32>
 }
+
+// -----
+
+// Slices and broadcasts between kernel ops (a rotary embedding's halves,
+// repeat_kv) copy elements: rotate_half written with a strided slice and a
+// rank-reducing one is accepted; reading the wrong half, or broadcasting
+// along another dim, is not.
+func.func @ref(%q: tensor<4x8xf32>, %k: tensor<2x4xf32>) -> (tensor<4x8xf32>, tensor<2x3x4xf32>) {
+  %lo = tensor.extract_slice %q[0, 0] [4, 4] [1, 1] : tensor<4x8xf32> to tensor<4x4xf32>
+  %hi = tensor.extract_slice %q[0, 4] [4, 4] [1, 1] : tensor<4x8xf32> to tensor<4x4xf32>
+  %n = kernel.neg %hi : tensor<4x4xf32>
+  %r = kernel.concat %n, %lo dim 1 : tensor<4x4xf32>, tensor<4x4xf32>
+  %e = tensor.empty() : tensor<2x3x4xf32>
+  %b = linalg.broadcast ins(%k : tensor<2x4xf32>) outs(%e : tensor<2x3x4xf32>) dimensions = [1]
+  %be = kernel.exp %b : tensor<2x3x4xf32>
+  return %r, %be : tensor<4x8xf32>, tensor<2x3x4xf32>
+}
+// expected-remark @+1 {{@rotated is equivalent to @ref: }}
+func.func @rotated(%q: tensor<4x8xf32>, %k: tensor<2x4xf32>) -> (tensor<4x8xf32>, tensor<2x3x4xf32>) attributes {mlsopt.equivalent_to = @ref} {
+  %t = kernel.transpose %q [1, 0] : tensor<4x8xf32>
+  %lo = tensor.extract_slice %t[0, 0] [4, 4] [1, 1] : tensor<8x4xf32> to tensor<4x4xf32>
+  %hi = tensor.extract_slice %t[4, 0] [4, 4] [1, 1] : tensor<8x4xf32> to tensor<4x4xf32>
+  %lot = kernel.transpose %lo [1, 0] : tensor<4x4xf32>
+  %hit = kernel.transpose %hi [1, 0] : tensor<4x4xf32>
+  %n = kernel.neg %hit : tensor<4x4xf32>
+  %r = kernel.concat %n, %lot dim 1 : tensor<4x4xf32>, tensor<4x4xf32>
+  %k0 = tensor.extract_slice %k[0, 0] [1, 4] [1, 1] : tensor<2x4xf32> to tensor<4xf32>
+  %k1 = tensor.extract_slice %k[1, 0] [1, 4] [1, 1] : tensor<2x4xf32> to tensor<4xf32>
+  %e = tensor.empty() : tensor<3x4xf32>
+  %b0 = linalg.broadcast ins(%k0 : tensor<4xf32>) outs(%e : tensor<3x4xf32>) dimensions = [0]
+  %b1 = linalg.broadcast ins(%k1 : tensor<4xf32>) outs(%e : tensor<3x4xf32>) dimensions = [0]
+  %c0 = tensor.expand_shape %b0 [[0, 1], [2]] output_shape [1, 3, 4] : tensor<3x4xf32> into tensor<1x3x4xf32>
+  %c1 = tensor.expand_shape %b1 [[0, 1], [2]] output_shape [1, 3, 4] : tensor<3x4xf32> into tensor<1x3x4xf32>
+  %b = kernel.concat %c0, %c1 dim 0 : tensor<1x3x4xf32>, tensor<1x3x4xf32>
+  %be = kernel.exp %b : tensor<2x3x4xf32>
+  return %r, %be : tensor<4x8xf32>, tensor<2x3x4xf32>
+}
+// expected-error @+1 {{@wrong_half is not equivalent to @ref}}
+func.func @wrong_half(%q: tensor<4x8xf32>, %k: tensor<2x4xf32>) -> (tensor<4x8xf32>, tensor<2x3x4xf32>) attributes {mlsopt.equivalent_to = @ref} {
+  %lo = tensor.extract_slice %q[0, 0] [4, 4] [1, 1] : tensor<4x8xf32> to tensor<4x4xf32>
+  %hi = tensor.extract_slice %q[0, 3] [4, 4] [1, 1] : tensor<4x8xf32> to tensor<4x4xf32>
+  %n = kernel.neg %hi : tensor<4x4xf32>
+  %r = kernel.concat %n, %lo dim 1 : tensor<4x4xf32>, tensor<4x4xf32>
+  %e = tensor.empty() : tensor<2x3x4xf32>
+  %b = linalg.broadcast ins(%k : tensor<2x4xf32>) outs(%e : tensor<2x3x4xf32>) dimensions = [1]
+  %be = kernel.exp %b : tensor<2x3x4xf32>
+  return %r, %be : tensor<4x8xf32>, tensor<2x3x4xf32>
+}
+// expected-error @+1 {{@strided_half is not equivalent to @ref}}
+func.func @strided_half(%q: tensor<4x8xf32>, %k: tensor<2x4xf32>) -> (tensor<4x8xf32>, tensor<2x3x4xf32>) attributes {mlsopt.equivalent_to = @ref} {
+  %lo = tensor.extract_slice %q[0, 0] [4, 4] [1, 2] : tensor<4x8xf32> to tensor<4x4xf32>
+  %hi = tensor.extract_slice %q[0, 4] [4, 4] [1, 1] : tensor<4x8xf32> to tensor<4x4xf32>
+  %n = kernel.neg %hi : tensor<4x4xf32>
+  %r = kernel.concat %n, %lo dim 1 : tensor<4x4xf32>, tensor<4x4xf32>
+  %e = tensor.empty() : tensor<2x3x4xf32>
+  %b = linalg.broadcast ins(%k : tensor<2x4xf32>) outs(%e : tensor<2x3x4xf32>) dimensions = [1]
+  %be = kernel.exp %b : tensor<2x3x4xf32>
+  return %r, %be : tensor<4x8xf32>, tensor<2x3x4xf32>
+}

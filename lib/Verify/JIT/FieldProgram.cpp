@@ -23,6 +23,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -312,7 +313,15 @@ private:
   }
 
   LogicalResult emitOp(Operation &op, const SchedulePosition &pos) {
-    for (Value operand : op.getOperands())
+    // A broadcast's init (a tensor.empty) gives its shape only.
+    if (isa<tensor::EmptyOp>(op) && llvm::all_of(op.getUsers(), [](auto *u) {
+          return isa<linalg::BroadcastOp>(u);
+        }))
+      return success();
+    SmallVector<Value> operands(op.getOperands());
+    if (auto broadcast = dyn_cast<linalg::BroadcastOp>(op))
+      operands = {broadcast.getInput()};
+    for (Value operand : operands)
       if (!bufferOf(operand))
         return op.emitError("the finite-field program cannot find the "
                             "definition of an operand");
@@ -349,6 +358,10 @@ private:
       return emitTranspose(transpose);
     if (auto transpose = dyn_cast<block::TransposeOp>(op))
       return emitTranspose(transpose);
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
+      return emitSlice(slice);
+    if (auto broadcast = dyn_cast<linalg::BroadcastOp>(op))
+      return emitBroadcast(broadcast);
     // A conversion keeps each value (the field does not model rounding) and
     // the shape: a copy, as a reshape is.
     if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, kernel::ConvertOp>(
@@ -601,6 +614,54 @@ private:
       SmallVector<Value> at(ivs.size());
       for (auto [i, p] : llvm::enumerate(permutation))
         at[p] = ivs[i];
+      store(load(in, at), out, ivs);
+    });
+    return success();
+  }
+
+  /// Source dim d is read at offset + index * stride; a dim the slice drops
+  /// at its offset.
+  LogicalResult emitSlice(tensor::ExtractSliceOp slice) {
+    if (!slice.getOffsets().empty() || !slice.getSizes().empty() ||
+        !slice.getStrides().empty())
+      return slice.emitError("the finite-field program needs static "
+                             "offsets, sizes and strides");
+    if (failed(define(slice, slice.getResult())))
+      return failure();
+    Value in = bufferOf(slice.getSource()), out = bufferOf(slice.getResult());
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
+    forEachIndex(shapeOfBuffer(out), [&](ValueRange ivs) {
+      SmallVector<Value> at;
+      auto next = ivs.begin();
+      for (auto [d, offset, stride] : llvm::enumerate(
+               slice.getStaticOffsets(), slice.getStaticStrides())) {
+        if (dropped.test(d)) {
+          at.push_back(index(offset));
+          continue;
+        }
+        at.push_back(arith::AddIOp::create(
+            b, loc(), index(offset),
+            arith::MulIOp::create(b, loc(), *next++, index(stride))));
+      }
+      store(load(in, at), out, ivs);
+    });
+    return success();
+  }
+
+  /// The input read without the added dims.
+  LogicalResult emitBroadcast(linalg::BroadcastOp broadcast) {
+    if (!broadcast.hasPureTensorSemantics())
+      return broadcast.emitError("the finite-field program needs tensors");
+    Value result = broadcast->getResult(0);
+    if (failed(define(broadcast, result)))
+      return failure();
+    Value in = bufferOf(broadcast.getInput()), out = bufferOf(result);
+    ArrayRef<int64_t> added = broadcast.getDimensions();
+    forEachIndex(shapeOfBuffer(out), [&](ValueRange ivs) {
+      SmallVector<Value> at;
+      for (auto [d, iv] : llvm::enumerate(ivs))
+        if (!llvm::is_contained(added, static_cast<int64_t>(d)))
+          at.push_back(iv);
       store(load(in, at), out, ivs);
     });
     return success();
