@@ -273,6 +273,18 @@ def ExternDynamicSharedMemory : Pass<"mlsopt-extern-dynamic-shared-memory",
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def DropBinaryTimings : Pass<"mlsopt-drop-binary-timings", "::mlir::ModuleOp"> {
+  let summary = "Remove compile-time measurements from gpu.binary objects";
+  let description = [{
+    Upstream `gpu-module-to-binary` records how long each step took in the
+    properties of every `#gpu.object` (`LLVMIRToISATimeInMs`, and the other
+    `...TimeInMs` entries). Those milliseconds differ from run to run, so the
+    same input would give a different module each time; this pass removes
+    every property whose name ends in `TimeInMs` and keeps the others (the
+    optimization level). The GPU pipeline runs it last.
+  }];
+}
+
 def DecomposeLinalgAggregates : Pass<"mlsopt-decompose-linalg-aggregates"> {
   let summary = "Decompose aggregated linalg ops (linalg.softmax) for the "
                 "loop lowering";
