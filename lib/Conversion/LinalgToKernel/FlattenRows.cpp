@@ -16,10 +16,12 @@
 // arguments, where both are views of device memory. Each rewrite takes one op
 // off the higher-rank shape and none puts one back, so the rewriting ends.
 //
-// Reshapes that only add or drop size-1 dims are left to the import's
-// unit-dim patterns; an op flattens only where its dims allow it: a reduced
-// or normalized dim must stay a dim of its own, and a broadcast operand must
-// be constant along, or span, each group of merged dims.
+// Reshapes that only add or drop trailing size-1 dims (a reduced dim that
+// linalg drops) are left to the import's unit-dim patterns; a batch of one,
+// [1, seq, hidden] collapsed to [seq, hidden], is rows too (isRowsReshape).
+// An op flattens only where its dims allow it: a reduced or normalized dim
+// must stay a dim of its own, and a broadcast operand must be constant
+// along, or span, each group of merged dims.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,16 +38,6 @@ using namespace mlsopt;
 namespace {
 
 using Groups = SmallVector<ReassociationIndices>;
-
-/// True if some group merges two or more dims of `shape` larger than 1: a
-/// reshape that moves data between dims, not one that only adds or drops
-/// size-1 dims.
-bool mergesDims(ArrayRef<int64_t> shape,
-                ArrayRef<ReassociationIndices> groups) {
-  return llvm::any_of(groups, [&](const ReassociationIndices &group) {
-    return llvm::count_if(group, [&](int64_t d) { return shape[d] != 1; }) > 1;
-  });
-}
 
 /// The ops this file flattens: elementwise kernel ops (with numpy
 /// broadcasting), and reductions and RMS norms over one dim. Conversions are
@@ -223,7 +215,7 @@ struct FlattenOpOfExpand : public RewritePattern {
     auto expandOfRows = [&](Value value) {
       auto expand = value.getDefiningOp<tensor::ExpandShapeOp>();
       return expand && expand.getResultType().getShape() == fullShape &&
-                     mergesDims(fullShape, expand.getReassociationIndices())
+                     isRowsReshape(fullShape, expand.getReassociationIndices())
                  ? expand
                  : tensor::ExpandShapeOp();
     };
@@ -267,8 +259,8 @@ struct FlattenOpUnderCollapse
                                 PatternRewriter &rewriter) const override {
     Operation *op = collapse.getSrc().getDefiningOp();
     if (!op || !isFlattenable(op) ||
-        !mergesDims(collapse.getSrcType().getShape(),
-                    collapse.getReassociationIndices()))
+        !isRowsReshape(collapse.getSrcType().getShape(),
+                       collapse.getReassociationIndices()))
       return rewriter.notifyMatchFailure(collapse,
                                          "collapses no op this flattens");
     // A reduction's operand differs from its result in the reduced dim,
@@ -319,6 +311,24 @@ struct MergeEqualReshapes : public OpRewritePattern<ReshapeOp> {
 };
 
 } // namespace
+
+bool mlsopt::isRowsReshape(ArrayRef<int64_t> shape,
+                           ArrayRef<ReassociationIndices> groups) {
+  return llvm::any_of(groups, [&](const ReassociationIndices &group) {
+    auto isReal = [&](int64_t d) { return shape[d] != 1; };
+    // Two dims larger than 1: [batch, seq] and batch * seq rows.
+    if (llvm::count_if(group, isReal) > 1)
+      return true;
+    // Size-1 dims before a larger one that is not the innermost dim: a
+    // batch of one, [1, seq] and seq rows of [1, seq, hidden]. Size-1 dims
+    // after it, or before the innermost dim ([1, n] of a reduction over
+    // dim 0), are a reduced dim that a reduction keeps and linalg drops,
+    // which the import's unit-dim patterns move.
+    int64_t innermost = static_cast<int64_t>(shape.size()) - 1;
+    return group.size() > 1 && !isReal(group.front()) && isReal(group.back()) &&
+           group.back() != innermost;
+  });
+}
 
 void mlsopt::populateFlattenRowsPatterns(RewritePatternSet &patterns) {
   patterns.add<FlattenOpOfExpand, FlattenOpUnderCollapse,

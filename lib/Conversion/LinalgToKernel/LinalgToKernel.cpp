@@ -1657,6 +1657,12 @@ struct ElementwiseBeforeReshape : public RewritePattern {
     if (!isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
             reshape))
       return rewriter.notifyMatchFailure(op, "does not read a reshape");
+    // A collapse of [1, seq, ...] to rows rises to the arguments instead
+    // (FlattenRows); moving it down again would undo that forever.
+    if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(reshape);
+        collapse && isRowsReshape(collapse.getSrcType().getShape(),
+                                  collapse.getReassociationIndices()))
+      return rewriter.notifyMatchFailure(op, "reads a collapse to rows");
     Value source = reshape->getOperand(0);
     auto sourceType = cast<RankedTensorType>(source.getType());
     if (dropUnitDims(sourceType.getShape()) !=

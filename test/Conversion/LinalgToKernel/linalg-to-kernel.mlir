@@ -2284,3 +2284,31 @@ func.func @dynamic_expands_stay_apart(%x: tensor<?xf32>, %a: index, %b: index) -
   %q = tensor.expand_shape %x [[0, 1]] output_shape [%b, %a] : tensor<?xf32> into tensor<?x?xf32>
   return %p, %q : tensor<?x?xf32>, tensor<?x?xf32>
 }
+
+// -----
+
+// A batch of one, [1, seq, hidden] (a decode step as torch-mlir emits it):
+// the linear layers collapse only a size-1 dim into the rows, and the
+// normalization and the residual add move onto the rows as for a larger
+// batch; the add reads the matmul past the size-1 dim (numpy broadcasting).
+// (Size-1 dims before the innermost dim, as a reduction over dim 0 keeps
+// them, are not rows: see @mean_by_division.)
+// CHECK-LABEL: func.func @batch_of_one_rows
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<1x8x16xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<16x16xf32>)
+// CHECK-NEXT: %[[F:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<1x8x16xf32> into tensor<8x16xf32>
+// CHECK-NEXT: %[[N:.*]] = kernel.rms_norm %[[F]] : tensor<8x16xf32>
+// CHECK-NEXT: %[[M:.*]] = kernel.matmul %[[N]], %[[W]] : tensor<8x16xf32>, tensor<16x16xf32>
+// CHECK-NEXT: %[[A:.*]] = kernel.add %[[X]], %[[M]] : tensor<1x8x16xf32>, tensor<8x16xf32>
+// CHECK-NEXT: return %[[A]]
+func.func @batch_of_one_rows(%x: tensor<1x8x16xf32>, %w: tensor<16x16xf32>) -> tensor<1x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %n = kernel.rms_norm %x : tensor<1x8x16xf32>
+  %nf = tensor.collapse_shape %n [[0, 1], [2]] : tensor<1x8x16xf32> into tensor<8x16xf32>
+  %e1 = tensor.empty() : tensor<8x16xf32>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %d = linalg.matmul ins(%nf, %w : tensor<8x16xf32>, tensor<16x16xf32>) outs(%z1 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %d3 = tensor.expand_shape %d [[0, 1], [2]] output_shape [1, 8, 16] : tensor<8x16xf32> into tensor<1x8x16xf32>
+  %e0 = tensor.empty() : tensor<1x8x16xf32>
+  %o = linalg.add ins(%x, %d3 : tensor<1x8x16xf32>, tensor<1x8x16xf32>) outs(%e0 : tensor<1x8x16xf32>) -> tensor<1x8x16xf32>
+  return %o : tensor<1x8x16xf32>
+}

@@ -3,6 +3,7 @@
 #ifndef MLSOPT_CONVERSION_LINALGTOKERNEL_LINALGTOKERNEL_H
 #define MLSOPT_CONVERSION_LINALGTOKERNEL_LINALGTOKERNEL_H
 
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlsopt {
@@ -26,6 +27,14 @@ void populateBroadcastOperandPatterns(mlir::RewritePatternSet &patterns);
 /// into, so that reshapes end up at the arguments and results instead of
 /// between the ops. Part of populateLinalgToKernelPatterns.
 void populateFlattenRowsPatterns(mlir::RewritePatternSet &patterns);
+
+/// True if a reshape between `shape` and the shape `groups` merge it into
+/// moves between [batch, seq, ...] and flattened rows: a group merges two
+/// dims larger than 1, or puts size-1 dims (a batch of one) before a larger
+/// dim that is not the innermost. The row patterns move such reshapes to
+/// the arguments and results.
+bool isRowsReshape(llvm::ArrayRef<int64_t> shape,
+                   llvm::ArrayRef<mlir::ReassociationIndices> groups);
 
 /// Adds the pattern that imports tensor.concat (torch.cat) as kernel.concat.
 /// Part of populateLinalgToKernelPatterns.
