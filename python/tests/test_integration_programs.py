@@ -56,6 +56,26 @@ def mlp_block_3d(x, g, w1, w2, w3):
     return [x + (a / (1 + np.exp(-a)) * (n @ w2)) @ w3]
 
 
+def rms(x, g):
+    return x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6) * g
+
+
+def llama_decoder_layer(x, ln1, wq, wk, wv, wo, ln2, w1, w3, w2, cos, sin,
+                        mask):
+    x = x[0]
+    h = rms(x, ln1)
+    heads = lambda t, n: t.reshape(8, n, 16).transpose(1, 0, 2)
+    q, k, v = heads(h @ wq, 4), heads(h @ wk, 2), heads(h @ wv, 2)
+    half = lambda t: np.concatenate([-t[..., 8:], t[..., :8]], -1)
+    q, k = q * cos + half(q) * sin, k * cos + half(k) * sin
+    k, v = np.repeat(k, 2, 0), np.repeat(v, 2, 0)
+    o = (softmax(q @ k.transpose(0, 2, 1) / 4 + mask, 2) @ v)
+    r = x + o.transpose(1, 0, 2).reshape(8, 64) @ wo
+    h = rms(r, ln2)
+    g = h @ w1
+    return [(r + (g / (1 + np.exp(-g)) * (h @ w3)) @ w2)[None]]
+
+
 CASES = {
     "softmax-dim0": ([(96, 80)], lambda x: [softmax(x, 0)], 1e-5),
     "layernorm-matmul": ([(24, 96), (96,), (96,), (96, 80)],
@@ -70,6 +90,10 @@ CASES = {
                       2e-2),
     "mlp-block-3d": ([(2, 4, 64), (64,), (64, 128), (64, 128), (128, 64)],
                      mlp_block_3d, 1e-4),
+    "llama-decoder-layer": ([(1, 8, 64), (64,), (64, 64), (64, 32), (64, 32),
+                             (64, 64), (64,), (64, 128), (64, 128), (128, 64),
+                             (8, 16), (8, 16), (8, 8)],
+                            llama_decoder_layer, 1e-4),
 }
 
 
