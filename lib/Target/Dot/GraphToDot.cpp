@@ -11,7 +11,12 @@
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/DenseMap.h"
@@ -213,7 +218,12 @@ void mlsopt::registerToDotTranslation() {
   TranslateFromMLIRRegistration registration(
       "mlsopt-to-dot", "draw every function's μGraph as a Graphviz digraph",
       translateToDot, [](DialectRegistry &registry) {
-        registry.insert<func::FuncDialect, kernel::KernelDialect,
-                        block::BlockDialect, thread::ThreadDialect>();
+        // What the import leaves around kernel ops (reshapes, slices, the
+        // linalg it does not take, their constants) is drawn as plain
+        // nodes; without these dialects the module would not parse.
+        registry.insert<
+            func::FuncDialect, kernel::KernelDialect, block::BlockDialect,
+            thread::ThreadDialect, arith::ArithDialect, linalg::LinalgDialect,
+            math::MathDialect, scf::SCFDialect, tensor::TensorDialect>();
       });
 }
