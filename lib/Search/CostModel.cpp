@@ -13,6 +13,7 @@
 #include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -483,6 +484,19 @@ mlsopt::search::estimateKernelCosts(func::FuncOp func, const TargetInfo &target,
                                     const CostModelOptions &options) {
   SmallVector<KernelCost> costs;
   WalkResult walk = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    // The GPU pipeline runs a static slice and a broadcast on tensors as
+    // copy kernels: one launch that writes the result and reads what it
+    // copies (a broadcast's repeated reads come from the L2).
+    if (isa<tensor::ExtractSliceOp, linalg::BroadcastOp>(op) &&
+        llvm::all_of(op->getResultTypes(), isStaticTensor)) {
+      Type copied = isa<tensor::ExtractSliceOp>(op)
+                        ? op->getResult(0).getType()
+                        : op->getOperand(0).getType();
+      costs.push_back(estimateRoofline(numBytes(copied) +
+                                           numBytes(op->getResult(0).getType()),
+                                       0, 0, target, /*tf32=*/0));
+      return WalkResult::advance();
+    }
     if (!isa_and_nonnull<kernel::KernelDialect>(op->getDialect()))
       return WalkResult::advance();
     FailureOr<KernelCost> cost = estimateKernelOpCost(op, target, options);

@@ -19,6 +19,7 @@
 #endif
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
@@ -634,12 +635,16 @@ std::vector<std::string> Graph::getUncostedOps() {
   std::vector<std::string> names;
   Block &body = func.getBody().front();
   for (Operation &op : body) {
-    // Constants, empty tensors and the terminator are not computations.
-    // (Ops are matched by class, not by trait: a trait's TypeID instantiated
-    // in this extension, built with hidden visibility, would be its own and
-    // differ from libMLIR.so's, breaking trait checks process-wide.)
+    // Constants, empty tensors and the terminator are not computations,
+    // reshapes are views, and the cost model costs slices and broadcasts as
+    // the copy kernels the GPU runs them as. (Ops are matched by class, not
+    // by trait: a trait's TypeID instantiated in this extension, built with
+    // hidden visibility, would be its own and differ from libMLIR.so's,
+    // breaking trait checks process-wide.)
     if (isa<kernel::KernelDialect>(op.getDialect()) ||
-        isa<arith::ConstantOp, tensor::EmptyOp>(op) ||
+        isa<arith::ConstantOp, tensor::EmptyOp, tensor::CollapseShapeOp,
+            tensor::ExpandShapeOp, tensor::ExtractSliceOp, linalg::BroadcastOp>(
+            op) ||
         &op == body.getTerminator())
       continue;
     names.push_back(op.getName().getStringRef().str());
