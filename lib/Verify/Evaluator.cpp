@@ -445,6 +445,20 @@ struct FieldEvaluator::Impl {
 
   LogicalResult compileFunction() {
     Block &entry = func.getBody().front();
+    // A linalg op the import did not take is the cause to report, rather
+    // than the constant or the fill of its init before it.
+    Operation *leftover = nullptr;
+    for (Operation &op : entry)
+      if (isa<linalg::LinalgOp>(op) &&
+          !isa<linalg::BroadcastOp, linalg::FillOp>(op)) {
+        leftover = &op;
+        break;
+      }
+    if (leftover)
+      return leftover->emitError(
+                 "the finite-field evaluator does not support '")
+             << leftover->getName()
+             << "' (--convert-linalg-to-kernel did not import it)";
     for (BlockArgument arg : entry.getArguments()) {
       FailureOr<ArrayRef<int64_t>> shape = tensorShape(func, arg);
       if (failed(shape))

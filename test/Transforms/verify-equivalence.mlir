@@ -536,3 +536,27 @@ func.func @strided_half(%q: tensor<4x8xf32>, %k: tensor<2x4xf32>) -> (tensor<4x8
   %be = kernel.exp %b : tensor<2x3x4xf32>
   return %r, %be : tensor<4x8xf32>, tensor<2x3x4xf32>
 }
+
+// -----
+
+// A linalg op the import did not take (a max with its index, as torch-mlir
+// writes aten.max.dim) is reported at that op, not at the constant or the
+// fill of its init that come first.
+func.func @ref(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @+1 {{the finite-field evaluator does not support 'linalg.generic' (--convert-linalg-to-kernel did not import it)}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x8xf32>) outs(%f : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %i = linalg.index 1 : index
+    %m = arith.maximumf %a, %o : f32
+    linalg.yield %m : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+func.func @leftover_linalg(%x: tensor<4x8xf32>) -> tensor<4xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %m = kernel.reduce_max %x dim 1 : tensor<4x8xf32>
+  %c = tensor.collapse_shape %m [[0, 1]] : tensor<4x1xf32> into tensor<4xf32>
+  return %c : tensor<4xf32>
+}
