@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlockGraphToGPU.h"
+#include "mlsopt/Conversion/DataMovement.h"
 #include "mlsopt/Conversion/ElementwiseMath.h"
 
 #include "mlsopt/Conversion/CustomKernelToGPU/CustomKernelToGPU.h"
@@ -124,36 +125,8 @@ void emitCopyKernel(Operation *op, gpu::GPUFuncOp func) {
   if (auto transpose = dyn_cast<kernel::TransposeOp>(op))
     for (auto [i, p] : llvm::enumerate(transpose.getPermutation()))
       from[p] = at[i];
-  // Source dim d is read at offset + index * stride; a dim the slice drops
-  // (a rank-reducing slice) has size 1 and is read at its offset.
-  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
-    llvm::SmallBitVector dropped = slice.getDroppedDims();
-    from.clear();
-    auto next = at.begin();
-    for (auto [d, offset, stride] :
-         llvm::enumerate(slice.getStaticOffsets(), slice.getStaticStrides())) {
-      if (dropped.test(d)) {
-        from.push_back(indexConstant(b, loc, offset));
-        continue;
-      }
-      Value index = *next++;
-      if (stride != 1)
-        index =
-            arith::MulIOp::create(b, loc, index, indexConstant(b, loc, stride));
-      if (offset != 0)
-        index =
-            arith::AddIOp::create(b, loc, indexConstant(b, loc, offset), index);
-      from.push_back(index);
-    }
-  }
-  // The added dims are the ones the input does not have.
-  if (auto broadcast = dyn_cast<linalg::BroadcastOp>(op)) {
-    ArrayRef<int64_t> added = broadcast.getDimensions();
-    from.clear();
-    for (auto [d, index] : llvm::enumerate(at))
-      if (!llvm::is_contained(added, static_cast<int64_t>(d)))
-        from.push_back(index);
-  }
+  if (isa<tensor::ExtractSliceOp, linalg::BroadcastOp>(op))
+    from = buildCopySourceIndices(b, loc, op, at);
   Value element = memref::LoadOp::create(b, loc, func.getArgument(0), from);
   element = buildFloatConversion(b, loc, element, type.getElementType());
   memref::StoreOp::create(b, loc, element, func.getArgument(1), at);

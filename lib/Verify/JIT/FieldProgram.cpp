@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/Verify/FieldProgram.h"
+#include "mlsopt/Conversion/DataMovement.h"
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
@@ -358,10 +359,8 @@ private:
       return emitTranspose(transpose);
     if (auto transpose = dyn_cast<block::TransposeOp>(op))
       return emitTranspose(transpose);
-    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
-      return emitSlice(slice);
-    if (auto broadcast = dyn_cast<linalg::BroadcastOp>(op))
-      return emitBroadcast(broadcast);
+    if (isa<tensor::ExtractSliceOp, linalg::BroadcastOp>(op))
+      return emitCopy(op);
     // A conversion keeps each value (the field does not model rounding) and
     // the shape: a copy, as a reshape is.
     if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, kernel::ConvertOp>(
@@ -619,50 +618,23 @@ private:
     return success();
   }
 
-  /// Source dim d is read at offset + index * stride; a dim the slice drops
-  /// at its offset.
-  LogicalResult emitSlice(tensor::ExtractSliceOp slice) {
-    if (!slice.getOffsets().empty() || !slice.getSizes().empty() ||
-        !slice.getStrides().empty())
+  /// A static slice or a broadcast: each result element is the source
+  /// element buildCopySourceIndices names.
+  LogicalResult emitCopy(Operation &op) {
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op);
+        slice && (!slice.getOffsets().empty() || !slice.getSizes().empty() ||
+                  !slice.getStrides().empty()))
       return slice.emitError("the finite-field program needs static "
                              "offsets, sizes and strides");
-    if (failed(define(slice, slice.getResult())))
-      return failure();
-    Value in = bufferOf(slice.getSource()), out = bufferOf(slice.getResult());
-    llvm::SmallBitVector dropped = slice.getDroppedDims();
-    forEachIndex(shapeOfBuffer(out), [&](ValueRange ivs) {
-      SmallVector<Value> at;
-      auto next = ivs.begin();
-      for (auto [d, offset, stride] : llvm::enumerate(
-               slice.getStaticOffsets(), slice.getStaticStrides())) {
-        if (dropped.test(d)) {
-          at.push_back(index(offset));
-          continue;
-        }
-        at.push_back(arith::AddIOp::create(
-            b, loc(), index(offset),
-            arith::MulIOp::create(b, loc(), *next++, index(stride))));
-      }
-      store(load(in, at), out, ivs);
-    });
-    return success();
-  }
-
-  /// The input read without the added dims.
-  LogicalResult emitBroadcast(linalg::BroadcastOp broadcast) {
-    if (!broadcast.hasPureTensorSemantics())
+    if (auto broadcast = dyn_cast<linalg::BroadcastOp>(op);
+        broadcast && !broadcast.hasPureTensorSemantics())
       return broadcast.emitError("the finite-field program needs tensors");
-    Value result = broadcast->getResult(0);
-    if (failed(define(broadcast, result)))
+    Value result = op.getResult(0);
+    if (failed(define(&op, result)))
       return failure();
-    Value in = bufferOf(broadcast.getInput()), out = bufferOf(result);
-    ArrayRef<int64_t> added = broadcast.getDimensions();
+    Value in = bufferOf(op.getOperand(0)), out = bufferOf(result);
     forEachIndex(shapeOfBuffer(out), [&](ValueRange ivs) {
-      SmallVector<Value> at;
-      for (auto [d, iv] : llvm::enumerate(ivs))
-        if (!llvm::is_contained(added, static_cast<int64_t>(d)))
-          at.push_back(iv);
-      store(load(in, at), out, ivs);
+      store(load(in, buildCopySourceIndices(b, loc(), &op, ivs)), out, ivs);
     });
     return success();
   }

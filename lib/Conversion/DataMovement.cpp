@@ -1,0 +1,41 @@
+//===- DataMovement.cpp - Where copies read their elements ----------------===//
+
+#include "mlsopt/Conversion/DataMovement.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+
+SmallVector<Value> mlsopt::buildCopySourceIndices(OpBuilder &b, Location loc,
+                                                  Operation *op,
+                                                  ValueRange resultIndices) {
+  SmallVector<Value> from;
+  if (auto broadcast = dyn_cast<linalg::BroadcastOp>(op)) {
+    ArrayRef<int64_t> added = broadcast.getDimensions();
+    for (auto [d, index] : llvm::enumerate(resultIndices))
+      if (!llvm::is_contained(added, static_cast<int64_t>(d)))
+        from.push_back(index);
+    return from;
+  }
+  auto slice = cast<tensor::ExtractSliceOp>(op);
+  llvm::SmallBitVector dropped = slice.getDroppedDims();
+  auto next = resultIndices.begin();
+  for (auto [d, offset, stride] :
+       llvm::enumerate(slice.getStaticOffsets(), slice.getStaticStrides())) {
+    if (dropped.test(d)) {
+      from.push_back(arith::ConstantIndexOp::create(b, loc, offset));
+      continue;
+    }
+    Value index = *next++;
+    if (stride != 1)
+      index = arith::MulIOp::create(
+          b, loc, index, arith::ConstantIndexOp::create(b, loc, stride));
+    if (offset != 0)
+      index = arith::AddIOp::create(
+          b, loc, arith::ConstantIndexOp::create(b, loc, offset), index);
+    from.push_back(index);
+  }
+  return from;
+}
