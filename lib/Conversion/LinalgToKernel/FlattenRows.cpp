@@ -168,13 +168,8 @@ Operation *createFlatOp(PatternRewriter &rewriter, Operation *op,
                            ? flatOperands[i]
                            : reshapeToFlat(rewriter, op->getLoc(), operand,
                                            *nextShape++, shape, groups));
-  SmallVector<int64_t> flatShape;
-  for (const ReassociationIndices &group : groups) {
-    int64_t product = 1;
-    for (int64_t d : group)
-      product *= shape[d];
-    flatShape.push_back(product);
-  }
+  // The result spans every group.
+  SmallVector<int64_t> flatShape = *getFlatOperandShape(shape, shape, groups);
   Operation *flat = mlir::clone(
       rewriter, op,
       RankedTensorType::get(flatShape, resultType.getElementType()), operands);

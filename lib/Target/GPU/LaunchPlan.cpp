@@ -32,8 +32,13 @@ std::string dtypeName(Type type) {
   return s;
 }
 
-int64_t memrefBytes(MemRefType type) {
-  return type.getNumElements() * type.getElementTypeBitWidth() / 8;
+/// The bytes of a static memref; none when a dim is dynamic or the count
+/// does not fit an int64.
+std::optional<int64_t> memrefBytes(MemRefType type) {
+  std::optional<int64_t> bytes = type.getElementTypeBitWidth() / 8;
+  for (int64_t d : type.getShape())
+    bytes = d < 0 || !bytes ? std::nullopt : llvm::checkedMul(*bytes, d);
+  return bytes;
 }
 
 void writeTensor(llvm::json::OStream &j, MemRefType type) {
@@ -42,7 +47,8 @@ void writeTensor(llvm::json::OStream &j, MemRefType type) {
       j.value(d);
   });
   j.attribute("dtype", dtypeName(type.getElementType()));
-  j.attribute("bytes", memrefBytes(type));
+  // Checked before anything is written (translateToLaunchPlan).
+  j.attribute("bytes", *memrefBytes(type));
 }
 
 FailureOr<int64_t> constantOf(Operation *user, Value v, StringRef what) {
@@ -145,10 +151,7 @@ LogicalResult mlsopt::gpu::translateToLaunchPlan(ModuleOp module,
       auto type = dyn_cast<MemRefType>(tensor.getType());
       if (!type)
         continue;
-      std::optional<int64_t> bytes = type.getElementTypeBitWidth() / 8;
-      for (int64_t d : type.getShape())
-        bytes = d < 0 || !bytes ? std::nullopt : llvm::checkedMul(*bytes, d);
-      if (!bytes)
+      if (!memrefBytes(type))
         return emitError(tensor.getLoc())
                << "the launch plan needs static sizes of at most 2^63 - 1 "
                   "bytes, got "
