@@ -54,7 +54,15 @@ void mlsopt::buildGPUPipeline(OpPassManager &pm,
   // mlsopt's dialects to gpu/nvgpu/scf/memref: every kernel op becomes a
   // custom kernel, every custom kernel a gpu.func. The second pass rejects an
   // unknown chip before any upstream pass sees it.
-  pm.addPass(createConvertKernelToCustom());
+  //
+  // A default block graph may use the chip's opt-in shared memory, as the
+  // searched kernels do: its tiles shrink until they fit that, not 48 KiB,
+  // so a row too long for 48 KiB (an rms_norm over 8192 f16 values, which
+  // keeps its whole row in a block) still gets one.
+  ConvertKernelToCustomOptions custom;
+  if (std::optional<TargetInfo> target = lookupTarget(options.chip))
+    custom.maxSharedMemory = static_cast<int64_t>(target->maxSharedMemPerBlock);
+  pm.addPass(createConvertKernelToCustom(custom));
   pm.addPass(createConvertCustomKernelToGPU({options.chip, options.allowTF32}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

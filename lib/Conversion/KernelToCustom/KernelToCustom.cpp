@@ -630,11 +630,62 @@ struct WrapKernelOp : RewritePattern {
   int64_t maxSharedMemBytes;
 };
 
+/// Whether `op` has a default block graph within `maxSharedMemBytes`, asked
+/// without reporting a failure.
+bool fitsDefaultBlockGraph(Operation *op, int64_t maxSharedMemBytes) {
+  ScopedDiagnosticHandler quiet(op->getContext(),
+                                [](Diagnostic &) { return success(); });
+  return succeeded(scheduleFor(op, maxSharedMemBytes, /*allowSplit=*/false));
+}
+
+/// rms_norm(x) as x * rsqrt(sum(x^2) * (1 / n) + epsilon) in kernel ops
+/// computed in f32 and rounded once at the end, as rms_norm computes: a
+/// reduction walks a row of any length in its for-loop, where rms_norm's
+/// default block graph keeps the whole row in one block.
+Value decomposeRmsNorm(RewriterBase &rewriter, kernel::RmsNormOp norm) {
+  Location loc = norm.getLoc();
+  Value x = norm.getInput();
+  auto type = cast<RankedTensorType>(x.getType());
+  Type f32 = rewriter.getF32Type();
+  Value wide = x;
+  if (type.getElementType() != f32)
+    wide = kernel::ConvertOp::create(rewriter, loc, type.clone(f32), x);
+  int64_t dim = norm.getNormalizedDim();
+  double n = static_cast<double>(type.getDimSize(dim));
+  Value squares = kernel::SquareOp::create(rewriter, loc, wide);
+  Value sum = kernel::ReduceSumOp::create(rewriter, loc, squares, dim);
+  Value meanSquare = kernel::MulScalarOp::create(
+      rewriter, loc, sum, rewriter.getF64FloatAttr(1.0 / n));
+  if (double epsilon = norm.getEpsilon().convertToDouble(); epsilon != 0)
+    meanSquare = kernel::AddScalarOp::create(rewriter, loc, meanSquare,
+                                             rewriter.getF64FloatAttr(epsilon));
+  Value scale = kernel::RsqrtOp::create(rewriter, loc, meanSquare);
+  Value result = kernel::MulOp::create(rewriter, loc, wide, scale);
+  if (type.getElementType() != f32)
+    result = kernel::ConvertOp::create(rewriter, loc, type, result);
+  return result;
+}
+
 struct ConvertKernelToCustomPass
     : mlsopt::impl::ConvertKernelToCustomBase<ConvertKernelToCustomPass> {
   using Base::Base;
 
   void runOnOperation() override {
+    // An rms_norm whose row does not fit a block's shared memory becomes
+    // the ops it computes, which have block graphs for rows of any length.
+    {
+      IRRewriter rewriter(&getContext());
+      SmallVector<kernel::RmsNormOp> tooLong;
+      getOperation()->walk([&](kernel::RmsNormOp norm) {
+        if (!norm->getParentOfType<kernel::CustomOp>() &&
+            !fitsDefaultBlockGraph(norm, maxSharedMemory))
+          tooLong.push_back(norm);
+      });
+      for (kernel::RmsNormOp norm : tooLong) {
+        rewriter.setInsertionPoint(norm);
+        rewriter.replaceOp(norm, decomposeRmsNorm(rewriter, norm));
+      }
+    }
     // Every op is wrapped or reported: a kernel op without a block graph
     // stops the pass, since the GPU lowering after it could not use it.
     // Transposes stay: --convert-custom-kernel-to-gpu launches each as a
