@@ -93,6 +93,11 @@ Value mlsopt::emitBinary(OpBuilder &b, Location loc, thread::BinaryKind kind,
       return arith::MulFOp::create(b, loc, args[0], args[1]);
     case BinaryKind::div:
       return arith::DivFOp::create(b, loc, args[0], args[1]);
+    // torch.maximum and torch.minimum propagate NaN, as these do.
+    case BinaryKind::max:
+      return arith::MaximumFOp::create(b, loc, args[0], args[1]);
+    case BinaryKind::min:
+      return arith::MinimumFOp::create(b, loc, args[0], args[1]);
     }
     llvm_unreachable("unknown binary kind");
   });

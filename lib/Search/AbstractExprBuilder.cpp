@@ -48,6 +48,9 @@ static std::optional<ExprRef> buildBinary(StringRef name, ExprRef a, ExprRef b,
     return ctx.getMul(a, b);
   if (name == "div")
     return ctx.getDiv(a, b);
+  // As the enumeration builds them (buildExpr): opaque, in operand order.
+  if (name == "max" || name == "min")
+    return ctx.getOpaque(name, {a, b});
   return std::nullopt;
 }
 

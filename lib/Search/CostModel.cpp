@@ -168,8 +168,8 @@ static FailureOr<Flops> estimateTensorOpFlops(Operation *op) {
           .Cases({"concat", "transpose", "convert"}, 0.0)
           // Elementwise: one operation (a transcendental counts as one, on
           // the special-function units) per result element.
-          .Cases({"add", "sub", "mul", "div", "mul_scalar", "add_scalar",
-                  "max_scalar", "min_scalar"},
+          .Cases({"add", "sub", "mul", "div", "max", "min", "mul_scalar",
+                  "add_scalar", "max_scalar", "min_scalar"},
                  out)
           .Cases({"exp", "log", "sqrt", "rsqrt", "square", "silu", "sigmoid",
                   "gelu", "relu", "tanh", "erf", "neg"},

@@ -66,6 +66,11 @@ ExprRef enumeration::buildExpr(ExprContext &exprs, const SOp &op,
     return exprs.getMul(x, xs[1]->expr);
   case OpKind::Div:
     return exprs.getDiv(x, xs[1]->expr);
+  // max and min of two tensors are opaque functions of both, in operand
+  // order: they are not marked commutative, so both orders are enumerated.
+  case OpKind::Max:
+  case OpKind::Min:
+    return exprs.getOpaque(getMnemonic(op.kind), {x, xs[1]->expr});
   case OpKind::Exp:
     return exprs.getExp(x);
   case OpKind::Sqrt:

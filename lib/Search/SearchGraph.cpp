@@ -29,6 +29,10 @@ StringRef search::getMnemonic(OpKind kind) {
     return "mul";
   case OpKind::Div:
     return "div";
+  case OpKind::Max:
+    return "max";
+  case OpKind::Min:
+    return "min";
   case OpKind::Exp:
     return "exp";
   case OpKind::Log:
@@ -82,7 +86,7 @@ std::optional<OpKind> search::lookupOpKind(StringRef mnemonic) {
 
 bool search::isBinaryKind(OpKind kind) {
   return kind == OpKind::Add || kind == OpKind::Sub || kind == OpKind::Mul ||
-         kind == OpKind::Div;
+         kind == OpKind::Div || kind == OpKind::Max || kind == OpKind::Min;
 }
 
 bool search::isScalarKind(OpKind kind) {

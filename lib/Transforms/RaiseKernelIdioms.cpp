@@ -63,12 +63,13 @@ struct RaiseRmsNorm : OpRewritePattern<OpTy> {
       return std::nullopt;
     auto type = cast<RankedTensorType>(x.getType());
     auto dim = static_cast<int64_t>(sum.getDim());
-    double n = static_cast<double>(type.getDimSize(dim));
+    int64_t n = type.getDimSize(dim);
     // 1/n as the front end wrote it, rounded to its element type: the
-    // constant the verifier reads as 1/n (mlsopt/Support/Constants.h).
+    // constant the verifier reads as 1/n, n being an extent of the function
+    // (mlsopt/Support/Constants.h).
     double factor = mean.getScalar().convertToDouble();
-    if (factor != 1.0 / n &&
-        getRoundedReciprocal(factor) != static_cast<int64_t>(n))
+    if (factor != 1.0 / static_cast<double>(n) &&
+        getRoundedReciprocal(factor, {n}) != n)
       return std::nullopt;
     return Match{dim, addEps.getScalar().convertToDouble()};
   }
@@ -173,9 +174,11 @@ struct RaiseKernelIdiomsPass
 } // namespace
 
 void mlsopt::populateAlignOperandRankPatterns(RewritePatternSet &patterns) {
-  patterns.add<AlignOperandRank<kernel::AddOp>, AlignOperandRank<kernel::SubOp>,
-               AlignOperandRank<kernel::MulOp>, AlignOperandRank<kernel::DivOp>>(
-      patterns.getContext());
+  patterns
+      .add<AlignOperandRank<kernel::AddOp>, AlignOperandRank<kernel::SubOp>,
+           AlignOperandRank<kernel::MulOp>, AlignOperandRank<kernel::DivOp>,
+           AlignOperandRank<kernel::MaxOp>, AlignOperandRank<kernel::MinOp>>(
+          patterns.getContext());
 }
 
 void mlsopt::populateRaiseKernelIdiomPatterns(RewritePatternSet &patterns) {

@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Verifier.h"
+#include "mlsopt/Support/Constants.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
@@ -275,6 +276,9 @@ enum class OpClass {
   /// max_scalar and min_scalar: random functions keyed by op and constant
   /// (scalarFunctionId).
   ScalarFunction,
+  /// max and min of two tensors: symmetric random functions of the pair
+  /// (binaryFunctionId).
+  PairFunction,
   Matmul,
   ReduceSum,
   ReduceMax,
@@ -351,7 +355,8 @@ struct Instr {
   int64_t dim = 0;
   /// The constant of mul_scalar/add_scalar, the epsilon of rms_norm.
   FieldElement scalar;
-  /// The random function of max_scalar/min_scalar (scalarFunctionId).
+  /// The random function of max_scalar/min_scalar (scalarFunctionId), or
+  /// of max/min (binaryFunctionId).
   uint64_t function = 0;
   SmallVector<int64_t, 4> permutation;
   /// Gather: the operand's row-major offset of each result dim's step, and
@@ -382,6 +387,8 @@ struct BlockPosition {
 
 struct FieldEvaluator::Impl {
   func::FuncOp func;
+  /// getReciprocalExtents(func): a rounded 1/n reads as one of these.
+  SmallVector<int64_t> constantExtents;
   std::vector<Instr> program;
   SmallVector<unsigned> argumentSlots;
   SmallVector<unsigned> resultSlots;
@@ -565,9 +572,23 @@ struct FieldEvaluator::Impl {
   }
 
   /// Decodes a compute op of the kernel, block or thread level.
+
+  /// An elementwise op of two tensors: arithmetic, or max and min, which are
+  /// random functions.
+  static LogicalResult setBinary(Instr &instr, thread::BinaryKind kind) {
+    if (kind == thread::BinaryKind::max || kind == thread::BinaryKind::min) {
+      instr.cls = OpClass::PairFunction;
+      instr.function = binaryFunctionId(kind == thread::BinaryKind::min);
+      return success();
+    }
+    instr.cls = OpClass::Binary;
+    instr.binary = kind;
+    return success();
+  }
+
   LogicalResult classifyCompute(Operation &op, Instr &instr) {
     auto scalarOf = [&](double value) -> LogicalResult {
-      std::optional<FieldElement> c = fieldConstant(value);
+      std::optional<FieldElement> c = fieldConstant(value, constantExtents);
       if (!c)
         return op.emitError("the constant ")
                << value << " has no finite-field image";
@@ -579,11 +600,8 @@ struct FieldEvaluator::Impl {
       instr.unary = unary.getKind();
       return success();
     }
-    if (auto binary = dyn_cast<thread::BinaryOp>(op)) {
-      instr.cls = OpClass::Binary;
-      instr.binary = binary.getKind();
-      return success();
-    }
+    if (auto binary = dyn_cast<thread::BinaryOp>(op))
+      return setBinary(instr, binary.getKind());
     if (isa_and_nonnull<kernel::KernelDialect, block::BlockDialect,
                         thread::ThreadDialect>(op.getDialect()) &&
         isScalarOpName(op.getName().stripDialect())) {
@@ -662,9 +680,7 @@ struct FieldEvaluator::Impl {
       if (std::optional<thread::BinaryKind> kind =
               thread::symbolizeBinaryKind(name);
           kind && op.getNumOperands() == 2) {
-        instr.cls = OpClass::Binary;
-        instr.binary = *kind;
-        return success();
+        return setBinary(instr, *kind);
       }
     }
     return op.emitError("the finite-field evaluator does not support '")
@@ -764,6 +780,9 @@ struct FieldEvaluator::Impl {
       case thread::BinaryKind::div:
         forward(instr, divDegree(in(0), in(1)));
         break;
+      case thread::BinaryKind::max:
+      case thread::BinaryKind::min:
+        llvm_unreachable("max and min are pair functions");
       }
       return success();
     }
@@ -774,6 +793,7 @@ struct FieldEvaluator::Impl {
       forward(instr, {std::max(in(0).num, in(0).den), in(0).den});
       return success();
     case OpClass::ScalarFunction:
+    case OpClass::PairFunction:
       // A random function, as log or tanh: a fresh variable in both fields.
       forward(instr, freshDegree(), ExponentImage::Own);
       return success();
@@ -995,7 +1015,8 @@ struct FieldEvaluator::Impl {
         break;
       case OpClass::Return:
       case OpClass::ScalarFunction:
-        // A random function reads its operand mod p only.
+      case OpClass::PairFunction:
+        // A random function reads its operands mod p only.
         break;
       case OpClass::Store:
         if (needsQ[instr.operands[1]])
@@ -1064,6 +1085,9 @@ struct FieldEvaluator::Impl {
       return success();
     case OpClass::ScalarFunction:
       runScalarFunction(instr);
+      return success();
+    case OpClass::PairFunction:
+      runPairFunction(instr);
       return success();
     case OpClass::Matmul:
       runMatmul(instr);
@@ -1252,6 +1276,9 @@ struct FieldEvaluator::Impl {
           scratch.q[i] = EP::inverse(b.q[i]);
       return binaryKernel(a, scratch, y, PF::mul, EP::mul);
     }
+    case thread::BinaryKind::max:
+    case thread::BinaryKind::min:
+      llvm_unreachable("max and min are pair functions");
     }
   }
 
@@ -1282,6 +1309,26 @@ struct FieldEvaluator::Impl {
       for (int64_t i = 0; i < n; ++i)
         y.q[i] = applyExponentFunction(exponentKey, x.p[i]);
     }
+  }
+
+  /// max or min of two tensors under broadcasting: the symmetric random
+  /// function of each pair of residues mod p, and its independent one mod
+  /// q, as mlsopt_field_random_pair computes them.
+  void runPairFunction(Instr &instr) {
+    const FieldTensor &a = in(instr.operands[0]);
+    const FieldTensor &b = in(instr.operands[1]);
+    FieldTensor &y = out(instr.results[0]);
+    uint64_t key = randomFunctionKey(functionSeed, instr.function);
+    uint64_t exponentKey = exponentFunctionKey(functionSeed, instr.function);
+    bool q = y.hasExponents();
+    forEachStrided(y.shape, broadcastStrides(a.shape, y.shape),
+                   broadcastStrides(b.shape, y.shape),
+                   [&](int64_t i, int64_t ia, int64_t ib) {
+                     uint64_t pair = symmetricPairResidue(a.p[ia], b.p[ib]);
+                     y.p[i] = applyRandomFunction(key, pair);
+                     if (q)
+                       y.q[i] = applyExponentFunction(exponentKey, pair);
+                   });
   }
 
   /// The sum of a[i] * b[i * bStride] mod the field's modulus: 128-bit
@@ -1705,6 +1752,7 @@ FailureOr<FieldEvaluator> FieldEvaluator::create(func::FuncOp func) {
         "the finite-field evaluator needs a function with one block");
   auto impl = std::make_unique<Impl>();
   impl->func = func;
+  impl->constantExtents = getReciprocalExtents(func);
   if (failed(impl->compileFunction()))
     return failure();
   size_t numSlots = impl->shapes.size();
@@ -1727,6 +1775,10 @@ ArrayRef<uint64_t> FieldEvaluator::getResultDegrees() const {
 }
 
 bool FieldEvaluator::hasMaxSelection() const { return impl->hasMaxSelection; }
+
+ArrayRef<int64_t> FieldEvaluator::getConstantExtents() const {
+  return impl->constantExtents;
+}
 
 bool FieldEvaluator::needsInputExponents(unsigned i) const {
   return impl->withQ[impl->argumentSlots[i]];

@@ -21,14 +21,16 @@ template <typename Field> static uint64_t powerOfTwo(int64_t e) {
   return e >= 0 ? Field::pow(2, e) : Field::pow(half, -e);
 }
 
-std::optional<FieldElement> mlsopt::verify::fieldConstant(double value) {
+std::optional<FieldElement>
+mlsopt::verify::fieldConstant(double value, llvm::ArrayRef<int64_t> extents) {
   if (!std::isfinite(value))
     return std::nullopt;
   if (value == 0)
     return FieldElement{0, 0};
   // 1/n rounded to the element type stands for 1/n
   // (mlsopt/Support/Constants.h).
-  if (std::optional<int64_t> n = getRoundedReciprocal(std::fabs(value))) {
+  if (std::optional<int64_t> n =
+          getRoundedReciprocal(std::fabs(value), extents)) {
     FieldElement r{PrimeField::inverse(PrimeField::fromInteger(*n)),
                    ExponentField::inverse(ExponentField::fromInteger(*n))};
     if (value < 0)
@@ -99,6 +101,12 @@ mlsopt::verify::scalarFunctionId(llvm::StringRef mnemonic, double constant) {
          (mix64(llvm::bit_cast<uint64_t>(constant) ^
                 (isMin ? 0x6d696e5f7363616cULL : 0x6d61785f7363616cULL)) >>
           1);
+}
+
+uint64_t mlsopt::verify::binaryFunctionId(bool isMin) {
+  // Bit 62 without bit 63: neither a unary op's id (1 to 32, and + 2^32 mod
+  // q) nor a scalar op's (bit 63 set).
+  return (uint64_t(1) << 62) | (isMin ? 2 : 1);
 }
 
 uint64_t mlsopt::verify::exponentFunctionKey(uint64_t seed, uint64_t function) {

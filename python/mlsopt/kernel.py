@@ -693,7 +693,7 @@ _define_elementwise_methods(
     KernelGraph,
     unary=("exp", "log", "sqrt", "rsqrt", "square", "silu", "sigmoid", "gelu",
            "relu", "tanh", "neg"),
-    binary=("add", "sub", "mul", "div"),
+    binary=("add", "sub", "mul", "div", "max", "min"),
     build_unary=KernelGraph._unary, build_binary=KernelGraph._binary)
 
 

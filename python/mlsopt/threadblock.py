@@ -323,7 +323,7 @@ class TBGraph:
 _define_elementwise_methods(
     TBGraph,
     unary=("exp", "silu", "gelu", "relu", "square", "sqrt"),
-    binary=("add", "sub", "mul", "div"),
+    binary=("add", "sub", "mul", "div", "max", "min"),
     build_unary=lambda graph, name, A: graph._op(name, [A], "same",
                                                   *_caller()),
     build_binary=lambda graph, name, A, B: graph._op(name, [A, B], "broadcast",

@@ -187,8 +187,8 @@ using UnaryOps = KernelOpList<
     kernel::ExpOp, kernel::LogOp, kernel::SqrtOp, kernel::RsqrtOp,
     kernel::SquareOp, kernel::SiluOp, kernel::SigmoidOp, kernel::GeluOp,
     kernel::ReluOp, kernel::TanhOp, kernel::ErfOp, kernel::NegOp>;
-using BinaryOps =
-    KernelOpList<kernel::AddOp, kernel::SubOp, kernel::MulOp, kernel::DivOp>;
+using BinaryOps = KernelOpList<kernel::AddOp, kernel::SubOp, kernel::MulOp,
+                               kernel::DivOp, kernel::MaxOp, kernel::MinOp>;
 using ScalarOps = KernelOpList<kernel::MulScalarOp, kernel::AddScalarOp,
                                kernel::MaxScalarOp, kernel::MinScalarOp>;
 } // namespace

@@ -55,7 +55,8 @@ enum class ElementType { F16, BF16, F32 };
 /// Unary elementwise ops of the kernel dialect, by mnemonic ("exp", "silu").
 /// Returns false if `name` is not one.
 bool isUnaryOpName(llvm::StringRef name);
-/// Binary elementwise ops with broadcasting ("add", "sub", "mul", "div").
+/// Binary elementwise ops with broadcasting ("add", "sub", "mul", "div",
+/// "max", "min").
 bool isBinaryOpName(llvm::StringRef name);
 
 /// True if this build has the GPU target (PTX and launch plans).

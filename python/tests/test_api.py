@@ -264,14 +264,14 @@ def test_cost_is_the_cost_models_estimate():
 
 
 def test_cost_warns_about_what_it_leaves_out():
-    # A linalg op the kernel dialect cannot express (a max over a dim into
-    # a non-zero init) stays linalg after from_mlir.
+    # A linalg op the kernel dialect cannot express (a product over a dim)
+    # stays linalg after from_mlir.
     graph = mi.from_mlir("""
       func.func @f(%x: tensor<4x8xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
         %r = linalg.reduce ins(%x : tensor<4x8xf32>) outs(%init : tensor<4xf32>)
             dimensions = [1]
           (%a: f32, %b: f32) {
-            %m = arith.maximumf %a, %b : f32
+            %m = arith.mulf %a, %b : f32
             linalg.yield %m : f32
           }
         return %r : tensor<4xf32>

@@ -331,6 +331,38 @@ def test_clamp_fuses_into_the_matmul_kernel_and_keeps_its_numbers():
     np.testing.assert_allclose(unfused, out, rtol=1e-2, atol=1e-2)
 
 
+def test_max_and_min_of_two_tensors_fuse_and_keep_their_numbers():
+    # torch.maximum / torch.minimum: the max of two projections of x,
+    # capped per column, is one kernel. NaN propagates, as in numpy's
+    # maximum and minimum.
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(8, 256), dtype=mi.float16)
+    W1 = graph.new_input(dims=(256, 512), dtype=mi.float16)
+    W2 = graph.new_input(dims=(256, 512), dtype=mi.float16)
+    C = graph.new_input(dims=(1, 512), dtype=mi.float16)
+    graph.mark_output(graph.min(
+        graph.max(graph.matmul(X, W1), graph.matmul(X, W2)), C))
+    assert graph.cost("sm_90").launches == 4
+    optimized = graph.superoptimize(target="sm_90", timeout=10)
+    assert optimized.cost("sm_90").launches == 1
+    text = optimized.mlir()
+    assert "thread.binary max" in text and "thread.binary min" in text
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((8, 256))
+    x[5, 11] = np.nan
+    w1 = rng.standard_normal((256, 512)) * 0.1
+    w2 = rng.standard_normal((256, 512)) * 0.1
+    cap = rng.standard_normal((1, 512))
+    (out,) = optimized(inputs=[x, w1, w2, cap])
+    xh, w1h, w2h, ch = f16(x), f16(w1), f16(w2), f16(cap)
+    expected = np.minimum(np.maximum(xh @ w1h, xh @ w2h), ch)
+    assert np.isnan(out[5]).all() and not np.isnan(np.delete(out, 5, 0)).any()
+    np.testing.assert_allclose(np.delete(out, 5, 0), np.delete(expected, 5, 0),
+                               rtol=1e-2, atol=1e-2)
+    (unfused,) = graph(inputs=[x, w1, w2, cap])
+    np.testing.assert_allclose(unfused, out, rtol=1e-2, atol=1e-2)
+
+
 def test_residual_reads_its_input_twice_in_one_kernel_and_keeps_its_numbers():
     # x W + x: x's columns are W's rows for the product and the product's
     # columns for the sum. The kernel loads x in both tilings.

@@ -278,6 +278,46 @@ func.func @swapped_bounds(%x: tensor<8xf32>) -> tensor<8xf32> attributes {mlsopt
 
 // -----
 
+// Accepted: max and min of two tensors (torch.maximum, torch.minimum) are
+// symmetric random functions of their operands, so the operand order does
+// not matter.
+func.func @ref(%x: tensor<8x4xf32>, %y: tensor<8x4xf32>, %r: tensor<8x1xf32>) -> tensor<8x4xf32> {
+  %m = kernel.max %x, %y : tensor<8x4xf32>, tensor<8x4xf32>
+  %c = kernel.min %m, %r : tensor<8x4xf32>, tensor<8x1xf32>
+  return %c : tensor<8x4xf32>
+}
+// expected-remark @+1 {{@swapped_operands is equivalent to @ref: }}
+func.func @swapped_operands(%x: tensor<8x4xf32>, %y: tensor<8x4xf32>, %r: tensor<8x1xf32>) -> tensor<8x4xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %m = kernel.max %y, %x : tensor<8x4xf32>, tensor<8x4xf32>
+  %c = kernel.min %r, %m : tensor<8x1xf32>, tensor<8x4xf32>
+  return %c : tensor<8x4xf32>
+}
+// expected-error @+1 {{@max_for_min is not equivalent to @ref}}
+func.func @max_for_min(%x: tensor<8x4xf32>, %y: tensor<8x4xf32>, %r: tensor<8x1xf32>) -> tensor<8x4xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %m = kernel.min %x, %y : tensor<8x4xf32>, tensor<8x4xf32>
+  %c = kernel.max %m, %r : tensor<8x4xf32>, tensor<8x1xf32>
+  return %c : tensor<8x4xf32>
+}
+
+// -----
+
+// Rejected: max(x, 1) is not x. Selecting by an order of the residues (as
+// reduce_max does) made max(x, x / x) x for almost every x, since 1 is
+// nearly the smallest residue.
+func.func @ref(%x: tensor<8x4xf32>, %q: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %one = kernel.div %q, %q : tensor<8x4xf32>, tensor<8x4xf32>
+  %m = kernel.max %x, %one : tensor<8x4xf32>, tensor<8x4xf32>
+  return %m : tensor<8x4xf32>
+}
+// expected-error @+1 {{@dropped_max is not equivalent to @ref}}
+func.func @dropped_max(%x: tensor<8x4xf32>, %q: tensor<8x4xf32>) -> tensor<8x4xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %m = kernel.mul %x, %q : tensor<8x4xf32>, tensor<8x4xf32>
+  %d = kernel.div %m, %q : tensor<8x4xf32>, tensor<8x4xf32>
+  return %d : tensor<8x4xf32>
+}
+
+// -----
+
 // Rejected: silu is x * sigmoid(x), not x * exp(x).
 func.func @ref(%x: tensor<8xf32>) -> tensor<8xf32> {
   %s = kernel.silu %x : tensor<8xf32>

@@ -2,6 +2,7 @@
 
 #include "mlsopt/Support/Constants.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "gtest/gtest.h"
 
 using namespace mlsopt;
@@ -24,4 +25,38 @@ TEST(Constants, OtherValuesAreNoReciprocal) {
   EXPECT_EQ(getRoundedReciprocal(0.0), std::nullopt);
   EXPECT_EQ(getRoundedReciprocal(-0.5), std::nullopt);
   EXPECT_EQ(getRoundedReciprocal(1e-12), std::nullopt); // n past 2^30
+}
+
+// Past n = 2048 in f16 and n = 256 in bf16 a rounding holds 1/n for several
+// n: 1/3072 rounded to f16 is also 1/3073's. The program's extents decide;
+// without one among them, the n with the most factors of two.
+TEST(Constants, AmbiguousRoundingsReadAsTheProgramsExtent) {
+  auto f16 = [](int64_t n) {
+    llvm::APFloat r(1.0 / static_cast<double>(n));
+    bool losesInfo = false;
+    r.convert(llvm::APFloat::IEEEhalf(), llvm::APFloat::rmNearestTiesToEven,
+              &losesInfo);
+    return r.convertToDouble();
+  };
+  auto bf16 = [](int64_t n) {
+    llvm::APFloat r(1.0 / static_cast<double>(n));
+    bool losesInfo = false;
+    r.convert(llvm::APFloat::BFloat(), llvm::APFloat::rmNearestTiesToEven,
+              &losesInfo);
+    return r.convertToDouble();
+  };
+  ASSERT_EQ(f16(3072), f16(3073));
+  for (int64_t n : {2560, 3072, 4096, 5120, 6144, 8192, 11008, 14336})
+    EXPECT_EQ(getRoundedReciprocal(f16(n)), n) << "f16 " << n;
+  for (int64_t n : {768, 2048, 3072, 4096, 5120, 11008})
+    EXPECT_EQ(getRoundedReciprocal(bf16(n)), n) << "bf16 " << n;
+  // Extents that are no multiple of a large power of two.
+  for (int64_t n : {1000, 3000, 4000, 4097})
+    EXPECT_EQ(getRoundedReciprocal(bf16(n), {7, n, 5 * n}), n) << n;
+  // f16(1 / 4097) is 2^-12, exactly 1 / 4096: an extent 4097 reads it as
+  // 1 / 4097, none as 1 / 4096.
+  EXPECT_EQ(getRoundedReciprocal(f16(4097), {4097}), 4097);
+  EXPECT_EQ(getRoundedReciprocal(f16(4097)), 4096);
+  // An extent the rounding does not hold is no candidate.
+  EXPECT_EQ(getRoundedReciprocal(f16(3072), {3100}), 3072);
 }

@@ -31,8 +31,9 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       `arith.minimumf` / `arith.minnumf` into the negated `kernel.reduce_max`
       of the negated values; an init that is not the identity is added to a
       sum (`kernel.add`, or `kernel.add_scalar` for a constant fill) and
-      bounds a maximum or minimum when it is a constant fill
-      (`kernel.max_scalar` / `kernel.min_scalar`);
+      bounds a maximum or minimum (`kernel.max_scalar` /
+      `kernel.min_scalar` for a constant fill, `kernel.max` / `kernel.min`
+      for a tensor);
     - elementwise generics with arith/math bodies, linalg's named elementwise
       ops, `linalg.elementwise` and `linalg.map`: one kernel op per body op,
       inputs broadcast through projected-permutation maps (reshaped for numpy
@@ -46,17 +47,20 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       the erf form of gelu (multiplying by 1/sqrt(2) or, as torch-mlir
       writes it, dividing by sqrt(2)) and `1 / sqrt(x)` (constant exactly 1, computed in
       f32) become `square`, `relu`, `sigmoid`, `silu`, `gelu` and `rsqrt`,
-      `math.absf` becomes `relu(x) + relu(-x)` (exact; there is no abs op),
-      torch-mlir's selects on a comparison of their own operands,
-      `select(x > c, x, c)` and its mirror images (relu, clamp, threshold),
-      become `relu` / `max_scalar` / `min_scalar` (NaN aside: an unordered
-      comparison picks one side for it), and its leaky relu
+      `math.absf` becomes `max(x, -x)` (exact; there is no abs op),
+      `arith.maximumf` / `arith.minimumf` of two values (torch.maximum,
+      torch.minimum) `max` / `min`, torch-mlir's selects on a comparison of
+      their own operands, `select(x > c, x, c)` and its mirror images (relu,
+      clamp, threshold), become `relu` / `max_scalar` / `min_scalar`, and of
+      two values, `select(x > y, x, y)` and its mirror images, `max` / `min`
+      (NaN aside: an unordered comparison picks one side for it), and its
+      leaky relu
       `select(x > 0, x, x * a)` with `0 <= a <= 1` becomes
       `relu(x) - a * relu(-x)` (exact), `math.powf` / `math.fpowi` to the
       power 2 `square` (of `x` for `|x|^2`, a vector norm's), to the power 3
       `square(x) * x` (within an ulp) and `math.powf` to 0.5 `sqrt`, and a
       constant cast in the body (an f64 eps truncated) is that constant,
-      and `x / (1 + exp(-x))` computed in f32 on f16/bf16 values `silu`;
+      and `x / (1 + exp(-x))` `silu` (in f32 on f16/bf16 values too);
       f16/bf16 bodies that extend to f32, compute one op and truncate become
       that op;
     - mixed precision, split exactly at its casts into `kernel.convert` ops
@@ -99,7 +103,7 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
     anything else (a left matmul operand, which the matmul reads as a
     batched operand, a reduction, a unary op, an op that stays, a
     binary op whose other operand is also size 1 there), bodies with
-    `linalg.index` or other ops, a maximum or minimum into a tensor init, dynamic shapes, integer and f64 types, linalg on
+    `linalg.index` or other ops, dynamic shapes, integer and f64 types, linalg on
     memrefs. The conversion is partial, the module stays valid and function
     signatures do not change.
   }];
@@ -173,7 +177,12 @@ def ConvertKernelToCustom : Pass<"convert-kernel-to-custom"> {
     a grid of its own that splits the other output dims as finely as it
     can (up to 64 blocks, last-dim tiles of at least 8).
 
-    Tiles shrink until a block's tiles fit in `max-shared-memory` bytes.
+    Tiles shrink until a block's tiles fit in `max-shared-memory` bytes
+    (`--mlsopt-gpu-pipeline` passes the chip's opt-in maximum). An
+    `rms_norm` whose row fits no tiling (its default graph keeps a whole
+    row in a block) is computed as the ops it stands for, in f32 between
+    two `kernel.convert`s: `square`, `reduce_sum` (which walks the row in
+    its loop), `mul_scalar` by 1/n, `add_scalar` of epsilon, `rsqrt`, `mul`.
     Every block has 128 threads. `kernel.transpose` has no block graph (the
     block dialect has no transpose): it stays, and
     `--convert-custom-kernel-to-gpu` launches it as a copy kernel.

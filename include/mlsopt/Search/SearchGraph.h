@@ -35,6 +35,8 @@ enum class OpKind : uint8_t {
   Sub,
   Mul,
   Div,
+  Max,
+  Min,
   Exp,
   Log,
   Sqrt,

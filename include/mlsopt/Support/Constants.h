@@ -12,8 +12,15 @@
 #ifndef MLSOPT_SUPPORT_CONSTANTS_H
 #define MLSOPT_SUPPORT_CONSTANTS_H
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+
 #include <cstdint>
 #include <optional>
+
+namespace mlir {
+class Operation;
+} // namespace mlir
 
 namespace mlsopt {
 
@@ -23,9 +30,18 @@ constexpr int64_t kMaxReciprocalDenominator = int64_t(1) << 30;
 /// The n for which `value` is 1.0 / n computed in double and rounded to f64,
 /// f32, f16 or bf16 (what a front end writes for 1/n), for 2 <= n <=
 /// kMaxReciprocalDenominator; nullopt for any other value. Where a rounding
-/// holds 1/n for several n (bf16 past n = 256), it is the n nearest
-/// 1 / value.
-std::optional<int64_t> getRoundedReciprocal(double value);
+/// holds 1/n for several n (f16 past n = 2048, bf16 past n = 256), it is the
+/// one of `extents` (getReciprocalExtents: the counts a mean of the program
+/// may divide by) nearest 1 / value, or without one there, the n divisible
+/// by the highest power of two (1/3072 rounded to f16 is also 1/3073's
+/// rounding, and the mean is over 3072).
+std::optional<int64_t>
+getRoundedReciprocal(double value, llvm::ArrayRef<int64_t> extents = {});
+
+/// The extents of the static tensors that `root` and the ops in it define
+/// (results and block arguments), and the products of every contiguous run
+/// of their dims, sorted: what a constant 1/n may count.
+llvm::SmallVector<int64_t> getReciprocalExtents(mlir::Operation *root);
 
 } // namespace mlsopt
 

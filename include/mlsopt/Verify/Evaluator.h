@@ -137,6 +137,10 @@ public:
   /// is in both ranges (see docs/verification.md).
   bool hasMaxSelection() const;
 
+  /// The counts a constant 1/n of the function may stand for
+  /// (getReciprocalExtents), which its constants are read with.
+  llvm::ArrayRef<int64_t> getConstantExtents() const;
+
   /// A bound on the degree of the exponents (exp arguments and rescale
   /// differences) in this function.
   uint64_t getExponentDegree() const;

@@ -17,6 +17,7 @@
 #ifndef MLSOPT_VERIFY_FINITEFIELD_H
 #define MLSOPT_VERIFY_FINITEFIELD_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Compiler.h"
 
@@ -162,7 +163,10 @@ FieldElement fieldInteger(int64_t value);
 /// The exception is 1/n rounded to f64, f32, f16 or bf16, which is the exact
 /// 1/n (getRoundedReciprocal): a mean's factor 1.0 / 96 in f32 is what
 /// rms_norm over 96 elements divides by. None for NaN and infinities.
-std::optional<FieldElement> fieldConstant(double value);
+/// `extents` (getReciprocalExtents of the function) resolve a rounding that
+/// holds 1/n for several n.
+std::optional<FieldElement> fieldConstant(double value,
+                                          llvm::ArrayRef<int64_t> extents = {});
 
 /// w^x mod p for a residue x mod q, through a table of 8-bit windows (seven
 /// multiplications).
@@ -191,6 +195,14 @@ uint64_t randomFunctionKey(uint64_t seed, uint64_t function);
 std::optional<uint64_t> scalarFunctionId(llvm::StringRef mnemonic,
                                          double constant);
 
+/// The id of the random function that stands for the binary max or min of
+/// two tensors (`isMin` for min): apart from the unary ops' ids, the scalar
+/// ops' and the ids mod q. As for max_scalar, the field's residues have no
+/// order to select by: ordering them made max(x, y) equal to x for almost
+/// every x whenever y was a residue near 0 (y = x / x, say), so that a
+/// program that dropped the max passed.
+uint64_t binaryFunctionId(bool isMin);
+
 /// The key of the random function that gives the result of op `function`
 /// (sqrt, tanh, ...) its residue mod q, under `seed`: independent of the
 /// function mod p and of every other op's.
@@ -201,6 +213,14 @@ inline uint64_t mix64(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
+}
+
+/// The operand of a random function of two residues that does not depend on
+/// their order (max and min are symmetric): the smaller residue mixed, then
+/// combined with the larger.
+inline uint64_t symmetricPairResidue(uint64_t a, uint64_t b) {
+  uint64_t lo = a < b ? a : b, hi = a < b ? b : a;
+  return mix64(lo + 0x9e3779b97f4a7c15ULL) ^ hi;
 }
 
 /// The keyed hash under every random function: 64 uniform bits.

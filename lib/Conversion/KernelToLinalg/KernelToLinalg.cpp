@@ -43,7 +43,8 @@ using namespace mlsopt;
 #define MLSOPT_UNARY_OPS(NS)                                                   \
   NS::ExpOp, NS::LogOp, NS::SqrtOp, NS::RsqrtOp, NS::SquareOp, NS::SiluOp,     \
       NS::SigmoidOp, NS::GeluOp, NS::ReluOp, NS::TanhOp, NS::ErfOp, NS::NegOp
-#define MLSOPT_BINARY_OPS(NS) NS::AddOp, NS::SubOp, NS::MulOp, NS::DivOp
+#define MLSOPT_BINARY_OPS(NS)                                                  \
+  NS::AddOp, NS::SubOp, NS::MulOp, NS::DivOp, NS::MaxOp, NS::MinOp
 #define MLSOPT_SCALAR_OPS(NS)                                                  \
   NS::MulScalarOp, NS::AddScalarOp, NS::MaxScalarOp, NS::MinScalarOp
 #define MLSOPT_ELEMENTWISE_OPS(NS)                                             \

@@ -780,8 +780,23 @@ std::optional<PlannedValue> PayloadPlanner::planSelect(arith::SelectOp select) {
       llvm::is_contained({arith::CmpFPredicate::OLT, arith::CmpFPredicate::OLE,
                           arith::CmpFPredicate::ULT, arith::CmpFPredicate::ULE},
                          predicate);
+  if (!greater && !less)
+    return std::nullopt;
   std::optional<APFloat> bound = getScalar(c);
-  if ((!greater && !less) || !bound || getScalar(x))
+  // `select(x > y, x, y)` of two values (torch.where on their comparison)
+  // is max(x, y), and its mirror images max or min.
+  if (!bound && !getScalar(x)) {
+    if (!((onTrue == x && onFalse == c) || (onTrue == c && onFalse == x)))
+      return std::nullopt;
+    PlannedValue lhs = getTensor(x), rhs = getTensor(c);
+    if (lhs.unrounded || rhs.unrounded)
+      return std::nullopt;
+    bool isMax = (onTrue == x) == greater;
+    return PlannedValue{
+        isMax ? addBinary(buildBinary<kernel::MaxOp>, lhs.step, rhs.step)
+              : addBinary(buildBinary<kernel::MinOp>, lhs.step, rhs.step)};
+  }
+  if (!bound || getScalar(x))
     return std::nullopt;
   PlannedValue arg = getTensor(x);
   if (arg.unrounded)
@@ -906,8 +921,7 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
   // Idioms that are one kernel op, matched before their parts: in f32 the
   // parts would each need a rounding the idiom does not have.
   // 1 / (1 + exp(-x)) is sigmoid(x), 1 / sqrt(x) (in f32) is rsqrt(x),
-  // x * sigmoid(x) (in either order) is silu(x), as is x / (1 + exp(-x))
-  // computed in f32 on narrower values, and
+  // x * sigmoid(x) (in either order) and x / (1 + exp(-x)) are silu(x), and
   // x * (1 + erf(x / sqrt(2))) / 2 is gelu(x).
   auto idiom = [&](StepBuilder build, Value x) -> std::optional<unsigned> {
     PlannedValue arg = getTensor(x);
@@ -923,10 +937,11 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
     if (Value x = matchRsqrt(div.getResult()))
       if (std::optional<unsigned> step = idiom(buildUnary<kernel::RsqrtOp>, x))
         return {*step, unrounded};
-    // x / (1 + exp(-x)) in f32 on f16 or bf16 values: primitive kernel ops
-    // would round each step to the element type, the payload rounds once,
-    // as kernel.silu does. (In f32 the primitive ops are exact, and stay.)
-    if (Value x = unrounded ? matchSiluQuotient(div.getResult()) : Value())
+    // x / (1 + exp(-x)) is silu(x) in any type, as 1 / (1 + exp(-x)) is
+    // sigmoid(x): kernel.silu rounds once where the payload's steps may
+    // each round, so the op is the more accurate (within an ulp per step),
+    // and one op instead of four keeps a gated MLP within max-kernel-ops.
+    if (Value x = matchSiluQuotient(div.getResult()))
       if (std::optional<unsigned> step = idiom(buildUnary<kernel::SiluOp>, x))
         return {*step, unrounded};
   }
@@ -976,13 +991,10 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
           .Case([&](math::TanhOp) { return unary(buildUnary<kernel::TanhOp>); })
           .Case([&](math::ErfOp) { return unary(buildUnary<kernel::ErfOp>); })
           .Case([&](math::AbsFOp) {
-            // |x| == relu(x) + relu(-x) exactly: the negation is exact, and
-            // one of the two terms is a zero. (No abs kernel op: Mirage has
-            // none either.)
-            unsigned positive = unary(buildUnary<kernel::ReluOp>);
+            // |x| == max(x, -x) exactly, -0.0 and NaN included: the negation
+            // is exact. (No abs kernel op: Mirage has none either.)
             unsigned negated = addStep(buildUnary<kernel::NegOp>, tensors[0]);
-            unsigned negative = addStep(buildUnary<kernel::ReluOp>, negated);
-            return addBinary(buildBinary<kernel::AddOp>, positive, negative);
+            return addBinary(buildBinary<kernel::MaxOp>, tensors[0], negated);
           })
           .Case([&](arith::AddFOp) {
             if (constant)
@@ -1047,18 +1059,21 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
           })
           .Case([&](arith::MaximumFOp) -> std::optional<unsigned> {
             // max(x, +0.0) is relu(x); with another constant (a clamp's
-            // lower bound) it is max_scalar.
+            // lower bound) it is max_scalar; of two tensors (torch.maximum),
+            // max.
             if (!constant)
-              return std::nullopt;
+              return addBinary(buildBinary<kernel::MaxOp>, tensors[0],
+                               tensors[1]);
             if (constant->isPosZero())
               return unary(buildUnary<kernel::ReluOp>);
             return addStep(buildScalar<kernel::MaxScalarOp>, tensors[0],
                            toDouble(*constant));
           })
           .Case([&](arith::MinimumFOp) -> std::optional<unsigned> {
-            // A clamp's upper bound.
+            // A clamp's upper bound, or torch.minimum of two tensors.
             if (!constant)
-              return std::nullopt;
+              return addBinary(buildBinary<kernel::MinOp>, tensors[0],
+                               tensors[1]);
             return addStep(buildScalar<kernel::MinScalarOp>, tensors[0],
                            toDouble(*constant));
           })
@@ -1068,8 +1083,6 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
       return invalid(constantIsLhs ? "divides a constant by a value"
                                    : "divides by a constant without a finite "
                                      "reciprocal");
-    if (isa<arith::MaximumFOp, arith::MinimumFOp>(payloadOp))
-      return invalid("is a maximum or minimum of two tensors");
     return invalid("has no kernel op");
   }
   return {*kernelStep, unrounded};
@@ -1407,12 +1420,10 @@ struct ReductionToKernel : public OpInterfaceRewritePattern<linalg::LinalgOp> {
     // A sum may start from any init, which is then added (a bias, another
     // reduction's partial sum); a maximum or minimum from a constant fill,
     // folded in by max_scalar or min_scalar (max(0, max_j x) is a relu of
-    // the row maximum); a tensor has no kernel op to fold it into those.
+    // the row maximum), or from a tensor, folded in by max or min (a running
+    // maximum carried between calls).
     bool foldsInit = !isIdentityInit(combiner, init->get());
     std::optional<APFloat> initValue = getSplatValue(init->get());
-    if (foldsInit && !isSum && !initValue)
-      return rewriter.notifyMatchFailure(
-          op, "init of a maximum or minimum is not a constant fill");
 
     SmallVector<int64_t> loopShape = op.getStaticLoopRanges();
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
@@ -1458,6 +1469,12 @@ struct ReductionToKernel : public OpInterfaceRewritePattern<linalg::LinalgOp> {
         writeResult(rewriter, loc, value, loopOrder, resultMap, resultType);
     if (foldsInit && isSum) {
       result = addInit(rewriter, loc, init->get(), result);
+    } else if (foldsInit && !initValue) {
+      result =
+          isMin
+              ? Value(kernel::MinOp::create(rewriter, loc, result, init->get()))
+              : Value(
+                    kernel::MaxOp::create(rewriter, loc, result, init->get()));
     } else if (foldsInit) {
       FloatAttr bound = rewriter.getF64FloatAttr(initValue->convertToDouble());
       result =
@@ -1711,10 +1728,14 @@ void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
                BroadcastOperandToUnitDims<kernel::SubOp>,
                BroadcastOperandToUnitDims<kernel::MulOp>,
                BroadcastOperandToUnitDims<kernel::DivOp>,
+               BroadcastOperandToUnitDims<kernel::MaxOp>,
+               BroadcastOperandToUnitDims<kernel::MinOp>,
                ReshapedOperandToSource<kernel::AddOp>,
                ReshapedOperandToSource<kernel::SubOp>,
                ReshapedOperandToSource<kernel::MulOp>,
-               ReshapedOperandToSource<kernel::DivOp>, ElementwiseBeforeReshape,
+               ReshapedOperandToSource<kernel::DivOp>,
+               ReshapedOperandToSource<kernel::MaxOp>,
+               ReshapedOperandToSource<kernel::MinOp>, ElementwiseBeforeReshape,
                DecomposeSoftmax>(patterns.getContext());
   populateMixedPrecisionPatterns(patterns);
   populateBroadcastOperandPatterns(patterns);

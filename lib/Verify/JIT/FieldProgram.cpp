@@ -252,6 +252,15 @@ private:
       return call("mlsopt_field_mul", {lhs, rhs});
     case thread::BinaryKind::div:
       return call("mlsopt_field_div", {context, lhs, rhs});
+    // Symmetric random functions, as the evaluator's runPairFunction.
+    case thread::BinaryKind::max:
+    case thread::BinaryKind::min: {
+      Value function =
+          arith::ConstantIntOp::create(b, loc(), b.getI64Type(),
+                                       static_cast<int64_t>(binaryFunctionId(
+                                           kind == thread::BinaryKind::min)));
+      return call("mlsopt_field_random_pair", {context, function, lhs, rhs});
+    }
     }
     llvm_unreachable("unknown binary kind");
   }
@@ -280,8 +289,8 @@ private:
             b, loc(), b.getI64Type(), static_cast<int64_t>(*id));
         return call("mlsopt_field_random_scalar", {context, function, args[0]});
       }
-      std::optional<FieldElement> c =
-          fieldConstant(scalar.getValueAsDouble());
+      std::optional<FieldElement> c = fieldConstant(
+          scalar.getValueAsDouble(), analysis.getConstantExtents());
       if (!c)
         return op.emitError("the constant ")
                << scalar.getValueAsDouble() << " has no finite-field image";
@@ -546,7 +555,8 @@ private:
       return failure();
     auto epsilonAttr = op.getAttrOfType<FloatAttr>("epsilon");
     std::optional<FieldElement> epsilon =
-        epsilonAttr ? fieldConstant(epsilonAttr.getValueAsDouble())
+        epsilonAttr ? fieldConstant(epsilonAttr.getValueAsDouble(),
+                                    analysis.getConstantExtents())
                     : std::nullopt;
     if (!epsilon)
       return op.emitError("rms_norm needs a finite 'epsilon'");

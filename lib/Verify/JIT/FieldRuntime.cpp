@@ -112,6 +112,17 @@ mlsopt_field_t mlsopt_field_max(mlsopt_field_t running,
              : running;
 }
 
+mlsopt_field_t mlsopt_field_random_pair(FieldRuntimeContext *context,
+                                        uint64_t function, mlsopt_field_t a,
+                                        mlsopt_field_t b) {
+  uint64_t pair = symmetricPairResidue(residueOf(a), residueOf(b));
+  return packFieldElement(
+      applyRandomFunction(randomFunctionKey(context->functionSeed, function),
+                          pair),
+      applyExponentFunction(
+          exponentFunctionKey(context->functionSeed, function), pair));
+}
+
 mlsopt_field_t mlsopt_field_random_scalar(FieldRuntimeContext *context,
                                           uint64_t function, mlsopt_field_t a) {
   return packFieldElement(
@@ -142,6 +153,7 @@ mlsopt::verify::getFieldRuntimeSymbols() {
       MLSOPT_FIELD_SYMBOL(mlsopt_field_random),
       MLSOPT_FIELD_SYMBOL(mlsopt_field_max),
       MLSOPT_FIELD_SYMBOL(mlsopt_field_random_scalar),
+      MLSOPT_FIELD_SYMBOL(mlsopt_field_random_pair),
 #undef MLSOPT_FIELD_SYMBOL
   };
   return symbols;

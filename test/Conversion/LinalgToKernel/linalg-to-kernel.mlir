@@ -1072,14 +1072,13 @@ func.func @gated_mlp(%x: tensor<8x256xf16>, %wg: tensor<256x512xf16>, %wu: tenso
 
 // -----
 
-// silu as x / (1 + exp(-x)) has no single kernel op: primitive ones.
+// silu as x / (1 + exp(-x)) is kernel.silu, as 1 / (1 + exp(-x)) is
+// kernel.sigmoid: one op that rounds once, not four (which, in a gated MLP,
+// would pass max-kernel-ops).
 // CHECK-LABEL: func.func @silu_as_division
 // CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x512xf32>)
 // CHECK-NOT: linalg.
-// CHECK: %[[N:.*]] = kernel.neg %[[X]]
-// CHECK-NEXT: %[[E:.*]] = kernel.exp %[[N]]
-// CHECK-NEXT: %[[D:.*]] = kernel.add_scalar %[[E]], 1.000000e+00
-// CHECK-NEXT: %[[S:.*]] = kernel.div %[[X]], %[[D]]
+// CHECK: %[[S:.*]] = kernel.silu %[[X]] : tensor<8x512xf32>
 // CHECK-NEXT: return %[[S]]
 func.func @silu_as_division(%x: tensor<8x512xf32>) -> tensor<8x512xf32> {
   %one = arith.constant 1.000000e+00 : f32
@@ -1484,9 +1483,9 @@ func.func @mixed_precision(%a: tensor<8x64xf16>, %b: tensor<64x96xf16>) -> (tens
 
 // x / 0.3 becomes x * (1 / 0.3), the reciprocal in f64: within an ulp of
 // the quotient, as a mean's x * (1 / n) is (an attention's scores divided
-// by sqrt(128) stayed linalg before). c / x has no kernel op, and a maximum
-// of two tensors has none either: those two stay. max(x, -0.0) is not relu
-// (they differ at -0.0) but max_scalar.
+// by sqrt(128) stayed linalg before). c / x has no kernel op: it stays.
+// max(x, -0.0) is not relu (they differ at -0.0) but max_scalar; linalg.max
+// of two tensors is kernel.max.
 // CHECK-LABEL: func.func @inexpressible_constants_stay
 // CHECK: %[[D:.*]] = kernel.mul_scalar %arg0, 3.333333{{[0-9]*}} : tensor<8x64xf32>
 // CHECK-NOT: kernel.
@@ -1494,7 +1493,7 @@ func.func @mixed_precision(%a: tensor<8x64xf16>, %b: tensor<64x96xf16>) -> (tens
 // CHECK: arith.divf %{{.*}}, %{{.*}} : f32
 // CHECK-NOT: kernel.relu
 // CHECK: %[[N:.*]] = kernel.max_scalar %{{.*}}, -0.000000e+00 : tensor<8x64xf32>
-// CHECK: %[[M:.*]] = linalg.max
+// CHECK: %[[M:.*]] = kernel.max %arg0, %arg1 : tensor<8x64xf32>, tensor<8x64xf32>
 // CHECK: return %[[D]], %[[R]], %[[N]], %[[M]]
 func.func @inexpressible_constants_stay(%x: tensor<8x64xf32>, %y: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>) {
   %three = arith.constant 3.000000e-01 : f32
@@ -1624,14 +1623,14 @@ func.func @maxnumf_reduction(%x: tensor<16x80xf32>) -> (tensor<16xf32>, tensor<1
 
 // -----
 
-// A maximum into a tensor init (no kernel op folds one in) stays, as does a
-// reduction that multiplies; one over two dims is two reductions, the
-// innermost first.
+// A maximum into a tensor init is the reduction's maximum, then the
+// maximum of it and the init. A reduction that multiplies stays; one over
+// two dims is two reductions, the innermost first.
 // CHECK-LABEL: func.func @other_reductions_stay
 // CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x16x64xf32>, %[[INIT:[a-zA-Z0-9_]+]]: tensor<8x16xf32>)
-// CHECK-NOT: kernel.
-// CHECK: %[[A:.*]] = linalg.reduce ins(%[[X]] : {{.*}}) outs(%[[INIT]] : {{.*}}) dimensions = [2]
-// CHECK: arith.maximumf
+// CHECK: %[[A2:.*]] = kernel.reduce_max %[[X]] dim 2 : tensor<8x16x64xf32>
+// CHECK: %[[A1:.*]] = tensor.collapse_shape %[[A2]]
+// CHECK: %[[A:.*]] = kernel.max %[[A1]], %[[INIT]] : tensor<8x16xf32>, tensor<8x16xf32>
 // CHECK: %[[B2:.*]] = kernel.reduce_sum %[[X]] dim 2 : tensor<8x16x64xf32>
 // CHECK: %[[B1:.*]] = kernel.reduce_sum %[[B2]] dim 1 : tensor<8x16x1xf32>
 // CHECK: %[[B:.*]] = tensor.collapse_shape %[[B1]] {{\[\[}}0, 1, 2]] : tensor<8x1x1xf32> into tensor<8xf32>
@@ -2026,6 +2025,54 @@ func.func @torch_gelu(%x: tensor<16x128xf32>) -> tensor<16x128xf32> {
     linalg.yield %r : f32
   } -> tensor<16x128xf32>
   return %g : tensor<16x128xf32>
+}
+
+// -----
+
+// torch.maximum and torch.minimum of two tensors (maximumf / minimumf, one
+// of them broadcast along the rows), and torch.where on their comparison in
+// its mirror images: select(x > y, y, x) is min(x, y), select(y < x, x, y)
+// max(x, y). A comparison of two values that a select does not pass on as
+// they are stays.
+// CHECK-LABEL: func.func @torch_max_min
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<8x64xf32>, %[[B:[a-zA-Z0-9_]+]]: tensor<64xf32>)
+// CHECK: %[[MAX:.*]] = kernel.max %[[X]], %[[B]] : tensor<8x64xf32>, tensor<64xf32>
+// CHECK: %[[MIN:.*]] = kernel.min %[[MAX]], %[[Y]] : tensor<8x64xf32>, tensor<8x64xf32>
+// CHECK: %[[SMIN:.*]] = kernel.min %[[X]], %[[Y]] : tensor<8x64xf32>, tensor<8x64xf32>
+// CHECK: %[[SMAX:.*]] = kernel.max %[[Y]], %[[X]] : tensor<8x64xf32>, tensor<8x64xf32>
+// CHECK: linalg.generic
+// CHECK: arith.select
+// CHECK: return %[[MIN]], %[[SMIN]], %[[SMAX]], %{{.*}}
+#idm = affine_map<(i, j) -> (i, j)>
+#colm = affine_map<(i, j) -> (j)>
+func.func @torch_max_min(%x: tensor<8x64xf32>, %y: tensor<8x64xf32>, %b: tensor<64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>) {
+  %e = tensor.empty() : tensor<8x64xf32>
+  %mm = linalg.generic {indexing_maps = [#idm, #colm, #idm, #idm], iterator_types = ["parallel", "parallel"]} ins(%x, %b, %y : tensor<8x64xf32>, tensor<64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %c: f32, %d: f32, %o: f32):
+    %hi = arith.maximumf %a, %c : f32
+    %lo = arith.minimumf %hi, %d : f32
+    linalg.yield %lo : f32
+  } -> tensor<8x64xf32>
+  %smin = linalg.generic {indexing_maps = [#idm, #idm, #idm], iterator_types = ["parallel", "parallel"]} ins(%x, %y : tensor<8x64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %d: f32, %o: f32):
+    %gt = arith.cmpf ogt, %a, %d : f32
+    %s = arith.select %gt, %d, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8x64xf32>
+  %smax = linalg.generic {indexing_maps = [#idm, #idm, #idm], iterator_types = ["parallel", "parallel"]} ins(%x, %y : tensor<8x64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %d: f32, %o: f32):
+    %lt = arith.cmpf ult, %d, %a : f32
+    %s = arith.select %lt, %a, %d : f32
+    linalg.yield %s : f32
+  } -> tensor<8x64xf32>
+  %other = linalg.generic {indexing_maps = [#idm, #idm, #idm], iterator_types = ["parallel", "parallel"]} ins(%x, %y : tensor<8x64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %d: f32, %o: f32):
+    %lt = arith.cmpf olt, %a, %d : f32
+    %n = arith.negf %a : f32
+    %s = arith.select %lt, %n, %d : f32
+    linalg.yield %s : f32
+  } -> tensor<8x64xf32>
+  return %mm, %smin, %smax, %other : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
 }
 
 // -----

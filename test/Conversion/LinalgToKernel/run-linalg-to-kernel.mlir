@@ -141,7 +141,7 @@ func.func @rms_norm(%x: tensor<3x8xf32>, %w: tensor<8xf32>) -> tensor<3x8xf32> {
 // KERNEL-NOT: linalg.
 // KERNEL: kernel.silu
 // KERNEL-NOT: linalg.
-// KERNEL: kernel.neg
+// KERNEL: kernel.silu
 // KERNEL-NOT: linalg.
 // KERNEL: return
 func.func @gated_mlp(%x: tensor<3x4xf32>, %wg: tensor<4x6xf32>, %wu: tensor<4x6xf32>, %wd: tensor<6x4xf32>) -> tensor<3x4xf32> {
@@ -660,12 +660,18 @@ func.func @wave(%rows: index, %cols: index, %phase: f32) -> tensor<?x?xf32> {
 // CHECK-NEXT: {{\[}}{{\[}}{{1\.598[0-9]*}}, {{1\.990[0-9]*}}, {{1\.420[0-9]*}}],
 // CHECK-NEXT: {{\[}}{{1\.488[0-9]*}}, {{0\.2633[0-9]*}}, {{1\.089[0-9]*}}]]
 
+// max_minus_min
+// CHECK: sizes = {{\[}}2, 3] strides = {{.*}} data =
+// CHECK-NEXT: {{\[}}{{\[}}{{1\.598[0-9]*}}, {{1\.990[0-9]*}}, {{1\.420[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{1\.488[0-9]*}}, {{0\.2633[0-9]*}}, {{1\.089[0-9]*}}]]
+// CHECK: sizes = {{\[}}2, 1] strides = {{.*}} data =
+// CHECK-NEXT: {{\[}}{{\[}}{{1\.990[0-9]*}}],
+// CHECK-NEXT: {{\[}}1.5]]
+
 // KERNEL-LABEL: func.func @abs_diff
 // KERNEL-NOT: linalg.
-// KERNEL: kernel.relu
 // KERNEL: kernel.neg
-// KERNEL: kernel.relu
-// KERNEL: kernel.add
+// KERNEL: kernel.max
 // KERNEL-NOT: linalg.
 // KERNEL: return
 func.func @abs_diff(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> tensor<2x3xf32> {
@@ -678,6 +684,38 @@ func.func @abs_diff(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> tensor<2x3xf32>
     linalg.yield %m : f32
   } -> tensor<2x3xf32>
   return %r : tensor<2x3xf32>
+}
+
+// torch.maximum(x, y) - torch.where(x < y, x, y) is |x - y|, abs_diff's
+// numbers; and the row maxima of that, folded into a running maximum that
+// starts from a tensor.
+// KERNEL-LABEL: func.func @max_minus_min
+// KERNEL-NOT: linalg.
+// KERNEL: %[[MAX:.*]] = kernel.max %{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<2x3xf32>
+// KERNEL: %[[MIN:.*]] = kernel.min %{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<2x3xf32>
+// KERNEL: %[[D:.*]] = kernel.sub %[[MAX]], %[[MIN]]
+// KERNEL: %[[R:.*]] = kernel.reduce_max %[[D]] dim 1
+// KERNEL: kernel.max %{{.*}}, %{{.*}} : tensor<2xf32>, tensor<2xf32>
+// KERNEL-NOT: linalg.
+// KERNEL: return
+func.func @max_minus_min(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>, %running: tensor<2xf32>) -> (tensor<2x3xf32>, tensor<2xf32>) {
+  %e = tensor.empty() : tensor<2x3xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<2x3xf32>, tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %hi = arith.maximumf %a, %b : f32
+    %lt = arith.cmpf olt, %a, %b : f32
+    %lo = arith.select %lt, %a, %b : f32
+    %d = arith.subf %hi, %lo : f32
+    linalg.yield %d : f32
+  } -> tensor<2x3xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%r : tensor<2x3xf32>) outs(%running : tensor<2xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %n = arith.maximumf %a, %acc : f32
+    linalg.yield %n : f32
+  } -> tensor<2xf32>
+  return %r, %m : tensor<2x3xf32>, tensor<2xf32>
 }
 
 // KERNEL-LABEL: func.func @batch_weight
@@ -893,6 +931,17 @@ func.func @main() {
   %ad = call @abs_diff(%ax, %ay) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   %ad0 = tensor.cast %ad : tensor<2x3xf32> to tensor<?x?xf32>
   call @print(%ad0) : (tensor<?x?xf32>) -> ()
+
+  // max_minus_min: |x - y| again, then max(running, its row maxima) with
+  // running = [1.5, 1.5]: row 0 keeps its maximum 1.990, row 1 (1.488) the
+  // running 1.5.
+  %run0 = arith.constant dense<1.5> : tensor<2xf32>
+  %mm:2 = call @max_minus_min(%ax, %ay, %run0) : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2xf32>) -> (tensor<2x3xf32>, tensor<2xf32>)
+  %mm0 = tensor.cast %mm#0 : tensor<2x3xf32> to tensor<?x?xf32>
+  call @print(%mm0) : (tensor<?x?xf32>) -> ()
+  %mr = tensor.expand_shape %mm#1 [[0, 1]] output_shape [2, 1] : tensor<2xf32> into tensor<2x1xf32>
+  %mr0 = tensor.cast %mr : tensor<2x1xf32> to tensor<?x?xf32>
+  call @print(%mr0) : (tensor<?x?xf32>) -> ()
 
   // block_3d
   %tx0 = call @in2(%c6, %c4, %p4) : (index, index, f32) -> tensor<?x?xf32>

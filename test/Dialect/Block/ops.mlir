@@ -169,8 +169,12 @@ func.func @compute_ops(%x: tensor<8x64xf16>, %y: tensor<8x64xf16>, %z: tensor<64
       %18 = block.max_scalar %17, -1.5 : tensor<8x64xf16>
       // CHECK-NEXT: %[[HI:.*]] = block.min_scalar %[[LO]], 2.000000e+00 : tensor<8x64xf16>
       %19 = block.min_scalar %18, 2.0 : tensor<8x64xf16>
-      // CHECK-NEXT: block.yield %[[DIV]], %[[HI]], %{{.*}} : tensor<8x64xf16>, tensor<8x64xf16>, tensor<64x64xf16>
-      block.yield %15, %19, %w : tensor<8x64xf16>, tensor<8x64xf16>, tensor<64x64xf16>
+      // CHECK-NEXT: %[[MAX:.*]] = block.max %[[HI]], %{{.*}} : tensor<8x64xf16>, tensor<8x64xf16>
+      %20 = block.max %19, %b : tensor<8x64xf16>, tensor<8x64xf16>
+      // CHECK-NEXT: %[[MIN:.*]] = block.min %[[MAX]], %{{.*}} : tensor<8x64xf16>, tensor<8x64xf16>
+      %21 = block.min %20, %16 : tensor<8x64xf16>, tensor<8x64xf16>
+      // CHECK-NEXT: block.yield %[[DIV]], %[[MIN]], %{{.*}} : tensor<8x64xf16>, tensor<8x64xf16>, tensor<64x64xf16>
+      block.yield %15, %21, %w : tensor<8x64xf16>, tensor<8x64xf16>, tensor<64x64xf16>
     }
     // CHECK: %[[R1:.*]] = block.rms_norm %[[ACC]]#0 : tensor<8x64xf16>
     %r1 = block.rms_norm %acc#0 : tensor<8x64xf16>

@@ -148,6 +148,16 @@ func.func @clamp_ops(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
   return %1 : tensor<8x64xf16>
 }
 
+// torch.maximum and torch.minimum, with a broadcast operand.
+// CHECK-LABEL: func.func @max_min
+func.func @max_min(%x: tensor<8x64xf16>, %y: tensor<8x64xf16>, %r: tensor<8x1xf16>) -> tensor<8x64xf16> {
+  // CHECK: %[[MAX:.*]] = kernel.max %{{.*}}, %{{.*}} : tensor<8x64xf16>, tensor<8x64xf16>
+  %0 = kernel.max %x, %y : tensor<8x64xf16>, tensor<8x64xf16>
+  // CHECK-NEXT: kernel.min %[[MAX]], %{{.*}} : tensor<8x64xf16>, tensor<8x1xf16>
+  %1 = kernel.min %0, %r : tensor<8x64xf16>, tensor<8x1xf16>
+  return %1 : tensor<8x64xf16>
+}
+
 // CHECK-LABEL: func.func @reduce
 func.func @reduce(%x: tensor<8x64xf16>, %y: tensor<2x3x4xbf16>, %z: tensor<5xf32>)
     -> (tensor<8x1xf16>, tensor<1x64xf16>, tensor<2x1x4xbf16>, tensor<2x3x1xbf16>,

@@ -441,8 +441,8 @@ func.func @unknown_binary_kind(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
     }
     %y = thread.graph (%m) : (tensor<8x64xf16>) -> tensor<8x64xf16> {
     ^bb0(%a: f16):
-      // expected-error @+1 {{unknown binary op 'max'; expected one of add, sub, mul, div}}
-      %c = thread.binary max %a, %a : f16
+      // expected-error @+1 {{unknown binary op 'pow'; expected one of add, sub, mul, div, max, min}}
+      %c = thread.binary pow %a, %a : f16
       thread.yield %c : f16
     }
     block.store %y, %out0 omap <> : tensor<8x64xf16> into tensor<8x64xf16>

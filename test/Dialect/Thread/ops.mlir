@@ -95,8 +95,12 @@ func.func @all_kinds(%x: tensor<16x32xf32>) -> tensor<16x32xf32> {
       %18 = thread.max_scalar %17, -1.5 : f32
       // CHECK-NEXT: thread.min_scalar %{{.*}}, 2.000000e+00 : f32
       %19 = thread.min_scalar %18, 2.0 : f32
+      // CHECK-NEXT: thread.binary max %{{.*}}, %{{.*}} : f32
+      %20 = thread.binary max %19, %v : f32
+      // CHECK-NEXT: thread.binary min %{{.*}}, %{{.*}} : f32
+      %21 = thread.binary min %20, %16 : f32
       // CHECK-NEXT: thread.yield %{{.*}} : f32
-      thread.yield %19 : f32
+      thread.yield %21 : f32
     }
     block.store %y, %out0 omap <x = 0> : tensor<8x32xf32> into tensor<16x32xf32>
     block.return

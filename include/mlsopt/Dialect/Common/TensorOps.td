@@ -37,6 +37,9 @@ defvar MLSOpt_BinaryOpList = [
   ["sub", "Sub", "lhs - rhs"],
   ["mul", "Mul", "lhs * rhs"],
   ["div", "Div", "lhs / rhs"],
+  // torch.maximum and torch.minimum: NaN if either operand is NaN.
+  ["max", "Max", "max(lhs, rhs)"],
+  ["min", "Min", "min(lhs, rhs)"],
 ];
 
 // [mnemonic, C++ class prefix, what it computes]: an element and a constant.
