@@ -75,6 +75,21 @@ Value mlsopt::emitUnary(OpBuilder &b, Location loc, thread::UnaryKind kind,
       return math::ErfOp::create(b, loc, v);
     case UnaryKind::neg:
       return arith::NegFOp::create(b, loc, v);
+    case UnaryKind::gelu_tanh: {
+      // 0.5 v (1 + tanh(sqrt(2 / pi) (v + 0.044715 v^3))), torch's form.
+      Value cube =
+          arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, v, v), v);
+      Value inner = arith::AddFOp::create(
+          b, loc, v,
+          arith::MulFOp::create(b, loc, cube, constant(b, loc, t, 0.044715)));
+      Value scaled = arith::MulFOp::create(
+          b, loc, inner, constant(b, loc, t, M_2_SQRTPI * M_SQRT1_2));
+      Value cdf = arith::AddFOp::create(b, loc, one(),
+                                        math::TanhOp::create(b, loc, scaled));
+      return arith::MulFOp::create(b, loc,
+                                   arith::MulFOp::create(b, loc, v, cdf),
+                                   constant(b, loc, t, 0.5));
+    }
     }
     llvm_unreachable("unknown unary kind");
   });

@@ -172,7 +172,7 @@ static FailureOr<Flops> estimateTensorOpFlops(Operation *op) {
                   "add_scalar", "max_scalar", "min_scalar"},
                  out)
           .Cases({"exp", "log", "sqrt", "rsqrt", "square", "silu", "sigmoid",
-                  "gelu", "relu", "tanh", "erf", "neg"},
+                  "gelu", "relu", "tanh", "erf", "neg", "gelu_tanh"},
                  out)
           .Default(std::nullopt);
   if (!cuda)

@@ -88,6 +88,7 @@ ExprRef enumeration::buildExpr(ExprContext &exprs, const SOp &op,
   case OpKind::Relu:
   case OpKind::Tanh:
   case OpKind::Erf:
+  case OpKind::GeluTanh:
     return exprs.getOpaque(getMnemonic(op.kind), {x});
   case OpKind::MulScalar:
   case OpKind::AddScalar:

@@ -57,6 +57,8 @@ StringRef search::getMnemonic(OpKind kind) {
     return "erf";
   case OpKind::Neg:
     return "neg";
+  case OpKind::GeluTanh:
+    return "gelu_tanh";
   case OpKind::MulScalar:
     return "mul_scalar";
   case OpKind::AddScalar:
@@ -95,7 +97,7 @@ bool search::isScalarKind(OpKind kind) {
 }
 
 bool search::isUnaryKind(OpKind kind) {
-  return kind >= OpKind::Exp && kind <= OpKind::Neg;
+  return kind >= OpKind::Exp && kind <= OpKind::GeluTanh;
 }
 
 bool search::isCommutativeKind(OpKind kind) {

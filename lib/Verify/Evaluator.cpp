@@ -314,6 +314,7 @@ bool isRandomFunction(thread::UnaryKind kind) {
   case thread::UnaryKind::relu:
   case thread::UnaryKind::tanh:
   case thread::UnaryKind::erf:
+  case thread::UnaryKind::gelu_tanh:
     return true;
   default:
     return false;

@@ -692,7 +692,7 @@ def _define_elementwise_methods(cls, unary, binary, build_unary,
 _define_elementwise_methods(
     KernelGraph,
     unary=("exp", "log", "sqrt", "rsqrt", "square", "silu", "sigmoid", "gelu",
-           "relu", "tanh", "neg"),
+           "gelu_tanh", "relu", "tanh", "neg"),
     binary=("add", "sub", "mul", "div", "max", "min"),
     build_unary=KernelGraph._unary, build_binary=KernelGraph._binary)
 

@@ -363,6 +363,28 @@ def test_max_and_min_of_two_tensors_fuse_and_keep_their_numbers():
     np.testing.assert_allclose(unfused, out, rtol=1e-2, atol=1e-2)
 
 
+def test_gelu_tanh_mlp_is_one_kernel_and_keeps_its_numbers():
+    # GPT-2's MLP: gelu's tanh approximation between two linear layers.
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(8, 96), dtype=mi.float32)
+    W1 = graph.new_input(dims=(96, 256), dtype=mi.float32)
+    W2 = graph.new_input(dims=(256, 96), dtype=mi.float32)
+    graph.mark_output(graph.matmul(graph.gelu_tanh(graph.matmul(X, W1)), W2))
+    optimized = graph.superoptimize(target="sm_90", timeout=10)
+    assert optimized.cost("sm_90").launches == 1
+    assert "thread.unary gelu_tanh" in optimized.mlir()
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((8, 96))
+    w1 = rng.standard_normal((96, 256)) * 0.2
+    w2 = rng.standard_normal((256, 96)) * 0.1
+    h = x @ w1
+    gelu = 0.5 * h * (1 + np.tanh(np.sqrt(2 / np.pi) * (h + 0.044715 * h**3)))
+    expected = gelu @ w2
+    for program in (graph, optimized):
+        (out,) = program(inputs=[x, w1, w2])
+        np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
+
+
 def test_residual_reads_its_input_twice_in_one_kernel_and_keeps_its_numbers():
     # x W + x: x's columns are W's rows for the product and the product's
     # columns for the sum. The kernel loads x in both tilings.

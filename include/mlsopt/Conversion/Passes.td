@@ -60,7 +60,10 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       power 2 `square` (of `x` for `|x|^2`, a vector norm's), to the power 3
       `square(x) * x` (within an ulp) and `math.powf` to 0.5 `sqrt`, and a
       constant cast in the body (an f64 eps truncated) is that constant,
-      and `x / (1 + exp(-x))` `silu` (in f32 on f16/bf16 values too);
+      and `x / (1 + exp(-x))` `silu` (in f32 on f16/bf16 values too); GELU's
+      tanh approximation spelled out (GPT-2's `0.5 * x * (1 + tanh(sqrt(2 /
+      pi) * (x + 0.044715 * x^3)))`, in any association, its constants
+      rounded to the element type) becomes `gelu_tanh`;
       f16/bf16 bodies that extend to f32, compute one op and truncate become
       that op;
     - mixed precision, split exactly at its casts into `kernel.convert` ops

@@ -49,6 +49,7 @@ enum class OpKind : uint8_t {
   Tanh,
   Erf,
   Neg,
+  GeluTanh,
   MulScalar,
   AddScalar,
   MaxScalar,

@@ -42,7 +42,8 @@ using namespace mlsopt;
 // both expand these lists, so they cannot drift apart.
 #define MLSOPT_UNARY_OPS(NS)                                                   \
   NS::ExpOp, NS::LogOp, NS::SqrtOp, NS::RsqrtOp, NS::SquareOp, NS::SiluOp,     \
-      NS::SigmoidOp, NS::GeluOp, NS::ReluOp, NS::TanhOp, NS::ErfOp, NS::NegOp
+      NS::SigmoidOp, NS::GeluOp, NS::ReluOp, NS::TanhOp, NS::ErfOp, NS::NegOp, \
+      NS::GeluTanhOp
 #define MLSOPT_BINARY_OPS(NS)                                                  \
   NS::AddOp, NS::SubOp, NS::MulOp, NS::DivOp, NS::MaxOp, NS::MinOp
 #define MLSOPT_SCALAR_OPS(NS)                                                  \

@@ -1741,6 +1741,7 @@ void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
   populateBroadcastOperandPatterns(patterns);
   populateFlattenRowsPatterns(patterns);
   populateConcatToKernelPatterns(patterns);
+  populateGeluTanhPatterns(patterns);
 }
 
 //===----------------------------------------------------------------------===//

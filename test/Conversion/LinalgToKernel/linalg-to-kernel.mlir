@@ -2077,6 +2077,86 @@ func.func @torch_max_min(%x: tensor<8x64xf32>, %y: tensor<8x64xf32>, %b: tensor<
 
 // -----
 
+// GELU's tanh approximation, 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x +
+// 0.044715 * x^3))), as GPT-2's MLP writes it in f16 (constants rounded to
+// f16) after a bias, and in f32 associated otherwise (x * (0.5 + 0.5 *
+// tanh(...)), the cube as x * x * x): nine kernel ops each, one gelu_tanh.
+// The bias is not part of it. A coefficient of 0.5 on the cube is another
+// function: its ops stay.
+// CHECK-LABEL: func.func @gelu_tanh
+// CHECK-SAME: (%[[H:[a-zA-Z0-9_]+]]: tensor<8x64xf16>, %[[B:[a-zA-Z0-9_]+]]: tensor<64xf16>, %[[Y:[a-zA-Z0-9_]+]]: tensor<8x64xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[X:.*]] = kernel.add %[[H]], %[[B]]
+// CHECK-NEXT: %[[G:.*]] = kernel.gelu_tanh %[[X]] : tensor<8x64xf16>
+// CHECK-NEXT: %[[G32:.*]] = kernel.gelu_tanh %[[Y]] : tensor<8x64xf32>
+// CHECK-NOT: gelu_tanh
+// CHECK: kernel.tanh
+// CHECK: return %[[G]], %[[G32]], %{{.*}}
+#idg = affine_map<(i, j) -> (i, j)>
+#colg = affine_map<(i, j) -> (j)>
+func.func @gelu_tanh(%h: tensor<8x64xf16>, %b: tensor<64xf16>, %y: tensor<8x64xf32>) -> (tensor<8x64xf16>, tensor<8x64xf32>, tensor<8x64xf32>) {
+  %e = tensor.empty() : tensor<8x64xf16>
+  %x = linalg.generic {indexing_maps = [#idg, #colg, #idg], iterator_types = ["parallel", "parallel"]} ins(%h, %b : tensor<8x64xf16>, tensor<64xf16>) outs(%e : tensor<8x64xf16>) {
+  ^bb0(%a: f16, %c: f16, %o: f16):
+    %s = arith.addf %a, %c : f16
+    linalg.yield %s : f16
+  } -> tensor<8x64xf16>
+  %g = linalg.generic {indexing_maps = [#idg, #idg], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf16>) outs(%e : tensor<8x64xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %k1 = arith.constant 5.000000e-01 : f16
+    %t2 = arith.mulf %a, %k1 : f16
+    %t3 = arith.mulf %a, %a : f16
+    %t4 = arith.mulf %t3, %a : f16
+    %k5 = arith.constant 4.471500e-02 : f16
+    %t6 = arith.mulf %t4, %k5 : f16
+    %t7 = arith.addf %a, %t6 : f16
+    %k8 = arith.constant 7.978845608e-01 : f16
+    %t9 = arith.mulf %t7, %k8 : f16
+    %t10 = math.tanh %t9 : f16
+    %k11 = arith.constant 1.000000e+00 : f16
+    %t12 = arith.addf %t10, %k11 : f16
+    %t13 = arith.mulf %t2, %t12 : f16
+    linalg.yield %t13 : f16
+  } -> tensor<8x64xf16>
+  %e32 = tensor.empty() : tensor<8x64xf32>
+  %g32 = linalg.generic {indexing_maps = [#idg, #idg], iterator_types = ["parallel", "parallel"]} ins(%y : tensor<8x64xf32>) outs(%e32 : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %xx = arith.mulf %a, %a : f32
+    %cube = arith.mulf %xx, %a : f32
+    %k = arith.constant 0.044715 : f32
+    %c = arith.mulf %k, %cube : f32
+    %in = arith.addf %c, %a : f32
+    %beta = arith.constant 0.7978845608028654 : f32
+    %s = arith.mulf %beta, %in : f32
+    %t = math.tanh %s : f32
+    %half = arith.constant 0.5 : f32
+    %ht = arith.mulf %t, %half : f32
+    %w = arith.addf %ht, %half : f32
+    %r = arith.mulf %a, %w : f32
+    linalg.yield %r : f32
+  } -> tensor<8x64xf32>
+  %other = linalg.generic {indexing_maps = [#idg, #idg], iterator_types = ["parallel", "parallel"]} ins(%y : tensor<8x64xf32>) outs(%e32 : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %xx = arith.mulf %a, %a : f32
+    %cube = arith.mulf %xx, %a : f32
+    %k = arith.constant 0.5 : f32
+    %c = arith.mulf %k, %cube : f32
+    %in = arith.addf %c, %a : f32
+    %beta = arith.constant 0.7978845608028654 : f32
+    %s = arith.mulf %beta, %in : f32
+    %t = math.tanh %s : f32
+    %one = arith.constant 1.0 : f32
+    %p = arith.addf %t, %one : f32
+    %half = arith.constant 0.5 : f32
+    %hx = arith.mulf %a, %half : f32
+    %r = arith.mulf %hx, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<8x64xf32>
+  return %g, %g32, %other : tensor<8x64xf16>, tensor<8x64xf32>, tensor<8x64xf32>
+}
+
+// -----
+
 // Powers torch-mlir writes: x.pow(2) (math.powf or math.fpowi) is square(x),
 // exact; x^3 (the tanh form of gelu) square(x) * x, within an ulp; a vector
 // norm's |x|^2 square(x) and its s^0.5 sqrt(s). A clamp_min whose bound is

@@ -151,8 +151,10 @@ func.func @compute_ops(%x: tensor<8x64xf16>, %y: tensor<8x64xf16>, %z: tensor<64
       %9 = block.tanh %8 : tensor<8x64xf16>
       // CHECK-NEXT: block.erf %{{.*}} : tensor<8x64xf16>
       %10 = block.erf %9 : tensor<8x64xf16>
-      // CHECK-NEXT: %[[NEG:.*]] = block.neg %{{.*}} : tensor<8x64xf16>
-      %11 = block.neg %10 : tensor<8x64xf16>
+      // CHECK-NEXT: %[[GT:.*]] = block.gelu_tanh %{{.*}} : tensor<8x64xf16>
+      %gt = block.gelu_tanh %10 : tensor<8x64xf16>
+      // CHECK-NEXT: %[[NEG:.*]] = block.neg %[[GT]] : tensor<8x64xf16>
+      %11 = block.neg %gt : tensor<8x64xf16>
       // CHECK-NEXT: block.add %[[NEG]], %{{.*}} : tensor<8x64xf16>, tensor<8x64xf16>
       %12 = block.add %11, %b : tensor<8x64xf16>, tensor<8x64xf16>
       // CHECK-NEXT: block.sub %{{.*}}, %{{.*}} : tensor<8x64xf16>, tensor<8x64xf16>

@@ -42,6 +42,14 @@ func.func @unary_f16(%x: tensor<8x64xf16>)
         tensor<8x64xf16>, tensor<8x64xf16>, tensor<8x64xf16>, tensor<8x64xf16>
 }
 
+// GELU's tanh approximation (GPT-2, Gemma).
+// CHECK-LABEL: func.func @gelu_tanh
+// CHECK: kernel.gelu_tanh %{{.*}} : tensor<8x64xf16>
+func.func @gelu_tanh(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
+  %0 = kernel.gelu_tanh %x : tensor<8x64xf16>
+  return %0 : tensor<8x64xf16>
+}
+
 // CHECK-LABEL: func.func @unary_bf16_f32
 func.func @unary_bf16_f32(%x: tensor<2x3x5xbf16>, %y: tensor<7xf32>)
     -> (tensor<2x3x5xbf16>, tensor<7xf32>) {

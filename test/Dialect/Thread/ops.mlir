@@ -77,8 +77,10 @@ func.func @all_kinds(%x: tensor<16x32xf32>) -> tensor<16x32xf32> {
       %9 = thread.unary tanh %8 : f32
       // CHECK-NEXT: thread.unary erf %{{.*}} : f32
       %10 = thread.unary erf %9 : f32
+      // CHECK-NEXT: thread.unary gelu_tanh %{{.*}} : f32
+      %gt = thread.unary gelu_tanh %10 : f32
       // CHECK-NEXT: thread.unary neg %{{.*}} : f32
-      %11 = thread.unary neg %10 : f32
+      %11 = thread.unary neg %gt : f32
       // CHECK-NEXT: thread.binary add %{{.*}}, %{{.*}} : f32
       %12 = thread.binary add %11, %v : f32
       // CHECK-NEXT: thread.binary sub %{{.*}}, %{{.*}} : f32

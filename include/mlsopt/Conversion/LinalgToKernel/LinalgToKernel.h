@@ -40,6 +40,10 @@ bool isRowsReshape(llvm::ArrayRef<int64_t> shape,
 /// Part of populateLinalgToKernelPatterns.
 void populateConcatToKernelPatterns(mlir::RewritePatternSet &patterns);
 
+/// GELU's tanh approximation spelled out in kernel ops (as the import of
+/// GPT-2's MLP writes it) -> kernel.gelu_tanh.
+void populateGeluTanhPatterns(mlir::RewritePatternSet &patterns);
+
 } // namespace mlsopt
 
 #endif // MLSOPT_CONVERSION_LINALGTOKERNEL_LINALGTOKERNEL_H

@@ -29,6 +29,9 @@ defvar MLSOpt_UnaryOpList = [
   ["tanh", "Tanh", "hyperbolic tangent"],
   ["erf", "Erf", "the Gauss error function"],
   ["neg", "Neg", "-x"],
+  // GPT-2's, Gemma's and torch's gelu(approximate='tanh').
+  ["gelu_tanh", "GeluTanh",
+   "gelu's tanh approximation, 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))"],
 ];
 
 // [mnemonic, C++ class prefix, what it computes]

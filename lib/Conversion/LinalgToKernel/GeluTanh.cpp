@@ -1,0 +1,160 @@
+//===- GeluTanh.cpp - GELU's tanh approximation as one kernel op ----------===//
+//
+// GPT-2, Gemma and torch's gelu(approximate='tanh') spell GELU out as
+// 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))): nine kernel ops
+// once imported, which the search's cut (max-kernel-ops) would split from
+// the matmul before them. The import raises them to kernel.gelu_tanh, as it
+// raises x * sigmoid(x) to silu: the raised program is the reference the
+// search and the verifier start from (the field models gelu_tanh as a
+// function of its own, not as its spelled-out form).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlsopt/Conversion/LinalgToKernel/LinalgToKernel.h"
+#include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlsopt;
+
+namespace {
+/// The spelled-out GELU's kernel ops (in any association) -> gelu_tanh(x).
+/// The match is by value: an elementwise subgraph of one tensor x with one
+/// tanh, whose intermediates nothing else reads, that computes gelu_tanh at
+/// sample points within a few ulps of the element type (the front end
+/// rounded its constants to it).
+struct RaiseGeluTanh : RewritePattern {
+  RaiseGeluTanh(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  static constexpr unsigned kMaxOps = 16;
+
+  /// The elementwise ops a spelled-out GELU is made of.
+  static bool isPart(Operation *op) {
+    return isa_and_nonnull<kernel::MulOp, kernel::AddOp, kernel::SubOp,
+                           kernel::DivOp, kernel::MulScalarOp,
+                           kernel::AddScalarOp, kernel::SquareOp, kernel::NegOp,
+                           kernel::TanhOp>(op);
+  }
+
+  /// The value of `v` at x = `x` in f64, with `leaf` standing for x.
+  static double evaluate(Value v, Value leaf, double x,
+                         DenseMap<Value, double> &memo) {
+    if (v == leaf)
+      return x;
+    if (auto it = memo.find(v); it != memo.end())
+      return it->second;
+    Operation *op = v.getDefiningOp();
+    auto arg = [&](unsigned i) {
+      return evaluate(op->getOperand(i), leaf, x, memo);
+    };
+    double r = TypeSwitch<Operation *, double>(op)
+                   .Case([&](kernel::MulOp) { return arg(0) * arg(1); })
+                   .Case([&](kernel::AddOp) { return arg(0) + arg(1); })
+                   .Case([&](kernel::SubOp) { return arg(0) - arg(1); })
+                   .Case([&](kernel::DivOp) { return arg(0) / arg(1); })
+                   .Case([&](kernel::MulScalarOp m) {
+                     return arg(0) * m.getScalar().convertToDouble();
+                   })
+                   .Case([&](kernel::AddScalarOp a) {
+                     return arg(0) + a.getScalar().convertToDouble();
+                   })
+                   .Case([&](kernel::SquareOp) { return arg(0) * arg(0); })
+                   .Case([&](kernel::NegOp) { return -arg(0); })
+                   .Case([&](kernel::TanhOp) { return std::tanh(arg(0)); });
+    memo[v] = r;
+    return r;
+  }
+
+  /// The parts between `root` and `x`, if every path from `root` ends at
+  /// `x` through parts of `root`'s type with one tanh among them, and
+  /// nothing outside reads a part but the root.
+  static std::optional<llvm::SmallPtrSet<Operation *, 16>>
+  collect(Operation *root, Value x) {
+    Type type = root->getResult(0).getType();
+    SmallVector<Operation *> parts{root};
+    llvm::SmallPtrSet<Operation *, 16> inGraph{root};
+    unsigned tanhs = 0;
+    for (unsigned i = 0; i < parts.size(); ++i) {
+      if (parts.size() > kMaxOps)
+        return std::nullopt;
+      tanhs += isa<kernel::TanhOp>(parts[i]);
+      for (Value operand : parts[i]->getOperands()) {
+        if (operand == x)
+          continue;
+        Operation *def = operand.getDefiningOp();
+        if (operand.getType() != type || !isPart(def))
+          return std::nullopt;
+        if (inGraph.insert(def).second)
+          parts.push_back(def);
+      }
+    }
+    if (tanhs != 1 || parts.size() < 4)
+      return std::nullopt;
+    for (Operation *part : llvm::drop_begin(parts))
+      for (Operation *user : part->getUsers())
+        if (!inGraph.contains(user))
+          return std::nullopt;
+    return inGraph;
+  }
+
+  LogicalResult matchAndRewrite(Operation *root,
+                                PatternRewriter &rewriter) const override {
+    if (!isPart(root) || isa<kernel::TanhOp>(root))
+      return failure();
+    auto type = cast<RankedTensorType>(root->getResult(0).getType());
+    // x is a value the parts read: try each, nearest the root first (a bias
+    // added before the GELU is a part too, but not of the GELU).
+    SmallVector<Value> candidates;
+    llvm::SmallPtrSet<Operation *, 16> seen{root};
+    SmallVector<Operation *> frontier{root};
+    for (unsigned i = 0; i < frontier.size() && i < kMaxOps; ++i)
+      for (Value operand : frontier[i]->getOperands()) {
+        if (operand.getType() == type &&
+            !llvm::is_contained(candidates, operand))
+          candidates.push_back(operand);
+        Operation *def = operand.getDefiningOp();
+        if (isPart(def) && seen.insert(def).second)
+          frontier.push_back(def);
+      }
+    // The element type's precision bounds how far the front end's rounded
+    // constants move the function.
+    unsigned precision = APFloat::semanticsPrecision(
+        cast<FloatType>(type.getElementType()).getFloatSemantics());
+    double tolerance = std::ldexp(1.0, 3 - static_cast<int>(precision));
+    auto computesGelu = [&](Value x) {
+      for (double sample : {-3.1, -1.3, -0.45, 0.2, 0.7, 1.9, 4.3}) {
+        DenseMap<Value, double> memo;
+        double got = evaluate(root->getResult(0), x, sample, memo);
+        double inner = std::sqrt(2.0 / M_PI) *
+                       (sample + 0.044715 * sample * sample * sample);
+        double want = 0.5 * sample * (1.0 + std::tanh(inner));
+        if (!(std::fabs(got - want) <= tolerance * (1.0 + std::fabs(want))))
+          return false;
+      }
+      return true;
+    };
+    Value x;
+    for (Value candidate : candidates)
+      if (collect(root, candidate) && computesGelu(candidate)) {
+        x = candidate;
+        break;
+      }
+    if (!x)
+      return failure();
+    rewriter.replaceOpWithNewOp<kernel::GeluTanhOp>(root, x);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlsopt::populateGeluTanhPatterns(RewritePatternSet &patterns) {
+  patterns.add<RaiseGeluTanh>(patterns.getContext());
+}
