@@ -264,8 +264,10 @@ static FailureOr<SearchProblem> buildProblem(ArrayRef<Operation *> ops,
   // across the grid (flash-decoding): each block sums one chunk and a later
   // kernel sums the chunks. The chunk count is a class of its own, so the
   // kernel that splits and the kernel that combines agree on it. Chunks of
-  // kChunkExtent elements leave each block a tile a few tensor-core steps
-  // long, and at most kMaxChunks keep the partial results small.
+  // about kChunkExtent elements leave each block a tile a few tensor-core
+  // steps long, and at most kMaxChunks keep the partial results small. The
+  // count divides the extent: a decode attention over 4000 keys is cut into
+  // 10 chunks of 400 (15 chunks of 256 would not be whole).
   problem.shapes.chunkOf.assign(problem.shapes.extents.size(), Dim::kOne);
   llvm::SmallSetVector<int, 4> outputClasses;
   for (unsigned r : ref.results)
@@ -275,7 +277,9 @@ static FailureOr<SearchProblem> buildProblem(ArrayRef<Operation *> ops,
   for (int cls : problem.sumClasses) {
     int64_t extent = problem.shapes.extents[cls];
     int64_t chunks = std::min(extent / kChunkExtent, kMaxChunks);
-    if (outputClasses.contains(cls) || chunks < 2 || extent % chunks)
+    while (chunks >= 2 && extent % chunks)
+      --chunks;
+    if (outputClasses.contains(cls) || chunks < 2)
       continue;
     problem.shapes.extents.push_back(chunks);
     problem.shapes.chunkOf.push_back(cls);

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include "MLIRTest.h"
 #include "SearchTestUtils.h"
@@ -77,6 +78,37 @@ TEST_F(SearchGraphTest, ClassesFollowContractionsAndVocabularyTheProgram) {
   EXPECT_FALSE(problem->uses(OpKind::Exp));
   EXPECT_TRUE(llvm::is_contained(problem->scalars, Scalar{0.0, k}));
   EXPECT_EQ(problem->epsilons, SmallVector<double>{1.0e-06});
+}
+
+// A long summed class gets a chunk class for flash-decoding: about 256
+// elements a chunk, at most 32 chunks, and a count that divides the extent.
+TEST_F(SearchGraphTest, ChunkCountDividesTheSummedExtent) {
+  auto chunksOf = [&](int64_t keys) -> std::optional<int64_t> {
+    std::string text = llvm::formatv(R"mlir(
+func.func @f(%q: tensor<2x16x64xf16>, %k: tensor<2x64x{0}xf16>, %v: tensor<2x{0}x64xf16>) -> tensor<2x16x64xf16> {{
+  %s = kernel.matmul %q, %k : tensor<2x16x64xf16>, tensor<2x64x{0}xf16>
+  %o = kernel.matmul %s, %v : tensor<2x16x{0}xf16>, tensor<2x{0}x64xf16>
+  return %o : tensor<2x16x64xf16>
+}
+)mlir",
+                                     keys);
+    OwningOpRef<ModuleOp> module;
+    FailureOr<SearchProblem> problem = parseProblem(text, module);
+    if (failed(problem))
+      return std::nullopt;
+    int n = problem->shapes.inputDims[1][2].cls;
+    for (auto [cls, of] : llvm::enumerate(problem->shapes.chunkOf))
+      if (of == n)
+        return problem->shapes.extents[cls];
+    return 0;
+  };
+  EXPECT_EQ(chunksOf(4096), 16);
+  EXPECT_EQ(chunksOf(16384), 32);
+  // 4000 / 256 is 15, which does not divide 4000: 10 chunks of 400.
+  EXPECT_EQ(chunksOf(4000), 10);
+  // A prime length has no whole chunks; a short one needs no split.
+  EXPECT_EQ(chunksOf(4099), 0);
+  EXPECT_EQ(chunksOf(300), 0);
 }
 
 TEST_F(SearchGraphTest, RmsNormOverDimOneNormalizesThatClass) {
