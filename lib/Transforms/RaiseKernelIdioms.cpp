@@ -160,6 +160,45 @@ struct ScaleSmallerMatmulOperand : OpRewritePattern<kernel::MulScalarOp> {
   }
 };
 
+/// matmul([..., m, 1], [..., 1, n]) -> mul: a contraction over one element
+/// is the outer product, which numpy broadcasting spells exactly. The
+/// search treats size-1 dims as broadcasts and cannot contract over one: a
+/// LoRA of rank 1 ((X A) B with A [k, 1]) was left unfused.
+struct OuterProductMatmul : OpRewritePattern<kernel::MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(kernel::MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto lhs = cast<RankedTensorType>(op.getLhs().getType());
+    auto rhs = cast<RankedTensorType>(op.getRhs().getType());
+    if (lhs.getShape().back() != 1 || lhs.getRank() != rhs.getRank())
+      return rewriter.notifyMatchFailure(op, "contracts over more than one");
+    auto product =
+        kernel::MulOp::create(rewriter, op.getLoc(), op.getLhs(), op.getRhs());
+    if (product.getType() != op.getType()) {
+      rewriter.eraseOp(product);
+      return rewriter.notifyMatchFailure(op, "batch dims broadcast");
+    }
+    rewriter.replaceOp(op, product);
+    return success();
+  }
+};
+
+/// reduce_sum or reduce_max over a dim of size 1 -> its operand, which has
+/// the result's type: the search, for which size-1 dims are broadcasts,
+/// cannot reduce over one (an attention over one key got no search).
+template <typename OpTy> struct ReduceOverOne : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getInput().getType() != op.getType())
+      return rewriter.notifyMatchFailure(op, "reduces more than one element");
+    rewriter.replaceOp(op, op.getInput());
+    return success();
+  }
+};
+
 /// The patterns alone, for testing them and for pipelines that want the
 /// raised form without a search.
 struct RaiseKernelIdiomsPass
@@ -184,5 +223,7 @@ void mlsopt::populateAlignOperandRankPatterns(RewritePatternSet &patterns) {
 void mlsopt::populateRaiseKernelIdiomPatterns(RewritePatternSet &patterns) {
   patterns.add<RaiseRmsNorm<kernel::MulOp, kernel::RsqrtOp>,
                RaiseRmsNorm<kernel::DivOp, kernel::SqrtOp>,
-               ScaleSmallerMatmulOperand>(patterns.getContext());
+               ScaleSmallerMatmulOperand, OuterProductMatmul,
+               ReduceOverOne<kernel::ReduceSumOp>,
+               ReduceOverOne<kernel::ReduceMaxOp>>(patterns.getContext());
 }

@@ -137,3 +137,27 @@ func.func @product_read_twice(%q: tensor<2x256x64xf16>, %k: tensor<2x64x4096xf16
   %t = kernel.mul_scalar %s, 0.125 : tensor<2x256x4096xf16>
   return %s, %t : tensor<2x256x4096xf16>, tensor<2x256x4096xf16>
 }
+
+// A matmul over one element is the outer product, a broadcast mul (also
+// batched); over more it stays.
+// CHECK-LABEL: func.func @outer_product
+// CHECK-SAME: (%[[A:[a-zA-Z0-9_]+]]: tensor<3x1xf32>, %[[B:[a-zA-Z0-9_]+]]: tensor<1x24xf32>, %[[C:[a-zA-Z0-9_]+]]: tensor<2x3x1xf16>, %[[D:[a-zA-Z0-9_]+]]: tensor<2x1x5xf16>, %[[E:[a-zA-Z0-9_]+]]: tensor<3x2xf32>, %[[F:[a-zA-Z0-9_]+]]: tensor<2x24xf32>)
+// CHECK-NEXT: kernel.mul %[[A]], %[[B]] : tensor<3x1xf32>, tensor<1x24xf32>
+// CHECK-NEXT: kernel.mul %[[C]], %[[D]] : tensor<2x3x1xf16>, tensor<2x1x5xf16>
+// CHECK-NEXT: kernel.matmul %[[E]], %[[F]]
+func.func @outer_product(%a: tensor<3x1xf32>, %b: tensor<1x24xf32>, %c: tensor<2x3x1xf16>, %d: tensor<2x1x5xf16>, %e: tensor<3x2xf32>, %f: tensor<2x24xf32>) -> (tensor<3x24xf32>, tensor<2x3x5xf16>, tensor<3x24xf32>) {
+  %0 = kernel.matmul %a, %b : tensor<3x1xf32>, tensor<1x24xf32>
+  %1 = kernel.matmul %c, %d : tensor<2x3x1xf16>, tensor<2x1x5xf16>
+  %2 = kernel.matmul %e, %f : tensor<3x2xf32>, tensor<2x24xf32>
+  return %0, %1, %2 : tensor<3x24xf32>, tensor<2x3x5xf16>, tensor<3x24xf32>
+}
+
+// A reduction over one element is its operand.
+// CHECK-LABEL: func.func @reduce_over_one
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<4x10x1xf16>)
+// CHECK-NEXT: return %[[X]], %[[X]]
+func.func @reduce_over_one(%x: tensor<4x10x1xf16>) -> (tensor<4x10x1xf16>, tensor<4x10x1xf16>) {
+  %s = kernel.reduce_sum %x dim 2 : tensor<4x10x1xf16>
+  %m = kernel.reduce_max %x dim 2 : tensor<4x10x1xf16>
+  return %s, %m : tensor<4x10x1xf16>, tensor<4x10x1xf16>
+}

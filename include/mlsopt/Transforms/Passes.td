@@ -74,9 +74,14 @@ def RaiseKernelIdioms : Pass<"raise-kernel-idioms", "::mlir::func::FuncOp"> {
     for d's extent n). A scale of a matmul's product,
     `mul_scalar(matmul(a, b), c)`, moves to the smaller operand when it is
     smaller than the product (attention's `(Q K) / sqrt(d)` scales Q), so
-    that the cut need not keep it with the product. `--superoptimize`
-    applies the same patterns before it cuts a function into subprograms,
-    so that a normalization counts as one op against `max-kernel-ops`.
+    that the cut need not keep it with the product. A matmul over one
+    element (`[..., m, 1] x [..., 1, n]`, a LoRA of rank 1) becomes the
+    broadcast `kernel.mul` it equals, and a `reduce_sum` / `reduce_max` over
+    a dim of size 1 its operand: the search treats size-1 dims as
+    broadcasts and cannot contract or reduce over one. Every rewrite is
+    exact, also over the verifier's field. `--superoptimize` applies the
+    same patterns before it cuts a function into subprograms, so that a
+    normalization counts as one op against `max-kernel-ops`.
   }];
   let dependentDialects = ["::mlsopt::kernel::KernelDialect"];
 }
