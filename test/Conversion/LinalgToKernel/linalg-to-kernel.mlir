@@ -2157,6 +2157,60 @@ func.func @gelu_tanh(%h: tensor<8x64xf16>, %b: tensor<64xf16>, %y: tensor<8x64xf
 
 // -----
 
+// Near misses of GELU's tanh form stay spelled out: 0.05 for 0.044715 in
+// f16 and 0.9 for sqrt(2 / pi) in bf16 agree with gelu_tanh within a few
+// ulps of their types at sample points, but their constants are not
+// GELU's.
+// CHECK-LABEL: func.func @gelu_tanh_near_misses
+// CHECK-NOT: gelu_tanh
+// CHECK: kernel.tanh
+// CHECK-NOT: gelu_tanh
+// CHECK: kernel.tanh
+// CHECK-NOT: gelu_tanh
+// CHECK: return
+#idn = affine_map<(i, j) -> (i, j)>
+func.func @gelu_tanh_near_misses(%xf16: tensor<8x64xf16>, %xbf16: tensor<8x64xbf16>) -> (tensor<8x64xf16>, tensor<8x64xbf16>) {
+  %ef16 = tensor.empty() : tensor<8x64xf16>
+  %ebf16 = tensor.empty() : tensor<8x64xbf16>
+  %alpha = linalg.generic {indexing_maps = [#idn, #idn], iterator_types = ["parallel", "parallel"]} ins(%xf16 : tensor<8x64xf16>) outs(%ef16 : tensor<8x64xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %k1 = arith.constant 5.000000e-01 : f16
+    %t2 = arith.mulf %a, %k1 : f16
+    %t3 = arith.mulf %a, %a : f16
+    %t4 = arith.mulf %t3, %a : f16
+    %k5 = arith.constant 5.000000e-02 : f16
+    %t6 = arith.mulf %t4, %k5 : f16
+    %t7 = arith.addf %a, %t6 : f16
+    %k8 = arith.constant 7.978845608e-01 : f16
+    %t9 = arith.mulf %t7, %k8 : f16
+    %t10 = math.tanh %t9 : f16
+    %k11 = arith.constant 1.000000e+00 : f16
+    %t12 = arith.addf %t10, %k11 : f16
+    %t13 = arith.mulf %t2, %t12 : f16
+    linalg.yield %t13 : f16
+  } -> tensor<8x64xf16>
+  %beta = linalg.generic {indexing_maps = [#idn, #idn], iterator_types = ["parallel", "parallel"]} ins(%xbf16 : tensor<8x64xbf16>) outs(%ebf16 : tensor<8x64xbf16>) {
+  ^bb0(%a: bf16, %o: bf16):
+    %k1 = arith.constant 5.000000e-01 : bf16
+    %t2 = arith.mulf %a, %k1 : bf16
+    %t3 = arith.mulf %a, %a : bf16
+    %t4 = arith.mulf %t3, %a : bf16
+    %k5 = arith.constant 4.471500e-02 : bf16
+    %t6 = arith.mulf %t4, %k5 : bf16
+    %t7 = arith.addf %a, %t6 : bf16
+    %k8 = arith.constant 9.000000e-01 : bf16
+    %t9 = arith.mulf %t7, %k8 : bf16
+    %t10 = math.tanh %t9 : bf16
+    %k11 = arith.constant 1.000000e+00 : bf16
+    %t12 = arith.addf %t10, %k11 : bf16
+    %t13 = arith.mulf %t2, %t12 : bf16
+    linalg.yield %t13 : bf16
+  } -> tensor<8x64xbf16>
+  return %alpha, %beta : tensor<8x64xf16>, tensor<8x64xbf16>
+}
+
+// -----
+
 // Powers torch-mlir writes: x.pow(2) (math.powf or math.fpowi) is square(x),
 // exact; x^3 (the tanh form of gelu) square(x) * x, within an ulp; a vector
 // norm's |x|^2 square(x) and its s^0.5 sqrt(s). A clamp_min whose bound is
