@@ -512,6 +512,7 @@ private:
                    double scalar = 0.0);
   unsigned addBinary(StepBuilder build, unsigned lhs, unsigned rhs);
   bool isConstant(Value value, double expected);
+  Value matchNegation(Value value);
   Value matchSigmoid(Value value);
   Value matchSiluQuotient(Value value);
   Value matchRsqrt(Value value);
@@ -650,6 +651,26 @@ bool PayloadPlanner::isConstant(Value value, double expected) {
   return constant->bitwiseIsEqual(rounded);
 }
 
+/// Returns `x` when `value` is `-x` as front ends write it (`arith.negf`,
+/// `0 - x`, `x * -1`), else a null value. Under exp, as in sigmoid and
+/// silu, the three agree (they differ at x = 0 in the sign of zero only).
+Value PayloadPlanner::matchNegation(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getBlock() != op.getBlock())
+    return {};
+  if (auto neg = dyn_cast<arith::NegFOp>(def))
+    return neg.getOperand();
+  if (auto sub = dyn_cast<arith::SubFOp>(def))
+    return isConstant(sub.getLhs(), 0) ? sub.getRhs() : Value();
+  if (auto mul = dyn_cast<arith::MulFOp>(def)) {
+    if (isConstant(mul.getRhs(), -1))
+      return mul.getLhs();
+    if (isConstant(mul.getLhs(), -1))
+      return mul.getRhs();
+  }
+  return {};
+}
+
 /// Returns `x` when `value` is the payload form of `sigmoid(x)`,
 /// `1 / (1 + exp(-x))`, else a null value.
 Value PayloadPlanner::matchSigmoid(Value value) {
@@ -659,9 +680,9 @@ Value PayloadPlanner::matchSigmoid(Value value) {
   for (auto [e, one] :
        commutedOperands<arith::AddFOp>(div.getRhs(), op.getBlock())) {
     auto exp = e.getDefiningOp<math::ExpOp>();
-    auto neg = exp ? exp.getOperand().getDefiningOp<arith::NegFOp>() : nullptr;
-    if (isConstant(one, 1) && neg)
-      return neg.getOperand();
+    Value x = exp ? matchNegation(exp.getOperand()) : Value();
+    if (isConstant(one, 1) && x)
+      return x;
   }
   return {};
 }
@@ -675,8 +696,8 @@ Value PayloadPlanner::matchSiluQuotient(Value value) {
   for (auto [e, one] :
        commutedOperands<arith::AddFOp>(div.getRhs(), op.getBlock())) {
     auto exp = e.getDefiningOp<math::ExpOp>();
-    auto neg = exp ? exp.getOperand().getDefiningOp<arith::NegFOp>() : nullptr;
-    if (isConstant(one, 1) && neg && neg.getOperand() == div.getLhs())
+    Value x = exp ? matchNegation(exp.getOperand()) : Value();
+    if (isConstant(one, 1) && x && x == div.getLhs())
       return div.getLhs();
   }
   return {};

@@ -1097,6 +1097,42 @@ func.func @silu_as_division(%x: tensor<8x512xf32>) -> tensor<8x512xf32> {
 
 // -----
 
+// The negation under exp written as 0 - x (silu) or x * -1 (sigmoid), as
+// some front ends do: the same idioms.
+// CHECK-LABEL: func.func @negation_spellings
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf16>)
+// CHECK-NEXT: %[[S:.*]] = kernel.silu %[[X]] : tensor<8x64xf16>
+// CHECK-NEXT: %[[G:.*]] = kernel.sigmoid %[[X]] : tensor<8x64xf16>
+// CHECK-NEXT: return %[[S]], %[[G]]
+func.func @negation_spellings(%x: tensor<8x64xf16>) -> (tensor<8x64xf16>, tensor<8x64xf16>) {
+  %e = tensor.empty() : tensor<8x64xf16>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf16>) outs(%e : tensor<8x64xf16>) {
+  ^bb0(%a: f16, %out: f16):
+    %zero = arith.constant 0.0 : f16
+    %one = arith.constant 1.0 : f16
+    %n = arith.subf %zero, %a : f16
+    %ex = math.exp %n : f16
+    %den = arith.addf %ex, %one : f16
+    %r = arith.divf %a, %den : f16
+    linalg.yield %r : f16
+  } -> tensor<8x64xf16>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf16>) outs(%e : tensor<8x64xf16>) {
+  ^bb0(%a: f16, %out: f16):
+    %m1 = arith.constant -1.0 : f16
+    %one = arith.constant 1.0 : f16
+    %n = arith.mulf %a, %m1 : f16
+    %ex = math.exp %n : f16
+    %den = arith.addf %one, %ex : f16
+    %r = arith.divf %one, %den : f16
+    linalg.yield %r : f16
+  } -> tensor<8x64xf16>
+  return %s, %g : tensor<8x64xf16>, tensor<8x64xf16>
+}
+
+// -----
+
 // The same quotient computed in f32 on bf16 values (torch-mlir's form for
 // bf16): primitive kernel ops would round every step to bf16, the payload
 // rounds once, as kernel.silu does. A bf16 matmul before it imports too.
