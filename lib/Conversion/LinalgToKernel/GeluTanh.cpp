@@ -40,7 +40,17 @@ struct RaiseGeluTanh : RewritePattern {
     return isa_and_nonnull<kernel::MulOp, kernel::AddOp, kernel::SubOp,
                            kernel::DivOp, kernel::MulScalarOp,
                            kernel::AddScalarOp, kernel::SquareOp, kernel::NegOp,
-                           kernel::TanhOp>(op);
+                           kernel::TanhOp, kernel::ConvertOp>(op);
+  }
+
+  static unsigned precisionOf(Type type) {
+    return APFloat::semanticsPrecision(
+        cast<FloatType>(cast<RankedTensorType>(type).getElementType())
+            .getFloatSemantics());
+  }
+
+  static ArrayRef<int64_t> shapeOf(Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
   }
 
   /// The value of `v` at x = `x` in f64, with `leaf` standing for x.
@@ -67,7 +77,8 @@ struct RaiseGeluTanh : RewritePattern {
                    })
                    .Case([&](kernel::SquareOp) { return arg(0) * arg(0); })
                    .Case([&](kernel::NegOp) { return -arg(0); })
-                   .Case([&](kernel::TanhOp) { return std::tanh(arg(0)); });
+                   .Case([&](kernel::TanhOp) { return std::tanh(arg(0)); })
+                   .Case([&](kernel::ConvertOp) { return arg(0); });
     memo[v] = r;
     return r;
   }
@@ -96,11 +107,12 @@ struct RaiseGeluTanh : RewritePattern {
   }
 
   /// The parts between `root` and `x`, if every path from `root` ends at
-  /// `x` through parts of `root`'s type with one tanh among them, and
-  /// nothing outside reads a part but the root.
+  /// `x` through parts of `root`'s shape with one tanh among them, and
+  /// nothing outside reads a part but the root. Parts may convert between
+  /// element types (torch-mlir computes some f16 ops in f32).
   static std::optional<llvm::SmallPtrSet<Operation *, 16>>
   collect(Operation *root, Value x) {
-    Type type = root->getResult(0).getType();
+    ArrayRef<int64_t> shape = shapeOf(root->getResult(0));
     SmallVector<Operation *> parts{root};
     llvm::SmallPtrSet<Operation *, 16> inGraph{root};
     unsigned tanhs = 0;
@@ -112,7 +124,7 @@ struct RaiseGeluTanh : RewritePattern {
         if (operand == x)
           continue;
         Operation *def = operand.getDefiningOp();
-        if (operand.getType() != type || !isPart(def))
+        if (shapeOf(operand) != shape || !isPart(def))
           return std::nullopt;
         if (inGraph.insert(def).second)
           parts.push_back(def);
@@ -135,6 +147,10 @@ struct RaiseGeluTanh : RewritePattern {
                                 PatternRewriter &rewriter) const override {
     if (!isPart(root) || isa<kernel::TanhOp>(root))
       return failure();
+    // A GELU computed in f32 and rounded back ends at the conversion: raise
+    // it there, not at the f32 op before it.
+    if (root->hasOneUse() && isa<kernel::ConvertOp>(*root->user_begin()))
+      return failure();
     auto type = cast<RankedTensorType>(root->getResult(0).getType());
     // x is a value the parts read: try each, nearest the root first (a bias
     // added before the GELU is a part too, but not of the GELU).
@@ -143,20 +159,23 @@ struct RaiseGeluTanh : RewritePattern {
     SmallVector<Operation *> frontier{root};
     for (unsigned i = 0; i < frontier.size() && i < kMaxOps; ++i)
       for (Value operand : frontier[i]->getOperands()) {
-        if (operand.getType() == type &&
+        if (shapeOf(operand) == type.getShape() &&
             !llvm::is_contained(candidates, operand))
           candidates.push_back(operand);
         Operation *def = operand.getDefiningOp();
         if (isPart(def) && seen.insert(def).second)
           frontier.push_back(def);
       }
-    // The element type's precision bounds how far the front end's rounded
-    // constants move the function: two ulps (a rounded sqrt(2 / pi) in bf16
-    // moves it by about 5e-4).
-    unsigned precision = APFloat::semanticsPrecision(
-        cast<FloatType>(type.getElementType()).getFloatSemantics());
-    double tolerance = std::ldexp(1.0, 1 - static_cast<int>(precision));
-    auto computesGelu = [&](Value x) {
+    // The narrowest element type's precision bounds how far the front end's
+    // rounded constants move the function: two ulps (a rounded sqrt(2 / pi)
+    // in bf16 moves it by about 5e-4).
+    auto computesGelu = [&](Value x,
+                            const llvm::SmallPtrSet<Operation *, 16> &parts) {
+      unsigned precision = precisionOf(x.getType());
+      for (Operation *part : parts)
+        precision =
+            std::min(precision, precisionOf(part->getResult(0).getType()));
+      double tolerance = std::ldexp(1.0, 1 - static_cast<int>(precision));
       for (double sample : {-3.1, -1.3, -0.45, 0.2, 0.7, 1.9, 4.3}) {
         DenseMap<Value, double> memo;
         double got = evaluate(root->getResult(0), x, sample, memo);
@@ -169,14 +188,22 @@ struct RaiseGeluTanh : RewritePattern {
       return true;
     };
     Value x;
-    for (Value candidate : candidates)
-      if (collect(root, candidate) && computesGelu(candidate)) {
+    for (Value candidate : candidates) {
+      std::optional<llvm::SmallPtrSet<Operation *, 16>> parts =
+          collect(root, candidate);
+      if (parts && computesGelu(candidate, *parts)) {
         x = candidate;
         break;
       }
+    }
     if (!x)
       return failure();
-    rewriter.replaceOpWithNewOp<kernel::GeluTanhOp>(root, x);
+    // gelu_tanh in x's type (computed in f32, rounded once), converted to
+    // the root's if the spelled-out form ended in another type.
+    Value gelu = kernel::GeluTanhOp::create(rewriter, root->getLoc(), x);
+    if (gelu.getType() != type)
+      gelu = kernel::ConvertOp::create(rewriter, root->getLoc(), type, gelu);
+    rewriter.replaceOp(root, gelu);
     return success();
   }
 };

@@ -2193,6 +2193,65 @@ func.func @gelu_tanh(%h: tensor<8x64xf16>, %b: tensor<64xf16>, %y: tensor<8x64xf
 
 // -----
 
+// GELU's tanh form as five torch ops on f16 values, two of them computed in
+// f32 (pow and tanh, between extf and truncf; a constant truncated from
+// f64): the conversions are part of the chain, and the GELU is one
+// gelu_tanh on the f16 values.
+// CHECK-LABEL: func.func @gelu_tanh_f32_steps
+// CHECK-SAME: (%[[H:[a-zA-Z0-9_]+]]: tensor<8x64xf16>)
+// CHECK-NEXT: %[[G:.*]] = kernel.gelu_tanh %[[H]] : tensor<8x64xf16>
+// CHECK-NEXT: return %[[G]]
+#ids = affine_map<(i, j) -> (i, j)>
+func.func @gelu_tanh_f32_steps(%h: tensor<8x64xf16>) -> tensor<8x64xf16> {
+  %e = tensor.empty() : tensor<8x64xf16>
+  %cube = linalg.generic {indexing_maps = [#ids, #ids], iterator_types = ["parallel", "parallel"]}
+      ins(%h : tensor<8x64xf16>) outs(%e : tensor<8x64xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %af = arith.extf %a : f16 to f32
+    %three = arith.constant 3.0 : f32
+    %p = math.powf %af, %three : f32
+    %t = arith.truncf %p : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<8x64xf16>
+  %mul1 = linalg.generic {indexing_maps = [#ids, #ids], iterator_types = ["parallel", "parallel"]}
+      ins(%cube : tensor<8x64xf16>) outs(%e : tensor<8x64xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %c = arith.constant 4.471500e-02 : f64
+    %cf = arith.truncf %c : f64 to f16
+    %t = arith.mulf %a, %cf : f16
+    linalg.yield %t : f16
+  } -> tensor<8x64xf16>
+  %add1 = linalg.generic {indexing_maps = [#ids, #ids, #ids], iterator_types = ["parallel", "parallel"]}
+      ins(%h, %mul1 : tensor<8x64xf16>, tensor<8x64xf16>) outs(%e : tensor<8x64xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %t = arith.addf %a, %b : f16
+    linalg.yield %t : f16
+  } -> tensor<8x64xf16>
+  %th = linalg.generic {indexing_maps = [#ids, #ids], iterator_types = ["parallel", "parallel"]}
+      ins(%add1 : tensor<8x64xf16>) outs(%e : tensor<8x64xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %af = arith.extf %a : f16 to f32
+    %c = arith.constant 0.797884583 : f32
+    %s = arith.mulf %af, %c : f32
+    %t = math.tanh %s : f32
+    %one = arith.constant 1.0 : f32
+    %p = arith.addf %t, %one : f32
+    %tt = arith.truncf %p : f32 to f16
+    linalg.yield %tt : f16
+  } -> tensor<8x64xf16>
+  %g = linalg.generic {indexing_maps = [#ids, #ids, #ids], iterator_types = ["parallel", "parallel"]}
+      ins(%h, %th : tensor<8x64xf16>, tensor<8x64xf16>) outs(%e : tensor<8x64xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %half = arith.constant 0.5 : f16
+    %ha = arith.mulf %a, %half : f16
+    %t = arith.mulf %ha, %b : f16
+    linalg.yield %t : f16
+  } -> tensor<8x64xf16>
+  return %g : tensor<8x64xf16>
+}
+
+// -----
+
 // Near misses of GELU's tanh form stay spelled out: 0.05 for 0.044715 in
 // f16 and 0.9 for sqrt(2 / pi) in bf16 agree with gelu_tanh within a few
 // ulps of their types at sample points, but their constants are not
