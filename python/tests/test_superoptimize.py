@@ -301,6 +301,19 @@ def test_attention_in_torch_layout_is_one_kernel_and_keeps_its_numbers():
     np.testing.assert_allclose(out, expected, rtol=1e-2, atol=1e-3)
 
 
+def fused_into_one_kernel(graph, launches_before, *thread_ops):
+    """`graph` superoptimized for sm_90, after checking that it launches
+    `launches_before` kernels as built and one after, with `thread_ops` in
+    that kernel's thread graph."""
+    assert graph.cost("sm_90").launches == launches_before
+    optimized = graph.superoptimize(target="sm_90", timeout=10)
+    assert optimized.cost("sm_90").launches == 1
+    text = optimized.mlir()
+    for op in thread_ops:
+        assert op in text
+    return optimized
+
+
 def assert_close_but_nan_row(out, expected, row):
     """`row` of `out` is all NaN (a NaN in that row of the input propagated
     through the product), the others have none and match `expected`."""
@@ -319,11 +332,8 @@ def test_clamp_fuses_into_the_matmul_kernel_and_keeps_its_numbers():
     X = graph.new_input(dims=(8, 256), dtype=mi.float16)
     W = graph.new_input(dims=(256, 512), dtype=mi.float16)
     graph.mark_output(graph.silu(graph.clamp(graph.matmul(X, W), -1.5, 2.0)))
-    assert graph.cost("sm_90").launches == 4
-    optimized = graph.superoptimize(target="sm_90", timeout=10)
-    assert optimized.cost("sm_90").launches == 1
-    text = optimized.mlir()
-    assert "thread.max_scalar" in text and "thread.min_scalar" in text
+    optimized = fused_into_one_kernel(graph, 4, "thread.max_scalar",
+                                      "thread.min_scalar")
     rng = np.random.default_rng(2)
     x = rng.standard_normal((8, 256))
     x[3, 7] = np.nan
@@ -350,11 +360,8 @@ def test_max_and_min_of_two_tensors_fuse_and_keep_their_numbers():
     C = graph.new_input(dims=(1, 512), dtype=mi.float16)
     graph.mark_output(graph.min(
         graph.max(graph.matmul(X, W1), graph.matmul(X, W2)), C))
-    assert graph.cost("sm_90").launches == 4
-    optimized = graph.superoptimize(target="sm_90", timeout=10)
-    assert optimized.cost("sm_90").launches == 1
-    text = optimized.mlir()
-    assert "thread.binary max" in text and "thread.binary min" in text
+    optimized = fused_into_one_kernel(graph, 4, "thread.binary max",
+                                      "thread.binary min")
     rng = np.random.default_rng(3)
     x = rng.standard_normal((8, 256))
     x[5, 11] = np.nan
@@ -376,9 +383,7 @@ def test_gelu_tanh_mlp_is_one_kernel_and_keeps_its_numbers():
     W1 = graph.new_input(dims=(96, 256), dtype=mi.float32)
     W2 = graph.new_input(dims=(256, 96), dtype=mi.float32)
     graph.mark_output(graph.matmul(graph.gelu_tanh(graph.matmul(X, W1)), W2))
-    optimized = graph.superoptimize(target="sm_90", timeout=10)
-    assert optimized.cost("sm_90").launches == 1
-    assert "thread.unary gelu_tanh" in optimized.mlir()
+    optimized = fused_into_one_kernel(graph, 3, "thread.unary gelu_tanh")
     rng = np.random.default_rng(4)
     x = rng.standard_normal((8, 96))
     w1 = rng.standard_normal((96, 256)) * 0.2
