@@ -26,15 +26,25 @@ constexpr int64_t kMinDenominator = 2;
 
 /// Whether 1.0 / n, rounded to `type`, is `value`.
 bool roundsTo(int64_t n, double value, const RoundingType &type) {
-  llvm::APFloat rounded(1.0 / static_cast<double>(n));
-  bool losesInfo = false;
-  rounded.convert(*type.semantics, llvm::APFloat::rmNearestTiesToEven,
-                  &losesInfo);
-  rounded.convert(llvm::APFloat::IEEEdouble(),
-                  llvm::APFloat::rmNearestTiesToEven, &losesInfo);
-  return rounded.convertToDouble() == value;
+  return roundTo(1.0 / static_cast<double>(n), *type.semantics) == value;
 }
 } // namespace
+
+double mlsopt::roundTo(double value, const llvm::fltSemantics &semantics) {
+  llvm::APFloat rounded(value);
+  bool losesInfo = false;
+  rounded.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  return rounded.convertToDouble();
+}
+
+bool mlsopt::isRoundingOf(double value, double exact) {
+  for (const llvm::fltSemantics *semantics :
+       {&llvm::APFloat::IEEEdouble(), &llvm::APFloat::IEEEsingle(),
+        &llvm::APFloat::IEEEhalf(), &llvm::APFloat::BFloat()})
+    if (roundTo(exact, *semantics) == value)
+      return true;
+  return false;
+}
 
 static std::optional<int64_t>
 computeRoundedReciprocal(double value, llvm::ArrayRef<int64_t> extents);
@@ -76,11 +86,7 @@ computeRoundedReciprocal(double value, llvm::ArrayRef<int64_t> extents) {
   std::frexp(value, &exponent);
   for (const RoundingType &type : kTypes) {
     // Only a type that holds `value` can have rounded 1/n to it.
-    llvm::APFloat held(value);
-    bool losesInfo = false;
-    held.convert(*type.semantics, llvm::APFloat::rmNearestTiesToEven,
-                 &losesInfo);
-    if (losesInfo)
+    if (roundTo(value, *type.semantics) != value)
       continue;
     double ulp =
         std::ldexp(1.0, std::max(exponent, type.minExponent) - type.precision);

@@ -572,8 +572,6 @@ struct FieldEvaluator::Impl {
     return true;
   }
 
-  /// Decodes a compute op of the kernel, block or thread level.
-
   /// An elementwise op of two tensors: arithmetic, or max and min, which are
   /// random functions.
   static LogicalResult setBinary(Instr &instr, thread::BinaryKind kind) {
@@ -587,6 +585,7 @@ struct FieldEvaluator::Impl {
     return success();
   }
 
+  /// Decodes a compute op of the kernel, block or thread level.
   LogicalResult classifyCompute(Operation &op, Instr &instr) {
     auto scalarOf = [&](double value) -> LogicalResult {
       std::optional<FieldElement> c = fieldConstant(value, constantExtents);

@@ -30,21 +30,12 @@ TEST(Constants, OtherValuesAreNoReciprocal) {
 // Past n = 2048 in f16 and n = 256 in bf16 a rounding holds 1/n for several
 // n: 1/3072 rounded to f16 is also 1/3073's. The program's extents decide;
 // without one among them, the n with the most factors of two.
-/// 1.0 / n rounded to `semantics`, as a front end writes a mean's factor.
-static double roundedReciprocal(int64_t n,
-                                const llvm::fltSemantics &semantics) {
-  llvm::APFloat r(1.0 / static_cast<double>(n));
-  bool losesInfo = false;
-  r.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
-  return r.convertToDouble();
-}
-
 TEST(Constants, AmbiguousRoundingsReadAsTheProgramsExtent) {
   auto f16 = [](int64_t n) {
-    return roundedReciprocal(n, llvm::APFloat::IEEEhalf());
+    return roundTo(1.0 / static_cast<double>(n), llvm::APFloat::IEEEhalf());
   };
   auto bf16 = [](int64_t n) {
-    return roundedReciprocal(n, llvm::APFloat::BFloat());
+    return roundTo(1.0 / static_cast<double>(n), llvm::APFloat::BFloat());
   };
   ASSERT_EQ(f16(3072), f16(3073));
   for (int64_t n : {2560, 3072, 4096, 5120, 6144, 8192, 11008, 14336})

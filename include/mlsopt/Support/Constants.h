@@ -18,6 +18,10 @@
 #include <cstdint>
 #include <optional>
 
+namespace llvm {
+struct fltSemantics;
+} // namespace llvm
+
 namespace mlir {
 class Operation;
 } // namespace mlir
@@ -26,6 +30,13 @@ namespace mlsopt {
 
 /// Largest n of a reciprocal 1/n that constants are read as.
 constexpr int64_t kMaxReciprocalDenominator = int64_t(1) << 30;
+
+/// `value` rounded to nearest (ties to even) in `semantics`, as a double.
+double roundTo(double value, const llvm::fltSemantics &semantics);
+
+/// Whether `value` is `exact` as a front end writes it: in f64, or rounded
+/// to f32, f16 or bf16.
+bool isRoundingOf(double value, double exact);
 
 /// The n for which `value` is 1.0 / n computed in double and rounded to f64,
 /// f32, f16 or bf16 (what a front end writes for 1/n), for 2 <= n <=

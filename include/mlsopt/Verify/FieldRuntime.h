@@ -100,13 +100,13 @@ mlsopt_field_t mlsopt_field_random(mlsopt_field_context_t *context,
 /// `running`: the step of a max reduction.
 mlsopt_field_t mlsopt_field_max(mlsopt_field_t running,
                                 mlsopt_field_t candidate);
-/// The random function scalarFunctionId `function` (max_scalar or
-/// min_scalar with its constant) of a mod p, and its independent one mod q.
 /// The symmetric random function `function` (binaryFunctionId) of `a` and
 /// `b` mod p, and its independent one mod q: the binary max and min.
 mlsopt_field_t mlsopt_field_random_pair(mlsopt_field_context_t *context,
                                         uint64_t function, mlsopt_field_t a,
                                         mlsopt_field_t b);
+/// The random function scalarFunctionId `function` (max_scalar or
+/// min_scalar with its constant) of a mod p, and its independent one mod q.
 mlsopt_field_t mlsopt_field_random_scalar(mlsopt_field_context_t *context,
                                           uint64_t function, mlsopt_field_t a);
 }

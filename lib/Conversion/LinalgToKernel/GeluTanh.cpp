@@ -12,6 +12,7 @@
 
 #include "mlsopt/Conversion/LinalgToKernel/LinalgToKernel.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/Support/Constants.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/PatternMatch.h"
@@ -91,18 +92,9 @@ struct RaiseGeluTanh : RewritePattern {
   static bool isGeluConstant(double c) {
     const double alpha = 0.044715, beta = std::sqrt(2.0 / M_PI);
     for (double base : {1.0, alpha, beta, alpha * beta})
-      for (double factor : {0.5, 1.0, 2.0}) {
-        double k = base * factor;
-        for (const llvm::fltSemantics *semantics :
-             {&APFloat::IEEEdouble(), &APFloat::IEEEsingle(),
-              &APFloat::IEEEhalf(), &APFloat::BFloat()}) {
-          APFloat rounded(k);
-          bool losesInfo = false;
-          rounded.convert(*semantics, APFloat::rmNearestTiesToEven, &losesInfo);
-          if (std::fabs(c) == rounded.convertToDouble())
-            return true;
-        }
-      }
+      for (double factor : {0.5, 1.0, 2.0})
+        if (isRoundingOf(std::fabs(c), base * factor))
+          return true;
     return false;
   }
 
