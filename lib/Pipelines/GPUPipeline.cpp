@@ -63,6 +63,8 @@ void mlsopt::buildGPUPipeline(OpPassManager &pm,
   if (std::optional<TargetInfo> target = lookupTarget(options.chip))
     custom.maxSharedMemory = static_cast<int64_t>(target->maxSharedMemPerBlock);
   pm.addPass(createConvertKernelToCustom(custom));
+  // The kernels of the ops the search left alone read slices in place too.
+  pm.addPass(createFoldSlicesIntoLoads());
   pm.addPass(createConvertCustomKernelToGPU({options.chip, options.allowTF32}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

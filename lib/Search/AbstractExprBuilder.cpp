@@ -72,6 +72,9 @@ FailureOr<ExprRef> mlsopt::search::buildOpExpr(Operation *op,
 
   // A tile has the expression of its tensor; a per-tensor expression does
   // not see the order of dims.
+  // A window is part of a tensor, which no expression describes.
+  if (auto load = dyn_cast<block::LoadOp>(op); load && load.getOffsets())
+    return op->emitOpError("has no abstract expression: it loads a window");
   if (isa<block::LoadOp, kernel::TransposeOp, block::TransposeOp>(op))
     return operands[0];
 

@@ -449,6 +449,29 @@ struct FuseElementwisePrologue : KernelFusionPattern {
           for (auto [d, p] : llvm::enumerate(permutation))
             operandTile[p] = tile[d];
         }
+        // A window of the result is the same window of each operand, all
+        // of a dim it broadcasts, in its order.
+        DenseI64ArrayAttr windowOffsets, windowSizes;
+        if (load.getOffsets()) {
+          SmallVector<int64_t> offsets = load.getWindowOffsets();
+          SmallVector<int64_t> sizes = load.getWindowShape();
+          for (auto [d, offset, size] : llvm::enumerate(offsets, sizes))
+            if (stretched(d)) {
+              offset = 0;
+              size = 1;
+            }
+          if (transpose) {
+            SmallVector<int64_t> permutedOffsets(offsets), permutedSizes(sizes);
+            for (auto [d, p] : llvm::enumerate(transpose.getPermutation())) {
+              permutedOffsets[p] = offsets[d];
+              permutedSizes[p] = sizes[d];
+            }
+            offsets = permutedOffsets;
+            sizes = permutedSizes;
+          }
+          windowOffsets = trial.getDenseI64ArrayAttr(offsets);
+          windowSizes = trial.getDenseI64ArrayAttr(sizes);
+        }
         auto tileType = RankedTensorType::get(
             operandTile, load.getTile().getType().getElementType());
         auto dimMap = block::DimMapAttr::get(rewriter.getContext(), imap);
@@ -461,6 +484,8 @@ struct FuseElementwisePrologue : KernelFusionPattern {
           if (other != load && other.getSource() == source &&
               other.getImapAttr() == dimMap &&
               other.getFmapAttr() == operandFmap &&
+              other.getOffsetsAttr() == windowOffsets &&
+              other.getSizesAttr() == windowSizes &&
               other.getTile().getType() == tileType) {
             same = other;
             break;
@@ -470,7 +495,8 @@ struct FuseElementwisePrologue : KernelFusionPattern {
         tiles.push_back(same ? same.getTile()
                              : block::LoadOp::create(trial, load.getLoc(),
                                                      tileType, source, dimMap,
-                                                     operandFmap)
+                                                     operandFmap, windowOffsets,
+                                                     windowSizes)
                                    .getTile());
       }
       trial.replaceOp(load, createTileOp(trial, op, tiles, tile));
@@ -583,6 +609,7 @@ void mlsopt::populateFuseKernelElementwisePatterns(
       patterns.getContext(), target, costOptions);
   patterns.add<DropUnusedOutputs>(patterns.getContext());
   populateFuseConversionPatterns(patterns);
+  populateFoldSlicesIntoLoadsPatterns(patterns);
   // The new block ops become thread graphs, merged with those before them.
   thread::populateFuseElementwisePatterns(patterns);
 }

@@ -367,6 +367,8 @@ struct Instr {
   /// imap/omap of a load/store, fmap of a load.
   std::array<std::optional<int64_t>, 3> gridMap;
   std::optional<int64_t> loopDim;
+  /// Where the window of a load starts in its input (empty: no window).
+  SmallVector<int64_t, 4> windowOffsets;
   /// Custom kernel grid; for-loop iterations.
   std::array<int64_t, 3> grid = {1, 1, 1};
   int64_t iterations = 1;
@@ -550,6 +552,8 @@ struct FieldEvaluator::Impl {
       instr.cls = OpClass::Load;
       instr.gridMap = load.getImap().getGridToTensorDims();
       instr.loopDim = load.getFmap();
+      if (load.getOffsets())
+        instr.windowOffsets = load.getWindowOffsets();
       if (failed(addResults(op, instr, elementShape)))
         return failure();
       forward(instr, degrees[instr.operands[0]]);
@@ -1566,6 +1570,8 @@ struct FieldEvaluator::Impl {
     const FieldTensor &source = in(instr.operands[0]);
     FieldTensor &tile = out(instr.results[0]);
     SmallVector<int64_t, 6> offsets = tileOffsets(instr, tile.shape, pos);
+    for (auto [offset, start] : llvm::zip(offsets, instr.windowOffsets))
+      offset += start;
     extractBox(source.p, source.shape, tile.p, tile.shape, offsets);
     if (tile.hasExponents())
       extractBox(source.q, source.shape, tile.q, tile.shape, offsets);

@@ -600,3 +600,41 @@ func.func @leftover_linalg(%x: tensor<4x8xf32>) -> tensor<4xf32> attributes {mls
   %c = tensor.collapse_shape %m [[0, 1]] : tensor<4x1xf32> into tensor<4xf32>
   return %c : tensor<4xf32>
 }
+
+// -----
+
+// Windows: a kernel that loads the second half of each row is the slice
+// and the op; one that loads a window a column off is not.
+func.func @ref(%h: tensor<4x16xf32>) -> tensor<4x8xf32> {
+  %u = tensor.extract_slice %h[0, 8] [4, 8] [1, 1] : tensor<4x16xf32> to tensor<4x8xf32>
+  %r = kernel.exp %u : tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+// expected-remark @+1 {{@windowed is equivalent to @ref: }}
+func.func @windowed(%h: tensor<4x16xf32>) -> tensor<4x8xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %o = kernel.custom (%h) grid <2, 1, 1> block <128, 1, 1> : (tensor<4x16xf32>) -> tensor<4x8xf32> {
+  ^bb0(%in0: tensor<4x16xf32>, %out0: tensor<4x8xf32>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<2x8xf32> {
+      %t = block.load %in0 window [0, 8] [4, 8] imap <x = 0> : tensor<4x16xf32> -> tensor<2x8xf32>
+      %e = block.exp %t : tensor<2x8xf32>
+      block.yield %e : tensor<2x8xf32>
+    }
+    block.store %m, %out0 omap <x = 0> : tensor<2x8xf32> into tensor<4x8xf32>
+    block.return
+  }
+  return %o : tensor<4x8xf32>
+}
+// expected-error @+1 {{@window_off_by_one is not equivalent to @ref}}
+func.func @window_off_by_one(%h: tensor<4x16xf32>) -> tensor<4x8xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %o = kernel.custom (%h) grid <2, 1, 1> block <128, 1, 1> : (tensor<4x16xf32>) -> tensor<4x8xf32> {
+  ^bb0(%in0: tensor<4x16xf32>, %out0: tensor<4x8xf32>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<2x8xf32> {
+      %t = block.load %in0 window [0, 7] [4, 8] imap <x = 0> : tensor<4x16xf32> -> tensor<2x8xf32>
+      %e = block.exp %t : tensor<2x8xf32>
+      block.yield %e : tensor<2x8xf32>
+    }
+    block.store %m, %out0 omap <x = 0> : tensor<2x8xf32> into tensor<4x8xf32>
+    block.return
+  }
+  return %o : tensor<4x8xf32>
+}

@@ -201,6 +201,35 @@ def ConvertKernelToCustom : Pass<"convert-kernel-to-custom"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def FoldSlicesIntoLoads : Pass<"fold-slices-into-loads"> {
+  let summary = "Custom kernels read the slices they take in place";
+  let description = [{
+    A `kernel.custom` input that is a static, unit-stride
+    `tensor.extract_slice` of the same rank (torch slicing and `split`: the
+    q, k and v of a fused QKV projection, the halves of a fused gate-up
+    product or of a rotary embedding) becomes the slice's source, and each
+    `block.load` of it loads through the slice's window. The slice, which
+    the GPU lowering launches as a copy kernel, goes when nothing else reads
+    it; a source the kernel reads already is passed once.
+
+    ```mlir
+    %u = tensor.extract_slice %h[0, 2816] [8, 2816] [1, 1]
+        : tensor<8x5632xf16> to tensor<8x2816xf16>
+    %o = kernel.custom(%u) ... {
+      %t = block.load %in0 imap <x = 1> : tensor<8x2816xf16> -> tensor<8x64xf16>
+    // becomes
+    %o = kernel.custom(%h) ... {
+      %t = block.load %in0 window [0, 2816] [8, 2816] imap <x = 1>
+          : tensor<8x5632xf16> -> tensor<8x64xf16>
+    ```
+
+    Part of `--fuse-kernel-elementwise` (and so of `--superoptimize`); the
+    GPU pipeline runs it after `--convert-kernel-to-custom`, for the kernels
+    of ops the search left alone.
+  }];
+  let dependentDialects = ["::mlsopt::block::BlockDialect"];
+}
+
 def ConvertCustomKernelToGPU : Pass<"convert-custom-kernel-to-gpu",
                                     "::mlir::ModuleOp"> {
   let summary = "Lower custom kernels to gpu.func kernels and launches";

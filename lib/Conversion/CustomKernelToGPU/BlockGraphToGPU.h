@@ -146,10 +146,19 @@ private:
   /// Elements per 16-byte vector when rows of `tile` can move in 16-byte
   /// pieces (every row starts 16-byte aligned in both memories), else 1.
   int64_t vectorWidth(llvm::ArrayRef<int64_t> tile, mlir::Type elementType);
-  /// Starts the copy of the tile at `offsets` of `global` into `shared`.
-  /// `swizzle`: `shared` is the flat, swizzled buffer of the tile.
+  /// The vector width of `load`'s copies: a window must also start every
+  /// row of its tiles 16-byte aligned in the input.
+  int64_t loadVectorWidth(block::LoadOp load);
+  /// The offsets of `load`'s tile in its input: the tile's in the window
+  /// plus the window's.
+  llvm::SmallVector<mlir::Value> loadOffsets(block::LoadOp load,
+                                             mlir::Value iteration);
+  /// Starts the copy of the tile at `offsets` of `global` into `shared`,
+  /// `width` elements at a time. `swizzle`: `shared` is the flat, swizzled
+  /// buffer of the tile.
   void copyTileAsync(mlir::Value global, mlir::Value shared,
                      llvm::ArrayRef<int64_t> tile, mlir::ValueRange offsets,
+                     int64_t width,
                      std::optional<SharedMemorySwizzle> swizzle = {});
   /// The indices into the buffer of block-graph tile `tile` of its element
   /// at `indices`: the same indices, or the one swizzled offset into the

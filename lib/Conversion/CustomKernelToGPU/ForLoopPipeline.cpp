@@ -200,8 +200,7 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
     if (auto it = swizzles.find(load.getTile()); it != swizzles.end())
       swizzle = it->second;
     copyTileAsync(buffers.lookup(load.getSource()), destination, tile,
-                  tileOffsets(tile, load.getImap(), load.getFmap(), iteration),
-                  swizzle);
+                  loadOffsets(load, iteration), loadVectorWidth(load), swizzle);
   };
 
   // Prologue: initialize the accumulators, start the copies of the

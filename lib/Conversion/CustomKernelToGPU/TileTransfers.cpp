@@ -47,13 +47,38 @@ int64_t BlockGraphToGPU::vectorWidth(ArrayRef<int64_t> tile, Type elementType) {
   return tile.back() % width == 0 ? width : 1;
 }
 
+int64_t BlockGraphToGPU::loadVectorWidth(block::LoadOp load) {
+  Type elementType = elementTypeOf(load.getTile());
+  // A conversion, which cp.async cannot do, moves single elements.
+  if (elementTypeOf(load.getSource()) != elementType)
+    return 1;
+  int64_t width = vectorWidth(shapeOf(load.getTile()), elementType);
+  // Tiles of a whole input start rows at multiples of the tile's row; a
+  // window's start where its offset and the input's rows put them.
+  if (load.getOffsets() && (shapeOf(load.getSource()).back() % width != 0 ||
+                            load.getWindowOffsets().back() % width != 0))
+    return 1;
+  return width;
+}
+
+SmallVector<Value> BlockGraphToGPU::loadOffsets(block::LoadOp load,
+                                                Value iteration) {
+  SmallVector<Value> offsets = tileOffsets(
+      shapeOf(load.getTile()), load.getImap(), load.getFmap(), iteration);
+  for (auto [offset, start] : llvm::zip(offsets, load.getWindowOffsets()))
+    if (start != 0)
+      offset =
+          arith::AddIOp::create(b, loc, offset, indexConstant(b, loc, start));
+  return offsets;
+}
+
 std::optional<SharedMemorySwizzle>
 BlockGraphToGPU::swizzleFor(block::LoadOp load) {
   Value tile = load.getTile();
   Type elementType = elementTypeOf(tile);
-  // A converting load writes single elements, unswizzled, as narrow rows do.
-  if (vectorWidth(shapeOf(tile), elementType) == 1 ||
-      elementTypeOf(load.getSource()) != elementType)
+  // Single-element copies (a conversion, narrow or unaligned rows) write
+  // the tile unswizzled.
+  if (loadVectorWidth(load) == 1)
     return std::nullopt;
   auto readByTensorCores = [&](Operation *user) {
     auto matmul = dyn_cast<block::MatmulOp>(user);
@@ -85,13 +110,11 @@ SmallVector<Value> BlockGraphToGPU::tileIndices(Value tile,
 
 void BlockGraphToGPU::copyTileAsync(
     Value global, Value shared, ArrayRef<int64_t> tile, ValueRange offsets,
-    std::optional<SharedMemorySwizzle> swizzle) {
+    int64_t width, std::optional<SharedMemorySwizzle> swizzle) {
   Type elementType = elementTypeOf(shared);
-  int64_t width = vectorWidth(tile, elementType);
-  bool converts = elementTypeOf(global) != elementType;
-  if (width == 1 || converts) {
-    // Rows too narrow for 16-byte copies, or a conversion, which cp.async
-    // cannot do: one element per thread and step, through a register.
+  if (width == 1) {
+    // Rows too narrow or unaligned for 16-byte copies, or a conversion:
+    // one element per thread and step, through a register.
     forEachElement(tile, [&](ValueRange idx) {
       Value v =
           memref::LoadOp::create(b, loc, global, addOffsets(idx, offsets));

@@ -275,6 +275,13 @@ private:
     SmallVector<OpFoldResult> offsets =
         tileOffsets(b, loc, tile.getShape(), load.getImap(), grid,
                     load.getFmap(), iteration);
+    // A window shifts every tile by its start.
+    for (auto [offset, start] : llvm::zip(offsets, load.getWindowOffsets()))
+      if (start != 0)
+        offset = arith::AddIOp::create(
+                     b, loc, getValueOrCreateConstantIndexOp(b, loc, offset),
+                     indexConstant(b, loc, start))
+                     .getResult();
     SmallVector<OpFoldResult> strides(tile.getRank(), b.getIndexAttr(1));
     Value source = mapping.lookup(load.getSource());
     auto sourceType = cast<RankedTensorType>(source.getType());

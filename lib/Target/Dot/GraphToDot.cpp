@@ -126,6 +126,9 @@ private:
   std::string opLabel(Operation &op) {
     std::string label = op.getName().getStringRef().str();
     if (auto load = dyn_cast<block::LoadOp>(op)) {
+      if (load.getOffsets())
+        label += "\\nwindow " + attrText(load.getOffsetsAttr()) + " " +
+                 attrText(load.getSizesAttr());
       label += "\\nimap " + attrText(load.getImap());
       if (load.getFmap())
         label += " fmap " + std::to_string(*load.getFmap());

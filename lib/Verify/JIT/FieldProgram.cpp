@@ -798,6 +798,9 @@ private:
     ArrayRef<int64_t> shape = shapeOfBuffer(tile);
     SmallVector<Value> offsets =
         tileOffsets(shape, load.getImap(), load.getFmap(), pos);
+    for (auto [offset, start] : llvm::zip(offsets, load.getWindowOffsets()))
+      if (start != 0)
+        offset = arith::AddIOp::create(b, loc(), offset, index(start));
     forEachIndex(shape, [&](ValueRange ivs) {
       store(this->load(source, shifted(ivs, offsets)), tile, ivs);
     });

@@ -114,6 +114,54 @@ func.func @wrong_tile_shape(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
 
 // -----
 
+func.func @window_rank(%x: tensor<8x64xf16>) -> tensor<8x32xf16> {
+  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> tensor<8x32xf16> {
+  ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x32xf16>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x32xf16> {
+      // expected-error @+1 {{'block.load' op window of 1 offsets and 2 sizes for an input of rank 2}}
+      %t = block.load %in0 window [32] [8, 32] imap <> : tensor<8x64xf16> -> tensor<8x32xf16>
+      block.yield %t : tensor<8x32xf16>
+    }
+    block.store %m, %out0 omap <> : tensor<8x32xf16> into tensor<8x32xf16>
+    block.return
+  }
+  return %o : tensor<8x32xf16>
+}
+
+// -----
+
+func.func @window_outside_input(%x: tensor<8x64xf16>) -> tensor<8x32xf16> {
+  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> tensor<8x32xf16> {
+  ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x32xf16>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x32xf16> {
+      // expected-error @+1 {{'block.load' op window [40, 72) of dim 1 is not inside the input of shape 8x64}}
+      %t = block.load %in0 window [0, 40] [8, 32] imap <> : tensor<8x64xf16> -> tensor<8x32xf16>
+      block.yield %t : tensor<8x32xf16>
+    }
+    block.store %m, %out0 omap <> : tensor<8x32xf16> into tensor<8x32xf16>
+    block.return
+  }
+  return %o : tensor<8x32xf16>
+}
+
+// -----
+
+func.func @window_tile_shape(%x: tensor<8x64xf16>) -> tensor<8x32xf16> {
+  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> tensor<8x32xf16> {
+  ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x32xf16>):
+    %m = block.for_loop 2 iterations accumulate (sum) : tensor<8x32xf16> {
+      // expected-error @+1 {{'block.load' op tile shape 8x32 does not match the 8x16 that the imap, the fmap, the grid and the for-loop cut from the window of shape 8x32}}
+      %t = block.load %in0 window [0, 32] [8, 32] imap <> fmap 1 : tensor<8x64xf16> -> tensor<8x32xf16>
+      block.yield %t : tensor<8x32xf16>
+    }
+    block.store %m, %out0 omap <> : tensor<8x32xf16> into tensor<8x32xf16>
+    block.return
+  }
+  return %o : tensor<8x32xf16>
+}
+
+// -----
+
 func.func @load_from_output(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
   %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> tensor<8x64xf16> {
   ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x64xf16>):

@@ -40,6 +40,24 @@ func.func @matmul_sum(%x: tensor<8x4096xf16>, %w: tensor<4096x6144xf16>,
   return %o : tensor<8x6144xf16>
 }
 
+// A load through a window: the second half of each row of a fused gate-up
+// product, 64 columns per block, 16 rows per iteration (summed).
+// CHECK-LABEL: func.func @windowed_load
+func.func @windowed_load(%h: tensor<32x5632xf16>) -> tensor<16x2816xf16> {
+  %o = kernel.custom (%h) grid <44, 1, 1> block <128, 1, 1>
+      : (tensor<32x5632xf16>) -> tensor<16x2816xf16> {
+  ^bb0(%in0: tensor<32x5632xf16>, %out0: tensor<16x2816xf16>):
+    %acc = block.for_loop 2 iterations accumulate (sum) : tensor<16x64xf16> {
+      // CHECK: block.load %in0 window [0, 2816] [32, 2816] imap <x = 1> fmap 0 : tensor<32x5632xf16> -> tensor<16x64xf16>
+      %u = block.load %in0 window [0, 2816] [32, 2816] imap <x = 1> fmap 0 : tensor<32x5632xf16> -> tensor<16x64xf16>
+      block.yield %u : tensor<16x64xf16>
+    }
+    block.store %acc, %out0 omap <x = 1> : tensor<16x64xf16> into tensor<16x2816xf16>
+    block.return
+  }
+  return %o : tensor<16x2816xf16>
+}
+
 // Every accumulator kind, including the online-softmax `rescale by k` (also
 // by a max accumulator that comes after it), with f32 tiles.
 // CHECK-LABEL: func.func @accumulators

@@ -12,6 +12,7 @@
 
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlsopt {
@@ -50,6 +51,21 @@ wrapInDefaultBlockGraph(mlir::RewriterBase &rewriter, mlir::Operation *op,
 /// outside custom kernels.
 void populateKernelToCustomPatterns(mlir::RewritePatternSet &patterns,
                                     int64_t maxSharedMemBytes);
+
+/// True if `slice` is static, unit-stride and keeps the rank: a box of its
+/// source, which a block.load window can read in place.
+bool isWindowSlice(mlir::tensor::ExtractSliceOp slice);
+
+/// True if the GPU pipeline reads `slice` in place: every reader is a
+/// custom kernel, or an op with a default block graph, whose loads take a
+/// window of the slice's source instead; no copy kernel is left for it.
+bool isReadThroughWindows(mlir::tensor::ExtractSliceOp slice);
+
+/// Reads the static, unit-stride slices that custom kernels read in
+/// place: each such kernel loads windows of the slice's source instead, and
+/// the slice, a copy kernel, goes when nothing else reads it. Part of
+/// populateFuseKernelElementwisePatterns; `--fold-slices-into-loads` alone.
+void populateFoldSlicesIntoLoadsPatterns(mlir::RewritePatternSet &patterns);
 
 } // namespace mlsopt
 

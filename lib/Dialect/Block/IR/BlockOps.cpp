@@ -122,10 +122,25 @@ LogicalResult LoadOp::verify() {
   // (a mixed-precision program's cast, fused into the kernel).
   auto source = cast<RankedTensorType>(getSource().getType());
   auto tile = cast<RankedTensorType>(getTile().getType());
+  if (getOffsets()) {
+    ArrayRef<int64_t> offsets = *getOffsets(), sizes = *getSizes();
+    if (offsets.size() != static_cast<size_t>(source.getRank()) ||
+        sizes.size() != offsets.size())
+      return emitOpError("window of ")
+             << offsets.size() << " offsets and " << sizes.size()
+             << " sizes for an input of rank " << source.getRank();
+    for (auto [dim, offset, size] : llvm::enumerate(offsets, sizes))
+      if (offset < 0 || size < 1 || offset + size > source.getDimSize(dim))
+        return emitOpError("window [")
+               << offset << ", " << offset + size << ") of dim " << dim
+               << " is not inside the input of shape "
+               << formatShape(source.getShape());
+  }
+  SmallVector<int64_t> window = getWindowShape();
   auto loop = cast<ForLoopOp>((*this)->getParentOp());
-  ShapeOrError expected = inputTileShape(
-      source.getShape(), getImap().getGridToTensorDims(), gridOf(*this),
-      getFmap(), loop.getIterations());
+  ShapeOrError expected =
+      inputTileShape(window, getImap().getGridToTensorDims(), gridOf(*this),
+                     getFmap(), loop.getIterations());
   if (!expected.ok())
     return emitOpError() << expected.error;
   if (ArrayRef<int64_t>(expected.shape) != tile.getShape())
@@ -133,8 +148,23 @@ LogicalResult LoadOp::verify() {
            << formatShape(tile.getShape()) << " does not match the "
            << formatShape(expected.shape)
            << " that the imap, the fmap, the grid and the for-loop cut from "
-           << "the input of shape " << formatShape(source.getShape());
+           << (getOffsets() ? "the window" : "the input") << " of shape "
+           << formatShape(window);
   return success();
+}
+
+SmallVector<int64_t> LoadOp::getWindowShape() {
+  if (std::optional<ArrayRef<int64_t>> sizes = getSizes())
+    return llvm::to_vector(*sizes);
+  return llvm::to_vector(
+      cast<RankedTensorType>(getSource().getType()).getShape());
+}
+
+SmallVector<int64_t> LoadOp::getWindowOffsets() {
+  if (std::optional<ArrayRef<int64_t>> offsets = getOffsets())
+    return llvm::to_vector(*offsets);
+  return SmallVector<int64_t>(
+      cast<RankedTensorType>(getSource().getType()).getRank(), 0);
 }
 
 //===----------------------------------------------------------------------===//

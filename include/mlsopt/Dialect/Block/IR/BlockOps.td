@@ -68,21 +68,47 @@ def Block_LoadOp : Block_Op<"load", [Pure, HasParent<"ForLoopOp">]> {
     f16 or bf16 rounded to nearest even): a `kernel.convert` of a
     mixed-precision program, fused into the kernel that reads it.
 
+    With `window`, the load reads the box of `source` that starts at
+    `offsets` and has shape `sizes` instead of the whole input, as if the
+    input were that `tensor.extract_slice`: the imap and the fmap cut the
+    window, and the tiles are offset by it. A slice of a value (the q, k
+    and v of a fused projection, the halves of a gate-up product or of a
+    rotary embedding) is read in place, without a copy kernel.
+
     ```mlir
     // A 4096x6144 weight on a grid of 96 blocks along x and a 64-iteration
     // loop: each block loads a 64x64 tile per iteration.
     %w = block.load %in1 imap <x = 1> fmap 0
         : tensor<4096x6144xf16> -> tensor<64x64xf16>
+    // The second half of the columns of an 8x5632 product, 64 at a time.
+    %u = block.load %in2 window [0, 2816] [8, 2816] imap <x = 1>
+        : tensor<8x5632xf16> -> tensor<8x64xf16>
     ```
   }];
   let arguments = (ins MLSOpt_Tensor:$source, Block_DimMapAttr:$imap,
-                       OptionalAttr<I64Attr>:$fmap);
+                       OptionalAttr<I64Attr>:$fmap,
+                       OptionalAttr<DenseI64ArrayAttr>:$offsets,
+                       OptionalAttr<DenseI64ArrayAttr>:$sizes);
   let results = (outs MLSOpt_Tensor:$tile);
   let assemblyFormat = [{
-    $source `imap` $imap (`fmap` $fmap^)? attr-dict `:` type($source) `->`
-    type($tile)
+    $source (`window` $offsets^ $sizes)? `imap` $imap (`fmap` $fmap^)?
+    attr-dict `:` type($source) `->` type($tile)
   }];
+  let builders = [
+    // A load of the whole input.
+    OpBuilder<(ins "::mlir::Type":$tile, "::mlir::Value":$source,
+                   "DimMapAttr":$imap, "::mlir::IntegerAttr":$fmap), [{
+      build($_builder, $_state, tile, source, imap, fmap,
+            ::mlir::DenseI64ArrayAttr(), ::mlir::DenseI64ArrayAttr());
+    }]>
+  ];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The shape the imap and the fmap cut: the window's, or the source's.
+    ::llvm::SmallVector<int64_t> getWindowShape();
+    /// Where the window starts in the source: zeros without a window.
+    ::llvm::SmallVector<int64_t> getWindowOffsets();
+  }];
 }
 
 def Block_StoreOp : Block_Op<"store", [
