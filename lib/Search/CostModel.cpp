@@ -487,9 +487,9 @@ mlsopt::search::estimateKernelCosts(func::FuncOp func, const TargetInfo &target,
     // The GPU pipeline runs a static slice and a broadcast on tensors as
     // copy kernels: one launch that writes the result and reads what it
     // copies (a broadcast's repeated reads come from the L2). A slice that
-    // only kernels read, they read in place (--fold-slices-into-loads).
+    // only kernels read, they read in place (isReadInPlace).
     auto slice = dyn_cast<tensor::ExtractSliceOp>(op);
-    if (slice && isReadThroughWindows(slice))
+    if (slice && isReadInPlace(slice))
       return WalkResult::advance();
     if (isa<tensor::ExtractSliceOp, linalg::BroadcastOp>(op) &&
         llvm::all_of(op->getResultTypes(), isStaticTensor)) {

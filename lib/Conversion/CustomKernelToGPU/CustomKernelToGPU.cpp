@@ -92,12 +92,34 @@ bool isCopyOp(Operation &op) {
   return false;
 }
 
+/// The static slices whose result a copy op copies, then their source, and
+/// so on, nearest first: the copy kernel reads the tensor they slice in
+/// place (a conversion or a transpose of q sliced from a fused projection,
+/// a slice of a slice), so they need no kernels of their own.
+SmallVector<tensor::ExtractSliceOp> getSlicesReadThrough(Operation *copy) {
+  SmallVector<tensor::ExtractSliceOp> slices;
+  for (auto slice = copy->getOperand(0).getDefiningOp<tensor::ExtractSliceOp>();
+       slice && isCopyOp(*slice);
+       slice = slice.getSource().getDefiningOp<tensor::ExtractSliceOp>())
+    slices.push_back(slice);
+  return slices;
+}
+
+/// A static slice that only copy ops read, through it: no launch.
+bool isReadThroughByCopies(Operation &op) {
+  return isa<tensor::ExtractSliceOp>(op) && !op.use_empty() &&
+         llvm::all_of(op.getUsers(),
+                      [](Operation *user) { return isCopyOp(*user); });
+}
+
 /// The tensors a launch reads: a copy op's source (a broadcast's init is
-/// only its shape), or all operands of a custom kernel.
+/// only its shape) past the slices it reads through, or all operands of a
+/// custom kernel.
 SmallVector<Value> getLaunchInputs(Operation *launch) {
   if (isa<kernel::CustomOp>(launch))
     return llvm::to_vector(launch->getOperands());
-  return {launch->getOperand(0)};
+  SmallVector<tensor::ExtractSliceOp> slices = getSlicesReadThrough(launch);
+  return {slices.empty() ? launch->getOperand(0) : slices.back().getSource()};
 }
 
 /// A copy op (isCopyOp) as a kernel of its own: each thread copies one
@@ -127,6 +149,8 @@ void emitCopyKernel(Operation *op, gpu::GPUFuncOp func) {
       from[p] = at[i];
   if (isa<tensor::ExtractSliceOp, linalg::BroadcastOp>(op))
     from = buildCopySourceIndices(b, loc, op, at);
+  for (tensor::ExtractSliceOp slice : getSlicesReadThrough(op))
+    from = buildCopySourceIndices(b, loc, slice, from);
   Value element = memref::LoadOp::create(b, loc, func.getArgument(0), from);
   element = buildFloatConversion(b, loc, element, type.getElementType());
   memref::StoreOp::create(b, loc, element, func.getArgument(1), at);
@@ -330,7 +354,8 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
   // each intermediate, to free it after.
   SmallVector<Operation *> launches;
   for (Operation &op : entry)
-    if (isa<kernel::CustomOp>(op) || isCopyOp(op))
+    if (isa<kernel::CustomOp>(op) ||
+        (isCopyOp(op) && !isReadThroughByCopies(op)))
       launches.push_back(&op);
   DenseMap<Value, unsigned> lastUse;
   for (auto [n, launch] : llvm::enumerate(launches))

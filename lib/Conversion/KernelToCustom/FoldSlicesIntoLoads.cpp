@@ -14,6 +14,8 @@
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -28,10 +30,133 @@ using namespace mlsopt;
 
 namespace {
 
-/// Every input of a custom kernel that is such a slice: the kernel reads
-/// the slice's source instead, each load through the slice's window (a
-/// window of a window starts at the sum of their offsets). An input that
-/// is then read twice is kept once.
+/// The slice of `view` (static, unit strides) with `type`.
+Value createSlice(PatternRewriter &rewriter, Location loc,
+                  RankedTensorType type, Value view, ArrayRef<int64_t> offsets,
+                  ArrayRef<int64_t> sizes) {
+  MLIRContext *context = rewriter.getContext();
+  SmallVector<int64_t> strides(offsets.size(), 1);
+  return tensor::ExtractSliceOp::create(
+      rewriter, loc, type, view, getAsIndexOpFoldResult(context, offsets),
+      getAsIndexOpFoldResult(context, sizes),
+      getAsIndexOpFoldResult(context, strides));
+}
+
+/// A reshape of `source` to `type` by `reassociation` before `before`: an
+/// equal one in its block (moved up if it comes later: it reads only
+/// `source`, defined before `before`), so that the views made for the q, k
+/// and v of one projection are one value, or a new one.
+template <typename ReshapeOp>
+Value getOrCreateView(PatternRewriter &rewriter, Operation *before,
+                      RankedTensorType type, Value source,
+                      ArrayRef<ReassociationIndices> reassociation) {
+  for (Operation *user : source.getUsers()) {
+    auto view = dyn_cast<ReshapeOp>(user);
+    if (!view || view->getBlock() != before->getBlock() ||
+        view.getResultType() != type ||
+        view.getReassociationIndices() != reassociation)
+      continue;
+    if (before->isBeforeInBlock(view))
+      rewriter.moveOpBefore(view, before);
+    return view.getResult();
+  }
+  return ReshapeOp::create(rewriter, before->getLoc(), type, source,
+                           reassociation);
+}
+
+/// expand_shape(slice(x)) is slice(expand_shape(x)) where the slice of
+/// each dim that is split holds whole rows of the dims after the first it
+/// is split into: the heads of q, k or v sliced from a fused projection
+/// ([s, 3 * h * d] -> [s, h * d] -> [s, h, d]) are heads h..2h-1 of the
+/// projection's view [s, 3 * h, d]. A kernel that reads them then reads
+/// the projection in place.
+struct SliceBeforeExpandShape : OpRewritePattern<tensor::ExpandShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExpandShapeOp expand,
+                                PatternRewriter &rewriter) const override {
+    auto slice = expand.getSrc().getDefiningOp<tensor::ExtractSliceOp>();
+    RankedTensorType resultType = expand.getResultType();
+    if (!slice || !isWindowSlice(slice) || !resultType.hasStaticShape())
+      return rewriter.notifyMatchFailure(expand, "does not view a slice");
+    ArrayRef<int64_t> sourceShape = slice.getSourceType().getShape();
+    ArrayRef<int64_t> offsets = slice.getStaticOffsets();
+    ArrayRef<int64_t> shape = resultType.getShape();
+    SmallVector<int64_t> viewShape, viewOffsets, viewSizes;
+    for (auto [i, group] : llvm::enumerate(expand.getReassociationIndices())) {
+      ArrayRef<int64_t> inner = ArrayRef<int64_t>(group).drop_front();
+      int64_t rows = 1;
+      for (int64_t d : inner)
+        rows *= shape[d];
+      if (offsets[i] % rows != 0 || sourceShape[i] % rows != 0)
+        return rewriter.notifyMatchFailure(expand, "splits parts of rows");
+      viewShape.push_back(sourceShape[i] / rows);
+      viewOffsets.push_back(offsets[i] / rows);
+      viewSizes.push_back(shape[group.front()]);
+      for (int64_t d : inner) {
+        viewShape.push_back(shape[d]);
+        viewOffsets.push_back(0);
+        viewSizes.push_back(shape[d]);
+      }
+    }
+    Value view = getOrCreateView<tensor::ExpandShapeOp>(
+        rewriter, expand, resultType.clone(viewShape), slice.getSource(),
+        expand.getReassociationIndices());
+    rewriter.replaceOp(expand,
+                       createSlice(rewriter, expand.getLoc(), resultType, view,
+                                   viewOffsets, viewSizes));
+    return success();
+  }
+};
+
+/// collapse_shape(slice(x)) is slice(collapse_shape(x)) where the slice of
+/// each group of collapsed dims is contiguous: dims of size 1, then one
+/// cut dim, then whole dims.
+struct SliceBeforeCollapseShape : OpRewritePattern<tensor::CollapseShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::CollapseShapeOp collapse,
+                                PatternRewriter &rewriter) const override {
+    auto slice = collapse.getSrc().getDefiningOp<tensor::ExtractSliceOp>();
+    RankedTensorType resultType = collapse.getResultType();
+    if (!slice || !isWindowSlice(slice) || !resultType.hasStaticShape())
+      return rewriter.notifyMatchFailure(collapse, "does not view a slice");
+    ArrayRef<int64_t> sourceShape = slice.getSourceType().getShape();
+    ArrayRef<int64_t> offsets = slice.getStaticOffsets();
+    ArrayRef<int64_t> sizes = slice.getStaticSizes();
+    SmallVector<int64_t> viewShape, viewOffsets, viewSizes;
+    for (ReassociationIndices group : collapse.getReassociationIndices()) {
+      // Past the first dim the slice cuts, every dim must be whole; before
+      // it, every dim must be one element.
+      bool cut = false;
+      int64_t extent = 1, offset = 0, size = 1;
+      for (int64_t d : group) {
+        if (cut && sizes[d] != sourceShape[d])
+          return rewriter.notifyMatchFailure(collapse, "not contiguous");
+        if (!cut && sizes[d] != 1)
+          cut = true;
+        extent *= sourceShape[d];
+        offset = offset * sourceShape[d] + offsets[d];
+        size *= sizes[d];
+      }
+      viewShape.push_back(extent);
+      viewOffsets.push_back(offset);
+      viewSizes.push_back(size);
+    }
+    Value view = getOrCreateView<tensor::CollapseShapeOp>(
+        rewriter, collapse, resultType.clone(viewShape), slice.getSource(),
+        collapse.getReassociationIndices());
+    rewriter.replaceOp(collapse,
+                       createSlice(rewriter, collapse.getLoc(), resultType,
+                                   view, viewOffsets, viewSizes));
+    return success();
+  }
+};
+
+/// Every input of a custom kernel that is a window slice (isWindowSlice):
+/// the kernel reads the slice's source instead, each load through the
+/// slice's window (a window of a window starts at the sum of their
+/// offsets). A source the kernel reads already is passed once.
 struct FoldSliceIntoLoads : OpRewritePattern<kernel::CustomOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -110,13 +235,22 @@ bool mlsopt::isWindowSlice(tensor::ExtractSliceOp slice) {
          !ShapedType::isDynamicShape(slice.getStaticSizes());
 }
 
-bool mlsopt::isReadThroughWindows(tensor::ExtractSliceOp slice) {
-  return isWindowSlice(slice) && !slice->use_empty() &&
-         llvm::all_of(slice->getUsers(), [](Operation *user) {
-           return isa<kernel::CustomOp>(user) || hasDefaultBlockGraph(user);
-         });
+bool mlsopt::isReadInPlace(tensor::ExtractSliceOp slice) {
+  if (slice->use_empty() || !slice.getSourceType().hasStaticShape() ||
+      !slice.getOffsets().empty() || !slice.getSizes().empty() ||
+      !slice.getStrides().empty())
+    return false;
+  return llvm::all_of(slice->getUses(), [&](OpOperand &use) {
+    Operation *user = use.getOwner();
+    if (isa<kernel::TransposeOp, kernel::ConvertOp, tensor::ExtractSliceOp,
+            linalg::BroadcastOp>(user))
+      return use.getOperandNumber() == 0;
+    return isWindowSlice(slice) &&
+           (isa<kernel::CustomOp>(user) || hasDefaultBlockGraph(user));
+  });
 }
 
 void mlsopt::populateFoldSlicesIntoLoadsPatterns(RewritePatternSet &patterns) {
-  patterns.add<FoldSliceIntoLoads>(patterns.getContext());
+  patterns.add<FoldSliceIntoLoads, SliceBeforeExpandShape,
+               SliceBeforeCollapseShape>(patterns.getContext());
 }

@@ -73,3 +73,62 @@ func.func @not_boxes(%h: tensor<8x64xf32>, %g: tensor<2x8x32xf32>) -> tensor<8x3
   }
   return %o : tensor<8x32xf32>
 }
+
+// -----
+
+// Heads of k sliced from a fused projection: the view of the slice is the
+// slice of the projection's view (heads 4..7 of 12), which the kernel
+// reads in place. A split of parts of rows (columns 8.. of rows of 16)
+// stays as written.
+// CHECK-LABEL: func.func @heads_of_a_slice
+// CHECK: %[[V:.*]] = tensor.expand_shape %arg0 {{\[\[}}0], [1, 2]] output_shape [8, 12, 16] : tensor<8x192xf32> into tensor<8x12x16xf32>
+// CHECK: %[[S:.*]] = tensor.extract_slice %arg0[0, 8] [8, 64] [1, 1]
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[S]]
+// CHECK: kernel.custom(%[[V]], %[[E]])
+// CHECK: block.load %in0 window [0, 4, 0] [8, 4, 16] imap <x = 1> : tensor<8x12x16xf32> -> tensor<8x1x16xf32>
+func.func @heads_of_a_slice(%h: tensor<8x192xf32>) -> tensor<8x4x16xf32> {
+  %k = tensor.extract_slice %h[0, 64] [8, 64] [1, 1] : tensor<8x192xf32> to tensor<8x64xf32>
+  %kh = tensor.expand_shape %k [[0], [1, 2]] output_shape [8, 4, 16] : tensor<8x64xf32> into tensor<8x4x16xf32>
+  %p = tensor.extract_slice %h[0, 8] [8, 64] [1, 1] : tensor<8x192xf32> to tensor<8x64xf32>
+  %ph = tensor.expand_shape %p [[0], [1, 2]] output_shape [8, 4, 16] : tensor<8x64xf32> into tensor<8x4x16xf32>
+  %o = kernel.custom (%kh, %ph) grid <4, 1, 1> block <128, 1, 1> : (tensor<8x4x16xf32>, tensor<8x4x16xf32>) -> tensor<8x4x16xf32> {
+  ^bb0(%in0: tensor<8x4x16xf32>, %in1: tensor<8x4x16xf32>, %out0: tensor<8x4x16xf32>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x1x16xf32> {
+      %a = block.load %in0 imap <x = 1> : tensor<8x4x16xf32> -> tensor<8x1x16xf32>
+      %b = block.load %in1 imap <x = 1> : tensor<8x4x16xf32> -> tensor<8x1x16xf32>
+      %s = block.add %a, %b : tensor<8x1x16xf32>, tensor<8x1x16xf32>
+      block.yield %s : tensor<8x1x16xf32>
+    }
+    block.store %m, %out0 omap <x = 1> : tensor<8x1x16xf32> into tensor<8x4x16xf32>
+    block.return
+  }
+  return %o : tensor<8x4x16xf32>
+}
+
+// -----
+
+// A collapse of a contiguous slice (one batch of two, whole rows) is a
+// slice of the collapsed value; one that cuts rows (the first 8 columns of
+// every row) is not contiguous and stays.
+// CHECK-LABEL: func.func @collapsed_slices
+// CHECK: %[[C:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : tensor<2x8x16xf32> into tensor<16x16xf32>
+// CHECK: %[[S:.*]] = tensor.extract_slice %arg0[0, 0, 0] [2, 8, 8] [1, 1, 1]
+// CHECK: %[[F:.*]] = tensor.collapse_shape %[[S]] {{\[\[}}0], [1, 2]]
+// CHECK: kernel.custom(%[[C]], %[[F]])
+// CHECK: block.load %in0 window [8, 0] [8, 16] imap <> : tensor<16x16xf32> -> tensor<8x16xf32>
+func.func @collapsed_slices(%x: tensor<2x8x16xf32>) -> tensor<8x16xf32> {
+  %b = tensor.extract_slice %x[1, 0, 0] [1, 8, 16] [1, 1, 1] : tensor<2x8x16xf32> to tensor<1x8x16xf32>
+  %r = tensor.collapse_shape %b [[0, 1], [2]] : tensor<1x8x16xf32> into tensor<8x16xf32>
+  %c = tensor.extract_slice %x[0, 0, 0] [2, 8, 8] [1, 1, 1] : tensor<2x8x16xf32> to tensor<2x8x8xf32>
+  %f = tensor.collapse_shape %c [[0], [1, 2]] : tensor<2x8x8xf32> into tensor<2x64xf32>
+  %o = kernel.custom (%r, %f) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x16xf32>, tensor<2x64xf32>) -> tensor<8x16xf32> {
+  ^bb0(%in0: tensor<8x16xf32>, %in1: tensor<2x64xf32>, %out0: tensor<8x16xf32>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x16xf32> {
+      %a = block.load %in0 imap <> : tensor<8x16xf32> -> tensor<8x16xf32>
+      block.yield %a : tensor<8x16xf32>
+    }
+    block.store %m, %out0 omap <> : tensor<8x16xf32> into tensor<8x16xf32>
+    block.return
+  }
+  return %o : tensor<8x16xf32>
+}

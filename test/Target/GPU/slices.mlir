@@ -51,6 +51,20 @@ func.func @odd_start(%h: tensor<8x64xf16>) -> tensor<8x32xf16> {
   return %r : tensor<8x32xf16>
 }
 
+// A view of a slice is the slice of a view: the matmul reads the second
+// half of each row of x, viewed as 16 rows, in place.
+// CHECK-LABEL: func.func @collapsed_slice
+// CHECK-NOT: extract_slice
+// CHECK-COUNT-1: gpu.launch_func
+// CHECK-NOT: gpu.launch_func
+// CHECK: return
+func.func @collapsed_slice(%x: tensor<2x8x32xf16>, %w: tensor<16x8xf16>) -> tensor<16x8xf16> {
+  %s = tensor.extract_slice %x[0, 0, 16] [2, 8, 16] [1, 1, 1] : tensor<2x8x32xf16> to tensor<2x8x16xf16>
+  %c = tensor.collapse_shape %s [[0, 1], [2]] : tensor<2x8x16xf16> into tensor<16x16xf16>
+  %o = kernel.matmul %c, %w : tensor<16x16xf16>, tensor<16x8xf16>
+  return %o : tensor<16x8xf16>
+}
+
 // The gate-up product's second kernel copies 16 bytes at a time, those of
 // the up half 2816 f16 values (5632 bytes) into each row; the odd window's
 // kernel loads single f16 values from 3 values in and copies none.

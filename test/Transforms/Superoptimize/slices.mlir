@@ -1,6 +1,7 @@
 // Programs that split a product with slices, as torch's chunk and split
-// do: a gated MLP whose gate and up projections are one matmul, and an
-// attention whose q, k and v are one. The search takes each slice as an
+// do: a gated MLP whose gate and up projections are one matmul, and
+// attentions whose q, k and v are one (GPT-2's c_attn, with a bias, its
+// heads split by views and transposes). The search takes each slice as an
 // input; the kernels it finds then read the product in place, through
 // windows (--fold-slices-into-loads), and no slice is left to copy. The
 // rewrite is verified against the program as written.
@@ -54,4 +55,46 @@ func.func @attention_fused_qkv(%x: tensor<64x128xf16>, %w: tensor<128x384xf16>) 
   %p = kernel.div %e, %z : tensor<64x64xf16>, tensor<64x1xf16>
   %o = kernel.matmul %p, %v : tensor<64x64xf16>, tensor<64x128xf16>
   return %o : tensor<64x128xf16>
+}
+
+// The heads of q, k and v are views of the slices; each is the slice of
+// one view of the projection ([64, 12, 64]), which both attention kernels
+// read in place: 3 kernels where the ops as written launch 12.
+// CHECK-LABEL: func.func @gpt2_attention
+// CHECK-NOT: tensor.extract_slice
+// CHECK: %[[QKV:.*]] = kernel.custom(%arg0, %arg1
+// CHECK: %[[HEADS:.*]] = tensor.expand_shape %[[QKV]] {{\[\[}}0], [1, 2]] output_shape [64, 12, 64]
+// CHECK-NOT: tensor.expand_shape %[[QKV]]
+// CHECK: kernel.custom(%[[HEADS]])
+// CHECK: block.load %in0 window [0, 4, 0] [64, 4, 64]
+// CHECK: kernel.custom(%{{.*}}, %[[HEADS]])
+// CHECK: block.load %in1 window [0, 8, 0] [64, 4, 64]
+// CHECK-NOT: tensor.extract_slice
+// CHECK: return
+// VERIFY: remark: @gpt2_attention is equivalent to @gpt2_attention_reference
+// GPU-LABEL: func.func @gpt2_attention
+// GPU-COUNT-3: gpu.launch_func
+// GPU-NOT: gpu.launch_func
+// GPU: return
+func.func @gpt2_attention(%x: tensor<64x256xf16>, %w: tensor<256x768xf16>, %bias: tensor<768xf16>) -> tensor<64x256xf16> {
+  %h0 = kernel.matmul %x, %w : tensor<64x256xf16>, tensor<256x768xf16>
+  %h = kernel.add %h0, %bias : tensor<64x768xf16>, tensor<768xf16>
+  %q = tensor.extract_slice %h[0, 0] [64, 256] [1, 1] : tensor<64x768xf16> to tensor<64x256xf16>
+  %k = tensor.extract_slice %h[0, 256] [64, 256] [1, 1] : tensor<64x768xf16> to tensor<64x256xf16>
+  %v = tensor.extract_slice %h[0, 512] [64, 256] [1, 1] : tensor<64x768xf16> to tensor<64x256xf16>
+  %q3 = tensor.expand_shape %q [[0], [1, 2]] output_shape [64, 4, 64] : tensor<64x256xf16> into tensor<64x4x64xf16>
+  %k3 = tensor.expand_shape %k [[0], [1, 2]] output_shape [64, 4, 64] : tensor<64x256xf16> into tensor<64x4x64xf16>
+  %v3 = tensor.expand_shape %v [[0], [1, 2]] output_shape [64, 4, 64] : tensor<64x256xf16> into tensor<64x4x64xf16>
+  %qh = kernel.transpose %q3 [1, 0, 2] : tensor<64x4x64xf16>
+  %kh = kernel.transpose %k3 [1, 2, 0] : tensor<64x4x64xf16>
+  %vh = kernel.transpose %v3 [1, 0, 2] : tensor<64x4x64xf16>
+  %s = kernel.matmul %qh, %kh : tensor<4x64x64xf16>, tensor<4x64x64xf16>
+  %ss = kernel.mul_scalar %s, 0.125 : tensor<4x64x64xf16>
+  %e = kernel.exp %ss : tensor<4x64x64xf16>
+  %z = kernel.reduce_sum %e dim 2 : tensor<4x64x64xf16>
+  %p = kernel.div %e, %z : tensor<4x64x64xf16>, tensor<4x64x1xf16>
+  %o = kernel.matmul %p, %vh : tensor<4x64x64xf16>, tensor<4x64x64xf16>
+  %ot = kernel.transpose %o [1, 0, 2] : tensor<4x64x64xf16>
+  %oc = tensor.collapse_shape %ot [[0], [1, 2]] : tensor<64x4x64xf16> into tensor<64x256xf16>
+  return %oc : tensor<64x256xf16>
 }

@@ -56,10 +56,12 @@ void populateKernelToCustomPatterns(mlir::RewritePatternSet &patterns,
 /// source, which a block.load window can read in place.
 bool isWindowSlice(mlir::tensor::ExtractSliceOp slice);
 
-/// True if the GPU pipeline reads `slice` in place: every reader is a
-/// custom kernel, or an op with a default block graph, whose loads take a
-/// window of the slice's source instead; no copy kernel is left for it.
-bool isReadThroughWindows(mlir::tensor::ExtractSliceOp slice);
+/// True if the GPU pipeline reads static `slice` in place, with no copy
+/// kernel for it: a custom kernel or an op with a default block graph
+/// loads windows of a window slice's source, and a copy kernel (of a
+/// transpose, a conversion, a broadcast or a slice) reads the source at
+/// the slice's indices.
+bool isReadInPlace(mlir::tensor::ExtractSliceOp slice);
 
 /// Reads the static, unit-stride slices that custom kernels read in
 /// place: each such kernel loads windows of the slice's source instead, and
