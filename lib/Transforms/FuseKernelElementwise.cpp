@@ -109,13 +109,19 @@ bool isFusableElementwise(Operation *op) {
 
 /// Whether a tile of `op`'s result with shape `tile` can be computed from
 /// tiles of its operands alone: always for an elementwise op; for an
-/// rms_norm when the tile holds whole rows of the normalized dim.
+/// rms_norm when the tile holds whole rows of the normalized dim, and for
+/// a concat when it holds the whole joined dim (the tile is then the
+/// concat of the operands' tiles).
 bool isTileLocal(Operation *op, ArrayRef<int64_t> tile) {
-  auto norm = dyn_cast<kernel::RmsNormOp>(op);
-  if (!norm)
-    return true;
-  int64_t d = norm.getNormalizedDim();
-  return tile[d] == shapeOf(norm.getResult())[d];
+  if (auto norm = dyn_cast<kernel::RmsNormOp>(op)) {
+    int64_t d = norm.getNormalizedDim();
+    return tile[d] == shapeOf(norm.getResult())[d];
+  }
+  if (auto concat = dyn_cast<kernel::ConcatOp>(op)) {
+    int64_t d = concat.getDim();
+    return tile[d] == shapeOf(concat.getResult())[d];
+  }
+  return true;
 }
 
 /// `map` with every tensor dim d it names replaced by `to[d]`: an imap or
@@ -304,9 +310,12 @@ struct FuseElementwisePrologue : KernelFusionPattern {
     // A transpose is applied to tiles too: each tile of its result is a
     // tile of its operand with the dims permuted.
     auto transpose = dyn_cast<kernel::TransposeOp>(op);
-    if (!transpose && !isFusableElementwise(op))
+    // So is a concat whose tiles hold the whole joined dim (a rotary
+    // embedding's rotate_half: the concat of a negated half and the other).
+    auto concat = dyn_cast<kernel::ConcatOp>(op);
+    if (!transpose && !concat && !isFusableElementwise(op))
       return rewriter.notifyMatchFailure(
-          op, "not an elementwise kernel op or a transpose");
+          op, "not an elementwise kernel op, a transpose or a concat");
     Value result = op->getResult(0);
     if (result.use_empty() || !llvm::all_equal(result.getUsers()))
       return rewriter.notifyMatchFailure(op, "not read by one op only");
@@ -322,15 +331,16 @@ struct FuseElementwisePrologue : KernelFusionPattern {
     IRRewriter trial(rewriter.getContext());
     auto custom = dyn_cast<kernel::CustomOp>(reader);
     // A pre-defined op that reads a transpose (a lone linear layer's
-    // matmul, which the search keeps as a library kernel) gets here the
-    // default block graph the GPU lowering would give it, so that it too
-    // loads the weight as stored; the costs below decide. `wrapped` is the
+    // matmul, which the search keeps as a library kernel) or a concat (the
+    // product of a rotary embedding's rotate_half) gets here the default
+    // block graph the GPU lowering would give it, so that it too loads the
+    // operands as stored; the costs below decide. `wrapped` is the
     // kernel of it that reads the transpose, a scratch copy erased in the
     // end. Where that graph is a split pair (X^T X: one output tile, a long
     // k), `combining` is its second kernel, which sums the partials of the
     // first and stays if the fusion is made.
     kernel::CustomOp wrapped, combining;
-    if (!custom && transpose && hasDefaultBlockGraph(reader)) {
+    if (!custom && (transpose || concat) && hasDefaultBlockGraph(reader)) {
       trial.setInsertionPoint(reader);
       Operation *copy = trial.clone(*reader);
       ScopedDiagnosticHandler quiet(op->getContext(),
@@ -434,6 +444,9 @@ struct FuseElementwisePrologue : KernelFusionPattern {
         for (auto [d, size] : llvm::enumerate(operandTile))
           if (stretched(d))
             size = 1;
+        // A concat's tile holds the whole joined dim of each operand.
+        if (concat)
+          operandTile[concat.getDim()] = full[concat.getDim()];
         IntegerAttr operandFmap;
         int64_t loopDim = fmap.value_or(-1);
         if (loopDim >= 0 && !stretched(loopDim))
@@ -460,6 +473,8 @@ struct FuseElementwisePrologue : KernelFusionPattern {
               offset = 0;
               size = 1;
             }
+          if (concat)
+            sizes[concat.getDim()] = full[concat.getDim()];
           if (transpose) {
             SmallVector<int64_t> permutedOffsets(offsets), permutedSizes(sizes);
             for (auto [d, p] : llvm::enumerate(transpose.getPermutation())) {

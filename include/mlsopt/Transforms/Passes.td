@@ -119,6 +119,13 @@ def FuseKernelElementwise : Pass<"fuse-kernel-elementwise", "::mlir::func::FuncO
       transpose of a custom kernel's output is an epilogue: each block
       stores its tile permuted, placed along the permuted dims. A weight stored `[n, k]` (a linear layer's)
       or a key transposed for `Q K^T` costs no copy kernel.
+    - *Concats.* A `kernel.concat` read only by one custom kernel (or by a
+      pre-defined op, given its default block graph as for a transpose)
+      whose tiles hold the whole joined dim is a prologue too: the kernel
+      loads the operands' tiles and joins them with `block.concat`. With
+      the slices read in place (`--fold-slices-into-loads`, also part of
+      this pass), a rotary embedding's `rotate_half` (the concat of a
+      negated half and the other half) feeding `Q K^T` costs no kernel.
     - *Conversions.* A `kernel.convert` (a mixed-precision program's cast)
       that only custom kernels read becomes converting loads of its operand
       in them, and one of a custom kernel's output that nothing else reads

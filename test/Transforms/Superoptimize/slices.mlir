@@ -98,3 +98,32 @@ func.func @gpt2_attention(%x: tensor<64x256xf16>, %w: tensor<256x768xf16>, %bias
   %oc = tensor.collapse_shape %ot [[0], [1, 2]] : tensor<64x4x64xf16> into tensor<64x256xf16>
   return %oc : tensor<64x256xf16>
 }
+
+// rotate_half (the concat of the negated second half and the first) under
+// a product: the matmul's tiles hold whole rows, so its kernel joins the
+// halves it loads in place (block.concat) and negates one: 1 kernel for
+// what the ops as written launch as 3 (and 2 slice copies).
+// CHECK-LABEL: func.func @rotate_half_matmul
+// CHECK-NOT: tensor.extract_slice
+// CHECK-NOT: kernel.concat
+// CHECK: kernel.custom(%arg0, %arg1)
+// CHECK: block.load %in0 window [0, 0, 8] [4, 8, 8]
+// CHECK: thread.unary neg
+// CHECK: block.load %in0 window [0, 0, 0] [4, 8, 8]
+// CHECK: block.concat %{{.*}}, %{{.*}} dim 2
+// CHECK: block.matmul
+// CHECK-NOT: kernel.
+// CHECK: return
+// VERIFY: remark: @rotate_half_matmul is equivalent to @rotate_half_matmul_reference
+// GPU-LABEL: func.func @rotate_half_matmul
+// GPU-COUNT-1: gpu.launch_func
+// GPU-NOT: gpu.launch_func
+// GPU: return
+func.func @rotate_half_matmul(%x: tensor<4x8x16xf32>, %w: tensor<4x16x8xf32>) -> tensor<4x8x8xf32> {
+  %lo = tensor.extract_slice %x[0, 0, 0] [4, 8, 8] [1, 1, 1] : tensor<4x8x16xf32> to tensor<4x8x8xf32>
+  %hi = tensor.extract_slice %x[0, 0, 8] [4, 8, 8] [1, 1, 1] : tensor<4x8x16xf32> to tensor<4x8x8xf32>
+  %n = kernel.neg %hi : tensor<4x8x8xf32>
+  %r = kernel.concat %n, %lo dim 2 : tensor<4x8x8xf32>, tensor<4x8x8xf32>
+  %o = kernel.matmul %r, %w : tensor<4x8x16xf32>, tensor<4x16x8xf32>
+  return %o : tensor<4x8x8xf32>
+}
