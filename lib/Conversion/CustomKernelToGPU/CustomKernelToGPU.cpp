@@ -105,6 +105,23 @@ SmallVector<tensor::ExtractSliceOp> getSlicesReadThrough(Operation *copy) {
   return slices;
 }
 
+/// A function of data movement alone (a slice or a broadcast of its
+/// arguments, returned): copy kernels, so the GPU runs it like any other,
+/// where a function of other non-kernel ops stays host code.
+bool isDataMovementOnly(func::FuncOp func) {
+  bool copies = false;
+  for (Operation &op : func.getBody().getOps()) {
+    if (isCopyOp(op)) {
+      copies = true;
+      continue;
+    }
+    if (!isa<tensor::EmptyOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+             func::ReturnOp>(op))
+      return false;
+  }
+  return copies;
+}
+
 /// A static slice that only copy ops read, through it: no launch.
 bool isReadThroughByCopies(Operation &op) {
   return isa<tensor::ExtractSliceOp>(op) && !op.use_empty() &&
@@ -515,9 +532,12 @@ struct ConvertCustomKernelToGPUPass
       });
       if (nested.wasInterrupted())
         return signalPassFailure();
-      if (llvm::any_of(func.getBody().getOps(), [](Operation &op) {
-            return isa_and_nonnull<kernel::KernelDialect>(op.getDialect());
-          }))
+      if (llvm::any_of(func.getBody().getOps(),
+                       [](Operation &op) {
+                         return isa_and_nonnull<kernel::KernelDialect>(
+                             op.getDialect());
+                       }) ||
+          isDataMovementOnly(func))
         funcs.push_back(func);
       func.walk([&](linalg::LinalgOp op) {
         if (!firstLinalg)

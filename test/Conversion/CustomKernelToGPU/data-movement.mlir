@@ -27,6 +27,18 @@
 // CHECK: gpu.launch_func @mlsopt_kernels::@strided_and_broadcast_kernel2 {{.*}} args(%[[SL]] : memref<3x4xf32>, %[[S]] : memref<3x4xf32>)
 // CHECK: return
 
+// A function of data movement alone runs on the GPU too: its copy kernels
+// (it stayed host code, and the module had no GPU binary).
+// CHECK-LABEL: func.func @slice_only
+// CHECK-SAME: (%[[X:.*]]: memref<8x16xf32>, %[[R:.*]]: memref<8x8xf32> {mlsopt.result_index = 0 : i64})
+// CHECK: gpu.launch_func @mlsopt_kernels::@slice_only_kernel0 {{.*}} args(%[[X]] : memref<8x16xf32>, %[[R]] : memref<8x8xf32>)
+// CHECK-NOT: gpu.launch_func
+// CHECK: return
+// CHECK-LABEL: func.func @broadcast_only
+// CHECK: gpu.launch_func @mlsopt_kernels::@broadcast_only_kernel0
+// CHECK-NOT: gpu.launch_func
+// CHECK: return
+
 // The kernels read the source at offset + index * stride, a dropped dim at
 // its offset, and the broadcast's input without its added dim.
 // CHECK-LABEL: gpu.func @rotate_half_kernel1
@@ -71,4 +83,15 @@ func.func @strided_and_broadcast(%x: tensor<4x6x8xf32>, %k: tensor<2x16x8xf32>) 
   %b = linalg.broadcast ins(%k : tensor<2x16x8xf32>) outs(%e : tensor<2x3x16x8xf32>) dimensions = [1]
   %se = kernel.exp %s : tensor<3x4xf32>
   return %se, %b : tensor<3x4xf32>, tensor<2x3x16x8xf32>
+}
+
+func.func @slice_only(%x: tensor<8x16xf32>) -> tensor<8x8xf32> {
+  %s = tensor.extract_slice %x[0, 8] [8, 8] [1, 1] : tensor<8x16xf32> to tensor<8x8xf32>
+  return %s : tensor<8x8xf32>
+}
+
+func.func @broadcast_only(%k: tensor<2x16x8xf32>) -> tensor<2x3x16x8xf32> {
+  %e = tensor.empty() : tensor<2x3x16x8xf32>
+  %b = linalg.broadcast ins(%k : tensor<2x16x8xf32>) outs(%e : tensor<2x3x16x8xf32>) dimensions = [1]
+  return %b : tensor<2x3x16x8xf32>
 }
