@@ -15,7 +15,6 @@
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
