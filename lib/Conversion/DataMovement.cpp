@@ -1,12 +1,35 @@
 //===- DataMovement.cpp - Where copies read their elements ----------------===//
 
 #include "mlsopt/Conversion/DataMovement.h"
+#include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/Support/ShapeInference.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
+
+/// A static tensor of an element type kernels compute in.
+static bool isDeviceTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape() &&
+         mlsopt::isSupportedElementType(tensor.getElementType());
+}
+
+bool mlsopt::isCopyOp(Operation &op) {
+  if (isa<kernel::TransposeOp, kernel::ConvertOp>(op))
+    return true;
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
+    return slice.getOffsets().empty() && slice.getSizes().empty() &&
+           slice.getStrides().empty() && isDeviceTensor(slice.getType()) &&
+           isDeviceTensor(slice.getSourceType());
+  if (auto broadcast = dyn_cast<linalg::BroadcastOp>(op))
+    return broadcast.hasPureTensorSemantics() &&
+           isDeviceTensor(broadcast.getInput().getType()) &&
+           isDeviceTensor(broadcast.getInit().getType());
+  return false;
+}
 
 SmallVector<Value> mlsopt::buildCopySourceIndices(OpBuilder &b, Location loc,
                                                   Operation *op,

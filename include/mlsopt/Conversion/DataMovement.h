@@ -2,8 +2,9 @@
 //
 // The import leaves a front end's slices and broadcasts between kernel ops;
 // the GPU lowering runs them as copy kernels and the verifier's field program
-// copies them the same way. This is the one definition of which source
-// element each result element reads, so the two cannot disagree.
+// copies them the same way. This is the one definition of which ops are
+// copies and of which source element each result element reads, so the GPU
+// lowering, the cost model and the verifier cannot disagree.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,16 @@
 #include "mlir/IR/Builders.h"
 
 namespace mlsopt {
+
+/// An op the GPU runs as a copy kernel: kernel.transpose and kernel.convert,
+/// which have no block graph (the block dialect moves no data across dims,
+/// and a block graph computes in one element type), and the data movement
+/// a front end writes between kernel ops that the import keeps as it is: a
+/// static tensor.extract_slice (torch slicing, the halves of a rotary
+/// embedding) and a linalg.broadcast on tensors (repeat_kv, a broadcast
+/// operand of a matmul), on static tensors of the element types kernels
+/// compute in. Its operand 0 is what it copies.
+bool isCopyOp(mlir::Operation &op);
 
 /// The source indices the result element at `resultIndices` of `op`, a
 /// tensor.extract_slice with static offsets, sizes and strides or a

@@ -64,34 +64,6 @@ kernel::Dim3Attr copyGrid(Operation *op) {
       std::max<int64_t>(1, llvm::divideCeil(elements, kCopyThreads)), 1, 1);
 }
 
-/// A static tensor of an element type kernels compute in.
-bool isDeviceTensor(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && tensor.hasStaticShape() &&
-         isSupportedElementType(tensor.getElementType());
-}
-
-/// An op the GPU runs as a copy kernel: kernel.transpose and kernel.convert,
-/// which have no block graph (the block dialect moves no data across dims,
-/// and a block graph computes in one element type), and the data movement
-/// a front end writes between kernel ops that the import keeps as it is: a
-/// static tensor.extract_slice (torch slicing, the halves of a rotary
-/// embedding) and a linalg.broadcast on tensors (repeat_kv, a broadcast
-/// operand of a matmul).
-bool isCopyOp(Operation &op) {
-  if (isa<kernel::TransposeOp, kernel::ConvertOp>(op))
-    return true;
-  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
-    return slice.getOffsets().empty() && slice.getSizes().empty() &&
-           slice.getStrides().empty() && isDeviceTensor(slice.getType()) &&
-           isDeviceTensor(slice.getSourceType());
-  if (auto broadcast = dyn_cast<linalg::BroadcastOp>(op))
-    return broadcast.hasPureTensorSemantics() &&
-           isDeviceTensor(broadcast.getInput().getType()) &&
-           isDeviceTensor(broadcast.getInit().getType());
-  return false;
-}
-
 /// The static slices whose result a copy op copies, then their source, and
 /// so on, nearest first: the copy kernel reads the tensor they slice in
 /// place (a conversion or a transpose of q sliced from a fused projection,

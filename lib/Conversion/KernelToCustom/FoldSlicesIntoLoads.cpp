@@ -9,12 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlsopt/Conversion/DataMovement.h"
 #include "mlsopt/Conversion/KernelToCustom/KernelToCustom.h"
 #include "mlsopt/Conversion/Passes.h"
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -235,17 +235,14 @@ bool mlsopt::isWindowSlice(tensor::ExtractSliceOp slice) {
 }
 
 bool mlsopt::isReadInPlace(tensor::ExtractSliceOp slice) {
-  if (slice->use_empty() || !slice.getSourceType().hasStaticShape() ||
-      !slice.getOffsets().empty() || !slice.getSizes().empty() ||
-      !slice.getStrides().empty())
+  if (slice->use_empty() || !isCopyOp(*slice))
     return false;
-  return llvm::all_of(slice->getUses(), [&](OpOperand &use) {
-    Operation *user = use.getOwner();
-    if (isa<kernel::TransposeOp, kernel::ConvertOp, tensor::ExtractSliceOp,
-            linalg::BroadcastOp>(user))
-      return use.getOperandNumber() == 0;
-    return isWindowSlice(slice) &&
-           (isa<kernel::CustomOp>(user) || hasDefaultBlockGraph(user));
+  // A copy kernel reads through the slice (a broadcast's init is only its
+  // shape), as --convert-custom-kernel-to-gpu does.
+  return llvm::all_of(slice->getUsers(), [&](Operation *user) {
+    return isCopyOp(*user) ||
+           (isWindowSlice(slice) &&
+            (isa<kernel::CustomOp>(user) || hasDefaultBlockGraph(user)));
   });
 }
 
