@@ -433,8 +433,11 @@ struct FuseElementwisePrologue : KernelFusionPattern {
       SmallVector<Value> tiles;
       for (Value operand : op->getOperands()) {
         ArrayRef<int64_t> full = shapeOf(operand);
+        // A dim the operand broadcasts (not a concat's joined dim, where
+        // each operand has its own extent).
         auto stretched = [&](int64_t d) {
-          return !transpose && full[d] != shape[d];
+          return !transpose && full[d] != shape[d] &&
+                 !(concat && d == static_cast<int64_t>(concat.getDim()));
         };
         GridToTensorDims imap = load.getImap().getGridToTensorDims();
         for (std::optional<int64_t> &d : imap)
