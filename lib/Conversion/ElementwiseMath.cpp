@@ -200,6 +200,34 @@ Value mlsopt::buildElementwiseGeneric(
   return generic.getResult(0);
 }
 
+Value mlsopt::emitTriangleCondition(OpBuilder &b, Location loc, Value row,
+                                    Value col, int64_t diagonal) {
+  Value distance = arith::SubIOp::create(b, loc, col, row);
+  return arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::sge, distance,
+      arith::ConstantIndexOp::create(b, loc, diagonal));
+}
+
+Value mlsopt::buildTriangleFill(OpBuilder &b, Location loc, Value input,
+                                ArrayRef<int64_t> dims, int64_t diagonal,
+                                double value, Value rowOffset,
+                                Value colOffset) {
+  auto type = cast<RankedTensorType>(input.getType());
+  return buildElementwiseGeneric(
+      b, loc, type, input, [&](OpBuilder &nb, Location l, ValueRange args) {
+        auto at = [&](int64_t dim, Value offset) -> Value {
+          Value index = linalg::IndexOp::create(nb, l, dim);
+          return offset ? arith::AddIOp::create(nb, l, index, offset) : index;
+        };
+        Value filled = emitTriangleCondition(nb, l, at(dims[0], rowOffset),
+                                             at(dims[1], colOffset), diagonal);
+        Value fill = arith::ConstantOp::create(
+            nb, l, type.getElementType(),
+            nb.getFloatAttr(type.getElementType(), value));
+        return arith::SelectOp::create(nb, l, filled, fill, args[0]);
+      });
+}
+
 Type mlsopt::getAccumulatorElementType(Type elementType) {
   if (elementType.isF16() || elementType.isBF16())
     return Float32Type::get(elementType.getContext());

@@ -171,6 +171,8 @@ static FailureOr<Flops> estimateTensorOpFlops(Operation *op) {
           .Cases({"add", "sub", "mul", "div", "max", "min", "mul_scalar",
                   "add_scalar", "max_scalar", "min_scalar"},
                  out)
+          // A compare of the element's place and a select.
+          .Case("triangle_fill", 2 * out)
           .Cases({"exp", "log", "sqrt", "rsqrt", "square", "silu", "sigmoid",
                   "gelu", "relu", "tanh", "erf", "neg", "gelu_tanh"},
                  out)

@@ -2,6 +2,8 @@
 
 #include "Enumeration.h"
 
+#include "llvm/Support/Format.h"
+
 using namespace mlir;
 using namespace mlsopt;
 using namespace mlsopt::search;
@@ -112,6 +114,17 @@ ExprRef enumeration::buildExpr(ExprContext &exprs, const SOp &op,
     return exprs.getMax(extent(xs[0]->dims[op.dim]), x);
   case OpKind::RmsNorm:
     return exprs.getRmsNorm(x, extent(xs[0]->dims[op.dim]), op.scalar.literal);
+  case OpKind::TriangleFill: {
+    // A function of the element and its place, which the expression does
+    // not describe: opaque, one function per mask (its dims' classes, its
+    // diagonal and its value).
+    std::string fn;
+    llvm::raw_string_ostream os(fn);
+    os << "triangle_fill c" << op.triangleClasses[0] << " c"
+       << op.triangleClasses[1] << " " << op.diagonal << " "
+       << llvm::format("%a", op.scalar.literal);
+    return exprs.getOpaque(fn, {x});
+  }
   case OpKind::Transpose:
     // Expressions describe whole tensors, not where their elements sit.
     return x;
@@ -233,6 +246,12 @@ void enumeration::forEachOp(
             continue;
           op.dim = d;
           tryOp(op, -1);
+        }
+      } else if (kind == OpKind::TriangleFill) {
+        for (auto [i, mask] : llvm::enumerate(problem.triangles)) {
+          SOp masked = mask;
+          masked.operands = {a};
+          tryOp(masked, i);
         }
       } else if (kind == OpKind::RmsNorm) {
         // rms_norm needs its whole row: not over a split reduction.

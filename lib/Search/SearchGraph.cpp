@@ -73,6 +73,8 @@ StringRef search::getMnemonic(OpKind kind) {
     return "reduce_max";
   case OpKind::RmsNorm:
     return "rms_norm";
+  case OpKind::TriangleFill:
+    return "triangle_fill";
   case OpKind::Transpose:
     return "transpose";
   }
@@ -102,6 +104,16 @@ bool search::isUnaryKind(OpKind kind) {
 
 bool search::isCommutativeKind(OpKind kind) {
   return kind == OpKind::Add || kind == OpKind::Mul;
+}
+
+bool search::isTriangleApplicable(const SOp &op, const Dims &dims) {
+  for (unsigned i = 0; i < 2; ++i) {
+    int64_t d = op.triangle[i];
+    if (d < 0 || d >= static_cast<int64_t>(dims.size()) ||
+        dims[d].isChunked() || dims[d].cls != op.triangleClasses[i])
+      return false;
+  }
+  return op.triangle[0] != op.triangle[1];
 }
 
 double Scalar::getValue(ArrayRef<int64_t> extents) const {
@@ -179,6 +191,11 @@ std::optional<Dims> search::inferDims(const SOp &op,
   if (op.kind == OpKind::RmsNorm) {
     if (op.dim < 0 || op.dim >= static_cast<int64_t>(a.size()) ||
         a[op.dim].isOne() || a[op.dim].isChunked())
+      return std::nullopt;
+    return a;
+  }
+  if (op.kind == OpKind::TriangleFill) {
+    if (!isTriangleApplicable(op, a))
       return std::nullopt;
     return a;
   }
@@ -333,6 +350,32 @@ int64_t search::getExtent(Dim dim, ArrayRef<int64_t> extents,
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// Where a tile of some dims sits in its tensor: the tile dim each grid dim
+/// splits (-1: none), and the one the for-loop walks.
+struct TilePlacement {
+  std::array<int64_t, 3> imap = {-1, -1, -1};
+  std::optional<int64_t> fmap;
+};
+
+/// The placement of a tile of `dims` under `layout`: each grid dim splits
+/// the first dim of its class, and inside the for-loop (`inLoop`) the loop
+/// walks the first dim it walks. The imaps and fmaps of the loads.
+TilePlacement getTilePlacement(const Dims &dims, const Layout &layout,
+                               bool inLoop) {
+  TilePlacement place;
+  for (auto [index, d] : llvm::enumerate(dims))
+    if (std::optional<unsigned> g = layout.getGridDimOf(d.cls);
+        g && !d.isChunked() && place.imap[*g] < 0)
+      place.imap[*g] = index;
+  if (inLoop)
+    for (auto [index, d] : llvm::enumerate(dims))
+      if (layout.walks(d)) {
+        place.fmap = index;
+        break;
+      }
+  return place;
+}
+
 /// Builds the ops of one graph; `layout` is set inside a block graph.
 struct Materializer {
   OpBuilder &b;
@@ -346,13 +389,31 @@ struct Materializer {
     return RankedTensorType::get(shape, shapes.elementType);
   }
 
-  /// One pre-defined kernel op or block compute op.
+  /// One pre-defined kernel op or block compute op. A block op's operand
+  /// tile has `operandDims` under `layout`, inside the for-loop when
+  /// `inLoop`.
   Value buildOp(StringRef dialect, const SOp &op, ValueRange operands,
-                RankedTensorType type) {
+                RankedTensorType type, const Dims *operandDims = nullptr,
+                const Layout *layout = nullptr, bool inLoop = false) {
     OperationState state(loc, (dialect + "." + getMnemonic(op.kind)).str());
     state.addOperands(operands);
     state.addTypes(type);
     switch (op.kind) {
+    case OpKind::TriangleFill:
+      state.addAttribute("dims", b.getDenseI64ArrayAttr(op.triangle));
+      state.addAttribute("diagonal", b.getI64IntegerAttr(op.diagonal));
+      state.addAttribute("value", b.getF64FloatAttr(op.scalar.literal));
+      // A tile sits in the masked tensor as a load of a tensor of its dims
+      // would: the layout cuts every value the same way.
+      if (layout) {
+        TilePlacement place = getTilePlacement(*operandDims, *layout, inLoop);
+        state.addAttribute(
+            "imap", block::DimMapAttr::get(b.getContext(), place.imap[0],
+                                           place.imap[1], place.imap[2]));
+        if (place.fmap)
+          state.addAttribute("fmap", b.getI64IntegerAttr(*place.fmap));
+      }
+      break;
     case OpKind::ReduceSum:
     case OpKind::ReduceMax:
       state.addAttribute("dim", b.getI64IntegerAttr(op.dim));
@@ -464,19 +525,13 @@ Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
     OpBuilder::InsertionGuard loopGuard(b);
     b.setInsertionPointToStart(body);
     for (unsigned i = 0; i < bg.inputs.size(); ++i) {
-      const Dims &dims = inputDims[i];
-      int64_t imap[3] = {-1, -1, -1};
-      for (auto [index, d] : llvm::enumerate(dims))
-        if (std::optional<unsigned> g = layout.getGridDimOf(d.cls);
-            g && !d.isChunked() && imap[*g] < 0)
-          imap[*g] = index;
+      TilePlacement place =
+          getTilePlacement(inputDims[i], layout, /*inLoop=*/true);
       IntegerAttr fmap;
-      for (auto [index, d] : llvm::enumerate(dims))
-        if (layout.walks(d)) {
-          fmap = b.getI64IntegerAttr(index);
-          break;
-        }
-      auto imapAttr = block::DimMapAttr::get(ctx, imap[0], imap[1], imap[2]);
+      if (place.fmap)
+        fmap = b.getI64IntegerAttr(*place.fmap);
+      auto imapAttr = block::DimMapAttr::get(ctx, place.imap[0], place.imap[1],
+                                             place.imap[2]);
       bodyValues.push_back(block::LoadOp::create(
           b, loc, getType(bodyDims[i], &layout), entry->getArgument(i),
           imapAttr, fmap));
@@ -487,7 +542,8 @@ Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
         operands.push_back(bodyValues[v]);
       bodyValues.push_back(
           buildOp("block", op, operands,
-                  getType(bodyDims[bg.inputs.size() + index], &layout)));
+                  getType(bodyDims[bg.inputs.size() + index], &layout),
+                  &bodyDims[op.operands[0]], &layout, /*inLoop=*/true));
     }
     SmallVector<Value> yielded;
     for (const Accum &acc : bg.accums)
@@ -503,7 +559,8 @@ Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
       operands.push_back(postValues[v]);
     postValues.push_back(
         buildOp("block", op, operands,
-                getType(postDims[bg.accums.size() + index], &layout)));
+                getType(postDims[bg.accums.size() + index], &layout),
+                &postDims[op.operands[0]], &layout, /*inLoop=*/false));
   }
   for (auto [index, s] : llvm::enumerate(bg.stores)) {
     // Partial results of a split reduction go side by side along their
@@ -622,6 +679,11 @@ static void printOp(const SOp &op, raw_ostream &os) {
     os << " perm ";
     llvm::interleaveComma(op.permutation, os);
   }
+  if (op.kind == OpKind::TriangleFill)
+    os << " dims " << op.triangle[0] << ", " << op.triangle[1] << " classes c"
+       << op.triangleClasses[0] << ", c" << op.triangleClasses[1]
+       << " diagonal " << op.diagonal << " value "
+       << llvm::format("%a", op.scalar.literal);
 }
 
 void search::print(const KernelGraph &graph, raw_ostream &os) {

@@ -213,6 +213,26 @@ static FailureOr<SearchProblem> buildProblem(ArrayRef<Operation *> ops,
       node.op.permutation.assign(transpose.getPermutation().begin(),
                                  transpose.getPermutation().end());
     vocabulary.insert(node.op.kind);
+    if (auto fill = dyn_cast<kernel::TriangleFillOp>(op)) {
+      Dims dims = dimsOf(numbering.getId(numbering.operands[i][0]));
+      for (unsigned k = 0; k < 2; ++k) {
+        node.op.triangle[k] = fill.getDims()[k];
+        node.op.triangleClasses[k] = dims[fill.getDims()[k]].cls;
+      }
+      node.op.diagonal = fill.getDiagonal();
+      node.op.scalar.literal = fill.getValue().convertToDouble();
+      SOp mask = node.op;
+      mask.operands.clear();
+      auto same = [&](const SOp &other) {
+        return other.triangle == mask.triangle &&
+               other.triangleClasses == mask.triangleClasses &&
+               other.diagonal == mask.diagonal &&
+               llvm::bit_cast<uint64_t>(other.scalar.literal) ==
+                   llvm::bit_cast<uint64_t>(mask.scalar.literal);
+      };
+      if (llvm::none_of(problem.triangles, same))
+        problem.triangles.push_back(mask);
+    }
     if (auto norm = dyn_cast<kernel::RmsNormOp>(op)) {
       node.op.dim = norm.getNormalizedDim();
       node.op.scalar.literal = norm.getEpsilon().convertToDouble();

@@ -120,6 +120,19 @@ ShapeOrError concatShape(ArrayRef<ArrayRef<int64_t>> shapes, int64_t dim) {
   return r;
 }
 
+std::string checkTriangleDims(ArrayRef<int64_t> dims, int64_t rank) {
+  if (dims.size() != 2)
+    return ("takes two dims [rows, cols], got " + Twine(dims.size())).str();
+  for (int64_t d : dims)
+    if (d < 0 || d >= rank)
+      return ("dim " + Twine(d) + " is not a dim of an operand of rank " +
+              Twine(rank))
+          .str();
+  if (dims[0] == dims[1])
+    return ("rows and cols are both dim " + Twine(dims[0])).str();
+  return "";
+}
+
 ShapeOrError transposeShape(ArrayRef<int64_t> shape,
                             ArrayRef<int64_t> permutation) {
   if (permutation.size() != shape.size())

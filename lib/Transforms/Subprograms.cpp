@@ -65,6 +65,12 @@ template <typename First> bool completesPair(Operation *op) {
 unsigned getWeight(Operation *op) {
   if (subtractsOwnMax(op))
     return 0;
+  // A causal mask counts nothing either: it adds no reduction, no input and
+  // no tiling choice, only one op on the scores wherever they are, so a
+  // masked attention stays as whole as the plain one (whose kernel the
+  // mask must join to be computed on the tiles).
+  if (isa<kernel::TriangleFillOp>(op))
+    return 0;
   // A clamp (Mirage's one op) is max_scalar then min_scalar, so a clamped
   // gated MLP is as large a search problem as the plain one and stays
   // whole. A mean (torch.mean, a LayerNorm's centre) is a sum then a

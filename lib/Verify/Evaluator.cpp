@@ -285,6 +285,10 @@ enum class OpClass {
   RmsNorm,
   Concat,
   Transpose,
+  /// triangle_fill: the fill value (`scalar`) where the element's place in
+  /// the masked tensor (the tile's place by `gridMap` and `loopDim`, as a
+  /// load's) is in the triangle `dims`, `diagonal`.
+  TriangleFill,
   /// A static tensor.extract_slice or a linalg.broadcast: each result
   /// element reads the operand at gatherBase plus the strides.
   Gather,
@@ -360,6 +364,9 @@ struct Instr {
   /// of max/min (binaryFunctionId).
   uint64_t function = 0;
   SmallVector<int64_t, 4> permutation;
+  /// triangle_fill: [rows, cols] and the diagonal.
+  std::array<int64_t, 2> triangleDims = {0, 0};
+  int64_t diagonal = 0;
   /// Gather: the operand's row-major offset of each result dim's step, and
   /// of the result's first element.
   SmallVector<int64_t, 4> gatherStrides;
@@ -629,6 +636,21 @@ struct FieldEvaluator::Impl {
       instr.cls = OpClass::Matmul;
       return success();
     }
+    double fillValue = 0;
+    if (matchEither<kernel::TriangleFillOp, block::TriangleFillOp>(
+            op, [&](auto fill) {
+              instr.triangleDims = {fill.getDims()[0], fill.getDims()[1]};
+              instr.diagonal = fill.getDiagonal();
+              fillValue = fill.getValue().convertToDouble();
+            })) {
+      instr.cls = OpClass::TriangleFill;
+      if (auto fill = dyn_cast<block::TriangleFillOp>(op)) {
+        instr.gridMap = fill.getImap().getGridToTensorDims();
+        instr.loopDim = fill.getFmap();
+      }
+      instr.scalar = fieldFillConstant(fillValue, constantExtents);
+      return success();
+    }
     auto setDim = [&](OpClass cls) {
       return [&instr, cls](auto typed) {
         instr.cls = cls;
@@ -818,6 +840,10 @@ struct FieldEvaluator::Impl {
       // variable is sqrt's random function of the mean square mod p.
       forward(instr, {in(0).num, satAdd(in(0).den, 1)});
       return success();
+    case OpClass::TriangleFill:
+      // Each element is x's or a constant: no degree above x's.
+      forward(instr, in(0));
+      return success();
     case OpClass::Concat: {
       Degree d;
       for (unsigned i = 0; i < instr.operands.size(); ++i)
@@ -1005,6 +1031,7 @@ struct FieldEvaluator::Impl {
       case OpClass::ReduceSum:
       case OpClass::ReduceMax:
       case OpClass::Concat:
+      case OpClass::TriangleFill:
       case OpClass::Transpose:
       case OpClass::Gather:
       case OpClass::Reshape:
@@ -1105,6 +1132,9 @@ struct FieldEvaluator::Impl {
       return success();
     case OpClass::Concat:
       runConcat(instr);
+      return success();
+    case OpClass::TriangleFill:
+      runTriangleFill(instr, pos);
       return success();
     case OpClass::Transpose:
       runTranspose(instr);
@@ -1564,6 +1594,28 @@ struct FieldEvaluator::Impl {
     if (instr.loopDim)
       offsets[*instr.loopDim] = pos.iteration * tile[*instr.loopDim];
     return offsets;
+  }
+
+  void runTriangleFill(Instr &instr, const BlockPosition &pos) {
+    const FieldTensor &x = in(instr.operands[0]);
+    FieldTensor &y = out(instr.results[0]);
+    ArrayRef<int64_t> shape = y.shape;
+    SmallVector<int64_t, 6> offsets = tileOffsets(instr, shape, pos);
+    auto [rows, cols] = instr.triangleDims;
+    // Row-major strides of the two dims.
+    int64_t rowStride = 1, colStride = 1;
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d > rows; --d)
+      rowStride *= shape[d];
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d > cols; --d)
+      colStride *= shape[d];
+    for (int64_t i = 0, n = y.getNumElements(); i < n; ++i) {
+      int64_t row = offsets[rows] + (i / rowStride) % shape[rows];
+      int64_t col = offsets[cols] + (i / colStride) % shape[cols];
+      bool filled = col - row >= instr.diagonal;
+      y.p[i] = filled ? instr.scalar.p : x.p[i];
+      if (y.hasExponents())
+        y.q[i] = filled ? instr.scalar.q : x.q[i];
+    }
   }
 
   void runLoad(Instr &instr, const BlockPosition &pos) {

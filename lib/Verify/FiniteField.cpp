@@ -52,6 +52,16 @@ mlsopt::verify::fieldConstant(double value, llvm::ArrayRef<int64_t> extents) {
   return r;
 }
 
+FieldElement
+mlsopt::verify::fieldFillConstant(double value,
+                                  llvm::ArrayRef<int64_t> extents) {
+  if (std::optional<FieldElement> c = fieldConstant(value, extents))
+    return *c;
+  uint64_t bits =
+      mix64(llvm::bit_cast<uint64_t>(value) ^ 0x66696c6c5f696e66ULL);
+  return {bits % PrimeField::kModulus, mix64(bits) % ExponentField::kModulus};
+}
+
 namespace {
 /// w^(b * 2^(8i)) for every window i of an exponent below 2^64 and every byte
 /// value b.

@@ -638,3 +638,54 @@ func.func @window_off_by_one(%h: tensor<4x16xf32>) -> tensor<4x8xf32> attributes
   }
   return %o : tensor<4x8xf32>
 }
+
+// -----
+
+// Causal masks: a kernel that masks each tile at its place (the grid splits
+// the rows, the for-loop the columns) computes the masked row sums; one
+// whose mask forgets the for-loop's part of the place does not.
+func.func @ref(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
+  %m = kernel.triangle_fill %x dims [0, 1] diagonal 1 value 0xFFF0000000000000 : tensor<4x8xf32>
+  %e = kernel.exp %m : tensor<4x8xf32>
+  %s = kernel.reduce_sum %e dim 1 : tensor<4x8xf32>
+  return %s : tensor<4x1xf32>
+}
+// expected-remark @+1 {{@masked_tiles is equivalent to @ref: }}
+func.func @masked_tiles(%x: tensor<4x8xf32>) -> tensor<4x1xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %o = kernel.custom (%x) grid <2, 1, 1> block <128, 1, 1> : (tensor<4x8xf32>) -> tensor<4x1xf32> {
+  ^bb0(%in0: tensor<4x8xf32>, %out0: tensor<4x1xf32>):
+    %s = block.for_loop 2 iterations accumulate (sum) : tensor<2x1xf32> {
+      %t = block.load %in0 imap <x = 0> fmap 1 : tensor<4x8xf32> -> tensor<2x4xf32>
+      %m = block.triangle_fill %t dims [0, 1] diagonal 1 value 0xFFF0000000000000 imap <x = 0> fmap 1 : tensor<2x4xf32>
+      %e = block.exp %m : tensor<2x4xf32>
+      %r = block.reduce_sum %e dim 1 : tensor<2x4xf32>
+      block.yield %r : tensor<2x1xf32>
+    }
+    block.store %s, %out0 omap <x = 0> : tensor<2x1xf32> into tensor<4x1xf32>
+    block.return
+  }
+  return %o : tensor<4x1xf32>
+}
+// expected-error @+1 {{@mask_without_iteration is not equivalent to @ref}}
+func.func @mask_without_iteration(%x: tensor<4x8xf32>) -> tensor<4x1xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %o = kernel.custom (%x) grid <2, 1, 1> block <128, 1, 1> : (tensor<4x8xf32>) -> tensor<4x1xf32> {
+  ^bb0(%in0: tensor<4x8xf32>, %out0: tensor<4x1xf32>):
+    %s = block.for_loop 2 iterations accumulate (sum) : tensor<2x1xf32> {
+      %t = block.load %in0 imap <x = 0> fmap 1 : tensor<4x8xf32> -> tensor<2x4xf32>
+      %m = block.triangle_fill %t dims [0, 1] diagonal 1 value 0xFFF0000000000000 imap <x = 0> : tensor<2x4xf32>
+      %e = block.exp %m : tensor<2x4xf32>
+      %r = block.reduce_sum %e dim 1 : tensor<2x4xf32>
+      block.yield %r : tensor<2x1xf32>
+    }
+    block.store %s, %out0 omap <x = 0> : tensor<2x1xf32> into tensor<4x1xf32>
+    block.return
+  }
+  return %o : tensor<4x1xf32>
+}
+// expected-error @+1 {{@mask_other_diagonal is not equivalent to @ref}}
+func.func @mask_other_diagonal(%x: tensor<4x8xf32>) -> tensor<4x1xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %m = kernel.triangle_fill %x dims [0, 1] diagonal 2 value 0xFFF0000000000000 : tensor<4x8xf32>
+  %e = kernel.exp %m : tensor<4x8xf32>
+  %s = kernel.reduce_sum %e dim 1 : tensor<4x8xf32>
+  return %s : tensor<4x1xf32>
+}

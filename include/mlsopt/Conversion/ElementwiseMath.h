@@ -80,6 +80,22 @@ mlir::Value buildFilledTensor(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value buildElementCast(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Value tensor, mlir::Type elementType);
 
+/// Whether a triangle_fill fills the element at (`row`, `col`) (index
+/// values): `col - row >= diagonal`, as an i1.
+mlir::Value emitTriangleCondition(mlir::OpBuilder &b, mlir::Location loc,
+                                  mlir::Value row, mlir::Value col,
+                                  int64_t diagonal);
+
+/// The triangle_fill of `input` by `value` over `dims` = [rows, cols] with
+/// `diagonal`, as an all-parallel linalg.generic that reads its indices.
+/// Element 0 of `input` sits at `rowOffset`, `colOffset` (index values, or
+/// null for 0) of the masked tensor: a tile's place in it.
+mlir::Value buildTriangleFill(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value input, llvm::ArrayRef<int64_t> dims,
+                              int64_t diagonal, double value,
+                              mlir::Value rowOffset = {},
+                              mlir::Value colOffset = {});
+
 /// The map that reads an operand of shape `operand` while iterating over
 /// `result` under numpy broadcasting.
 mlir::AffineMap getBroadcastMap(mlir::MLIRContext *context,

@@ -63,7 +63,11 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       and `x / (1 + exp(-x))` `silu` (in f32 on f16/bf16 values too); GELU's
       tanh approximation spelled out (GPT-2's `0.5 * x * (1 + tanh(sqrt(2 /
       pi) * (x + 0.044715 * x^3)))`, in any association, its constants
-      rounded to the element type) becomes `gelu_tanh`;
+      rounded to the element type) becomes `gelu_tanh`; a select between
+      a constant and a value by one `arith.cmpi` of two loop indices, each
+      side `linalg.index` plus or minus integer constants (through index
+      casts), with coefficients +1 and -1 (a causal mask, `j > i + past`,
+      or its complement) becomes `triangle_fill`;
       f16/bf16 bodies that extend to f32, compute one op and truncate become
       that op;
     - mixed precision, split exactly at its casts into `kernel.convert` ops
@@ -106,7 +110,8 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
     anything else (a left matmul operand, which the matmul reads as a
     batched operand, a reduction, a unary op, an op that stays, a
     binary op whose other operand is also size 1 there), bodies with
-    `linalg.index` or other ops, dynamic shapes, integer and f64 types, linalg on
+    other uses of `linalg.index` (a band of two comparisons, `j > 2 i`) or
+    other ops, dynamic shapes, integer and f64 types, linalg on
     memrefs. The conversion is partial, the module stays valid and function
     signatures do not change.
   }];

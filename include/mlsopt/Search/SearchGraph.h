@@ -57,6 +57,9 @@ enum class OpKind : uint8_t {
   ReduceSum,
   ReduceMax,
   RmsNorm,
+  /// A causal mask (kernel.triangle_fill): not unary, its result depends on
+  /// where each element sits (SOp::triangle).
+  TriangleFill,
   Transpose,
 };
 
@@ -117,7 +120,17 @@ struct SOp {
   Scalar scalar;
   /// The permutation of a transpose.
   llvm::SmallVector<int64_t, 4> permutation;
+  /// A triangle_fill's [rows, cols] (operand dims), the classes those dims
+  /// have in the program (Dim::kOne for size 1), and its diagonal; its
+  /// value is `scalar.literal`.
+  std::array<int64_t, 2> triangle = {-1, -1};
+  std::array<int, 2> triangleClasses = {Dim::kOne, Dim::kOne};
+  int64_t diagonal = 0;
 };
+
+/// Whether a triangle_fill `op` applies to an operand of `dims`: its rows
+/// and cols are dims there, of the classes they have in the program.
+bool isTriangleApplicable(const SOp &op, const Dims &dims);
 
 /// The shape of a block graph's schedule: which class each grid dim splits
 /// and how many blocks it has, and which class the for-loop walks in how

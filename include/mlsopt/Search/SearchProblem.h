@@ -48,6 +48,9 @@ struct SearchProblem {
   llvm::SmallSetVector<int, 4> normClasses;
   /// Epsilons of the reference's rms_norm ops.
   llvm::SmallVector<double> epsilons;
+  /// The reference's triangle_fill ops (their operands aside): the masks the
+  /// enumeration tries, each where it applies (isTriangleApplicable).
+  llvm::SmallVector<SOp> triangles;
 
   bool uses(OpKind kind) const { return llvm::is_contained(vocabulary, kind); }
   /// The class counting the chunks `cls` may be split into across the grid

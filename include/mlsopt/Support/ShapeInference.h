@@ -56,6 +56,10 @@ ShapeOrError concatShape(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
 ShapeOrError transposeShape(llvm::ArrayRef<int64_t> shape,
                             llvm::ArrayRef<int64_t> permutation);
 
+/// The dims of a triangle_fill: two distinct dims, [rows, cols], of a shape
+/// of rank `rank`. Empty when they are, else why not.
+std::string checkTriangleDims(llvm::ArrayRef<int64_t> dims, int64_t rank);
+
 /// Element types mlsopt computes in: f16, bf16 and f32.
 bool isSupportedElementType(mlir::Type type);
 

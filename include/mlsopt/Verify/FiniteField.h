@@ -168,6 +168,14 @@ FieldElement fieldInteger(int64_t value);
 std::optional<FieldElement> fieldConstant(double value,
                                           llvm::ArrayRef<int64_t> extents = {});
 
+/// The element a triangle_fill writes for `value`: fieldConstant's for a
+/// finite value; for an infinity or NaN (the -inf of a causal mask), which
+/// has none, a fixed element keyed by its bits, in both fields. The field
+/// does not model exp(-inf) = 0: both programs must fill the same places
+/// with the same value and compute the same from them.
+FieldElement fieldFillConstant(double value,
+                               llvm::ArrayRef<int64_t> extents = {});
+
 /// w^x mod p for a residue x mod q, through a table of 8-bit windows (seven
 /// multiplications).
 uint64_t fieldExp(uint64_t exponent);

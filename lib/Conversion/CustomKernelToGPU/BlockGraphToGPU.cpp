@@ -125,6 +125,8 @@ LogicalResult BlockGraphToGPU::emitCompute(Operation &op, bool waitForCopies) {
     emitRmsNorm(norm);
   else if (auto concat = dyn_cast<block::ConcatOp>(op))
     emitConcat(concat);
+  else if (auto fill = dyn_cast<block::TriangleFillOp>(op))
+    emitTriangleFill(fill);
   else if (auto transpose = dyn_cast<block::TransposeOp>(op);
            transpose && block::isTransposedMatmulView(transpose)) {
     // Nothing to move: the matmuls read the operand's bytes (the plan gave

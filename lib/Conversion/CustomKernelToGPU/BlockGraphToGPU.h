@@ -185,6 +185,7 @@ private:
   void emitElementwise(mlir::Operation &op);
   void emitThreadGraph(thread::GraphOp graph);
   void emitConcat(block::ConcatOp op);
+  void emitTriangleFill(block::TriangleFillOp op);
   void emitTranspose(block::TransposeOp op);
   // Matmul.cpp
   /// The tensor-core instruction a matmul runs on.
@@ -298,6 +299,9 @@ private:
   int64_t numThreads = 0, numWarps = 0;
   mlir::Value threadId, warpId, laneId;
   std::array<mlir::Value, 3> blockIds;
+  /// The for-loop's induction variable while its body is emitted (a
+  /// triangle_fill's fmap places its tile by it).
+  mlir::Value loopIteration;
   mlir::Value sharedBase;
   /// Where every tile lives; the verifier checked the same plan's total.
   block::SharedMemoryPlan plan;

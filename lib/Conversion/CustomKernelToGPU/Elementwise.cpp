@@ -94,6 +94,35 @@ void BlockGraphToGPU::emitConcat(block::ConcatOp op) {
   }
 }
 
+void BlockGraphToGPU::emitTriangleFill(block::TriangleFillOp op) {
+  // Each thread reads and writes its own elements (as emitElementwise), at
+  // their place in the masked tensor: the tile's offsets plus the index.
+  Value input = buffers.lookup(op.getInput());
+  Value result = buffers.lookup(op.getResult());
+  ArrayRef<int64_t> shape = shapeOf(op.getResult());
+  assert((!op.getFmap() || loopIteration) &&
+         "the verifier keeps an fmap inside the for-loop");
+  SmallVector<Value> offsets =
+      tileOffsets(shape, op.getImap(), op.getFmap(), loopIteration);
+  int64_t rows = op.getDims()[0], cols = op.getDims()[1];
+  Type elementType = cast<MemRefType>(result.getType()).getElementType();
+  Value fill = arith::ConstantOp::create(
+      b, loc, elementType,
+      b.getFloatAttr(elementType, op.getValue().convertToDouble()));
+  forEachElement(shape, [&](ValueRange idx) {
+    Value filled = emitTriangleCondition(
+        b, loc, arith::AddIOp::create(b, loc, idx[rows], offsets[rows]),
+        arith::AddIOp::create(b, loc, idx[cols], offsets[cols]),
+        op.getDiagonal());
+    // A loaded operand may be swizzled for the tensor cores that also read
+    // it; the result is a tile of its own (not elementwise by index).
+    Value x =
+        memref::LoadOp::create(b, loc, input, tileIndices(op.getInput(), idx));
+    memref::StoreOp::create(
+        b, loc, arith::SelectOp::create(b, loc, filled, fill, x), result, idx);
+  });
+}
+
 void BlockGraphToGPU::emitTranspose(block::TransposeOp op) {
   // Threads walk the operand in order, so a warp reads consecutive bytes of
   // the tile as it was loaded and scatters them to the permuted places.

@@ -11,6 +11,8 @@
 
 #include "BlockGraphToGPU.h"
 
+#include "llvm/ADT/ScopeExit.h"
+
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -260,6 +262,8 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
     buffers.map(s.load.getTile(),
                 arith::SelectOp::create(b, loc, odd, s.buffers[1], s.buffers[0])
                     .getResult());
+  loopIteration = i;
+  auto leaveLoop = llvm::make_scope_exit([&] { loopIteration = {}; });
   for (Operation &op : body.without_terminator()) {
     if (isa<block::LoadOp>(op))
       continue;

@@ -28,6 +28,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/ScopeExit.h"
 
 namespace mlsopt {
 #define GEN_PASS_DEF_CONVERTCUSTOMKERNELTOLOOPS
@@ -228,7 +229,28 @@ private:
       mapping.map(graph.getResults(), lowerThreadGraph(b, graph, operands));
       return;
     }
+    if (auto fill = dyn_cast<block::TriangleFillOp>(op)) {
+      emitTriangleFill(fill);
+      return;
+    }
     b.clone(op, mapping);
+  }
+
+  /// The mask needs the tile's place in the masked tensor, which the imap
+  /// and the fmap give as they give a load's.
+  void emitTriangleFill(block::TriangleFillOp fill) {
+    Location loc = fill.getLoc();
+    auto tile = cast<RankedTensorType>(fill.getInput().getType());
+    SmallVector<OpFoldResult> offsets =
+        tileOffsets(b, loc, tile.getShape(), fill.getImap(), grid,
+                    fill.getFmap(), iteration);
+    ArrayRef<int64_t> dims = fill.getDims();
+    mapping.map(fill.getResult(),
+                buildTriangleFill(
+                    b, loc, mapping.lookup(fill.getInput()), dims,
+                    fill.getDiagonal(), fill.getValue().convertToDouble(),
+                    getValueOrCreateConstantIndexOp(b, loc, offsets[dims[0]]),
+                    getValueOrCreateConstantIndexOp(b, loc, offsets[dims[1]])));
   }
 
   void emitForLoop(block::ForLoopOp loop) {
@@ -250,6 +272,8 @@ private:
                    ValueRange running) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+          this->iteration = iteration;
+          auto leaveLoop = llvm::make_scope_exit([&] { this->iteration = {}; });
           for (Operation &op : body.without_terminator()) {
             if (auto load = dyn_cast<block::LoadOp>(op))
               emitLoad(load, iteration);
@@ -313,6 +337,8 @@ private:
   OpBuilder &b;
   kernel::CustomOp custom;
   GridIndex grid;
+  /// The for-loop's induction variable while its body is emitted.
+  Value iteration;
   IRMapping mapping;
 };
 

@@ -567,6 +567,10 @@ mlsopt::wrapInDefaultBlockGraph(RewriterBase &rewriter, Operation *op,
                          ("block." + op->getName().stripDialect()).str());
     state.addOperands(tiles);
     state.addAttributes(op->getAttrs());
+    // A mask's tile sits where the block stores it: the output's omap.
+    if (isa<kernel::TriangleFillOp>(op))
+      state.addAttribute("imap",
+                         block::DimMapAttr::get(op->getContext(), s.omap));
     state.addTypes(tile);
     return rewriter.create(state)->getResult(0);
   };

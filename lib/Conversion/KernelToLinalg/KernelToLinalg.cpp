@@ -52,7 +52,7 @@ using namespace mlsopt;
   MLSOPT_UNARY_OPS(NS), MLSOPT_BINARY_OPS(NS), MLSOPT_SCALAR_OPS(NS)
 #define MLSOPT_COMPUTE_OPS(NS)                                                 \
   MLSOPT_ELEMENTWISE_OPS(NS), NS::MatmulOp, NS::ReduceSumOp, NS::ReduceMaxOp,  \
-      NS::RmsNormOp, NS::ConcatOp, NS::TransposeOp
+      NS::RmsNormOp, NS::ConcatOp, NS::TransposeOp, NS::TriangleFillOp
 
 // The thread kind enums come from the same TableGen lists as the elementwise
 // ops: an op added there and not here would silently stay unlowered.
@@ -403,6 +403,22 @@ template <typename OpTy> struct TransposeOpLowering : ComputeOpLowering<OpTy> {
   }
 };
 
+/// kernel.triangle_fill reads its indices in a linalg.generic; a block
+/// graph's, which needs its tile's place, is lowered with the block graph
+/// (--convert-custom-kernel-to-loops).
+struct TriangleFillOpLowering : ComputeOpLowering<kernel::TriangleFillOp> {
+  using ComputeOpLowering::ComputeOpLowering;
+
+  LogicalResult lower(kernel::TriangleFillOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, buildTriangleFill(rewriter, op.getLoc(),
+                                             adaptor.getInput(), op.getDims(),
+                                             op.getDiagonal(),
+                                             op.getValue().convertToDouble()));
+    return success();
+  }
+};
+
 /// kernel.convert is an all-parallel linalg.generic whose body extends
 /// (arith.extf) or rounds to nearest even (arith.truncf), as a front end
 /// writes it.
@@ -443,7 +459,8 @@ void mlsopt::populateKernelToLinalgPatterns(RewritePatternSet &patterns) {
                   block::ReduceMaxOp>(patterns, ReductionKind::max);
   addPatternPerOp<TransposeOpLowering, kernel::TransposeOp, block::TransposeOp>(
       patterns);
-  patterns.add<ConvertOpLowering>(patterns.getContext());
+  patterns.add<ConvertOpLowering, TriangleFillOpLowering>(
+      patterns.getContext());
 }
 
 //===----------------------------------------------------------------------===//

@@ -42,6 +42,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/Conversion/LinalgToKernel/LinalgToKernel.h"
+#include "TriangleMasks.h"
 #include "mlsopt/Conversion/Passes.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Support/Constants.h"
@@ -323,17 +324,20 @@ static bool isProjectedPermutationWithZeros(AffineMap map) {
 
 /// Checks that `op` computes on values the kernel dialect has: one tensor
 /// result, static tensors (or scalar inputs) of one f16, bf16 or f32 element
-/// type, and no `linalg.index` in its payload. Sets `elementType`.
+/// type, and no `linalg.index` in its payload unless `plansIndices` (a
+/// payload planned by PayloadPlanner, which reads indices only in the
+/// condition of a triangle mask). Sets `elementType`.
 static LogicalResult checkKernelOperands(linalg::LinalgOp op,
                                          PatternRewriter &rewriter,
-                                         Type &elementType) {
+                                         Type &elementType,
+                                         bool plansIndices = false) {
   if (!op.hasPureTensorSemantics())
     return rewriter.notifyMatchFailure(op, "operates on buffers");
   if (op.getNumDpsInits() != 1 || op->getNumResults() != 1)
     return rewriter.notifyMatchFailure(op, "has more than one result");
   if (op->getNumRegions() != 1 || !op->getRegion(0).hasOneBlock())
     return rewriter.notifyMatchFailure(op, "has no payload block");
-  if (op.hasIndexSemantics())
+  if (op.hasIndexSemantics() && !plansIndices)
     return rewriter.notifyMatchFailure(
         op, "payload reads loop indices (linalg.index)");
   auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
@@ -448,6 +452,9 @@ struct Step {
   double scalar = 0.0;
   SmallVector<int64_t> shape;
   std::string invalid;
+  /// The mask of a triangle_fill of args[0] by `scalar`, in the dims of
+  /// the step (`build` is null).
+  std::optional<TriangleCondition> triangle;
 };
 
 /// How a payload value relates to the tensor of its step. Kernel ops on f16
@@ -490,7 +497,8 @@ public:
   /// the plan is larger than an operand.
   bool readsFullOperand() const {
     return llvm::any_of(llvm::seq<unsigned>(0, steps.size()), [&](unsigned i) {
-      return live.test(i) && !steps[i].build && isLoopShape(steps[i].shape);
+      return live.test(i) && isOperandStep(steps[i]) &&
+             isLoopShape(steps[i].shape);
     });
   }
 
@@ -500,6 +508,9 @@ public:
   Value emit(Location loc, unsigned root);
 
 private:
+  static bool isOperandStep(const Step &step) {
+    return !step.build && !step.triangle;
+  }
   bool isLoopShape(ArrayRef<int64_t> shape) const {
     return dropLeadingUnitDims(shape) == dropLeadingUnitDims(loopShape);
   }
@@ -507,6 +518,7 @@ private:
   PlannedValue getTensor(Value value);
   PlannedValue planOp(Operation *payloadOp);
   std::optional<PlannedValue> planSelect(arith::SelectOp select);
+  std::optional<PlannedValue> planTriangleFill(arith::SelectOp select);
   unsigned addInvalid(const Twine &reason);
   unsigned addStep(StepBuilder build, ArrayRef<unsigned> args,
                    double scalar = 0.0);
@@ -767,6 +779,48 @@ Value PayloadPlanner::matchGelu(Value value) {
 /// is a leaky relu. The comparison itself has no kernel op; it stays an
 /// unused invalid step. NaN aside: an unordered comparison picks one side
 /// for it, where the kernel ops keep the NaN.
+/// `select(j - i >= d, c, x)` (or its complement with the operands swapped)
+/// is the triangle_fill of x by the constant c: a causal mask.
+std::optional<PlannedValue>
+PayloadPlanner::planTriangleFill(arith::SelectOp select) {
+  if (select.getType() != elementType)
+    return std::nullopt;
+  std::optional<TriangleCondition> condition =
+      matchTriangleCondition(select.getCondition(), op.getBlock());
+  if (!condition)
+    return std::nullopt;
+  Value x = select.getFalseValue();
+  std::optional<APFloat> fill = getScalar(select.getTrueValue());
+  if (!fill) {
+    x = select.getTrueValue();
+    fill = getScalar(select.getFalseValue());
+    condition = condition->complement();
+  }
+  if (!fill || getScalar(x))
+    return std::nullopt;
+  PlannedValue arg = getTensor(x);
+  if (arg.unrounded)
+    return std::nullopt;
+  // The masked value must vary along both compared loops: the mask does.
+  // Its step drops leading size-1 loops, so loop dims shift by their count.
+  const Step &masked = steps[arg.step];
+  int64_t shift = static_cast<int64_t>(loopShape.size()) -
+                  static_cast<int64_t>(masked.shape.size());
+  for (unsigned loop : {condition->rows, condition->cols})
+    if (static_cast<int64_t>(loop) < shift ||
+        masked.shape[loop - shift] != loopShape[loop])
+      return std::nullopt;
+  Step step;
+  step.args = {arg.step};
+  step.scalar = toDouble(*fill);
+  step.shape = masked.shape;
+  step.triangle = TriangleCondition{
+      static_cast<unsigned>(condition->rows - shift),
+      static_cast<unsigned>(condition->cols - shift), condition->diagonal};
+  steps.push_back(std::move(step));
+  return PlannedValue{static_cast<unsigned>(steps.size() - 1)};
+}
+
 std::optional<PlannedValue> PayloadPlanner::planSelect(arith::SelectOp select) {
   auto cmp = select.getCondition().getDefiningOp<arith::CmpFOp>();
   if (!cmp || cmp->getBlock() != op.getBlock() ||
@@ -931,6 +985,8 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
   if (auto select = dyn_cast<arith::SelectOp>(payloadOp)) {
     if (std::optional<PlannedValue> bound = planSelect(select))
       return *bound;
+    if (std::optional<PlannedValue> fill = planTriangleFill(select))
+      return *fill;
     return invalid("is no maximum or minimum with a constant or leaky relu");
   }
   if (llvm::any_of(payloadOp->getOperandTypes(),
@@ -1155,7 +1211,7 @@ Value PayloadPlanner::emit(Location loc, unsigned root) {
     if (!live.test(i))
       continue;
     const Step &step = steps[i];
-    if (!step.build) {
+    if (isOperandStep(step)) {
       OpOperand &operand = op->getOpOperand(step.operand);
       values[i] = readOperand(rewriter, loc, operand.get(),
                               op.getMatchingIndexingMap(&operand), loopOrder,
@@ -1164,6 +1220,15 @@ Value PayloadPlanner::emit(Location loc, unsigned root) {
     }
     SmallVector<Value, 2> args = llvm::map_to_vector(
         step.args, [&](unsigned arg) { return values[arg]; });
+    if (step.triangle) {
+      values[i] = kernel::TriangleFillOp::create(
+          rewriter, loc, args[0],
+          rewriter.getDenseI64ArrayAttr(
+              {step.triangle->rows, step.triangle->cols}),
+          rewriter.getI64IntegerAttr(step.triangle->diagonal),
+          rewriter.getF64FloatAttr(step.scalar));
+      continue;
+    }
     values[i] = step.build(rewriter, loc, args, step.scalar);
   }
   return reshapeUnitDims(rewriter, loc, values[root], loopShape);
@@ -1417,7 +1482,8 @@ struct ReductionToKernel : public OpInterfaceRewritePattern<linalg::LinalgOp> {
     if (reductionDims.empty())
       return rewriter.notifyMatchFailure(op, "reduces no loop");
     Type elementType;
-    if (failed(checkKernelOperands(op, rewriter, elementType)))
+    if (failed(checkKernelOperands(op, rewriter, elementType,
+                                   /*plansIndices=*/true)))
       return failure();
 
     Block *body = op.getBlock();
@@ -1522,7 +1588,8 @@ struct ElementwiseToKernel
     if (!op.isAllParallelLoops())
       return rewriter.notifyMatchFailure(op, "has a reduction loop");
     Type elementType;
-    if (failed(checkKernelOperands(op, rewriter, elementType)))
+    if (failed(checkKernelOperands(op, rewriter, elementType,
+                                   /*plansIndices=*/true)))
       return failure();
 
     SmallVector<int64_t> loopShape = op.getStaticLoopRanges();

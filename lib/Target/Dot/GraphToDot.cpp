@@ -134,6 +134,12 @@ private:
         label += " fmap " + std::to_string(*load.getFmap());
     } else if (auto store = dyn_cast<block::StoreOp>(op)) {
       label += "\\nomap " + attrText(store.getOmap());
+    } else if (auto fill = dyn_cast<kernel::TriangleFillOp>(op)) {
+      label += triangleText(fill);
+    } else if (auto fill = dyn_cast<block::TriangleFillOp>(op)) {
+      label += triangleText(fill) + "\\nimap " + attrText(fill.getImap());
+      if (fill.getFmap())
+        label += " fmap " + std::to_string(*fill.getFmap());
     } else if (auto graph = dyn_cast<thread::GraphOp>(op)) {
       // List the chain, one thread op per line.
       for (Operation &nested : graph.getBody().front().without_terminator()) {
@@ -171,6 +177,16 @@ private:
     std::string s;
     llvm::raw_string_ostream ts(s);
     type.print(ts);
+    return s;
+  }
+
+  /// Which elements a mask fills, with what.
+  template <typename OpTy> static std::string triangleText(OpTy fill) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << "\\n"
+       << fill.getValue().convertToDouble() << " where i" << fill.getDims()[1]
+       << " - i" << fill.getDims()[0] << " >= " << fill.getDiagonal();
     return s;
   }
 

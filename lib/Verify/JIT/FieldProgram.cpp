@@ -17,6 +17,7 @@
 
 #include "mlsopt/Verify/FieldProgram.h"
 #include "mlsopt/Conversion/DataMovement.h"
+#include "mlsopt/Conversion/ElementwiseMath.h"
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
@@ -364,6 +365,17 @@ private:
       return emitRmsNorm(op);
     if (isa<kernel::ConcatOp, block::ConcatOp>(op))
       return emitConcat(op);
+    if (auto fill = dyn_cast<kernel::TriangleFillOp>(op))
+      return emitTriangleFill(
+          fill, SmallVector<Value>(fill.getType().getRank(), index(0)));
+    if (auto fill = dyn_cast<block::TriangleFillOp>(op)) {
+      if (!pos.block[0] || (fill.getFmap() && !pos.iteration))
+        return fill.emitError("the finite-field program needs a tile's "
+                              "triangle_fill inside a custom kernel");
+      return emitTriangleFill(fill,
+                              tileOffsets(fill.getType().getShape(),
+                                          fill.getImap(), fill.getFmap(), pos));
+    }
     if (auto transpose = dyn_cast<kernel::TransposeOp>(op))
       return emitTranspose(transpose);
     if (auto transpose = dyn_cast<block::TransposeOp>(op))
@@ -610,6 +622,27 @@ private:
       });
       offset += shapeOfBuffer(in)[dim];
     }
+    return success();
+  }
+
+  /// The fill value where the element's place, its index plus the tile's
+  /// `offsets`, is in the triangle; the operand's element elsewhere.
+  template <typename OpTy>
+  LogicalResult emitTriangleFill(OpTy op, ArrayRef<Value> offsets) {
+    if (failed(define(op, op.getResult())))
+      return failure();
+    Value in = bufferOf(op.getInput()), out = bufferOf(op.getResult());
+    Value fill = element(fieldFillConstant(op.getValue().convertToDouble(),
+                                           analysis.getConstantExtents()));
+    int64_t rows = op.getDims()[0], cols = op.getDims()[1];
+    forEachIndex(shapeOfBuffer(out), [&](ValueRange ivs) {
+      Value filled = emitTriangleCondition(
+          b, loc(), arith::AddIOp::create(b, loc(), ivs[rows], offsets[rows]),
+          arith::AddIOp::create(b, loc(), ivs[cols], offsets[cols]),
+          op.getDiagonal());
+      store(arith::SelectOp::create(b, loc(), filled, fill, load(in, ivs)), out,
+            ivs);
+    });
     return success();
   }
 

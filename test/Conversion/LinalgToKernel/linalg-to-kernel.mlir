@@ -2588,3 +2588,125 @@ func.func @batch_of_one_rows(%x: tensor<1x8x16xf32>, %w: tensor<16x16xf32>) -> t
   %o = linalg.add ins(%x, %d3 : tensor<1x8x16xf32>, tensor<1x8x16xf32>) outs(%e0 : tensor<1x8x16xf32>) -> tensor<1x8x16xf32>
   return %o : tensor<1x8x16xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// Causal masks: a select between a constant and a value by a comparison of
+// two loop indices is kernel.triangle_fill
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// The fused form of torch's masked_fill(triu(ones, 1), -inf) on scaled
+// scores: fill where j > i.
+// CHECK-LABEL: func.func @causal_mask
+// CHECK-NOT: linalg.
+// CHECK: %[[S:.*]] = kernel.mul_scalar %{{.*}}, 1.250000e-01 : tensor<4x16x16xf32>
+// CHECK: %[[M:.*]] = kernel.triangle_fill %[[S]] dims [1, 2] diagonal 1 value 0xFFF0000000000000 : tensor<4x16x16xf32>
+// CHECK: return %[[M]]
+func.func @causal_mask(%s: tensor<4x16x16xf32>) -> tensor<4x16x16xf32> {
+  %e = tensor.empty() : tensor<4x16x16xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %c = arith.constant 1.250000e-01 : f32
+  %r = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<4x16x16xf32>) outs(%e : tensor<4x16x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %gt = arith.cmpi ugt, %j, %i : index
+    %xs = arith.mulf %x, %c : f32
+    %y = arith.select %gt, %ninf, %xs : f32
+    linalg.yield %y : f32
+  } -> tensor<4x16x16xf32>
+  return %r : tensor<4x16x16xf32>
+}
+
+// -----
+
+// Keeping j <= i + 3 (the value on the true side, i64 indices): the fill is
+// the complement, j - i >= 4.
+// CHECK-LABEL: func.func @keep_lower_band
+// CHECK-NOT: linalg.
+// CHECK: kernel.triangle_fill %{{.*}} dims [0, 1] diagonal 4 value -1.000000e+09 : tensor<16x32xf32>
+func.func @keep_lower_band(%s: tensor<16x32xf32>) -> tensor<16x32xf32> {
+  %e = tensor.empty() : tensor<16x32xf32>
+  %fill = arith.constant -1.0e9 : f32
+  %c3 = arith.constant 3 : i64
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<16x32xf32>) outs(%e : tensor<16x32xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %i64 = arith.index_cast %i : index to i64
+    %j64 = arith.index_cast %j : index to i64
+    %ip = arith.addi %i64, %c3 : i64
+    %le = arith.cmpi sle, %j64, %ip : i64
+    %y = arith.select %le, %x, %fill : f32
+    linalg.yield %y : f32
+  } -> tensor<16x32xf32>
+  return %r : tensor<16x32xf32>
+}
+
+// -----
+
+// A sliding window's lower edge, i - j >= 8, fills below the diagonal; the
+// masked scores are then summed (a reduction's payload may mask too).
+// CHECK-LABEL: func.func @masked_row_sum
+// CHECK-NOT: linalg.
+// CHECK: %[[M:.*]] = kernel.triangle_fill %{{.*}} dims [1, 0] diagonal 8 value 0.000000e+00 : tensor<16x16xf32>
+// CHECK: kernel.reduce_sum %[[M]] dim 1
+func.func @masked_row_sum(%s: tensor<16x16xf32>) -> tensor<16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%s : tensor<16x16xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %d = arith.subi %i, %j : index
+    %c8 = arith.constant 8 : index
+    %far = arith.cmpi sge, %d, %c8 : index
+    %y = arith.select %far, %zero, %x : f32
+    %s2 = arith.addf %y, %acc : f32
+    linalg.yield %s2 : f32
+  } -> tensor<16xf32>
+  return %r : tensor<16xf32>
+}
+
+// -----
+
+// Not a triangle: j > 2 i, and a band (two comparisons). Both stay.
+// CHECK-LABEL: func.func @not_triangles
+// CHECK-NOT: kernel.
+// CHECK: linalg.generic
+// CHECK: arith.muli
+// CHECK: linalg.generic
+// CHECK: arith.andi
+func.func @not_triangles(%s: tensor<16x16xf32>) -> (tensor<16x16xf32>, tensor<16x16xf32>) {
+  %e = tensor.empty() : tensor<16x16xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %c2 = arith.constant 2 : index
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %i2 = arith.muli %i, %c2 : index
+    %gt = arith.cmpi sgt, %j, %i2 : index
+    %y = arith.select %gt, %ninf, %x : f32
+    linalg.yield %y : f32
+  } -> tensor<16x16xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %gt = arith.cmpi sgt, %j, %i : index
+    %i2 = arith.addi %i, %c2 : index
+    %lt = arith.cmpi slt, %j, %i2 : index
+    %band = arith.andi %gt, %lt : i1
+    %y = arith.select %band, %ninf, %x : f32
+    linalg.yield %y : f32
+  } -> tensor<16x16xf32>
+  return %r, %b : tensor<16x16xf32>, tensor<16x16xf32>
+}

@@ -1276,3 +1276,73 @@ func.func @block_transpose_wrong_length(%w: tensor<64x32xf16>) -> tensor<32x64xf
   }
   return %o : tensor<32x64xf16>
 }
+
+// -----
+
+// Masks (block.triangle_fill).
+
+func.func @triangle_fill_fmap_after_loop(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf32>) -> tensor<8x64xf32> {
+  ^bb0(%in0: tensor<8x64xf32>, %out0: tensor<8x64xf32>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x64xf32> {
+      %t = block.load %in0 imap <> : tensor<8x64xf32> -> tensor<8x64xf32>
+      block.yield %t : tensor<8x64xf32>
+    }
+    // expected-error @+1 {{'block.triangle_fill' op has an fmap outside the for-loop, where there is no iteration to place the tile by}}
+    %f = block.triangle_fill %m dims [0, 1] diagonal 1 value 0.0 imap <> fmap 1 : tensor<8x64xf32>
+    block.store %f, %out0 omap <> : tensor<8x64xf32> into tensor<8x64xf32>
+    block.return
+  }
+  return %o : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @triangle_fill_imap_out_of_range(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %o = kernel.custom (%x) grid <2, 1, 1> block <128, 1, 1> : (tensor<8x64xf32>) -> tensor<8x64xf32> {
+  ^bb0(%in0: tensor<8x64xf32>, %out0: tensor<8x64xf32>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<4x64xf32> {
+      %t = block.load %in0 imap <x = 0> : tensor<8x64xf32> -> tensor<4x64xf32>
+      // expected-error @+1 {{'block.triangle_fill' op imap places tile dim 2, which a tile of rank 2 does not have}}
+      %f = block.triangle_fill %t dims [0, 1] diagonal 1 value 0.0 imap <x = 2> : tensor<4x64xf32>
+      block.yield %f : tensor<4x64xf32>
+    }
+    block.store %m, %out0 omap <x = 0> : tensor<4x64xf32> into tensor<8x64xf32>
+    block.return
+  }
+  return %o : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @triangle_fill_fmap_out_of_range(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf32>) -> tensor<8x64xf32> {
+  ^bb0(%in0: tensor<8x64xf32>, %out0: tensor<8x64xf32>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x64xf32> {
+      %t = block.load %in0 imap <> : tensor<8x64xf32> -> tensor<8x64xf32>
+      // expected-error @+1 {{'block.triangle_fill' op fmap places tile dim 3, which a tile of rank 2 does not have}}
+      %f = block.triangle_fill %t dims [0, 1] diagonal 1 value 0.0 imap <> fmap 3 : tensor<8x64xf32>
+      block.yield %f : tensor<8x64xf32>
+    }
+    block.store %m, %out0 omap <> : tensor<8x64xf32> into tensor<8x64xf32>
+    block.return
+  }
+  return %o : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @block_triangle_fill_same_dim(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf32>) -> tensor<8x64xf32> {
+  ^bb0(%in0: tensor<8x64xf32>, %out0: tensor<8x64xf32>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x64xf32> {
+      %t = block.load %in0 imap <> : tensor<8x64xf32> -> tensor<8x64xf32>
+      // expected-error @+1 {{'block.triangle_fill' op rows and cols are both dim 0}}
+      %f = block.triangle_fill %t dims [0, 0] diagonal 1 value 0.0 imap <> : tensor<8x64xf32>
+      block.yield %f : tensor<8x64xf32>
+    }
+    block.store %m, %out0 omap <> : tensor<8x64xf32> into tensor<8x64xf32>
+    block.return
+  }
+  return %o : tensor<8x64xf32>
+}

@@ -375,3 +375,24 @@ func.func @converting_transfers(%x: tensor<8x64xf16>) -> tensor<8x64xbf16> {
   }
   return %o : tensor<8x64xbf16>
 }
+
+// A causal mask on tiles: the grid places the rows, the for-loop the
+// columns.
+// CHECK-LABEL: func.func @triangle_fill
+func.func @triangle_fill(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
+  %o = kernel.custom (%x) grid <2, 1, 1> block <128, 1, 1> : (tensor<4x8xf32>) -> tensor<4x1xf32> {
+  ^bb0(%in0: tensor<4x8xf32>, %out0: tensor<4x1xf32>):
+    %s = block.for_loop 2 iterations accumulate (sum) : tensor<2x1xf32> {
+      %t = block.load %in0 imap <x = 0> fmap 1 : tensor<4x8xf32> -> tensor<2x4xf32>
+      // CHECK: block.triangle_fill %{{.*}} dims [0, 1] diagonal 1 value 0xFFF0000000000000 imap <x = 0> fmap 1 : tensor<2x4xf32>
+      %m = block.triangle_fill %t dims [0, 1] diagonal 1 value 0xFFF0000000000000 imap <x = 0> fmap 1 : tensor<2x4xf32>
+      %r = block.reduce_sum %m dim 1 : tensor<2x4xf32>
+      block.yield %r : tensor<2x1xf32>
+    }
+    // CHECK: block.triangle_fill %{{.*}} dims [1, 0] diagonal 0 value -1.000000e+04 imap <x = 0> : tensor<2x1xf32>
+    %f = block.triangle_fill %s dims [1, 0] diagonal 0 value -1.0e4 imap <x = 0> : tensor<2x1xf32>
+    block.store %f, %out0 omap <x = 0> : tensor<2x1xf32> into tensor<4x1xf32>
+    block.return
+  }
+  return %o : tensor<4x1xf32>
+}

@@ -522,3 +522,27 @@ func.func @convert_same_type(%a: tensor<8x64xf32>) {
   %0 = kernel.convert %a : tensor<8x64xf32> to tensor<8x64xf32>
   return
 }
+
+// -----
+
+func.func @triangle_fill_one_dim(%s: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{'kernel.triangle_fill' op takes two dims [rows, cols], got 1}}
+  %0 = kernel.triangle_fill %s dims [1] diagonal 1 value 0.0 : tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @triangle_fill_dim_out_of_range(%s: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{'kernel.triangle_fill' op dim 2 is not a dim of an operand of rank 2}}
+  %0 = kernel.triangle_fill %s dims [0, 2] diagonal 1 value 0.0 : tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @triangle_fill_same_dim(%s: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{'kernel.triangle_fill' op rows and cols are both dim 1}}
+  %0 = kernel.triangle_fill %s dims [1, 1] diagonal 1 value 0.0 : tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}

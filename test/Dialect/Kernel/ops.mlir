@@ -331,3 +331,14 @@ func.func @convert(%h: tensor<8x64xf16>, %f: tensor<4xf32>)
   %2 = kernel.convert %h : tensor<8x64xf16> to tensor<8x64xbf16>
   return %0, %1, %2 : tensor<8x64xf32>, tensor<4xbf16>, tensor<8x64xbf16>
 }
+
+// CHECK-LABEL: func.func @triangle_fill
+func.func @triangle_fill(%s: tensor<4x128x128xf32>, %h: tensor<8x16xf16>)
+    -> (tensor<4x128x128xf32>, tensor<8x16xf16>) {
+  // CHECK: kernel.triangle_fill %{{.*}} dims [1, 2] diagonal 1 value 0xFFF0000000000000 : tensor<4x128x128xf32>
+  %0 = kernel.triangle_fill %s dims [1, 2] diagonal 1 value 0xFFF0000000000000 : tensor<4x128x128xf32>
+  // Below a diagonal: the dims swapped, a negative diagonal, a finite value.
+  // CHECK: kernel.triangle_fill %{{.*}} dims [1, 0] diagonal -3 value -6.550400e+04 : tensor<8x16xf16>
+  %1 = kernel.triangle_fill %h dims [1, 0] diagonal -3 value -65504.0 : tensor<8x16xf16>
+  return %0, %1 : tensor<4x128x128xf32>, tensor<8x16xf16>
+}

@@ -249,6 +249,37 @@ class MLSOpt_TransposeOp<Dialect dialect, string where>
   let assemblyFormat = "$input $permutation attr-dict `:` type($input)";
 }
 
+// The causal mask of attention (torch's `masked_fill` of a `triu`): the only
+// op whose elements depend on where they sit, so it is not elementwise by
+// index and not part of MLSOpt_TensorOps; each level says where its operand
+// sits (`placement`, in `placementFormat`).
+class MLSOpt_TriangleFillOp<Dialect dialect, string where, dag placement,
+                            string placementFormat, string placementDoc>
+    : MLSOpt_InferredOp<dialect, "triangle_fill",
+                        "::mlsopt::sameShape(shapes[0])"> {
+  let summary = "Fills a triangle of " # where # " with a constant";
+  let description = [{
+    Element `i` of the result is `value` where
+    `i[dims[1]] - i[dims[0]] >= diagonal`, and the operand's element
+    elsewhere: with `dims = [rows, cols]` it is torch's
+    `x.masked_fill(ones.triu(diagonal).bool(), value)`. The causal mask of
+    attention fills `-inf` above the diagonal (`diagonal 1`); a query block
+    that starts `p` positions into the keys has `diagonal p + 1`, and
+    swapping the dims fills below a diagonal instead.
+  }] # placementDoc # [{
+
+    ```mlir
+    %m = }] # dialect.name # [{.triangle_fill %s dims [1, 2] diagonal 1 value 0xFFF0000000000000}] # placementFormat # [{ : tensor<8x128x128xf32>
+    ```
+  }];
+  let arguments = !con((ins MLSOpt_Tensor:$input, DenseI64ArrayAttr:$dims,
+                            I64Attr:$diagonal, F64Attr:$value), placement);
+  let assemblyFormat = "$input `dims` $dims `diagonal` $diagonal `value` "
+                       "$value " # placementFormat # " attr-dict `:` "
+                       "type($input)";
+  let hasVerifier = 1;
+}
+
 // Instantiates every computation shared by the kernel and block levels in
 // `dialect`, with C++ classes named `<Prefix>Op`.
 multiclass MLSOpt_TensorOps<Dialect dialect, string where> {

@@ -168,6 +168,33 @@ SmallVector<int64_t> LoadOp::getWindowOffsets() {
 }
 
 //===----------------------------------------------------------------------===//
+// TriangleFillOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TriangleFillOp::verify() {
+  auto tile = cast<RankedTensorType>(getInput().getType());
+  std::string error = checkTriangleDims(getDims(), tile.getRank());
+  if (!error.empty())
+    return emitOpError() << error;
+  for (unsigned g = 0; g < 3; ++g)
+    if (std::optional<int64_t> d = getImap().getTensorDim(g))
+      if (*d >= tile.getRank())
+        return emitOpError("imap places tile dim ")
+               << *d << ", which a tile of rank " << tile.getRank()
+               << " does not have";
+  if (std::optional<uint64_t> fmap = getFmap()) {
+    if (!isa<ForLoopOp>((*this)->getParentOp()))
+      return emitOpError("has an fmap outside the for-loop, where there is "
+                         "no iteration to place the tile by");
+    if (static_cast<int64_t>(*fmap) >= tile.getRank())
+      return emitOpError("fmap places tile dim ")
+             << *fmap << ", which a tile of rank " << tile.getRank()
+             << " does not have";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // StoreOp
 //===----------------------------------------------------------------------===//
 

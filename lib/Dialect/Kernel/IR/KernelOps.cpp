@@ -13,6 +13,18 @@ using namespace mlir;
 using namespace mlsopt::kernel;
 
 //===----------------------------------------------------------------------===//
+// TriangleFillOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TriangleFillOp::verify() {
+  std::string error = mlsopt::checkTriangleDims(
+      getDims(), cast<RankedTensorType>(getInput().getType()).getRank());
+  if (!error.empty())
+    return emitOpError() << error;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // ConvertOp
 //===----------------------------------------------------------------------===//
 

@@ -147,4 +147,16 @@ def Block_ReturnOp : Block_Op<"return", [Pure, Terminator, ReturnLike,
 
 defm Block : MLSOpt_TensorOps<Block_Dialect, "tiles in shared memory">;
 
+def Block_TriangleFillOp : MLSOpt_TriangleFillOp<Block_Dialect,
+    "a tile in shared memory",
+    (ins Block_DimMapAttr:$imap, OptionalAttr<I64Attr>:$fmap),
+    "`imap` $imap (`fmap` $fmap^)?", [{
+
+    The tile is this block's part of the masked tensor, placed as a load
+    places its tile: `imap` names the tile dims that grid dims split and
+    `fmap` the one the for-loop's iterations split, so element `t` of the
+    tile is element `t + tile * (block index, iteration)` of the tensor
+    along those dims. Only a tile inside the for-loop may have an fmap.
+  }]>;
+
 #endif // MLSOPT_DIALECT_BLOCK_IR_BLOCKOPS_TD

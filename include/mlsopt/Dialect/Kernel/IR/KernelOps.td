@@ -13,6 +13,9 @@ include "mlir/IR/OpAsmInterface.td"
 
 defm Kernel : MLSOpt_TensorOps<Kernel_Dialect, "tensors in device memory">;
 
+def Kernel_TriangleFillOp
+    : MLSOpt_TriangleFillOp<Kernel_Dialect, "a tensor", (ins), "", "">;
+
 def Kernel_ConvertOp : Kernel_Op<"convert", [Pure]> {
   let summary = "Element type conversion between f16, bf16 and f32";
   let description = [{
