@@ -96,10 +96,11 @@ void announce(PatternRewriter &rewriter, kernel::CustomOp kept) {
 /// rms_norm (elementwise once a tile holds whole rows of its dim), all of
 /// whose operands have its rank (numpy broadcasting only stretches size-1
 /// dims).
+/// A causal mask is too, given its tile's place (createTileOp).
 bool isFusableElementwise(Operation *op) {
   if (!isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) ||
       !(op->hasTrait<OpTrait::ElementwiseByIndex>() ||
-        isa<kernel::RmsNormOp>(op)) ||
+        isa<kernel::RmsNormOp, kernel::TriangleFillOp>(op)) ||
       op->getNumResults() != 1 || op->getNumOperands() == 0)
     return false;
   size_t rank = shapeOf(op->getResult(0)).size();
@@ -134,9 +135,11 @@ GridToTensorDims remapTensorDims(GridToTensorDims map, ArrayRef<int64_t> to) {
 }
 
 /// Creates the block op of the same name as kernel op `op`, on tiles whose
-/// broadcast is `shape`.
+/// broadcast is `shape`. A mask's result tile sits where `imap` and `fmap`
+/// (a load's or a store's placement of it) put it.
 Value createTileOp(RewriterBase &rewriter, Operation *op, ValueRange tiles,
-                   ArrayRef<int64_t> shape) {
+                   ArrayRef<int64_t> shape, block::DimMapAttr imap,
+                   IntegerAttr fmap = {}) {
   OperationState state(op->getLoc(),
                        ("block." + op->getName().stripDialect()).str());
   state.addOperands(tiles);
@@ -145,6 +148,11 @@ Value createTileOp(RewriterBase &rewriter, Operation *op, ValueRange tiles,
   state.addTypes(RankedTensorType::get(
       shape, cast<RankedTensorType>(tiles.front().getType()).getElementType()));
   state.addAttributes(op->getAttrs());
+  if (isa<kernel::TriangleFillOp>(op)) {
+    state.addAttribute("imap", imap);
+    if (fmap)
+      state.addAttribute("fmap", fmap);
+  }
   return rewriter.create(state)->getResult(0);
 }
 
@@ -278,9 +286,10 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
     // tiles are the stored values, in the copy.
     SmallVector<Value> tiles = llvm::map_to_vector(
         stores, [&](block::StoreOp s) { return mapping.lookup(s.getTile()); });
-    block::StoreOp::create(trial, op->getLoc(),
-                           createTileOp(trial, op, tiles, resultTile),
-                           body.getArguments().back(), resultOmap);
+    block::StoreOp::create(
+        trial, op->getLoc(),
+        createTileOp(trial, op, tiles, resultTile, resultOmap),
+        body.getArguments().back(), resultOmap);
     // The copy must still be a block graph the target can run (the result
     // tile takes shared memory unless it reuses an operand's).
     if (failed(getValidCost(fused))) {
@@ -370,11 +379,19 @@ struct FuseElementwisePrologue : KernelFusionPattern {
     for (auto [i, v] : llvm::enumerate(custom.getInputs())) {
       if (v != result)
         continue;
-      for (Operation *user : custom.getInputArgument(i).getUsers())
+      for (Operation *user : custom.getInputArgument(i).getUsers()) {
         if (!isTileLocal(op, shapeOf(user->getResult(0)))) {
           eraseWrapped();
           return rewriter.notifyMatchFailure(op, "tiles hold parts of rows");
         }
+        // A mask places its tiles as their load does; a window would shift
+        // them, which block.triangle_fill cannot say.
+        if (auto load = dyn_cast<block::LoadOp>(user);
+            load && load.getOffsets() && isa<kernel::TriangleFillOp>(op)) {
+          eraseWrapped();
+          return rewriter.notifyMatchFailure(op, "a window of a mask");
+        }
+      }
     }
 
     // The new inputs: the old ones, with the operands of the op that are
@@ -517,7 +534,9 @@ struct FuseElementwisePrologue : KernelFusionPattern {
                                                      windowSizes)
                                    .getTile());
       }
-      trial.replaceOp(load, createTileOp(trial, op, tiles, tile));
+      trial.replaceOp(load,
+                      createTileOp(trial, op, tiles, tile, load.getImapAttr(),
+                                   load.getFmapAttr()));
     }
     for (BlockArgument arg : llvm::reverse(resultArgs))
       body.eraseArgument(arg.getArgNumber());

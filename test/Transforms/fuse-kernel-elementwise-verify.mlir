@@ -8,6 +8,8 @@
 // CPU: llvm.func @bias_then_sum(
 // CPU: llvm.func @exp_then_chain(
 // CPU: llvm.func @normed_scores(
+// CPU: llvm.func @masked_row_sums(
+// CPU: llvm.func @masked_scores(
 
 // FUSED-LABEL: func.func @bias_then_sum(
 // FUSED-NOT: kernel.add
@@ -21,10 +23,23 @@
 // FUSED: block.rms_norm
 // FUSED: block.rms_norm
 // FUSED-LABEL: func.func private @normed_scores_reference(
+// A causal mask before a kernel is computed on each loaded tile, placed as
+// the load places it (the grid's rows, the loop's columns); after a kernel,
+// on each stored tile, placed as the store places it.
+// FUSED-LABEL: func.func @masked_row_sums(
+// FUSED-NOT: kernel.triangle_fill
+// FUSED: block.triangle_fill %{{.*}} dims [0, 1] diagonal 1 value 0xFFF0000000000000 imap <x = 0> fmap 1 : tensor<2x32xf32>
+// FUSED-LABEL: func.func private @masked_row_sums_reference(
+// FUSED-LABEL: func.func @masked_scores(
+// FUSED-NOT: kernel.triangle_fill
+// FUSED: block.triangle_fill %{{.*}} dims [1, 2] diagonal 3 value -1.000000e+04 imap <x = 0, y = 1> : tensor<1x8x32xf32>
+// FUSED-LABEL: func.func private @masked_scores_reference(
 
 // CHECK: remark: @bias_then_sum is equivalent to @bias_then_sum_reference
 // CHECK: remark: @exp_then_chain is equivalent to @exp_then_chain_reference
 // CHECK: remark: @normed_scores is equivalent to @normed_scores_reference
+// CHECK: remark: @masked_row_sums is equivalent to @masked_row_sums_reference
+// CHECK: remark: @masked_scores is equivalent to @masked_scores_reference
 
 func.func @bias_then_sum(%x: tensor<8x64xf32>, %b: tensor<1x64xf32>) -> tensor<8x1xf32> attributes {mlsopt.equivalent_to = @bias_then_sum_reference} {
   %xb = kernel.add %x, %b : tensor<8x64xf32>, tensor<1x64xf32>
@@ -102,4 +117,49 @@ func.func private @normed_scores_reference(%q: tensor<2x16x64xf32>, %k: tensor<2
   %e = kernel.exp %s : tensor<2x16x32xf32>
   %l = kernel.reduce_sum %e dim 2 : tensor<2x16x32xf32>
   return %l : tensor<2x16x1xf32>
+}
+
+func.func @masked_row_sums(%x: tensor<8x64xf32>) -> tensor<8x1xf32> attributes {mlsopt.equivalent_to = @masked_row_sums_reference} {
+  %m = kernel.triangle_fill %x dims [0, 1] diagonal 1 value 0xFFF0000000000000 : tensor<8x64xf32>
+  %0 = kernel.custom(%m) grid <4, 1, 1> block <128, 1, 1> : (tensor<8x64xf32>) -> tensor<8x1xf32> {
+  ^bb0(%in0: tensor<8x64xf32>, %out0: tensor<8x1xf32>):
+    %1 = block.for_loop 2 iterations accumulate (sum) : tensor<2x1xf32> {
+      %2 = block.load %in0 imap <x = 0> fmap 1 : tensor<8x64xf32> -> tensor<2x32xf32>
+      %3 = block.exp %2 : tensor<2x32xf32>
+      %4 = block.reduce_sum %3 dim 1 : tensor<2x32xf32>
+      block.yield %4 : tensor<2x1xf32>
+    }
+    block.store %1, %out0 omap <x = 0> : tensor<2x1xf32> into tensor<8x1xf32>
+    block.return
+  }
+  return %0 : tensor<8x1xf32>
+}
+
+func.func private @masked_row_sums_reference(%x: tensor<8x64xf32>) -> tensor<8x1xf32> {
+  %m = kernel.triangle_fill %x dims [0, 1] diagonal 1 value 0xFFF0000000000000 : tensor<8x64xf32>
+  %e = kernel.exp %m : tensor<8x64xf32>
+  %s = kernel.reduce_sum %e dim 1 : tensor<8x64xf32>
+  return %s : tensor<8x1xf32>
+}
+
+func.func @masked_scores(%q: tensor<2x16x64xf32>, %k: tensor<2x64x32xf32>) -> tensor<2x16x32xf32> attributes {mlsopt.equivalent_to = @masked_scores_reference} {
+  %0 = kernel.custom(%q, %k) grid <2, 2, 1> block <128, 1, 1> : (tensor<2x16x64xf32>, tensor<2x64x32xf32>) -> tensor<2x16x32xf32> {
+  ^bb0(%in0: tensor<2x16x64xf32>, %in1: tensor<2x64x32xf32>, %out0: tensor<2x16x32xf32>):
+    %1 = block.for_loop 2 iterations accumulate (sum) : tensor<1x8x32xf32> {
+      %2 = block.load %in0 imap <x = 0, y = 1> fmap 2 : tensor<2x16x64xf32> -> tensor<1x8x32xf32>
+      %3 = block.load %in1 imap <x = 0> fmap 1 : tensor<2x64x32xf32> -> tensor<1x32x32xf32>
+      %4 = block.matmul %2, %3 : tensor<1x8x32xf32>, tensor<1x32x32xf32>
+      block.yield %4 : tensor<1x8x32xf32>
+    }
+    block.store %1, %out0 omap <x = 0, y = 1> : tensor<1x8x32xf32> into tensor<2x16x32xf32>
+    block.return
+  }
+  %m = kernel.triangle_fill %0 dims [1, 2] diagonal 3 value -1.0e4 : tensor<2x16x32xf32>
+  return %m : tensor<2x16x32xf32>
+}
+
+func.func private @masked_scores_reference(%q: tensor<2x16x64xf32>, %k: tensor<2x64x32xf32>) -> tensor<2x16x32xf32> {
+  %s = kernel.matmul %q, %k : tensor<2x16x64xf32>, tensor<2x64x32xf32>
+  %m = kernel.triangle_fill %s dims [1, 2] diagonal 3 value -1.0e4 : tensor<2x16x32xf32>
+  return %m : tensor<2x16x32xf32>
 }

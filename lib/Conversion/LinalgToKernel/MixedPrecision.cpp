@@ -169,9 +169,11 @@ struct OutlineTruncation : public OpRewritePattern<linalg::GenericOp> {
     if (!op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
         op.getNumReductionLoops() != 0 ||
         !op.getIndexingMapsArray().back().isIdentity() ||
-        !mixesElementTypes(op) || op.hasIndexSemantics())
+        !mixesElementTypes(op))
       return rewriter.notifyMatchFailure(
           op, "not an all-parallel mixed-precision generic");
+    // A `linalg.index` (a causal mask's) is cloned with the ops that read
+    // it: the outlined generic has the op's loops, so it reads the same.
     Block *body = op.getBody();
     BlockArgument outArg = body->getArguments().back();
     arith::TruncFOp trunc;

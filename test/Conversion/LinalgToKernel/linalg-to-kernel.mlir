@@ -2710,3 +2710,35 @@ func.func @not_triangles(%s: tensor<16x16xf32>) -> (tensor<16x16xf32>, tensor<16
   } -> tensor<16x16xf32>
   return %r, %b : tensor<16x16xf32>, tensor<16x16xf32>
 }
+
+// -----
+
+// torch-mlir's f16 masked softmax numerator computed in f32: the mask is
+// outlined with the computation the truncation rounds (its linalg.index
+// ops go with it), then imported in f32.
+// CHECK-LABEL: func.func @masked_exp_in_f32
+// CHECK-NOT: linalg.
+// CHECK: %[[W:.*]] = kernel.convert %{{.*}} : tensor<4x16x16xf16> to tensor<4x16x16xf32>
+// CHECK: %[[S:.*]] = kernel.mul_scalar %[[W]], 1.250000e-01 : tensor<4x16x16xf32>
+// CHECK: %[[M:.*]] = kernel.triangle_fill %[[S]] dims [1, 2] diagonal 1 value 0xFFF0000000000000 : tensor<4x16x16xf32>
+// CHECK: %[[E:.*]] = kernel.exp %[[M]]
+// CHECK: kernel.convert %[[E]] : tensor<4x16x16xf32> to tensor<4x16x16xf16>
+func.func @masked_exp_in_f32(%s: tensor<4x16x16xf16>) -> tensor<4x16x16xf16> {
+  %e = tensor.empty() : tensor<4x16x16xf16>
+  %ninf = arith.constant 0xFF800000 : f32
+  %sc = arith.constant 1.250000e-01 : f32
+  %r = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<4x16x16xf16>) outs(%e : tensor<4x16x16xf16>) {
+  ^bb0(%x: f16, %o: f16):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %c = arith.cmpi ugt, %j, %i : index
+    %xf = arith.extf %x : f16 to f32
+    %xs = arith.mulf %xf, %sc : f32
+    %y = arith.select %c, %ninf, %xs : f32
+    %ex = math.exp %y : f32
+    %t = arith.truncf %ex : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<4x16x16xf16>
+  return %r : tensor<4x16x16xf16>
+}

@@ -1346,3 +1346,21 @@ func.func @block_triangle_fill_same_dim(%x: tensor<8x64xf32>) -> tensor<8x64xf32
   }
   return %o : tensor<8x64xf32>
 }
+
+// -----
+
+func.func @triangle_fill_dim_placed_twice(%x: tensor<8x64xf32>) -> tensor<8x1xf32> {
+  %o = kernel.custom (%x) grid <2, 1, 1> block <128, 1, 1> : (tensor<8x64xf32>) -> tensor<8x1xf32> {
+  ^bb0(%in0: tensor<8x64xf32>, %out0: tensor<8x1xf32>):
+    %m = block.for_loop 2 iterations accumulate (sum) : tensor<4x1xf32> {
+      %t = block.load %in0 imap <x = 0> fmap 1 : tensor<8x64xf32> -> tensor<4x32xf32>
+      // expected-error @+1 {{'block.triangle_fill' op places tile dim 1 by both the grid and the for-loop}}
+      %f = block.triangle_fill %t dims [0, 1] diagonal 1 value 0.0 imap <x = 1> fmap 1 : tensor<4x32xf32>
+      %r = block.reduce_sum %f dim 1 : tensor<4x32xf32>
+      block.yield %r : tensor<4x1xf32>
+    }
+    block.store %m, %out0 omap <x = 0> : tensor<4x1xf32> into tensor<8x1xf32>
+    block.return
+  }
+  return %o : tensor<8x1xf32>
+}

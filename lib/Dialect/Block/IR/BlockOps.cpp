@@ -190,6 +190,10 @@ LogicalResult TriangleFillOp::verify() {
       return emitOpError("fmap places tile dim ")
              << *fmap << ", which a tile of rank " << tile.getRank()
              << " does not have";
+    for (unsigned g = 0; g < 3; ++g)
+      if (getImap().getTensorDim(g) == static_cast<int64_t>(*fmap))
+        return emitOpError("places tile dim ")
+               << *fmap << " by both the grid and the for-loop";
   }
   return success();
 }
