@@ -1,7 +1,9 @@
 //===- ElementwiseMath.cpp - Elementwise ops as arith and math ------------===//
 
 #include "mlsopt/Conversion/ElementwiseMath.h"
+
 #include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
+#include <cmath>
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -198,6 +200,27 @@ Value mlsopt::buildElementwiseGeneric(
         linalg::YieldOp::create(nested, nestedLoc, result);
       });
   return generic.getResult(0);
+}
+
+Value mlsopt::emitRescaleUpdate(OpBuilder &b, Location loc, Value running,
+                                Value value, Value oldMax, Value newMax,
+                                Value valueMax) {
+  Type type = running.getType();
+  Value minusInf =
+      arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, -INFINITY));
+  Value zero =
+      arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, 0.0));
+  auto term = [&](Value x, Value max) -> Value {
+    Value scaled = arith::MulFOp::create(
+        b, loc, x,
+        math::ExpOp::create(b, loc,
+                            arith::SubFOp::create(b, loc, max, newMax)));
+    Value empty =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, max, minusInf);
+    return arith::SelectOp::create(b, loc, empty, zero, scaled);
+  };
+  return arith::AddFOp::create(b, loc, term(running, oldMax),
+                               term(value, valueMax));
 }
 
 Value mlsopt::emitTriangleCondition(OpBuilder &b, Location loc, Value row,

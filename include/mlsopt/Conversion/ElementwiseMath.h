@@ -80,6 +80,17 @@ mlir::Value buildFilledTensor(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value buildElementCast(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Value tensor, mlir::Type elementType);
 
+/// One update of a rescale accumulator (f32 scalars): `running` brought
+/// from `oldMax` to `newMax`, plus this iteration's `value`, relative to its
+/// maximum `valueMax`, brought to `newMax`. A term whose maximum is -inf
+/// (a tile the causal mask fills entirely, or nothing accumulated yet) adds
+/// 0: its elements are all -inf, whose exp is 0 at any finite maximum,
+/// while the arithmetic would give exp(-inf - -inf) = NaN.
+mlir::Value emitRescaleUpdate(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value running, mlir::Value value,
+                              mlir::Value oldMax, mlir::Value newMax,
+                              mlir::Value valueMax);
+
 /// Whether a triangle_fill fills the element at (`row`, `col`) (index
 /// values): `col - row >= diagonal`, as an i1.
 mlir::Value emitTriangleCondition(mlir::OpBuilder &b, mlir::Location loc,

@@ -54,7 +54,8 @@ void BlockGraphToGPU::emitAccumulatorUpdate(block::ForLoopOp loop,
                                      arith::MulFOp::create(b, loc, v, v));
         break;
       case block::AccumKind::rescale: {
-        // acc * exp(M_old - M_new) + v * exp(m_i - M_new), as on the CPU.
+        // acc * exp(M_old - M_new) + v * exp(m_i - M_new), as on the CPU
+        // (terms of a -inf maximum add nothing).
         unsigned k = *acc.getScaleBy();
         SmallVector<Value> kIdx =
             broadcastIndices(b, loc, idx, shapeOf(accs[k]), shape);
@@ -62,13 +63,7 @@ void BlockGraphToGPU::emitAccumulatorUpdate(block::ForLoopOp loop,
         Value m = widen(memref::LoadOp::create(
             b, loc, buffers.lookup(yield.getValues()[k]), kIdx));
         Value newMax = arith::MaximumFOp::create(b, loc, oldMax, m);
-        Value oldScale = math::ExpOp::create(
-            b, loc, arith::SubFOp::create(b, loc, oldMax, newMax));
-        Value newScale = math::ExpOp::create(
-            b, loc, arith::SubFOp::create(b, loc, m, newMax));
-        next = arith::AddFOp::create(
-            b, loc, arith::MulFOp::create(b, loc, running, oldScale),
-            arith::MulFOp::create(b, loc, v, newScale));
+        next = emitRescaleUpdate(b, loc, running, v, oldMax, newMax, m);
         break;
       }
       case block::AccumKind::max:

@@ -148,16 +148,11 @@ SmallVector<Value> updateAccumulators(OpBuilder &b, Location loc,
       // sum and this iteration's value to the new common maximum.
       unsigned k = *acc.getScaleBy();
       return buildElementwiseGeneric(
-          b, loc, type, {running[i], yielded[i], running[k], next[k], yielded[k]},
+          b, loc, type,
+          {running[i], yielded[i], running[k], next[k], yielded[k]},
           [&](OpBuilder &nb, Location l, ValueRange e) -> Value {
-            Value oldScale = math::ExpOp::create(
-                nb, l, arith::SubFOp::create(nb, l, e[2], e[3]));
-            Value newScale = math::ExpOp::create(
-                nb, l,
-                arith::SubFOp::create(nb, l, widen(nb, l, e[4]), e[3]));
-            return arith::AddFOp::create(
-                nb, l, arith::MulFOp::create(nb, l, e[0], oldScale),
-                arith::MulFOp::create(nb, l, widen(nb, l, e[1]), newScale));
+            return emitRescaleUpdate(nb, l, e[0], widen(nb, l, e[1]), e[2],
+                                     e[3], widen(nb, l, e[4]));
           });
     }
     }
