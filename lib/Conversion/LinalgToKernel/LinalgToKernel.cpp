@@ -786,7 +786,7 @@ PayloadPlanner::planTriangleFill(arith::SelectOp select) {
   if (select.getType() != elementType)
     return std::nullopt;
   std::optional<TriangleCondition> condition =
-      matchTriangleCondition(select.getCondition(), op.getBlock());
+      matchTriangleCondition(select.getCondition(), op.getBlock(), loopShape);
   if (!condition)
     return std::nullopt;
   Value x = select.getFalseValue();

@@ -12,10 +12,14 @@ using namespace mlsopt;
 
 namespace {
 
-/// sum over loops of coefficient * index, plus a constant.
+/// sum over loops of coefficient * index, plus a constant, with a bound on
+/// the magnitude of every value computed on the way to it.
 struct LinearIndex {
   llvm::SmallMapVector<unsigned, int64_t, 2> coefficients;
   int64_t constant = 0;
+  /// |v| <= magnitude for this value and every value it is computed from,
+  /// over all loop indices.
+  int64_t magnitude = 0;
   /// Every coefficient is +1 and the constant is >= 0: the value is never
   /// negative, so unsigned and signed comparisons of it agree.
   bool isNonNegative() const {
@@ -25,59 +29,98 @@ struct LinearIndex {
   }
 };
 
-/// Bounds the expressions accepted so that a pathological payload cannot
-/// overflow the coefficients.
+/// Keeps the arithmetic below far from int64_t overflow.
 constexpr int64_t kMaxMagnitude = int64_t(1) << 40;
 
-std::optional<LinearIndex> getLinearIndex(Value value, Block *body,
-                                          unsigned depth = 0) {
-  if (depth > 16)
-    return std::nullopt;
-  APInt constant;
-  if (matchPattern(value, m_ConstantInt(&constant))) {
-    if (constant.getSignificantBits() > 41)
-      return std::nullopt;
-    LinearIndex r;
-    r.constant = constant.getSExtValue();
-    return r;
-  }
-  Operation *def = value.getDefiningOp();
-  if (!def || def->getBlock() != body)
-    return std::nullopt;
-  if (auto index = dyn_cast<linalg::IndexOp>(def)) {
-    LinearIndex r;
-    r.coefficients[index.getDim()] = 1;
-    return r;
-  }
-  if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(def))
-    return getLinearIndex(def->getOperand(0), body, depth + 1);
-  bool isAdd = isa<arith::AddIOp>(def), isSub = isa<arith::SubIOp>(def);
-  if (!isAdd && !isSub)
-    return std::nullopt;
-  std::optional<LinearIndex> lhs =
-      getLinearIndex(def->getOperand(0), body, depth + 1);
-  std::optional<LinearIndex> rhs =
-      getLinearIndex(def->getOperand(1), body, depth + 1);
-  if (!lhs || !rhs)
-    return std::nullopt;
-  int64_t sign = isAdd ? 1 : -1;
-  lhs->constant += sign * rhs->constant;
-  for (auto [dim, c] : rhs->coefficients)
-    lhs->coefficients[dim] += sign * c;
-  if (std::abs(lhs->constant) > kMaxMagnitude)
-    return std::nullopt;
-  return lhs;
+/// The width of an integer or index value (index as 64 bits).
+unsigned getWidth(Type type) {
+  return type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
 }
+
+class LinearIndexMatcher {
+public:
+  LinearIndexMatcher(Block *body, ArrayRef<int64_t> loopShape)
+      : body(body), loopShape(loopShape) {}
+
+  /// `value` as a linear form of loop indices, if it is one and no value on
+  /// the way to it can wrap around in its integer type.
+  std::optional<LinearIndex> match(Value value, unsigned depth = 0) {
+    std::optional<LinearIndex> r = matchUnchecked(value, depth);
+    if (!r || r->magnitude > kMaxMagnitude)
+      return std::nullopt;
+    // A signed value of `width` bits holds |v| < 2^(width - 1): an i8 or
+    // i32 index past that wraps, and the comparison the payload makes is
+    // then not the one of the linear form.
+    unsigned width = getWidth(value.getType());
+    if (width < 2 ||
+        (width <= 62 && r->magnitude >= (int64_t(1) << (width - 1))))
+      return std::nullopt;
+    return r;
+  }
+
+private:
+  std::optional<LinearIndex> matchUnchecked(Value value, unsigned depth) {
+    if (depth > 16 || !value.getType().isIntOrIndex())
+      return std::nullopt;
+    APInt constant;
+    if (matchPattern(value, m_ConstantInt(&constant))) {
+      if (constant.getSignificantBits() > 41)
+        return std::nullopt;
+      LinearIndex r;
+      r.constant = constant.getSExtValue();
+      r.magnitude = std::abs(r.constant);
+      return r;
+    }
+    Operation *def = value.getDefiningOp();
+    if (!def || def->getBlock() != body)
+      return std::nullopt;
+    if (auto index = dyn_cast<linalg::IndexOp>(def)) {
+      if (index.getDim() >= loopShape.size() ||
+          ShapedType::isDynamic(loopShape[index.getDim()]))
+        return std::nullopt;
+      LinearIndex r;
+      r.coefficients[index.getDim()] = 1;
+      r.magnitude = loopShape[index.getDim()] - 1;
+      return r;
+    }
+    // A signed cast keeps the value when it fits, which match() checks of
+    // the result; an unsigned one also needs it non-negative.
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(def)) {
+      std::optional<LinearIndex> in = match(def->getOperand(0), depth + 1);
+      if (in && isa<arith::IndexCastUIOp>(def) && !in->isNonNegative())
+        return std::nullopt;
+      return in;
+    }
+    bool isAdd = isa<arith::AddIOp>(def), isSub = isa<arith::SubIOp>(def);
+    if (!isAdd && !isSub)
+      return std::nullopt;
+    std::optional<LinearIndex> lhs = match(def->getOperand(0), depth + 1);
+    std::optional<LinearIndex> rhs = match(def->getOperand(1), depth + 1);
+    if (!lhs || !rhs)
+      return std::nullopt;
+    int64_t sign = isAdd ? 1 : -1;
+    lhs->constant += sign * rhs->constant;
+    for (auto [dim, c] : rhs->coefficients)
+      lhs->coefficients[dim] += sign * c;
+    lhs->magnitude += rhs->magnitude;
+    return lhs;
+  }
+
+  Block *body;
+  ArrayRef<int64_t> loopShape;
+};
 
 } // namespace
 
-std::optional<TriangleCondition> mlsopt::matchTriangleCondition(Value condition,
-                                                                Block *body) {
+std::optional<TriangleCondition>
+mlsopt::matchTriangleCondition(Value condition, Block *body,
+                               ArrayRef<int64_t> loopShape) {
   auto cmp = condition.getDefiningOp<arith::CmpIOp>();
   if (!cmp || cmp->getBlock() != body)
     return std::nullopt;
-  std::optional<LinearIndex> lhs = getLinearIndex(cmp.getLhs(), body);
-  std::optional<LinearIndex> rhs = getLinearIndex(cmp.getRhs(), body);
+  LinearIndexMatcher matcher(body, loopShape);
+  std::optional<LinearIndex> lhs = matcher.match(cmp.getLhs());
+  std::optional<LinearIndex> rhs = matcher.match(cmp.getRhs());
   if (!lhs || !rhs)
     return std::nullopt;
   using P = arith::CmpIPredicate;
@@ -104,6 +147,20 @@ std::optional<TriangleCondition> mlsopt::matchTriangleCondition(Value condition,
     else
       return std::nullopt;
   }
+  // One index against a constant (`j > past` of a decode step, whose query
+  // index canonicalization folded to 0 on a loop of extent 1) is the
+  // triangle over that index and a loop of extent 1, whose index is 0.
+  auto unitLoop =
+      [&](std::optional<unsigned> other) -> std::optional<unsigned> {
+    for (auto [dim, extent] : llvm::enumerate(loopShape))
+      if (extent == 1 && dim != other)
+        return dim;
+    return std::nullopt;
+  };
+  if (plus && !minus)
+    minus = unitLoop(plus);
+  else if (minus && !plus)
+    plus = unitLoop(minus);
   if (!plus || !minus)
     return std::nullopt;
   // i[plus] - i[minus] + k P 0.

@@ -12,6 +12,7 @@
 #define MLSOPT_LIB_CONVERSION_LINALGTOKERNEL_TRIANGLEMASKS_H
 
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/ArrayRef.h"
 
 #include <optional>
 
@@ -31,9 +32,12 @@ struct TriangleCondition {
 /// The triangle where the i1 value `condition`, computed in `body` from
 /// `linalg.index` ops, integer constants, additions, subtractions and
 /// index casts by one `arith.cmpi`, is true; none when it is not such a
-/// comparison of two loop indices with coefficients +1 and -1.
-std::optional<TriangleCondition> matchTriangleCondition(mlir::Value condition,
-                                                        mlir::Block *body);
+/// comparison of two loop indices with coefficients +1 and -1 (or of one
+/// index and a loop of extent 1), or when a value on the way can wrap
+/// around its integer type over the loops of `loopShape`.
+std::optional<TriangleCondition>
+matchTriangleCondition(mlir::Value condition, mlir::Block *body,
+                       llvm::ArrayRef<int64_t> loopShape);
 
 } // namespace mlsopt
 

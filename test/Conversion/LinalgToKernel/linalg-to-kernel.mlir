@@ -2742,3 +2742,74 @@ func.func @masked_exp_in_f32(%s: tensor<4x16x16xf16>) -> tensor<4x16x16xf16> {
   } -> tensor<4x16x16xf16>
   return %r : tensor<4x16x16xf16>
 }
+
+// -----
+
+// A decode step: one query at position 300 (its loop has extent 1, so
+// canonicalization folds its index to 0 and the payload compares j with
+// a constant) sees keys j <= 300: the triangle over the unit loop and j.
+// CHECK-LABEL: func.func @decode_mask
+// CHECK-NOT: linalg.
+// CHECK: kernel.triangle_fill %{{.*}} dims [1, 2] diagonal 301 value 0xFFF0000000000000 : tensor<8x1x512xf32>
+func.func @decode_mask(%x: tensor<8x1x512xf32>) -> tensor<8x1x512xf32> {
+  %fill = arith.constant 0xFF800000 : f32
+  %scale = arith.constant 0.125 : f32
+  %c300 = arith.constant 300 : index
+  %e = tensor.empty() : tensor<8x1x512xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : tensor<8x1x512xf32>) outs(%e : tensor<8x1x512xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.mulf %a, %scale : f32
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %p = arith.addi %i, %c300 : index
+    %c = arith.cmpi ugt, %j, %p : index
+    %y = arith.select %c, %fill, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<8x1x512xf32>
+  return %r : tensor<8x1x512xf32>
+}
+
+// -----
+
+// Comparisons that wrap around their integer type are no triangles: i + 2^31
+// - 1 in i32 wraps for i >= 1, and an i8 index of a dim of 300 wraps at 128.
+// Both stay as they are.
+// CHECK-LABEL: func.func @wrapping_indices
+// CHECK-NOT: kernel.
+// CHECK: linalg.generic
+// CHECK: arith.cmpi sgt
+// CHECK: linalg.generic
+// CHECK: arith.cmpi sgt
+func.func @wrapping_indices(%x: tensor<4x4xf32>, %y: tensor<4x300xf32>) -> (tensor<4x4xf32>, tensor<4x300xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %ic = arith.index_cast %i : index to i32
+    %jc = arith.index_cast %j : index to i32
+    %big = arith.constant 2147483647 : i32
+    %p = arith.addi %ic, %big : i32
+    %c = arith.cmpi sgt, %jc, %p : i32
+    %s = arith.select %c, %zero, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<4x4xf32>
+  %e2 = tensor.empty() : tensor<4x300xf32>
+  %r2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<4x300xf32>) outs(%e2 : tensor<4x300xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %one = arith.constant 1 : i8
+    %ic = arith.index_cast %i : index to i8
+    %jc = arith.index_cast %j : index to i8
+    %ip = arith.addi %ic, %one : i8
+    %c = arith.cmpi sgt, %jc, %ip : i8
+    %s = arith.select %c, %zero, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<4x300xf32>
+  return %r, %r2 : tensor<4x4xf32>, tensor<4x300xf32>
+}
