@@ -1787,6 +1787,55 @@ struct ElementwiseBeforeReshape : public RewritePattern {
   }
 };
 
+/// A causal mask of a reshape whose groups keep the mask's rows and cols
+/// whole (torch's [b, h, s, s] scores, expanded from the [b h, s, s] of a
+/// batch matmul) is the mask of the reshape's source, reshaped: the mask
+/// then sits beside the ops that compute and read the scores, where the
+/// search fuses it, and an expand and collapse meeting around it fold.
+struct TriangleFillBeforeReshape
+    : public OpRewritePattern<kernel::TriangleFillOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(kernel::TriangleFillOp op,
+                                PatternRewriter &rewriter) const override {
+    Operation *reshape = op.getInput().getDefiningOp();
+    SmallVector<ReassociationIndices> groups;
+    Value source;
+    if (auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(reshape)) {
+      groups = expand.getReassociationIndices();
+      source = expand.getSrc();
+    } else if (auto collapse =
+                   dyn_cast_or_null<tensor::CollapseShapeOp>(reshape)) {
+      groups = collapse.getReassociationIndices();
+      source = collapse.getSrc();
+    } else {
+      return rewriter.notifyMatchFailure(op, "does not read a reshape");
+    }
+    bool expands = isa<tensor::ExpandShapeOp>(reshape);
+    // The mask's dims in the source: for an expand, the group that holds
+    // the dim alone; for a collapse, the one source dim of its group.
+    SmallVector<int64_t, 2> dims;
+    for (int64_t d : op.getDims()) {
+      for (auto [g, group] : llvm::enumerate(groups)) {
+        if (expands ? !llvm::is_contained(group, d)
+                    : g != static_cast<size_t>(d))
+          continue;
+        if (group.size() != 1)
+          return rewriter.notifyMatchFailure(op, "the reshape merges a dim "
+                                                 "of the mask with others");
+        dims.push_back(expands ? static_cast<int64_t>(g) : group.front());
+      }
+    }
+    Value masked = kernel::TriangleFillOp::create(
+        rewriter, op.getLoc(), source, rewriter.getDenseI64ArrayAttr(dims),
+        op.getDiagonalAttr(), op.getValueAttr());
+    Operation *moved = rewriter.clone(*reshape);
+    moved->setOperand(0, masked);
+    rewriter.replaceOp(op, moved->getResults());
+    return success();
+  }
+};
+
 /// `linalg.softmax` (IREE's, and what torch-mlir's softmax becomes through
 /// it) as upstream decomposes it: a max reduction, exp of the difference, a
 /// sum reduction and a division, which the patterns above import.
@@ -1824,7 +1873,8 @@ void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
                ReshapedOperandToSource<kernel::DivOp>,
                ReshapedOperandToSource<kernel::MaxOp>,
                ReshapedOperandToSource<kernel::MinOp>, ElementwiseBeforeReshape,
-               DecomposeSoftmax>(patterns.getContext());
+               TriangleFillBeforeReshape, DecomposeSoftmax>(
+      patterns.getContext());
   populateMixedPrecisionPatterns(patterns);
   populateBroadcastOperandPatterns(patterns);
   populateFlattenRowsPatterns(patterns);

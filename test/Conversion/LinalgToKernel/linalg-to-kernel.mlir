@@ -2813,3 +2813,34 @@ func.func @wrapping_indices(%x: tensor<4x4xf32>, %y: tensor<4x300xf32>) -> (tens
   } -> tensor<4x300xf32>
   return %r, %r2 : tensor<4x4xf32>, tensor<4x300xf32>
 }
+
+// -----
+
+// torch's 4-D scores: the batch matmul's [b h, s, s] expanded to
+// [b, h, s, s], masked, collapsed back. The mask moves before the expand
+// (its dims are groups of their own), and the reshapes meeting around it
+// fold: the mask reads the matmul's result.
+// CHECK-LABEL: func.func @mask_of_expanded_scores
+// CHECK-NOT: tensor.expand_shape
+// CHECK: %[[M:.*]] = kernel.triangle_fill %arg0 dims [1, 2] diagonal 1 value 0xFFF0000000000000 : tensor<16x64x64xf32>
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: return %[[M]]
+func.func @mask_of_expanded_scores(%s: tensor<16x64x64xf32>) -> tensor<16x64x64xf32> {
+  %x = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [2, 8, 64, 64] : tensor<16x64x64xf32> into tensor<2x8x64x64xf32>
+  %m = kernel.triangle_fill %x dims [2, 3] diagonal 1 value 0xFFF0000000000000 : tensor<2x8x64x64xf32>
+  %c = tensor.collapse_shape %m [[0, 1], [2], [3]] : tensor<2x8x64x64xf32> into tensor<16x64x64xf32>
+  return %c : tensor<16x64x64xf32>
+}
+
+// -----
+
+// A reshape that merges a dim of the mask with another keeps the mask after
+// it.
+// CHECK-LABEL: func.func @mask_of_merged_dims
+// CHECK: tensor.collapse_shape
+// CHECK: kernel.triangle_fill %{{.*}} dims [0, 1] diagonal 1
+func.func @mask_of_merged_dims(%s: tensor<4x16x64xf32>) -> tensor<64x64xf32> {
+  %c = tensor.collapse_shape %s [[0, 1], [2]] : tensor<4x16x64xf32> into tensor<64x64xf32>
+  %m = kernel.triangle_fill %c dims [0, 1] diagonal 1 value 0xFFF0000000000000 : tensor<64x64xf32>
+  return %m : tensor<64x64xf32>
+}
