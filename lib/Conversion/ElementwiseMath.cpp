@@ -219,8 +219,10 @@ Value mlsopt::emitRescaleUpdate(OpBuilder &b, Location loc, Value running,
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, max, minusInf);
     return arith::SelectOp::create(b, loc, empty, zero, scaled);
   };
-  return arith::AddFOp::create(b, loc, term(running, oldMax),
-                               term(value, valueMax));
+  // In this order: the operands of one call are built in no fixed order.
+  Value old = term(running, oldMax);
+  Value added = term(value, valueMax);
+  return arith::AddFOp::create(b, loc, old, added);
 }
 
 Value mlsopt::emitTriangleCondition(OpBuilder &b, Location loc, Value row,

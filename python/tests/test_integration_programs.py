@@ -35,10 +35,11 @@ def sdpa(q, k, v):
     return [softmax(q @ k.transpose(0, 2, 1) / math.sqrt(48), 2) @ v]
 
 
-def causal_attention(q, k, v):
-    # Query i sits at position 384 + i and sees keys j <= 384 + i.
+def causal_attention(q, k, v, past):
+    # Query i sits at position past + i and sees keys j <= past + i.
     s = q @ k.transpose(0, 2, 1) * 0.125
-    future = np.arange(512)[None, :] > np.arange(128)[:, None] + 384
+    future = (np.arange(k.shape[1])[None, :] >
+              np.arange(q.shape[1])[:, None] + past)
     return [softmax(np.where(future, -np.inf, s), 2) @ v]
 
 
@@ -91,8 +92,11 @@ CASES = {
     "row-sums": ([(32, 96), (32, 96)],
                  lambda x, a: [np.exp(x) * a, np.exp(x).sum(1)], 1e-5),
     "sdpa": ([(2, 64, 48), (2, 80, 48), (2, 80, 48)], sdpa, 1e-4),
-    "Inputs/causal-attention": ([(2, 128, 64), (2, 512, 64), (2, 512, 64)],
-                                causal_attention, 1e-4),
+    "causal-attention": ([(2, 128, 64), (2, 512, 64), (2, 512, 64)],
+                         lambda q, k, v: causal_attention(q, k, v, 384),
+                         1e-4),
+    "causal-prefill": ([(2, 512, 64), (2, 512, 64), (2, 512, 64)],
+                       lambda q, k, v: causal_attention(q, k, v, 0), 1e-4),
     "bias-relu-mlp": ([(8, 48), (48, 80), (80,), (80, 48), (48,)],
                       bias_relu_mlp, 1e-4),
     "bf16-silu-mlp": ([(8, 96), (96, 48), (48,), (48, 96)], bf16_silu_mlp,

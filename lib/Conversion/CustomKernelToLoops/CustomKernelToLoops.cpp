@@ -151,8 +151,9 @@ SmallVector<Value> updateAccumulators(OpBuilder &b, Location loc,
           b, loc, type,
           {running[i], yielded[i], running[k], next[k], yielded[k]},
           [&](OpBuilder &nb, Location l, ValueRange e) -> Value {
-            return emitRescaleUpdate(nb, l, e[0], widen(nb, l, e[1]), e[2],
-                                     e[3], widen(nb, l, e[4]));
+            Value value = widen(nb, l, e[1]);
+            Value valueMax = widen(nb, l, e[4]);
+            return emitRescaleUpdate(nb, l, e[0], value, e[2], e[3], valueMax);
           });
     }
     }

@@ -24,11 +24,18 @@
 // CHECK:             %[[NEWMAX:.*]] = linalg.generic {{.*}} ins(%[[M]], %[[LOCALMAX]] : tensor<2x1xf32>, tensor<2x1xf16>)
 // CHECK:               arith.maximumf
 // CHECK:             %[[NEWR:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[ROW]], #[[ROW]], #[[ROW]], #[[ID]]], {{.*}} ins(%[[R]], %[[T]], %[[M]], %[[NEWMAX]], %[[LOCALMAX]] :
+// A term whose maximum is -inf (nothing accumulated yet, or a tile masked
+// entirely) adds 0, not exp(-inf - -inf) = NaN.
 // CHECK:               %[[D1:.*]] = arith.subf
 // CHECK-NEXT:          %[[OLDSCALE:.*]] = math.exp %[[D1]] : f32
+// CHECK-NEXT:          %[[OLD:.*]] = arith.mulf %{{.*}}, %[[OLDSCALE]] : f32
+// CHECK-NEXT:          %[[NOTHING:.*]] = arith.cmpf oeq, %{{.*}}, %[[NEGINF]] : f32
+// CHECK-NEXT:          %[[OLDTERM:.*]] = arith.select %[[NOTHING]], %{{.*}}, %[[OLD]] : f32
 // CHECK:               %[[NEWSCALE:.*]] = math.exp
-// CHECK:               arith.mulf %{{.*}}, %[[NEWSCALE]] : f32
-// CHECK:               arith.mulf %{{.*}}, %[[OLDSCALE]] : f32
+// CHECK-NEXT:          %[[NEW:.*]] = arith.mulf %{{.*}}, %[[NEWSCALE]] : f32
+// CHECK-NEXT:          %[[MASKED:.*]] = arith.cmpf oeq, %{{.*}}, %[[NEGINF]] : f32
+// CHECK-NEXT:          %[[NEWTERM:.*]] = arith.select %[[MASKED]], %{{.*}}, %[[NEW]] : f32
+// CHECK-NEXT:          arith.addf %[[OLDTERM]], %[[NEWTERM]] : f32
 // CHECK:             %[[NEWMEAN:.*]] = linalg.generic {{.*}} ins(%[[MEAN]], %[[T]] :
 // CHECK:               arith.addf
 // CHECK:             %[[NEWRMS:.*]] = linalg.generic {{.*}} ins(%[[RMS]], %[[T]] :

@@ -1,3 +1,28 @@
+// A causal prefill (512 tokens, query i sees keys j <= i): the search
+// computes it as one online-softmax kernel over key tiles, the mask on each
+// tile placed by the grid (rows) and the for-loop (keys, fmap 2). Verified
+// against the program as imported, then lowered to one launch and accepted
+// by ptxas in f16. CPU/run-causal-attention.mlir checks its numbers.
+// RUN: mlsopt-opt %s --convert-linalg-to-kernel -o %t.kernel.mlir
+// RUN: mlsopt-opt %t.kernel.mlir --superoptimize="timeout=10 keep-reference=true" -o %t.opt.mlir
+// RUN: FileCheck %s --check-prefix=OPT < %t.opt.mlir
+// RUN: mlsopt-opt %t.opt.mlir --verify-equivalence 2>&1 >/dev/null | FileCheck %s --check-prefix=VERIFY
+// RUN: sed s/f32/f16/g %t.opt.mlir | mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_90 -o %t.gpu.mlir
+// RUN: FileCheck %s --check-prefix=HOST < %t.gpu.mlir
+// RUN: mlsopt-translate --emit-ptx %t.gpu.mlir -o %t.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.ptx -o %t.cubin %}
+
+// OPT-LABEL: func.func @causal_prefill(
+// OPT: block.for_loop {{[0-9]+}} iterations accumulate (max, rescale by 0
+// OPT: block.triangle_fill %{{.*}} dims [1, 2] diagonal 1 value 0xFFF0000000000000 imap <x = 0, y = 1> fmap 2
+// OPT-NOT: kernel.
+// OPT: return
+// VERIFY: remark: @causal_prefill is equivalent to @causal_prefill_reference
+// HOST-LABEL: func.func @causal_prefill(
+// HOST-COUNT-1: gpu.launch_func
+// HOST-NOT: gpu.launch_func
+// HOST: return
+
 // Causal self-attention of a 512-token prefill, as torch-mlir emits
 // scaled_dot_product_attention(is_causal=True) once the mask is fused into
 // the generic that scales the scores: query i sees keys j <= i. A safe

@@ -2,21 +2,21 @@
 // Superoptimized causal attentions, run on the CPU through their block
 // graphs, compute what the linalg programs compute (renamed *_ref, lowered
 // in the same module): the finite-field test cannot see that exp(-inf) is
-// 0, these runs can. Inputs/causal-attention.mlir (128 queries after 384
-// past tokens) is one iteration over all keys; Inputs/causal-prefill.mlir
+// 0, these runs can. ../causal-attention.mlir (128 queries after 384
+// past tokens) is one iteration over all keys; ../causal-prefill.mlir
 // (512 tokens) is an online softmax over key tiles, where the tiles after a
 // row's position are masked entirely: their maximum is -inf, and their
 // terms must add 0 to the rescale accumulators, not exp(-inf - -inf), NaN.
 // @main prints statistics of each result, then the relative error, <= 1e-4.
-// RUN: mlsopt-opt %S/Inputs/causal-attention.mlir --convert-linalg-to-kernel --superoptimize=timeout=10 \
+// RUN: mlsopt-opt %S/../causal-attention.mlir --convert-linalg-to-kernel --superoptimize=timeout=10 \
 // RUN:   | sed -e '/^module {$/d' -e '/^}$/d' > %t.opt.mlir
-// RUN: mlsopt-opt %S/Inputs/causal-prefill.mlir --convert-linalg-to-kernel --superoptimize=timeout=10 \
+// RUN: mlsopt-opt %S/../causal-prefill.mlir --convert-linalg-to-kernel --superoptimize=timeout=10 \
 // RUN:   | sed -e '/^module {$/d' -e '/^}$/d' > %t.prefill.mlir
 // RUN: FileCheck %s --check-prefix=OPT < %t.opt.mlir
 // RUN: FileCheck %s --check-prefix=PREFILL < %t.prefill.mlir
-// RUN: sed -e 's/@causal_attention(/@causal_attention_ref(/' %S/Inputs/causal-attention.mlir > %t.ref.mlir
-// RUN: sed -e 's/@causal_prefill(/@causal_prefill_ref(/' -e 's/#m3/#pm3/g' -e 's/#r3/#pr3/g' %S/Inputs/causal-prefill.mlir > %t.prefill-ref.mlir
-// RUN: cat %t.opt.mlir %t.ref.mlir %t.prefill.mlir %t.prefill-ref.mlir %S/../Examples/Inputs/compare.mlir %S/../Bench/Inputs/helpers.mlir %s \
+// RUN: sed -e 's/@causal_attention(/@causal_attention_ref(/' %S/../causal-attention.mlir > %t.ref.mlir
+// RUN: sed -e 's/@causal_prefill(/@causal_prefill_ref(/' -e 's/#m3/#pm3/g' -e 's/#r3/#pr3/g' %S/../causal-prefill.mlir > %t.prefill-ref.mlir
+// RUN: cat %t.opt.mlir %t.ref.mlir %t.prefill.mlir %t.prefill-ref.mlir %S/../../Examples/Inputs/compare.mlir %S/../../Bench/Inputs/helpers.mlir %s \
 // RUN:   | sed -e '/^\/\/ RUN/d' \
 // RUN:   | mlsopt-opt --mlsopt-cpu-pipeline \
 // RUN:   | %mlir_runner -e main -entry-point-result=void \
