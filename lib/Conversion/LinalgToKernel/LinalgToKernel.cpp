@@ -1875,6 +1875,17 @@ void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
                ReshapedOperandToSource<kernel::MinOp>, ElementwiseBeforeReshape,
                TriangleFillBeforeReshape, DecomposeSoftmax>(
       patterns.getContext());
+  // Chains of reshapes between a reduction and its readers (a batch of one:
+  // [1, s, 1] collapsed to [1, s], to [s], expanded to [s, 1]) become one
+  // reshape, which the readers then see through (ReshapedOperandToSource);
+  // left as chains, they cut a batch-1 attention into four kernels.
+  patterns.add<ComposeReassociativeReshapeOps<tensor::CollapseShapeOp,
+                                              ReshapeOpKind::kCollapse>,
+               ComposeReassociativeReshapeOps<tensor::ExpandShapeOp,
+                                              ReshapeOpKind::kExpand>,
+               ComposeExpandOfCollapseOp<tensor::ExpandShapeOp,
+                                         tensor::CollapseShapeOp>>(
+      patterns.getContext());
   populateMixedPrecisionPatterns(patterns);
   populateBroadcastOperandPatterns(patterns);
   populateFlattenRowsPatterns(patterns);

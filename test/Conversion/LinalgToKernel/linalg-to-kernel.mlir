@@ -2844,3 +2844,34 @@ func.func @mask_of_merged_dims(%s: tensor<4x16x64xf32>) -> tensor<64x64xf32> {
   %m = kernel.triangle_fill %c dims [0, 1] diagonal 1 value 0xFFF0000000000000 : tensor<64x64xf32>
   return %m : tensor<64x64xf32>
 }
+
+// -----
+
+// A batch of one: the row maximum of [1, 16, 32] scores, [1, 16], read back
+// through (b, i). The reshapes between the reduction and its reader compose
+// into one, which the subtraction sees through: it reads the [1, 16, 1]
+// maximum, and no reshape is left to cut the program.
+// CHECK-LABEL: func.func @batch_one_row_max
+// CHECK-NOT: tensor.collapse_shape
+// CHECK-NOT: tensor.expand_shape
+// CHECK: %[[M:.*]] = kernel.reduce_max %arg0 dim 2 : tensor<1x16x32xf32>
+// CHECK: kernel.sub %arg0, %[[M]] : tensor<1x16x32xf32>, tensor<1x16x1xf32>
+func.func @batch_one_row_max(%s: tensor<1x16x32xf32>) -> tensor<1x16x32xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %m0 = tensor.empty() : tensor<1x16xf32>
+  %mf = linalg.fill ins(%ninf : f32) outs(%m0 : tensor<1x16xf32>) -> tensor<1x16xf32>
+  %mx = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%s : tensor<1x16x32xf32>) outs(%mf : tensor<1x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %y = arith.maximumf %a, %o : f32
+    linalg.yield %y : f32
+  } -> tensor<1x16xf32>
+  %e = tensor.empty() : tensor<1x16x32xf32>
+  %d = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s, %mx : tensor<1x16x32xf32>, tensor<1x16xf32>) outs(%e : tensor<1x16x32xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %y = arith.subf %a, %m : f32
+    linalg.yield %y : f32
+  } -> tensor<1x16x32xf32>
+  return %d : tensor<1x16x32xf32>
+}
