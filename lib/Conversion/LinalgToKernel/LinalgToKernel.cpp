@@ -780,45 +780,54 @@ Value PayloadPlanner::matchGelu(Value value) {
 /// unused invalid step. NaN aside: an unordered comparison picks one side
 /// for it, where the kernel ops keep the NaN.
 /// `select(j - i >= d, c, x)` (or its complement with the operands swapped)
-/// is the triangle_fill of x by the constant c: a causal mask.
+/// is the triangle_fill of x by the constant c: a causal mask. A condition
+/// that is a union of triangles (a sliding window with its causal edge)
+/// fills each in turn.
 std::optional<PlannedValue>
 PayloadPlanner::planTriangleFill(arith::SelectOp select) {
   if (select.getType() != elementType)
     return std::nullopt;
-  std::optional<TriangleCondition> condition =
-      matchTriangleCondition(select.getCondition(), op.getBlock(), loopShape);
-  if (!condition)
-    return std::nullopt;
   Value x = select.getFalseValue();
   std::optional<APFloat> fill = getScalar(select.getTrueValue());
+  bool negated = false;
   if (!fill) {
     x = select.getTrueValue();
     fill = getScalar(select.getFalseValue());
-    condition = condition->complement();
+    negated = true;
   }
   if (!fill || getScalar(x))
+    return std::nullopt;
+  std::optional<SmallVector<TriangleCondition, 2>> triangles =
+      matchTriangleUnion(select.getCondition(), op.getBlock(), loopShape,
+                         negated);
+  if (!triangles)
     return std::nullopt;
   PlannedValue arg = getTensor(x);
   if (arg.unrounded)
     return std::nullopt;
   // The masked value must vary along both compared loops: the mask does.
   // Its step drops leading size-1 loops, so loop dims shift by their count.
-  const Step &masked = steps[arg.step];
+  SmallVector<int64_t> shape = steps[arg.step].shape;
   int64_t shift = static_cast<int64_t>(loopShape.size()) -
-                  static_cast<int64_t>(masked.shape.size());
-  for (unsigned loop : {condition->rows, condition->cols})
-    if (static_cast<int64_t>(loop) < shift ||
-        masked.shape[loop - shift] != loopShape[loop])
-      return std::nullopt;
-  Step step;
-  step.args = {arg.step};
-  step.scalar = toDouble(*fill);
-  step.shape = masked.shape;
-  step.triangle = TriangleCondition{
-      static_cast<unsigned>(condition->rows - shift),
-      static_cast<unsigned>(condition->cols - shift), condition->diagonal};
-  steps.push_back(std::move(step));
-  return PlannedValue{static_cast<unsigned>(steps.size() - 1)};
+                  static_cast<int64_t>(shape.size());
+  for (const TriangleCondition &t : *triangles)
+    for (unsigned loop : {t.rows, t.cols})
+      if (static_cast<int64_t>(loop) < shift ||
+          shape[loop - shift] != loopShape[loop])
+        return std::nullopt;
+  unsigned masked = arg.step;
+  for (const TriangleCondition &t : *triangles) {
+    Step step;
+    step.args = {masked};
+    step.scalar = toDouble(*fill);
+    step.shape = shape;
+    step.triangle =
+        TriangleCondition{static_cast<unsigned>(t.rows - shift),
+                          static_cast<unsigned>(t.cols - shift), t.diagonal};
+    steps.push_back(std::move(step));
+    masked = steps.size() - 1;
+  }
+  return PlannedValue{masked};
 }
 
 std::optional<PlannedValue> PayloadPlanner::planSelect(arith::SelectOp select) {

@@ -187,3 +187,37 @@ mlsopt::matchTriangleCondition(Value condition, Block *body,
     return std::nullopt;
   }
 }
+
+std::optional<SmallVector<TriangleCondition, 2>>
+mlsopt::matchTriangleUnion(Value condition, Block *body,
+                           ArrayRef<int64_t> loopShape, bool negated) {
+  Operation *def = condition.getDefiningOp();
+  if (!def || def->getBlock() != body)
+    return std::nullopt;
+  if (isa<arith::CmpIOp>(def)) {
+    std::optional<TriangleCondition> t =
+        matchTriangleCondition(condition, body, loopShape);
+    if (!t)
+      return std::nullopt;
+    return SmallVector<TriangleCondition, 2>{negated ? t->complement() : *t};
+  }
+  if (auto xorOp = dyn_cast<arith::XOrIOp>(def)) {
+    if (matchPattern(xorOp.getRhs(), m_One()))
+      return matchTriangleUnion(xorOp.getLhs(), body, loopShape, !negated);
+    if (matchPattern(xorOp.getLhs(), m_One()))
+      return matchTriangleUnion(xorOp.getRhs(), body, loopShape, !negated);
+    return std::nullopt;
+  }
+  // A union of unions: `or`, or a negated `and`. (An intersection of
+  // triangles is no union of them.)
+  if ((isa<arith::OrIOp>(def) && !negated) ||
+      (isa<arith::AndIOp>(def) && negated)) {
+    auto lhs = matchTriangleUnion(def->getOperand(0), body, loopShape, negated);
+    auto rhs = matchTriangleUnion(def->getOperand(1), body, loopShape, negated);
+    if (!lhs || !rhs)
+      return std::nullopt;
+    lhs->append(rhs->begin(), rhs->end());
+    return lhs;
+  }
+  return std::nullopt;
+}

@@ -13,6 +13,7 @@
 
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <optional>
 
@@ -38,6 +39,16 @@ struct TriangleCondition {
 std::optional<TriangleCondition>
 matchTriangleCondition(mlir::Value condition, mlir::Block *body,
                        llvm::ArrayRef<int64_t> loopShape);
+
+/// The triangles whose union is where `condition` is true (false when
+/// `negated`): one comparison (matchTriangleCondition), `arith.ori` of
+/// unions, `arith.andi` of negated unions (not (a and b) is not a or not
+/// b), and `arith.xori` with true (a negation). A sliding window with its
+/// causal edge, `keep = j <= i and j > i - w`, fills two triangles. None
+/// when some part is not such a condition.
+std::optional<llvm::SmallVector<TriangleCondition, 2>>
+matchTriangleUnion(mlir::Value condition, mlir::Block *body,
+                   llvm::ArrayRef<int64_t> loopShape, bool negated = false);
 
 } // namespace mlsopt
 

@@ -2875,3 +2875,48 @@ func.func @batch_one_row_max(%s: tensor<1x16x32xf32>) -> tensor<1x16x32xf32> {
   } -> tensor<1x16x32xf32>
   return %d : tensor<1x16x32xf32>
 }
+
+// -----
+
+// A sliding window of 8 with its causal edge (Mistral's): keep j <= i and
+// j > i - 8, fill the rest, which is two triangles: j - i >= 1 and
+// i - j >= 8. Written as the kept band (andi, fill on the false side) and
+// as the filled union (ori, through an xori negation).
+// CHECK-LABEL: func.func @sliding_window
+// CHECK-NOT: linalg.
+// CHECK: %[[A:.*]] = kernel.triangle_fill %arg0 dims [0, 1] diagonal 1 value 0xFFF0000000000000 : tensor<32x32xf32>
+// CHECK: kernel.triangle_fill %[[A]] dims [1, 0] diagonal 8 value 0xFFF0000000000000 : tensor<32x32xf32>
+// CHECK: %[[B:.*]] = kernel.triangle_fill %arg0 dims [0, 1] diagonal 1 value 0xFFF0000000000000 : tensor<32x32xf32>
+// CHECK: kernel.triangle_fill %[[B]] dims [1, 0] diagonal 8 value 0xFFF0000000000000 : tensor<32x32xf32>
+func.func @sliding_window(%s: tensor<32x32xf32>) -> (tensor<32x32xf32>, tensor<32x32xf32>) {
+  %e = tensor.empty() : tensor<32x32xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %c8 = arith.constant 8 : index
+  %true = arith.constant true
+  %kept = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<32x32xf32>) outs(%e : tensor<32x32xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %past = arith.cmpi ule, %j, %i : index
+    %j8 = arith.addi %j, %c8 : index
+    %near = arith.cmpi ugt, %j8, %i : index
+    %keep = arith.andi %past, %near : i1
+    %y = arith.select %keep, %x, %ninf : f32
+    linalg.yield %y : f32
+  } -> tensor<32x32xf32>
+  %filled = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<32x32xf32>) outs(%e : tensor<32x32xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %future = arith.cmpi ugt, %j, %i : index
+    %j8 = arith.addi %j, %c8 : index
+    %near = arith.cmpi ugt, %j8, %i : index
+    %far = arith.xori %near, %true : i1
+    %fill = arith.ori %future, %far : i1
+    %y = arith.select %fill, %ninf, %x : f32
+    linalg.yield %y : f32
+  } -> tensor<32x32xf32>
+  return %kept, %filled : tensor<32x32xf32>, tensor<32x32xf32>
+}
