@@ -1,14 +1,14 @@
 //===- ElementwiseMath.cpp - Elementwise ops as arith and math ------------===//
 
 #include "mlsopt/Conversion/ElementwiseMath.h"
-
 #include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
-#include <cmath>
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlsopt;

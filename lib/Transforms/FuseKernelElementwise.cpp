@@ -134,26 +134,15 @@ GridToTensorDims remapTensorDims(GridToTensorDims map, ArrayRef<int64_t> to) {
   return map;
 }
 
-/// Creates the block op of the same name as kernel op `op`, on tiles whose
-/// broadcast is `shape`. A mask's result tile sits where `imap` and `fmap`
-/// (a load's or a store's placement of it) put it.
-Value createTileOp(RewriterBase &rewriter, Operation *op, ValueRange tiles,
-                   ArrayRef<int64_t> shape, block::DimMapAttr imap,
-                   IntegerAttr fmap = {}) {
-  OperationState state(op->getLoc(),
-                       ("block." + op->getName().stripDialect()).str());
-  state.addOperands(tiles);
-  // In the tiles' element type, which may be wider than the op's (the f32
-  // partial sums of a split matmul); the store rounds.
-  state.addTypes(RankedTensorType::get(
-      shape, cast<RankedTensorType>(tiles.front().getType()).getElementType()));
-  state.addAttributes(op->getAttrs());
-  if (isa<kernel::TriangleFillOp>(op)) {
-    state.addAttribute("imap", imap);
-    if (fmap)
-      state.addAttribute("fmap", fmap);
-  }
-  return rewriter.create(state)->getResult(0);
+/// The block op of `op` on `tiles`, whose broadcast is `shape`, in the
+/// tiles' element type, which may be wider than the op's (the f32 partial
+/// sums of a split matmul); the store rounds.
+Value createBroadcastTileOp(RewriterBase &rewriter, Operation *op,
+                            ValueRange tiles, ArrayRef<int64_t> shape,
+                            block::DimMapAttr imap, IntegerAttr fmap = {}) {
+  auto type = RankedTensorType::get(
+      shape, cast<RankedTensorType>(tiles.front().getType()).getElementType());
+  return createTileOp(rewriter, op, tiles, type, imap, fmap);
 }
 
 /// A rewrite of any kernel op into a custom kernel, for a target (given,
@@ -288,7 +277,7 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
         stores, [&](block::StoreOp s) { return mapping.lookup(s.getTile()); });
     block::StoreOp::create(
         trial, op->getLoc(),
-        createTileOp(trial, op, tiles, resultTile, resultOmap),
+        createBroadcastTileOp(trial, op, tiles, resultTile, resultOmap),
         body.getArguments().back(), resultOmap);
     // The copy must still be a block graph the target can run (the result
     // tile takes shared memory unless it reuses an operand's).
@@ -534,9 +523,9 @@ struct FuseElementwisePrologue : KernelFusionPattern {
                                                      windowSizes)
                                    .getTile());
       }
-      trial.replaceOp(load,
-                      createTileOp(trial, op, tiles, tile, load.getImapAttr(),
-                                   load.getFmapAttr()));
+      trial.replaceOp(load, createBroadcastTileOp(trial, op, tiles, tile,
+                                                  load.getImapAttr(),
+                                                  load.getFmapAttr()));
     }
     for (BlockArgument arg : llvm::reverse(resultArgs))
       body.eraseArgument(arg.getArgNumber());

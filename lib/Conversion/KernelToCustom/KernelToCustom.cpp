@@ -494,6 +494,22 @@ FailureOr<kernel::CustomOp> createDefaultKernel(
 
 } // namespace
 
+Value mlsopt::createTileOp(RewriterBase &rewriter, Operation *op,
+                           ValueRange tiles, RankedTensorType tileType,
+                           block::DimMapAttr imap, IntegerAttr fmap) {
+  OperationState state(op->getLoc(),
+                       ("block." + op->getName().stripDialect()).str());
+  state.addOperands(tiles);
+  state.addAttributes(op->getAttrs());
+  if (isa<kernel::TriangleFillOp>(op)) {
+    state.addAttribute("imap", imap);
+    if (fmap)
+      state.addAttribute("fmap", fmap);
+  }
+  state.addTypes(tileType);
+  return rewriter.create(state)->getResult(0);
+}
+
 static bool isRankZero(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor && tensor.getRank() == 0;
@@ -561,18 +577,11 @@ mlsopt::wrapInDefaultBlockGraph(RewriterBase &rewriter, Operation *op,
   SmallVector<KernelInput> inputs;
   for (auto [i, input] : llvm::enumerate(op->getOperands()))
     inputs.push_back({input, getImap(s, i), s.fmaps[i]});
-  // The block op of the same name does the work on the tiles.
+  // The block op of the same name does the work on the tiles, which sit
+  // where the block stores them.
   auto sameOp = [&](ValueRange tiles, RankedTensorType tile) {
-    OperationState state(op->getLoc(),
-                         ("block." + op->getName().stripDialect()).str());
-    state.addOperands(tiles);
-    state.addAttributes(op->getAttrs());
-    // A mask's tile sits where the block stores it: the output's omap.
-    if (isa<kernel::TriangleFillOp>(op))
-      state.addAttribute("imap",
-                         block::DimMapAttr::get(op->getContext(), s.omap));
-    state.addTypes(tile);
-    return rewriter.create(state)->getResult(0);
+    return createTileOp(rewriter, op, tiles, tile,
+                        block::DimMapAttr::get(op->getContext(), s.omap));
   };
   // A split reduction's partial results stay f32 from the first kernel's
   // accumulators to the second's, which rounds once: f16 and bf16 matmuls

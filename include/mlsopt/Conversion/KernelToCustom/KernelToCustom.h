@@ -10,6 +10,7 @@
 #ifndef MLSOPT_CONVERSION_KERNELTOCUSTOM_KERNELTOCUSTOM_H
 #define MLSOPT_CONVERSION_KERNELTOCUSTOM_KERNELTOCUSTOM_H
 
+#include "mlsopt/Dialect/Block/IR/BlockDialect.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -33,6 +34,16 @@ bool hasDefaultBlockGraph(mlir::Operation *op);
 /// grid dims and loop iterations to tensor dims, have no tiles of (the
 /// default block graph works on size-1 vector views of it).
 bool hasRankZeroTensor(mlir::Operation *op);
+
+/// The block op of the same name and attributes as kernel op `op`, on
+/// `tiles`, with result type `tileType`, at the rewriter's insertion point.
+/// A mask (kernel.triangle_fill) gets the placement of its tile too: `imap`
+/// and `fmap`, where a load or a store of that tile would place it.
+mlir::Value createTileOp(mlir::RewriterBase &rewriter, mlir::Operation *op,
+                         mlir::ValueRange tiles,
+                         mlir::RankedTensorType tileType,
+                         mlsopt::block::DimMapAttr imap,
+                         mlir::IntegerAttr fmap = {});
 
 /// Replaces the pre-defined kernel op `op` by an equivalent kernel.custom with
 /// its default block graph and returns it. Fails, with a diagnostic on `op`,
