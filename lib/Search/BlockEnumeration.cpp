@@ -33,9 +33,11 @@ public:
     site.layout = &graph.layout;
     // forEachOp reads `body` and `post` while its callback appends to them:
     // they must not reallocate. A stabilizing maximum and its subtraction
-    // count as one op (BlockGraph::getNumBlockOps).
-    body.reserve(inputs.size() + 2 * limit + 1);
-    post.reserve(limit + 8);
+    // count as one op, as does a chain of distinct masks
+    // (BlockGraph::getNumBlockOps).
+    unsigned perOp = 2 + core.problem.triangles.size();
+    body.reserve(inputs.size() + perOp * limit + 1);
+    post.reserve(perOp * limit + 8);
     for (const SearchValue &in : inputs) {
       SearchValue tile = in;
       for (Dim &d : tile.dims)

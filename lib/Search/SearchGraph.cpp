@@ -106,6 +106,15 @@ bool search::isCommutativeKind(OpKind kind) {
   return kind == OpKind::Add || kind == OpKind::Mul;
 }
 
+bool search::isSameMask(const SOp &a, const SOp &b) {
+  // Bitwise: -inf and NaN fills are told apart, and compare equal to
+  // themselves.
+  return a.triangle == b.triangle && a.triangleClasses == b.triangleClasses &&
+         a.diagonal == b.diagonal &&
+         llvm::bit_cast<uint64_t>(a.scalar.literal) ==
+             llvm::bit_cast<uint64_t>(b.scalar.literal);
+}
+
 bool search::isTriangleApplicable(const SOp &op, const Dims &dims) {
   for (unsigned i = 0; i < 2; ++i) {
     int64_t d = op.triangle[i];
@@ -231,6 +240,34 @@ bool Layout::walks(Dim d) const {
   return d.isChunked() ? d.chunks == loopClass : d.cls == loopClass;
 }
 
+/// The masks among `ops` (numbered after `numLeading` other values) applied
+/// to another mask's result with a mask that no mask below them in that
+/// chain applies. A band (a sliding window with its causal edge) is such a
+/// chain, and one element-wise select in the generated code; counted as one
+/// op, it fits the default `max-block-ops`. Each mask of a chain differs
+/// from those below it and the program has finitely many, so chains stay
+/// bounded even with abstract pruning off.
+static unsigned countChainedMasks(ArrayRef<SOp> ops, unsigned numLeading) {
+  auto maskBelow = [&](const SOp &op) -> const SOp * {
+    unsigned v = op.operands[0];
+    if (v < numLeading || ops[v - numLeading].kind != OpKind::TriangleFill)
+      return nullptr;
+    return &ops[v - numLeading];
+  };
+  unsigned chained = 0;
+  for (const SOp &op : ops) {
+    if (op.kind != OpKind::TriangleFill || !maskBelow(op))
+      continue;
+    bool repeats = false;
+    for (const SOp *below = maskBelow(op); below && !repeats;
+         below = maskBelow(*below))
+      repeats = isSameMask(op, *below);
+    if (!repeats)
+      ++chained;
+  }
+  return chained;
+}
+
 unsigned BlockGraph::getNumBlockOps() const {
   // Each maximum that a body op subtracts from the values it was taken over
   // counts once, with its subtraction. Not counting the subtraction instead
@@ -245,8 +282,9 @@ unsigned BlockGraph::getNumBlockOps() const {
         body[m].operands[0] == op.operands[0])
       stabilizing.set(m);
   }
-  return inputs.size() + body.size() - stabilizing.count() + post.size() +
-         stores.size();
+  return inputs.size() + body.size() - stabilizing.count() -
+         countChainedMasks(body, numInputs) + post.size() -
+         countChainedMasks(post, accums.size()) + stores.size();
 }
 
 Dims search::getAccumulatedDims(const Layout &layout, const Dims &dims) {

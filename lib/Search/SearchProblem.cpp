@@ -223,13 +223,7 @@ static FailureOr<SearchProblem> buildProblem(ArrayRef<Operation *> ops,
       node.op.scalar.literal = fill.getValue().convertToDouble();
       SOp mask = node.op;
       mask.operands.clear();
-      auto same = [&](const SOp &other) {
-        return other.triangle == mask.triangle &&
-               other.triangleClasses == mask.triangleClasses &&
-               other.diagonal == mask.diagonal &&
-               llvm::bit_cast<uint64_t>(other.scalar.literal) ==
-                   llvm::bit_cast<uint64_t>(mask.scalar.literal);
-      };
+      auto same = [&](const SOp &other) { return isSameMask(other, mask); };
       if (llvm::none_of(problem.triangles, same))
         problem.triangles.push_back(mask);
     }

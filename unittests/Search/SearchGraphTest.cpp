@@ -17,6 +17,8 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <limits>
+
 #include "MLIRTest.h"
 #include "SearchTestUtils.h"
 
@@ -312,6 +314,49 @@ TEST(BlockGraphCount, StabilizingMaximumCountsOnceWithItsSubtraction) {
   graph.body.push_back(op(OpKind::ReduceMax, {7})); // value 8
   graph.body.push_back(op(OpKind::Sub, {7, 8}));    // value 9
   EXPECT_EQ(graph.getNumBlockOps(), 9u);
+}
+
+TEST(BlockGraphCount, ChainedDistinctMasksCountOnce) {
+  // Loads q and k; s = q k; causal(s); window(causal(s)); store.
+  BlockGraph graph;
+  graph.inputs = {0, 1};
+  auto mask = [](unsigned operand, int64_t diagonal) {
+    SOp result;
+    result.kind = OpKind::TriangleFill;
+    result.operands = {operand};
+    result.triangle = {0, 1};
+    result.triangleClasses = {0, 1};
+    result.diagonal = diagonal;
+    result.scalar.literal = -std::numeric_limits<double>::infinity();
+    return result;
+  };
+  SOp matmul;
+  matmul.kind = OpKind::Matmul;
+  matmul.operands = {0, 1};
+  graph.body.push_back(matmul);     // value 2
+  graph.body.push_back(mask(2, 1)); // value 3
+  graph.stores = {0};
+  EXPECT_EQ(graph.getNumBlockOps(), 5u);
+  // A band: the second mask counts with the first.
+  graph.body.push_back(mask(3, 32)); // value 4
+  EXPECT_EQ(graph.getNumBlockOps(), 5u);
+  // A mask that the chain below already applies counts, so chains stay
+  // bounded by the masks the program has.
+  graph.body.push_back(mask(4, 1)); // value 5
+  EXPECT_EQ(graph.getNumBlockOps(), 6u);
+  // The same mask with another value fills differently: it chains.
+  SOp zero = mask(5, 32);
+  zero.scalar.literal = 0.0;
+  graph.body.push_back(zero); // value 6
+  EXPECT_EQ(graph.getNumBlockOps(), 6u);
+  // A mask of a value no mask made counts.
+  graph.body.push_back(mask(2, 32)); // value 7
+  EXPECT_EQ(graph.getNumBlockOps(), 7u);
+  // In the epilogue, values are numbered after the accumulators.
+  graph.accums.push_back(Accum{7});
+  graph.post.push_back(mask(0, 1));  // post value 1
+  graph.post.push_back(mask(1, 32)); // post value 2
+  EXPECT_EQ(graph.getNumBlockOps(), 8u);
 }
 
 } // namespace

@@ -128,6 +128,10 @@ struct SOp {
   int64_t diagonal = 0;
 };
 
+/// Whether triangle_fills `a` and `b` fill the same elements with the same
+/// value (their operands aside).
+bool isSameMask(const SOp &a, const SOp &b);
+
 /// Whether a triangle_fill `op` applies to an operand of `dims`: its rows
 /// and cols are dims there, of the classes they have in the program.
 bool isTriangleApplicable(const SOp &op, const Dims &dims);
@@ -186,7 +190,9 @@ struct BlockGraph {
   /// pair is a safe softmax's stabilizer, which the abstract expressions
   /// erase and `max-kernel-ops` does not count; counted as two, it made the
   /// first kernel of a safe softmax's flash-decoding one op too large (12).
-  /// The body then holds at most twice as many ops as the count.
+  /// A mask applied to another mask's result, with a mask none below it in
+  /// that chain applies, is counted with it: a band is one select. The body
+  /// then holds at most (2 + masks in the program) times the count.
   unsigned getNumBlockOps() const;
 };
 
