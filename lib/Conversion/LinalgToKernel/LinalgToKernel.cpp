@@ -1726,6 +1726,14 @@ struct ReshapedOperandToSource : public OpRewritePattern<OpTy> {
       if (!isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
               reshape))
         continue;
+      // An expand of rows to a batch of one ([s, h] to [1, s, h]) is left
+      // to FlattenRows, which computes the op on the rows: read through here,
+      // it left an op of mixed ranks whose other operand stayed 3-D, and the
+      // search cut the program there.
+      if (auto expand = dyn_cast<tensor::ExpandShapeOp>(reshape);
+          expand && isRowsReshape(expand.getResultType().getShape(),
+                                  expand.getReassociationIndices()))
+        continue;
       Value source = reshape->getOperand(0);
       auto sourceType = dyn_cast<RankedTensorType>(source.getType());
       if (!sourceType || !sourceType.hasStaticShape() ||
