@@ -1757,11 +1757,14 @@ struct ReshapedOperandToSource : public OpRewritePattern<OpTy> {
   }
 };
 
-/// A one-operand elementwise kernel op (`kernel.exp`, `mul_scalar`, ...) of a
-/// unit-dim reshape computes on the reshape's source and is reshaped after:
-/// `mul_scalar(collapse(sum), 1/n)` is `collapse(mul_scalar(sum, 1/n))`. The
-/// reshape moves towards the binary ops that read past it
-/// (ReshapedOperandToSource), so none stays between two kernel ops.
+/// An elementwise kernel op (`kernel.exp`, `mul_scalar`, ...) of unit-dim
+/// reshapes computes on the reshapes' sources and is reshaped after:
+/// `mul_scalar(collapse(sum), 1/n)` is `collapse(mul_scalar(sum, 1/n))`.
+/// The reshape moves towards the binary ops that read past it
+/// (ReshapedOperandToSource), so none stays between two kernel ops. A binary
+/// op moves when both operands are reshapes of one shape: a decode step's
+/// [b, 1, n] gate and up projections, each [b, n] expanded with the size-1
+/// dim in another group, which no broadcasting reads past.
 struct ElementwiseBeforeReshape : public RewritePattern {
   ElementwiseBeforeReshape(MLIRContext *context)
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
@@ -1770,36 +1773,42 @@ struct ElementwiseBeforeReshape : public RewritePattern {
                                 PatternRewriter &rewriter) const override {
     if (!isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) ||
         !op->hasTrait<OpTrait::ElementwiseByIndex>() ||
-        op->getNumOperands() != 1 || op->getNumResults() != 1 ||
+        op->getNumOperands() == 0 || op->getNumResults() != 1 ||
         op->getNumRegions() != 0 ||
-        op->getOperand(0).getType() != op->getResult(0).getType())
-      return rewriter.notifyMatchFailure(op, "not a one-operand elementwise "
-                                             "kernel op");
-    Operation *reshape = op->getOperand(0).getDefiningOp();
-    if (!isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
-            reshape))
-      return rewriter.notifyMatchFailure(op, "does not read a reshape");
-    // A collapse of [1, seq, ...] to rows rises to the arguments instead
-    // (FlattenRows); moving it down again would undo that forever.
-    if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(reshape);
-        collapse && isRowsReshape(collapse.getSrcType().getShape(),
-                                  collapse.getReassociationIndices()))
-      return rewriter.notifyMatchFailure(op, "reads a collapse to rows");
-    Value source = reshape->getOperand(0);
-    auto sourceType = cast<RankedTensorType>(source.getType());
-    if (dropUnitDims(sourceType.getShape()) !=
-        dropUnitDims(
-            cast<RankedTensorType>(op->getResult(0).getType()).getShape()))
-      return rewriter.notifyMatchFailure(op, "reads a reshape of other dims");
+        llvm::any_of(op->getOperandTypes(), [&](Type type) {
+          return type != op->getResult(0).getType();
+        }))
+      return rewriter.notifyMatchFailure(op, "not an elementwise kernel op "
+                                             "of operands of its shape");
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    SmallVector<Value> sources;
+    for (Value operand : op->getOperands()) {
+      Operation *reshape = operand.getDefiningOp();
+      if (!isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+              reshape))
+        return rewriter.notifyMatchFailure(op, "reads other than a reshape");
+      // A collapse of [1, seq, ...] to rows rises to the arguments instead
+      // (FlattenRows); moving it down again would undo that forever.
+      if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(reshape);
+          collapse && isRowsReshape(collapse.getSrcType().getShape(),
+                                    collapse.getReassociationIndices()))
+        return rewriter.notifyMatchFailure(op, "reads a collapse to rows");
+      sources.push_back(reshape->getOperand(0));
+    }
+    auto sourceType = cast<RankedTensorType>(sources.front().getType());
+    if (llvm::any_of(sources,
+                     [&](Value v) { return v.getType() != sourceType; }) ||
+        dropUnitDims(sourceType.getShape()) !=
+            dropUnitDims(resultType.getShape()))
+      return rewriter.notifyMatchFailure(op, "reads reshapes of other dims");
     Operation *computed = rewriter.clone(*op);
     rewriter.modifyOpInPlace(computed, [&] {
-      computed->setOperand(0, source);
+      computed->setOperands(sources);
       computed->getResult(0).setType(sourceType);
     });
-    rewriter.replaceOp(
-        op, reshapeUnitDims(
-                rewriter, op->getLoc(), computed->getResult(0),
-                cast<RankedTensorType>(op->getResult(0).getType()).getShape()));
+    rewriter.replaceOp(op, reshapeUnitDims(rewriter, op->getLoc(),
+                                           computed->getResult(0),
+                                           resultType.getShape()));
     return success();
   }
 };
@@ -1853,6 +1862,63 @@ struct TriangleFillBeforeReshape
   }
 };
 
+/// A collapse of a transpose whose every group of merged dims comes from
+/// consecutive operand dims, in order, is the transpose of the collapsed
+/// operand: torch's K^T of [b, h, s, d] scores, transposed [0, 1, 3, 2] and
+/// collapsed to [b h, d, s] for a batch matmul, is the [0, 2, 1] transpose
+/// of the collapsed K. The transpose then sits on the shape of the matmul
+/// that reads it, and the search loads K transposed in the same kernel;
+/// left on the 4-D shape, it was a launch of its own.
+struct TransposeUnderCollapse
+    : public OpRewritePattern<tensor::CollapseShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::CollapseShapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto transpose = op.getSrc().getDefiningOp<kernel::TransposeOp>();
+    if (!transpose)
+      return rewriter.notifyMatchFailure(op, "does not read a transpose");
+    // Only towards a kernel op that reads the collapse: a collapse that a
+    // function returns stays last, as the unit-dim patterns leave it, and
+    // moving it up would put a reshape between two kernel ops.
+    if (llvm::none_of(op->getUsers(), [](Operation *user) {
+          return isa<kernel::KernelDialect>(user->getDialect());
+        }))
+      return rewriter.notifyMatchFailure(op, "no kernel op reads it");
+    ArrayRef<int64_t> permutation = transpose.getPermutation();
+    SmallVector<ReassociationIndices> groups = op.getReassociationIndices();
+    // The operand dims of each group, which must run on consecutively.
+    SmallVector<std::pair<int64_t, size_t>> firsts;
+    for (auto [g, group] : llvm::enumerate(groups)) {
+      for (auto [i, d] : llvm::enumerate(group))
+        if (permutation[d] !=
+            permutation[group.front()] + static_cast<int64_t>(i))
+          return rewriter.notifyMatchFailure(
+              op, "a group merges dims that are not consecutive in the "
+                  "operand");
+      firsts.emplace_back(permutation[group.front()], g);
+    }
+    // Operand groups in operand order; result group g is operand group
+    // newPermutation[g].
+    llvm::sort(firsts);
+    SmallVector<ReassociationIndices> operandGroups;
+    SmallVector<int64_t> newPermutation(groups.size());
+    for (auto [position, first] : llvm::enumerate(firsts)) {
+      const ReassociationIndices &group = groups[first.second];
+      ReassociationIndices operandGroup;
+      for (auto i : llvm::seq<int64_t>(0, group.size()))
+        operandGroup.push_back(first.first + i);
+      operandGroups.push_back(std::move(operandGroup));
+      newPermutation[first.second] = static_cast<int64_t>(position);
+    }
+    Value collapsed = tensor::CollapseShapeOp::create(
+        rewriter, op.getLoc(), transpose.getInput(), operandGroups);
+    rewriter.replaceOpWithNewOp<kernel::TransposeOp>(op, collapsed,
+                                                     newPermutation);
+    return success();
+  }
+};
+
 /// `linalg.softmax` (IREE's, and what torch-mlir's softmax becomes through
 /// it) as upstream decomposes it: a max reduction, exp of the difference, a
 /// sum reduction and a division, which the patterns above import.
@@ -1877,21 +1943,22 @@ struct DecomposeSoftmax : public OpRewritePattern<linalg::SoftmaxOp> {
 } // namespace
 
 void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
-  patterns.add<ContractionToMatmul, FlattenedRowsToMatmul, ReductionToKernel,
-               ElementwiseToKernel, BroadcastOperandToUnitDims<kernel::AddOp>,
-               BroadcastOperandToUnitDims<kernel::SubOp>,
-               BroadcastOperandToUnitDims<kernel::MulOp>,
-               BroadcastOperandToUnitDims<kernel::DivOp>,
-               BroadcastOperandToUnitDims<kernel::MaxOp>,
-               BroadcastOperandToUnitDims<kernel::MinOp>,
-               ReshapedOperandToSource<kernel::AddOp>,
-               ReshapedOperandToSource<kernel::SubOp>,
-               ReshapedOperandToSource<kernel::MulOp>,
-               ReshapedOperandToSource<kernel::DivOp>,
-               ReshapedOperandToSource<kernel::MaxOp>,
-               ReshapedOperandToSource<kernel::MinOp>, ElementwiseBeforeReshape,
-               TriangleFillBeforeReshape, DecomposeSoftmax>(
-      patterns.getContext());
+  patterns
+      .add<ContractionToMatmul, FlattenedRowsToMatmul, ReductionToKernel,
+           ElementwiseToKernel, BroadcastOperandToUnitDims<kernel::AddOp>,
+           BroadcastOperandToUnitDims<kernel::SubOp>,
+           BroadcastOperandToUnitDims<kernel::MulOp>,
+           BroadcastOperandToUnitDims<kernel::DivOp>,
+           BroadcastOperandToUnitDims<kernel::MaxOp>,
+           BroadcastOperandToUnitDims<kernel::MinOp>,
+           ReshapedOperandToSource<kernel::AddOp>,
+           ReshapedOperandToSource<kernel::SubOp>,
+           ReshapedOperandToSource<kernel::MulOp>,
+           ReshapedOperandToSource<kernel::DivOp>,
+           ReshapedOperandToSource<kernel::MaxOp>,
+           ReshapedOperandToSource<kernel::MinOp>, ElementwiseBeforeReshape,
+           TriangleFillBeforeReshape, TransposeUnderCollapse, DecomposeSoftmax>(
+          patterns.getContext());
   // Chains of reshapes between a reduction and its readers (a batch of one:
   // [1, s, 1] collapsed to [1, s], to [s], expanded to [s, 1]) become one
   // reshape, which the readers then see through (ReshapedOperandToSource);

@@ -2923,3 +2923,81 @@ func.func @sliding_window(%s: tensor<32x32xf32>) -> (tensor<32x32xf32>, tensor<3
   } -> tensor<32x32xf32>
   return %kept, %filled : tensor<32x32xf32>, tensor<32x32xf32>
 }
+
+// -----
+
+// torch's K^T of [b, h, s, d] keys: transposed [0, 1, 3, 2], then collapsed
+// to [b h, d, s] for a batch matmul. The transpose moves under the collapse,
+// onto the 3-D shape of the matmul, where the search loads K transposed in
+// the matmul's kernel (on the 4-D shape it was a launch of its own).
+// CHECK-LABEL: func.func @transpose_under_collapse
+// CHECK-SAME: (%[[Q:[a-zA-Z0-9_]+]]: tensor<2x4x16x8xf32>, %[[K:[a-zA-Z0-9_]+]]: tensor<2x4x16x8xf32>)
+// CHECK-DAG: %[[QF:.*]] = tensor.collapse_shape %[[Q]] {{\[\[}}0, 1], [2], [3]] : tensor<2x4x16x8xf32> into tensor<8x16x8xf32>
+// CHECK-DAG: %[[KF:.*]] = tensor.collapse_shape %[[K]] {{\[\[}}0, 1], [2], [3]] : tensor<2x4x16x8xf32> into tensor<8x16x8xf32>
+// CHECK: %[[KT:.*]] = kernel.transpose %[[KF]] [0, 2, 1] : tensor<8x16x8xf32>
+// CHECK: kernel.matmul %[[QF]], %[[KT]] : tensor<8x16x8xf32>, tensor<8x8x16xf32>
+func.func @transpose_under_collapse(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x16x8xf32>) -> tensor<8x16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4x8x16xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x4x16x8xf32>) outs(%e : tensor<2x4x8x16xf32>) permutation = [0, 1, 3, 2]
+  %qf = tensor.collapse_shape %q [[0, 1], [2], [3]] : tensor<2x4x16x8xf32> into tensor<8x16x8xf32>
+  %ktf = tensor.collapse_shape %kt [[0, 1], [2], [3]] : tensor<2x4x8x16xf32> into tensor<8x8x16xf32>
+  %e2 = tensor.empty() : tensor<8x16x16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %s = linalg.batch_matmul ins(%qf, %ktf : tensor<8x16x8xf32>, tensor<8x8x16xf32>) outs(%z : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  return %s : tensor<8x16x16xf32>
+}
+
+// -----
+
+// A collapse that merges dims the transpose took from apart (the heads with
+// the positions, [b, s, h, d] to [b, h, s, d] and [b h s, d]) is no view of
+// the operand: the transpose stays before it.
+// CHECK-LABEL: func.func @transpose_under_collapse_of_dims_apart
+// CHECK: %[[T:.*]] = kernel.transpose %{{.*}} [0, 2, 1, 3] : tensor<2x16x4x8xf32>
+// CHECK: tensor.collapse_shape %[[T]] {{\[\[}}0, 1, 2], [3]]
+func.func @transpose_under_collapse_of_dims_apart(%x: tensor<2x16x4x8xf32>) -> tensor<128x8xf32> {
+  %e = tensor.empty() : tensor<2x4x16x8xf32>
+  %t = linalg.transpose ins(%x : tensor<2x16x4x8xf32>) outs(%e : tensor<2x4x16x8xf32>) permutation = [0, 2, 1, 3]
+  %c = tensor.collapse_shape %t [[0, 1, 2], [3]] : tensor<2x4x16x8xf32> into tensor<128x8xf32>
+  %r = math.exp %c : tensor<128x8xf32>
+  return %r : tensor<128x8xf32>
+}
+
+// -----
+
+// A decode step's gated MLP ([b, 1, n], one token per sequence): the gate
+// and up projections are each expanded back to [2, 1, 1024], the silu's
+// with the size-1 dim in another group, which no broadcasting reads past.
+// The product computes on the projections' [2, 1024] and is expanded
+// after: left on the 3-D shape between two expands, it was cut from the
+// matmuls (3 launches, 1 now).
+// CHECK-LABEL: func.func @decode_gated_product
+// CHECK: %[[G:.*]] = kernel.matmul
+// CHECK-NEXT: %[[U:.*]] = kernel.matmul
+// CHECK-NEXT: %[[S:.*]] = kernel.silu %[[G]] : tensor<2x1024xf32>
+// CHECK-NEXT: %[[P:.*]] = kernel.mul %[[S]], %[[U]] : tensor<2x1024xf32>, tensor<2x1024xf32>
+// CHECK-NEXT: %[[E:.*]] = tensor.expand_shape %[[P]]
+// CHECK-NEXT: return %[[E]] : tensor<2x1x1024xf32>
+func.func @decode_gated_product(%x: tensor<2x1x512xf32>, %wg: tensor<512x1024xf32>, %wu: tensor<512x1024xf32>) -> tensor<2x1x1024xf32> {
+  %zero = arith.constant 0.0 : f32
+  %xf = tensor.collapse_shape %x [[0, 1], [2]] : tensor<2x1x512xf32> into tensor<2x512xf32>
+  %e = tensor.empty() : tensor<2x1024xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x1024xf32>) -> tensor<2x1024xf32>
+  %g = linalg.matmul ins(%xf, %wg : tensor<2x512xf32>, tensor<512x1024xf32>) outs(%z : tensor<2x1024xf32>) -> tensor<2x1024xf32>
+  %u = linalg.matmul ins(%xf, %wu : tensor<2x512xf32>, tensor<512x1024xf32>) outs(%z : tensor<2x1024xf32>) -> tensor<2x1024xf32>
+  %g3 = tensor.expand_shape %g [[0, 1], [2]] output_shape [2, 1, 1024] : tensor<2x1024xf32> into tensor<2x1x1024xf32>
+  %u3 = tensor.expand_shape %u [[0, 1], [2]] output_shape [2, 1, 1024] : tensor<2x1024xf32> into tensor<2x1x1024xf32>
+  %e3 = tensor.empty() : tensor<2x1x1024xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%g3, %u3 : tensor<2x1x1024xf32>, tensor<2x1x1024xf32>) outs(%e3 : tensor<2x1x1024xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %n = arith.negf %a : f32
+    %x1 = math.exp %n : f32
+    %one = arith.constant 1.0 : f32
+    %d = arith.addf %x1, %one : f32
+    %s = arith.divf %a, %d : f32
+    %y = arith.mulf %s, %b : f32
+    linalg.yield %y : f32
+  } -> tensor<2x1x1024xf32>
+  return %p : tensor<2x1x1024xf32>
+}
