@@ -634,7 +634,9 @@ void mlsopt::populateFuseKernelElementwisePatterns(
   patterns.add<FuseElementwiseEpilogue, FuseElementwisePrologue>(
       patterns.getContext(), target, costOptions);
   patterns.add<DropUnusedOutputs>(patterns.getContext());
-  populateFuseConversionPatterns(patterns);
+  populateFuseConversionPatterns(
+      patterns, target ? static_cast<int64_t>(target->maxSharedMemPerBlock)
+                       : kDefaultBlockGraphSharedMemBytes);
   populateFoldSlicesIntoLoadsPatterns(patterns);
   // The new block ops become thread graphs, merged with those before them.
   thread::populateFuseElementwisePatterns(patterns);

@@ -476,3 +476,38 @@ func.func @reader_in_between(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<
   %n = kernel.neg %0 : tensor<8x64xf32>
   return %n, %s : tensor<8x64xf32>, tensor<8x1xf32>
 }
+
+// -----
+
+// An f16 RMSNorm computed in f32 (LLaMA's): the search keeps the lone
+// rms_norm as it is, with a conversion on each side. The rms_norm becomes
+// its default block graph, whose loads and stores do both conversions:
+// one launch, not three.
+// CHECK-LABEL: func.func @norm_between_conversions(
+// CHECK-SAME: %[[X:.*]]: tensor<64x512xf16>
+// CHECK-NOT: kernel.convert
+// CHECK: %[[K:.*]] = kernel.custom(%[[X]]) {{.*}} : (tensor<64x512xf16>) -> tensor<64x512xf16>
+// CHECK: block.load %{{.*}} : tensor<64x512xf16> -> tensor<1x512xf32>
+// CHECK: block.rms_norm %{{.*}} : tensor<1x512xf32>
+// CHECK: block.store %{{.*}} : tensor<1x512xf32> into tensor<64x512xf16>
+// CHECK-NOT: kernel.
+// CHECK: return %[[K]]
+func.func @norm_between_conversions(%x: tensor<64x512xf16>) -> tensor<64x512xf16> {
+  %0 = kernel.convert %x : tensor<64x512xf16> to tensor<64x512xf32>
+  %1 = kernel.rms_norm %0 {epsilon = 1.0e-6 : f64} : tensor<64x512xf32>
+  %2 = kernel.convert %1 : tensor<64x512xf32> to tensor<64x512xf16>
+  return %2 : tensor<64x512xf16>
+}
+
+// -----
+
+// A conversion beside a kernel op that another op reads too: the op's
+// kernel could not convert in its store, so the op stays pre-defined.
+// CHECK-LABEL: func.func @conversion_of_a_shared_result(
+// CHECK: %[[N:.*]] = kernel.rms_norm
+// CHECK: kernel.convert %[[N]]
+func.func @conversion_of_a_shared_result(%x: tensor<64x512xf32>) -> (tensor<64x512xf16>, tensor<64x512xf32>) {
+  %1 = kernel.rms_norm %x {epsilon = 1.0e-6 : f64} : tensor<64x512xf32>
+  %2 = kernel.convert %1 : tensor<64x512xf32> to tensor<64x512xf16>
+  return %2, %1 : tensor<64x512xf16>, tensor<64x512xf32>
+}

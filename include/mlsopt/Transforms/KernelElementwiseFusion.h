@@ -31,8 +31,11 @@ void populateFuseKernelElementwisePatterns(
 /// Moves kernel.convert ops into the custom kernels beside them: a
 /// conversion only kernels read becomes converting loads of its operand, and
 /// a conversion of a kernel output nothing else reads a converting store.
+/// A pre-defined op beside a conversion becomes its default block graph
+/// (tiles fitting `maxSharedMemBytes`) when that lets its kernel convert.
 /// Part of populateFuseKernelElementwisePatterns.
-void populateFuseConversionPatterns(mlir::RewritePatternSet &patterns);
+void populateFuseConversionPatterns(mlir::RewritePatternSet &patterns,
+                                    int64_t maxSharedMemBytes);
 
 } // namespace mlsopt
 

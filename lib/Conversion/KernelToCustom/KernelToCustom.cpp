@@ -560,6 +560,16 @@ static Operation *expandRankZero(RewriterBase &rewriter, Operation *op) {
   return expanded;
 }
 
+bool mlsopt::canWrapInDefaultBlockGraph(Operation *op,
+                                        int64_t maxSharedMemBytes) {
+  if (!hasDefaultBlockGraph(op) || hasRankZeroTensor(op))
+    return false;
+  // scheduleFor says why it fails; the caller only asks.
+  ScopedDiagnosticHandler quiet(op->getContext(),
+                                [](Diagnostic &) { return success(); });
+  return succeeded(scheduleFor(op, maxSharedMemBytes, /*allowSplit=*/true));
+}
+
 FailureOr<kernel::CustomOp>
 mlsopt::wrapInDefaultBlockGraph(RewriterBase &rewriter, Operation *op,
                                 int64_t maxSharedMemBytes, bool allowSplit) {

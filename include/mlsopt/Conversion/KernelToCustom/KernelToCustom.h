@@ -58,6 +58,11 @@ mlir::FailureOr<kernel::CustomOp>
 wrapInDefaultBlockGraph(mlir::RewriterBase &rewriter, mlir::Operation *op,
                         int64_t maxSharedMemBytes, bool allowSplit = true);
 
+/// Whether wrapInDefaultBlockGraph would succeed on `op`: it has a default
+/// block graph, no rank-0 tensor and a tiling that fits in
+/// `maxSharedMemBytes`. Emits no diagnostic.
+bool canWrapInDefaultBlockGraph(mlir::Operation *op, int64_t maxSharedMemBytes);
+
 /// Adds the pattern that applies wrapInDefaultBlockGraph to every kernel op
 /// outside custom kernels.
 void populateKernelToCustomPatterns(mlir::RewritePatternSet &patterns,
