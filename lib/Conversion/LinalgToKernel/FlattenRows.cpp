@@ -40,18 +40,23 @@ namespace {
 
 using Groups = SmallVector<ReassociationIndices>;
 
-/// The ops this file flattens: elementwise kernel ops (with numpy
-/// broadcasting), and reductions and RMS norms over one dim. Conversions are
-/// left to the mixed-precision patterns, which move them across reshapes
-/// towards the ops that compute or read them (ConvertBeforeReshape,
-/// ConvertAfterReshape); moving them here too would undo those moves and
-/// never end.
+/// Whether the op that computes `value` is one that flattens.
+bool isComputedByFlattenable(Value value) {
+  Operation *def = value.getDefiningOp();
+  return def && flattensOnRows(def);
+}
+
+/// Whether `op` flattens here. A conversion flattens only where the value
+/// it converts is computed by an op that flattens too, so that the reshape
+/// moves on past it; elsewhere the mixed-precision patterns move it towards
+/// the op that computes or reads the converted value (a batch matmul's
+/// result converts before its collapse, and the kernel stores it
+/// converted), and the two never take the same conversion.
 bool isFlattenable(Operation *op) {
-  if (!isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) ||
-      op->getNumResults() != 1 || op->getNumRegions() != 0)
+  if (!flattensOnRows(op))
     return false;
-  return op->hasTrait<OpTrait::ElementwiseByIndex>() ||
-         isa<kernel::ReduceSumOp, kernel::ReduceMaxOp, kernel::RmsNormOp>(op);
+  auto convert = dyn_cast<kernel::ConvertOp>(op);
+  return !convert || isComputedByFlattenable(convert.getInput());
 }
 
 /// The dim a reduction or an RMS norm works on, if `op` has one.
@@ -109,6 +114,12 @@ Value reshapeToFlat(OpBuilder &b, Location loc, Value value,
   if (type.getShape() == flatShape)
     return value;
   auto flatType = RankedTensorType::get(flatShape, type.getElementType());
+  // An operand of the result's rank collapses by the result's groups: the
+  // groups getReassociationIndicesForReshape would pick may put a size-1
+  // dim elsewhere ([1, 1, h] to [1, h] as [[0], [1, 2]]), and such a
+  // collapse is no collapse to rows that the patterns here move on.
+  if (type.getRank() == static_cast<int64_t>(shape.size()))
+    return tensor::CollapseShapeOp::create(b, loc, flatType, value, groups);
   if (std::optional<Groups> direct =
           getReassociationIndicesForReshape(type, flatType)) {
     if (type.getRank() > flatType.getRank())
@@ -254,9 +265,7 @@ struct FlattenOpUnderCollapse
   LogicalResult matchAndRewrite(tensor::CollapseShapeOp collapse,
                                 PatternRewriter &rewriter) const override {
     Operation *op = collapse.getSrc().getDefiningOp();
-    if (!op || !isFlattenable(op) ||
-        !isRowsReshape(collapse.getSrcType().getShape(),
-                       collapse.getReassociationIndices()))
+    if (!op || !isFlattenable(op) || !isRowsCollapse(collapse))
       return rewriter.notifyMatchFailure(collapse,
                                          "collapses no op this flattens");
     // A reduction's operand differs from its result in the reduced dim,
@@ -321,9 +330,71 @@ bool mlsopt::isRowsReshape(ArrayRef<int64_t> shape,
     // dim 0), are a reduced dim that a reduction keeps and linalg drops,
     // which the import's unit-dim patterns move.
     int64_t innermost = static_cast<int64_t>(shape.size()) - 1;
-    return group.size() > 1 && !isReal(group.front()) && isReal(group.back()) &&
-           group.back() != innermost;
+    if (group.size() < 2 || group.back() == innermost)
+      return false;
+    // Only size-1 dims: one token of a batch of one, [1, 1] and the one row
+    // of [1, 1, hidden] (a decode step).
+    if (llvm::none_of(group, isReal))
+      return true;
+    return !isReal(group.front()) && isReal(group.back());
   });
+}
+
+/// Whether size-1 dim `dim` of `value` may be a dim a reduction kept: the
+/// value is a reduction over it, or an elementwise op of one. Ops not yet
+/// imported may be reductions; arguments and matmul results are not.
+static bool mayBeKeptReducedDim(Value value, int64_t dim, unsigned depth = 0) {
+  Operation *op = value.getDefiningOp();
+  if (!op)
+    return false;
+  // Deep chains are rare; assume the worst rather than walk them all.
+  if (depth > 16)
+    return true;
+  if (isa<kernel::MatmulOp>(op))
+    return false;
+  if (auto sum = dyn_cast<kernel::ReduceSumOp>(op))
+    return static_cast<int64_t>(sum.getDim()) == dim ||
+           mayBeKeptReducedDim(sum.getInput(), dim, depth + 1);
+  if (auto max = dyn_cast<kernel::ReduceMaxOp>(op))
+    return static_cast<int64_t>(max.getDim()) == dim ||
+           mayBeKeptReducedDim(max.getInput(), dim, depth + 1);
+  if (!isa<kernel::KernelDialect>(op->getDialect()) ||
+      !(op->hasTrait<OpTrait::ElementwiseByIndex>() ||
+        isa<kernel::RmsNormOp, kernel::ConvertOp>(op)))
+    return true;
+  int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
+  return llvm::any_of(op->getOperands(), [&](Value operand) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    // Numpy broadcasting aligns the operand's dims on the right.
+    int64_t d = dim - (rank - type.getRank());
+    return d >= 0 && type.getDimSize(d) == 1 &&
+           mayBeKeptReducedDim(operand, d, depth + 1);
+  });
+}
+
+bool mlsopt::isRowsCollapse(tensor::CollapseShapeOp collapse) {
+  ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
+  SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
+  if (isRowsReshape(shape, groups))
+    return true;
+  int64_t innermost = static_cast<int64_t>(shape.size()) - 1;
+  return llvm::any_of(groups, [&](const ReassociationIndices &group) {
+    if (group.size() < 2 || group.back() == innermost ||
+        shape[group.front()] == 1)
+      return false;
+    return llvm::all_of(llvm::drop_begin(group), [&](int64_t d) {
+      return shape[d] == 1 && !mayBeKeptReducedDim(collapse.getSrc(), d);
+    });
+  });
+}
+
+bool mlsopt::flattensOnRows(Operation *op) {
+  if (!isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) ||
+      op->getNumResults() != 1 || op->getNumRegions() != 0)
+    return false;
+  return op->hasTrait<OpTrait::ElementwiseByIndex>() ||
+         isa<kernel::ReduceSumOp, kernel::ReduceMaxOp, kernel::RmsNormOp,
+             kernel::ConvertOp>(op);
 }
 
 void mlsopt::populateFlattenRowsPatterns(RewritePatternSet &patterns) {

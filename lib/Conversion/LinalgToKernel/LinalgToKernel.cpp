@@ -1790,8 +1790,7 @@ struct ElementwiseBeforeReshape : public RewritePattern {
       // A collapse of [1, seq, ...] to rows rises to the arguments instead
       // (FlattenRows); moving it down again would undo that forever.
       if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(reshape);
-          collapse && isRowsReshape(collapse.getSrcType().getShape(),
-                                    collapse.getReassociationIndices()))
+          collapse && isRowsCollapse(collapse))
         return rewriter.notifyMatchFailure(op, "reads a collapse to rows");
       sources.push_back(reshape->getOperand(0));
     }

@@ -342,6 +342,13 @@ struct ConvertBeforeReshape : public OpRewritePattern<kernel::ConvertOp> {
         !reshape->hasOneUse() || !isKernelComputed(reshape->getOperand(0)))
       return rewriter.notifyMatchFailure(convert, "does not convert a reshape "
                                                   "of a kernel op's result");
+    // A collapse to rows of a value that FlattenRows computes on rows rises
+    // past the conversion to it (FlattenOpUnderCollapse); moving it back
+    // would never end.
+    if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(reshape);
+        collapse && isRowsCollapse(collapse) &&
+        flattensOnRows(collapse.getSrc().getDefiningOp()))
+      return rewriter.notifyMatchFailure(convert, "FlattenRows moves it");
     Type narrow = convert.getType().getElementType();
     auto source = cast<RankedTensorType>(reshape->getOperand(0).getType());
     Value converted =

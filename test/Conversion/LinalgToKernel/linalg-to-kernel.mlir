@@ -2518,8 +2518,9 @@ func.func @collapse_after_another_user(%x: tensor<2x3x4xf32>, %r: tensor<2x3x4xf
 // -----
 
 // Conversions next to reshapes are the mixed-precision patterns' to move
-// (towards the op that computes or reads them); the row patterns leave
-// them, and the import ends.
+// (towards the op that computes or reads them), except where the row
+// patterns move the reshape on past the op that computes the converted
+// value (@decode_norm_rows); the import ends.
 // CHECK-LABEL: func.func @convert_of_expanded_argument
 // CHECK-NEXT: %[[X:.*]] = tensor.expand_shape %arg0
 // CHECK-NEXT: %[[C:.*]] = kernel.convert %[[X]] : tensor<2x3xf32> to tensor<2x3xf16>
@@ -3000,4 +3001,55 @@ func.func @decode_gated_product(%x: tensor<2x1x512xf32>, %wg: tensor<512x1024xf3
     linalg.yield %y : f32
   } -> tensor<2x1x1024xf32>
   return %p : tensor<2x1x1024xf32>
+}
+
+// -----
+
+// A decode step's f16 RMSNorm computed in f32 before a linear layer, on
+// [b, 1, hidden]: the collapse to rows rises past the conversions and the
+// norm to the argument, so the norm, its gain and the matmul are on one
+// shape (1 launch; on [2, 1, 64] between reshapes they were 3).
+// CHECK-LABEL: func.func @decode_norm_rows
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<2x1x64xf16>
+// CHECK-NEXT: %[[F:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<2x1x64xf16> into tensor<2x64xf16>
+// CHECK-NEXT: %[[C:.*]] = kernel.convert %[[F]] : tensor<2x64xf16> to tensor<2x64xf32>
+// CHECK-NEXT: %[[N:.*]] = kernel.rms_norm %[[C]] : tensor<2x64xf32>
+// CHECK-NEXT: %[[H:.*]] = kernel.convert %[[N]] : tensor<2x64xf32> to tensor<2x64xf16>
+// CHECK-NEXT: %[[G:.*]] = kernel.mul %{{.*}}, %[[H]] : tensor<64xf16>, tensor<2x64xf16>
+// CHECK-NEXT: %[[M:.*]] = kernel.matmul %[[G]], %{{.*}} : tensor<2x64xf16>, tensor<64x32xf16>
+// CHECK-NEXT: %[[E:.*]] = tensor.expand_shape %[[M]]
+// CHECK-NEXT: return %[[E]]
+func.func @decode_norm_rows(%x: tensor<2x1x64xf16>, %g: tensor<64xf16>, %w: tensor<64x32xf16>) -> tensor<2x1x32xf16> {
+  %zero = arith.constant 0.0 : f16
+  %0 = kernel.convert %x : tensor<2x1x64xf16> to tensor<2x1x64xf32>
+  %1 = kernel.rms_norm %0 : tensor<2x1x64xf32>
+  %2 = kernel.convert %1 : tensor<2x1x64xf32> to tensor<2x1x64xf16>
+  %3 = kernel.mul %g, %2 : tensor<64xf16>, tensor<2x1x64xf16>
+  %f = tensor.collapse_shape %3 [[0, 1], [2]] : tensor<2x1x64xf16> into tensor<2x64xf16>
+  %e = tensor.empty() : tensor<2x32xf16>
+  %z = linalg.fill ins(%zero : f16) outs(%e : tensor<2x32xf16>) -> tensor<2x32xf16>
+  %m = linalg.matmul ins(%f, %w : tensor<2x64xf16>, tensor<64x32xf16>) outs(%z : tensor<2x32xf16>) -> tensor<2x32xf16>
+  %r = tensor.expand_shape %m [[0, 1], [2]] output_shape [2, 1, 32] : tensor<2x32xf16> into tensor<2x1x32xf16>
+  return %r : tensor<2x1x32xf16>
+}
+
+// -----
+
+// The same shapes from a sum over the sequence ([2, 8, 64] to [2, 1, 64]):
+// the size-1 dim is the one the reduction kept, which linalg drops, not a
+// token. The collapse is no collapse to rows and stays where the unit-dim
+// patterns put it, after the ops on the sum.
+// CHECK-LABEL: func.func @collapse_of_a_kept_reduced_dim
+// CHECK: %[[S:.*]] = kernel.reduce_sum %{{.*}} dim 1 : tensor<2x8x64xf32>
+// CHECK-NEXT: %[[E:.*]] = kernel.exp %[[S]] : tensor<2x1x64xf32>
+// CHECK-NEXT: tensor.collapse_shape %[[E]] {{\[\[}}0, 1], [2]] : tensor<2x1x64xf32> into tensor<2x64xf32>
+func.func @collapse_of_a_kept_reduced_dim(%x: tensor<2x8x64xf32>, %w: tensor<64x32xf32>) -> tensor<2x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %s = kernel.reduce_sum %x dim 1 : tensor<2x8x64xf32>
+  %x1 = kernel.exp %s : tensor<2x1x64xf32>
+  %f = tensor.collapse_shape %x1 [[0, 1], [2]] : tensor<2x1x64xf32> into tensor<2x64xf32>
+  %e = tensor.empty() : tensor<2x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x32xf32>) -> tensor<2x32xf32>
+  %m = linalg.matmul ins(%f, %w : tensor<2x64xf32>, tensor<64x32xf32>) outs(%z : tensor<2x32xf32>) -> tensor<2x32xf32>
+  return %m : tensor<2x32xf32>
 }

@@ -3,6 +3,7 @@
 #ifndef MLSOPT_CONVERSION_LINALGTOKERNEL_LINALGTOKERNEL_H
 #define MLSOPT_CONVERSION_LINALGTOKERNEL_LINALGTOKERNEL_H
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -35,6 +36,20 @@ void populateFlattenRowsPatterns(mlir::RewritePatternSet &patterns);
 /// the arguments and results.
 bool isRowsReshape(llvm::ArrayRef<int64_t> shape,
                    llvm::ArrayRef<mlir::ReassociationIndices> groups);
+
+/// True for the kernel ops FlattenRows computes on flattened rows:
+/// elementwise ops (with numpy broadcasting), conversions, and reductions
+/// and RMS norms over one dim.
+bool flattensOnRows(mlir::Operation *op);
+
+/// True if `collapse` moves [batch, seq, ...] to flattened rows:
+/// isRowsReshape, or a group of one dim larger than 1 and size-1 dims after
+/// it (the one token of a decode step, [b, 1, hidden] to [b, hidden]) that
+/// no reduction kept. By shape alone the latter is also a reduction's kept
+/// dim that linalg drops ([b, 1, n] of a sum over dim 1), which the import's
+/// unit-dim patterns move instead; so it says which by the ops that compute
+/// the collapsed value.
+bool isRowsCollapse(mlir::tensor::CollapseShapeOp collapse);
 
 /// Adds the pattern that imports tensor.concat (torch.cat) as kernel.concat.
 /// Part of populateLinalgToKernelPatterns.
