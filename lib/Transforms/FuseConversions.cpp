@@ -10,7 +10,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mlsopt/Conversion/KernelToCustom/KernelToCustom.h"
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Transforms/KernelElementwiseFusion.h"
@@ -78,57 +77,9 @@ struct FuseConvertIntoStores : OpRewritePattern<kernel::ConvertOp> {
   }
 };
 
-/// A conversion beside a pre-defined kernel op that the search kept as it
-/// was (the rms_norm of an f16 LLaMA norm computed in f32, a subprogram of
-/// one op): the op becomes the kernel of its default block graph, which the
-/// GPU pipeline would make of it anyway, when that lets the patterns above
-/// convert in its loads or stores. Left pre-defined, the conversions were
-/// launches of their own, and so was an elementwise op behind them (a norm
-/// and its gain: 4 launches, now 1).
-struct WrapKernelBesideConversion : OpRewritePattern<kernel::ConvertOp> {
-  WrapKernelBesideConversion(MLIRContext *context, int64_t maxSharedMemBytes)
-      : OpRewritePattern(context), maxSharedMemBytes(maxSharedMemBytes) {}
-
-  LogicalResult matchAndRewrite(kernel::ConvertOp convert,
-                                PatternRewriter &rewriter) const override {
-    auto isWrappable = [&](Operation *op) {
-      return op && !isa<kernel::ConvertOp>(op) &&
-             isa<kernel::KernelDialect>(op->getDialect()) &&
-             canWrapInDefaultBlockGraph(op, maxSharedMemBytes);
-    };
-    // The producer, when only the conversion reads it (its kernel then
-    // stores converted tiles).
-    Operation *producer = convert.getInput().getDefiningOp();
-    if (isWrappable(producer) && producer->getResult(0).hasOneUse()) {
-      rewriter.setInsertionPoint(producer);
-      return wrapInDefaultBlockGraph(rewriter, producer, maxSharedMemBytes);
-    }
-    // A reader, when kernels read the conversion and nothing else does
-    // (they then load and convert).
-    if (convert->use_empty() ||
-        !llvm::all_of(convert->getUsers(), [&](Operation *user) {
-          return isa<kernel::CustomOp>(user) || isWrappable(user);
-        }))
-      return rewriter.notifyMatchFailure(
-          convert, "beside no kernel op that could do the conversion");
-    for (Operation *user : convert->getUsers()) {
-      if (isa<kernel::CustomOp>(user))
-        continue;
-      rewriter.setInsertionPoint(user);
-      return wrapInDefaultBlockGraph(rewriter, user, maxSharedMemBytes);
-    }
-    return rewriter.notifyMatchFailure(convert, "only kernels read it");
-  }
-
-  int64_t maxSharedMemBytes;
-};
-
 } // namespace
 
-void mlsopt::populateFuseConversionPatterns(RewritePatternSet &patterns,
-                                            int64_t maxSharedMemBytes) {
+void mlsopt::populateFuseConversionPatterns(RewritePatternSet &patterns) {
   patterns.add<FuseConvertIntoLoads, FuseConvertIntoStores>(
       patterns.getContext());
-  patterns.add<WrapKernelBesideConversion>(patterns.getContext(),
-                                           maxSharedMemBytes);
 }

@@ -634,7 +634,8 @@ void mlsopt::populateFuseKernelElementwisePatterns(
   patterns.add<FuseElementwiseEpilogue, FuseElementwisePrologue>(
       patterns.getContext(), target, costOptions);
   patterns.add<DropUnusedOutputs>(patterns.getContext());
-  populateFuseConversionPatterns(
+  populateFuseConversionPatterns(patterns);
+  populateWrapKernelsBesideCopiesPatterns(
       patterns, target ? static_cast<int64_t>(target->maxSharedMemPerBlock)
                        : kDefaultBlockGraphSharedMemBytes);
   populateFoldSlicesIntoLoadsPatterns(patterns);

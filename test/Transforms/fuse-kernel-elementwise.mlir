@@ -511,3 +511,21 @@ func.func @conversion_of_a_shared_result(%x: tensor<64x512xf32>) -> (tensor<64x5
   %2 = kernel.convert %1 : tensor<64x512xf32> to tensor<64x512xf16>
   return %2, %1 : tensor<64x512xf16>, tensor<64x512xf32>
 }
+
+// -----
+
+// A linear layer whose output is handed on transposed, the matmul kept as
+// it is by the search: the matmul becomes its default block graph, whose
+// blocks store their tiles permuted. One launch, not two.
+// CHECK-LABEL: func.func @matmul_then_transpose(
+// CHECK: %[[K:.*]] = kernel.custom
+// CHECK: %[[ACC:.*]] = block.for_loop
+// CHECK: %[[T:.*]] = block.transpose %[[ACC]] [1, 0]
+// CHECK: block.store %[[T]]
+// CHECK-NOT: kernel.
+// CHECK: return %[[K]]
+func.func @matmul_then_transpose(%x: tensor<128x256xf32>, %w: tensor<256x64xf32>) -> tensor<64x128xf32> {
+  %0 = kernel.matmul %x, %w : tensor<128x256xf32>, tensor<256x64xf32>
+  %1 = kernel.transpose %0 [1, 0] : tensor<128x64xf32>
+  return %1 : tensor<64x128xf32>
+}

@@ -31,11 +31,16 @@ void populateFuseKernelElementwisePatterns(
 /// Moves kernel.convert ops into the custom kernels beside them: a
 /// conversion only kernels read becomes converting loads of its operand, and
 /// a conversion of a kernel output nothing else reads a converting store.
-/// A pre-defined op beside a conversion becomes its default block graph
-/// (tiles fitting `maxSharedMemBytes`) when that lets its kernel convert.
 /// Part of populateFuseKernelElementwisePatterns.
-void populateFuseConversionPatterns(mlir::RewritePatternSet &patterns,
-                                    int64_t maxSharedMemBytes);
+void populateFuseConversionPatterns(mlir::RewritePatternSet &patterns);
+
+/// Makes a pre-defined kernel op beside a conversion or a transpose, which
+/// no subprogram of the search holds, the kernel of its default block graph
+/// (tiles fitting `maxSharedMemBytes`) where that kernel can then do the
+/// copy in its loads or stores. Part of
+/// populateFuseKernelElementwisePatterns.
+void populateWrapKernelsBesideCopiesPatterns(mlir::RewritePatternSet &patterns,
+                                             int64_t maxSharedMemBytes);
 
 } // namespace mlsopt
 
