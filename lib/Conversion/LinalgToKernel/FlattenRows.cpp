@@ -219,12 +219,24 @@ struct FlattenOpOfExpand : public RewritePattern {
         isa<kernel::ReduceSumOp, kernel::ReduceMaxOp>(op)
             ? cast<RankedTensorType>(op->getOperand(0).getType()).getShape()
             : resultType.getShape();
+    // An expand of the op's shape, or of a shape numpy broadcasting
+    // stretches to it along dims the expand keeps whole (the [b, s, 1]
+    // gate of x * sigmoid(x w), which scales each row of x).
     auto expandOfRows = [&](Value value) {
       auto expand = value.getDefiningOp<tensor::ExpandShapeOp>();
-      return expand && expand.getResultType().getShape() == fullShape &&
-                     isRowsReshape(fullShape, expand.getReassociationIndices())
-                 ? expand
-                 : tensor::ExpandShapeOp();
+      if (!expand)
+        return tensor::ExpandShapeOp();
+      ArrayRef<int64_t> expanded = expand.getResultType().getShape();
+      Groups groups = expand.getReassociationIndices();
+      if (expanded.size() != fullShape.size() ||
+          !isRowsReshape(expanded, groups))
+        return tensor::ExpandShapeOp();
+      for (const ReassociationIndices &group : groups)
+        for (int64_t d : group)
+          if (expanded[d] != fullShape[d] &&
+              (group.size() != 1 || expanded[d] != 1))
+            return tensor::ExpandShapeOp();
+      return expand;
     };
     for (Value operand : op->getOperands()) {
       tensor::ExpandShapeOp expand = expandOfRows(operand);
@@ -235,13 +247,10 @@ struct FlattenOpOfExpand : public RewritePattern {
       SmallVector<Value> flatOperands;
       for (Value other : op->getOperands()) {
         tensor::ExpandShapeOp otherExpand = expandOfRows(other);
-        flatOperands.push_back(otherExpand &&
-                                       otherExpand.getSrcType().getShape() ==
-                                           expand.getSrcType().getShape() &&
-                                       otherExpand.getReassociationIndices() ==
-                                           groups
-                                   ? otherExpand.getSrc()
-                                   : Value());
+        flatOperands.push_back(
+            otherExpand && otherExpand.getReassociationIndices() == groups
+                ? otherExpand.getSrc()
+                : Value());
       }
       Operation *flat = createFlatOp(rewriter, op, groups, flatOperands);
       if (!flat)

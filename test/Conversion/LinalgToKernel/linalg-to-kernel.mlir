@@ -3053,3 +3053,29 @@ func.func @collapse_of_a_kept_reduced_dim(%x: tensor<2x8x64xf32>, %w: tensor<64x
   %m = linalg.matmul ins(%f, %w : tensor<2x64xf32>, tensor<64x32xf32>) outs(%z : tensor<2x32xf32>) -> tensor<2x32xf32>
   return %m : tensor<2x32xf32>
 }
+
+// -----
+
+// x * sigmoid(x w) on [b, s, hidden]: the gate, a [b s, 1] column expanded
+// to [b, s, 1], broadcasts along the hidden dim of x. The product computes
+// on the rows, reading x collapsed as the matmul does (one load of x for
+// both), and is expanded after: on the 3-D shape it was a second launch.
+// CHECK-LABEL: func.func @row_gate_broadcast
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<2x8x16xf32>
+// CHECK-NEXT: %[[F:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<2x8x16xf32> into tensor<16x16xf32>
+// CHECK-NEXT: %[[M:.*]] = kernel.matmul %[[F]], %{{.*}} : tensor<16x16xf32>, tensor<16x1xf32>
+// CHECK-NEXT: %[[G:.*]] = kernel.sigmoid %[[M]] : tensor<16x1xf32>
+// CHECK-NEXT: %[[P:.*]] = kernel.mul %[[F]], %[[G]] : tensor<16x16xf32>, tensor<16x1xf32>
+// CHECK-NEXT: %[[E:.*]] = tensor.expand_shape %[[P]] {{\[\[}}0, 1], [2]] output_shape [2, 8, 16]
+// CHECK-NEXT: return %[[E]]
+func.func @row_gate_broadcast(%x: tensor<2x8x16xf32>, %w: tensor<16x1xf32>) -> tensor<2x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %xf = tensor.collapse_shape %x [[0, 1], [2]] : tensor<2x8x16xf32> into tensor<16x16xf32>
+  %e = tensor.empty() : tensor<16x1xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<16x1xf32>) -> tensor<16x1xf32>
+  %m = linalg.matmul ins(%xf, %w : tensor<16x16xf32>, tensor<16x1xf32>) outs(%z : tensor<16x1xf32>) -> tensor<16x1xf32>
+  %g = kernel.sigmoid %m : tensor<16x1xf32>
+  %g3 = tensor.expand_shape %g [[0, 1], [2]] output_shape [2, 8, 1] : tensor<16x1xf32> into tensor<2x8x1xf32>
+  %p = kernel.mul %x, %g3 : tensor<2x8x16xf32>, tensor<2x8x1xf32>
+  return %p : tensor<2x8x16xf32>
+}
