@@ -180,6 +180,81 @@ struct KernelFusionPattern : RewritePattern {
   }
 };
 
+/// Whether `value` is available before `op`, in its block or outside.
+bool isDefinedBefore(Value value, Operation *op) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return cast<BlockArgument>(value).getOwner() != &op->getRegion(0).front();
+  return def->getBlock() != op->getBlock() || def->isBeforeInBlock(op);
+}
+
+/// The reshape after `op` that makes `value` of a value defined before
+/// `op` (an argument's gain, expanded to the rank of the op it scales),
+/// which can move before `op`; null if there is none.
+Operation *getReshapeToHoist(Value value, Operation *op) {
+  Operation *def = value.getDefiningOp();
+  if (!isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def) ||
+      isDefinedBefore(value, op) || !isDefinedBefore(def->getOperand(0), op))
+    return nullptr;
+  return def;
+}
+
+/// Loads `values`, new inputs of `custom` from input `firstInput` on, in the
+/// one iteration of its for-loop, each cut as `reference` stores the tiles
+/// of `shape` (tiles `refTile`) along the dims it does not broadcast, and
+/// yields them to new sum accumulators; returns the loop's new results. The
+/// tiles take the reference's element type (a load converts).
+SmallVector<Value> loadInLoop(RewriterBase &rewriter, kernel::CustomOp custom,
+                              ArrayRef<Value> values, unsigned firstInput,
+                              ArrayRef<int64_t> shape,
+                              ArrayRef<int64_t> refTile,
+                              block::StoreOp reference) {
+  if (values.empty())
+    return {};
+  Block &body = custom.getBody().front();
+  Location loc = custom.getLoc();
+  auto oldLoop = *body.getOps<block::ForLoopOp>().begin();
+  Type element =
+      cast<RankedTensorType>(reference.getTile().getType()).getElementType();
+  SmallVector<Type> types(oldLoop.getResultTypes());
+  SmallVector<Attribute> accumulators(oldLoop.getAccumulators().begin(),
+                                      oldLoop.getAccumulators().end());
+  auto yield = cast<block::YieldOp>(oldLoop.getBody().front().getTerminator());
+  SmallVector<Value> yielded(yield.getValues());
+  rewriter.setInsertionPoint(yield);
+  for (auto [k, value] : llvm::enumerate(values)) {
+    BlockArgument arg =
+        body.insertArgument(firstInput + k, value.getType(), loc);
+    ArrayRef<int64_t> full = shapeOf(value);
+    GridToTensorDims imap = reference.getOmap().getGridToTensorDims();
+    for (std::optional<int64_t> &d : imap)
+      if (d && full[*d] != shape[*d])
+        d.reset();
+    SmallVector<int64_t> tile(refTile);
+    for (auto [d, size] : llvm::enumerate(tile))
+      if (full[d] != shape[d])
+        size = 1;
+    auto tileType = RankedTensorType::get(tile, element);
+    yielded.push_back(block::LoadOp::create(
+        rewriter, loc, tileType, arg,
+        block::DimMapAttr::get(rewriter.getContext(), imap),
+        /*fmap=*/IntegerAttr(), /*offsets=*/DenseI64ArrayAttr(),
+        /*sizes=*/DenseI64ArrayAttr()));
+    types.push_back(tileType);
+    accumulators.push_back(block::AccumulatorAttr::get(
+        rewriter.getContext(), block::AccumKind::sum, std::nullopt));
+  }
+  rewriter.replaceOpWithNewOp<block::YieldOp>(yield, yielded);
+  rewriter.setInsertionPoint(oldLoop);
+  auto loop =
+      block::ForLoopOp::create(rewriter, loc, types, oldLoop.getIterations(),
+                               rewriter.getArrayAttr(accumulators));
+  loop.getBody().takeBody(oldLoop.getBody());
+  unsigned kept = oldLoop.getNumResults();
+  rewriter.replaceOp(oldLoop, loop.getResults().take_front(kept));
+  return SmallVector<Value>(loop.getResults().drop_front(kept));
+}
+
 /// kernel.<elementwise>(custom#i, custom#j, ...) -> one more output of the
 /// custom kernel, computed from the tiles of #i, #j, ... after its for-loop.
 struct FuseElementwiseEpilogue : KernelFusionPattern {
@@ -195,21 +270,37 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
           op, "not an elementwise kernel op or a transpose");
     if (hasRankZeroTensor(op))
       return rewriter.notifyMatchFailure(op, "a rank-0 tensor has no tiles");
-    auto custom = op->getOperand(0).getDefiningOp<kernel::CustomOp>();
+    kernel::CustomOp custom;
+    for (Value operand : op->getOperands())
+      if ((custom = operand.getDefiningOp<kernel::CustomOp>()))
+        break;
     if (!custom || op->getBlock() != custom->getBlock())
       return rewriter.notifyMatchFailure(op, "not after a custom kernel");
     Value result = op->getResult(0);
     ArrayRef<int64_t> shape = shapeOf(result);
 
     // The tile and the store of every operand; a reference operand has the
-    // result's full shape, and its omap places the result's tiles.
+    // result's full shape, and its omap places the result's tiles. An
+    // operand the kernel does not make, defined before it (the gain of a
+    // norm, a bias), is loaded instead (`loaded`, no store), when the
+    // kernel's for-loop runs once: yielded to a sum accumulator, its one
+    // tile passes through unchanged.
     SmallVector<block::StoreOp> stores;
+    SmallVector<Value> loaded;
     block::StoreOp reference;
     for (Value operand : op->getOperands()) {
       auto produced = dyn_cast<OpResult>(operand);
-      if (!produced || produced.getOwner() != custom)
-        return rewriter.notifyMatchFailure(op, "an operand is not an output "
-                                               "of the same custom kernel");
+      if (!produced || produced.getOwner() != custom) {
+        if (transpose || (!isDefinedBefore(operand, custom) &&
+                          !getReshapeToHoist(operand, custom)))
+          return rewriter.notifyMatchFailure(
+              op, "an operand is neither an output of the custom kernel nor "
+                  "defined before it");
+        stores.push_back({});
+        if (!llvm::is_contained(loaded, operand))
+          loaded.push_back(operand);
+        continue;
+      }
       block::StoreOp store = getStore(custom, produced.getResultNumber());
       if (!store)
         return rewriter.notifyMatchFailure(op, "operand stored oddly");
@@ -218,8 +309,14 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
         reference = store;
     }
     if (!reference)
-      return rewriter.notifyMatchFailure(op, "no operand has the result's "
-                                             "shape");
+      return rewriter.notifyMatchFailure(op, "no stored operand has the "
+                                             "result's shape");
+    auto loops = custom.getBody().getOps<block::ForLoopOp>();
+    if (!loaded.empty() && (!llvm::hasSingleElement(loops) ||
+                            (*loops.begin()).getIterations() != 1))
+      return rewriter.notifyMatchFailure(
+          op, "loads an operand, and the kernel's for-loop runs more than "
+              "once");
 
     // Every operand's blocks must hold the elements the result's tile needs:
     // the same split along each grid dim with more than one block, the same
@@ -243,6 +340,9 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
           remapTensorDims(resultOmap.getGridToTensorDims(), position));
     }
     for (auto [operand, store] : llvm::zip_equal(op->getOperands(), stores)) {
+      // A loaded operand is cut as the result's tiles are (loadedTile).
+      if (!store)
+        continue;
       for (unsigned g = 0; g < 3; ++g)
         if (gridExtents[g] > 1 && store.getOmap().getTensorDim(g) !=
                                       reference.getOmap().getTensorDim(g))
@@ -260,21 +360,32 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
     if (!isTileLocal(op, refTile))
       return rewriter.notifyMatchFailure(op, "tiles hold parts of rows");
 
-    // A copy with one more output, so that the rewrite can still give up.
-    // It is built out of the pattern driver's sight (see announce).
+    // A copy with one more output (and the loaded operands as inputs), so
+    // that the rewrite can still give up. It is built out of the pattern
+    // driver's sight (see announce).
     SmallVector<Type> types(custom.getResultTypes());
     types.push_back(result.getType());
+    SmallVector<Value> inputs(custom.getInputs());
+    llvm::append_range(inputs, loaded);
     IRMapping mapping;
     IRRewriter trial(rewriter.getContext());
-    kernel::CustomOp fused =
-        createLike(trial, custom, types, custom.getInputs(), &mapping);
+    kernel::CustomOp fused = createLike(trial, custom, types, inputs, &mapping);
     Block &body = fused.getBody().front();
+    SmallVector<Value> loadedTiles =
+        loadInLoop(trial, fused, loaded, custom.getInputs().size(), shape,
+                   refTile, reference);
     body.addArgument(result.getType(), custom.getLoc());
     trial.setInsertionPoint(body.getTerminator());
     // The block op of the same name computes the kernel op on tiles; the
-    // tiles are the stored values, in the copy.
-    SmallVector<Value> tiles = llvm::map_to_vector(
-        stores, [&](block::StoreOp s) { return mapping.lookup(s.getTile()); });
+    // tiles are the stored values, in the copy, and the loaded ones.
+    SmallVector<Value> tiles;
+    for (auto [operand, store] : llvm::zip_equal(op->getOperands(), stores))
+      // The copy's store: the values it stores may be results of the
+      // for-loop that loadInLoop replaced.
+      tiles.push_back(
+          store ? cast<block::StoreOp>(mapping.lookup(store.getOperation()))
+                      .getTile()
+                : loadedTiles[llvm::find(loaded, operand) - loaded.begin()]);
     block::StoreOp::create(
         trial, op->getLoc(),
         createBroadcastTileOp(trial, op, tiles, resultTile, resultOmap),
@@ -288,6 +399,9 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
     LLVM_DEBUG(llvm::dbgs()
                << "[fuse-kernel-elementwise] fused " << *op << "\n");
     announce(rewriter, fused);
+    for (Value v : loaded)
+      if (Operation *reshape = getReshapeToHoist(v, custom))
+        rewriter.moveOpBefore(reshape, fused);
     rewriter.replaceOp(op, fused.getResults().back());
     rewriter.replaceOp(custom, fused.getResults().drop_back());
     return success();

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/Conversion/KernelToCustom/KernelToCustom.h"
+#include "mlsopt/Dialect/Common/ElementwiseByIndex.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Transforms/KernelElementwiseFusion.h"
 
@@ -32,9 +33,17 @@ struct WrapKernelBesideCopy : RewritePattern {
     if (!isa<kernel::ConvertOp, kernel::TransposeOp>(copy))
       return rewriter.notifyMatchFailure(copy, "not a conversion or a "
                                                "transpose");
+    // Not an elementwise op of a custom kernel's output: the fusion
+    // patterns make that the kernel's epilogue, with the copy after it (the
+    // division and the transposed output of an attention).
     auto isWrappable = [&](Operation *op) {
       return op && !isa<kernel::ConvertOp, kernel::TransposeOp>(op) &&
              isa<kernel::KernelDialect>(op->getDialect()) &&
+             !(op->hasTrait<OpTrait::ElementwiseByIndex>() &&
+               llvm::any_of(op->getOperands(),
+                            [](Value v) {
+                              return v.getDefiningOp<kernel::CustomOp>();
+                            })) &&
              canWrapInDefaultBlockGraph(op, maxSharedMemBytes);
     };
     // The producer, when only the copy reads it: its kernel stores tiles

@@ -99,11 +99,14 @@ func.func @two_producers(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
 
 // -----
 
-// An operand that is not a kernel output (a function argument): not fused,
-// the kernel would have to read it.
+// An operand that is not a kernel output (a function argument, a
+// residual): the kernel's for-loop runs once, so it loads the operand's
+// tiles as its result's are cut, and adds in its epilogue.
 // CHECK-LABEL: func.func @reads_an_argument(
-// CHECK: kernel.custom
-// CHECK: kernel.add
+// CHECK-SAME: %[[X:.*]]: tensor<8x64xf16>, %[[R:.*]]: tensor<8x64xf16>
+// CHECK: kernel.custom(%[[X]], %[[R]])
+// CHECK: block.load %in1 imap <x = 0> : tensor<8x64xf16> -> tensor<2x64xf16>
+// CHECK-NOT: kernel.add
 func.func @reads_an_argument(%x: tensor<8x64xf16>, %r: tensor<8x64xf16>) -> tensor<8x64xf16> {
   %0 = kernel.custom(%x) grid <4, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> tensor<8x64xf16> {
   ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x64xf16>):
@@ -528,4 +531,55 @@ func.func @matmul_then_transpose(%x: tensor<128x256xf32>, %w: tensor<256x64xf32>
   %0 = kernel.matmul %x, %w : tensor<128x256xf32>, tensor<256x64xf32>
   %1 = kernel.transpose %0 [1, 0] : tensor<128x64xf32>
   return %1 : tensor<64x128xf32>
+}
+
+// -----
+
+// The same norm with its gain (LLaMA's RMSNorm in f16): the gain, an
+// argument the kernel does not make, is loaded in the kernel's one
+// iteration and yielded to a sum accumulator of its own, which passes its
+// one tile through; the product is the epilogue. One launch, not two.
+// CHECK-LABEL: func.func @norm_gain_between_conversions(
+// CHECK-SAME: %[[X:.*]]: tensor<64x512xf16>, %[[G:.*]]: tensor<512xf16>
+// CHECK: %[[GE:.*]] = tensor.expand_shape %[[G]]
+// CHECK: %[[K:.*]] = kernel.custom(%[[X]], %[[GE]])
+// CHECK: %[[ACC:.*]]:2 = block.for_loop 1 iterations accumulate (sum, sum)
+// CHECK: %[[N:.*]] = block.rms_norm
+// CHECK: %[[GT:.*]] = block.load %{{.*}} imap <> : tensor<1x512xf16> -> tensor<1x512xf32>
+// CHECK: block.yield %[[N]], %[[GT]]
+// CHECK: thread.graph(%[[ACC]]#1, %[[ACC]]#0)
+// CHECK: block.store
+// CHECK-NOT: kernel.
+// CHECK: return %[[K]]
+func.func @norm_gain_between_conversions(%x: tensor<64x512xf16>, %g: tensor<512xf16>) -> tensor<64x512xf16> {
+  %0 = kernel.convert %x : tensor<64x512xf16> to tensor<64x512xf32>
+  %1 = kernel.rms_norm %0 {epsilon = 1.0e-6 : f64} : tensor<64x512xf32>
+  %2 = kernel.convert %1 : tensor<64x512xf32> to tensor<64x512xf16>
+  %ge = tensor.expand_shape %g [[0, 1]] output_shape [1, 512] : tensor<512xf16> into tensor<1x512xf16>
+  %3 = kernel.mul %ge, %2 : tensor<1x512xf16>, tensor<64x512xf16>
+  return %3 : tensor<64x512xf16>
+}
+
+// -----
+
+// A bias after a kernel whose for-loop runs 4 times: a load in the loop
+// would be summed 4 times, so the add stays a kernel of its own.
+// CHECK-LABEL: func.func @bias_after_a_loop(
+// CHECK: kernel.custom
+// CHECK: block.for_loop 4 iterations accumulate (sum) :
+// CHECK: kernel.add
+func.func @bias_after_a_loop(%x: tensor<64x256xf32>, %w: tensor<256x64xf32>, %b: tensor<1x64xf32>) -> tensor<64x64xf32> {
+  %0 = kernel.custom(%x, %w) grid <4, 1, 1> block <128, 1, 1> : (tensor<64x256xf32>, tensor<256x64xf32>) -> tensor<64x64xf32> {
+  ^bb0(%in0: tensor<64x256xf32>, %in1: tensor<256x64xf32>, %out0: tensor<64x64xf32>):
+    %acc = block.for_loop 4 iterations accumulate (sum) : tensor<16x64xf32> {
+      %a = block.load %in0 imap <x = 0> fmap 1 : tensor<64x256xf32> -> tensor<16x64xf32>
+      %w0 = block.load %in1 imap <> fmap 0 : tensor<256x64xf32> -> tensor<64x64xf32>
+      %m = block.matmul %a, %w0 : tensor<16x64xf32>, tensor<64x64xf32>
+      block.yield %m : tensor<16x64xf32>
+    }
+    block.store %acc, %out0 omap <x = 0> : tensor<16x64xf32> into tensor<64x64xf32>
+    block.return
+  }
+  %1 = kernel.add %0, %b : tensor<64x64xf32>, tensor<1x64xf32>
+  return %1 : tensor<64x64xf32>
 }
