@@ -103,7 +103,18 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       along, or spans, each merged group): the reshapes move to the
       arguments and results, where they are views, and a whole transformer
       block on `[batch, seq, hidden]` is one kernel program the search can
-      fuse; equal reshapes of one value become one;
+      fuse; equal reshapes of one value become one. The same holds for a
+      decode step's `[b, 1, hidden]` (one token per sequence) where no
+      reduction kept that size-1 dim, for conversions where the value they
+      convert is computed by such an op (an f16 norm computed in f32), and
+      for an operand the expand broadcasts along a dim it keeps whole (the
+      `[b, s, 1]` gate of `x * sigmoid(x w)`). A binary op whose operands
+      are reshapes of one shape that only add or drop size-1 dims computes
+      before them;
+    - a `tensor.collapse_shape` of a transpose whose merged dims stay
+      consecutive in the operand (torch's K^T of `[b, h, s, d]` keys,
+      collapsed to `[b h, d, s]` for a batch matmul) is the transpose of
+      the collapsed operand, on the matmul's shape;
     - `tensor.concat` of static tensors (`torch.cat`) into `kernel.concat`.
 
     Everything else stays as it is: convolutions, `linalg.broadcast` read by
