@@ -25,6 +25,7 @@
 
 #include "mlsopt/Conversion/CustomKernelToGPU/CustomKernelToGPU.h"
 #include "mlsopt/Conversion/Passes.h"
+#include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"
 #include "mlsopt/Support/ShapeInference.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -546,6 +547,13 @@ struct ConvertCustomKernelToGPUPass
     });
     if (stale.wasInterrupted())
       return signalPassFailure();
+
+    // `mlsopt.equivalent_to` relates functions of the same tensors, for
+    // --verify-equivalence; lowering gives the lowered ones buffers, and a
+    // function left with no kernel (the search found it returns an
+    // argument) would no longer match its lowered reference.
+    for (auto func : module.getOps<func::FuncOp>())
+      func->removeAttr(MLSOptDialect::kEquivalentToAttrName);
 
     OpBuilder b(module.getBodyRegion());
     b.setInsertionPointToEnd(module.getBody());
