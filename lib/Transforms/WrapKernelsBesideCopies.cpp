@@ -23,6 +23,9 @@ using namespace mlsopt;
 
 namespace {
 
+/// kernel.convert or kernel.transpose beside a pre-defined op -> that op as
+/// the kernel of its default block graph, which the fusion patterns then
+/// give the copy.
 struct WrapKernelBesideCopy : RewritePattern {
   WrapKernelBesideCopy(MLIRContext *context, int64_t maxSharedMemBytes)
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context),

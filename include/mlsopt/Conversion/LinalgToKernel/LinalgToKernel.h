@@ -31,9 +31,10 @@ void populateFlattenRowsPatterns(mlir::RewritePatternSet &patterns);
 
 /// True if a reshape between `shape` and the shape `groups` merge it into
 /// moves between [batch, seq, ...] and flattened rows: a group merges two
-/// dims larger than 1, or puts size-1 dims (a batch of one) before a larger
-/// dim that is not the innermost. The row patterns move such reshapes to
-/// the arguments and results.
+/// dims larger than 1, puts size-1 dims (a batch of one) before a larger
+/// dim that is not the innermost, or merges only size-1 dims that are not
+/// the innermost (the one token of a batch of one). The row patterns move
+/// such reshapes to the arguments and results.
 bool isRowsReshape(llvm::ArrayRef<int64_t> shape,
                    llvm::ArrayRef<mlir::ReassociationIndices> groups);
 
