@@ -27,6 +27,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/Verifier.h"
@@ -145,6 +146,22 @@ Value createBroadcastTileOp(RewriterBase &rewriter, Operation *op,
   return createTileOp(rewriter, op, tiles, type, imap, fmap);
 }
 
+/// Where an operand that broadcasts along the dims `stretched` says sits,
+/// given the placement (`imap`, `tile`) of a tile of the result: the grid
+/// cuts none of those dims, and its tile has size 1 there.
+std::pair<GridToTensorDims, SmallVector<int64_t>>
+getStretchedPlacement(GridToTensorDims imap, ArrayRef<int64_t> tile,
+                      function_ref<bool(int64_t)> stretched) {
+  for (std::optional<int64_t> &d : imap)
+    if (d && stretched(*d))
+      d.reset();
+  SmallVector<int64_t> operandTile(tile);
+  for (auto [d, size] : llvm::enumerate(operandTile))
+    if (stretched(d))
+      size = 1;
+  return {imap, operandTile};
+}
+
 /// A rewrite of any kernel op into a custom kernel, for a target (given,
 /// else the module's).
 struct KernelFusionPattern : RewritePattern {
@@ -182,10 +199,7 @@ struct KernelFusionPattern : RewritePattern {
 
 /// Whether `value` is available before `op`, in its block or outside.
 bool isDefinedBefore(Value value, Operation *op) {
-  Operation *def = value.getDefiningOp();
-  if (!def)
-    return cast<BlockArgument>(value).getOwner() != &op->getRegion(0).front();
-  return def->getBlock() != op->getBlock() || def->isBeforeInBlock(op);
+  return DominanceInfo(op).properlyDominates(value, op);
 }
 
 /// The reshape after `op` that makes `value` of a value defined before
@@ -226,14 +240,9 @@ SmallVector<Value> loadInLoop(RewriterBase &rewriter, kernel::CustomOp custom,
     BlockArgument arg =
         body.insertArgument(firstInput + k, value.getType(), loc);
     ArrayRef<int64_t> full = shapeOf(value);
-    GridToTensorDims imap = reference.getOmap().getGridToTensorDims();
-    for (std::optional<int64_t> &d : imap)
-      if (d && full[*d] != shape[*d])
-        d.reset();
-    SmallVector<int64_t> tile(refTile);
-    for (auto [d, size] : llvm::enumerate(tile))
-      if (full[d] != shape[d])
-        size = 1;
+    auto [imap, tile] = getStretchedPlacement(
+        reference.getOmap().getGridToTensorDims(), refTile,
+        [&](int64_t d) { return full[d] != shape[d]; });
     auto tileType = RankedTensorType::get(tile, element);
     yielded.push_back(block::LoadOp::create(
         rewriter, loc, tileType, arg,
@@ -559,14 +568,8 @@ struct FuseElementwisePrologue : KernelFusionPattern {
           return !transpose && full[d] != shape[d] &&
                  !(concat && d == static_cast<int64_t>(concat.getDim()));
         };
-        GridToTensorDims imap = load.getImap().getGridToTensorDims();
-        for (std::optional<int64_t> &d : imap)
-          if (d && stretched(*d))
-            d.reset();
-        SmallVector<int64_t> operandTile(tile);
-        for (auto [d, size] : llvm::enumerate(operandTile))
-          if (stretched(d))
-            size = 1;
+        auto [imap, operandTile] = getStretchedPlacement(
+            load.getImap().getGridToTensorDims(), tile, stretched);
         // A concat's tile holds the whole joined dim of each operand.
         if (concat)
           operandTile[concat.getDim()] = full[concat.getDim()];
