@@ -268,6 +268,47 @@ static unsigned countChainedMasks(ArrayRef<SOp> ops, unsigned numLeading) {
   return chained;
 }
 
+/// The inputs whose loads count as block ops: those read by the body,
+/// except one whose one reader takes it as part of its own op, a transpose
+/// (the tile loaded transposed, as Mirage's layouts do) or an elementwise
+/// op with a computed value (a bias or an additive attention mask, read
+/// where that value's tile sits). Such a load adds no computation of its
+/// own; counting it left a masked attention (a mask input and its add) two
+/// ops past the default `max-block-ops`. A load counts from its first
+/// reader on, so every op a graph grows by adds at least one to the count
+/// (and a second reader two): the enumeration's room for a store after
+/// each op stays right.
+static unsigned countCountedLoads(ArrayRef<SOp> body, ArrayRef<Accum> accums,
+                                  unsigned numInputs) {
+  SmallVector<unsigned> readers(numInputs, 0);
+  SmallVector<const SOp *> reader(numInputs, nullptr);
+  for (const SOp &op : body)
+    for (unsigned v : op.operands)
+      if (v < numInputs) {
+        ++readers[v];
+        reader[v] = &op;
+      }
+  // A tile the loop accumulates as loaded is read by no op.
+  for (const Accum &acc : accums)
+    if (acc.value < numInputs)
+      readers[acc.value] += 2;
+  unsigned count = 0;
+  for (unsigned i = 0; i < numInputs; ++i) {
+    if (readers[i] == 0)
+      continue;
+    const SOp &op = *reader[i];
+    bool readWithOneOp =
+        readers[i] == 1 &&
+        (op.kind == OpKind::Transpose ||
+         (isBinaryKind(op.kind) && llvm::all_of(op.operands, [&](unsigned v) {
+            return v == i || v >= numInputs;
+          })));
+    if (!readWithOneOp)
+      ++count;
+  }
+  return count;
+}
+
 unsigned BlockGraph::getNumBlockOps() const {
   // Each maximum that a body op subtracts from the values it was taken over
   // counts once, with its subtraction. Not counting the subtraction instead
@@ -282,9 +323,9 @@ unsigned BlockGraph::getNumBlockOps() const {
         body[m].operands[0] == op.operands[0])
       stabilizing.set(m);
   }
-  return inputs.size() + body.size() - stabilizing.count() -
-         countChainedMasks(body, numInputs) + post.size() -
-         countChainedMasks(post, accums.size()) + stores.size();
+  return countCountedLoads(body, accums, numInputs) + body.size() -
+         stabilizing.count() - countChainedMasks(body, numInputs) +
+         post.size() - countChainedMasks(post, accums.size()) + stores.size();
 }
 
 Dims search::getAccumulatedDims(const Layout &layout, const Dims &dims) {

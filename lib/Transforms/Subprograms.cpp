@@ -55,6 +55,24 @@ template <typename First> bool completesPair(Operation *op) {
   return first && first->hasOneUse();
 }
 
+/// Whether `op` is a binary elementwise op of a value computed by a kernel
+/// op of its block and an input of the block (an argument, or a view of
+/// one) that nothing else reads.
+bool readsInputWithComputedValue(Operation *op) {
+  if (!isa<kernel::AddOp, kernel::SubOp, kernel::MulOp, kernel::DivOp,
+           kernel::MaxOp, kernel::MinOp>(op))
+    return false;
+  auto isComputed = [&](Value value) {
+    Operation *def = value.getDefiningOp();
+    return def && def->getBlock() == op->getBlock() &&
+           isa<kernel::KernelDialect>(def->getDialect());
+  };
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  if (isComputed(lhs) == isComputed(rhs))
+    return false;
+  return (isComputed(lhs) ? rhs : lhs).hasOneUse();
+}
+
 /// What `op` counts against `max-kernel-ops` (a clamp or a mean as one op).
 /// A maximum subtracted from the values it was taken over, and that
 /// subtraction, count nothing: the abstract expressions erase the pair
@@ -79,6 +97,12 @@ unsigned getWeight(Operation *op) {
   if ((isa<kernel::MinScalarOp>(op) &&
        completesPair<kernel::MaxScalarOp>(op)) ||
       (isa<kernel::MulScalarOp>(op) && completesPair<kernel::ReduceSumOp>(op)))
+    return 0;
+  // An input that only a binary op with a value computed here reads (a
+  // bias, an additive attention mask, a gain) counts nothing as well: the
+  // search counts it with that reader (BlockGraph::getNumBlockOps), and a
+  // masked attention stays as whole as the plain one.
+  if (readsInputWithComputedValue(op))
     return 0;
   if (isa<kernel::ReduceMaxOp>(op) && !op->use_empty() &&
       llvm::all_of(op->getUsers(), [&](Operation *user) {

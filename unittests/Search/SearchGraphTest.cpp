@@ -316,6 +316,50 @@ TEST(BlockGraphCount, StabilizingMaximumCountsOnceWithItsSubtraction) {
   EXPECT_EQ(graph.getNumBlockOps(), 9u);
 }
 
+TEST(BlockGraphCount, InputWithOneReaderCountsWithIt) {
+  // Loads q, k, a mask and a bias; a load counts once something reads it.
+  BlockGraph graph;
+  graph.inputs = {0, 1, 2, 3};
+  auto op = [](OpKind kind, llvm::ArrayRef<unsigned> operands) {
+    SOp result;
+    result.kind = kind;
+    result.operands.assign(operands.begin(), operands.end());
+    return result;
+  };
+  graph.stores = {0};
+  EXPECT_EQ(graph.getNumBlockOps(), 1u);
+  // k's one reader is its transpose: the load counts with it.
+  SOp transpose = op(OpKind::Transpose, {1}); // value 4
+  transpose.permutation = {1, 0};
+  graph.body.push_back(transpose);
+  EXPECT_EQ(graph.getNumBlockOps(), 2u);
+  // s = q k^T: q's load and the matmul count.
+  graph.body.push_back(op(OpKind::Matmul, {0, 4})); // value 5
+  EXPECT_EQ(graph.getNumBlockOps(), 4u);
+  // The mask added to the scores counts with its add.
+  graph.body.push_back(op(OpKind::Add, {5, 2})); // value 6
+  EXPECT_EQ(graph.getNumBlockOps(), 5u);
+  // An op of two inputs counts both loads.
+  graph.body.push_back(op(OpKind::Mul, {0, 3})); // value 7
+  EXPECT_EQ(graph.getNumBlockOps(), 7u);
+  // A second reader makes the mask's load count: every op adds at least
+  // one to the count.
+  graph.body.push_back(op(OpKind::Sub, {6, 2})); // value 8
+  EXPECT_EQ(graph.getNumBlockOps(), 9u);
+  // A tile accumulated as loaded counts.
+  BlockGraph accumulated;
+  accumulated.inputs = {0};
+  accumulated.accums.push_back(Accum{0});
+  accumulated.stores = {0};
+  EXPECT_EQ(accumulated.getNumBlockOps(), 2u);
+  // A unary op of an input counts both.
+  BlockGraph unary;
+  unary.inputs = {0};
+  unary.body.push_back(op(OpKind::Exp, {0})); // value 1
+  unary.stores = {0};
+  EXPECT_EQ(unary.getNumBlockOps(), 3u);
+}
+
 TEST(BlockGraphCount, ChainedDistinctMasksCountOnce) {
   // Loads q and k; s = q k; causal(s); window(causal(s)); store.
   BlockGraph graph;

@@ -191,8 +191,11 @@ struct BlockGraph {
   /// erase and `max-kernel-ops` does not count; counted as two, it made the
   /// first kernel of a safe softmax's flash-decoding one op too large (12).
   /// A mask applied to another mask's result, with a mask none below it in
-  /// that chain applies, is counted with it: a band is one select. The body
-  /// then holds at most (2 + masks in the program) times the count.
+  /// that chain applies, is counted with it: a band is one select. A load
+  /// counts once the graph reads it, and not when its one reader is a
+  /// transpose or an elementwise op with a computed value (a bias, an
+  /// additive mask), which reads it as part of its own op. The body then
+  /// holds at most (2 + masks in the program) times the count.
   unsigned getNumBlockOps() const;
 };
 
