@@ -115,7 +115,30 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       consecutive in the operand (torch's K^T of `[b, h, s, d]` keys,
       collapsed to `[b h, d, s]` for a batch matmul) is the transpose of
       the collapsed operand, on the matmul's shape;
-    - `tensor.concat` of static tensors (`torch.cat`) into `kernel.concat`.
+    - `tensor.concat` of static tensors (`torch.cat`) into `kernel.concat`;
+    - a generic that only copies its input along added dims, or along
+      size-1 dims it reads at index 0 (torch-mlir's `aten.expand`), into the
+      `linalg.broadcast` of the input without those size-1 dims, which the
+      patterns above read through.
+
+    Then, once the ops between batch matmuls are kernel ops:
+
+    - grouped-query attention (Hugging Face's repeat_kv: keys and values
+      broadcast to `[b, kv, rep, s, d]` and collapsed to the query heads'
+      `[b, kv rep, s, d]`): a batch matmul by such a repeated operand (or
+      its transpose) is the matmul of each group's query heads stacked as
+      rows, `[b kv, rep m, k]`, by the operand as it is, reshaped back
+      after; the ops up to the next matmul compute on the stacked rows. Only
+      where they all can: each works per row and reads nothing else that
+      varies along the rows (a causal mask or a `[s, s]` mask tensor
+      cannot), and the chain ends at a matmul by repeated values, a reshape
+      or a return; elsewhere the broadcasts stay;
+    - a batch matmul of operands collapsed alike from more batch dims
+      (torch's `[b, h]` heads merged for `linalg.batch_matmul`) computes on
+      the uncollapsed operands, collapsed after, where an op between it and
+      the next matmul stayed on those dims (a `[b, 1, 1, s]` padding mask or
+      a `[1, h, s, s]` position bias, which the merged rows cannot
+      broadcast); the ops that work per row between them follow.
 
     Everything else stays as it is: convolutions, `linalg.broadcast` read by
     anything else (a left matmul operand, which the matmul reads as a
@@ -125,7 +148,21 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
     other ops, dynamic shapes, integer and f64 types, linalg on
     memrefs. The conversion is partial, the module stays valid and function
     signatures do not change.
+
+    A safe softmax of f16 or bf16 values computed in f32 and rounded back
+    (Hugging Face's `softmax(s, dtype=float32).to(s.dtype)`), whose widened
+    values nothing else reads, becomes the safe softmax of the narrow values
+    (`narrow-softmax`, on by default): the conversions it drops would cut an
+    attention into three kernels, and its probabilities differ by a few
+    units in the last place of the narrow type.
   }];
+  let options = [
+    Option<"narrowSoftmax", "narrow-softmax", "bool", /*default=*/"true",
+           "Compute a softmax of f16 or bf16 values that the program widens "
+           "to f32 and rounds back on the narrow values (kernel ops compute "
+           "in f32 and round once), as the search can fuse it with the "
+           "matmuls around it; false keeps the conversions">,
+  ];
   let dependentDialects = ["::mlsopt::kernel::KernelDialect",
                            "::mlir::tensor::TensorDialect"];
 }

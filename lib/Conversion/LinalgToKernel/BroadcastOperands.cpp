@@ -9,6 +9,10 @@
 // the import's FlattenedRowsToMatmul then makes it one matmul of the
 // flattened rows.
 //
+// torch-mlir's aten.expand is a linalg.generic copy; GenericToBroadcast
+// makes it the linalg.broadcast the patterns here and
+// StackRepeatedBatches.cpp read.
+//
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/Conversion/LinalgToKernel/LinalgToKernel.h"
@@ -16,6 +20,9 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 using namespace mlsopt;
@@ -86,8 +93,74 @@ struct ContractionReadsBroadcastInput
   }
 };
 
+/// A linalg.generic that only copies its input along added dims, or along
+/// size-1 dims it reads at index 0 (torch-mlir's aten.expand of
+/// [b, kv, 1, s, d] to [b, kv, rep, s, d]), is the linalg.broadcast of the
+/// input without those size-1 dims: the form the patterns here and the
+/// import's elementwise patterns read through.
+struct GenericToBroadcast : public OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 1 ||
+        op.getNumDpsInits() != 1 ||
+        op.getNumParallelLoops() != op.getNumLoops())
+      return rewriter.notifyMatchFailure(op, "not a parallel copy");
+    Block &body = op.getRegion().front();
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    if (body.getOperations().size() != 1 || yield.getNumOperands() != 1 ||
+        yield.getOperand(0) != body.getArgument(0))
+      return rewriter.notifyMatchFailure(op, "the payload is not a copy");
+    Value input = op.getDpsInputs()[0];
+    auto inputType = dyn_cast<RankedTensorType>(input.getType());
+    auto initType = cast<RankedTensorType>(op.getDpsInits()[0].getType());
+    AffineMap inputMap = op.getIndexingMapsArray()[0];
+    if (!inputType || !inputType.hasStaticShape() ||
+        inputType.getElementType() != initType.getElementType() ||
+        !op.getIndexingMapsArray()[1].isIdentity())
+      return rewriter.notifyMatchFailure(op, "not a static copy");
+    SmallVector<int64_t> kept;
+    llvm::SmallBitVector read(op.getNumLoops());
+    int64_t last = -1;
+    for (auto [i, expr] : llvm::enumerate(inputMap.getResults())) {
+      if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+        // In order: a broadcast does not transpose.
+        if (static_cast<int64_t>(dim.getPosition()) <= last)
+          return rewriter.notifyMatchFailure(op, "transposes its input");
+        last = dim.getPosition();
+        read.set(dim.getPosition());
+        kept.push_back(inputType.getDimSize(i));
+        continue;
+      }
+      auto constant = dyn_cast<AffineConstantExpr>(expr);
+      if (!constant || constant.getValue() != 0 || inputType.getDimSize(i) != 1)
+        return rewriter.notifyMatchFailure(op, "reads an input dim partly");
+    }
+    SmallVector<int64_t> added;
+    for (int64_t d = 0; d < static_cast<int64_t>(op.getNumLoops()); ++d)
+      if (!read.test(d))
+        added.push_back(d);
+    if (added.empty())
+      return rewriter.notifyMatchFailure(op, "adds no dim");
+    if (static_cast<int64_t>(kept.size()) != inputType.getRank()) {
+      auto keptType = RankedTensorType::get(kept, inputType.getElementType());
+      std::optional<SmallVector<ReassociationIndices>> groups =
+          getReassociationIndicesForReshape(inputType, keptType);
+      if (!groups)
+        return rewriter.notifyMatchFailure(op, "cannot drop the size-1 dims");
+      input = tensor::CollapseShapeOp::create(rewriter, op.getLoc(), keptType,
+                                              input, *groups);
+    }
+    rewriter.replaceOpWithNewOp<linalg::BroadcastOp>(
+        op, input, op.getDpsInits()[0], added);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlsopt::populateBroadcastOperandPatterns(RewritePatternSet &patterns) {
-  patterns.add<ContractionReadsBroadcastInput>(patterns.getContext());
+  patterns.add<ContractionReadsBroadcastInput, GenericToBroadcast>(
+      patterns.getContext());
 }

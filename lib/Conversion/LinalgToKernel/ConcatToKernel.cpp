@@ -1,8 +1,10 @@
 //===- ConcatToKernel.cpp - tensor.concat as kernel.concat ----------------===//
 //
 // torch.cat reaches linalg as tensor.concat (torch-mlir, and upstream's
-// tensor dialect since it has one). A concatenation the import leaves as a
-// tensor op cuts the program in two for the search and keeps the function
+// tensor dialect since it has one), or, from older front ends and from
+// tensor.concat's own decomposition, as tensor.insert_slice ops that fill a
+// tensor.empty piece by piece along one dim. A concatenation the import leaves
+// as a tensor op cuts the program in two for the search and keeps the function
 // off the GPU; as kernel.concat it is a kernel op like the others, which
 // the search may fuse and the GPU pipeline launches.
 //
@@ -18,19 +20,19 @@ using namespace mlsopt;
 
 namespace {
 
+/// Kernel tensors are static, of rank 1 or more, in f16, bf16 or f32.
+bool isKernelTensor(Type t) {
+  auto tensor = dyn_cast<RankedTensorType>(t);
+  return tensor && tensor.hasStaticShape() && tensor.getRank() > 0 &&
+         isa<Float16Type, BFloat16Type, Float32Type>(tensor.getElementType());
+}
+
 struct ConcatToKernel : public OpRewritePattern<tensor::ConcatOp> {
   using OpRewritePattern<tensor::ConcatOp>::OpRewritePattern;
 
   LogicalResult matchAndRewrite(tensor::ConcatOp op,
                                 PatternRewriter &rewriter) const override {
     RankedTensorType type = op.getResultType();
-    // Kernel tensors are static, of rank 1 or more, in f16, bf16 or f32.
-    auto isKernelTensor = [](Type t) {
-      auto tensor = dyn_cast<RankedTensorType>(t);
-      return tensor && tensor.hasStaticShape() && tensor.getRank() > 0 &&
-             isa<Float16Type, BFloat16Type, Float32Type>(
-                 tensor.getElementType());
-    };
     if (!isKernelTensor(type) ||
         !llvm::all_of(op.getInputs().getTypes(), isKernelTensor))
       return rewriter.notifyMatchFailure(
@@ -41,8 +43,74 @@ struct ConcatToKernel : public OpRewritePattern<tensor::ConcatOp> {
   }
 };
 
+/// The last of a chain of tensor.insert_slice ops that write whole slabs of
+/// a tensor.empty along one dim, covering it without overlap, each slab read
+/// only by the next insert: tensor.concat of the slabs in offset order.
+struct InsertSlicesToConcat : public OpRewritePattern<tensor::InsertSliceOp> {
+  using OpRewritePattern<tensor::InsertSliceOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::InsertSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getDestType();
+    if (!isKernelTensor(type))
+      return rewriter.notifyMatchFailure(op, "not a kernel tensor");
+    // Only from the last insert: one that another insert of the chain reads
+    // is part of a larger concatenation.
+    if (llvm::any_of(op->getUsers(), [](Operation *user) {
+          return isa<tensor::InsertSliceOp>(user);
+        }))
+      return rewriter.notifyMatchFailure(op, "not the last insert");
+    SmallVector<tensor::InsertSliceOp> inserts;
+    Value dest = op.getResult();
+    while (auto insert = dest.getDefiningOp<tensor::InsertSliceOp>()) {
+      if (!inserts.empty() && !insert->hasOneUse())
+        return rewriter.notifyMatchFailure(op, "a partial result is read");
+      inserts.push_back(insert);
+      dest = insert.getDest();
+    }
+    if (!dest.getDefiningOp<tensor::EmptyOp>() || inserts.size() < 2)
+      return rewriter.notifyMatchFailure(op, "does not fill a tensor.empty");
+    // Each slab spans every dim but `dim`, where it starts at `offset`.
+    std::optional<int64_t> dim;
+    SmallVector<std::pair<int64_t, Value>> slabs;
+    for (tensor::InsertSliceOp insert : inserts) {
+      if (!insert.hasUnitStride() ||
+          insert.getSourceType().getRank() != type.getRank() ||
+          !insert.getSourceType().hasStaticShape() ||
+          ShapedType::isDynamicShape(insert.getStaticOffsets()))
+        return rewriter.notifyMatchFailure(op, "not a static slab");
+      ArrayRef<int64_t> offsets = insert.getStaticOffsets();
+      ArrayRef<int64_t> sizes = insert.getSourceType().getShape();
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        if (offsets[d] == 0 && sizes[d] == type.getDimSize(d))
+          continue;
+        if (dim && *dim != d)
+          return rewriter.notifyMatchFailure(op, "slabs along two dims");
+        dim = d;
+      }
+      slabs.emplace_back(dim ? offsets[*dim] : 0, insert.getSource());
+    }
+    if (!dim)
+      return rewriter.notifyMatchFailure(op, "an insert writes everything");
+    llvm::stable_sort(
+        slabs, [](const auto &a, const auto &b) { return a.first < b.first; });
+    int64_t next = 0;
+    SmallVector<Value> inputs;
+    for (auto [offset, source] : slabs) {
+      if (offset != next)
+        return rewriter.notifyMatchFailure(op, "slabs leave a gap or overlap");
+      next += cast<RankedTensorType>(source.getType()).getDimSize(*dim);
+      inputs.push_back(source);
+    }
+    if (next != type.getDimSize(*dim))
+      return rewriter.notifyMatchFailure(op, "slabs do not cover the tensor");
+    rewriter.replaceOpWithNewOp<tensor::ConcatOp>(op, type, *dim, inputs);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlsopt::populateConcatToKernelPatterns(RewritePatternSet &patterns) {
-  patterns.add<ConcatToKernel>(patterns.getContext());
+  patterns.add<ConcatToKernel, InsertSlicesToConcat>(patterns.getContext());
 }

@@ -59,8 +59,9 @@ bool isFlattenable(Operation *op) {
   return !convert || isComputedByFlattenable(convert.getInput());
 }
 
-/// The dim a reduction or an RMS norm works on, if `op` has one.
-std::optional<int64_t> getWorkingDim(Operation *op) {
+} // namespace
+
+std::optional<int64_t> mlsopt::getWorkingDim(Operation *op) {
   if (auto sum = dyn_cast<kernel::ReduceSumOp>(op))
     return static_cast<int64_t>(sum.getDim());
   if (auto max = dyn_cast<kernel::ReduceMaxOp>(op))
@@ -69,6 +70,22 @@ std::optional<int64_t> getWorkingDim(Operation *op) {
     return norm.getNormalizedDim();
   return std::nullopt;
 }
+
+void mlsopt::setWorkingDim(RewriterBase &rewriter, Operation *op, int64_t dim) {
+  int64_t rank = cast<RankedTensorType>(op->getResult(0).getType()).getRank();
+  rewriter.modifyOpInPlace(op, [&] {
+    if (auto sum = dyn_cast<kernel::ReduceSumOp>(op))
+      sum.setDim(dim);
+    else if (auto max = dyn_cast<kernel::ReduceMaxOp>(op))
+      max.setDim(dim);
+    else if (auto norm = dyn_cast<kernel::RmsNormOp>(op))
+      // The last dim is spelled by leaving `dim` out (RmsNormOp::fold).
+      norm.setDimAttr(dim + 1 == rank ? IntegerAttr()
+                                      : rewriter.getI64IntegerAttr(dim));
+  });
+}
+
+namespace {
 
 /// Where `op` reads a `value` that broadcasts against its result shape
 /// `shape` (numpy: aligned on the right, missing dims are 1), the shape it
@@ -184,20 +201,8 @@ Operation *createFlatOp(PatternRewriter &rewriter, Operation *op,
   Operation *flat = mlir::clone(
       rewriter, op,
       RankedTensorType::get(flatShape, resultType.getElementType()), operands);
-  if (flatDim) {
-    int64_t dim = *flatDim;
-    rewriter.modifyOpInPlace(flat, [&] {
-      if (auto sum = dyn_cast<kernel::ReduceSumOp>(flat))
-        sum.setDim(dim);
-      else if (auto max = dyn_cast<kernel::ReduceMaxOp>(flat))
-        max.setDim(dim);
-      else if (auto norm = dyn_cast<kernel::RmsNormOp>(flat))
-        // The last dim is spelled by leaving `dim` out (RmsNormOp::fold).
-        norm.setDimAttr(dim + 1 == static_cast<int64_t>(flatShape.size())
-                            ? IntegerAttr()
-                            : rewriter.getI64IntegerAttr(dim));
-    });
-  }
+  if (flatDim)
+    setWorkingDim(rewriter, flat, *flatDim);
   return flat;
 }
 

@@ -1941,6 +1941,16 @@ struct DecomposeSoftmax : public OpRewritePattern<linalg::SoftmaxOp> {
 
 } // namespace
 
+void mlsopt::populateReshapeCompositionPatterns(RewritePatternSet &patterns) {
+  patterns.add<ComposeReassociativeReshapeOps<tensor::CollapseShapeOp,
+                                              ReshapeOpKind::kCollapse>,
+               ComposeReassociativeReshapeOps<tensor::ExpandShapeOp,
+                                              ReshapeOpKind::kExpand>,
+               ComposeExpandOfCollapseOp<tensor::ExpandShapeOp,
+                                         tensor::CollapseShapeOp>>(
+      patterns.getContext());
+}
+
 void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
   patterns
       .add<ContractionToMatmul, FlattenedRowsToMatmul, ReductionToKernel,
@@ -1962,13 +1972,7 @@ void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
   // [1, s, 1] collapsed to [1, s], to [s], expanded to [s, 1]) become one
   // reshape, which the readers then see through (ReshapedOperandToSource);
   // left as chains, they cut a batch-1 attention into four kernels.
-  patterns.add<ComposeReassociativeReshapeOps<tensor::CollapseShapeOp,
-                                              ReshapeOpKind::kCollapse>,
-               ComposeReassociativeReshapeOps<tensor::ExpandShapeOp,
-                                              ReshapeOpKind::kExpand>,
-               ComposeExpandOfCollapseOp<tensor::ExpandShapeOp,
-                                         tensor::CollapseShapeOp>>(
-      patterns.getContext());
+  populateReshapeCompositionPatterns(patterns);
   populateMixedPrecisionPatterns(patterns);
   populateBroadcastOperandPatterns(patterns);
   populateFlattenRowsPatterns(patterns);
@@ -1984,6 +1988,8 @@ namespace {
 struct ConvertLinalgToKernelPass
     : public mlsopt::impl::ConvertLinalgToKernelBase<
           ConvertLinalgToKernelPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateLinalgToKernelPatterns(patterns);
@@ -1997,6 +2003,15 @@ struct ConvertLinalgToKernelPass
         GreedySimplifyRegionLevel::Disabled);
     if (failed(
             applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+      return signalPassFailure();
+    // Stacking decides by the ops between two matmuls, which must be kernel
+    // ops by then, as must the softmax that is narrowed.
+    RewritePatternSet stacking(&getContext());
+    populateBatchMatmulRowsPatterns(stacking);
+    if (narrowSoftmax)
+      populateNarrowSoftmaxPatterns(stacking);
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(stacking), config)))
       signalPassFailure();
   }
 };

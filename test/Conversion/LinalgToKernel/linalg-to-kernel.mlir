@@ -1407,6 +1407,40 @@ func.func @batch_times_broadcast_weight(%x: tensor<4x64x256xf16>, %w: tensor<256
 
 // -----
 
+// torch-mlir's aten.expand is a copy generic. One that adds a dim is the
+// linalg.broadcast an elementwise op reads through (numpy broadcasting);
+// one that reads a size-1 dim at index 0 is the broadcast of its input
+// without that dim. A copy that also transposes is no broadcast.
+// CHECK-LABEL: func.func @expand_copies
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<4x8xf32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<2x4x8xf32>, %[[Z:[a-zA-Z0-9_]+]]: tensor<4x1x8xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<4x3x8xf32>, %[[T:[a-zA-Z0-9_]+]]: tensor<8x4xf32>)
+// CHECK-NOT: linalg.broadcast
+// CHECK: kernel.add %[[X]], %[[Y]] : tensor<4x8xf32>, tensor<2x4x8xf32>
+// CHECK: kernel.add %[[Z]], %[[W]] : tensor<4x1x8xf32>, tensor<4x3x8xf32>
+// CHECK: linalg.generic
+// CHECK: return
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @expand_copies(%x: tensor<4x8xf32>, %y: tensor<2x4x8xf32>, %z: tensor<4x1x8xf32>, %w: tensor<4x3x8xf32>, %t: tensor<8x4xf32>) -> (tensor<2x4x8xf32>, tensor<4x3x8xf32>, tensor<2x4x8xf32>) {
+  %e = tensor.empty() : tensor<2x4x8xf32>
+  %xb = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d2)>, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<2x4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x4x8xf32>
+  %a = linalg.add ins(%xb, %y : tensor<2x4x8xf32>, tensor<2x4x8xf32>) outs(%e : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %e2 = tensor.empty() : tensor<4x3x8xf32>
+  %zb = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, 0, d2)>, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%z : tensor<4x1x8xf32>) outs(%e2 : tensor<4x3x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<4x3x8xf32>
+  %b = linalg.add ins(%zb, %w : tensor<4x3x8xf32>, tensor<4x3x8xf32>) outs(%e2 : tensor<4x3x8xf32>) -> tensor<4x3x8xf32>
+  %tb = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d1)>, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%t : tensor<8x4xf32>) outs(%e : tensor<2x4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x4x8xf32>
+  return %a, %b, %tb : tensor<2x4x8xf32>, tensor<4x3x8xf32>, tensor<2x4x8xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @i32_stays
 // CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xi32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<8x64xi32>, %[[W:[a-zA-Z0-9_]+]]: tensor<64x8xi32>)
 // CHECK-NOT: kernel.
@@ -2492,6 +2526,28 @@ func.func @concat(%x: tensor<8x64xf16>, %y: tensor<8x32xf16>, %d: tensor<?x32xf1
   %c = tensor.concat dim(1) %x, %y : (tensor<8x64xf16>, tensor<8x32xf16>) -> tensor<8x96xf16>
   %s = tensor.concat dim(0) %y, %d : (tensor<8x32xf16>, tensor<?x32xf16>) -> tensor<?x32xf16>
   return %c, %s : tensor<8x96xf16>, tensor<?x32xf16>
+}
+
+// -----
+
+// torch.cat as tensor.insert_slice ops filling a tensor.empty along one
+// dim (rotate_half's halves swapped, written out of order) is the concat
+// of the slabs in offset order. Slabs that leave a gap stay.
+// CHECK-LABEL: func.func @insert_slices
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<4x8x16xf32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<4x8x16xf32>)
+// CHECK-NEXT: %[[C:.*]] = kernel.concat %[[Y]], %[[X]] dim 2 : tensor<4x8x16xf32>, tensor<4x8x16xf32>
+// CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<4x8x48xf32>
+// CHECK-NEXT: %[[I:.*]] = tensor.insert_slice %[[X]] into %[[E]][0, 0, 0]
+// CHECK-NEXT: %[[J:.*]] = tensor.insert_slice %[[Y]] into %[[I]][0, 0, 32]
+// CHECK-NEXT: return %[[C]], %[[J]]
+func.func @insert_slices(%x: tensor<4x8x16xf32>, %y: tensor<4x8x16xf32>) -> (tensor<4x8x32xf32>, tensor<4x8x48xf32>) {
+  %e = tensor.empty() : tensor<4x8x32xf32>
+  %a = tensor.insert_slice %x into %e[0, 0, 16] [4, 8, 16] [1, 1, 1] : tensor<4x8x16xf32> into tensor<4x8x32xf32>
+  %b = tensor.insert_slice %y into %a[0, 0, 0] [4, 8, 16] [1, 1, 1] : tensor<4x8x16xf32> into tensor<4x8x32xf32>
+  %g = tensor.empty() : tensor<4x8x48xf32>
+  %c = tensor.insert_slice %x into %g[0, 0, 0] [4, 8, 16] [1, 1, 1] : tensor<4x8x16xf32> into tensor<4x8x48xf32>
+  %d = tensor.insert_slice %y into %c[0, 0, 32] [4, 8, 16] [1, 1, 1] : tensor<4x8x16xf32> into tensor<4x8x48xf32>
+  return %b, %d : tensor<4x8x32xf32>, tensor<4x8x48xf32>
 }
 
 // -----

@@ -7,18 +7,28 @@
 // RUN: | %mlir_runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_runner_utils.so \
 // RUN: | FileCheck %s
-// RUN: mlsopt-opt %s --convert-linalg-to-kernel --mlsopt-cpu-pipeline \
+// RUN: mlsopt-opt %s --convert-linalg-to-kernel="narrow-softmax=false" --mlsopt-cpu-pipeline \
 // RUN: | %mlir_runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_runner_utils.so \
 // RUN: | FileCheck %s
-// RUN: mlsopt-opt %s --convert-linalg-to-kernel --superoptimize=timeout=10 --mlsopt-cpu-pipeline \
+// RUN: mlsopt-opt %s --convert-linalg-to-kernel="narrow-softmax=false" --superoptimize=timeout=10 --mlsopt-cpu-pipeline \
 // RUN: | %mlir_runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_runner_utils.so \
 // RUN: | FileCheck %s
 // The third run computes the softmax as one searched kernel whose loads and
 // stores convert (FuseConversions.cpp), on the CPU as loops.
 // The second run tests the conversion only if the programs were converted.
-// RUN: mlsopt-opt %s --convert-linalg-to-kernel | FileCheck %s --check-prefix=KERNEL
+// RUN: mlsopt-opt %s --convert-linalg-to-kernel="narrow-softmax=false" | FileCheck %s --check-prefix=KERNEL
+// By default the import computes the softmax on the f16 values
+// (NarrowSoftmax.cpp): two probabilities move by one unit in the last place
+// of f16 (0.645996 -> 0.645508, 0.0430603 -> 0.0430908), the rest is equal.
+// RUN: mlsopt-opt %s --convert-linalg-to-kernel --mlsopt-cpu-pipeline \
+// RUN: | %mlir_runner -e main -entry-point-result=void \
+// RUN:     -shared-libs=%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_runner_utils.so \
+// RUN: | FileCheck %s --check-prefix=NARROW
+// NARROW: [0.144043,   0.0250397,   0.645508,   0.185059],
+// NARROW-NEXT: [0.763672,   0.17041,   0.023056,   0.0430908]]
+// NARROW: [0.59375,   -0.742188,   -3.17188,   0.667969],
 
 // Softmax of each row (f16), the bf16 RMSNorm times its gain, the f16
 // matmul plus bias, and the same batched by a broadcast weight, all printed

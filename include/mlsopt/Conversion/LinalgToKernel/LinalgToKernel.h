@@ -52,6 +52,32 @@ bool flattensOnRows(mlir::Operation *op);
 /// the collapsed value.
 bool isRowsCollapse(mlir::tensor::CollapseShapeOp collapse);
 
+/// Chains of tensor.collapse_shape and tensor.expand_shape that one reshape
+/// does become that reshape.
+void populateReshapeCompositionPatterns(mlir::RewritePatternSet &patterns);
+
+/// The dim a reduction or an RMS norm works on, if `op` has one.
+std::optional<int64_t> getWorkingDim(mlir::Operation *op);
+
+/// Sets the dim a reduction or an RMS norm `op` works on.
+void setWorkingDim(mlir::RewriterBase &rewriter, mlir::Operation *op,
+                   int64_t dim);
+
+/// Batch matmuls on the rows the ops between them need: a matmul by keys or
+/// values repeated for each query head of a group (grouped-query attention)
+/// becomes a matmul of each group's query heads, stacked as rows, by the
+/// keys as they are; a matmul of merged [b, h] batch dims computes on them
+/// unmerged where an op between the matmuls stayed there (a padding mask).
+/// Run after the import's patterns, once the ops between the matmuls are
+/// kernel ops.
+void populateBatchMatmulRowsPatterns(mlir::RewritePatternSet &patterns);
+
+/// A safe softmax of f16 or bf16 values computed in f32 between two
+/// kernel.converts becomes the safe softmax of the narrow values
+/// (NarrowSoftmax.cpp says how much the rounding differs). Run after the
+/// import's patterns, under `narrow-softmax`.
+void populateNarrowSoftmaxPatterns(mlir::RewritePatternSet &patterns);
+
 /// Adds the pattern that imports tensor.concat (torch.cat) as kernel.concat.
 /// Part of populateLinalgToKernelPatterns.
 void populateConcatToKernelPatterns(mlir::RewritePatternSet &patterns);
