@@ -249,8 +249,11 @@ struct MatmulOfRepeatedBatches : public OpRewritePattern<kernel::MatmulOp> {
         rewriter, loc, splitType(lhsType), op.getLhs(), splitGroups);
     Value stacked =
         tensor::CollapseShapeOp::create(rewriter, loc, split, stackGroups);
-    Value source = tensor::CollapseShapeOp::create(
-        rewriter, loc, repeated->broadcast.getInput(), repeated->sourceGroups);
+    Value source = repeated->broadcast.getInput();
+    if (repeated->sourceGroups.size() !=
+        static_cast<size_t>(cast<RankedTensorType>(source.getType()).getRank()))
+      source = tensor::CollapseShapeOp::create(rewriter, loc, source,
+                                               repeated->sourceGroups);
     if (transpose)
       source = kernel::TransposeOp::create(rewriter, loc, source,
                                            transpose.getPermutation());

@@ -1441,6 +1441,35 @@ func.func @expand_copies(%x: tensor<4x8xf32>, %y: tensor<2x4x8xf32>, %z: tensor<
 
 // -----
 
+// Grouped-query scores on 3-D heads: the keys of 4 groups repeated for 2
+// heads each. The queries' heads are stacked as rows of their group, the
+// matmul reads the keys as they are (transposed), and the scores are
+// reshaped back to the heads; no broadcast is left.
+// CHECK-LABEL: func.func @grouped_scores
+// CHECK-SAME: (%[[Q:[a-zA-Z0-9_]+]]: tensor<8x16x16xf32>, %[[K:[a-zA-Z0-9_]+]]: tensor<4x32x16xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[SPLIT:.*]] = tensor.expand_shape %[[Q]] {{\[}}[0, 1], [2], [3]] output_shape [4, 2, 16, 16]
+// CHECK-NEXT: %[[STACKED:.*]] = tensor.collapse_shape %[[SPLIT]] {{\[}}[0], [1, 2], [3]] : tensor<4x2x16x16xf32> into tensor<4x32x16xf32>
+// CHECK-NEXT: %[[KT:.*]] = kernel.transpose %[[K]] [0, 2, 1] : tensor<4x32x16xf32>
+// CHECK-NEXT: %[[S:.*]] = kernel.matmul %[[STACKED]], %[[KT]] : tensor<4x32x16xf32>, tensor<4x16x32xf32>
+// CHECK-NEXT: %[[E:.*]] = tensor.expand_shape %[[S]] {{\[}}[0], [1, 2], [3]] output_shape [4, 2, 16, 32]
+// CHECK-NEXT: %[[R:.*]] = tensor.collapse_shape %[[E]] {{\[}}[0, 1], [2], [3]] : tensor<4x2x16x32xf32> into tensor<8x16x32xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @grouped_scores(%q: tensor<8x16x16xf32>, %k: tensor<4x32x16xf32>) -> tensor<8x16x32xf32> {
+  %e = tensor.empty() : tensor<4x2x32x16xf32>
+  %kb = linalg.broadcast ins(%k : tensor<4x32x16xf32>) outs(%e : tensor<4x2x32x16xf32>) dimensions = [1]
+  %kr = tensor.collapse_shape %kb [[0, 1], [2], [3]] : tensor<4x2x32x16xf32> into tensor<8x32x16xf32>
+  %kte = tensor.empty() : tensor<8x16x32xf32>
+  %kt = linalg.transpose ins(%kr : tensor<8x32x16xf32>) outs(%kte : tensor<8x16x32xf32>) permutation = [0, 2, 1]
+  %z = arith.constant 0.0 : f32
+  %se = tensor.empty() : tensor<8x16x32xf32>
+  %sf = linalg.fill ins(%z : f32) outs(%se : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x16xf32>, tensor<8x16x32xf32>) outs(%sf : tensor<8x16x32xf32>) -> tensor<8x16x32xf32>
+  return %s : tensor<8x16x32xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @i32_stays
 // CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xi32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<8x64xi32>, %[[W:[a-zA-Z0-9_]+]]: tensor<64x8xi32>)
 // CHECK-NOT: kernel.
