@@ -33,10 +33,10 @@ public:
     site.layout = &graph.layout;
     // forEachOp reads `body` and `post` while its callback appends to them:
     // they must not reallocate. A stabilizing maximum and its subtraction
-    // count as one op, as does a chain of distinct masks
-    // (BlockGraph::getNumBlockOps).
+    // count as one op, as does a chain of distinct masks, and a load with
+    // its one reader (BlockGraph::getNumBlockOps).
     unsigned perOp = 2 + core.problem.triangles.size();
-    body.reserve(inputs.size() + perOp * limit + 1);
+    body.reserve(2 * inputs.size() + perOp * limit + 1);
     post.reserve(perOp * limit + 8);
     for (const SearchValue &in : inputs) {
       SearchValue tile = in;
@@ -77,18 +77,36 @@ private:
     if (core.timedOut())
       return;
     (this->*atNode)();
-    // Every op needs at least one store after it.
-    if (opsLeft() < 2)
+    // Every op needs at least one store after it. Where only the store's
+    // room is left, a body op that takes an input no op reads yet as part
+    // of its own op (readsInputWithOp) still fits: it counts with the load,
+    // which counted already.
+    unsigned left = opsLeft();
+    bool inBody = &ops == &graph.body;
+    if (left < 1 || (left < 2 && !inBody))
       return;
-    forEachOp(core, site, values, last,
-              [&](const SOp &op, const OpKey &key, SearchValue &&value) {
-                ops.push_back(op);
-                values.push_back(std::move(value));
-                grow(values, ops, key, atNode);
-                values.pop_back();
-                ops.pop_back();
-                return !core.timedOut();
-              });
+    unsigned numInputs = graph.inputs.size();
+    auto readsUnreadInputWithOp = [&](const SOp &op) {
+      return llvm::any_of(op.operands, [&](unsigned v) {
+        return v < numInputs && llvm::count(op.operands, v) == 1 &&
+               readsInputWithOp(graph.body, op, v, numInputs) &&
+               llvm::none_of(graph.body, [&](const SOp &other) {
+                 return llvm::is_contained(other.operands, v);
+               });
+      });
+    };
+    forEachOp(
+        core, site, values, last,
+        [&](const SOp &op, const OpKey &key, SearchValue &&value) {
+          ops.push_back(op);
+          values.push_back(std::move(value));
+          grow(values, ops, key, atNode);
+          values.pop_back();
+          ops.pop_back();
+          return !core.timedOut();
+        },
+        left < 2 ? function_ref<bool(const SOp &)>(readsUnreadInputWithOp)
+                 : nullptr);
   }
 
   void growBody(OpKey last) {

@@ -153,12 +153,14 @@ int64_t getSiteExtent(const SearchProblem &problem, const Site &site, Dim d,
 /// Calls `fn` for every op over `values` whose key exceeds `last`, that
 /// type-checks, is allowed at `site` (no reduction over a grid-split dim,
 /// rms_norm only over a whole dim the reference normalizes over), and whose
-/// result is not already among `values`. fn returns false to stop.
-void forEachOp(SearchCore &core, const Site &site,
-               llvm::ArrayRef<SearchValue> values, OpKey last,
-               llvm::function_ref<bool(const SOp &, const OpKey &,
-                                       SearchValue &&)>
-                   fn);
+/// result is not already among `values`. fn returns false to stop. With
+/// `admit`, only ops it admits are tried (it sees the op before anything is
+/// computed for it).
+void forEachOp(
+    SearchCore &core, const Site &site, llvm::ArrayRef<SearchValue> values,
+    OpKey last,
+    llvm::function_ref<bool(const SOp &, const OpKey &, SearchValue &&)> fn,
+    llvm::function_ref<bool(const SOp &)> admit = nullptr);
 
 /// The expression of a for-loop accumulator over a body value; for
 /// rescale, `maxValue` is the body value its max accumulator yields.

@@ -158,7 +158,8 @@ static bool canReduceOver(const Site &site, Dim d,
 void enumeration::forEachOp(
     SearchCore &core, const Site &site, ArrayRef<SearchValue> values,
     OpKey last,
-    function_ref<bool(const SOp &, const OpKey &, SearchValue &&)> fn) {
+    function_ref<bool(const SOp &, const OpKey &, SearchValue &&)> fn,
+    function_ref<bool(const SOp &)> admit) {
   const SearchProblem &problem = core.problem;
   auto extent = [&](Dim d) { return getSiteExtent(problem, site, d); };
   auto wholeExtent = [&](Dim d) {
@@ -169,7 +170,7 @@ void enumeration::forEachOp(
   // Type-checks `op`, checks its key and its novelty, prunes it by abstract
   // expression, then hands it on.
   auto tryOp = [&](SOp &op, int scalarIndex) {
-    if (stopped)
+    if (stopped || (admit && !admit(op)))
       return;
     OpKey key = getKey(op, scalarIndex);
     if (!(last < key))

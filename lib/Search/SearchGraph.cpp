@@ -268,18 +268,31 @@ static unsigned countChainedMasks(ArrayRef<SOp> ops, unsigned numLeading) {
   return chained;
 }
 
-/// The inputs whose loads count as block ops: those read by the body,
-/// except one whose one reader takes it as part of its own op, a transpose
-/// (the tile loaded transposed, as Mirage's layouts do) or an elementwise
-/// op with a computed value (a bias or an additive attention mask, read
-/// where that value's tile sits). Such a load adds no computation of its
-/// own; counting it left a masked attention (a mask input and its add) two
-/// ops past the default `max-block-ops`. A load counts from its first
-/// reader on, so every op a graph grows by adds at least one to the count
-/// (and a second reader two): the enumeration's room for a store after
-/// each op stays right.
-static unsigned countCountedLoads(ArrayRef<SOp> body, ArrayRef<Accum> accums,
-                                  unsigned numInputs) {
+bool search::readsInputWithOp(ArrayRef<SOp> body, const SOp &op, unsigned input,
+                              unsigned numInputs) {
+  if (op.kind == OpKind::Transpose)
+    return true;
+  if (!isBinaryKind(op.kind) || op.operands.size() != 2)
+    return false;
+  unsigned other = op.operands[0] == input ? op.operands[1] : op.operands[0];
+  if (other == input || other < numInputs)
+    return false;
+  // A matmul's tile, or a scale of it.
+  const SOp *def = &body[other - numInputs];
+  if ((def->kind == OpKind::MulScalar || def->kind == OpKind::AddScalar) &&
+      def->operands[0] >= numInputs)
+    def = &body[def->operands[0] - numInputs];
+  return def->kind == OpKind::Matmul;
+}
+
+/// The inputs whose one reader takes them as part of its own op
+/// (readsInputWithOp), counted with it: such a load adds no computation of
+/// its own, and counting it left a masked attention (a mask input and its
+/// add) two ops past the default `max-block-ops`. A tile the loop
+/// accumulates as loaded is read by no op, and its load counts.
+static unsigned countLoadsReadWithOneOp(ArrayRef<SOp> body,
+                                        ArrayRef<Accum> accums,
+                                        unsigned numInputs) {
   SmallVector<unsigned> readers(numInputs, 0);
   SmallVector<const SOp *> reader(numInputs, nullptr);
   for (const SOp &op : body)
@@ -288,24 +301,13 @@ static unsigned countCountedLoads(ArrayRef<SOp> body, ArrayRef<Accum> accums,
         ++readers[v];
         reader[v] = &op;
       }
-  // A tile the loop accumulates as loaded is read by no op.
   for (const Accum &acc : accums)
     if (acc.value < numInputs)
       readers[acc.value] += 2;
   unsigned count = 0;
-  for (unsigned i = 0; i < numInputs; ++i) {
-    if (readers[i] == 0)
-      continue;
-    const SOp &op = *reader[i];
-    bool readWithOneOp =
-        readers[i] == 1 &&
-        (op.kind == OpKind::Transpose ||
-         (isBinaryKind(op.kind) && llvm::all_of(op.operands, [&](unsigned v) {
-            return v == i || v >= numInputs;
-          })));
-    if (!readWithOneOp)
+  for (unsigned i = 0; i < numInputs; ++i)
+    if (readers[i] == 1 && readsInputWithOp(body, *reader[i], i, numInputs))
       ++count;
-  }
   return count;
 }
 
@@ -323,9 +325,10 @@ unsigned BlockGraph::getNumBlockOps() const {
         body[m].operands[0] == op.operands[0])
       stabilizing.set(m);
   }
-  return countCountedLoads(body, accums, numInputs) + body.size() -
-         stabilizing.count() - countChainedMasks(body, numInputs) +
-         post.size() - countChainedMasks(post, accums.size()) + stores.size();
+  return numInputs - countLoadsReadWithOneOp(body, accums, numInputs) +
+         body.size() - stabilizing.count() -
+         countChainedMasks(body, numInputs) + post.size() -
+         countChainedMasks(post, accums.size()) + stores.size();
 }
 
 Dims search::getAccumulatedDims(const Layout &layout, const Dims &dims) {

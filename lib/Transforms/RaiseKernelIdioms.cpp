@@ -126,16 +126,14 @@ struct AlignOperandRank : OpRewritePattern<OpTy> {
 };
 
 /// mul_scalar(matmul(a, b), c) -> matmul(mul_scalar(a, c), b), or with b
-/// scaled, whichever operand is smaller, when it is no larger than the
-/// product (as large: a [s, d] query with d = s keys, where moving it
-/// costs nothing and still keeps the scale off the scores). Attention scales
-/// its scores (Q K) / sqrt(d): scaled there, the scale is one more op on the
-/// scores, which the cut must keep with them (a safe attention with a scale
-/// counted six ops, over the default five) and which a split kernel spends a
-/// block op on; on Q it is an op on a small tensor that the cut may leave alone
-/// and that then runs on Q's tiles inside the attention's kernel
-/// (--fuse-kernel-elementwise). The two are equal in exact arithmetic (and over
-/// the verifier's field).
+/// scaled, whichever operand is smaller, when it is smaller than the
+/// product. Attention scales its scores (Q K) / sqrt(d): scaled there, the
+/// scale is one more op on the scores, which the cut must keep with them
+/// (a safe attention with a scale counted six ops, over the default five)
+/// and which a split kernel spends a block op on; on Q it is an op on a
+/// small tensor that the cut may leave alone and that then runs on Q's
+/// tiles inside the attention's kernel (--fuse-kernel-elementwise). The
+/// two are equal in exact arithmetic (and over the verifier's field).
 struct ScaleSmallerMatmulOperand : OpRewritePattern<kernel::MulScalarOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -149,8 +147,8 @@ struct ScaleSmallerMatmulOperand : OpRewritePattern<kernel::MulScalarOp> {
     };
     bool left = elements(matmul.getLhs()) <= elements(matmul.getRhs());
     Value operand = left ? matmul.getLhs() : matmul.getRhs();
-    if (elements(operand) > elements(op.getResult()))
-      return rewriter.notifyMatchFailure(op, "both operands are larger");
+    if (elements(operand) >= elements(op.getResult()))
+      return rewriter.notifyMatchFailure(op, "no operand is smaller");
     Value scaled = kernel::MulScalarOp::create(rewriter, op.getLoc(), operand,
                                                op.getScalarAttr());
     Value product = kernel::MatmulOp::create(rewriter, matmul.getLoc(),

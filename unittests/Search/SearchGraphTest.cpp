@@ -317,7 +317,7 @@ TEST(BlockGraphCount, StabilizingMaximumCountsOnceWithItsSubtraction) {
 }
 
 TEST(BlockGraphCount, InputWithOneReaderCountsWithIt) {
-  // Loads q, k, a mask and a bias; a load counts once something reads it.
+  // Loads q, k, a mask and a bias; store.
   BlockGraph graph;
   graph.inputs = {0, 1, 2, 3};
   auto op = [](OpKind kind, llvm::ArrayRef<unsigned> operands) {
@@ -327,23 +327,28 @@ TEST(BlockGraphCount, InputWithOneReaderCountsWithIt) {
     return result;
   };
   graph.stores = {0};
-  EXPECT_EQ(graph.getNumBlockOps(), 1u);
+  EXPECT_EQ(graph.getNumBlockOps(), 5u);
   // k's one reader is its transpose: the load counts with it.
   SOp transpose = op(OpKind::Transpose, {1}); // value 4
   transpose.permutation = {1, 0};
   graph.body.push_back(transpose);
-  EXPECT_EQ(graph.getNumBlockOps(), 2u);
-  // s = q k^T: q's load and the matmul count.
+  EXPECT_TRUE(readsInputWithOp(graph.body, transpose, 1, 4));
+  EXPECT_EQ(graph.getNumBlockOps(), 5u);
   graph.body.push_back(op(OpKind::Matmul, {0, 4})); // value 5
-  EXPECT_EQ(graph.getNumBlockOps(), 4u);
+  EXPECT_EQ(graph.getNumBlockOps(), 6u);
   // The mask added to the scores counts with its add.
   graph.body.push_back(op(OpKind::Add, {5, 2})); // value 6
-  EXPECT_EQ(graph.getNumBlockOps(), 5u);
+  EXPECT_EQ(graph.getNumBlockOps(), 6u);
   // An op of two inputs counts both loads.
-  graph.body.push_back(op(OpKind::Mul, {0, 3})); // value 7
+  SOp twoInputs = op(OpKind::Mul, {0, 3}); // value 7
+  EXPECT_FALSE(readsInputWithOp(graph.body, twoInputs, 3, 4));
+  graph.body.push_back(twoInputs);
   EXPECT_EQ(graph.getNumBlockOps(), 7u);
-  // A second reader makes the mask's load count: every op adds at least
-  // one to the count.
+  // So does an input with a value other than a matmul's tile (a gain).
+  SOp gain = op(OpKind::Mul, {6, 3});
+  EXPECT_FALSE(readsInputWithOp(graph.body, gain, 3, 4));
+  // A second reader makes the mask's load count again: the count never
+  // drops as a graph grows.
   graph.body.push_back(op(OpKind::Sub, {6, 2})); // value 8
   EXPECT_EQ(graph.getNumBlockOps(), 9u);
   // A tile accumulated as loaded counts.

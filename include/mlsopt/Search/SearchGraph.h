@@ -192,12 +192,21 @@ struct BlockGraph {
   /// first kernel of a safe softmax's flash-decoding one op too large (12).
   /// A mask applied to another mask's result, with a mask none below it in
   /// that chain applies, is counted with it: a band is one select. A load
-  /// counts once the graph reads it, and not when its one reader is a
-  /// transpose or an elementwise op with a computed value (a bias, an
-  /// additive mask), which reads it as part of its own op. The body then
-  /// holds at most (2 + masks in the program) times the count.
+  /// whose one reader takes it as part of its own op (readsInputWithOp)
+  /// counts with that reader. The body then holds at most (2 + masks in the
+  /// program) times the count, plus one op per input.
   unsigned getNumBlockOps() const;
 };
+
+/// Whether body op `op` (of `body`, or to be appended to it), reading input
+/// `input` of a block graph with `numInputs` inputs, takes it as part of
+/// its own op: a transpose (the tile loaded transposed, as Mirage's layouts
+/// do) or an elementwise op with a matmul's tile or a scale of it (a bias
+/// or an additive attention mask, read where the product's tile sits). As
+/// its one reader, it counts with the load. Elementwise ops of other values
+/// (a norm's gain) count apart.
+bool readsInputWithOp(llvm::ArrayRef<SOp> body, const SOp &op, unsigned input,
+                      unsigned numInputs);
 
 /// A kernel launch: a pre-defined op, or custom kernel `custom` of the graph.
 struct KernelNode {

@@ -1,15 +1,14 @@
-// Six kernel ops, cut at max-kernel-ops=4 (the gain, an input only the
-// mul reads, counts nothing): RMSNorm, gain and matmul with silu and the
-// scale in one subprogram (one kernel, at the cost bound), the negation
-// alone. The search replaces each on its own, so the
+// Six kernel ops, cut at max-kernel-ops=5: RMSNorm, gain and matmul with
+// silu and the scale in one subprogram (one kernel, at the cost bound),
+// the negation alone. The search replaces each on its own, so the
 // negation would be a second launch over the matmul's result; after the
 // subprograms are replaced it joins the kernel that produces its operand,
 // after the for-loop, in the same thread graph as silu and the scale.
-// RUN: mlsopt-opt %s --superoptimize="timeout=20 max-kernel-ops=4" -o %t 2>%t.remarks
+// RUN: mlsopt-opt %s --superoptimize="timeout=20" -o %t 2>%t.remarks
 // RUN: FileCheck %s < %t
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 // The rewritten function still verifies against the original.
-// RUN: mlsopt-opt %s --superoptimize="timeout=20 max-kernel-ops=4 keep-reference=true" 2>/dev/null \
+// RUN: mlsopt-opt %s --superoptimize="timeout=20 keep-reference=true" 2>/dev/null \
 // RUN:   | mlsopt-opt --verify-equivalence 2>&1 | FileCheck %s --check-prefix=VERIFY
 // REMARK: remark: superoptimize: replaced 5 kernel ops {{.*}} by 1 kernels
 // REMARK: remark: superoptimize: kept the subprogram of 1 kernel ops

@@ -4,8 +4,9 @@
 // place of an op that would otherwise cross a cut. With max-kernel-ops=2,
 // the scale of X (the largest tensor) would have joined the matmul and
 // left the relu alone; instead the matmul and the relu are one subprogram
-// and the scale another, and the program is one kernel. (A bias add would
-// count nothing: an input that only it reads is loaded with it.)
+// and the scale another, and the program is one kernel. (An add of a
+// [64, 16] input would count nothing: it varies along the rows, as an
+// attention mask does, and the search loads it with its add.)
 // RUN: mlsopt-opt %s --superoptimize="max-kernel-ops=2 timeout=20" -o %t 2>%t.remarks
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 // RUN: FileCheck %s < %t
