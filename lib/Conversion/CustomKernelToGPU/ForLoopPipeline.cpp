@@ -258,7 +258,7 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
                 arith::SelectOp::create(b, loc, odd, s.buffers[1], s.buffers[0])
                     .getResult());
   loopIteration = i;
-  auto leaveLoop = llvm::make_scope_exit([&] { loopIteration = {}; });
+  llvm::scope_exit leaveLoop([&] { loopIteration = {}; });
   for (Operation &op : body.without_terminator()) {
     if (isa<block::LoadOp>(op))
       continue;

@@ -269,7 +269,7 @@ private:
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
           this->iteration = iteration;
-          auto leaveLoop = llvm::make_scope_exit([&] { this->iteration = {}; });
+          llvm::scope_exit leaveLoop([&] { this->iteration = {}; });
           for (Operation &op : body.without_terminator()) {
             if (auto load = dyn_cast<block::LoadOp>(op))
               emitLoad(load, iteration);
