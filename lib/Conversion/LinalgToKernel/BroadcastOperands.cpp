@@ -10,8 +10,8 @@
 // flattened rows.
 //
 // torch-mlir's aten.expand is a linalg.generic copy; GenericToBroadcast
-// makes it the linalg.broadcast the patterns here and
-// StackRepeatedBatches.cpp read.
+// makes it the linalg.broadcast the patterns here and BatchMatmulRows.cpp
+// read.
 //
 //===----------------------------------------------------------------------===//
 

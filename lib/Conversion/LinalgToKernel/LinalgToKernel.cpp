@@ -2004,14 +2004,15 @@ struct ConvertLinalgToKernelPass
     if (failed(
             applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
-    // Stacking decides by the ops between two matmuls, which must be kernel
-    // ops by then, as must the softmax that is narrowed.
-    RewritePatternSet stacking(&getContext());
-    populateBatchMatmulRowsPatterns(stacking);
+    // The batch matmuls' rows are decided by the ops between two matmuls,
+    // which must be kernel ops by then, as must the softmax that is
+    // narrowed.
+    RewritePatternSet afterImport(&getContext());
+    populateBatchMatmulRowsPatterns(afterImport);
     if (narrowSoftmax)
-      populateNarrowSoftmaxPatterns(stacking);
-    if (failed(
-            applyPatternsGreedily(getOperation(), std::move(stacking), config)))
+      populateNarrowSoftmaxPatterns(afterImport);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(afterImport),
+                                     config)))
       signalPassFailure();
   }
 };
