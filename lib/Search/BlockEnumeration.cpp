@@ -268,6 +268,13 @@ private:
         if (!ok)
           break;
         block::AccumKind kind = kinds[choice[i]];
+        // An input tile the loop does not walk, which the body does not
+        // read, is the same in every iteration: it is loaded after the
+        // loop, for the epilogue (a bias, a residual), and has no kind.
+        if (iterations > 1 && leaf < graph.inputs.size() && !varies[leaf]) {
+          ok = choice[i] == 0 && pushAfterLoop(leaf);
+          continue;
+        }
         if (iterations > 1 && kind != block::AccumKind::max && !varies[leaf])
           ok = false;
         else if (kind == block::AccumKind::rescale && !follows[leaf])
@@ -306,6 +313,18 @@ private:
     post.push_back(
         SearchValue{getAccumulatedDims(graph.layout, body[value].dims), expr,
                     body[value].whole});
+    return true;
+  }
+
+  /// Appends input `value`'s tile, loaded after the loop, to the epilogue.
+  bool pushAfterLoop(unsigned value) {
+    ++core.counters.enumerated;
+    if (!core.keep(body[value].expr, body[value].whole))
+      return false;
+    Accum acc{value};
+    acc.afterLoop = true;
+    graph.accums.push_back(acc);
+    post.push_back(body[value]);
     return true;
   }
 

@@ -526,6 +526,21 @@ struct Materializer {
   FailureOr<SmallVector<Value>> buildCustom(const BlockGraph &bg,
                                             ValueRange inputs,
                                             ArrayRef<Dims> inputDims);
+
+  /// A block.load of `source` (of `dims`) as a tile of `tileDims`, in the
+  /// loop or after it.
+  Value buildLoad(Value source, const Dims &dims, const Dims &tileDims,
+                  const Layout &layout, bool inLoop) {
+    MLIRContext *ctx = b.getContext();
+    TilePlacement place = getTilePlacement(dims, layout, inLoop);
+    IntegerAttr fmap;
+    if (place.fmap)
+      fmap = b.getI64IntegerAttr(*place.fmap);
+    auto imap = block::DimMapAttr::get(ctx, place.imap[0], place.imap[1],
+                                       place.imap[2]);
+    return block::LoadOp::create(b, loc, getType(tileDims, &layout), source,
+                                 imap, fmap);
+  }
 };
 } // namespace
 
@@ -589,12 +604,20 @@ Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
   b.setInsertionPointToStart(entry);
 
   // The for-loop and its accumulators.
+  // Tiles loaded after the loop are no accumulators: the loop's are the
+  // others, renumbered.
+  SmallVector<int64_t> loopIndex;
+  int64_t numLoopAccums = 0;
+  for (const Accum &acc : bg.accums)
+    loopIndex.push_back(acc.afterLoop ? -1 : numLoopAccums++);
   SmallVector<Attribute> accumulators;
   SmallVector<Type> accumTypes;
   for (const Accum &acc : bg.accums) {
+    if (acc.afterLoop)
+      continue;
     std::optional<int64_t> by;
     if (acc.scaleBy >= 0)
-      by = acc.scaleBy;
+      by = loopIndex[acc.scaleBy];
     accumulators.push_back(block::AccumulatorAttr::get(ctx, acc.kind, by));
     accumTypes.push_back(getType(bodyDims[acc.value], &layout));
   }
@@ -607,16 +630,15 @@ Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
     OpBuilder::InsertionGuard loopGuard(b);
     b.setInsertionPointToStart(body);
     for (unsigned i = 0; i < bg.inputs.size(); ++i) {
-      TilePlacement place =
-          getTilePlacement(inputDims[i], layout, /*inLoop=*/true);
-      IntegerAttr fmap;
-      if (place.fmap)
-        fmap = b.getI64IntegerAttr(*place.fmap);
-      auto imapAttr = block::DimMapAttr::get(ctx, place.imap[0], place.imap[1],
-                                             place.imap[2]);
-      bodyValues.push_back(block::LoadOp::create(
-          b, loc, getType(bodyDims[i], &layout), entry->getArgument(i),
-          imapAttr, fmap));
+      // An input loaded after the loop has no load in it.
+      if (llvm::any_of(bg.accums, [&](const Accum &acc) {
+            return acc.afterLoop && acc.value == i;
+          })) {
+        bodyValues.push_back(Value());
+        continue;
+      }
+      bodyValues.push_back(buildLoad(entry->getArgument(i), inputDims[i],
+                                     bodyDims[i], layout, /*inLoop=*/true));
     }
     for (auto [index, op] : llvm::enumerate(bg.body)) {
       SmallVector<Value> operands;
@@ -629,12 +651,18 @@ Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
     }
     SmallVector<Value> yielded;
     for (const Accum &acc : bg.accums)
-      yielded.push_back(bodyValues[acc.value]);
+      if (!acc.afterLoop)
+        yielded.push_back(bodyValues[acc.value]);
     block::YieldOp::create(b, loc, yielded);
   }
 
-  SmallVector<Value> postValues(loop.getResults().begin(),
-                                loop.getResults().end());
+  SmallVector<Value> postValues;
+  for (auto [acc, index] : llvm::zip_equal(bg.accums, loopIndex))
+    postValues.push_back(
+        acc.afterLoop
+            ? buildLoad(entry->getArgument(acc.value), inputDims[acc.value],
+                        bodyDims[acc.value], layout, /*inLoop=*/false)
+            : loop.getResult(index));
   for (auto [index, op] : llvm::enumerate(bg.post)) {
     SmallVector<Value> operands;
     for (unsigned v : op.operands)
@@ -797,9 +825,12 @@ void search::print(const KernelGraph &graph, raw_ostream &os) {
     }
     os << "  accumulate";
     for (const Accum &acc : bg.accums)
-      os << " " << block::stringifyAccumKind(acc.kind) << "(b" << acc.value
-         << ")" << (acc.scaleBy >= 0 ? " by " + std::to_string(acc.scaleBy)
-                                      : std::string());
+      os << " "
+         << (acc.afterLoop ? StringRef("after_loop")
+                           : block::stringifyAccumKind(acc.kind))
+         << "(b" << acc.value << ")"
+         << (acc.scaleBy >= 0 ? " by " + std::to_string(acc.scaleBy)
+                              : std::string());
     os << "\n";
     v = bg.accums.size();
     for (const SOp &op : bg.post) {

@@ -265,6 +265,69 @@ TEST_F(SearchGraphTest, CustomKernelMaterializesIntoAVerifiedBlockGraph) {
   EXPECT_NE(toString(g), toString(other));
 }
 
+TEST_F(SearchGraphTest, InputAfterTheLoopIsLoadedOnceForTheEpilogue) {
+  OwningOpRef<ModuleOp> module;
+  FailureOr<SearchProblem> problem = parseProblem(R"mlir(
+func.func @f(%x: tensor<8x64xf16>, %w: tensor<64x32xf16>, %r: tensor<8x32xf16>) -> tensor<8x32xf16> {
+  %m = kernel.matmul %x, %w : tensor<8x64xf16>, tensor<64x32xf16>
+  %o = kernel.add %m, %r : tensor<8x32xf16>, tensor<8x32xf16>
+  return %o : tensor<8x32xf16>
+}
+)mlir",
+                                                  module);
+  ASSERT_TRUE(succeeded(problem)) << diagnostics;
+  int k = problem->shapes.inputDims[0][1].cls;
+  int n = problem->shapes.inputDims[1][1].cls;
+  // x W summed over 4 iterations along k; the residual r, which the loop
+  // does not walk, is loaded after it and added there.
+  BlockGraph bg;
+  bg.inputs = {0, 1, 2};
+  bg.layout.gridClass = {n, Dim::kOne, Dim::kOne};
+  bg.layout.gridSize = {4, 1, 1};
+  bg.layout.loopClass = k;
+  bg.layout.iterations = 4;
+  bg.body = {SOp{OpKind::Matmul, {0, 1}}}; // value 3
+  Accum residual{2};
+  residual.afterLoop = true;
+  bg.accums = {Accum{3, block::AccumKind::sum}, residual};
+  bg.post = {SOp{OpKind::Add, {0, 1}}}; // epilogue value 2
+  bg.stores = {2};
+  // Its load counts as it would in the loop.
+  EXPECT_EQ(bg.getNumBlockOps(), 6u);
+  KernelGraph g;
+  g.numInputs = 3;
+  g.customs.push_back(bg);
+  g.nodes.push_back(KernelNode{SOp(), 0});
+  g.results = {3};
+
+  OpBuilder b(&context);
+  b.setInsertionPointToEnd(module->getBody());
+  FailureOr<func::FuncOp> func =
+      materializeFunction(b, b.getUnknownLoc(), "fused", g, problem->shapes);
+  ASSERT_TRUE(succeeded(func));
+  EXPECT_TRUE(succeeded(verify(*module))) << diagnostics;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  func->print(os);
+  // One accumulator; the residual's tile is loaded after the loop's end,
+  // without an fmap, and nothing loads it inside.
+  size_t loopEnd = text.find("block.yield");
+  size_t load = text.find("block.load %in2 imap <x = 1> : tensor<8x32xf16> "
+                          "-> tensor<8x8xf16>");
+  EXPECT_NE(text.find("block.for_loop 4 iterations accumulate (sum) : "
+                      "tensor<8x8xf16> {"),
+            std::string::npos)
+      << text;
+  ASSERT_NE(load, std::string::npos) << text;
+  EXPECT_LT(loopEnd, load) << text;
+  EXPECT_EQ(text.find("block.load %in2", load + 1), std::string::npos) << text;
+  // The canonical text tells it from an accumulated residual.
+  KernelGraph accumulated = g;
+  accumulated.customs[0].accums[1].afterLoop = false;
+  accumulated.customs[0].accums[1].kind = block::AccumKind::max;
+  EXPECT_NE(toString(g), toString(accumulated));
+}
+
 TEST_F(SearchGraphTest, DimsRejectWhatDoesNotTypeCheck) {
   Dims a = {Dim{0, false}, Dim{1, false}};
   Dims b = {Dim{2, false}, Dim{3, false}};

@@ -170,6 +170,11 @@ struct Accum {
   /// For rescale: the accumulator (index into the loop's accumulators) whose
   /// maximum it follows.
   int scaleBy = -1;
+  /// An input's tile that the loop does not walk and no body op reads (the
+  /// bias, gain or residual of a matmul's epilogue): loaded once after the
+  /// loop instead of accumulated, with `kind` unused. Its epilogue value is
+  /// the tile.
+  bool afterLoop = false;
 };
 
 /// A custom kernel. Body values are the loads (one per input, in order)

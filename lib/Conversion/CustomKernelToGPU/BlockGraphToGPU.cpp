@@ -194,6 +194,17 @@ FailureOr<int64_t> BlockGraphToGPU::emit() {
     if (auto loop = dyn_cast<block::ForLoopOp>(op)) {
       if (failed(emitForLoop(loop)))
         return failure();
+    } else if (auto load = dyn_cast<block::LoadOp>(op)) {
+      // An epilogue's tile (a bias, a residual): copied once, after the
+      // loop, and waited for before the ops that read it.
+      Value tile = tileBuffer(load.getTile());
+      buffers.map(load.getTile(), tile);
+      copyTileAsync(buffers.lookup(load.getSource()), tile,
+                    shapeOf(load.getTile()), loadOffsets(load, Value()),
+                    loadVectorWidth(load), std::nullopt);
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0));
+      barrier();
     } else if (auto store = dyn_cast<block::StoreOp>(op)) {
       ArrayRef<int64_t> tile = shapeOf(store.getTile());
       storeTile(buffers.lookup(store.getTile()),

@@ -209,6 +209,8 @@ public:
         emitForLoop(loop);
       else if (auto store = dyn_cast<block::StoreOp>(op))
         emitStore(store);
+      else if (auto load = dyn_cast<block::LoadOp>(op))
+        emitLoad(load, Value());
       else if (!isa<block::ReturnOp>(op))
         emitCompute(op);
     }

@@ -195,12 +195,24 @@ func.func @load_from_tile(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
 
 // -----
 
-func.func @load_outside_loop(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
+func.func @load_outside_custom(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
+  // expected-error @+1 {{'block.load' op expects parent op to be one of 'block.for_loop, kernel.custom'}}
+  %t = block.load %x imap <> : tensor<8x64xf16> -> tensor<8x64xf16>
+  return %t : tensor<8x64xf16>
+}
+
+// -----
+
+func.func @fmap_after_loop(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
   %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> tensor<8x64xf16> {
   ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x64xf16>):
-    // expected-error @+1 {{'block.load' op expects parent op 'block.for_loop'}}
-    %t = block.load %in0 imap <> : tensor<8x64xf16> -> tensor<8x64xf16>
-    block.store %t, %out0 omap <> : tensor<8x64xf16> into tensor<8x64xf16>
+    %m = block.for_loop 2 iterations accumulate (sum) : tensor<8x32xf16> {
+      %t = block.load %in0 imap <> fmap 1 : tensor<8x64xf16> -> tensor<8x32xf16>
+      block.yield %t : tensor<8x32xf16>
+    }
+    // expected-error @+1 {{'block.load' op after the for-loop cannot have an fmap: only a load inside the loop reads a tile per iteration}}
+    %u = block.load %in0 imap <> fmap 1 : tensor<8x64xf16> -> tensor<8x64xf16>
+    block.store %u, %out0 omap <> : tensor<8x64xf16> into tensor<8x64xf16>
     block.return
   }
   return %o : tensor<8x64xf16>
@@ -458,7 +470,7 @@ func.func @input_stored_directly(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
 // -----
 
 func.func @no_for_loop(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
-  // expected-error @+1 {{'kernel.custom' op block graph needs a block.for_loop: inputs are read only by block.load inside it (use 1 iteration for no loop)}}
+  // expected-error @+1 {{'kernel.custom' op block graph needs a block.for_loop: its accumulators carry what the loop computes to the outputs (use 1 iteration for no loop)}}
   %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> tensor<8x64xf16> {
   ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x64xf16>):
     block.return

@@ -38,9 +38,9 @@ LogicalResult BlockGraphVerifier::verifyBlockGraph(kernel::CustomOp op) const {
 
   auto loops = body.getOps<ForLoopOp>();
   if (loops.empty())
-    return op.emitOpError("block graph needs a block.for_loop: inputs are "
-                          "read only by block.load inside it (use 1 "
-                          "iteration for no loop)");
+    return op.emitOpError("block graph needs a block.for_loop: its "
+                          "accumulators carry what the loop computes to "
+                          "the outputs (use 1 iteration for no loop)");
   if (std::next(loops.begin()) != loops.end())
     return (*std::next(loops.begin()))
         .emitOpError("is the second for-loop of this block graph; a path "

@@ -137,10 +137,14 @@ LogicalResult LoadOp::verify() {
                << formatShape(source.getShape());
   }
   SmallVector<int64_t> window = getWindowShape();
-  auto loop = cast<ForLoopOp>((*this)->getParentOp());
+  // After the loop there are no iterations to split a dim across.
+  auto loop = dyn_cast<ForLoopOp>((*this)->getParentOp());
+  if (!loop && getFmap())
+    return emitOpError("after the for-loop cannot have an fmap: only a load "
+                       "inside the loop reads a tile per iteration");
   ShapeOrError expected =
       inputTileShape(window, getImap().getGridToTensorDims(), gridOf(*this),
-                     getFmap(), loop.getIterations());
+                     getFmap(), loop ? loop.getIterations() : 1);
   if (!expected.ok())
     return emitOpError() << expected.error;
   if (ArrayRef<int64_t>(expected.shape) != tile.getShape())

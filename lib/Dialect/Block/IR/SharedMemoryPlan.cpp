@@ -129,13 +129,14 @@ bool mlsopt::block::isTransposedMatmulView(TransposeOp op) {
 }
 
 bool mlsopt::block::isDoubleBuffered(LoadOp load) {
-  return load.getFmap() &&
-         cast<ForLoopOp>(load->getParentOp()).getIterations() > 1;
+  auto loop = dyn_cast<ForLoopOp>(load->getParentOp());
+  return loop && load.getFmap() && loop.getIterations() > 1;
 }
 
 Operation *mlsopt::block::getCopyIssueOp(LoadOp load) {
-  auto loop = cast<ForLoopOp>(load->getParentOp());
-  if (loop.getIterations() > 1)
+  // A load after the loop copies where it stands (BlockGraphToGPU).
+  auto loop = dyn_cast<ForLoopOp>(load->getParentOp());
+  if (!loop || loop.getIterations() > 1)
     return nullptr;
   Block &body = loop.getBody().front();
   Operation *firstReader = nullptr;

@@ -1,0 +1,41 @@
+// RUN: mlsopt-opt %s --convert-custom-kernel-to-gpu=chip=sm_80 | FileCheck %s
+// RUN: mlsopt-opt %s --mlsopt-gpu-pipeline=chip=sm_80 | mlsopt-translate --emit-ptx -o %t.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_80 %t.ptx -o %t.cubin %}
+// RUN: mlsopt-opt %s --mlsopt-gpu-pipeline=chip=sm_90 | mlsopt-translate --emit-ptx -o %t90.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90 %t90.ptx -o %t90.cubin %}
+
+// A load after the for-loop (the residual of a matmul's epilogue) copies its
+// tile once, after the loop's pipelined copies of x and w, and waits for it
+// before the add reads it.
+
+// CHECK-LABEL: gpu.func @matmul_residual_kernel0
+// CHECK-SAME: (%[[X:.*]]: memref<64x256xf16>, %[[W:.*]]: memref<256x128xf16>, %[[R:.*]]: memref<64x128xf16>, %{{.*}}: memref<64x128xf16>)
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: nvgpu.device_async_copy %[[X]]
+// CHECK: nvgpu.device_async_copy %[[W]]
+// CHECK: nvgpu.mma.sync
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NOT: arith.addf
+// CHECK: nvgpu.device_async_copy %[[R]]{{.*}} : memref<64x128xf16> to memref<32x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
+// CHECK: arith.addf
+// CHECK: gpu.return
+func.func @matmul_residual(%x: tensor<64x256xf16>, %w: tensor<256x128xf16>, %r: tensor<64x128xf16>) -> tensor<64x128xf16> {
+  %o = kernel.custom (%x, %w, %r) grid <2, 2, 1> block <128, 1, 1>
+      : (tensor<64x256xf16>, tensor<256x128xf16>, tensor<64x128xf16>) -> tensor<64x128xf16> {
+  ^bb0(%in0: tensor<64x256xf16>, %in1: tensor<256x128xf16>, %in2: tensor<64x128xf16>, %out0: tensor<64x128xf16>):
+    %acc = block.for_loop 4 iterations accumulate (sum) : tensor<32x64xf16> {
+      %xt = block.load %in0 imap <x = 0> fmap 1 : tensor<64x256xf16> -> tensor<32x64xf16>
+      %wt = block.load %in1 imap <y = 1> fmap 0 : tensor<256x128xf16> -> tensor<64x64xf16>
+      %m = block.matmul %xt, %wt : tensor<32x64xf16>, tensor<64x64xf16>
+      block.yield %m : tensor<32x64xf16>
+    }
+    %rt = block.load %in2 imap <x = 0, y = 1> : tensor<64x128xf16> -> tensor<32x64xf16>
+    %y = block.add %acc, %rt : tensor<32x64xf16>, tensor<32x64xf16>
+    block.store %y, %out0 omap <x = 0, y = 1> : tensor<32x64xf16> into tensor<64x128xf16>
+    block.return
+  }
+  return %o : tensor<64x128xf16>
+}
