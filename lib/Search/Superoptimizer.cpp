@@ -99,7 +99,7 @@ private:
   SmallVector<const Dims *>
   getProgramTensors(ArrayRef<unsigned> neededInputs) const;
   /// Weighs every single custom kernel over `inputs` (the needed inputs, at
-  /// most kMaxCustomInputs), from the smallest block graphs to
+  /// most kMaxSingleKernelInputs), from the smallest block graphs to
   /// `max-block-ops`.
   void sweepSingleKernels(ArrayRef<unsigned> inputs);
   /// Weighs every program of a split-reduction kernel over `inputs`
@@ -212,6 +212,11 @@ private:
   static constexpr size_t kMaxCandidatesPerSkeleton = size_t(1) << 14;
   /// The most kernel values one custom kernel reads.
   static constexpr unsigned kMaxCustomInputs = 4;
+  /// The most inputs of the one kernel over all of them that
+  /// sweepSingleKernels weighs. Only that one set is enumerated, so it may
+  /// be larger: a linear layer with a bias, a layer-scale gain and a
+  /// residual reads five.
+  static constexpr unsigned kMaxSingleKernelInputs = 6;
   /// Screening verdicts by canonical text: iterative deepening meets the
   /// same candidates again.
   llvm::StringMap<bool> screenCache;
@@ -1130,10 +1135,11 @@ SearchResult Search::run() {
     // all), so they are weighed first, and the best of them is the bound the
     // deepening prunes with.
     if (literal) {
-      if (!neededInputs.empty() && neededInputs.size() <= kMaxCustomInputs) {
+      if (!neededInputs.empty() &&
+          neededInputs.size() <= kMaxSingleKernelInputs)
         sweepSingleKernels(neededInputs);
+      if (!neededInputs.empty() && neededInputs.size() <= kMaxCustomInputs)
         sweepSplitPairs(neededInputs);
-      }
       if (finished())
         break;
     }

@@ -264,6 +264,38 @@ SmallVector<Value> loadInLoop(RewriterBase &rewriter, kernel::CustomOp custom,
   return SmallVector<Value>(loop.getResults().drop_front(kept));
 }
 
+/// Loads `values`, new inputs of `custom` from input `firstInput` on, after
+/// its for-loop (where the loop runs more than once, the tiles of an input
+/// it does not walk are read once there), cut as loadInLoop cuts them;
+/// returns the tiles.
+SmallVector<Value> loadAfterLoop(RewriterBase &rewriter,
+                                 kernel::CustomOp custom,
+                                 ArrayRef<Value> values, unsigned firstInput,
+                                 ArrayRef<int64_t> shape,
+                                 ArrayRef<int64_t> refTile,
+                                 block::StoreOp reference) {
+  Block &body = custom.getBody().front();
+  Location loc = custom.getLoc();
+  Type element =
+      cast<RankedTensorType>(reference.getTile().getType()).getElementType();
+  rewriter.setInsertionPoint(body.getTerminator());
+  SmallVector<Value> tiles;
+  for (auto [k, value] : llvm::enumerate(values)) {
+    BlockArgument arg =
+        body.insertArgument(firstInput + k, value.getType(), loc);
+    ArrayRef<int64_t> full = shapeOf(value);
+    auto [imap, tile] = getStretchedPlacement(
+        reference.getOmap().getGridToTensorDims(), refTile,
+        [&](int64_t d) { return full[d] != shape[d]; });
+    tiles.push_back(block::LoadOp::create(
+        rewriter, loc, RankedTensorType::get(tile, element), arg,
+        block::DimMapAttr::get(rewriter.getContext(), imap),
+        /*fmap=*/IntegerAttr(), /*offsets=*/DenseI64ArrayAttr(),
+        /*sizes=*/DenseI64ArrayAttr()));
+  }
+  return tiles;
+}
+
 /// kernel.<elementwise>(custom#i, custom#j, ...) -> one more output of the
 /// custom kernel, computed from the tiles of #i, #j, ... after its for-loop.
 struct FuseElementwiseEpilogue : KernelFusionPattern {
@@ -291,9 +323,10 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
     // The tile and the store of every operand; a reference operand has the
     // result's full shape, and its omap places the result's tiles. An
     // operand the kernel does not make, defined before it (the gain of a
-    // norm, a bias), is loaded instead (`loaded`, no store), when the
-    // kernel's for-loop runs once: yielded to a sum accumulator, its one
-    // tile passes through unchanged.
+    // norm, a bias), is loaded instead (`loaded`, no store): in a for-loop
+    // that runs once, yielded to a sum accumulator (its one tile passes
+    // through unchanged, and its copy overlaps the others'); after a loop
+    // that runs more, once.
     SmallVector<block::StoreOp> stores;
     SmallVector<Value> loaded;
     block::StoreOp reference;
@@ -321,11 +354,10 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
       return rewriter.notifyMatchFailure(op, "no stored operand has the "
                                              "result's shape");
     auto loops = custom.getBody().getOps<block::ForLoopOp>();
-    if (!loaded.empty() && (!llvm::hasSingleElement(loops) ||
-                            (*loops.begin()).getIterations() != 1))
+    if (!loaded.empty() && !llvm::hasSingleElement(loops))
       return rewriter.notifyMatchFailure(
-          op, "loads an operand, and the kernel's for-loop runs more than "
-              "once");
+          op, "loads an operand, and the kernel has no single for-loop");
+    bool loadsInLoop = !loaded.empty() && (*loops.begin()).getIterations() == 1;
 
     // Every operand's blocks must hold the elements the result's tile needs:
     // the same split along each grid dim with more than one block, the same
@@ -380,9 +412,9 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
     IRRewriter trial(rewriter.getContext());
     kernel::CustomOp fused = createLike(trial, custom, types, inputs, &mapping);
     Block &body = fused.getBody().front();
-    SmallVector<Value> loadedTiles =
-        loadInLoop(trial, fused, loaded, custom.getInputs().size(), shape,
-                   refTile, reference);
+    SmallVector<Value> loadedTiles = (loadsInLoop ? loadInLoop : loadAfterLoop)(
+        trial, fused, loaded, custom.getInputs().size(), shape, refTile,
+        reference);
     body.addArgument(result.getType(), custom.getLoc());
     trial.setInsertionPoint(body.getTerminator());
     // The block op of the same name computes the kernel op on tiles; the

@@ -10,6 +10,7 @@
 // CPU: llvm.func @normed_scores(
 // CPU: llvm.func @masked_row_sums(
 // CPU: llvm.func @masked_scores(
+// CPU: llvm.func @bias_after_a_loop(
 
 // FUSED-LABEL: func.func @bias_then_sum(
 // FUSED-NOT: kernel.add
@@ -34,12 +35,19 @@
 // FUSED-NOT: kernel.triangle_fill
 // FUSED: block.triangle_fill %{{.*}} dims [1, 2] diagonal 3 value -1.000000e+04 imap <x = 0, y = 1> : tensor<1x8x32xf32>
 // FUSED-LABEL: func.func private @masked_scores_reference(
+// A bias after a loop of 4 iterations is loaded after it.
+// FUSED-LABEL: func.func @bias_after_a_loop(
+// FUSED-NOT: kernel.add
+// FUSED: block.yield
+// FUSED: block.load %{{.*}} imap <> : tensor<1x64xf32> -> tensor<1x64xf32>
+// FUSED-LABEL: func.func private @bias_after_a_loop_reference(
 
 // CHECK: remark: @bias_then_sum is equivalent to @bias_then_sum_reference
 // CHECK: remark: @exp_then_chain is equivalent to @exp_then_chain_reference
 // CHECK: remark: @normed_scores is equivalent to @normed_scores_reference
 // CHECK: remark: @masked_row_sums is equivalent to @masked_row_sums_reference
 // CHECK: remark: @masked_scores is equivalent to @masked_scores_reference
+// CHECK: remark: @bias_after_a_loop is equivalent to @bias_after_a_loop_reference
 
 func.func @bias_then_sum(%x: tensor<8x64xf32>, %b: tensor<1x64xf32>) -> tensor<8x1xf32> attributes {mlsopt.equivalent_to = @bias_then_sum_reference} {
   %xb = kernel.add %x, %b : tensor<8x64xf32>, tensor<1x64xf32>
@@ -162,4 +170,26 @@ func.func private @masked_scores_reference(%q: tensor<2x16x64xf32>, %k: tensor<2
   %s = kernel.matmul %q, %k : tensor<2x16x64xf32>, tensor<2x64x32xf32>
   %m = kernel.triangle_fill %s dims [1, 2] diagonal 3 value -1.0e4 : tensor<2x16x32xf32>
   return %m : tensor<2x16x32xf32>
+}
+
+func.func @bias_after_a_loop(%x: tensor<64x256xf32>, %w: tensor<256x64xf32>, %b: tensor<1x64xf32>) -> tensor<64x64xf32> attributes {mlsopt.equivalent_to = @bias_after_a_loop_reference} {
+  %0 = kernel.custom(%x, %w) grid <4, 1, 1> block <128, 1, 1> : (tensor<64x256xf32>, tensor<256x64xf32>) -> tensor<64x64xf32> {
+  ^bb0(%in0: tensor<64x256xf32>, %in1: tensor<256x64xf32>, %out0: tensor<64x64xf32>):
+    %acc = block.for_loop 4 iterations accumulate (sum) : tensor<16x64xf32> {
+      %a = block.load %in0 imap <x = 0> fmap 1 : tensor<64x256xf32> -> tensor<16x64xf32>
+      %w0 = block.load %in1 imap <> fmap 0 : tensor<256x64xf32> -> tensor<64x64xf32>
+      %m = block.matmul %a, %w0 : tensor<16x64xf32>, tensor<64x64xf32>
+      block.yield %m : tensor<16x64xf32>
+    }
+    block.store %acc, %out0 omap <x = 0> : tensor<16x64xf32> into tensor<64x64xf32>
+    block.return
+  }
+  %1 = kernel.add %0, %b : tensor<64x64xf32>, tensor<1x64xf32>
+  return %1 : tensor<64x64xf32>
+}
+
+func.func private @bias_after_a_loop_reference(%x: tensor<64x256xf32>, %w: tensor<256x64xf32>, %b: tensor<1x64xf32>) -> tensor<64x64xf32> {
+  %m = kernel.matmul %x, %w : tensor<64x256xf32>, tensor<256x64xf32>
+  %1 = kernel.add %m, %b : tensor<64x64xf32>, tensor<1x64xf32>
+  return %1 : tensor<64x64xf32>
 }

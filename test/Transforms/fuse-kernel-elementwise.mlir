@@ -563,11 +563,19 @@ func.func @norm_gain_between_conversions(%x: tensor<64x512xf16>, %g: tensor<512x
 // -----
 
 // A bias after a kernel whose for-loop runs 4 times: a load in the loop
-// would be summed 4 times, so the add stays a kernel of its own.
+// would be summed 4 times, so the kernel loads the bias's tile once after
+// the loop, beside the product's, and adds it there.
 // CHECK-LABEL: func.func @bias_after_a_loop(
-// CHECK: kernel.custom
-// CHECK: block.for_loop 4 iterations accumulate (sum) :
-// CHECK: kernel.add
+// CHECK: %[[K:.*]] = kernel.custom(%{{.*}}, %{{.*}}, %{{.*}}) grid <4, 1, 1> block <128, 1, 1> : (tensor<64x256xf32>, tensor<256x64xf32>, tensor<1x64xf32>) -> tensor<64x64xf32> {
+// CHECK: ^bb0(%{{.*}}: tensor<64x256xf32>, %{{.*}}: tensor<256x64xf32>, %[[B:.*]]: tensor<1x64xf32>,
+// CHECK: %[[ACC:.*]] = block.for_loop 4 iterations accumulate (sum) : tensor<16x64xf32> {
+// CHECK-NOT: %[[B]]
+// CHECK: block.yield
+// CHECK: %[[BT:.*]] = block.load %[[B]] imap <> : tensor<1x64xf32> -> tensor<1x64xf32>
+// CHECK: thread.graph(%[[ACC]], %[[BT]])
+// CHECK: thread.binary add
+// CHECK-NOT: kernel.add
+// CHECK: return %[[K]] :
 func.func @bias_after_a_loop(%x: tensor<64x256xf32>, %w: tensor<256x64xf32>, %b: tensor<1x64xf32>) -> tensor<64x64xf32> {
   %0 = kernel.custom(%x, %w) grid <4, 1, 1> block <128, 1, 1> : (tensor<64x256xf32>, tensor<256x64xf32>) -> tensor<64x64xf32> {
   ^bb0(%in0: tensor<64x256xf32>, %in1: tensor<256x64xf32>, %out0: tensor<64x64xf32>):

@@ -102,7 +102,10 @@ def FuseKernelElementwise : Pass<"fuse-kernel-elementwise", "::mlir::func::FuncO
       and the result is stored as a new output. The operands' tiles must
       match: the same grid dim splits the same tensor dim, and the tiles
       agree on every dim an operand does not broadcast. Outputs nothing
-      reads afterwards are dropped.
+      reads afterwards are dropped. An operand the kernel does not make,
+      defined before it (a bias, a gain, a residual), is loaded: in a loop
+      of one iteration with the kernel's other tiles, after a longer loop
+      once, by a `block.load` that follows the loop.
     - *Prologue.* An op whose result only one custom kernel reads is applied
       to tiles of its operands wherever the kernel loaded the result: each
       load becomes loads of the operands, cut the same way along the dims
