@@ -7,7 +7,9 @@ ops on it and ``graph.customized(inputs, tb_graph)``. Here that becomes one
 ``block.for_loop`` (``input_map`` is the imap, ``forloop_dim`` the fmap),
 ops before ``forloop_accum`` run in the loop, ``forloop_accum`` is an
 accumulator and the ops after it run after the loop, and ``new_output`` is a
-``block.store`` (``output_map`` is the omap).
+``block.store`` (``output_map`` is the omap). An input the loop does not
+walk (``forloop_dim=-1``) that an op after the loop reads (a bias, a
+residual) is loaded there, once, by a ``block.load`` after the loop.
 
 Tiles are typed as they are built, by the shape rules the block dialect
 verifies; the μGraph rules (exact tiling, output coverage, shared memory)
@@ -96,6 +98,12 @@ class TBGraph:
         self._post_ops = []  # MLIR lines after the loop
         self._outputs = []  # (STensor, omap text, output dims, loc)
         self._count = 0
+        # Inputs the loop does not walk: tile name -> its load after the
+        # loop (built when an op after the loop first reads the input), and
+        # the names of tiles ops in the loop read.
+        self._invariant = {}
+        self._after_loop = {}
+        self._read_in_loop = set()
 
     # ----------------------------------------------------------------------
     # Inputs and outputs
@@ -131,11 +139,27 @@ class TBGraph:
         tile = self._new(dims, dtensor.dtype, in_loop=True)
         index = len(self._inputs)
         self._inputs.append((dtensor, tile))
+        load = (f"block.load %in{index} imap {imap} : "
+                f"{_type(dtensor.dims, dtensor.dtype)} -> "
+                f"{_type(tile.dims, tile.dtype)}{_loc(file, line)}")
+        if not fmap:
+            self._invariant[tile._name] = load
         self._loop_ops.append(
             f"{tile._name} = block.load %in{index} imap {imap}{fmap} : "
             f"{_type(dtensor.dims, dtensor.dtype)} -> {_type(tile.dims, tile.dtype)}"
             f"{_loc(file, line)}")
         return tile
+
+    def _loaded_after_loop(self, tile):
+        """The tile of input `tile` (one the loop does not walk) loaded after
+        the loop."""
+        after = self._after_loop.get(tile._name)
+        if after is None:
+            after = self._new(tile.dims, tile.dtype, in_loop=False)
+            self._post_ops.append(
+                f"{after._name} = {self._invariant[tile._name]}")
+            self._after_loop[tile._name] = after
+        return after
 
     def new_output(self, stensor, output_map, forloop_dim=-1):
         self._check(stensor)
@@ -143,6 +167,8 @@ class TBGraph:
         if int(forloop_dim) != -1:
             raise ValueError("mlsopt stores outputs once, after the for-loop "
                              "(forloop_dim must be -1)")
+        if stensor._in_loop and stensor._name in self._invariant:
+            stensor = self._loaded_after_loop(stensor)
         if stensor._in_loop:
             if self.forloop_range != 1:
                 raise ValueError(
@@ -172,6 +198,7 @@ class TBGraph:
                 " (Mirage's 'sum_todimx' has no block-dialect accumulator)")
         if not A._in_loop:
             raise ValueError(f"{A!r} is already accumulated")
+        self._read_in_loop.add(A._name)
         file, line = _caller()
         value, kind = A, "sum"
         if acc is not None:
@@ -261,7 +288,10 @@ class TBGraph:
             lines.append(f"    %acc:{len(accs)} = block.for_loop "
                          f"{self.forloop_range} iterations accumulate "
                          f"({kinds}) : {acc_types} {{")
-            lines += [f"      {op}" for op in self._loop_ops]
+            # An input read only after the loop is not loaded in it.
+            lines += [f"      {op}" for op in self._loop_ops
+                      if op.split(" = ", 1)[0] not in self._after_loop
+                      or op.split(" = ", 1)[0] in self._read_in_loop]
             lines.append("      block.yield "
                          + ", ".join(a[1]._name for a in accs)
                          + f" : {acc_types}")
@@ -299,9 +329,19 @@ class TBGraph:
         self._check(*operands)
         where = {t._in_loop for t in operands}
         if len(where) > 1:
+            # An input the loop does not walk is the same tile in every
+            # iteration: an op after the loop reads it loaded there.
+            operands = [self._loaded_after_loop(t)
+                        if t._in_loop and t._name in self._invariant else t
+                        for t in operands]
+            where = {t._in_loop for t in operands}
+        if len(where) > 1:
             raise ValueError(
                 f"{name} mixes tiles of the for-loop with accumulated ones: "
-                "accumulate every operand with forloop_accum first")
+                "accumulate every operand with forloop_accum first (only an "
+                "input with forloop_dim=-1 is also read after the loop)")
+        if True in where:
+            self._read_in_loop.update(t._name for t in operands)
         dtypes = {t.dtype for t in operands}
         if len(dtypes) > 1:
             raise MLIRError(f"{file}:{line}: error: {name} of tiles of "

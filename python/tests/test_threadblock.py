@@ -216,3 +216,35 @@ def test_clamp_in_a_threadblock_graph_runs_to_numpys_numbers():
     (out,) = graph(inputs=[x, w])
     np.testing.assert_allclose(out, np.clip(x @ w, -0.5, 0.5), rtol=1e-5,
                                atol=1e-5)
+
+
+def test_input_read_after_the_loop_is_loaded_there_once():
+    # A linear layer's bias and residual, inputs with forloop_dim=-1 read by
+    # ops after forloop_accum: the kernel loads their tiles after the loop
+    # (once, not in each of its 4 iterations) and adds them to the product.
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(16, 64), dtype=mi.float32)
+    W = graph.new_input(dims=(64, 128), dtype=mi.float32)
+    B = graph.new_input(dims=(1, 128), dtype=mi.float32)
+    R = graph.new_input(dims=(16, 128), dtype=mi.float32)
+    tb = mi.new_threadblock_graph(grid_dim=(4, 1, 1), block_dim=(128, 1, 1),
+                                  forloop_range=4)
+    tX = tb.new_input(dtensor=X, input_map=(-1, -1, -1), forloop_dim=1)
+    tW = tb.new_input(dtensor=W, input_map=(1, -1, -1), forloop_dim=0)
+    tB = tb.new_input(dtensor=B, input_map=(1, -1, -1), forloop_dim=-1)
+    tR = tb.new_input(dtensor=R, input_map=(1, -1, -1), forloop_dim=-1)
+    tM = tb.forloop_accum(tb.matmul(tX, tW))
+    tO = tb.add(tb.relu(tb.add(tM, tB)), tR)
+    tb.new_output(stensor=tO, output_map=(1, -1, -1))
+    graph.mark_output(graph.customized([X, W, B, R], tb)[0])
+    text = graph.mlir()
+    loop_end = text.index("block.yield")
+    for load in ("block.load %in2 imap <x = 1> : tensor<1x128xf32> -> tensor<1x32xf32>",
+                 "block.load %in3 imap <x = 1> : tensor<16x128xf32> -> tensor<16x32xf32>"):
+        assert text.count(load) == 1 and text.index(load) > loop_end, text
+    rng = np.random.default_rng(4)
+    x, w, b, r = (rng.standard_normal(s).astype(np.float32)
+                  for s in ((16, 64), (64, 128), (1, 128), (16, 128)))
+    (out,) = graph(inputs=[x, w, b, r])
+    np.testing.assert_allclose(out, np.maximum(x @ w + b, 0) + r,
+                               rtol=1e-4, atol=1e-5)
