@@ -195,8 +195,11 @@ FailureOr<int64_t> BlockGraphToGPU::emit() {
       if (failed(emitForLoop(loop)))
         return failure();
     } else if (auto load = dyn_cast<block::LoadOp>(op)) {
-      // An epilogue's tile (a bias, a residual): copied once, after the
-      // loop, and waited for before the ops that read it.
+      // An epilogue's tile (a bias, a residual) was copied during the loop
+      // before it (emitForLoop), which waited for its copies at its end.
+      if (block::getLoopBefore(load))
+        continue;
+      // A load before the loop: copied and waited for here.
       Value tile = tileBuffer(load.getTile());
       buffers.map(load.getTile(), tile);
       copyTileAsync(buffers.lookup(load.getSource()), tile,

@@ -213,6 +213,12 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
     });
   }
   Value zero = indexConstant(b, loc, 0);
+  // The epilogue's tiles (loads after the loop) land while the loop runs.
+  for (Operation *op = loop->getNextNode(); op; op = op->getNextNode())
+    if (auto load = dyn_cast<block::LoadOp>(op)) {
+      buffers.map(load.getTile(), tileBuffer(load.getTile()));
+      invariant.push_back(load);
+    }
   for (block::LoadOp load : invariant)
     issueLoad(load, buffers.lookup(load.getTile()), zero);
   for (StreamedLoad &s : streamed)

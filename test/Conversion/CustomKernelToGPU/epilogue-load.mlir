@@ -5,23 +5,32 @@
 // RUN: %if ptxas %{ %ptxas -arch=sm_90 %t90.ptx -o %t90.cubin %}
 
 // A load after the for-loop (the residual of a matmul's epilogue) copies its
-// tile once, after the loop's pipelined copies of x and w, and waits for it
-// before the add reads it.
+// tile once, issued with the loop's prologue copies so that it lands while
+// the loop runs (its buffer is kept from the loop's start); the loop's last
+// wait covers it, and the add after the loop reads it.
 
+// The residual's 4096 bytes come after the loop's (x's two buffers at 20480
+// and 24576, w's at 0 and 8192, the product's tile at 16384): 32768 in all,
+// where a buffer live from the epilogue only could have reused w's.
+// CHECK-LABEL: func.func @matmul_residual
+// CHECK: %[[BYTES:.*]] = arith.constant 32768 : i32
+// CHECK: gpu.launch_func @mlsopt_kernels::@matmul_residual_kernel0 {{.*}} dynamic_shared_memory_size %[[BYTES]]
 // CHECK-LABEL: gpu.func @matmul_residual_kernel0
 // CHECK-SAME: (%[[X:.*]]: memref<64x256xf16>, %[[W:.*]]: memref<256x128xf16>, %[[R:.*]]: memref<64x128xf16>, %{{.*}}: memref<64x128xf16>)
-// CHECK: scf.for {{.*}} iter_args
+// CHECK: %[[RT:.*]] = memref.view %{{.*}}[%c28672][] {{.*}} to memref<32x64xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy %[[R]][{{.*}}], %[[RT]][{{.*}}], 8 {bypassL1} : memref<64x128xf16> to memref<32x64xf16, #gpu.address_space<workgroup>>
 // CHECK: nvgpu.device_async_copy %[[X]]
 // CHECK: nvgpu.device_async_copy %[[W]]
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: scf.for {{.*}} iter_args
+// CHECK-NOT: nvgpu.device_async_copy %[[R]]
 // CHECK: nvgpu.mma.sync
 // CHECK: nvvm.cp.async.wait.group 0
-// CHECK-NOT: arith.addf
-// CHECK: nvgpu.device_async_copy %[[R]]{{.*}} : memref<64x128xf16> to memref<32x64xf16, #gpu.address_space<workgroup>>
-// CHECK: nvvm.cp.async.commit.group
-// CHECK-NEXT: nvvm.cp.async.wait.group 0
-// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: gpu.barrier
 // CHECK: arith.addf
 // CHECK: gpu.return
+
 func.func @matmul_residual(%x: tensor<64x256xf16>, %w: tensor<256x128xf16>, %r: tensor<64x128xf16>) -> tensor<64x128xf16> {
   %o = kernel.custom (%x, %w, %r) grid <2, 2, 1> block <128, 1, 1>
       : (tensor<64x256xf16>, tensor<256x128xf16>, tensor<64x128xf16>) -> tensor<64x128xf16> {

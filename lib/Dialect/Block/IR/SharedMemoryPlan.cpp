@@ -155,6 +155,15 @@ Operation *mlsopt::block::getCopyIssueOp(LoadOp load) {
   return nullptr;
 }
 
+ForLoopOp mlsopt::block::getLoopBefore(LoadOp load) {
+  if (isa<ForLoopOp>(load->getParentOp()))
+    return {};
+  for (Operation *op = load->getPrevNode(); op; op = op->getPrevNode())
+    if (auto loop = dyn_cast<ForLoopOp>(op))
+      return loop;
+  return {};
+}
+
 namespace {
 
 constexpr int64_t kMaxBytes = std::numeric_limits<int64_t>::max();
@@ -271,6 +280,15 @@ SharedMemoryPlan::SharedMemoryPlan(kernel::CustomOp op) {
 
   for (Operation &top : body) {
     auto loop = dyn_cast<ForLoopOp>(top);
+    if (auto load = dyn_cast<LoadOp>(top)) {
+      // Copied while the loop before it runs (getLoopBefore).
+      if (ForLoopOp before = getLoopBefore(load)) {
+        unsigned start = points.of(before).start;
+        add(load.getTile(), SharedBufferRole::Tile, bytesOf(load.getTile()),
+            start, points.lastUse(load.getTile(), start));
+        continue;
+      }
+    }
     if (!loop) {
       addTiles(top, points.at(&top));
       continue;

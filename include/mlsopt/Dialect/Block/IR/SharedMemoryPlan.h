@@ -119,6 +119,12 @@ bool isDoubleBuffered(LoadOp load);
 /// loop, so issuing them later would save no bytes.
 mlir::Operation *getCopyIssueOp(LoadOp load);
 
+/// The for-loop before `load`, a load after the loop in the custom kernel's
+/// body (an epilogue's bias or residual), or null. The lowering issues the
+/// copy of such a load with the loop's loop-invariant tiles, so that it
+/// overlaps the loop; its buffer is live from the loop's start.
+ForLoopOp getLoopBefore(LoadOp load);
+
 /// What a buffer holds for its value.
 enum class SharedBufferRole {
   /// The tile itself (for a double-buffered load: its first buffer).
