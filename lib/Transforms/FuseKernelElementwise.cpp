@@ -213,62 +213,11 @@ Operation *getReshapeToHoist(Value value, Operation *op) {
   return def;
 }
 
-/// Loads `values`, new inputs of `custom` from input `firstInput` on, in the
-/// one iteration of its for-loop, each cut as `reference` stores the tiles
-/// of `shape` (tiles `refTile`) along the dims it does not broadcast, and
-/// yields them to new sum accumulators; returns the loop's new results. The
-/// tiles take the reference's element type (a load converts).
-SmallVector<Value> loadInLoop(RewriterBase &rewriter, kernel::CustomOp custom,
-                              ArrayRef<Value> values, unsigned firstInput,
-                              ArrayRef<int64_t> shape,
-                              ArrayRef<int64_t> refTile,
-                              block::StoreOp reference) {
-  if (values.empty())
-    return {};
-  Block &body = custom.getBody().front();
-  Location loc = custom.getLoc();
-  auto oldLoop = *body.getOps<block::ForLoopOp>().begin();
-  Type element =
-      cast<RankedTensorType>(reference.getTile().getType()).getElementType();
-  SmallVector<Type> types(oldLoop.getResultTypes());
-  SmallVector<Attribute> accumulators(oldLoop.getAccumulators().begin(),
-                                      oldLoop.getAccumulators().end());
-  auto yield = cast<block::YieldOp>(oldLoop.getBody().front().getTerminator());
-  SmallVector<Value> yielded(yield.getValues());
-  rewriter.setInsertionPoint(yield);
-  for (auto [k, value] : llvm::enumerate(values)) {
-    BlockArgument arg =
-        body.insertArgument(firstInput + k, value.getType(), loc);
-    ArrayRef<int64_t> full = shapeOf(value);
-    auto [imap, tile] = getStretchedPlacement(
-        reference.getOmap().getGridToTensorDims(), refTile,
-        [&](int64_t d) { return full[d] != shape[d]; });
-    auto tileType = RankedTensorType::get(tile, element);
-    yielded.push_back(block::LoadOp::create(
-        rewriter, loc, tileType, arg,
-        block::DimMapAttr::get(rewriter.getContext(), imap),
-        /*fmap=*/IntegerAttr(), /*offsets=*/DenseI64ArrayAttr(),
-        /*sizes=*/DenseI64ArrayAttr()));
-    types.push_back(tileType);
-    accumulators.push_back(block::AccumulatorAttr::get(
-        rewriter.getContext(), block::AccumKind::sum, std::nullopt));
-  }
-  rewriter.replaceOpWithNewOp<block::YieldOp>(yield, yielded);
-  rewriter.setInsertionPoint(oldLoop);
-  auto loop =
-      block::ForLoopOp::create(rewriter, loc, types, oldLoop.getIterations(),
-                               rewriter.getArrayAttr(accumulators));
-  loop.getBody().takeBody(oldLoop.getBody());
-  unsigned kept = oldLoop.getNumResults();
-  rewriter.replaceOp(oldLoop, loop.getResults().take_front(kept));
-  return SmallVector<Value>(loop.getResults().drop_front(kept));
-}
-
-/// Loads `values`, new inputs of `custom` from input `firstInput` on, after
-/// its for-loop (where the loop runs more than once, the tiles of an input
-/// it does not walk are read once there), cut as loadInLoop cuts them;
-/// returns the tiles.
-SmallVector<Value> loadAfterLoop(RewriterBase &rewriter,
+/// Adds `values` as inputs of `custom` from input `firstInput` on and loads
+/// each at the rewriter's insertion point, cut as `reference` stores the
+/// tiles of `shape` (tiles `refTile`) along the dims it does not broadcast,
+/// in the reference's element type (a load converts); returns the tiles.
+SmallVector<Value> loadNewInputs(RewriterBase &rewriter,
                                  kernel::CustomOp custom,
                                  ArrayRef<Value> values, unsigned firstInput,
                                  ArrayRef<int64_t> shape,
@@ -278,7 +227,6 @@ SmallVector<Value> loadAfterLoop(RewriterBase &rewriter,
   Location loc = custom.getLoc();
   Type element =
       cast<RankedTensorType>(reference.getTile().getType()).getElementType();
-  rewriter.setInsertionPoint(body.getTerminator());
   SmallVector<Value> tiles;
   for (auto [k, value] : llvm::enumerate(values)) {
     BlockArgument arg =
@@ -294,6 +242,56 @@ SmallVector<Value> loadAfterLoop(RewriterBase &rewriter,
         /*sizes=*/DenseI64ArrayAttr()));
   }
   return tiles;
+}
+
+/// loadNewInputs in the one iteration of `custom`'s for-loop, each tile
+/// yielded to a new sum accumulator (its one tile passes through); returns
+/// the loop's new results.
+SmallVector<Value> loadInLoop(RewriterBase &rewriter, kernel::CustomOp custom,
+                              ArrayRef<Value> values, unsigned firstInput,
+                              ArrayRef<int64_t> shape,
+                              ArrayRef<int64_t> refTile,
+                              block::StoreOp reference) {
+  if (values.empty())
+    return {};
+  Block &body = custom.getBody().front();
+  Location loc = custom.getLoc();
+  auto oldLoop = *body.getOps<block::ForLoopOp>().begin();
+  auto yield = cast<block::YieldOp>(oldLoop.getBody().front().getTerminator());
+  rewriter.setInsertionPoint(yield);
+  SmallVector<Value> tiles = loadNewInputs(rewriter, custom, values, firstInput,
+                                           shape, refTile, reference);
+  SmallVector<Value> yielded(yield.getValues());
+  llvm::append_range(yielded, tiles);
+  SmallVector<Type> types(oldLoop.getResultTypes());
+  llvm::append_range(types, ValueRange(tiles).getTypes());
+  SmallVector<Attribute> accumulators(oldLoop.getAccumulators().begin(),
+                                      oldLoop.getAccumulators().end());
+  accumulators.append(tiles.size(), block::AccumulatorAttr::get(
+                                        rewriter.getContext(),
+                                        block::AccumKind::sum, std::nullopt));
+  rewriter.replaceOpWithNewOp<block::YieldOp>(yield, yielded);
+  rewriter.setInsertionPoint(oldLoop);
+  auto loop =
+      block::ForLoopOp::create(rewriter, loc, types, oldLoop.getIterations(),
+                               rewriter.getArrayAttr(accumulators));
+  loop.getBody().takeBody(oldLoop.getBody());
+  unsigned kept = oldLoop.getNumResults();
+  rewriter.replaceOp(oldLoop, loop.getResults().take_front(kept));
+  return SmallVector<Value>(loop.getResults().drop_front(kept));
+}
+
+/// loadNewInputs after `custom`'s for-loop (which runs more than once: the
+/// tiles of an input it does not walk are read once there).
+SmallVector<Value> loadAfterLoop(RewriterBase &rewriter,
+                                 kernel::CustomOp custom,
+                                 ArrayRef<Value> values, unsigned firstInput,
+                                 ArrayRef<int64_t> shape,
+                                 ArrayRef<int64_t> refTile,
+                                 block::StoreOp reference) {
+  rewriter.setInsertionPoint(custom.getBody().front().getTerminator());
+  return loadNewInputs(rewriter, custom, values, firstInput, shape, refTile,
+                       reference);
 }
 
 /// kernel.<elementwise>(custom#i, custom#j, ...) -> one more output of the

@@ -43,6 +43,22 @@ protected:
       return failure();
     return problemOf(*module, func);
   }
+  /// The text of `graph` materialized as function @fused at the end of
+  /// `module`, which must verify; empty if it does not build.
+  std::string materializeText(ModuleOp module, const KernelGraph &graph,
+                              const SearchProblem &problem) {
+    OpBuilder b(&context);
+    b.setInsertionPointToEnd(module.getBody());
+    FailureOr<func::FuncOp> func = materializeFunction(
+        b, b.getUnknownLoc(), "fused", graph, problem.shapes);
+    if (failed(func))
+      return {};
+    EXPECT_TRUE(succeeded(verify(module))) << diagnostics;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    func->print(os);
+    return text;
+  }
 };
 
 constexpr StringLiteral kRmsNormMatmul = R"mlir(
@@ -236,15 +252,8 @@ TEST_F(SearchGraphTest, CustomKernelMaterializesIntoAVerifiedBlockGraph) {
   ASSERT_TRUE(dims);
   EXPECT_EQ((*dims)[2], (Dims{Dim{m, false}, Dim{n, false}}));
 
-  OpBuilder b(&context);
-  b.setInsertionPointToEnd(module->getBody());
-  FailureOr<func::FuncOp> func =
-      materializeFunction(b, b.getUnknownLoc(), "fused", g, problem->shapes);
-  ASSERT_TRUE(succeeded(func));
-  EXPECT_TRUE(succeeded(verify(*module))) << diagnostics;
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  func->print(os);
+  std::string text = materializeText(*module, g, *problem);
+  ASSERT_FALSE(text.empty());
   EXPECT_NE(text.find("block.for_loop 4 iterations accumulate (sum, sum)"),
             std::string::npos)
       << text;
@@ -256,6 +265,8 @@ TEST_F(SearchGraphTest, CustomKernelMaterializesIntoAVerifiedBlockGraph) {
 
   // A layout that does not divide the extents does not build.
   g.customs[0].layout.gridSize = {3, 1, 1};
+  OpBuilder b(&context);
+  b.setInsertionPointToEnd(module->getBody());
   EXPECT_TRUE(failed(materializeFunction(b, b.getUnknownLoc(), "bad", g,
                                          problem->shapes)));
 
@@ -300,15 +311,8 @@ func.func @f(%x: tensor<8x64xf16>, %w: tensor<64x32xf16>, %r: tensor<8x32xf16>) 
   g.nodes.push_back(KernelNode{SOp(), 0});
   g.results = {3};
 
-  OpBuilder b(&context);
-  b.setInsertionPointToEnd(module->getBody());
-  FailureOr<func::FuncOp> func =
-      materializeFunction(b, b.getUnknownLoc(), "fused", g, problem->shapes);
-  ASSERT_TRUE(succeeded(func));
-  EXPECT_TRUE(succeeded(verify(*module))) << diagnostics;
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  func->print(os);
+  std::string text = materializeText(*module, g, *problem);
+  ASSERT_FALSE(text.empty());
   // One accumulator; the residual's tile is loaded after the loop's end,
   // without an fmap, and nothing loads it inside.
   size_t loopEnd = text.find("block.yield");
