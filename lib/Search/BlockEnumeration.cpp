@@ -2,10 +2,11 @@
 //
 // A block graph is grown in the order its IR runs: one load per input, the
 // for-loop body op by op, the accumulators (every body value nothing else in
-// the body consumes), the epilogue op by op, and the stores (every epilogue
-// value nothing else consumes). Taking every leaf as an accumulator and as
-// an output means no graph with dead code is produced, and no two graphs
-// differ only by it.
+// the body consumes; an input the loop does not walk and the body does not
+// read is loaded after the loop instead), the epilogue op by op, and the
+// stores (every epilogue value nothing else consumes). Taking every leaf as an
+// accumulator and as an output means no graph with dead code is produced, and
+// no two graphs differ only by it.
 //
 //===----------------------------------------------------------------------===//
 
