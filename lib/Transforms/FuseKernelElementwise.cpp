@@ -588,7 +588,9 @@ struct FuseElementwisePrologue : KernelFusionPattern {
     for (block::LoadOp load : loads) {
       trial.setInsertionPoint(load);
       ArrayRef<int64_t> tile = shapeOf(load.getTile());
-      std::optional<int64_t> fmap = load.getFmap();
+      // -1: the loop does not cut the tile. (A plain integer: GCC took the
+      // optional for maybe-uninitialized inside the loop below.)
+      int64_t loopDim = load.getFmap().value_or(-1);
       SmallVector<Value> tiles;
       for (Value operand : op->getOperands()) {
         ArrayRef<int64_t> full = shapeOf(operand);
@@ -604,7 +606,6 @@ struct FuseElementwisePrologue : KernelFusionPattern {
         if (concat)
           operandTile[concat.getDim()] = full[concat.getDim()];
         IntegerAttr operandFmap;
-        int64_t loopDim = fmap.value_or(-1);
         if (loopDim >= 0 && !stretched(loopDim))
           operandFmap = rewriter.getI64IntegerAttr(loopDim);
         // A transpose's result dim d is its operand's dim permutation[d]:
