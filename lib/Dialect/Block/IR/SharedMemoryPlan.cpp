@@ -134,7 +134,8 @@ bool mlsopt::block::isDoubleBuffered(LoadOp load) {
 }
 
 Operation *mlsopt::block::getCopyIssueOp(LoadOp load) {
-  // A load after the loop copies where it stands (BlockGraphToGPU).
+  // A load outside the loop is copied by the prologue of the loop before
+  // it (getLoopBefore), or where it stands.
   auto loop = dyn_cast<ForLoopOp>(load->getParentOp());
   if (!loop || loop.getIterations() > 1)
     return nullptr;

@@ -64,14 +64,14 @@ def Block_LoadOp : Block_Op<"load", [
     across the grid; `fmap`, when present, names the tensor dim that the
     for-loop's iterations split; without it every iteration loads the same
     tile. The result shape is the source shape divided accordingly, and the
-    divisions must be exact.
-
-    A load after the for-loop, in the custom kernel's body, reads its tile
-    once, for the epilogue: the bias, gain or residual that the ops after a
-    matmul's accumulator combine with it. It has no fmap (the loop is over). A tile of another element type than the input
+    divisions must be exact. A tile of another element type than the input
     converts each element as it loads it (f16 or bf16 to f32 exactly, f32 to
     f16 or bf16 rounded to nearest even): a `kernel.convert` of a
     mixed-precision program, fused into the kernel that reads it.
+
+    A load after the for-loop, in the custom kernel's body, reads its tile
+    once, for the epilogue: the bias, gain or residual that the ops after a
+    matmul's accumulator combine with it. It has no fmap (the loop is over).
 
     With `window`, the load reads the box of `source` that starts at
     `offsets` and has shape `sizes` instead of the whole input, as if the
@@ -86,7 +86,7 @@ def Block_LoadOp : Block_Op<"load", [
     %w = block.load %in1 imap <x = 1> fmap 0
         : tensor<4096x6144xf16> -> tensor<64x64xf16>
     // After the loop: the bias of the block's 64 columns.
-    %b = block.load %in2 imap <x = 0> : tensor<6144xf16> -> tensor<64xf16>
+    %b = block.load %in3 imap <x = 0> : tensor<6144xf16> -> tensor<64xf16>
     // The second half of the columns of an 8x5632 product, 64 at a time.
     %u = block.load %in2 window [0, 2816] [8, 2816] imap <x = 1>
         : tensor<8x5632xf16> -> tensor<8x64xf16>
