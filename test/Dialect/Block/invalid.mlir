@@ -203,6 +203,24 @@ func.func @load_outside_custom(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
 
 // -----
 
+func.func @load_before_loop(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
+  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> tensor<8x64xf16> {
+  ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x64xf16>):
+    // expected-error @+1 {{'block.load' op outside the for-loop must come after it: it loads a tile for the ops after the loop}}
+    %u = block.load %in0 imap <> : tensor<8x64xf16> -> tensor<8x64xf16>
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x64xf16> {
+      %t = block.load %in0 imap <> : tensor<8x64xf16> -> tensor<8x64xf16>
+      block.yield %t : tensor<8x64xf16>
+    }
+    %s = block.add %m, %u : tensor<8x64xf16>, tensor<8x64xf16>
+    block.store %s, %out0 omap <> : tensor<8x64xf16> into tensor<8x64xf16>
+    block.return
+  }
+  return %o : tensor<8x64xf16>
+}
+
+// -----
+
 func.func @fmap_after_loop(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
   %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> tensor<8x64xf16> {
   ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x64xf16>):

@@ -1,6 +1,7 @@
 //===- BlockOps.cpp - Block dialect operations ----------------------------===//
 
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
+#include "mlsopt/Dialect/Block/IR/SharedMemoryPlan.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -137,8 +138,12 @@ LogicalResult LoadOp::verify() {
                << formatShape(source.getShape());
   }
   SmallVector<int64_t> window = getWindowShape();
-  // After the loop there are no iterations to split a dim across.
+  // Outside the loop a load reads its tile once, for the epilogue: after
+  // the loop, where there are no iterations to split a dim across.
   auto loop = dyn_cast<ForLoopOp>((*this)->getParentOp());
+  if (!loop && !getLoopBefore(*this))
+    return emitOpError("outside the for-loop must come after it: it loads a "
+                       "tile for the ops after the loop");
   if (!loop && getFmap())
     return emitOpError("after the for-loop cannot have an fmap: only a load "
                        "inside the loop reads a tile per iteration");

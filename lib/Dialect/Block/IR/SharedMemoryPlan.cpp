@@ -135,7 +135,7 @@ bool mlsopt::block::isDoubleBuffered(LoadOp load) {
 
 Operation *mlsopt::block::getCopyIssueOp(LoadOp load) {
   // A load outside the loop is copied by the prologue of the loop before
-  // it (getLoopBefore), or where it stands.
+  // it (getLoopBefore).
   auto loop = dyn_cast<ForLoopOp>(load->getParentOp());
   if (!loop || loop.getIterations() > 1)
     return nullptr;
@@ -281,15 +281,15 @@ SharedMemoryPlan::SharedMemoryPlan(kernel::CustomOp op) {
 
   for (Operation &top : body) {
     auto loop = dyn_cast<ForLoopOp>(top);
-    if (auto load = dyn_cast<LoadOp>(top)) {
-      // Copied while the loop before it runs (getLoopBefore).
+    // Copied while the loop before it runs (getLoopBefore; the verifier
+    // rejects a load outside the loop that no loop precedes).
+    if (auto load = dyn_cast<LoadOp>(top))
       if (ForLoopOp before = getLoopBefore(load)) {
         unsigned start = points.of(before).start;
         add(load.getTile(), SharedBufferRole::Tile, bytesOf(load.getTile()),
             start, points.lastUse(load.getTile(), start));
         continue;
       }
-    }
     if (!loop) {
       addTiles(top, points.at(&top));
       continue;

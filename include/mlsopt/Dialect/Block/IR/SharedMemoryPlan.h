@@ -120,9 +120,10 @@ bool isDoubleBuffered(LoadOp load);
 mlir::Operation *getCopyIssueOp(LoadOp load);
 
 /// The for-loop before `load`, a load after the loop in the custom kernel's
-/// body (an epilogue's bias or residual), or null. The lowering issues the
-/// copy of such a load with the loop's loop-invariant tiles, so that it
-/// overlaps the loop; its buffer is live from the loop's start.
+/// body (an epilogue's bias or residual), or null (a load in the loop, or
+/// one the verifier rejects). The lowering issues the copy of such a load
+/// with the loop's loop-invariant tiles, so that it overlaps the loop; its
+/// buffer is live from the loop's start.
 ForLoopOp getLoopBefore(LoadOp load);
 
 /// What a buffer holds for its value.
