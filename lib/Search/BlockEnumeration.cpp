@@ -101,9 +101,11 @@ private:
     // after a loop over its keys) combine in a kernel of their own, or in
     // the body. Ops of one operand may prepare such a tile (the rsqrt of a
     // row statistic that scales a product); finish stores none of them.
+    auto dependsOnLoop = [&](const SOp &op) {
+      return llvm::any_of(op.operands, [&](unsigned v) { return fromLoop[v]; });
+    };
     auto readsLoopResult = [&](const SOp &op) {
-      return op.operands.size() < 2 ||
-             llvm::any_of(op.operands, [&](unsigned v) { return fromLoop[v]; });
+      return op.operands.size() < 2 || dependsOnLoop(op);
     };
     function_ref<bool(const SOp &)> admit = nullptr;
     if (left < 2)
@@ -116,8 +118,7 @@ private:
           ops.push_back(op);
           values.push_back(std::move(value));
           if (!inBody)
-            fromLoop.push_back(llvm::any_of(
-                op.operands, [&](unsigned v) { return fromLoop[v]; }));
+            fromLoop.push_back(dependsOnLoop(op));
           grow(values, ops, key, atNode);
           if (!inBody)
             fromLoop.pop_back();

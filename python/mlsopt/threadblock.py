@@ -139,15 +139,12 @@ class TBGraph:
         tile = self._new(dims, dtensor.dtype, in_loop=True)
         index = len(self._inputs)
         self._inputs.append((dtensor, tile))
-        load = (f"block.load %in{index} imap {imap} : "
+        load = (f"block.load %in{index} imap {imap}{fmap} : "
                 f"{_type(dtensor.dims, dtensor.dtype)} -> "
                 f"{_type(tile.dims, tile.dtype)}{_loc(file, line)}")
         if not fmap:
             self._invariant[tile._name] = load
-        self._loop_ops.append(
-            f"{tile._name} = block.load %in{index} imap {imap}{fmap} : "
-            f"{_type(dtensor.dims, dtensor.dtype)} -> {_type(tile.dims, tile.dtype)}"
-            f"{_loc(file, line)}")
+        self._loop_ops.append(f"{tile._name} = {load}")
         return tile
 
     def _loaded_after_loop(self, tile):
@@ -289,9 +286,11 @@ class TBGraph:
                          f"{self.forloop_range} iterations accumulate "
                          f"({kinds}) : {acc_types} {{")
             # An input read only after the loop is not loaded in it.
+            unread = {f"{name} = {self._invariant[name]}"
+                      for name in self._after_loop
+                      if name not in self._read_in_loop}
             lines += [f"      {op}" for op in self._loop_ops
-                      if op.split(" = ", 1)[0] not in self._after_loop
-                      or op.split(" = ", 1)[0] in self._read_in_loop]
+                      if op not in unread]
             lines.append("      block.yield "
                          + ", ".join(a[1]._name for a in accs)
                          + f" : {acc_types}")
