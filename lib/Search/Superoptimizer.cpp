@@ -184,6 +184,8 @@ private:
   std::optional<KernelGraph> best;
   KernelCost bestCost;
   std::string bestText;
+  /// Whether `best` is still the input program.
+  bool bestIsReference = false;
 
   /// Block enumeration results per input set (by the inputs' expressions
   /// and dims), block-op count and scope, with inputs numbered 0..n-1, per
@@ -217,6 +219,9 @@ private:
   /// be larger: a linear layer with a bias, a layer-scale gain and a
   /// residual reads five.
   static constexpr unsigned kMaxSingleKernelInputs = 6;
+  /// The fraction of the input program's estimate a μGraph must save to
+  /// replace it.
+  static constexpr double kMinGainOverInput = 0.01;
   /// Screening verdicts by canonical text: iterative deepening meets the
   /// same candidates again.
   llvm::StringMap<bool> screenCache;
@@ -520,6 +525,15 @@ void Search::consider(KernelGraph candidate) {
   std::optional<KernelCost> cost = chooseSizes(candidate);
   if (!cost || (best && cost->totalUs > bestCost.totalUs))
     return;
+  // The input program wins ties, and near-ties within the model's
+  // resolution: a pre-defined op is costed as the default block graph it
+  // lowers to, which the search finds again or nearly (a grid with one
+  // wave fewer of a tiny elementwise op), and kept as an op it can still
+  // join a custom kernel next to it (--fuse-kernel-elementwise), which a
+  // custom kernel of its own cannot.
+  if (bestIsReference &&
+      cost->totalUs >= bestCost.totalUs * (1 - kMinGainOverInput))
+    return;
   std::string text = toString(candidate);
   auto [screened, fresh] = screenCache.try_emplace(text, false);
   if (fresh)
@@ -540,6 +554,7 @@ void Search::consider(KernelGraph candidate) {
     best = std::move(candidate);
     bestCost = *cost;
     bestUs = cost->totalUs;
+    bestIsReference = false;
     bestSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
@@ -1041,6 +1056,7 @@ SearchResult Search::run() {
     best = problem.reference;
     bestCost = *referenceCost;
     bestUs = referenceCost->totalUs;
+    bestIsReference = true;
     bestText = toString(problem.reference);
   }
 

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/Dialect/Block/IR/BlockDialect.h"
+#include "mlsopt/Dialect/Common/ElementwiseByIndex.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelDialect.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"
@@ -141,6 +142,43 @@ private:
 } // namespace
 
 /// `value` with `decimals` digits after the point, for diagnostics.
+/// Whether `sub` is one elementwise op (or rms_norm) beside another kernel
+/// op: one that produces an operand of it or reads its result, through
+/// views. --fuse-kernel-elementwise computes such an op in that kernel
+/// where the cost model finds it faster, which it cannot do once the op is
+/// a custom kernel of its own; and a search of one op only matches its
+/// default block graph's grid or refines it by a few percent.
+static bool isLeftToFusion(const Subprogram &sub) {
+  if (sub.ops.size() != 1)
+    return false;
+  Operation *op = sub.ops.front();
+  if (!isa<kernel::RmsNormOp>(op) &&
+      !op->hasTrait<OpTrait::ElementwiseByIndex>())
+    return false;
+  auto isKernel = [](Operation *other) {
+    return isa_and_nonnull<kernel::KernelDialect>(other->getDialect());
+  };
+  auto isView = [](Operation *other) {
+    return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(other);
+  };
+  for (Value operand : op->getOperands()) {
+    Operation *def = operand.getDefiningOp();
+    while (def && isView(def))
+      def = def->getOperand(0).getDefiningOp();
+    if (def && isKernel(def))
+      return true;
+  }
+  SmallVector<Operation *> users(op->getUsers());
+  while (!users.empty()) {
+    Operation *user = users.pop_back_val();
+    if (isKernel(user))
+      return true;
+    if (isView(user))
+      llvm::append_range(users, user->getUsers());
+  }
+  return false;
+}
+
 static std::string formatFixed(double value, int decimals) {
   char buffer[64];
   std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
@@ -550,6 +588,13 @@ void SuperoptimizePass::runOnOperation() {
       for (Value &input : sub.inputs)
         if (Value now = replaced.lookup(input))
           input = now;
+      if (isLeftToFusion(sub)) {
+        emitRemark(sub.ops.front()->getLoc())
+            << "superoptimize: kept the subprogram of 1 kernel ops, not "
+               "searched: an elementwise op beside another kernel, left to "
+               "join it";
+        continue;
+      }
       if (!optimize(sub, options, share))
         return signalPassFailure();
     }

@@ -332,10 +332,15 @@ def test_kernel_costs_add_up_to_the_cost():
         total = reference.cost("sm_90", latency=latency)
         assert len(kernels) == total.launches == 5
         assert sum(k.total_us for k in kernels) == pytest.approx(total.total_us)
-    # Pre-defined ops have latency only as default block graphs.
-    assert all(k.latency_us == 0 for k in reference.kernel_costs("sm_90"))
-    assert all(k.latency_us > 0
-               for k in reference.kernel_costs("sm_90", latency=True))
+    # Pre-defined ops are costed as their default block graphs, whose
+    # latency is reported either way and charged only with latency=True.
+    roofline = reference.kernel_costs("sm_90")
+    charged = reference.kernel_costs("sm_90", latency=True)
+    assert all(k.latency_us > 0 for k in roofline + charged)
+    assert [k.latency_us for k in roofline] == [k.latency_us for k in charged]
+    for r, c in zip(roofline, charged):
+        assert c.total_us == pytest.approx(max(r.total_us,
+                                               r.launch_us + c.latency_us))
 
 
 def test_latency_ranks_the_long_loop_last():

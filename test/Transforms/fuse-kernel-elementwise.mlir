@@ -535,6 +535,29 @@ func.func @matmul_then_transpose(%x: tensor<128x256xf32>, %w: tensor<256x64xf32>
 
 // -----
 
+// A Gram matrix X^T X, the matmul kept as a library kernel: its default
+// block graph is a split-k pair (one 64x64 output tile, k = 4096), and the
+// transpose moves into its first kernel, which loads each chunk of X once,
+// as stored, and multiplies its permuted tile by it. Two launches and no
+// copy of X. The partial sums stay f32 (tiles converted as loaded), and
+// the second kernel rounds once.
+// CHECK-LABEL: func.func @transpose_into_split_matmul(
+// CHECK-NOT: kernel.transpose
+// CHECK: %[[P:.*]] = kernel.custom(%arg0) grid <1, 1, 128> block <128, 1, 1> : (tensor<4096x64xf16>) -> tensor<64x8192xf32>
+// CHECK: %[[T:.*]] = block.load %in0 imap <z = 0> : tensor<4096x64xf16> -> tensor<32x64xf32>
+// CHECK-NEXT: %[[TT:.*]] = block.transpose %[[T]] [1, 0]
+// CHECK-NEXT: block.matmul %[[TT]], %[[T]]
+// CHECK: kernel.custom(%[[P]]) grid <64, 1, 1>
+// CHECK-NOT: kernel.
+// CHECK: return
+func.func @transpose_into_split_matmul(%x: tensor<4096x64xf16>) -> tensor<64x64xf16> {
+  %t = kernel.transpose %x [1, 0] : tensor<4096x64xf16>
+  %g = kernel.matmul %t, %x : tensor<64x4096xf16>, tensor<4096x64xf16>
+  return %g : tensor<64x64xf16>
+}
+
+// -----
+
 // The same norm with its gain (LLaMA's RMSNorm in f16): the gain, an
 // argument the kernel does not make, is loaded in the kernel's one
 // iteration and yielded to a sum accumulator of its own, which passes its

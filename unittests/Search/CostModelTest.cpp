@@ -126,13 +126,24 @@ TEST(CostModel, BrokenTargetNeverDividesByZero) {
   EXPECT_EQ(estimateBlocksPerSM(1024, 0, sm90()), 0u);
 }
 
-TEST_F(CostModelTest, MatmulComputeBoundLargeMemoryBoundGemv) {
+TEST_F(CostModelTest, LibraryMatmulCostsItsDefaultBlockGraph) {
+  // 4096^3 runs as 64x64 output tiles (4096 blocks, 64 iterations over k):
+  // each block loads 16 KiB from the L2 per 512 KFLOPs of tensor-core work,
+  // so the L2's bandwidth, not the tensor cores, bounds it. (An ideal
+  // library kernel would be compute-bound; the search's own kernels, with
+  // larger tiles, get closer to that.)
   OwningOpRef<ModuleOp> big = parseOrFail(matmulProgram(4096, 4096, 4096));
   ASSERT_TRUE(big);
   KernelCost b = cost(*big, "mm", sm90());
+  EXPECT_EQ(b.launches, 1u);
   EXPECT_EQ(b.tensorCoreFlops, 2.0 * 4096 * 4096 * 4096);
-  EXPECT_EQ(b.cudaCoreFlops, 0);
-  EXPECT_FALSE(b.isMemoryBound()) << b.computeUs << " vs " << b.memoryUs;
+  // The sum accumulator adds each iteration's 64x64 product.
+  EXPECT_EQ(b.cudaCoreFlops, 4096.0 * 4096 * 64);
+  EXPECT_TRUE(b.isMemoryBound()) << b.computeUs << " vs " << b.memoryUs;
+  double l2PerSM = sm90().memoryBandwidthGBs * 1e9 * 2.5 / sm90().smCount;
+  double rounds = std::ceil(4096.0 / sm90().smCount);
+  double perBlock = 2.0 * 64 * 64 * 2 * 64;
+  EXPECT_NEAR(b.memoryUs, perBlock * rounds / l2PerSM * 1e6, 1e-6);
 
   // 8 rows: the weight is streamed once for 8 * 2 FLOPs per element.
   OwningOpRef<ModuleOp> gemv = parseOrFail(matmulProgram(8, 4096, 4096));
@@ -147,8 +158,7 @@ TEST_F(CostModelTest, MatmulComputeBoundLargeMemoryBoundGemv) {
   KernelCost f = cost(*f32, "mm", sm90());
   EXPECT_EQ(f.tensorCoreFlops, 0);
   EXPECT_EQ(f.tf32Flops, 2.0 * 4096 * 4096 * 4096);
-  EXPECT_EQ(f.cudaCoreFlops, 0);
-  EXPECT_DOUBLE_EQ(f.computeUs, 2 * b.computeUs);
+  EXPECT_GT(f.computeUs, b.computeUs);
 }
 
 TEST_F(CostModelTest, OneBlockMoreThanSMsTakesTwoWaves) {
@@ -308,7 +318,7 @@ TEST_F(CostModelTest, LatencyIsReportedAndChargedOnlyWhenAsked) {
               2.0, 1e-3);
 }
 
-TEST_F(CostModelTest, PredefinedOpWithLatencyCostsItsDefaultBlockGraph) {
+TEST_F(CostModelTest, PredefinedOpReportsItsDefaultBlockGraphsLatency) {
   OwningOpRef<ModuleOp> module = parseOrFail(R"mlir(
 func.func @norm(%x: tensor<16x4096xf16>) -> tensor<16x4096xf16> {
   %y = kernel.rms_norm %x : tensor<16x4096xf16>
@@ -316,14 +326,18 @@ func.func @norm(%x: tensor<16x4096xf16>) -> tensor<16x4096xf16> {
 }
 )mlir");
   ASSERT_TRUE(module);
-  KernelCost library = cost(*module, "norm", sm90());
+  KernelCost roofline = cost(*module, "norm", sm90());
   KernelCost lowered = cost(*module, "norm", sm90(), CostModelOptions{true});
-  EXPECT_EQ(library.latencyUs, 0);
   EXPECT_EQ(lowered.launches, 1u);
   // The default block graph gives each of 16 blocks one row of 4096: a
   // warp's lanes each sum 128 elements (in four partials), twice.
   EXPECT_GT(lowered.steps.reductionSteps, 128);
-  EXPECT_GT(lowered.totalUs, library.totalUs);
+  // Reported either way, charged only when asked.
+  EXPECT_DOUBLE_EQ(roofline.latencyUs, lowered.latencyUs);
+  EXPECT_GT(lowered.totalUs, roofline.totalUs);
+  EXPECT_DOUBLE_EQ(roofline.totalUs,
+                   roofline.launchUs +
+                       std::max(roofline.memoryUs, roofline.computeUs));
 }
 
 TEST_F(CostModelTest, SplitKDefaultBlockGraphCostsBothLaunches) {

@@ -59,10 +59,8 @@ BlockSteps countBlockSteps(kernel::CustomOp op);
 /// What the model charges for.
 struct CostModelOptions {
   /// Charge the latency of each block's dependent steps (KernelCost::
-  /// latencyUs, part of totalUs), and cost a pre-defined kernel op as the
-  /// default block graph the GPU lowering runs it as. Off, latencyUs is
-  /// still reported but totalUs is the roofline alone, and a pre-defined op
-  /// is an ideal library kernel.
+  /// latencyUs, part of totalUs). Off, latencyUs is still reported but
+  /// totalUs is the roofline alone.
   bool latency = false;
 };
 
@@ -83,8 +81,8 @@ struct KernelCost {
   unsigned launches = 0;
   /// Launch overhead paid, in us.
   double launchUs = 0;
-  /// Waves of thread blocks over the SMs (custom kernels; a library kernel
-  /// is assumed to choose a grid that fills the GPU and reports 1).
+  /// Waves of thread blocks over the SMs (a copy kernel, which has no
+  /// block graph, is assumed to fill the GPU and reports 1).
   double waves = 0;
   /// Thread blocks resident per SM at once (custom kernels; 0 otherwise).
   unsigned blocksPerSM = 0;
@@ -131,10 +129,12 @@ double estimateGridMemoryUs(double deviceBytes, double loadedBytes,
 unsigned estimateBlocksPerSM(int64_t sharedMemBytes, int64_t threadsPerBlock,
                              const TargetInfo &target);
 
-/// Cost of one kernel op: a pre-defined op (one library kernel launch that
-/// reads its operands from and writes its result to device memory) or a
-/// `kernel.custom` (from its block graph). Emits an error on `op` and fails
-/// for an op it cannot cost.
+/// Cost of one kernel op: a `kernel.custom` (from its block graph), a
+/// pre-defined op (as the default block graph the GPU lowering runs it as,
+/// both kernels of a split pair), or an op without one, a transpose or a
+/// conversion (one copy kernel that reads its operand from and writes its
+/// result to device memory, at the roofline). Emits an error on `op` and
+/// fails for an op it cannot cost.
 mlir::FailureOr<KernelCost>
 estimateKernelOpCost(mlir::Operation *op, const TargetInfo &target,
                      const CostModelOptions &options = {});

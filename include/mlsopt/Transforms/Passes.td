@@ -152,8 +152,11 @@ def FuseKernelElementwise : Pass<"fuse-kernel-elementwise", "::mlir::func::FuncO
     subprograms of at most `max-kernel-ops` ops, and an elementwise op left
     on its own would otherwise be a kernel launch of its own.
   }];
+  // The cost model builds default block graphs, which wrap a rank-0 op
+  // between tensor reshapes.
   let dependentDialects = ["::mlsopt::block::BlockDialect",
-                           "::mlsopt::thread::ThreadDialect"];
+                           "::mlsopt::thread::ThreadDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def Superoptimize : Pass<"superoptimize", "::mlir::ModuleOp"> {

@@ -1,6 +1,8 @@
 // A gated MLP followed by its down projection, all in one subprogram. The
 // best program is two launches: a custom kernel for the gated hidden
-// state, its grid split along the hidden dim, then the down projection.
+// state, its grid split along the hidden dim, then the down projection
+// (a kernel of its own: the library matmul's default block graph, four
+// output tiles, would be a split-k pair).
 // The hidden dim is no dim of the program's result, and custom kernels
 // were gridded only along the result's dims: the search found three
 // launches (both up projections as library matmuls, then one kernel for
@@ -18,7 +20,8 @@
 // CHECK: %[[H:.*]] = kernel.custom(%[[X]], %[[W1]], %[[W2]]) grid <{{[0-9]+}}, {{[0-9]+}}, 1>
 // CHECK: block.load %in1 imap <[[G:[xy]]] = 1>
 // CHECK: block.store %{{.*}}, %out0 omap <{{.*}}[[G]] = 1> : tensor<{{[0-9]+}}x{{[0-9]+}}xf16> into tensor<4x1024xf16>
-// CHECK: kernel.matmul %[[H]], %[[W3]]
+// CHECK: kernel.custom(%[[W3]], %[[H]])
+// CHECK: block.matmul
 // CHECK-NOT: kernel.
 // CHECK: {{^    }}return
 func.func @mlp(%x: tensor<4x256xf16>, %w1: tensor<256x1024xf16>, %w2: tensor<256x1024xf16>, %w3: tensor<1024x256xf16>) -> tensor<4x256xf16> {

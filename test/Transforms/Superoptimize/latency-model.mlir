@@ -13,7 +13,7 @@
 // RUN: FileCheck %s < %t
 // RUN: mlsopt-opt %t --verify-equivalence 2>&1 | FileCheck %s --check-prefix=VERIFY
 
-// ROOFLINE: remark: superoptimize: replaced 2 kernel ops (14.61 us) by 1 kernels
+// ROOFLINE: remark: superoptimize: replaced 2 kernel ops (14.67 us) by 1 kernels
 // REMARK: remark: superoptimize: replaced 2 kernel ops (29.77 us) by 2 kernels
 
 // CHECK-LABEL: func.func @rmsnorm(

@@ -12,7 +12,7 @@
 
 // CHECK-LABEL: func.func @gated_mlp_fused_gate_up
 // CHECK-NOT: tensor.extract_slice
-// CHECK: %[[H:.*]] = kernel.matmul %arg0, %arg1
+// CHECK: %[[H:.*]] = kernel.custom(%arg0, %arg1)
 // CHECK: kernel.custom(%[[H]]
 // CHECK-DAG: block.load %in0 window [0, 0] [8, 512]
 // CHECK-DAG: block.load %in0 window [0, 512] [8, 512]
@@ -35,7 +35,7 @@ func.func @gated_mlp_fused_gate_up(%x: tensor<8x256xf16>, %wgu: tensor<256x1024x
 
 // CHECK-LABEL: func.func @attention_fused_qkv
 // CHECK-NOT: tensor.extract_slice
-// CHECK: %[[QKV:.*]] = kernel.matmul %arg0, %arg1
+// CHECK: %[[QKV:.*]] = kernel.custom(%arg0, %arg1)
 // CHECK: kernel.custom(%[[QKV]])
 // CHECK-DAG: block.load %in0 window [0, 0] [64, 128]
 // CHECK-DAG: block.load %in0 window [0, 128] [64, 128]
