@@ -159,7 +159,8 @@ FailureOr<int64_t> BlockGraphToGPU::emit() {
            << sharedBytes << " bytes of shared memory on the GPU (tiles, "
            << "double buffers and f32 accumulators), more than the "
            << target.maxSharedMemPerBlock << " bytes a block of " << target.chip
-           << " can have";
+           << " can have; search for that chip "
+           << "(--superoptimize=\"target=" << target.chip << "\")";
 
   kernel::Dim3Attr block = custom.getBlock();
   numThreads = block.getVolume();

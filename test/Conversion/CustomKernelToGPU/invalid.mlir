@@ -96,3 +96,24 @@ func.func @in_a_loop(%a: tensor<64xf16>) -> tensor<64xf16> {
   }
   return %r : tensor<64xf16>
 }
+
+// -----
+
+// A μGraph searched for sm_90 (192 KiB of tiles) does not fit a block of
+// sm_80.
+func.func @too_large_for_the_chip(%x: tensor<8192x128xf16>) -> tensor<128x128xf16> {
+  // expected-error @+1 {{'kernel.custom' op needs 196864 bytes of shared memory on the GPU (tiles, double buffers and f32 accumulators), more than the 166912 bytes a block of sm_80 can have; search for that chip (--superoptimize="target=sm_80")}}
+  %0 = kernel.custom(%x) grid <8, 16, 1> block <128, 1, 1> : (tensor<8192x128xf16>) -> tensor<128x128xf16> {
+  ^bb0(%in0: tensor<8192x128xf16>, %out0: tensor<128x128xf16>):
+    %1 = block.for_loop 4 iterations accumulate (sum) : tensor<16x8xf16> {
+      %2 = block.load %in0 imap <x = 1> fmap 0 : tensor<8192x128xf16> -> tensor<2048x16xf16>
+      %3 = block.transpose %2 [1, 0] : tensor<2048x16xf16>
+      %4 = block.load %in0 imap <y = 1> fmap 0 : tensor<8192x128xf16> -> tensor<2048x8xf16>
+      %5 = block.matmul %3, %4 : tensor<16x2048xf16>, tensor<2048x8xf16>
+      block.yield %5 : tensor<16x8xf16>
+    }
+    block.store %1, %out0 omap <x = 0, y = 1> : tensor<16x8xf16> into tensor<128x128xf16>
+    block.return
+  }
+  return %0 : tensor<128x128xf16>
+}
