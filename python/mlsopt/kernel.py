@@ -367,9 +367,9 @@ class KernelGraph:
         """The cost model's estimate (docs/cost-model.md) on `target`
         ("sm_80", "sm_90", ...). By default, the target the module names in
         its `mlsopt.target` attribute (the one it was optimized for), else
-        the cost model's default target. `latency=True` adds the latency of
-        each block's dependent steps to the roofline and costs pre-defined
-        ops as the default block graphs the GPU lowering runs them as
+        the cost model's default target. Pre-defined ops are costed as the
+        default block graphs the GPU lowering runs them as. `latency=True`
+        adds the latency of each block's dependent steps to the roofline
         (docs/cost-model.md, "Latency"); `latency_us` is reported either
         way. Ops outside the kernel dialect (linalg from_mlir could not
         convert) cost nothing in it: a warning names them."""
