@@ -427,9 +427,24 @@ private:
     if (rescales && leaves.size() > 1 && leaves.front() == 0 &&
         leaves.size() + ops == limit + 1)
       stores = stores.drop_front();
-    if (stores.size() + ops != limit)
+    if (stores.size() + ops == limit)
+      finishWith(stores);
+    // An epilogue value that other epilogue ops read is stored too where it
+    // is one of the program's outputs: a kernel that computes exp(x) and
+    // its row sums stores both. Only then, since storing every consumed
+    // value would multiply the graphs for values no one needs.
+    if (rescales)
       return;
-    finishWith(stores);
+    SmallVector<unsigned> withOutputs(leaves);
+    for (unsigned v = 0; v < post.size(); ++v)
+      if (!llvm::is_contained(leaves, v) && fromLoop[v] &&
+          llvm::is_contained(core.outputExprs, post[v].expr))
+        withOutputs.push_back(v);
+    if (withOutputs.size() > leaves.size() &&
+        withOutputs.size() + ops == limit) {
+      llvm::sort(withOutputs);
+      finishWith(withOutputs);
+    }
   }
 
   /// Reports the graph with stores of the epilogue values `leaves`.

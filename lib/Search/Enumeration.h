@@ -105,6 +105,10 @@ struct SearchCore {
   /// scalings itself, a scaled value is not scaled again, and an rms_norm
   /// without epsilon takes no scaled value.
   bool chainsScales = false;
+  /// The expressions of the subprogram's outputs. An epilogue value that
+  /// computes one is also stored where other epilogue ops read it (exp(x)
+  /// and its row sums, both outputs, from one kernel).
+  llvm::ArrayRef<ExprRef> outputExprs;
 
   bool timedOut() {
     if (stop.load(std::memory_order_relaxed))

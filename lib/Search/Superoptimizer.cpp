@@ -1047,6 +1047,7 @@ SearchResult Search::run() {
       stop});
   core->stableExp = anyExp && allExpsStable;
   core->chainsScales = chainsScales;
+  core->outputExprs = targetExprs;
 
   // The reference is the candidate to beat.
   std::optional<KernelCost> referenceCost =

@@ -1,0 +1,27 @@
+// A program whose outputs are exp(x) and its row sums: one kernel stores
+// both, the exp tile it computed and the sums an epilogue op took of it.
+// Before, the block enumeration stored only the epilogue values no other
+// op read, so exp(x) had to come from a kernel of its own: two launches.
+// RUN: mlsopt-opt %s --superoptimize="timeout=10 keep-reference=true" -o %t 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: FileCheck %s < %t
+// RUN: mlsopt-opt %t --verify-equivalence 2>&1 >/dev/null | FileCheck %s --check-prefix=VERIFY
+// RUN: mlsopt-opt %s --superoptimize="timeout=10" | mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_90 | mlsopt-translate --emit-ptx -o %t.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.ptx -o %t.cubin %}
+
+// REMARK: remark: superoptimize: replaced 2 kernel ops ({{.*}}) by 1 kernels
+// CHECK-LABEL: func.func @exp_and_row_sums(
+// CHECK: %[[K:.*]]:2 = kernel.custom(%arg0) {{.*}} -> (tensor<512x1024xf16>, tensor<512x1xf16>)
+// CHECK: %[[E:.*]] = block.for_loop 1 iterations accumulate (sum)
+// CHECK: thread.unary exp
+// CHECK: %[[S:.*]] = block.reduce_sum %[[E]] dim 1
+// CHECK: block.store %[[E]], %out0
+// CHECK: block.store %[[S]], %out1
+// CHECK-NOT: kernel.
+// CHECK: return %[[K]]#0, %[[K]]#1
+// VERIFY: remark: @exp_and_row_sums is equivalent to @exp_and_row_sums_reference
+
+func.func @exp_and_row_sums(%x: tensor<512x1024xf16>) -> (tensor<512x1024xf16>, tensor<512x1xf16>) {
+  %e = kernel.exp %x : tensor<512x1024xf16>
+  %s = kernel.reduce_sum %e dim 1 : tensor<512x1024xf16>
+  return %e, %s : tensor<512x1024xf16>, tensor<512x1xf16>
+}
