@@ -435,16 +435,13 @@ private:
     // value would multiply the graphs for values no one needs.
     if (rescales)
       return;
-    SmallVector<unsigned> withOutputs(leaves);
+    SmallVector<unsigned> withOutputs;
     for (unsigned v = 0; v < post.size(); ++v)
-      if (!llvm::is_contained(leaves, v) && fromLoop[v] &&
-          llvm::is_contained(core.outputExprs, post[v].expr))
+      if (llvm::is_contained(leaves, v) ||
+          (fromLoop[v] && llvm::is_contained(core.outputExprs, post[v].expr)))
         withOutputs.push_back(v);
-    if (withOutputs.size() > leaves.size() &&
-        withOutputs.size() + ops == limit) {
-      llvm::sort(withOutputs);
+    if (withOutputs.size() > leaves.size() && withOutputs.size() + ops == limit)
       finishWith(withOutputs);
-    }
   }
 
   /// Reports the graph with stores of the epilogue values `leaves`.

@@ -320,9 +320,6 @@ mlsopt::search::estimateKernelOpCost(Operation *op, const TargetInfo &target,
   if (!isa_and_nonnull<kernel::KernelDialect>(op->getDialect()))
     return op->emitOpError("cannot be costed: not a kernel op");
 
-  FailureOr<Flops> flops = estimateTensorOpFlops(op);
-  if (failed(flops))
-    return failure();
   // The GPU lowering runs a pre-defined op as its default block graph, so
   // that is what it costs: costed as an ideal library kernel instead, a
   // 16-block matmul walking k = 4096 looked as fast as one that fills the
@@ -333,6 +330,9 @@ mlsopt::search::estimateKernelOpCost(Operation *op, const TargetInfo &target,
           estimateDefaultBlockGraphCost(op, target, options);
       succeeded(lowered))
     return lowered;
+  FailureOr<Flops> flops = estimateTensorOpFlops(op);
+  if (failed(flops))
+    return failure();
   double bytes = 0;
   for (Type type : op->getOperandTypes())
     bytes += numBytes(type);

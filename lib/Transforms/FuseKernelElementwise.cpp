@@ -93,12 +93,9 @@ void announce(PatternRewriter &rewriter, kernel::CustomOp kept) {
     listener->notifyOperationInserted(kept, /*previous=*/{});
 }
 
-/// Whether `op` is an elementwise kernel op with one result, or an
-/// rms_norm (elementwise once a tile holds whole rows of its dim), all of
-/// whose operands have its rank (numpy broadcasting only stretches size-1
-/// dims).
-/// A causal mask is too, given its tile's place (createTileOp).
-bool isFusableElementwise(Operation *op) {
+} // namespace
+
+bool mlsopt::isFusableElementwise(Operation *op) {
   if (!isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) ||
       !(op->hasTrait<OpTrait::ElementwiseByIndex>() ||
         isa<kernel::RmsNormOp, kernel::TriangleFillOp>(op)) ||
@@ -108,6 +105,8 @@ bool isFusableElementwise(Operation *op) {
   return llvm::all_of(op->getOperands(),
                       [&](Value v) { return shapeOf(v).size() == rank; });
 }
+
+namespace {
 
 /// Whether a tile of `op`'s result with shape `tile` can be computed from
 /// tiles of its operands alone: always for an elementwise op; for an

@@ -7,7 +7,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/Dialect/Block/IR/BlockDialect.h"
-#include "mlsopt/Dialect/Common/ElementwiseByIndex.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelDialect.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"
@@ -141,19 +140,17 @@ private:
 };
 } // namespace
 
-/// `value` with `decimals` digits after the point, for diagnostics.
-/// Whether `sub` is one elementwise op (or rms_norm) beside another kernel
-/// op: one that produces an operand of it or reads its result, through
-/// views. --fuse-kernel-elementwise computes such an op in that kernel
-/// where the cost model finds it faster, which it cannot do once the op is
-/// a custom kernel of its own; and a search of one op only matches its
-/// default block graph's grid or refines it by a few percent.
+/// Whether `sub` is one op that --fuse-kernel-elementwise computes in a
+/// kernel beside it (isFusableElementwise) beside another kernel op: one
+/// that produces an operand of it or reads its result, through views. The
+/// pass does so where the cost model finds it faster, which it cannot once
+/// the op is a custom kernel of its own; and a search of one op only
+/// matches its default block graph's grid or refines it by a few percent.
 static bool isLeftToFusion(const Subprogram &sub) {
   if (sub.ops.size() != 1)
     return false;
   Operation *op = sub.ops.front();
-  if (!isa<kernel::RmsNormOp>(op) &&
-      !op->hasTrait<OpTrait::ElementwiseByIndex>())
+  if (!isFusableElementwise(op))
     return false;
   auto isKernel = [](Operation *other) {
     return isa_and_nonnull<kernel::KernelDialect>(other->getDialect());
@@ -179,6 +176,7 @@ static bool isLeftToFusion(const Subprogram &sub) {
   return false;
 }
 
+/// `value` with `decimals` digits after the point, for diagnostics.
 static std::string formatFixed(double value, int decimals) {
   char buffer[64];
   std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);

@@ -28,6 +28,13 @@ void populateFuseKernelElementwisePatterns(
     std::optional<TargetInfo> target = std::nullopt,
     search::CostModelOptions costOptions = {});
 
+/// Whether `op` is an elementwise kernel op with one result, or an
+/// rms_norm (elementwise once a tile holds whole rows of its dim), all of
+/// whose operands have its rank (numpy broadcasting only stretches size-1
+/// dims): what populateFuseKernelElementwisePatterns moves into a kernel
+/// beside it. A causal mask is too, given its tile's place (createTileOp).
+bool isFusableElementwise(mlir::Operation *op);
+
 /// Moves kernel.convert ops into the custom kernels beside them: a
 /// conversion only kernels read becomes converting loads of its operand, and
 /// a conversion of a kernel output nothing else reads a converting store.
