@@ -67,7 +67,10 @@ SmallVector<int64_t> search::getIterationChoices(const SearchProblem &problem,
 }
 
 double search::getTensorBytes(const SearchProblem &problem, const Dims &dims) {
-  double bytes = problem.shapes.elementType.getIntOrFloatBitWidth() / 8;
+  // Inputs and outputs of a program that mixes element types may be
+  // narrower than the tensors between its kernels; a lower bound assumes
+  // the narrowest.
+  double bytes = problem.shapes.getMinElementBytes();
   for (Dim d : dims)
     bytes *= getExtent(d, problem.shapes.extents);
   return bytes;

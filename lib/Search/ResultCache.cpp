@@ -21,7 +21,13 @@ std::string search::getResultCacheKey(const SearchProblem &problem,
   llvm::raw_string_ostream os(text);
   os << "mlsopt-search-cache v" << kResultCacheVersion << "\n";
   print(problem.reference, os);
-  os << "type " << problem.shapes.elementType << "\nextents";
+  os << "type " << problem.shapes.elementType << "\ninput types";
+  for (Type type : problem.shapes.inputTypes)
+    os << " " << type;
+  os << "\nresult types";
+  for (Type type : problem.shapes.resultTypes)
+    os << " " << type;
+  os << "\nextents";
   for (int64_t e : problem.shapes.extents)
     os << " " << e;
   os << "\ninputs";

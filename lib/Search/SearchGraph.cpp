@@ -411,6 +411,40 @@ search::inferKernelGraphDims(const KernelGraph &graph,
   return dims;
 }
 
+SmallVector<Type, 1> search::getStoredTypes(const KernelGraph &graph,
+                                            const ShapeContext &shapes,
+                                            unsigned value) {
+  SmallVector<Type, 1> types;
+  for (auto [index, r] : llvm::enumerate(graph.results))
+    if (r == value && !llvm::is_contained(types, shapes.getResultType(index)))
+      types.push_back(shapes.getResultType(index));
+  if (types.empty())
+    types.push_back(shapes.elementType);
+  return types;
+}
+
+Type search::getValueElementType(const KernelGraph &graph,
+                                 const ShapeContext &shapes, unsigned value) {
+  if (value < graph.numInputs)
+    return shapes.getInputType(value);
+  unsigned next = graph.numInputs;
+  for (const KernelNode &node : graph.nodes) {
+    unsigned count = graph.getNumResults(node);
+    if (value < next + count)
+      return node.isCustom() ? getStoredTypes(graph, shapes, value).front()
+                             : shapes.elementType;
+    next += count;
+  }
+  return shapes.elementType;
+}
+
+unsigned ShapeContext::getMinElementBytes() const {
+  unsigned bits = elementType.getIntOrFloatBitWidth();
+  for (Type type : llvm::concat<const Type>(inputTypes, resultTypes))
+    bits = std::min(bits, type.getIntOrFloatBitWidth());
+  return bits / 8;
+}
+
 int64_t search::getExtent(Dim dim, ArrayRef<int64_t> extents,
                           const Layout *layout) {
   int64_t extent = dim.cls == Dim::kOne ? 1 : extents[dim.cls];
@@ -464,12 +498,31 @@ struct Materializer {
   Location loc;
   const ShapeContext &shapes;
 
-  RankedTensorType getType(const Dims &dims, const Layout *layout) {
+  RankedTensorType getType(const Dims &dims, const Layout *layout,
+                           Type elementType = {}) {
     SmallVector<int64_t> shape;
     for (Dim d : dims)
       shape.push_back(getExtent(d, shapes.extents, layout));
-    return RankedTensorType::get(shape, shapes.elementType);
+    return RankedTensorType::get(shape, elementType ? elementType
+                                                    : shapes.elementType);
   }
+
+  /// `value` with element type `elementType`: itself, or a kernel.convert
+  /// of it (one per value and type), appended to `built`.
+  Value convertTo(Value value, Type elementType,
+                  SmallVectorImpl<Operation *> &built) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getElementType() == elementType)
+      return value;
+    Value &converted = conversions[{value, elementType}];
+    if (!converted) {
+      converted =
+          kernel::ConvertOp::create(b, loc, type.clone(elementType), value);
+      built.push_back(converted.getDefiningOp());
+    }
+    return converted;
+  }
+  llvm::DenseMap<std::pair<Value, Type>, Value> conversions;
 
   /// One pre-defined kernel op or block compute op. A block op's operand
   /// tile has `operandDims` under `layout`, inside the for-loop when
@@ -523,9 +576,12 @@ struct Materializer {
     return b.create(state)->getResult(0);
   }
 
-  FailureOr<SmallVector<Value>> buildCustom(const BlockGraph &bg,
-                                            ValueRange inputs,
-                                            ArrayRef<Dims> inputDims);
+  /// Builds custom kernel `bg` on `inputs`. Store `s` writes one output
+  /// per element type in `storeTypes[s]` (converting to each), the first
+  /// of them among the first bg.stores.size() results, the others after.
+  FailureOr<SmallVector<Value>>
+  buildCustom(const BlockGraph &bg, ValueRange inputs, ArrayRef<Dims> inputDims,
+              ArrayRef<SmallVector<Type, 1>> storeTypes);
 
   /// A block.load of `source` (of `dims`) as a tile of `tileDims`, in the
   /// loop or after it.
@@ -565,7 +621,8 @@ static bool dividesEvenly(const Dims &dims, ArrayRef<int64_t> extents,
 
 FailureOr<SmallVector<Value>>
 Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
-                          ArrayRef<Dims> inputDims) {
+                          ArrayRef<Dims> inputDims,
+                          ArrayRef<SmallVector<Type, 1>> storeTypes) {
   MLIRContext *ctx = b.getContext();
   const Layout &layout = bg.layout;
 
@@ -579,15 +636,23 @@ Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
   SmallVector<Dims> &bodyDims = blockDims->body;
   SmallVector<Dims> &postDims = blockDims->post;
 
+  // Outputs in store order, then the second types of stores.
   SmallVector<Type> outputTypes;
   SmallVector<Dims> storedDims;
-  for (unsigned s : bg.stores) {
+  SmallVector<unsigned> storeOf;
+  for (auto [index, s] : llvm::enumerate(bg.stores)) {
     std::optional<Dims> stored = getStoredDims(layout, postDims[s]);
     if (!stored)
       return failure();
-    outputTypes.push_back(getType(*stored, nullptr));
+    outputTypes.push_back(getType(*stored, nullptr, storeTypes[index][0]));
     storedDims.push_back(std::move(*stored));
+    storeOf.push_back(index);
   }
+  for (auto [index, types] : llvm::enumerate(storeTypes))
+    for (Type type : ArrayRef(types).drop_front()) {
+      outputTypes.push_back(getType(storedDims[index], nullptr, type));
+      storeOf.push_back(index);
+    }
   auto grid = kernel::Dim3Attr::get(ctx, layout.gridSize[0],
                                     layout.gridSize[1], layout.gridSize[2]);
   auto block = kernel::Dim3Attr::get(ctx, bg.threadsPerBlock, 1, 1);
@@ -672,7 +737,7 @@ Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
                 getType(postDims[bg.accums.size() + index], &layout),
                 &postDims[op.operands[0]], &layout, /*inLoop=*/false));
   }
-  for (auto [index, s] : llvm::enumerate(bg.stores)) {
+  for (auto [output, index] : llvm::enumerate(storeOf)) {
     // Partial results of a split reduction go side by side along their
     // chunked dim, one chunk per block of the split grid dim.
     int64_t omap[3] = {-1, -1, -1};
@@ -686,8 +751,8 @@ Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
         omap[*g] = dimIndex;
     }
     block::StoreOp::create(
-        b, loc, postValues[s],
-        entry->getArgument(bg.inputs.size() + index),
+        b, loc, postValues[bg.stores[index]],
+        entry->getArgument(bg.inputs.size() + output),
         block::DimMapAttr::get(ctx, omap[0], omap[1], omap[2]));
   }
   block::ReturnOp::create(b, loc);
@@ -705,11 +770,16 @@ search::materialize(OpBuilder &builder, Location loc, const KernelGraph &graph,
   Materializer m{builder, loc, shapes};
   SmallVector<Value> values(inputs.begin(), inputs.end());
   SmallVector<Operation *> built;
+  // A value the graph returns is stored in the element types of its
+  // results (a value returned in two types twice); any other leaves its
+  // kernel in the type the graph computes in. The second and later types
+  // of stored values: (value, type) -> output.
+  llvm::DenseMap<std::pair<unsigned, Type>, Value> alsoStored;
   for (const KernelNode &node : graph.nodes) {
     SmallVector<Value> operands;
     if (!node.isCustom()) {
       for (unsigned v : node.op.operands)
-        operands.push_back(values[v]);
+        operands.push_back(m.convertTo(values[v], shapes.elementType, built));
       Value result = m.buildOp("kernel", node.op, operands,
                                m.getType((*dims)[values.size()], nullptr));
       built.push_back(result.getDefiningOp());
@@ -722,8 +792,11 @@ search::materialize(OpBuilder &builder, Location loc, const KernelGraph &graph,
       operands.push_back(values[v]);
       inputDims.push_back((*dims)[v]);
     }
+    SmallVector<SmallVector<Type, 1>> storeTypes;
+    for (unsigned s = 0; s < bg.stores.size(); ++s)
+      storeTypes.push_back(getStoredTypes(graph, shapes, values.size() + s));
     FailureOr<SmallVector<Value>> results =
-        m.buildCustom(bg, operands, inputDims);
+        m.buildCustom(bg, operands, inputDims, storeTypes);
     if (failed(results)) {
       for (Operation *op : llvm::reverse(built))
         op->erase();
@@ -731,11 +804,21 @@ search::materialize(OpBuilder &builder, Location loc, const KernelGraph &graph,
     }
     if (!results->empty())
       built.push_back(results->front().getDefiningOp());
-    values.append(results->begin(), results->end());
+    unsigned first = values.size();
+    values.append(results->begin(), results->begin() + bg.stores.size());
+    ArrayRef<Value> extra = ArrayRef(*results).drop_front(bg.stores.size());
+    for (auto [s, types] : llvm::enumerate(storeTypes))
+      for (Type type : ArrayRef(types).drop_front()) {
+        alsoStored[{first + static_cast<unsigned>(s), type}] = extra.front();
+        extra = extra.drop_front();
+      }
   }
   SmallVector<Value> results;
-  for (unsigned r : graph.results)
-    results.push_back(values[r]);
+  for (auto [index, r] : llvm::enumerate(graph.results)) {
+    Type type = shapes.getResultType(index);
+    Value stored = alsoStored.lookup({r, type});
+    results.push_back(stored ? stored : m.convertTo(values[r], type, built));
+  }
   return results;
 }
 
@@ -749,10 +832,11 @@ search::materializeFunction(OpBuilder &builder, Location loc, StringRef name,
     return failure();
   Materializer m{builder, loc, shapes};
   SmallVector<Type> argTypes, resultTypes;
-  for (const Dims &d : shapes.inputDims)
-    argTypes.push_back(m.getType(d, nullptr));
-  for (unsigned r : graph.results)
-    resultTypes.push_back(m.getType((*dims)[r], nullptr));
+  for (auto [index, d] : llvm::enumerate(shapes.inputDims))
+    argTypes.push_back(m.getType(d, nullptr, shapes.getInputType(index)));
+  for (auto [index, r] : llvm::enumerate(graph.results))
+    resultTypes.push_back(
+        m.getType((*dims)[r], nullptr, shapes.getResultType(index)));
   auto func = func::FuncOp::create(builder, loc, name,
                                    builder.getFunctionType(argTypes,
                                                            resultTypes));

@@ -28,6 +28,10 @@ bool search::isSearchableOp(Operation *op) {
   if (auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
       !result || result.getRank() == 0)
     return false;
+  // The search sees through a conversion (buildSearchProblem): the kernels
+  // it builds convert as they load and store.
+  if (isa<kernel::ConvertOp>(op))
+    return true;
   return lookupOpKind(op->getName().stripDialect()).has_value();
 }
 
@@ -131,6 +135,7 @@ static FailureOr<SearchProblem> buildProblem(ArrayRef<Operation *> ops,
   SearchProblem problem;
   problem.inputValues = numbering.inputValues;
   Type elementType;
+  bool mixed = false;
   DimUnifier u;
   for (Value v : numbering.inputValues) {
     auto type = dyn_cast<RankedTensorType>(v.getType());
@@ -152,9 +157,9 @@ static FailureOr<SearchProblem> buildProblem(ArrayRef<Operation *> ops,
     RankedTensorType type = u.types[numbering.inputValues.size() + i];
     if (!kind)
       return failure();
-    if (elementType && elementType != type.getElementType())
-      return failure();
-    elementType = type.getElementType();
+    mixed |= elementType && elementType != type.getElementType();
+    if (!elementType)
+      elementType = type.getElementType();
     SmallVector<unsigned> operands;
     for (Source s : numbering.operands[i])
       operands.push_back(numbering.getId(s));
@@ -164,6 +169,12 @@ static FailureOr<SearchProblem> buildProblem(ArrayRef<Operation *> ops,
   }
   if (!elementType)
     return failure();
+  // Ops of several element types are computed in f32, which holds every
+  // f16 and bf16 value exactly: each value is then at least as exact as
+  // the program has it. Ops of one type between conversions of the
+  // program's inputs and results are computed in that type, as given.
+  if (mixed)
+    elementType = Float32Type::get(elementType.getContext());
   problem.shapes.elementType = elementType;
 
   // Number the classes in order of first appearance, so that equal programs
@@ -191,8 +202,6 @@ static FailureOr<SearchProblem> buildProblem(ArrayRef<Operation *> ops,
   KernelGraph &ref = problem.reference;
   ref.numInputs = numbering.inputValues.size();
   for (unsigned i = 0; i < ref.numInputs; ++i) {
-    if (u.types[i].getElementType() != elementType)
-      return failure();
     problem.shapes.inputDims.push_back(dimsOf(i));
     problem.referenceDims.push_back(problem.shapes.inputDims.back());
   }
@@ -327,9 +336,32 @@ static unsigned countContractionConflicts(const SearchProblem &problem) {
   return conflicts;
 }
 
-FailureOr<SearchProblem> search::buildSearchProblem(ArrayRef<Operation *> ops,
-                                                    ArrayRef<Value> inputs,
-                                                    ArrayRef<Value> outputs) {
+FailureOr<SearchProblem>
+search::buildSearchProblem(ArrayRef<Operation *> givenOps,
+                           ArrayRef<Value> inputs,
+                           ArrayRef<Value> givenOutputs) {
+  // Conversions are transparent: abstract expressions and the finite field
+  // have no element types. An operand reads the value a chain of
+  // conversions starts from, and the problem records the element types of
+  // its inputs and results, which the kernels found convert from and to.
+  llvm::DenseMap<Value, Value> converted;
+  auto seeThrough = [&](Value v) {
+    Value from = converted.lookup(v);
+    return from ? from : v;
+  };
+  SmallVector<Operation *> ops;
+  for (Operation *op : givenOps) {
+    if (auto convert = dyn_cast<kernel::ConvertOp>(op))
+      converted[convert.getResult()] = seeThrough(convert.getInput());
+    else
+      ops.push_back(op);
+  }
+  // A value returned in two types is two results of one value, which the
+  // kernel that computes it stores twice.
+  SmallVector<Value> outputs;
+  for (Value out : givenOutputs)
+    outputs.push_back(seeThrough(out));
+
   Numbering numbering;
   numbering.inputValues.assign(inputs.begin(), inputs.end());
   llvm::DenseMap<Value, Source> sources;
@@ -340,7 +372,7 @@ FailureOr<SearchProblem> search::buildSearchProblem(ArrayRef<Operation *> ops,
       return failure();
     auto &operands = numbering.operands.emplace_back();
     for (Value operand : op->getOperands()) {
-      auto it = sources.find(operand);
+      auto it = sources.find(seeThrough(operand));
       if (it == sources.end())
         return failure();
       operands.push_back(it->second);
@@ -419,6 +451,22 @@ FailureOr<SearchProblem> search::buildSearchProblem(ArrayRef<Operation *> ops,
     conflicts = countContractionConflicts(*candidate);
     numbering = std::move(grouped);
     problem = std::move(candidate);
+  }
+
+  auto getElementType = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getElementType();
+  };
+  ShapeContext &shapes = problem->shapes;
+  if (llvm::any_of(
+          problem->inputValues,
+          [&](Value v) { return getElementType(v) != shapes.elementType; }) ||
+      llvm::any_of(givenOutputs, [&](Value v) {
+        return getElementType(v) != shapes.elementType;
+      })) {
+    llvm::append_range(shapes.inputTypes,
+                       llvm::map_range(problem->inputValues, getElementType));
+    llvm::append_range(shapes.resultTypes,
+                       llvm::map_range(givenOutputs, getElementType));
   }
   return problem;
 }

@@ -56,14 +56,23 @@ public:
   SearchResult run();
 
 private:
-  /// Costs `graph` at full extents; nullopt if it does not build or verify.
+  /// Costs `graph` at full extents, over inputs of `inputDims` and
+  /// element types `inputTypes` and with results of `resultTypes` (empty:
+  /// the problem's element type); nullopt if it does not build or verify.
   std::optional<KernelCost> costOf(const KernelGraph &graph,
-                                   ArrayRef<Dims> inputDims);
+                                   ArrayRef<Dims> inputDims,
+                                   ArrayRef<Type> inputTypes,
+                                   ArrayRef<Type> resultTypes);
   /// Gives every custom kernel of `graph` its cheapest sizes; returns the
   /// total cost.
   std::optional<KernelCost> chooseSizes(KernelGraph &graph);
+  /// The cheapest sizes of `custom` over inputs of `inputDims` and
+  /// `inputTypes`, storing each output in `storeTypes` (both empty: the
+  /// problem's element type), and their cost.
   std::optional<std::pair<Layout, KernelCost>>
-  chooseCustomSizes(const BlockGraph &custom, ArrayRef<Dims> inputDims);
+  chooseCustomSizes(const BlockGraph &custom, ArrayRef<Dims> inputDims,
+                    ArrayRef<Type> inputTypes,
+                    ArrayRef<SmallVector<Type, 1>> storeTypes);
   /// Whether `graph` computes the reference's function at small extents.
   bool screen(const KernelGraph &graph);
   void dfs(OpKey last);
@@ -236,9 +245,13 @@ private:
 } // namespace
 
 std::optional<KernelCost> Search::costOf(const KernelGraph &g,
-                                         ArrayRef<Dims> inputDims) {
+                                         ArrayRef<Dims> inputDims,
+                                         ArrayRef<Type> inputTypes,
+                                         ArrayRef<Type> resultTypes) {
   ShapeContext shapes = problem.shapes;
   shapes.inputDims.assign(inputDims.begin(), inputDims.end());
+  shapes.inputTypes.assign(inputTypes.begin(), inputTypes.end());
+  shapes.resultTypes.assign(resultTypes.begin(), resultTypes.end());
   builder.setInsertionPointToEnd(scratch->getBody());
   ScopedDiagnosticHandler quiet(context, [](Diagnostic &) { return success(); });
   FailureOr<func::FuncOp> func = materializeFunction(
@@ -259,20 +272,37 @@ std::optional<KernelCost> Search::costOf(const KernelGraph &g,
 }
 
 std::optional<std::pair<Layout, KernelCost>>
-Search::chooseCustomSizes(const BlockGraph &custom, ArrayRef<Dims> inputDims) {
+Search::chooseCustomSizes(const BlockGraph &custom, ArrayRef<Dims> inputDims,
+                          ArrayRef<Type> inputTypes,
+                          ArrayRef<SmallVector<Type, 1>> storeTypes) {
   KernelGraph single;
   single.numInputs = custom.inputs.size();
   single.customs.push_back(custom);
   for (unsigned i = 0; i < custom.inputs.size(); ++i)
     single.customs[0].inputs[i] = i;
   single.nodes.push_back(KernelNode{SOp(), 0});
-  for (unsigned i = 0; i < custom.stores.size(); ++i)
-    single.results.push_back(single.numInputs + i);
+  // A store in several types is as many results.
+  SmallVector<Type> resultTypes;
+  for (unsigned i = 0; i < custom.stores.size(); ++i) {
+    if (storeTypes.empty()) {
+      single.results.push_back(single.numInputs + i);
+      continue;
+    }
+    for (Type type : storeTypes[i]) {
+      single.results.push_back(single.numInputs + i);
+      resultTypes.push_back(type);
+    }
+  }
 
   std::string key = toString(single);
   for (const Dims &dims : inputDims)
     for (Dim d : dims)
       key += " " + std::to_string(d.cls) + "/" + std::to_string(d.chunks);
+  {
+    llvm::raw_string_ostream os(key);
+    for (Type type : llvm::concat<const Type>(inputTypes, resultTypes))
+      os << " " << type;
+  }
   auto it = sizeCache.find(key);
   if (it != sizeCache.end())
     return it->second;
@@ -304,7 +334,8 @@ Search::chooseCustomSizes(const BlockGraph &custom, ArrayRef<Dims> inputDims) {
           for (int64_t n : iterationChoices) {
             layout.gridSize = {x, y, z};
             layout.iterations = n;
-            std::optional<KernelCost> cost = costOf(single, inputDims);
+            std::optional<KernelCost> cost =
+                costOf(single, inputDims, inputTypes, resultTypes);
             if (cost &&
                 (!bestSizes || cost->totalUs < bestSizes->second.totalUs))
               bestSizes = std::make_pair(layout, *cost);
@@ -324,14 +355,33 @@ std::optional<KernelCost> Search::chooseSizes(KernelGraph &g) {
       inferKernelGraphDims(g, problem.shapes.inputDims);
   if (!dims)
     return std::nullopt;
+  // Each kernel is costed alone, with the element types the whole graph
+  // reads and stores its values in where the program mixes them.
+  const ShapeContext &shapes = problem.shapes;
+  bool typed = !shapes.inputTypes.empty();
+  auto getInputTypes = [&](ArrayRef<unsigned> values) {
+    SmallVector<Type> types;
+    if (typed)
+      for (unsigned v : values)
+        types.push_back(getValueElementType(g, shapes, v));
+    return types;
+  };
   KernelCost total;
+  unsigned next = g.numInputs;
   for (const KernelNode &node : g.nodes) {
+    unsigned first = next;
+    next += g.getNumResults(node);
     if (node.isCustom()) {
       BlockGraph &custom = g.customs[node.custom];
       SmallVector<Dims> inputDims;
       for (unsigned v : custom.inputs)
         inputDims.push_back((*dims)[v]);
-      auto sized = chooseCustomSizes(custom, inputDims);
+      SmallVector<SmallVector<Type, 1>> storeTypes;
+      if (typed)
+        for (unsigned s = 0; s < custom.stores.size(); ++s)
+          storeTypes.push_back(getStoredTypes(g, shapes, first + s));
+      auto sized = chooseCustomSizes(custom, inputDims,
+                                     getInputTypes(custom.inputs), storeTypes);
       if (!sized)
         return std::nullopt;
       custom.layout = sized->first;
@@ -346,8 +396,14 @@ std::optional<KernelCost> Search::chooseSizes(KernelGraph &g) {
         copy.op.operands[i] = i;
       }
       single.nodes.push_back(copy);
-      single.results.push_back(single.numInputs);
-      std::optional<KernelCost> cost = costOf(single, inputDims);
+      // A result returned in other types is converted: a copy kernel each.
+      SmallVector<Type> resultTypes;
+      if (typed)
+        resultTypes = llvm::to_vector(getStoredTypes(g, shapes, first));
+      for (size_t i = 0; i < std::max<size_t>(1, resultTypes.size()); ++i)
+        single.results.push_back(single.numInputs);
+      std::optional<KernelCost> cost = costOf(
+          single, inputDims, getInputTypes(node.op.operands), resultTypes);
       if (!cost)
         return std::nullopt;
       total += *cost;
@@ -1051,7 +1107,10 @@ SearchResult Search::run() {
 
   // The reference is the candidate to beat.
   std::optional<KernelCost> referenceCost =
-      costOf(problem.reference, problem.shapes.inputDims);
+      problem.inputCost
+          ? problem.inputCost
+          : costOf(problem.reference, problem.shapes.inputDims,
+                   problem.shapes.inputTypes, problem.shapes.resultTypes);
   if (referenceCost) {
     result.referenceCost = *referenceCost;
     best = problem.reference;

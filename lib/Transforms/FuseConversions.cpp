@@ -2,11 +2,12 @@
 //
 // A mixed-precision program imports as kernel.convert ops around the ops of
 // one element type (an f16 softmax computed in f32: convert, the f32
-// softmax, convert). The search leaves conversions out of its subprograms;
-// once it has made custom kernels, a conversion beside one is done by that
-// kernel's loads or stores instead, which cost no launch and no round trip
-// through device memory: block.load and block.store convert when the tile's
-// element type differs from the tensor's.
+// softmax, convert). The search sees through the conversions in its
+// subprograms, but keeps a subprogram no μGraph beats as it is, and a cut
+// may fall at a conversion; once it has made custom kernels, a conversion
+// beside one is done by that kernel's loads or stores instead, which cost no
+// launch and no round trip through device memory: block.load and block.store
+// convert when the tile's element type differs from the tensor's.
 //
 //===----------------------------------------------------------------------===//
 

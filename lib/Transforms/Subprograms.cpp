@@ -93,6 +93,11 @@ bool readsInputWithMatmulResult(Operation *op) {
 unsigned getWeight(Operation *op) {
   if (subtractsOwnMax(op))
     return 0;
+  // A conversion is no op of the search's (it sees through them), so a
+  // gated MLP whose SiLU is computed in f32 is as large a search problem
+  // as the plain one.
+  if (isa<kernel::ConvertOp>(op))
+    return 0;
   // A causal mask counts nothing either: it adds no reduction, no input and
   // no tiling choice, only one op on the scores wherever they are, so a
   // masked attention stays as whole as the plain one (whose kernel the

@@ -218,6 +218,36 @@ static double predictEvaluationSeconds(func::FuncOp func, int64_t elements,
          kSecondsPerFlop * flops;
 }
 
+/// The cost of `sub`'s ops as they are, cloned into a function in
+/// `scratch`; failure if the model cannot cost them.
+static FailureOr<KernelCost> estimateAsGiven(const Subprogram &sub,
+                                             ModuleOp scratch,
+                                             const SearchOptions &options) {
+  OpBuilder builder(scratch.getContext());
+  builder.setInsertionPointToEnd(scratch.getBody());
+  Location loc = sub.ops.back()->getLoc();
+  auto func = func::FuncOp::create(
+      builder, loc, "given",
+      builder.getFunctionType(ValueRange(sub.inputs).getTypes(),
+                              ValueRange(sub.outputs).getTypes()));
+  Block *entry = func.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+  IRMapping mapping;
+  mapping.map(sub.inputs, entry->getArguments());
+  for (Operation *op : sub.ops)
+    builder.clone(*op, mapping);
+  SmallVector<Value> results;
+  for (Value out : sub.outputs)
+    results.push_back(mapping.lookup(out));
+  func::ReturnOp::create(builder, loc, results);
+  ScopedDiagnosticHandler quiet(scratch.getContext(),
+                                [](Diagnostic &) { return success(); });
+  FailureOr<KernelCost> cost =
+      estimateFunctionCost(func, options.target, options.cost);
+  func.erase();
+  return cost;
+}
+
 bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
                                  double secondsLeft) {
   MLIRContext *ctx = &getContext();
@@ -231,6 +261,13 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
   }
 
   OwningOpRef<ModuleOp> scratch = ModuleOp::create(loc);
+  // The reference computes a subprogram that mixes element types in one;
+  // what the μGraphs must beat is the subprogram as it is.
+  if (llvm::any_of(sub.ops, llvm::IsaPred<kernel::ConvertOp>)) {
+    FailureOr<KernelCost> given = estimateAsGiven(sub, *scratch, options);
+    if (succeeded(given))
+      problem->inputCost = *given;
+  }
   OpBuilder builder(ctx);
   builder.setInsertionPointToEnd(scratch->getBody());
   FailureOr<func::FuncOp> reference = materializeFunction(

@@ -231,6 +231,65 @@ TEST_F(SearchGraphTest, ReferenceMaterializesAtAnyExtents) {
   EXPECT_EQ(x.getShape(), ArrayRef<int64_t>({4, 4}));
 }
 
+constexpr StringLiteral kMixedPrecision = R"mlir(
+// bf16 products, their SiLU and product in f32, rounded back.
+func.func @f(%x: tensor<8x64xbf16>, %w1: tensor<64x32xbf16>, %w2: tensor<64x32xbf16>) -> tensor<8x32xbf16> {
+  %a = kernel.matmul %x, %w1 : tensor<8x64xbf16>, tensor<64x32xbf16>
+  %b = kernel.matmul %x, %w2 : tensor<8x64xbf16>, tensor<64x32xbf16>
+  %af = kernel.convert %a : tensor<8x32xbf16> to tensor<8x32xf32>
+  %bf = kernel.convert %b : tensor<8x32xbf16> to tensor<8x32xf32>
+  %s = kernel.silu %af : tensor<8x32xf32>
+  %m = kernel.mul %s, %bf : tensor<8x32xf32>, tensor<8x32xf32>
+  %o = kernel.convert %m : tensor<8x32xf32> to tensor<8x32xbf16>
+  return %o : tensor<8x32xbf16>
+}
+// bf16 ops between conversions of an f32 input and an f32 result, which is
+// returned in bf16 too.
+func.func @between(%x: tensor<8x64xf32>, %w: tensor<64x32xbf16>) -> (tensor<8x32xf32>, tensor<8x32xbf16>) {
+  %xb = kernel.convert %x : tensor<8x64xf32> to tensor<8x64xbf16>
+  %h = kernel.matmul %xb, %w : tensor<8x64xbf16>, tensor<64x32xbf16>
+  %o = kernel.convert %h : tensor<8x32xbf16> to tensor<8x32xf32>
+  return %o, %h : tensor<8x32xf32>, tensor<8x32xbf16>
+}
+)mlir";
+
+// The search sees through conversions: a program of several element types
+// is computed in f32, one of a single type between conversions of its
+// inputs and results in that type, and the reference materializes with the
+// program's interface types.
+TEST_F(SearchGraphTest, ConversionsAreSeenThrough) {
+  OwningOpRef<ModuleOp> module;
+  FailureOr<SearchProblem> problem = parseProblem(kMixedPrecision, module);
+  ASSERT_TRUE(succeeded(problem)) << diagnostics;
+  Type f32 = Float32Type::get(&context), bf16 = BFloat16Type::get(&context);
+  EXPECT_EQ(problem->shapes.elementType, f32);
+  // matmul, matmul, silu, mul: the conversions are no nodes.
+  ASSERT_EQ(problem->reference.nodes.size(), 4u);
+  EXPECT_EQ(problem->reference.nodes[2].op.operands[0], 3u);
+  EXPECT_EQ(problem->shapes.inputTypes, SmallVector<Type>({bf16, bf16, bf16}));
+  EXPECT_EQ(problem->shapes.resultTypes, SmallVector<Type>({bf16}));
+  EXPECT_EQ(problem->shapes.getMinElementBytes(), 2u);
+  OpBuilder b(&context);
+  b.setInsertionPointToEnd(module->getBody());
+  FailureOr<func::FuncOp> reference = materializeFunction(
+      b, b.getUnknownLoc(), "reference", problem->reference, problem->shapes);
+  ASSERT_TRUE(succeeded(reference));
+  EXPECT_EQ(reference->getFunctionType(),
+            lookupFunc(*module, "f").getFunctionType());
+  // The pre-defined ops compute in f32, between conversions.
+  EXPECT_EQ(llvm::range_size(reference->getOps<kernel::ConvertOp>()), 4u);
+  EXPECT_TRUE(succeeded(verify(*module))) << diagnostics;
+
+  problem = problemOf(*module, "between");
+  ASSERT_TRUE(succeeded(problem)) << diagnostics;
+  EXPECT_EQ(problem->shapes.elementType, bf16);
+  ASSERT_EQ(problem->reference.nodes.size(), 1u);
+  // Both results are the product.
+  EXPECT_EQ(problem->reference.results, SmallVector<unsigned>({2, 2}));
+  EXPECT_EQ(problem->shapes.inputTypes, SmallVector<Type>({f32, bf16}));
+  EXPECT_EQ(problem->shapes.resultTypes, SmallVector<Type>({f32, bf16}));
+}
+
 TEST_F(SearchGraphTest, CustomKernelMaterializesIntoAVerifiedBlockGraph) {
   OwningOpRef<ModuleOp> module;
   FailureOr<SearchProblem> problem = parseProblem(kRmsNormMatmul, module);

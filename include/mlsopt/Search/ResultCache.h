@@ -24,7 +24,7 @@
 namespace mlsopt::search {
 
 /// Bumped whenever the search or the entry format changes.
-constexpr unsigned kResultCacheVersion = 8;
+constexpr unsigned kResultCacheVersion = 9;
 
 /// The key of `problem` searched with `options`: a hex digest.
 std::string getResultCacheKey(const SearchProblem &problem,

@@ -270,17 +270,48 @@ std::optional<BlockGraphDims> inferBlockGraphDims(const BlockGraph &bg,
 std::optional<llvm::SmallVector<Dims>>
 inferKernelGraphDims(const KernelGraph &graph, llvm::ArrayRef<Dims> inputDims);
 
-/// A program's element type and dimension classes, enough to materialize
+/// A program's element types and dimension classes, enough to materialize
 /// any graph over it.
 struct ShapeContext {
+  /// The type every op computes in, every tile holds and every tensor
+  /// between kernels has.
   mlir::Type elementType;
+  /// Where the program mixes element types (kernel.convert ops, which the
+  /// search sees through): the element type of each input and of each
+  /// result, which the loads and stores of custom kernels convert from and
+  /// to (pre-defined ops get kernel.convert ops). Empty: elementType.
+  llvm::SmallVector<mlir::Type> inputTypes;
+  llvm::SmallVector<mlir::Type> resultTypes;
   llvm::SmallVector<Dims> inputDims;
   /// Extent of each class.
   llvm::SmallVector<int64_t> extents;
   /// For each class: the class whose chunks it counts (a chunk class), or
   /// Dim::kOne.
   llvm::SmallVector<int> chunkOf;
+
+  mlir::Type getInputType(unsigned input) const {
+    return inputTypes.empty() ? elementType : inputTypes[input];
+  }
+  mlir::Type getResultType(unsigned result) const {
+    return resultTypes.empty() ? elementType : resultTypes[result];
+  }
+  /// Bytes of the narrowest element type a tensor of the program can have
+  /// in device memory: what lower bounds on its traffic may assume.
+  unsigned getMinElementBytes() const;
 };
+
+/// The element types custom kernel output `value` of `graph` is stored in:
+/// those of the results it is (in order, each once), or
+/// shapes.elementType if it is none.
+llvm::SmallVector<mlir::Type, 1> getStoredTypes(const KernelGraph &graph,
+                                                const ShapeContext &shapes,
+                                                unsigned value);
+
+/// The element type `value` of `graph` is read in: an argument's, the first
+/// a custom kernel stores it in, or shapes.elementType for a pre-defined
+/// op's result (converted where it is returned).
+mlir::Type getValueElementType(const KernelGraph &graph,
+                               const ShapeContext &shapes, unsigned value);
 
 /// The extent of `dim` in a tensor (loopSplit ignored) or, with `layout`,
 /// in a tile of a block graph with that layout.

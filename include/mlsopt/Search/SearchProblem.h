@@ -11,6 +11,7 @@
 #ifndef MLSOPT_SEARCH_SEARCHPROBLEM_H
 #define MLSOPT_SEARCH_SEARCHPROBLEM_H
 
+#include "mlsopt/Search/CostModel.h"
 #include "mlsopt/Search/SearchGraph.h"
 
 #include "mlir/IR/Operation.h"
@@ -51,6 +52,11 @@ struct SearchProblem {
   /// The reference's triangle_fill ops (their operands aside): the masks the
   /// enumeration tries, each where it applies (isTriangleApplicable).
   llvm::SmallVector<SOp> triangles;
+  /// The cost of the subprogram as given, where that is not the
+  /// reference's: one that mixes element types multiplies in f16 or bf16
+  /// where the reference, all in shapes.elementType, would in f32. Set by
+  /// the caller, which knows the target; a μGraph must beat it.
+  std::optional<KernelCost> inputCost;
 
   bool uses(OpKind kind) const { return llvm::is_contained(vocabulary, kind); }
   /// The class counting the chunks `cls` may be split into across the grid

@@ -24,8 +24,9 @@ def Kernel_ConvertOp : Kernel_Op<"convert", [Pure]> {
     narrows. This is the `arith.extf` / `arith.truncf` a front end writes
     around an f16 softmax or normalization computed in f32, or around a
     matmul that accumulates f16 operands into an f32 result. It moves data
-    only, so the search leaves it out of its subprograms, as it does
-    transposes, and the GPU lowering launches it as a copy kernel of its own.
+    only: the search sees through it (the kernels it finds for a subprogram
+    that mixes element types convert as they load and store), and the GPU
+    lowering launches one that no kernel absorbs as a copy kernel.
 
     ```mlir
     %w = kernel.convert %x : tensor<8x64xf16> to tensor<8x64xf32>

@@ -1,0 +1,80 @@
+// Subprograms that mix element types. The search sees through
+// kernel.convert: ops of several types are computed in f32, ops of one type
+// between conversions of the inputs and results in that type, and the
+// kernels convert as they load the inputs and store the results. Before,
+// each conversion cut the subprogram, and the pieces on either side became
+// kernels of their own.
+// RUN: mlsopt-opt %s --superoptimize="timeout=10 keep-reference=true" -o %t 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: FileCheck %s < %t
+// RUN: mlsopt-opt %t --verify-equivalence 2>&1 >/dev/null | FileCheck %s --check-prefix=VERIFY
+// RUN: mlsopt-opt %s --superoptimize="timeout=10" | mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_80 | mlsopt-translate --emit-ptx -o %t.sm_80.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_80 %t.sm_80.ptx -o %t.sm_80.cubin %}
+// RUN: mlsopt-opt %s --superoptimize="timeout=10" | mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_90 | mlsopt-translate --emit-ptx -o %t.sm_90.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.sm_90.ptx -o %t.sm_90.cubin %}
+
+// A bf16 gated MLP whose SiLU and product are computed in f32, as
+// torch-mlir imports silu(x W1) * (x W2) written with .float(): the two
+// products and the f32 epilogue are one kernel, which loads bf16 and stores
+// bf16. Before: three kernels (the products, then the epilogue).
+// REMARK: remark: superoptimize: replaced 7 kernel ops ({{.*}}) by 1 kernels
+// CHECK-LABEL: func.func @gated_mlp_f32_silu(
+// CHECK: kernel.custom(%arg0, %arg1, %arg2)
+// CHECK-SAME: -> tensor<8x256xbf16>
+// CHECK: block.load %in0 {{.*}} : tensor<8x512xbf16> -> tensor<{{.*}}xf32>
+// CHECK: block.matmul {{.*}}xf32>
+// CHECK: block.matmul {{.*}}xf32>
+// CHECK: thread.unary silu {{.*}} : f32
+// CHECK: block.store {{.*}}xf32> into tensor<8x256xbf16>
+// CHECK-NOT: kernel.
+// CHECK: return
+func.func @gated_mlp_f32_silu(%x: tensor<8x512xbf16>, %w1: tensor<512x256xbf16>, %w2: tensor<512x256xbf16>) -> tensor<8x256xbf16> {
+  %a = kernel.matmul %x, %w1 : tensor<8x512xbf16>, tensor<512x256xbf16>
+  %b = kernel.matmul %x, %w2 : tensor<8x512xbf16>, tensor<512x256xbf16>
+  %af = kernel.convert %a : tensor<8x256xbf16> to tensor<8x256xf32>
+  %bf = kernel.convert %b : tensor<8x256xbf16> to tensor<8x256xf32>
+  %s = kernel.silu %af : tensor<8x256xf32>
+  %m = kernel.mul %s, %bf : tensor<8x256xf32>, tensor<8x256xf32>
+  %o = kernel.convert %m : tensor<8x256xf32> to tensor<8x256xbf16>
+  return %o : tensor<8x256xbf16>
+}
+
+// bf16 ops between conversions of an f32 input and an f32 result: the
+// kernel computes in bf16, as the program does, and converts on load and
+// store.
+// REMARK: remark: superoptimize: replaced 4 kernel ops ({{.*}}) by 1 kernels
+// CHECK-LABEL: func.func @bf16_between_f32(
+// CHECK: kernel.custom(%arg0, %arg1)
+// CHECK-SAME: -> tensor<16x512xf32>
+// CHECK: block.load %in0 {{.*}} : tensor<16x256xf32> -> tensor<{{.*}}xbf16>
+// CHECK: block.matmul {{.*}}xbf16>, tensor<{{.*}}xbf16>
+// CHECK: block.store {{.*}}xbf16> into tensor<16x512xf32>
+// CHECK-NOT: kernel.
+// CHECK: return
+func.func @bf16_between_f32(%x: tensor<16x256xf32>, %w: tensor<256x512xbf16>) -> tensor<16x512xf32> {
+  %xb = kernel.convert %x : tensor<16x256xf32> to tensor<16x256xbf16>
+  %h = kernel.matmul %xb, %w : tensor<16x256xbf16>, tensor<256x512xbf16>
+  %s = kernel.silu %h : tensor<16x512xbf16>
+  %o = kernel.convert %s : tensor<16x512xbf16> to tensor<16x512xf32>
+  return %o : tensor<16x512xf32>
+}
+
+// One value returned in two types: the kernel stores its tile twice. Before:
+// the conversion was a copy kernel of its own.
+// REMARK: remark: superoptimize: replaced 3 kernel ops ({{.*}}) by 1 kernels
+// CHECK-LABEL: func.func @returned_in_two_types(
+// CHECK: %[[K:.*]]:2 = kernel.custom(%arg0, %arg1)
+// CHECK-SAME: -> (tensor<16x512xbf16>, tensor<16x512xf32>)
+// CHECK: block.store %[[T:.*]], %out0 {{.*}} into tensor<16x512xbf16>
+// CHECK: block.store %[[T]], %out1 {{.*}} into tensor<16x512xf32>
+// CHECK-NOT: kernel.
+// CHECK: return %[[K]]#0, %[[K]]#1
+func.func @returned_in_two_types(%x: tensor<16x256xbf16>, %w: tensor<256x512xbf16>) -> (tensor<16x512xbf16>, tensor<16x512xf32>) {
+  %h = kernel.matmul %x, %w : tensor<16x256xbf16>, tensor<256x512xbf16>
+  %s = kernel.silu %h : tensor<16x512xbf16>
+  %o = kernel.convert %s : tensor<16x512xbf16> to tensor<16x512xf32>
+  return %s, %o : tensor<16x512xbf16>, tensor<16x512xf32>
+}
+
+// VERIFY: remark: @gated_mlp_f32_silu is equivalent to @gated_mlp_f32_silu_reference
+// VERIFY: remark: @bf16_between_f32 is equivalent to @bf16_between_f32_reference
+// VERIFY: remark: @returned_in_two_types is equivalent to @returned_in_two_types_reference
