@@ -586,7 +586,7 @@ struct Materializer {
   /// A block.load of `source` (of `dims`) as a tile of `tileDims`, in the
   /// loop or after it.
   Value buildLoad(Value source, const Dims &dims, const Dims &tileDims,
-                  const Layout &layout, bool inLoop) {
+                  const Layout &layout, bool inLoop, Type elementType = {}) {
     MLIRContext *ctx = b.getContext();
     TilePlacement place = getTilePlacement(dims, layout, inLoop);
     IntegerAttr fmap;
@@ -594,10 +594,53 @@ struct Materializer {
       fmap = b.getI64IntegerAttr(*place.fmap);
     auto imap = block::DimMapAttr::get(ctx, place.imap[0], place.imap[1],
                                        place.imap[2]);
-    return block::LoadOp::create(b, loc, getType(tileDims, &layout), source,
-                                 imap, fmap);
+    return block::LoadOp::create(
+        b, loc, getType(tileDims, &layout, elementType), source, imap, fmap);
   }
 };
+
+/// The element type each load of `bg` (on `inputs`) keeps its input's f16
+/// or bf16 in, where the graph computes in f32: a load that only matmuls
+/// read, each with another such load of the same type, is multiplied as it
+/// is (a widening block.matmul, on the tensor cores at the narrow type's
+/// rate and in half the shared memory). Null: the graph's type.
+static SmallVector<Type>
+getNarrowLoadTypes(const BlockGraph &bg, ValueRange inputs, Type elementType) {
+  unsigned numInputs = bg.inputs.size();
+  SmallVector<Type> narrow(numInputs);
+  if (!elementType.isF32())
+    return narrow;
+  for (unsigned i = 0; i < numInputs; ++i) {
+    Type type = cast<RankedTensorType>(inputs[i].getType()).getElementType();
+    bool accumulated = llvm::any_of(
+        bg.accums, [&](const Accum &acc) { return acc.value == i; });
+    bool onlyMatmuls = llvm::all_of(bg.body, [&](const SOp &op) {
+      return op.kind == OpKind::Matmul || !llvm::is_contained(op.operands, i);
+    });
+    if ((type.isF16() || type.isBF16()) && !accumulated && onlyMatmuls)
+      narrow[i] = type;
+  }
+  // Both operands of a matmul, or neither.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const SOp &op : bg.body) {
+      if (op.kind != OpKind::Matmul)
+        continue;
+      auto typeOf = [&](unsigned v) {
+        return v < numInputs ? narrow[v] : Type();
+      };
+      Type lhs = typeOf(op.operands[0]), rhs = typeOf(op.operands[1]);
+      if (lhs == rhs)
+        continue;
+      for (unsigned v : op.operands)
+        if (v < numInputs && narrow[v]) {
+          narrow[v] = Type();
+          changed = true;
+        }
+    }
+  }
+  return narrow;
+}
 } // namespace
 
 /// Whether every cut of `dims` under `layout` is exact at these extents.
@@ -691,6 +734,8 @@ Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
   Block *body = new Block();
   loop.getBody().push_back(body);
   SmallVector<Value> bodyValues;
+  SmallVector<Type> narrowLoads =
+      getNarrowLoadTypes(bg, inputs, shapes.elementType);
   {
     OpBuilder::InsertionGuard loopGuard(b);
     b.setInsertionPointToStart(body);
@@ -703,7 +748,8 @@ Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
         continue;
       }
       bodyValues.push_back(buildLoad(entry->getArgument(i), inputDims[i],
-                                     bodyDims[i], layout, /*inLoop=*/true));
+                                     bodyDims[i], layout, /*inLoop=*/true,
+                                     narrowLoads[i]));
     }
     for (auto [index, op] : llvm::enumerate(bg.body)) {
       SmallVector<Value> operands;

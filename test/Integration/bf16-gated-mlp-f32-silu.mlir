@@ -3,7 +3,8 @@
 // that extends both products to f32, computes the SiLU and the product
 // there and truncates. The import makes kernel.convert ops of the casts;
 // the search sees through them and finds one kernel, computed in f32, that
-// loads and stores bf16 (three kernels before). CPU/run-bf16-gated-mlp.mlir
+// loads and stores bf16 (three kernels before) and multiplies the bf16
+// tiles into f32 sums. CPU/run-bf16-gated-mlp.mlir
 // runs the result against the program computed in f32.
 // RUN: mlsopt-opt %s --convert-linalg-to-kernel -o %t.kernel.mlir
 // RUN: FileCheck %s --check-prefix=IMPORT < %t.kernel.mlir
@@ -24,7 +25,7 @@
 // SEARCH: remark: superoptimize: replaced 7 kernel ops ({{.*}}) by 1 kernels
 // OPT-LABEL: func.func @bf16_gated_mlp
 // OPT-NEXT: kernel.custom(%arg0, %arg1, %arg2) {{.*}} -> tensor<8x256xbf16>
-// OPT-COUNT-2: block.matmul {{.*}}xf32>, tensor<{{.*}}xf32>
+// OPT-COUNT-2: block.matmul {{.*}}xbf16>, tensor<{{.*}}xbf16> -> tensor<{{.*}}xf32>
 // OPT: block.store {{.*}}xf32> into tensor<8x256xbf16>
 // OPT-NOT: kernel.
 // OPT: return

@@ -1394,3 +1394,43 @@ func.func @triangle_fill_dim_placed_twice(%x: tensor<8x64xf32>) -> tensor<8x1xf3
   }
   return %o : tensor<8x1xf32>
 }
+
+// -----
+
+// Only f16 and bf16 products widen, and only to f32.
+func.func @block_matmul_narrows(%x: tensor<8x64xf32>, %w: tensor<64x32xf32>) -> tensor<8x32xf16> {
+  %o = kernel.custom (%x, %w) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf32>, tensor<64x32xf32>) -> tensor<8x32xf16> {
+  ^bb0(%in0: tensor<8x64xf32>, %in1: tensor<64x32xf32>, %out0: tensor<8x32xf16>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x32xf16> {
+      %a = block.load %in0 imap <> : tensor<8x64xf32> -> tensor<8x64xf32>
+      %b = block.load %in1 imap <> : tensor<64x32xf32> -> tensor<64x32xf32>
+      // expected-error @+2 {{'block.matmul' op inferred type(s) 'tensor<8x32xf32>' are incompatible with return type(s) of operation 'tensor<8x32xf16>'}}
+      // expected-error @+1 {{'block.matmul' op failed to infer returned types}}
+      %p = block.matmul %a, %b : tensor<8x64xf32>, tensor<64x32xf32> -> tensor<8x32xf16>
+      block.yield %p : tensor<8x32xf16>
+    }
+    block.store %m, %out0 omap <> : tensor<8x32xf16> into tensor<8x32xf16>
+    block.return
+  }
+  return %o : tensor<8x32xf16>
+}
+
+// -----
+
+// A widened product has the product's shape.
+func.func @block_matmul_widened_shape(%x: tensor<8x64xbf16>, %w: tensor<64x32xbf16>) -> tensor<8x64xf32> {
+  %o = kernel.custom (%x, %w) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xbf16>, tensor<64x32xbf16>) -> tensor<8x64xf32> {
+  ^bb0(%in0: tensor<8x64xbf16>, %in1: tensor<64x32xbf16>, %out0: tensor<8x64xf32>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x64xf32> {
+      %a = block.load %in0 imap <> : tensor<8x64xbf16> -> tensor<8x64xbf16>
+      %b = block.load %in1 imap <> : tensor<64x32xbf16> -> tensor<64x32xbf16>
+      // expected-error @+2 {{'block.matmul' op inferred type(s) 'tensor<8x32xbf16>' are incompatible with return type(s) of operation 'tensor<8x64xf32>'}}
+      // expected-error @+1 {{'block.matmul' op failed to infer returned types}}
+      %p = block.matmul %a, %b : tensor<8x64xbf16>, tensor<64x32xbf16> -> tensor<8x64xf32>
+      block.yield %p : tensor<8x64xf32>
+    }
+    block.store %m, %out0 omap <> : tensor<8x64xf32> into tensor<8x64xf32>
+    block.return
+  }
+  return %o : tensor<8x64xf32>
+}

@@ -40,6 +40,30 @@ func.func @matmul_sum(%x: tensor<8x4096xf16>, %w: tensor<4096x6144xf16>,
   return %o : tensor<8x6144xf16>
 }
 
+// A widening matmul: bf16 tiles, their product summed into f32 and not
+// rounded, which an f32 epilogue reads.
+// CHECK-LABEL: func.func @widening_matmul
+func.func @widening_matmul(%x: tensor<16x256xbf16>, %w: tensor<256x64xbf16>) -> tensor<16x64xbf16> {
+  %o = kernel.custom (%x, %w) grid <1, 1, 1> block <128, 1, 1>
+      : (tensor<16x256xbf16>, tensor<256x64xbf16>) -> tensor<16x64xbf16> {
+  ^bb0(%in0: tensor<16x256xbf16>, %in1: tensor<256x64xbf16>, %out0: tensor<16x64xbf16>):
+    // CHECK: block.for_loop 4 iterations accumulate (sum) : tensor<16x64xf32>
+    %acc = block.for_loop 4 iterations accumulate (sum) : tensor<16x64xf32> {
+      %xt = block.load %in0 imap <> fmap 1 : tensor<16x256xbf16> -> tensor<16x64xbf16>
+      %wt = block.load %in1 imap <> fmap 0 : tensor<256x64xbf16> -> tensor<64x64xbf16>
+      // CHECK: %[[M:.*]] = block.matmul %{{.*}}, %{{.*}} : tensor<16x64xbf16>, tensor<64x64xbf16> -> tensor<16x64xf32>
+      %m = block.matmul %xt, %wt : tensor<16x64xbf16>, tensor<64x64xbf16> -> tensor<16x64xf32>
+      // CHECK-NEXT: block.yield %[[M]] : tensor<16x64xf32>
+      block.yield %m : tensor<16x64xf32>
+    }
+    // CHECK: block.silu %{{.*}} : tensor<16x64xf32>
+    %s = block.silu %acc : tensor<16x64xf32>
+    block.store %s, %out0 omap <> : tensor<16x64xf32> into tensor<16x64xbf16>
+    block.return
+  }
+  return %o : tensor<16x64xbf16>
+}
+
 // A load through a window: the second half of each row of a fused gate-up
 // product, 64 columns per block, 16 rows per iteration (summed).
 // CHECK-LABEL: func.func @windowed_load

@@ -15,14 +15,15 @@
 // A bf16 gated MLP whose SiLU and product are computed in f32, as
 // torch-mlir imports silu(x W1) * (x W2) written with .float(): the two
 // products and the f32 epilogue are one kernel, which loads bf16 and stores
-// bf16. Before: three kernels (the products, then the epilogue).
+// bf16. Before: three kernels (the products, then the epilogue). The
+// products keep their bf16 operands and sum into f32 (widening matmuls).
 // REMARK: remark: superoptimize: replaced 7 kernel ops ({{.*}}) by 1 kernels
 // CHECK-LABEL: func.func @gated_mlp_f32_silu(
 // CHECK: kernel.custom(%arg0, %arg1, %arg2)
 // CHECK-SAME: -> tensor<8x256xbf16>
-// CHECK: block.load %in0 {{.*}} : tensor<8x512xbf16> -> tensor<{{.*}}xf32>
-// CHECK: block.matmul {{.*}}xf32>
-// CHECK: block.matmul {{.*}}xf32>
+// CHECK: block.load %in0 {{.*}} : tensor<8x512xbf16> -> tensor<{{.*}}xbf16>
+// CHECK: block.matmul {{.*}}xbf16>, tensor<{{.*}}xbf16> -> tensor<{{.*}}xf32>
+// CHECK: block.matmul {{.*}}xbf16>, tensor<{{.*}}xbf16> -> tensor<{{.*}}xf32>
 // CHECK: thread.unary silu {{.*}} : f32
 // CHECK: block.store {{.*}}xf32> into tensor<8x256xbf16>
 // CHECK-NOT: kernel.
@@ -46,7 +47,7 @@ func.func @gated_mlp_f32_silu(%x: tensor<8x512xbf16>, %w1: tensor<512x256xbf16>,
 // CHECK: kernel.custom(%arg0, %arg1)
 // CHECK-SAME: -> tensor<16x512xf32>
 // CHECK: block.load %in0 {{.*}} : tensor<16x256xf32> -> tensor<{{.*}}xbf16>
-// CHECK: block.matmul {{.*}}xbf16>, tensor<{{.*}}xbf16>
+// CHECK: block.matmul {{.*}}xbf16>, tensor<{{.*}}xbf16>{{$}}
 // CHECK: block.store {{.*}}xbf16> into tensor<16x512xf32>
 // CHECK-NOT: kernel.
 // CHECK: return

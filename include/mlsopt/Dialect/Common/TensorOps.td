@@ -68,8 +68,9 @@ def MLSOpt_ElementwiseByIndex : NativeOpTrait<"ElementwiseByIndex">;
 // op's `adaptor`, for attributes) to the result shape; `where` names what the
 // operands are at this level, for the docs.
 class MLSOpt_InferredOp<Dialect dialect, string mnemonic, code rule,
-                        list<Trait> traits = []>
-    : Op<dialect, mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor])> {
+                        list<Trait> traits = [],
+                        Trait inference = InferTypeOpAdaptor>
+    : Op<dialect, mnemonic, !listconcat(traits, [Pure, inference])> {
   let results = (outs MLSOpt_Tensor:$result);
   // Further member definitions of a subclass (its folder, say).
   code extraDefinitions = "";
@@ -86,9 +87,15 @@ class MLSOpt_InferredOp<Dialect dialect, string mnemonic, code rule,
   }];
 }
 
-class MLSOpt_MatmulOp<Dialect dialect, string where>
+// With `widening`, the product of f16 or bf16 operands may be an f32
+// result (`-> tensor<...xf32>`, custom<WidenedResult>), its accumulated sum
+// not rounded: a custom kernel that computes in f32 multiplies the tiles of
+// f16 or bf16 inputs on the tensor cores as they are.
+class MLSOpt_MatmulOp<Dialect dialect, string where, bit widening = 0>
     : MLSOpt_InferredOp<dialect, "matmul",
-                        "::mlsopt::matmulShape(shapes[0], shapes[1])"> {
+                        "::mlsopt::matmulShape(shapes[0], shapes[1])", [],
+                        !if(widening, InferTypeOpAdaptorWithIsCompatible,
+                            InferTypeOpAdaptor)> {
   let summary = "Batched matrix product of " # where;
   let description = [{
     `[..., m, k] x [..., k, n] -> [..., m, n]`; the leading (batch) dims of
@@ -97,9 +104,26 @@ class MLSOpt_MatmulOp<Dialect dialect, string where>
     ```mlir
     %c = }] # dialect.name # [{.matmul %a, %b : tensor<8x64xf16>, tensor<64x96xf16>
     ```
-  }];
+  }] # !if(widening, [{
+
+    The product of f16 or bf16 operands may be f32, the accumulated sum
+    unrounded (a kernel that computes in f32 keeps its products' operands
+    narrow for the tensor cores):
+
+    ```mlir
+    %c = }] # dialect.name # [{.matmul %a, %b : tensor<8x64xbf16>, tensor<64x96xbf16> -> tensor<8x96xf32>
+    ```
+  }], "");
   let arguments = (ins MLSOpt_Tensor:$lhs, MLSOpt_Tensor:$rhs);
-  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)"
+      # !if(widening, " `` custom<WidenedResult>(type($result), "
+                      "ref(type($lhs)), ref(type($rhs)))", "");
+  let extraDefinitions = !if(widening, [{
+    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange inferred,
+                                            ::mlir::TypeRange actual) {
+      return isWidenedResult(inferred, actual);
+    }
+  }], "");
 }
 
 class MLSOpt_BinaryOp<Dialect dialect, list<string> op, string where>
@@ -282,8 +306,9 @@ class MLSOpt_TriangleFillOp<Dialect dialect, string where, dag placement,
 
 // Instantiates every computation shared by the kernel and block levels in
 // `dialect`, with C++ classes named `<Prefix>Op`.
-multiclass MLSOpt_TensorOps<Dialect dialect, string where> {
-  def _MatmulOp : MLSOpt_MatmulOp<dialect, where>;
+multiclass MLSOpt_TensorOps<Dialect dialect, string where,
+                            bit widening = 0> {
+  def _MatmulOp : MLSOpt_MatmulOp<dialect, where, widening>;
   foreach op = MLSOpt_BinaryOpList in
     def _#op[1]#Op : MLSOpt_BinaryOp<dialect, op, where>;
   foreach op = MLSOpt_UnaryOpList in

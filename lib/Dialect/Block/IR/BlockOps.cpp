@@ -17,6 +17,49 @@ static std::array<int64_t, 3> gridOf(Operation *op) {
 }
 
 //===----------------------------------------------------------------------===//
+// Widening matmuls: `: tensor<8x64xbf16>, tensor<64x96xbf16> ->
+// tensor<8x96xf32>`
+//===----------------------------------------------------------------------===//
+
+bool block::isWidenedResult(TypeRange inferred, TypeRange actual) {
+  if (inferred == actual)
+    return true;
+  if (inferred.size() != 1 || actual.size() != 1)
+    return false;
+  auto from = dyn_cast<RankedTensorType>(inferred.front());
+  auto to = dyn_cast<RankedTensorType>(actual.front());
+  return from && to &&
+         (from.getElementType().isF16() || from.getElementType().isBF16()) &&
+         to == from.clone(Float32Type::get(from.getContext()));
+}
+
+ParseResult block::parseWidenedResult(OpAsmParser &parser, Type &result,
+                                      Type lhs, Type rhs) {
+  if (succeeded(parser.parseOptionalArrow()))
+    return parser.parseType(result);
+  // Not widened: the result the operands infer. Operands that infer none
+  // are reported at the op, as for the ops whose result is never spelled
+  // out.
+  SmallVector<Type, 1> inferred;
+  if (failed(inferFromOperands(
+          parser.getEncodedSourceLoc(parser.getNameLoc()), {lhs, rhs},
+          [](ArrayRef<ArrayRef<int64_t>> shapes) {
+            return matmulShape(shapes[0], shapes[1]);
+          },
+          inferred)))
+    return failure();
+  result = inferred.front();
+  return success();
+}
+
+void block::printWidenedResult(OpAsmPrinter &printer, Operation *, Type result,
+                               Type lhs, Type) {
+  if (cast<RankedTensorType>(result).getElementType() !=
+      cast<RankedTensorType>(lhs).getElementType())
+    printer << " -> " << result;
+}
+
+//===----------------------------------------------------------------------===//
 // Accumulator lists: `(sum, max, rescale by 1)`
 //===----------------------------------------------------------------------===//
 

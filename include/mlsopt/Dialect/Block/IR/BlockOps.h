@@ -15,6 +15,19 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+namespace mlsopt::block {
+/// Whether `actual` is the one `inferred` tensor type or, where that holds
+/// f16 or bf16, the same shape in f32: a widening block.matmul's result.
+bool isWidenedResult(mlir::TypeRange inferred, mlir::TypeRange actual);
+/// custom<WidenedResult>: `-> type` after a matmul's operand types when its
+/// result is widened, nothing (the inferred type) otherwise.
+mlir::ParseResult parseWidenedResult(mlir::OpAsmParser &parser,
+                                     mlir::Type &result, mlir::Type lhs,
+                                     mlir::Type rhs);
+void printWidenedResult(mlir::OpAsmPrinter &printer, mlir::Operation *op,
+                        mlir::Type result, mlir::Type lhs, mlir::Type rhs);
+} // namespace mlsopt::block
+
 #define GET_OP_CLASSES
 #include "mlsopt/Dialect/Block/IR/BlockOps.h.inc"
 

@@ -152,7 +152,8 @@ def Block_ReturnOp : Block_Op<"return", [Pure, Terminator, ReturnLike,
 // Compute ops on shared-memory tiles
 //===----------------------------------------------------------------------===//
 
-defm Block : MLSOpt_TensorOps<Block_Dialect, "tiles in shared memory">;
+defm Block : MLSOpt_TensorOps<Block_Dialect, "tiles in shared memory",
+                              /*widening=*/1>;
 
 def Block_TriangleFillOp : MLSOpt_TriangleFillOp<Block_Dialect,
     "a tile in shared memory",
