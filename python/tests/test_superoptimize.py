@@ -1,6 +1,7 @@
 """superoptimize(): the --superoptimize pass behind Mirage's entry point."""
 
 import os
+import pathlib
 import subprocess
 import sys
 import warnings
@@ -9,6 +10,8 @@ import numpy as np
 import pytest
 
 import mlsopt as mi
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
 def f16(a):
@@ -516,3 +519,28 @@ except KeyboardInterrupt:
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "interrupted"
+
+
+def test_mixed_precision_gated_mlp_is_one_kernel_and_keeps_its_numbers():
+    # torch-mlir's bf16 gated MLP with the SiLU and product computed in f32:
+    # the search sees through the casts, one kernel loads and stores bf16
+    # and multiplies the bf16 tiles into f32 sums.
+    text = (REPO / "test" / "Integration" /
+            "bf16-gated-mlp-f32-silu.mlir").read_text()
+    graph = mi.from_mlir(text)
+    assert "kernel.convert" in graph.mlir()
+    optimized = graph.superoptimize(target="sm_90", timeout=10)
+    text = optimized.mlir()
+    assert optimized.cost("sm_90").launches == 1
+    assert "kernel.convert" not in text
+    assert "-> tensor<" in text and "xf32>" in text
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((8, 512))
+    w1 = rng.standard_normal((512, 256)) * 0.05
+    w2 = rng.standard_normal((512, 256)) * 0.05
+    (out,) = optimized(inputs=[x, w1, w2])
+    xb, w1b, w2b = (a.astype(np.float32) for a in (x, w1, w2))
+    a, b = xb @ w1b, xb @ w2b
+    expected = silu(a) * b
+    np.testing.assert_allclose(out, expected, rtol=3e-2,
+                               atol=3e-2 * np.abs(expected).max())
