@@ -199,6 +199,32 @@ template <typename OpTy> struct ReduceOverOne : OpRewritePattern<OpTy> {
   }
 };
 
+/// convert(rms_norm(convert(x) to f32)) back to x's f16 or bf16 ->
+/// rms_norm(x), when nothing else reads the values between: Hugging Face's
+/// LLaMA norm, which widens its input, normalizes and rounds back. The
+/// narrow op is the same function with the same one rounding (kernel ops
+/// on f16 and bf16 compute in f32 and round once), and a subprogram of one
+/// element type keeps its matmul's operands narrow: computed in f32, the
+/// norm and the product after it took the search to its timeout, and the
+/// kernel it found was slower than this one.
+struct NarrowWidenedRmsNorm : OpRewritePattern<kernel::ConvertOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(kernel::ConvertOp op,
+                                PatternRewriter &rewriter) const override {
+    auto norm = op.getInput().getDefiningOp<kernel::RmsNormOp>();
+    auto widen =
+        norm ? norm.getInput().getDefiningOp<kernel::ConvertOp>() : nullptr;
+    if (!widen || widen.getInput().getType() != op.getType() ||
+        !norm->hasOneUse() || !widen->hasOneUse())
+      return rewriter.notifyMatchFailure(op, "not a widened rms_norm");
+    rewriter.replaceOpWithNewOp<kernel::RmsNormOp>(
+        op, widen.getInput(), norm.getEpsilon().convertToDouble(),
+        norm.getNormalizedDim());
+    return success();
+  }
+};
+
 /// The patterns alone, for testing them and for pipelines that want the
 /// raised form without a search.
 struct RaiseKernelIdiomsPass
@@ -223,7 +249,7 @@ void mlsopt::populateAlignOperandRankPatterns(RewritePatternSet &patterns) {
 void mlsopt::populateRaiseKernelIdiomPatterns(RewritePatternSet &patterns) {
   patterns.add<RaiseRmsNorm<kernel::MulOp, kernel::RsqrtOp>,
                RaiseRmsNorm<kernel::DivOp, kernel::SqrtOp>,
-               ScaleSmallerMatmulOperand, OuterProductMatmul,
-               ReduceOverOne<kernel::ReduceSumOp>,
+               NarrowWidenedRmsNorm, ScaleSmallerMatmulOperand,
+               OuterProductMatmul, ReduceOverOne<kernel::ReduceSumOp>,
                ReduceOverOne<kernel::ReduceMaxOp>>(patterns.getContext());
 }

@@ -1,13 +1,12 @@
 //===- WrapKernelsBesideCopies.cpp - Kept ops as kernels that copy --------===//
 //
 // The search leaves transposes out of its subprograms, and keeps a
-// subprogram (the rms_norm of an f16 LLaMA norm computed in f32, with its
-// conversions; a linear layer whose output is handed on transposed) as it
-// is when no block graph beats it. The conversion or transpose beside such
-// an op is then a launch of its own, and a round trip through device
-// memory. A custom kernel does them in its loads and stores
-// (the fusion patterns), so the op becomes the kernel of its default block
-// graph, which the GPU pipeline would make of it anyway.
+// subprogram (a linear layer whose output is handed on transposed, an op
+// between conversions) as it is when no block graph beats it. The conversion or
+// transpose beside such an op is then a launch of its own, and a round trip
+// through device memory. A custom kernel does them in its loads and stores (the
+// fusion patterns), so the op becomes the kernel of its default block graph,
+// which the GPU pipeline would make of it anyway.
 //
 //===----------------------------------------------------------------------===//
 

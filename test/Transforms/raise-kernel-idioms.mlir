@@ -161,3 +161,37 @@ func.func @reduce_over_one(%x: tensor<4x10x1xf16>) -> (tensor<4x10x1xf16>, tenso
   %m = kernel.reduce_max %x dim 2 : tensor<4x10x1xf16>
   return %s, %m : tensor<4x10x1xf16>, tensor<4x10x1xf16>
 }
+
+// Hugging Face's LLaMA norm in bf16: widened to f32, normalized, rounded
+// back, times the bf16 gain. The narrow rms_norm is the same function with
+// the same one rounding.
+// CHECK-LABEL: func.func @widened_norm
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<16x2048xbf16>, %[[G:[a-zA-Z0-9_]+]]: tensor<2048xbf16>)
+// CHECK-NEXT: %[[N:.*]] = kernel.rms_norm %[[X]] {epsilon = 9.9999999747524271E-7 : f64} : tensor<16x2048xbf16>
+// CHECK-NEXT: %[[Y:.*]] = kernel.mul %[[G]], %[[N]]
+// CHECK-NEXT: return %[[Y]]
+func.func @widened_norm(%x: tensor<16x2048xbf16>, %g: tensor<2048xbf16>) -> tensor<16x2048xbf16> {
+  %xf = kernel.convert %x : tensor<16x2048xbf16> to tensor<16x2048xf32>
+  %sq = kernel.square %xf : tensor<16x2048xf32>
+  %ss = kernel.reduce_sum %sq dim 1 : tensor<16x2048xf32>
+  %ms = kernel.mul_scalar %ss, 4.8828125E-4 : tensor<16x1xf32>
+  %me = kernel.add_scalar %ms, 9.9999999747524271E-7 : tensor<16x1xf32>
+  %r = kernel.rsqrt %me : tensor<16x1xf32>
+  %n = kernel.mul %xf, %r : tensor<16x2048xf32>, tensor<16x1xf32>
+  %nb = kernel.convert %n : tensor<16x2048xf32> to tensor<16x2048xbf16>
+  %y = kernel.mul %g, %nb : tensor<2048xbf16>, tensor<16x2048xbf16>
+  return %y : tensor<16x2048xbf16>
+}
+
+// The widened norm returned in f32 as well stays widened: its f32 values
+// are read.
+// CHECK-LABEL: func.func @widened_norm_read_in_f32
+// CHECK: kernel.convert %{{.*}} : tensor<16x2048xbf16> to tensor<16x2048xf32>
+// CHECK-NEXT: %[[N:.*]] = kernel.rms_norm %{{.*}} : tensor<16x2048xf32>
+// CHECK-NEXT: kernel.convert %[[N]] : tensor<16x2048xf32> to tensor<16x2048xbf16>
+func.func @widened_norm_read_in_f32(%x: tensor<16x2048xbf16>) -> (tensor<16x2048xbf16>, tensor<16x2048xf32>) {
+  %xf = kernel.convert %x : tensor<16x2048xbf16> to tensor<16x2048xf32>
+  %n = kernel.rms_norm %xf {epsilon = 1.0e-05 : f64} : tensor<16x2048xf32>
+  %nb = kernel.convert %n : tensor<16x2048xf32> to tensor<16x2048xbf16>
+  return %nb, %n : tensor<16x2048xbf16>, tensor<16x2048xf32>
+}

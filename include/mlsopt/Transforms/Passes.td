@@ -78,8 +78,10 @@ def RaiseKernelIdioms : Pass<"raise-kernel-idioms", "::mlir::func::FuncOp"> {
     element (`[..., m, 1] x [..., 1, n]`, a LoRA of rank 1) becomes the
     broadcast `kernel.mul` it equals, and a `reduce_sum` / `reduce_max` over
     a dim of size 1 its operand: the search treats size-1 dims as
-    broadcasts and cannot contract or reduce over one. Every rewrite is
-    exact, also over the verifier's field. `--superoptimize` applies the
+    broadcasts and cannot contract or reduce over one. An f16 or bf16 value
+    widened to f32, normalized and rounded back (Hugging Face's LLaMA norm)
+    becomes the rms_norm of the narrow value, which computes in f32 and
+    rounds once. Every rewrite is exact, also over the verifier's field. `--superoptimize` applies the
     same patterns before it cuts a function into subprograms, so that a
     normalization counts as one op against `max-kernel-ops`.
   }];
