@@ -494,6 +494,9 @@ TilePlacement getTilePlacement(const Dims &dims, const Layout &layout,
 
 /// Builds the ops of one graph; `layout` is set inside a block graph.
 struct Materializer {
+  Materializer(OpBuilder &b, Location loc, const ShapeContext &shapes)
+      : b(b), loc(loc), shapes(shapes) {}
+
   OpBuilder &b;
   Location loc;
   const ShapeContext &shapes;
