@@ -218,34 +218,21 @@ static double predictEvaluationSeconds(func::FuncOp func, int64_t elements,
          kSecondsPerFlop * flops;
 }
 
-/// The cost of `sub`'s ops as they are, cloned into a function in
-/// `scratch`; failure if the model cannot cost them.
+/// The cost of `sub`'s ops as they are (all kernel ops, each a launch);
+/// failure if the model cannot cost one.
 static FailureOr<KernelCost> estimateAsGiven(const Subprogram &sub,
-                                             ModuleOp scratch,
                                              const SearchOptions &options) {
-  OpBuilder builder(scratch.getContext());
-  builder.setInsertionPointToEnd(scratch.getBody());
-  Location loc = sub.ops.back()->getLoc();
-  auto func = func::FuncOp::create(
-      builder, loc, "given",
-      builder.getFunctionType(ValueRange(sub.inputs).getTypes(),
-                              ValueRange(sub.outputs).getTypes()));
-  Block *entry = func.addEntryBlock();
-  builder.setInsertionPointToStart(entry);
-  IRMapping mapping;
-  mapping.map(sub.inputs, entry->getArguments());
-  for (Operation *op : sub.ops)
-    builder.clone(*op, mapping);
-  SmallVector<Value> results;
-  for (Value out : sub.outputs)
-    results.push_back(mapping.lookup(out));
-  func::ReturnOp::create(builder, loc, results);
-  ScopedDiagnosticHandler quiet(scratch.getContext(),
+  ScopedDiagnosticHandler quiet(sub.ops.front()->getContext(),
                                 [](Diagnostic &) { return success(); });
-  FailureOr<KernelCost> cost =
-      estimateFunctionCost(func, options.target, options.cost);
-  func.erase();
-  return cost;
+  KernelCost total;
+  for (Operation *op : sub.ops) {
+    FailureOr<KernelCost> cost =
+        estimateKernelOpCost(op, options.target, options.cost);
+    if (failed(cost))
+      return failure();
+    total += *cost;
+  }
+  return total;
 }
 
 bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
@@ -264,7 +251,7 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
   // The reference computes a subprogram that mixes element types in one;
   // what the μGraphs must beat is the subprogram as it is.
   if (llvm::any_of(sub.ops, llvm::IsaPred<kernel::ConvertOp>)) {
-    FailureOr<KernelCost> given = estimateAsGiven(sub, *scratch, options);
+    FailureOr<KernelCost> given = estimateAsGiven(sub, options);
     if (succeeded(given))
       problem->inputCost = *given;
   }
