@@ -417,8 +417,17 @@ bool SubexprOracle::isEquivalent(ExprRef a, ExprRef b) {
     const NormPoly *pb = impl->norm.normalize(b);
     if (pa && pb) {
       llvm::SetVector<const NormPoly *> stabilized;
-      result = impl->norm.eraseStabilizers(pa, stabilized) ==
-               impl->norm.eraseStabilizers(pb, stabilized);
+      // Erasing stabilizers equates x - max(x) with x. That is right where
+      // the shift cancels (inside a softmax, between exp's numerator and
+      // its sum) and wrong for a value that is itself shifted by a term of
+      // its own, which only a value shifted too may match.
+      auto isShifted = [](const NormPoly *p) {
+        return llvm::any_of(p->monos,
+                            [](const NormMono *m) { return isStabilizer(m); });
+      };
+      result = isShifted(pa) == isShifted(pb) &&
+               impl->norm.eraseStabilizers(pa, stabilized) ==
+                   impl->norm.eraseStabilizers(pb, stabilized);
     }
   }
   std::lock_guard<std::mutex> lock(impl->mutex);

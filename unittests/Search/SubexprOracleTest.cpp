@@ -349,6 +349,28 @@ TEST_F(SubexprOracleTest, AttentionWrongReductions) {
       ctx.getExp(ctx.getSub(s, ctx.getMax(64, ctx.getMul(v, v))))));
 }
 
+TEST_F(SubexprOracleTest, ShiftedScoresAreNotTheScores) {
+  // A program that returns x - max(x) (a log-softmax's first step, or a
+  // subprogram cut there) is not matched by x: the shift cancels only
+  // inside a softmax, between exp's numerator and its sum.
+  ExprContext ctx;
+  ExprRef x = ctx.getMatmul(ctx.getInput(0), ctx.getInput(1), 64);
+  ExprRef shifted = ctx.getSub(x, ctx.getMax(64, x));
+  SubexprOracle oracle(ctx, {shifted});
+  EXPECT_TRUE(oracle.isSubexpression(x));
+  EXPECT_FALSE(oracle.isEquivalent(x, shifted));
+  // The same shift by a maximum taken in two steps (over tiles, then over
+  // their maxima) and written as a negated difference still matches.
+  ExprRef twoStep = ctx.getMax(8, ctx.getMax(8, x));
+  EXPECT_TRUE(oracle.isEquivalent(ctx.getSub(x, twoStep), shifted));
+  EXPECT_TRUE(oracle.isEquivalent(ctx.getNeg(ctx.getSub(twoStep, x)), shifted));
+  // Inside a softmax the shift still cancels.
+  ExprRef e = ctx.getExp(shifted);
+  ExprRef softmax = ctx.getDiv(e, ctx.getSum(64, e));
+  ExprRef unshifted = ctx.getDiv(ctx.getExp(x), ctx.getSum(64, ctx.getExp(x)));
+  EXPECT_TRUE(oracle.isEquivalent(softmax, unshifted));
+}
+
 /// The axioms, each used in the direction the normal form does not take.
 TEST_F(SubexprOracleTest, AxiomsAreHonoured) {
   ExprContext ctx;
