@@ -123,6 +123,28 @@ def _check_target(target):
 _MAX_DIM = 2**63 - 1
 
 
+def _as_int(value, what):
+    """`value` as a Python int, for the argument `what` names ("reduction's
+    dim"): TypeError for anything but an integer (1.7 is not truncated)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{what} must be an integer, got {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an integer, got {value!r} "
+                        f"({type(value).__name__})") from None
+
+
+def _as_float(value, what):
+    """`value` as a Python float, for the argument `what` names: TypeError
+    for anything but a real number (a string, a complex, an array)."""
+    if isinstance(value, (str, bytes, bool, np.bool_)) or \
+            not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(f"{what} must be a real number, got {value!r} "
+                        f"({type(value).__name__})")
+    return float(value)
+
+
 def _input_dims(dims):
     """`dims` as a tuple of Python ints: TypeError for a dim that is not an
     integer (8.5 is not truncated), ValueError for rank 0 or a dim past
@@ -265,7 +287,8 @@ class KernelGraph:
     def mul_scalar(self, A, scalar):
         self._check(A)
         return self._added(
-            self._core.add_scalar_op("mul_scalar", A._id, float(scalar),
+            self._core.add_scalar_op("mul_scalar", A._id,
+                                     _as_float(scalar, "mul_scalar's scalar"),
                                      *_caller()))
 
     def clamp(self, A, min_val, max_val):
@@ -273,15 +296,17 @@ class KernelGraph:
         torch's clamp (NaN stays NaN): kernel.max_scalar, then
         kernel.min_scalar."""
         self._check(A)
-        low = self._core.add_scalar_op("max_scalar", A._id, float(min_val),
-                                       *_caller())
+        low = self._core.add_scalar_op(
+            "max_scalar", A._id, _as_float(min_val, "clamp's min_val"),
+            *_caller())
         return self._added(self._core.add_scalar_op(
-            "min_scalar", low, float(max_val), *_caller()))
+            "min_scalar", low, _as_float(max_val, "clamp's max_val"),
+            *_caller()))
 
     def reduction(self, A, dim):
         """Sum over `dim`, which stays with size 1 (as in Mirage)."""
         self._check(A)
-        dim = int(dim)
+        dim = _as_int(dim, "reduction's dim")
         # A negative dim counts from the end; one out of range goes to the
         # dialect as given, so that its error names the dim the caller gave.
         if -A.num_dims <= dim < 0:
@@ -295,14 +320,16 @@ class KernelGraph:
         # An int is one trailing dim, as torch.nn.functional.rms_norm takes.
         if isinstance(normalized_shape, (int, np.integer)):
             normalized_shape = (normalized_shape,)
-        normalized_shape = tuple(int(d) for d in normalized_shape)
+        normalized_shape = tuple(
+            _as_int(d, "rms_norm's normalized_shape") for d in normalized_shape)
         if normalized_shape != A.dims[-1:]:
             raise ValueError(
                 f"rms_norm over {normalized_shape} of a tensor of dims "
                 f"{A.dims}: mlsopt normalizes over the last dim only, so "
                 f"normalized_shape must be {A.dims[-1:]}")
         return self._added(
-            self._core.add_rms_norm(A._id, float(eps), *_caller()))
+            self._core.add_rms_norm(A._id, _as_float(eps, "rms_norm's eps"),
+                                    *_caller()))
 
     def customized(self, inputs, bgraph):
         """A custom kernel written by hand as a threadblock graph (Mirage's
@@ -561,7 +588,11 @@ class KernelGraph:
             raise TypeError("a graph call got unexpected keyword arguments "
                             f"{sorted(unknown)}")
         if target is None and target_cc is not None:
-            target = f"sm_{int(target_cc)}"
+            target = f"sm_{_as_int(target_cc, 'target_cc')}"
+        # Checked on the CPU too, where the chip has no say: a typo fails
+        # the same way wherever the inputs live.
+        if target is not None:
+            _check_target(target)
         if outputs is not None:
             return self._with_outputs(outputs)(inputs=inputs, target=target)
         inputs = list(inputs if inputs is not None else [])

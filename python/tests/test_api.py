@@ -5,6 +5,7 @@ import inspect
 import pathlib
 import re
 
+import numpy as np
 import pytest
 
 import mlsopt as mi
@@ -494,3 +495,52 @@ def test_owner_independent_hash_and_int_normalized_shape():
             != a.get_owner_independent_hash())
     with pytest.raises(ValueError, match="normalizes over the last dim"):
         build(64, 8)
+
+
+def test_graphs_without_a_kernel_still_lower_and_run():
+    # An output that is an input, and a sum over a dim of size 1, which the
+    # search finds is a reshape: no kernel op is left, and each result buffer
+    # is filled by a copy kernel, so ptx(), launch_plan() and a GPU call
+    # work on the optimized graph as on the original.
+    g = mi.new_kernel_graph()
+    X = g.new_input(dims=(6, 10), dtype=mi.float32)
+    g.mark_output(X)
+    h = mi.new_kernel_graph()
+    Y = h.new_input(dims=(7, 1, 5), dtype=mi.float32)
+    h.mark_output(h.reduction(Y, 1))
+    x = np.arange(60, dtype=np.float32).reshape(6, 10)
+    y = np.arange(35, dtype=np.float32).reshape(7, 1, 5)
+    for graph, value in ((g, x), (h, y)):
+        opt = graph.superoptimize(timeout=5, threads=1)
+        assert "kernel." not in opt.mlir()
+        np.testing.assert_array_equal(opt(inputs=[value])[0],
+                                      value.reshape(opt.outputs[0].dims))
+        assert ".entry" in opt.ptx("sm_90")
+        (function,) = opt.launch_plan("sm_90")["functions"]
+        assert len(function["launches"]) == 1
+
+
+def test_scalar_and_dim_arguments_are_checked():
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(4, 8), dtype=mi.float32)
+    # 1.7 is not truncated to dim 1, as 8.5 is not a dim of new_input.
+    with pytest.raises(TypeError, match="reduction's dim must be an integer"):
+        graph.reduction(X, 1.7)
+    with pytest.raises(TypeError, match="reduction's dim must be an integer"):
+        graph.reduction(X, "x")
+    with pytest.raises(TypeError,
+                       match="mul_scalar's scalar must be a real number"):
+        graph.mul_scalar(X, "x")
+    with pytest.raises(TypeError, match="clamp's max_val must be a real"):
+        graph.clamp(X, 0.0, None)
+    with pytest.raises(TypeError, match="rms_norm's eps must be a real"):
+        graph.rms_norm(X, 8, eps="1e-6")
+    # numpy scalars are numbers.
+    assert graph.reduction(X, np.int64(1)).dims == (4, 1)
+    graph.mul_scalar(X, np.float32(0.5))
+    # A target is checked wherever the graph runs, the CPU included.
+    graph.mark_output(graph.exp(X))
+    with pytest.raises(ValueError, match="unknown target 'bogus'"):
+        graph(inputs=[np.ones((4, 8), np.float32)], target="bogus")
+    with pytest.raises(ValueError, match="unknown target 'sm_75'"):
+        graph(inputs=[np.ones((4, 8), np.float32)], target_cc=75)

@@ -305,8 +305,11 @@ def ConvertCustomKernelToGPU : Pass<"convert-custom-kernel-to-gpu",
     broadcasts (and the `tensor.empty` a broadcast writes), reshapes, dense
     tensor constants and its return; any other linalg op the import left is
     reported at that op, as is one in a module
-    with no kernel op at all (it would get no GPU binary). Functions without
-    kernel ops otherwise stay host code.
+    with no kernel op at all (it would get no GPU binary). A function of
+    data movement alone runs on the GPU as copy kernels too, and so does one
+    that returns its tensor arguments or reshapes of them (what the search
+    leaves of a sum over a dim of size 1): a copy fills each result buffer.
+    Functions without kernel ops otherwise stay host code.
 
     Each `gpu.func` follows its block graph: the grid and thread block of the
     custom kernel, every tile in dynamic shared memory, block ops computed

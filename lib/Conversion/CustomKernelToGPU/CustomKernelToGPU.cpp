@@ -80,7 +80,9 @@ SmallVector<tensor::ExtractSliceOp> getSlicesReadThrough(Operation *copy) {
 
 /// A function of data movement alone (a slice or a broadcast of its
 /// arguments, returned): copy kernels, so the GPU runs it like any other,
-/// where a function of other non-kernel ops stays host code.
+/// where a function of other non-kernel ops stays host code. So is one
+/// that returns its arguments or reshapes of them (the search may find a
+/// sum over a dim of size 1 is a reshape): each result buffer gets a copy.
 bool isDataMovementOnly(func::FuncOp func) {
   bool copies = false;
   for (Operation &op : func.getBody().getOps()) {
@@ -92,7 +94,11 @@ bool isDataMovementOnly(func::FuncOp func) {
              func::ReturnOp>(op))
       return false;
   }
-  return copies;
+  return copies || (func.getNumResults() > 0 &&
+                    llvm::all_of(func.getResultTypes(), [](Type type) {
+                      auto tensor = dyn_cast<RankedTensorType>(type);
+                      return tensor && tensor.hasStaticShape();
+                    }));
 }
 
 /// A static slice that only copy ops read, through it: no launch.

@@ -38,6 +38,20 @@
 // CHECK: gpu.launch_func @mlsopt_kernels::@broadcast_only_kernel0
 // CHECK-NOT: gpu.launch_func
 // CHECK: return
+// So does one that returns an argument, or a reshape of one: the search
+// leaves such a function of a sum over a dim of size 1, and each result
+// buffer gets a copy of what it returns.
+// CHECK-LABEL: func.func @returns_argument
+// CHECK-SAME: (%[[X:.*]]: memref<6x10xf32>, %[[R:.*]]: memref<6x10xf32> {mlsopt.result_index = 0 : i64})
+// CHECK: gpu.launch_func @mlsopt_kernels::@returns_argument_kernel0 {{.*}} args(%[[X]] : memref<6x10xf32>, %[[R]] : memref<6x10xf32>)
+// CHECK-NOT: gpu.launch_func
+// CHECK: return
+// CHECK-LABEL: func.func @reshape_only
+// CHECK-SAME: (%[[X:.*]]: memref<7x1x5xf32>, %[[R:.*]]: memref<7x5xf32> {mlsopt.result_index = 0 : i64})
+// CHECK: %[[V:.*]] = memref.collapse_shape %[[X]]
+// CHECK: gpu.launch_func @mlsopt_kernels::@reshape_only_kernel0 {{.*}} args(%[[V]] : memref<7x5xf32>, %[[R]] : memref<7x5xf32>)
+// CHECK-NOT: gpu.launch_func
+// CHECK: return
 
 // The kernels read the source at offset + index * stride, a dropped dim at
 // its offset, and the broadcast's input without its added dim.
@@ -94,4 +108,13 @@ func.func @broadcast_only(%k: tensor<2x16x8xf32>) -> tensor<2x3x16x8xf32> {
   %e = tensor.empty() : tensor<2x3x16x8xf32>
   %b = linalg.broadcast ins(%k : tensor<2x16x8xf32>) outs(%e : tensor<2x3x16x8xf32>) dimensions = [1]
   return %b : tensor<2x3x16x8xf32>
+}
+
+func.func @returns_argument(%x: tensor<6x10xf32>) -> tensor<6x10xf32> {
+  return %x : tensor<6x10xf32>
+}
+
+func.func @reshape_only(%x: tensor<7x1x5xf32>) -> tensor<7x5xf32> {
+  %c = tensor.collapse_shape %x [[0], [1, 2]] : tensor<7x1x5xf32> into tensor<7x5xf32>
+  return %c : tensor<7x5xf32>
 }
