@@ -83,12 +83,25 @@ static double toDouble(APFloat value) {
   return value.convertToDouble();
 }
 
-/// The float constant `value` is, when it is one of type `type`.
+/// The float constant `value` is, when it is one of type `type`: also an
+/// arith.truncf or arith.extf of one (a bf16 -inf written as the f32 one
+/// truncated), converted as those ops round, to nearest even.
 static std::optional<APFloat> getConstantOfType(Value value, Type type) {
-  FloatAttr attr;
-  if (!matchPattern(value, m_Constant(&attr)) || attr.getType() != type)
+  auto floatType = dyn_cast<FloatType>(type);
+  if (!floatType || value.getType() != type)
     return std::nullopt;
-  return attr.getValue();
+  Operation *def = value.getDefiningOp();
+  bool converted = isa_and_nonnull<arith::TruncFOp, arith::ExtFOp>(def) &&
+                   !def->getAttr("roundingmode");
+  FloatAttr attr;
+  if (!matchPattern(converted ? def->getOperand(0) : value, m_Constant(&attr)))
+    return std::nullopt;
+  APFloat result = attr.getValue();
+  bool losesInfo = false;
+  if (converted)
+    result.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                   &losesInfo);
+  return result;
 }
 
 /// The value of every element of the tensor `tensor`, when it is a

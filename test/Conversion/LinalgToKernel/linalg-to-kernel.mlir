@@ -3164,3 +3164,24 @@ func.func @row_gate_broadcast(%x: tensor<2x8x16xf32>, %w: tensor<16x1xf32>) -> t
   %p = kernel.mul %x, %g3 : tensor<2x8x16xf32>, tensor<2x8x1xf32>
   return %p : tensor<2x8x16xf32>
 }
+
+// -----
+
+// A bf16 init written as the f32 constant truncated (arith.truncf folds
+// only later) is the identity of the max as much as a bf16 constant is.
+// CHECK-LABEL: func.func @max_init_truncated
+// CHECK-NEXT: %[[M:.*]] = kernel.reduce_max %arg0 dim 1 : tensor<4x64xbf16>
+// CHECK-NEXT: %[[C:.*]] = tensor.collapse_shape %[[M]]
+// CHECK-NEXT: return %[[C]]
+func.func @max_init_truncated(%x: tensor<4x64xbf16>) -> tensor<4xbf16> {
+  %ninf32 = arith.constant 0xFF800000 : f32
+  %ninf = arith.truncf %ninf32 : f32 to bf16
+  %e = tensor.empty() : tensor<4xbf16>
+  %f = linalg.fill ins(%ninf : bf16) outs(%e : tensor<4xbf16>) -> tensor<4xbf16>
+  %m = linalg.reduce ins(%x : tensor<4x64xbf16>) outs(%f : tensor<4xbf16>) dimensions = [1]
+    (%a: bf16, %o: bf16) {
+      %y = arith.maximumf %a, %o : bf16
+      linalg.yield %y : bf16
+    }
+  return %m : tensor<4xbf16>
+}
