@@ -64,9 +64,18 @@ private:
   /// Compares `candidate` with `reference` over the field at full shapes;
   /// emits a diagnostic on `loc` unless they are equal.
 
+  /// Whether `answer` in `sub`'s place leaves the function dearer, once
+  /// fused, than `sub` as it is, fused; the remark says so if it does.
+  bool fusionBeatsAnswer(const Subprogram &sub, func::FuncOp answer,
+                         ArrayRef<Value> inputs, const SearchOptions &options,
+                         Location loc, StringRef figures);
+
   /// Outputs of subprograms already replaced, and what replaced them: the
   /// later subprograms of a function were cut before and may read them.
   DenseMap<Value, Value> replaced;
+  /// The patterns that compute elementwise ops, transposes and conversions
+  /// inside the custom kernels beside them (--fuse-kernel-elementwise).
+  std::optional<FrozenRewritePatternSet> elementwiseFusion;
 };
 } // namespace
 
@@ -235,6 +244,87 @@ static FailureOr<KernelCost> estimateAsGiven(const Subprogram &sub,
   return total;
 }
 
+/// How much cheaper the function must be with a searched subprogram kept
+/// as it is, its ops fused into the kernels beside it, than with the
+/// μGraph in its place, for the subprogram to stay.
+constexpr double kMinGainOfFusion = 0.01;
+
+/// Clones `answer`'s body after the last of `ops`, its arguments read as
+/// `inputs`, and replaces each of `outputs` by what the answer returns in
+/// its place (recorded in `replaced` when given); erases `ops`.
+static void spliceAnswer(func::FuncOp answer, ArrayRef<Operation *> ops,
+                         ArrayRef<Value> inputs, ArrayRef<Value> outputs,
+                         DenseMap<Value, Value> *replaced) {
+  OpBuilder builder(ops.back()->getContext());
+  builder.setInsertionPointAfter(ops.back());
+  IRMapping mapping;
+  for (auto [arg, input] : llvm::zip_equal(answer.getArguments(), inputs))
+    mapping.map(arg, input);
+  for (Operation &op : answer.getBody().front().without_terminator())
+    builder.clone(op, mapping);
+  Operation *ret = answer.getBody().front().getTerminator();
+  for (auto [output, result] : llvm::zip_equal(outputs, ret->getOperands())) {
+    Value replacement = mapping.lookup(result);
+    Value(output).replaceAllUsesWith(replacement);
+    if (replaced)
+      (*replaced)[output] = replacement;
+  }
+  for (Operation *op : llvm::reverse(ops))
+    op->erase();
+}
+
+bool SuperoptimizePass::fusionBeatsAnswer(const Subprogram &sub,
+                                          func::FuncOp answer,
+                                          ArrayRef<Value> inputs,
+                                          const SearchOptions &options,
+                                          Location loc, StringRef figures) {
+  // The search weighs a subprogram alone, each op a launch. Kept, its ops
+  // may still join the kernels beside them, and the data movement in
+  // front of them with them (a rotary embedding's transposes and
+  // rotate_half, loaded as the scores' matmul reads q); a μGraph's
+  // kernels, tiled for the subprogram alone, may leave those a launch
+  // each. Both functions, fused, are costed whole: the later subprograms
+  // are as the program wrote them in both.
+  auto func = sub.ops.front()->getParentOfType<func::FuncOp>();
+  OwningOpRef<ModuleOp> trials = ModuleOp::create(loc);
+  auto fusedCost = [&](bool withAnswer) -> FailureOr<KernelCost> {
+    IRMapping mapping;
+    auto trial = cast<func::FuncOp>(func->clone(mapping));
+    trials->push_back(trial);
+    if (withAnswer) {
+      SmallVector<Operation *> ops;
+      for (Operation *op : sub.ops)
+        ops.push_back(mapping.lookup(op));
+      SmallVector<Value> trialInputs, trialOutputs;
+      for (Value v : inputs)
+        trialInputs.push_back(mapping.lookupOrDefault(v));
+      for (Value v : sub.outputs)
+        trialOutputs.push_back(mapping.lookup(v));
+      spliceAnswer(answer, ops, trialInputs, trialOutputs, nullptr);
+    }
+    (void)applyPatternsGreedily(trial, *elementwiseFusion);
+    ScopedDiagnosticHandler quiet(trial.getContext(),
+                                  [](Diagnostic &) { return success(); });
+    return estimateFunctionCost(trial, options.target, options.cost);
+  };
+  FailureOr<KernelCost> kept = fusedCost(false);
+  FailureOr<KernelCost> answered = fusedCost(true);
+  // Near-ties go to the μGraph, which the search found to beat the
+  // subprogram by its own measure.
+  if (failed(kept) || failed(answered) ||
+      kept->totalUs >= answered->totalUs * (1 - kMinGainOfFusion))
+    return false;
+  emitRemark(loc) << "superoptimize: kept the subprogram of " << sub.ops.size()
+                  << " kernel ops: with the kernels beside it computing its "
+                     "ops, @"
+                  << func.getName() << " costs "
+                  << formatFixed(kept->totalUs, 2) << " us (" << kept->launches
+                  << " launches), with the best μGraph "
+                  << formatFixed(answered->totalUs, 2) << " us ("
+                  << answered->launches << " launches); " << figures;
+  return true;
+}
+
 bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
                                  double secondsLeft) {
   MLIRContext *ctx = &getContext();
@@ -281,9 +371,11 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
       referenceRun = ReferenceRun::create(*reference, seed);
   }
 
-  // The answer: a function over the subprogram's inputs.
+  // The answer: a function over the subprogram's inputs. What the remark
+  // says of it waits for the comparison with fusion (fusionBeatsAnswer).
   func::FuncOp answer;
   std::string key;
+  std::string replacedText, figures;
   if (!cacheDir.empty()) {
     key = getResultCacheKey(*problem, options);
     CacheEntry entry;
@@ -306,7 +398,7 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
             estimateFunctionCost(*reference, options.target, options.cost);
         FailureOr<KernelCost> after =
             estimateFunctionCost(entry.function, options.target, options.cost);
-        InFlightDiagnostic remark = emitRemark(loc);
+        llvm::raw_string_ostream remark(replacedText);
         remark << "superoptimize: replaced " << sub.ops.size()
                << " kernel ops";
         if (succeeded(before) && succeeded(after))
@@ -365,7 +457,6 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
                << toString(result.best));
     // Debian's LLVM compiles pass statistics out, so the remarks carry
     // the search's figures too.
-    std::string figures;
     {
       llvm::raw_string_ostream os(figures);
       os << "searched for " << formatFixed(s.seconds, 1) << " s"
@@ -465,13 +556,11 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
       }
       ++numVerified;
     }
-    emitRemark(loc) << "superoptimize: replaced " << sub.ops.size()
-                    << " kernel ops ("
-                    << formatFixed(result.referenceCost.totalUs, 2)
-                    << " us) by " << result.bestCost.launches
-                    << " kernels ("
-                    << formatFixed(result.bestCost.totalUs, 2)
-                    << " us); " << figures;
+    llvm::raw_string_ostream(replacedText)
+        << "superoptimize: replaced " << sub.ops.size() << " kernel ops ("
+        << formatFixed(result.referenceCost.totalUs, 2) << " us) by "
+        << result.bestCost.launches << " kernels ("
+        << formatFixed(result.bestCost.totalUs, 2) << " us); " << figures;
     if (!key.empty()) {
       std::string error;
       if (failed(storeResult(cacheDir, key, answer, error)))
@@ -479,23 +568,11 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
     }
   }
 
-  // Splice the answer in after the subprogram's last op.
-  builder.setInsertionPointAfter(sub.ops.back());
-  IRMapping mapping;
-  for (auto [arg, input] :
-       llvm::zip_equal(answer.getArguments(), problem->inputValues))
-    mapping.map(arg, input);
-  for (Operation &op : answer.getBody().front().without_terminator())
-    builder.clone(op, mapping);
-  Operation *ret = answer.getBody().front().getTerminator();
-  for (auto [output, result] :
-       llvm::zip_equal(sub.outputs, ret->getOperands())) {
-    Value replacement = mapping.lookup(result);
-    output.replaceAllUsesWith(replacement);
-    replaced[output] = replacement;
-  }
-  for (Operation *op : llvm::reverse(sub.ops))
-    op->erase();
+  if (fusionBeatsAnswer(sub, answer, problem->inputValues, options, loc,
+                        figures))
+    return true;
+  emitRemark(loc) << replacedText;
+  spliceAnswer(answer, sub.ops, problem->inputValues, sub.outputs, &replaced);
   ++numRewritten;
   return true;
 }
@@ -563,12 +640,12 @@ void SuperoptimizePass::runOnOperation() {
     for (func::FuncOp func : functions)
       (void)applyPatternsGreedily(func, frozen);
   }
-  FrozenRewritePatternSet elementwise = [&] {
+  {
     RewritePatternSet patterns(&getContext());
     populateFuseKernelElementwisePatterns(patterns, options.target,
                                           options.cost);
-    return FrozenRewritePatternSet(std::move(patterns));
-  }();
+    elementwiseFusion.emplace(std::move(patterns));
+  }
   // The function's cost under the model, or failure for ops it cannot
   // cost (no figure then).
   auto estimate = [&](func::FuncOp func) {
@@ -623,7 +700,7 @@ void SuperoptimizePass::runOnOperation() {
     // Elementwise ops and transposes the partition left alone join the
     // custom kernels beside them.
     int64_t before = countLaunches(func);
-    (void)applyPatternsGreedily(func, elementwise);
+    (void)applyPatternsGreedily(func, *elementwiseFusion);
     if (int64_t after = countLaunches(func); after < before) {
       FailureOr<KernelCost> cost = estimate(func);
       InFlightDiagnostic remark = emitRemark(func.getLoc());
