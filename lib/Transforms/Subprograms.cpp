@@ -113,6 +113,18 @@ unsigned getWeight(Operation *op) {
        completesPair<kernel::MaxScalarOp>(op)) ||
       (isa<kernel::MulScalarOp>(op) && completesPair<kernel::ReduceSumOp>(op)))
     return 0;
+  // So does the scale of attention scores (1/sqrt(d) on Q K^T where the
+  // scores are smaller than Q): the search computes it on the product's
+  // tiles, in the thread graph after the matmul, and counted it cut the
+  // attention of 24 queries by 40 keys of dim 64 (six ops) in two, the
+  // scores through device memory (2 launches, 1 with the scale counted
+  // nothing).
+  if (isa<kernel::MulScalarOp>(op) && completesPair<kernel::MatmulOp>(op) &&
+      !op->use_empty() && llvm::all_of(op->getUsers(), [](Operation *user) {
+        return isa<kernel::ReduceMaxOp, kernel::ExpOp>(user) ||
+               subtractsOwnMax(user) || readsInputWithMatmulResult(user);
+      }))
+    return 0;
   // An attention mask that only its add to the scores reads counts nothing
   // as well: the search counts it with that add (BlockGraph::
   // getNumBlockOps), and a masked attention stays as whole as the plain
