@@ -290,6 +290,7 @@ bool SuperoptimizePass::fusionBeatsAnswer(const Subprogram &sub,
   auto fusedCost = [&](bool withAnswer) -> FailureOr<KernelCost> {
     IRMapping mapping;
     auto trial = cast<func::FuncOp>(func->clone(mapping));
+    trial.setName(withAnswer ? "with_answer" : "kept");
     trials->push_back(trial);
     if (withAnswer) {
       SmallVector<Operation *> ops;
@@ -309,6 +310,11 @@ bool SuperoptimizePass::fusionBeatsAnswer(const Subprogram &sub,
   };
   FailureOr<KernelCost> kept = fusedCost(false);
   FailureOr<KernelCost> answered = fusedCost(true);
+  LLVM_DEBUG({
+    if (succeeded(kept) && succeeded(answered))
+      llvm::dbgs() << "[superoptimize] fused, kept " << kept->totalUs
+                   << " us, with the answer " << answered->totalUs << " us\n";
+  });
   // Near-ties go to the μGraph, which the search found to beat the
   // subprogram by its own measure.
   if (failed(kept) || failed(answered) ||
