@@ -105,7 +105,10 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       block on `[batch, seq, hidden]` is one kernel program the search can
       fuse; equal reshapes of one value become one. The same holds for a
       decode step's `[b, 1, hidden]` (one token per sequence) where no
-      reduction kept that size-1 dim, for conversions where the value they
+      reduction kept that size-1 dim, and for the single row of
+      `[1, 1, hidden]`, whose row sums `[1, 1, 1]` collapsing to `[1, 1]`
+      are taken as that row (the size-1 dims merged before the innermost,
+      the same view), for conversions where the value they
       convert is computed by such an op (an f16 norm computed in f32), and
       for an operand the expand broadcasts along a dim it keeps whole (the
       `[b, s, 1]` gate of `x * sigmoid(x w)`). A binary op whose operands

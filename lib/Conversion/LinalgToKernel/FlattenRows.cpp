@@ -303,6 +303,35 @@ struct FlattenOpUnderCollapse
   }
 };
 
+/// A collapse whose last group holds nothing but size-1 dims, the innermost
+/// among them, merges them into the group before it instead: the same view
+/// of the same elements. Linalg drops a reduced dim that a kernel reduction
+/// keeps, and on a decode step ([1, 1, hidden]) the row sums [1, 1, 1] come
+/// back to [1, 1] as [[0], [1, 2]], which reads as dropping the reduced dim
+/// and fences the reduction off the rows. [[0, 1], [2]] reads as the one
+/// row, so the reduction flattens with the ops around it (and an RMSNorm is
+/// raised whole, as on [2, 1, hidden]).
+struct UnitDimsIntoRows : public OpRewritePattern<tensor::CollapseShapeOp> {
+  using OpRewritePattern<tensor::CollapseShapeOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::CollapseShapeOp collapse,
+                                PatternRewriter &rewriter) const override {
+    ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
+    Groups groups = collapse.getReassociationIndices();
+    if (groups.size() < 2 || groups.back().size() < 2 ||
+        !isComputedByFlattenable(collapse.getSrc()) ||
+        llvm::any_of(groups.back(), [&](int64_t d) { return shape[d] != 1; }))
+      return rewriter.notifyMatchFailure(collapse, "not unit dims last");
+    ReassociationIndices &last = groups.back();
+    ReassociationIndices &before = groups[groups.size() - 2];
+    before.append(last.begin(), last.end() - 1);
+    last.erase(last.begin(), last.end() - 1);
+    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+        collapse, collapse.getResultType(), collapse.getSrc(), groups);
+    return success();
+  }
+};
+
 /// Two equal reshapes of one value are one: a front end collapses an
 /// activation once per linear layer that reads it, and the search would see
 /// the copies as different inputs and load them twice.
@@ -412,7 +441,7 @@ bool mlsopt::flattensOnRows(Operation *op) {
 }
 
 void mlsopt::populateFlattenRowsPatterns(RewritePatternSet &patterns) {
-  patterns.add<FlattenOpOfExpand, FlattenOpUnderCollapse,
+  patterns.add<FlattenOpOfExpand, FlattenOpUnderCollapse, UnitDimsIntoRows,
                MergeEqualReshapes<tensor::CollapseShapeOp>,
                MergeEqualReshapes<tensor::ExpandShapeOp>>(
       patterns.getContext());

@@ -3185,3 +3185,53 @@ func.func @max_init_truncated(%x: tensor<4x64xbf16>) -> tensor<4xbf16> {
     }
   return %m : tensor<4xbf16>
 }
+
+// -----
+
+// A decode step: one token of a batch of one, [1, 1, 64]. Its row sums come
+// back from [1, 1, 1] to [1, 1] as [[0], [1, 2]], which read as dropping a
+// reduced dim and kept the norm on the 3-D shape, fenced off the linear
+// layer's rows by reshapes (2 kernels); as one row, the whole RMSNorm
+// moves onto the rows the matmul reads.
+// CHECK-LABEL: func.func @decode_step_rmsnorm_linear
+// CHECK-NEXT: %[[ROW:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : tensor<1x1x64xf32> into tensor<1x64xf32>
+// CHECK-NEXT: %[[SQ:.*]] = kernel.square %[[ROW]] : tensor<1x64xf32>
+// CHECK-NEXT: kernel.reduce_sum %[[SQ]] dim 1 : tensor<1x64xf32>
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: kernel.matmul {{.*}} : tensor<1x64xf32>, tensor<64x96xf32>
+// CHECK-NEXT: tensor.expand_shape
+// CHECK-NEXT: return
+#dsid = affine_map<(b, i, j) -> (b, i, j)>
+#dsred = affine_map<(b, i, j) -> (b, i)>
+#dsg = affine_map<(b, i, j) -> (j)>
+func.func @decode_step_rmsnorm_linear(%x: tensor<1x1x64xf32>, %gain: tensor<64xf32>, %w: tensor<64x96xf32>) -> tensor<1x1x96xf32> {
+  %zero = arith.constant 0.0 : f32
+  %es = tensor.empty() : tensor<1x1xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ss = linalg.generic {indexing_maps = [#dsid, #dsred], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<1x1x64xf32>) outs(%zs : tensor<1x1xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %sq = arith.mulf %a, %a : f32
+    %r = arith.addf %acc, %sq : f32
+    linalg.yield %r : f32
+  } -> tensor<1x1xf32>
+  %e0 = tensor.empty() : tensor<1x1x64xf32>
+  %n = linalg.generic {indexing_maps = [#dsid, #dsred, #dsg, #dsid], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %ss, %gain : tensor<1x1x64xf32>, tensor<1x1xf32>, tensor<64xf32>) outs(%e0 : tensor<1x1x64xf32>) {
+  ^bb0(%a: f32, %s: f32, %gg: f32, %o: f32):
+    %c64 = arith.constant 64.0 : f32
+    %eps = arith.constant 1.0e-6 : f32
+    %m = arith.divf %s, %c64 : f32
+    %me = arith.addf %m, %eps : f32
+    %rs = math.rsqrt %me : f32
+    %y = arith.mulf %a, %rs : f32
+    %yg = arith.mulf %y, %gg : f32
+    linalg.yield %yg : f32
+  } -> tensor<1x1x64xf32>
+  %nf = tensor.collapse_shape %n [[0, 1], [2]] : tensor<1x1x64xf32> into tensor<1x64xf32>
+  %e1 = tensor.empty() : tensor<1x96xf32>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1x96xf32>) -> tensor<1x96xf32>
+  %m1 = linalg.matmul ins(%nf, %w : tensor<1x64xf32>, tensor<64x96xf32>) outs(%z1 : tensor<1x96xf32>) -> tensor<1x96xf32>
+  %out = tensor.expand_shape %m1 [[0, 1], [2]] output_shape [1, 1, 96] : tensor<1x96xf32> into tensor<1x1x96xf32>
+  return %out : tensor<1x1x96xf32>
+}
