@@ -92,7 +92,10 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       leading (batch) dims of the left operand and the result (torch-mlir's
       `torch.matmul` of a `[b, m, k]` batch by a `[k, n]` weight) reads the
       weight itself, through a map without those dims: one matmul of the
-      flattened rows, no copy of the weight;
+      flattened rows, no copy of the weight; a `linalg.transpose` of a
+      broadcast is the broadcast of the transposed input (multi-query
+      attention's one K head expanded to every query head, then
+      transposed), so such a K is read in place too;
     - ops on the flattened rows: an elementwise kernel op, reduction or
       RMS norm that reads a `tensor.expand_shape` of rows (a
       linear layer's output on `[batch, seq, hidden]`) computes on the

@@ -11,11 +11,15 @@
 //
 // torch-mlir's aten.expand is a linalg.generic copy; GenericToBroadcast
 // makes it the linalg.broadcast the patterns here and BatchMatmulRows.cpp
-// read.
+// read. A transpose of a broadcast (multi-query attention's K expanded to
+// every head, then K^T) is the broadcast of the transposed input
+// (TransposeOfBroadcast), and a kernel.matmul already imported with such a
+// broadcast weight becomes the matmul of the rows (MatmulOfBroadcastWeight).
 //
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/Conversion/LinalgToKernel/LinalgToKernel.h"
+#include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -160,7 +164,91 @@ struct GenericToBroadcast : public OpRewritePattern<linalg::GenericOp> {
 
 } // namespace
 
+namespace {
+/// A linalg.transpose of a linalg.broadcast is the broadcast of the
+/// transposed input: torch-mlir writes multi-query attention's K^T as
+/// k.expand(...) then .transpose(-1, -2), and only a broadcast that the
+/// contraction reads directly lets it read the one K head in place (else
+/// the copy of K to every head was a launch of its own). Tried before the
+/// transpose is imported, which would hide the broadcast behind it.
+struct TransposeOfBroadcast : public OpRewritePattern<linalg::TransposeOp> {
+  TransposeOfBroadcast(MLIRContext *context)
+      : OpRewritePattern<linalg::TransposeOp>(context, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto broadcast = op.getInput().getDefiningOp<linalg::BroadcastOp>();
+    if (!broadcast || !broadcast->hasOneUse() ||
+        !isa<RankedTensorType>(op.getInput().getType()))
+      return rewriter.notifyMatchFailure(op, "not a transposed broadcast");
+    ArrayRef<int64_t> added = broadcast.getDimensions();
+    ArrayRef<int64_t> permutation = op.getPermutation();
+    // Result dim i reads broadcast dim permutation[i]: added dims stay
+    // added where they land, and the input's dims follow in their order.
+    SmallVector<int64_t> newAdded, inputPermutation;
+    for (auto [i, from] : llvm::enumerate(permutation)) {
+      if (llvm::is_contained(added, from)) {
+        newAdded.push_back(static_cast<int64_t>(i));
+        continue;
+      }
+      inputPermutation.push_back(
+          from - llvm::count_if(added, [&](int64_t d) { return d < from; }));
+    }
+    Location loc = op.getLoc();
+    Value input = broadcast.getInput();
+    if (!llvm::equal(inputPermutation,
+                     llvm::seq<int64_t>(0, inputPermutation.size()))) {
+      auto type = cast<RankedTensorType>(input.getType());
+      SmallVector<int64_t> shape;
+      for (int64_t d : inputPermutation)
+        shape.push_back(type.getDimSize(d));
+      Value init =
+          tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+      input = linalg::TransposeOp::create(rewriter, loc, input, init,
+                                          inputPermutation)
+                  .getResult()
+                  .front();
+    }
+    rewriter.replaceOpWithNewOp<linalg::BroadcastOp>(op, input, op.getInit(),
+                                                     newAdded);
+    return success();
+  }
+};
+/// A kernel.matmul whose right operand is a 2-D weight broadcast along
+/// all the batch dims is one matmul of the left operand's rows by the
+/// weight: what ContractionReadsBroadcastInput makes of the linalg
+/// contraction, for one imported before the broadcast was in its operand
+/// (a transposed broadcast, TransposeOfBroadcast).
+struct MatmulOfBroadcastWeight : public OpRewritePattern<kernel::MatmulOp> {
+  using OpRewritePattern<kernel::MatmulOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(kernel::MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto broadcast = op.getRhs().getDefiningOp<linalg::BroadcastOp>();
+    auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+    int64_t rank = lhsType.getRank();
+    if (!broadcast || rank < 3 ||
+        !llvm::equal(broadcast.getDimensions(),
+                     llvm::seq<int64_t>(0, rank - 2)))
+      return rewriter.notifyMatchFailure(op, "not a broadcast weight");
+    Value weight = broadcast.getInput();
+    SmallVector<ReassociationIndices> groups(1);
+    for (int64_t d = 0; d < rank - 1; ++d)
+      groups.front().push_back(d);
+    groups.push_back({rank - 1});
+    Location loc = op.getLoc();
+    Value rows =
+        tensor::CollapseShapeOp::create(rewriter, loc, op.getLhs(), groups);
+    Value product = kernel::MatmulOp::create(rewriter, loc, rows, weight);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        op, op.getResult().getType(), product, groups);
+    return success();
+  }
+};
+} // namespace
+
 void mlsopt::populateBroadcastOperandPatterns(RewritePatternSet &patterns) {
-  patterns.add<ContractionReadsBroadcastInput, GenericToBroadcast>(
+  patterns.add<ContractionReadsBroadcastInput, GenericToBroadcast,
+               MatmulOfBroadcastWeight, TransposeOfBroadcast>(
       patterns.getContext());
 }

@@ -3235,3 +3235,44 @@ func.func @decode_step_rmsnorm_linear(%x: tensor<1x1x64xf32>, %gain: tensor<64xf
   %out = tensor.expand_shape %m1 [[0, 1], [2]] output_shape [1, 1, 96] : tensor<1x96xf32> into tensor<1x1x96xf32>
   return %out : tensor<1x1x96xf32>
 }
+
+// -----
+
+// Multi-query attention's K^T as torch-mlir writes it: the one K head
+// broadcast to every query head, then transposed. The transpose of the
+// broadcast is the broadcast of the transposed head, which the contraction
+// reads in place: one matmul of the query rows, no copy of K per head.
+// CHECK-LABEL: func.func @mqa_scores_broadcast_then_transpose
+// CHECK-NEXT: %[[KT:.*]] = kernel.transpose %arg1 [1, 0] : tensor<40x64xf32>
+// CHECK-NEXT: %[[ROWS:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
+// CHECK-NEXT: %[[S:.*]] = kernel.matmul %[[ROWS]], %[[KT]] : tensor<128x64xf32>, tensor<64x40xf32>
+// CHECK-NEXT: %[[E:.*]] = tensor.expand_shape %[[S]]
+// CHECK-NEXT: return %[[E]]
+func.func @mqa_scores_broadcast_then_transpose(%q: tensor<8x16x64xf32>, %k: tensor<40x64xf32>) -> tensor<8x16x40xf32> {
+  %zero = arith.constant 0.0 : f32
+  %eb = tensor.empty() : tensor<8x40x64xf32>
+  %kb = linalg.broadcast ins(%k : tensor<40x64xf32>) outs(%eb : tensor<8x40x64xf32>) dimensions = [0]
+  %et = tensor.empty() : tensor<8x64x40xf32>
+  %kt = linalg.transpose ins(%kb : tensor<8x40x64xf32>) outs(%et : tensor<8x64x40xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x40xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x40xf32>) -> tensor<8x16x40xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x40xf32>) outs(%zs : tensor<8x16x40xf32>) -> tensor<8x16x40xf32>
+  return %s : tensor<8x16x40xf32>
+}
+
+// -----
+
+// A broadcast along a middle dim, transposed so that the added dim moves:
+// the same swap, the added dim where the transpose puts it.
+// CHECK-LABEL: func.func @transpose_of_middle_broadcast
+// CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<6x4x3xf32>
+// CHECK-NEXT: %[[T:.*]] = kernel.transpose %arg0 [1, 0] : tensor<3x6xf32>
+// CHECK-NEXT: %[[B:.*]] = linalg.broadcast ins(%[[T]] : tensor<6x3xf32>) outs(%[[E]] : tensor<6x4x3xf32>) dimensions = [1]
+// CHECK-NEXT: return %[[B]]
+func.func @transpose_of_middle_broadcast(%x: tensor<3x6xf32>) -> tensor<6x4x3xf32> {
+  %eb = tensor.empty() : tensor<3x4x6xf32>
+  %b = linalg.broadcast ins(%x : tensor<3x6xf32>) outs(%eb : tensor<3x4x6xf32>) dimensions = [1]
+  %et = tensor.empty() : tensor<6x4x3xf32>
+  %t = linalg.transpose ins(%b : tensor<3x4x6xf32>) outs(%et : tensor<6x4x3xf32>) permutation = [2, 1, 0]
+  return %t : tensor<6x4x3xf32>
+}
