@@ -136,13 +136,19 @@ def _as_int(value, what):
 
 
 def _as_float(value, what):
-    """`value` as a Python float, for the argument `what` names: TypeError
-    for anything but a real number (a string, a complex, an array)."""
-    if isinstance(value, (str, bytes, bool, np.bool_)) or \
-            not isinstance(value, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(f"{what} must be a real number, got {value!r} "
-                        f"({type(value).__name__})")
-    return float(value)
+    """`value` as a Python float, for the argument `what` names: a real
+    number, or anything float() takes but a string (a 0-d array or torch
+    scalar); TypeError otherwise (a string, a complex, a bool)."""
+    error = TypeError(f"{what} must be a real number, got {value!r} "
+                      f"({type(value).__name__})")
+    if isinstance(value, (str, bytes, bool, np.bool_)) or (
+            isinstance(value, numbers.Complex) and
+            not isinstance(value, numbers.Real)):
+        raise error
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise error from None
 
 
 def _input_dims(dims):

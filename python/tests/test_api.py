@@ -535,9 +535,12 @@ def test_scalar_and_dim_arguments_are_checked():
         graph.clamp(X, 0.0, None)
     with pytest.raises(TypeError, match="rms_norm's eps must be a real"):
         graph.rms_norm(X, 8, eps="1e-6")
-    # numpy scalars are numbers.
+    # numpy scalars and 0-d arrays are numbers; a bool is not.
     assert graph.reduction(X, np.int64(1)).dims == (4, 1)
     graph.mul_scalar(X, np.float32(0.5))
+    graph.mul_scalar(X, np.array(0.5))
+    with pytest.raises(TypeError, match="got True"):
+        graph.mul_scalar(X, True)
     # A target is checked wherever the graph runs, the CPU included.
     graph.mark_output(graph.exp(X))
     with pytest.raises(ValueError, match="unknown target 'bogus'"):
