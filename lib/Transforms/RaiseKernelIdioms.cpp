@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlsopt/Dialect/Common/ElementwiseByIndex.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Support/Constants.h"
 #include "mlsopt/Transforms/KernelIdioms.h"
@@ -238,12 +239,50 @@ struct RaiseKernelIdiomsPass
 };
 } // namespace
 
+namespace {
+/// The expand that AlignOperandRank puts on an operand goes up past the
+/// unary elementwise ops that compute it (a conversion of a LayerNorm's
+/// gain, a batch norm's sqrt(var + eps)), which compute the same on the
+/// expanded shape: a reshape between kernel ops ends a subprogram and
+/// hides the op from the kernel that reads it, so those ops were launches
+/// of their own; above them the reshape is a view of an argument.
+struct HoistExpandAboveUnary : OpRewritePattern<tensor::ExpandShapeOp> {
+  using OpRewritePattern<tensor::ExpandShapeOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExpandShapeOp expand,
+                                PatternRewriter &rewriter) const override {
+    Operation *op = expand.getSrc().getDefiningOp();
+    if (!op || !isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) ||
+        !op->hasTrait<OpTrait::ElementwiseByIndex>() ||
+        op->getNumOperands() != 1 || op->getNumResults() != 1 ||
+        !op->getResult(0).hasOneUse() ||
+        cast<RankedTensorType>(op->getOperand(0).getType()).getShape() !=
+            expand.getSrcType().getShape())
+      return rewriter.notifyMatchFailure(expand, "not of a unary op");
+    auto operandType = cast<RankedTensorType>(op->getOperand(0).getType());
+    rewriter.setInsertionPoint(op);
+    Value operand = tensor::ExpandShapeOp::create(
+        rewriter, expand.getLoc(),
+        RankedTensorType::get(expand.getResultType().getShape(),
+                              operandType.getElementType()),
+        op->getOperand(0), expand.getReassociationIndices());
+    Operation *moved = rewriter.clone(*op);
+    rewriter.modifyOpInPlace(moved, [&] {
+      moved->setOperand(0, operand);
+      moved->getResult(0).setType(expand.getResultType());
+    });
+    rewriter.replaceOp(expand, moved->getResults());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+} // namespace
+
 void mlsopt::populateAlignOperandRankPatterns(RewritePatternSet &patterns) {
-  patterns
-      .add<AlignOperandRank<kernel::AddOp>, AlignOperandRank<kernel::SubOp>,
-           AlignOperandRank<kernel::MulOp>, AlignOperandRank<kernel::DivOp>,
-           AlignOperandRank<kernel::MaxOp>, AlignOperandRank<kernel::MinOp>>(
-          patterns.getContext());
+  patterns.add<AlignOperandRank<kernel::AddOp>, AlignOperandRank<kernel::SubOp>,
+               AlignOperandRank<kernel::MulOp>, AlignOperandRank<kernel::DivOp>,
+               AlignOperandRank<kernel::MaxOp>, AlignOperandRank<kernel::MinOp>,
+               HoistExpandAboveUnary>(patterns.getContext());
 }
 
 void mlsopt::populateRaiseKernelIdiomPatterns(RewritePatternSet &patterns) {
