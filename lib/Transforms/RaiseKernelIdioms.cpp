@@ -226,20 +226,6 @@ struct NarrowWidenedRmsNorm : OpRewritePattern<kernel::ConvertOp> {
   }
 };
 
-/// The patterns alone, for testing them and for pipelines that want the
-/// raised form without a search.
-struct RaiseKernelIdiomsPass
-    : mlsopt::impl::RaiseKernelIdiomsBase<RaiseKernelIdiomsPass> {
-  void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    populateRaiseKernelIdiomPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
-  }
-};
-} // namespace
-
-namespace {
 /// The expand that AlignOperandRank puts on an operand goes up past the
 /// unary elementwise ops that compute it (a conversion of a LayerNorm's
 /// gain, a batch norm's sqrt(var + eps)), which compute the same on the
@@ -274,6 +260,18 @@ struct HoistExpandAboveUnary : OpRewritePattern<tensor::ExpandShapeOp> {
     rewriter.replaceOp(expand, moved->getResults());
     rewriter.eraseOp(op);
     return success();
+  }
+};
+
+/// The patterns alone, for testing them and for pipelines that want the
+/// raised form without a search.
+struct RaiseKernelIdiomsPass
+    : mlsopt::impl::RaiseKernelIdiomsBase<RaiseKernelIdiomsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateRaiseKernelIdiomPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
   }
 };
 } // namespace

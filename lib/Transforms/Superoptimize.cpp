@@ -244,6 +244,15 @@ static FailureOr<KernelCost> estimateAsGiven(const Subprogram &sub,
   return total;
 }
 
+/// `func`'s cost under the model, or failure for ops it cannot cost (no
+/// figure then), without a diagnostic.
+static FailureOr<KernelCost> estimateQuietly(func::FuncOp func,
+                                             const SearchOptions &options) {
+  ScopedDiagnosticHandler quiet(func.getContext(),
+                                [](Diagnostic &) { return success(); });
+  return estimateFunctionCost(func, options.target, options.cost);
+}
+
 /// How much cheaper the function must be with a searched subprogram kept
 /// as it is, its ops fused into the kernels beside it, than with the
 /// μGraph in its place, for the subprogram to stay.
@@ -304,9 +313,7 @@ bool SuperoptimizePass::fusionBeatsAnswer(const Subprogram &sub,
       spliceAnswer(answer, ops, trialInputs, trialOutputs, nullptr);
     }
     (void)applyPatternsGreedily(trial, *elementwiseFusion);
-    ScopedDiagnosticHandler quiet(trial.getContext(),
-                                  [](Diagnostic &) { return success(); });
-    return estimateFunctionCost(trial, options.target, options.cost);
+    return estimateQuietly(trial, options);
   };
   FailureOr<KernelCost> kept = fusedCost(false);
   FailureOr<KernelCost> answered = fusedCost(true);
@@ -652,13 +659,6 @@ void SuperoptimizePass::runOnOperation() {
                                           options.cost);
     elementwiseFusion.emplace(std::move(patterns));
   }
-  // The function's cost under the model, or failure for ops it cannot
-  // cost (no figure then).
-  auto estimate = [&](func::FuncOp func) {
-    ScopedDiagnosticHandler quiet(&getContext(),
-                                  [](Diagnostic &) { return success(); });
-    return estimateFunctionCost(func, options.target, options.cost);
-  };
   auto countLaunches = [](func::FuncOp func) {
     return llvm::count_if(func.getBody().getOps(), [](Operation &op) {
       return isa_and_nonnull<kernel::KernelDialect>(op.getDialect());
@@ -674,7 +674,7 @@ void SuperoptimizePass::runOnOperation() {
     // Transposes are in no subprogram; the remark after the fusions below
     // gives the whole function's figures before and after.
     int64_t launchesBefore = countLaunches(func);
-    FailureOr<KernelCost> costBefore = estimate(func);
+    FailureOr<KernelCost> costBefore = estimateQuietly(func, options);
     // Each subprogram's share of the function's time is in proportion to
     // its ops: the search space grows with them, and a one-op subprogram
     // ends within a second and leaves its share to the next. Shared
@@ -708,7 +708,7 @@ void SuperoptimizePass::runOnOperation() {
     int64_t before = countLaunches(func);
     (void)applyPatternsGreedily(func, *elementwiseFusion);
     if (int64_t after = countLaunches(func); after < before) {
-      FailureOr<KernelCost> cost = estimate(func);
+      FailureOr<KernelCost> cost = estimateQuietly(func, options);
       InFlightDiagnostic remark = emitRemark(func.getLoc());
       remark << "superoptimize: computed " << before - after
              << " elementwise kernel ops, transposes or conversions inside the "

@@ -162,9 +162,6 @@ struct GenericToBroadcast : public OpRewritePattern<linalg::GenericOp> {
   }
 };
 
-} // namespace
-
-namespace {
 /// A linalg.transpose of a linalg.broadcast is the broadcast of the
 /// transposed input: torch-mlir writes multi-query attention's K^T as
 /// k.expand(...) then .transpose(-1, -2), and only a broadcast that the
@@ -214,6 +211,7 @@ struct TransposeOfBroadcast : public OpRewritePattern<linalg::TransposeOp> {
     return success();
   }
 };
+
 /// A kernel.matmul whose right operand is a 2-D weight broadcast along
 /// all the batch dims is one matmul of the left operand's rows by the
 /// weight: what ContractionReadsBroadcastInput makes of the linalg
