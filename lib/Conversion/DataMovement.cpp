@@ -62,3 +62,25 @@ SmallVector<Value> mlsopt::buildCopySourceIndices(OpBuilder &b, Location loc,
   }
   return from;
 }
+
+Value mlsopt::getViewedStorage(Value value) {
+  while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+      value.getDefiningOp()))
+    value = value.getDefiningOp()->getOperand(0);
+  return value;
+}
+
+SmallVector<unsigned> mlsopt::getResultsCopiedOnReturn(ValueRange returned) {
+  SmallVector<unsigned> copied;
+  SmallVector<Value> written;
+  for (auto [i, result] : llvm::enumerate(returned)) {
+    Value storage = getViewedStorage(result);
+    if (isa<BlockArgument>(storage) ||
+        isa_and_nonnull<arith::ConstantOp>(storage.getDefiningOp()) ||
+        llvm::is_contained(written, storage))
+      copied.push_back(i);
+    else
+      written.push_back(storage);
+  }
+  return copied;
+}

@@ -6,6 +6,7 @@
 
 #include "mlsopt/Search/CostModel.h"
 #include "TensorSizes.h"
+#include "mlsopt/Conversion/DataMovement.h"
 #include "mlsopt/Conversion/KernelToCustom/KernelToCustom.h"
 #include "mlsopt/Dialect/Block/IR/BlockGraphVerifier.h"
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
@@ -514,6 +515,17 @@ mlsopt::search::estimateKernelCosts(func::FuncOp func, const TargetInfo &target,
   });
   if (walk.wasInterrupted())
     return failure();
+  // A result no launch writes (an argument returned, or a view of one) is
+  // copied into its buffer by a copy kernel of its own at the end.
+  if (func.getBody().hasOneBlock())
+    if (auto ret =
+            dyn_cast<func::ReturnOp>(func.getBody().front().getTerminator()))
+      for (unsigned i : getResultsCopiedOnReturn(ret.getOperands())) {
+        Type type = ret.getOperand(i).getType();
+        if (isStaticTensor(type))
+          costs.push_back(estimateRoofline(2 * numBytes(type), 0, 0, target,
+                                           /*tf32=*/0));
+      }
   return costs;
 }
 

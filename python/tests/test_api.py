@@ -518,6 +518,10 @@ def test_graphs_without_a_kernel_still_lower_and_run():
         assert ".entry" in opt.ptx("sm_90")
         (function,) = opt.launch_plan("sm_90")["functions"]
         assert len(function["launches"]) == 1
+        # The cost model counts the copy the GPU runs.
+        cost = opt.cost("sm_90")
+        assert cost.launches == 1
+        assert cost.device_bytes == 2 * value.nbytes
 
 
 def test_scalar_and_dim_arguments_are_checked():

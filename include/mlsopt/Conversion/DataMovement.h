@@ -12,6 +12,7 @@
 #define MLSOPT_CONVERSION_DATAMOVEMENT_H
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SmallVector.h"
 
 namespace mlsopt {
 
@@ -33,6 +34,19 @@ bool isCopyOp(mlir::Operation &op);
 llvm::SmallVector<mlir::Value>
 buildCopySourceIndices(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::Operation *op, mlir::ValueRange resultIndices);
+
+/// The value whose buffer `value` is a view of: `value` past the collapses
+/// and expands that compute it (an imported reduction's result in the rank
+/// the front end gave it), which the GPU lowering runs as memref views.
+mlir::Value getViewedStorage(mlir::Value value);
+
+/// The results of a function, by number, whose buffer no launch would
+/// write: each is copied into its result buffer by a copy kernel of its own
+/// on the GPU. A result is one if it is an argument or a constant, or a
+/// collapse or expand of one (a view of the same storage), or the storage
+/// of an earlier result. `returned` are the operands of the function's
+/// return, in order.
+llvm::SmallVector<unsigned> getResultsCopiedOnReturn(mlir::ValueRange returned);
 
 } // namespace mlsopt
 

@@ -224,33 +224,19 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
   if (!func.getBody().hasOneBlock())
     return func.emitOpError("must have a single block to run on the GPU");
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
-  // A collapse or expand of a tensor (an imported reduction's result in the
-  // rank the front end gave it) is a view of the same buffer: no launch.
-  auto storageOf = [](Value value) {
-    while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
-        value.getDefiningOp()))
-      value = value.getDefiningOp()->getOperand(0);
-    return value;
-  };
-  // Each result buffer is written by a launch, so a result that is an
-  // argument (or a view of one), or the storage of an earlier result, is
-  // copied: an identity kernel.transpose, one element per thread.
+  // Each result buffer is written by a launch, so a result no launch
+  // writes is copied: an identity kernel.transpose, one element per thread.
   {
     OpBuilder copies(ret);
-    SmallVector<Value> written;
-    for (OpOperand &result : ret->getOpOperands()) {
-      Value storage = storageOf(result.get());
-      if (isa<BlockArgument>(storage) ||
-          isa_and_nonnull<arith::ConstantOp>(storage.getDefiningOp()) ||
-          llvm::is_contained(written, storage)) {
-        auto type = cast<RankedTensorType>(result.get().getType());
-        auto copy = kernel::TransposeOp::create(
-            copies, result.get().getLoc(), result.get(),
-            llvm::to_vector(llvm::seq<int64_t>(0, type.getRank())));
-        result.set(copy);
-        storage = copy;
-      }
-      written.push_back(storage);
+    for (unsigned i : getResultsCopiedOnReturn(ret.getOperands())) {
+      OpOperand &result = ret->getOpOperand(i);
+      // Anything but a tensor is reported with the signature below.
+      auto type = dyn_cast<RankedTensorType>(result.get().getType());
+      if (!type)
+        continue;
+      result.set(kernel::TransposeOp::create(
+          copies, result.get().getLoc(), result.get(),
+          llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()))));
     }
   }
 
@@ -356,11 +342,11 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
   DenseMap<Value, unsigned> lastUse;
   for (auto [n, launch] : llvm::enumerate(launches))
     for (Value input : getLaunchInputs(launch))
-      lastUse[storageOf(input)] = n;
+      lastUse[getViewedStorage(input)] = n;
   // A view returned as a result keeps what it views alive to the end.
   auto isReturned = [&](Value value) {
     return llvm::any_of(ret.getOperands(),
-                        [&](Value r) { return storageOf(r) == value; });
+                        [&](Value r) { return getViewedStorage(r) == value; });
   };
 
   for (auto [n, launch] : llvm::enumerate(launches)) {
@@ -441,7 +427,7 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
     // Free the intermediates this launch was the last to read.
     SmallPtrSet<Value, 4> freed;
     for (Value input : inputs) {
-      Value storage = storageOf(input);
+      Value storage = getViewedStorage(input);
       if (lastUse.lookup(storage) == n && !isa<BlockArgument>(storage) &&
           !isReturned(storage) && freed.insert(storage).second)
         gpu::DeallocOp::create(b, loc, Type(), ValueRange{},
