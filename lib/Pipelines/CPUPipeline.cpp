@@ -10,7 +10,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
@@ -57,17 +56,4 @@ void mlsopt::buildCPUPipeline(OpPassManager &pm) {
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCheckLoweredToLLVM());
-}
-
-void mlsopt::registerPipelines() {
-  PassPipelineRegistration<>(
-      "mlsopt-cpu-pipeline",
-      "Lower mlsopt's dialects, mixed with func/arith/math/tensor/linalg, to "
-      "the LLVM dialect for CPU execution (mlir-runner, ExecutionEngine)",
-      buildCPUPipeline);
-  PassPipelineRegistration<GPUPipelineOptions>(
-      "mlsopt-gpu-pipeline",
-      "Lower functions of kernel ops and custom kernels to GPU launches and a "
-      "gpu.binary with PTX (through gpu, nvgpu and NVVM)",
-      buildGPUPipeline);
 }

@@ -498,7 +498,8 @@ void Search::sweepSplitPairs(ArrayRef<unsigned> inputs) {
   blockOpsLimit = options.maxBlockOps;
   kernelOpsLimit = 2;
   OpKey key{static_cast<int>(inputs.back()), 100, 0, 0, 0, 0};
-  for (unsigned blockOps = 2; blockOps <= options.maxBlockOps; ++blockOps) {
+  for (unsigned blockOps = 2;
+       blockOps <= options.maxBlockOps && !core->timedOut(); ++blockOps) {
     for (const SkeletonGraphs &level :
          getCustomCandidates(inputs, blockOps, GridScope::Results,
                              getRoom(inputs, getUnmatchedTargets(), false))) {
@@ -999,7 +1000,8 @@ void Search::dfs(OpKey last) {
     if (last && !room.canComplete)
       continue;
     SmallVector<SkeletonGraphs> levels;
-    for (unsigned blockOps = 2; blockOps <= blockOpsLimit; ++blockOps) {
+    for (unsigned blockOps = 2; blockOps <= blockOpsLimit && !core->timedOut();
+         ++blockOps) {
       levels.append(
           getCustomCandidates(subset, blockOps, GridScope::Results, room));
       if (!last)

@@ -50,6 +50,10 @@ namespace {
 /// (16 bytes each: 4 GiB); past it the pass says so instead of running out
 /// of memory.
 constexpr int64_t kMaxVerifiedElements = int64_t(1) << 28;
+/// The largest max-block-ops accepted. Enumeration grows combinatorially
+/// with the block graph, so no timeout reaches graphs this long; the cap
+/// keeps the loops over block-graph sizes short.
+constexpr unsigned kMaxBlockOpsOption = 64;
 
 struct SuperoptimizePass
     : public mlsopt::impl::SuperoptimizeBase<SuperoptimizePass> {
@@ -598,10 +602,15 @@ void SuperoptimizePass::runOnOperation() {
                        << "'; supported: " << supportedTargetNames();
     return signalPassFailure();
   }
-  if (maxKernelOps == 0 || maxBlockOps < 3) {
-    module.emitError() << "superoptimize: max-kernel-ops must be at least 1 "
-                          "and max-block-ops at least 3 (a load, an op and "
-                          "a store)";
+  if (maxKernelOps == 0) {
+    module.emitError() << "superoptimize: max-kernel-ops must be at least 1";
+    return signalPassFailure();
+  }
+  if (maxBlockOps < 3 || maxBlockOps > kMaxBlockOpsOption) {
+    module.emitError() << "superoptimize: max-block-ops must be from 3 (a "
+                          "load, an op and a store) to "
+                       << kMaxBlockOpsOption << ", not "
+                       << maxBlockOps.getValue();
     return signalPassFailure();
   }
   if (timeout < 0 || !std::isfinite(timeout)) {

@@ -84,12 +84,20 @@ int64_t powerOfTwoTile(int64_t size, int64_t cap) {
 }
 
 /// The smallest tile along a dim of `size` that leaves at most `maxParts`
-/// parts.
+/// parts: `size` over its largest divisor up to `maxParts`. Divisors come in
+/// pairs around the square root, so the walk takes sqrt(size) steps, not
+/// size (a dim of 1e11 elements would take minutes one tile at a time).
 int64_t smallestTile(int64_t size, int64_t maxParts) {
-  for (int64_t t = 1; t <= size; ++t)
-    if (size % t == 0 && size / t <= maxParts)
-      return t;
-  return size;
+  int64_t parts = 1;
+  for (int64_t d = 1; d <= size / d; ++d) {
+    if (size % d != 0)
+      continue;
+    if (d <= maxParts)
+      parts = std::max(parts, d);
+    if (size / d <= maxParts)
+      parts = std::max(parts, size / d);
+  }
+  return size / parts;
 }
 
 /// Assigns grid x, y, z to `dims` (output dims, innermost first). The last

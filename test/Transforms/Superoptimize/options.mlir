@@ -1,9 +1,14 @@
 // Bad options are clean errors, never a crash.
 // RUN: not mlsopt-opt %s --superoptimize=target=sm_70 2>&1 | FileCheck %s --check-prefix=TARGET
 // TARGET: error: superoptimize: unknown target 'sm_70'; supported: sm_80, sm_86, sm_89, sm_90
-// RUN: not mlsopt-opt %s --superoptimize=max-block-ops=2 2>&1 | FileCheck %s --check-prefix=OPS
-// RUN: not mlsopt-opt %s --superoptimize=max-kernel-ops=0 2>&1 | FileCheck %s --check-prefix=OPS
-// OPS: error: superoptimize: max-kernel-ops must be at least 1 and max-block-ops at least 3
+// RUN: not mlsopt-opt %s --superoptimize=max-kernel-ops=0 2>&1 | FileCheck %s --check-prefix=KERNEL-OPS
+// KERNEL-OPS: error: superoptimize: max-kernel-ops must be at least 1
+// RUN: not mlsopt-opt %s --superoptimize=max-block-ops=2 2>&1 | FileCheck %s --check-prefix=FEW-OPS
+// FEW-OPS: error: superoptimize: max-block-ops must be from 3 (a load, an op and a store) to 64, not 2
+// An unbounded block graph would run the loops over its sizes past any
+// timeout (and wrap the counter at 2^32 - 1).
+// RUN: not mlsopt-opt %s --superoptimize=max-block-ops=4294967295 2>&1 | FileCheck %s --check-prefix=MANY-OPS
+// MANY-OPS: error: superoptimize: max-block-ops must be from 3 (a load, an op and a store) to 64, not 4294967295
 // RUN: not mlsopt-opt %s --superoptimize=timeout=-1 2>&1 | FileCheck %s --check-prefix=TIMEOUT
 // TIMEOUT: error: superoptimize: timeout must be a finite number of seconds, not -1
 
