@@ -198,8 +198,8 @@ def Superoptimize : Pass<"superoptimize", "::mlir::ModuleOp"> {
            "Most kernel ops in one searched subprogram and in its result "
            "(x - max(x), a safe softmax's stabilizer, counts nothing)">,
     Option<"maxBlockOps", "max-block-ops", "unsigned", "11",
-           "Most block ops (loads, compute ops, stores) in one custom kernel "
-           "(x - max(x) counts as one)">,
+           "Most block ops (loads, compute ops, stores) in one custom kernel, "
+           "3 to 64 (x - max(x) counts as one)">,
     Option<"timeout", "timeout", "double", "60",
            "Seconds per function; the best program found by then is kept">,
     Option<"threads", "threads", "unsigned", "0",
