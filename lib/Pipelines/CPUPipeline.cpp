@@ -40,6 +40,9 @@ void mlsopt::buildCPUPipeline(OpPassManager &pm) {
   // results with become loops of scalar ones.
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createSCFToControlFlowPass());
+  // Upstream's expand-strided-metadata crashes on an expand of one dim
+  // into several dynamic ones; those become reinterpret casts first.
+  pm.addPass(createExpandDynamicExpandShapes());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());

@@ -407,6 +407,24 @@ def DecomposeLinalgAggregates : Pass<"mlsopt-decompose-linalg-aggregates"> {
                            "::mlir::math::MathDialect"];
 }
 
+def ExpandDynamicExpandShapes : Pass<"mlsopt-expand-dynamic-expand-shapes"> {
+  let summary = "Rewrite memref.expand_shape ops with several dynamic sizes "
+                "in one group as reinterpret casts";
+  let description = [{
+    Upstream's `--expand-strided-metadata` (LLVM 22) crashes on a
+    `memref.expand_shape` that splits one dim into several dynamic ones
+    (`memref<?xf32> into memref<?x?xf32>`), which a dynamic
+    `tensor.expand_shape` bufferizes to. This pass rewrites each such op as
+    what that pass would build: a `memref.reinterpret_cast` of the source's
+    base buffer, at its offset, to the output sizes, with strides that
+    multiply up each group from the source dim's stride. Other
+    `memref.expand_shape` ops are left to the upstream pass.
+    `--mlsopt-cpu-pipeline` runs it just before that pass.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def CheckLoweredToLLVM : Pass<"mlsopt-check-lowered-to-llvm",
                               "::mlir::ModuleOp"> {
   let summary = "Fail if an op outside the LLVM dialect is left";
