@@ -276,19 +276,31 @@ SmallVector<unsigned> BlockPartition::getMembers(unsigned op) {
 }
 
 bool BlockPartition::leavesAndReturns(const llvm::DenseSet<unsigned> &members) {
+  // A path may enter another cluster at one op and leave it at another that
+  // the first does not reach: the clusters are placed whole, so that still
+  // orders the cluster after `members` and before them. Reaching an op
+  // therefore reaches its whole cluster. (Following op edges only, two
+  // convex clusters could each need the other first; the reorder then
+  // left both where they were, their readers ahead of them.)
   SmallVector<unsigned> worklist;
   llvm::DenseSet<unsigned> seen;
+  auto reach = [&](unsigned op) {
+    if (!seen.insert(op).second)
+      return;
+    for (unsigned m : getMembers(op))
+      if (m == op || seen.insert(m).second)
+        worklist.push_back(m);
+  };
   for (unsigned m : members)
     for (unsigned s : succs[m])
-      if (!members.contains(s) && seen.insert(s).second)
-        worklist.push_back(s);
+      if (!members.contains(s))
+        reach(s);
   while (!worklist.empty()) {
     unsigned op = worklist.pop_back_val();
     for (unsigned s : succs[op]) {
       if (members.contains(s))
         return true;
-      if (seen.insert(s).second)
-        worklist.push_back(s);
+      reach(s);
     }
   }
   return false;
@@ -337,7 +349,8 @@ void BlockPartition::cluster(unsigned maxOps) {
 }
 
 SmallVector<SmallVector<Operation *>> BlockPartition::reorder() {
-  // The DAG of clusters (acyclic: every join kept each cluster convex),
+  // The DAG of clusters (acyclic: no join made a path leave a cluster and
+  // return, counting paths through whole clusters),
   // walked in topological order, the cluster with the earliest op first,
   // which keeps the block order wherever it already has contiguous clusters.
   llvm::DenseMap<unsigned, unsigned> indegree;

@@ -697,7 +697,9 @@ void SuperoptimizePass::runOnOperation() {
       double elapsed = std::chrono::duration<double>(
                            std::chrono::steady_clock::now() - start)
                            .count();
-      double share = (timeout - elapsed) * sub.ops.size() / opsLeft;
+      // Never below zero: at timeout=0 a remark read "-0.0 s".
+      double share =
+          std::max(0.0, timeout - elapsed) * sub.ops.size() / opsLeft;
       opsLeft -= sub.ops.size();
       for (Value &input : sub.inputs)
         if (Value now = replaced.lookup(input))
