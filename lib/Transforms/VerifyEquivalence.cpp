@@ -1,5 +1,6 @@
 //===- VerifyEquivalence.cpp - Check functions against their reference ----===//
 
+#include "mlsopt/Dialect/Block/IR/BlockOps.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"
 #include "mlsopt/ExecutionEngine/CPURunner.h"
@@ -116,6 +117,57 @@ static uint64_t countElements(func::FuncOp func) {
   return total;
 }
 
+/// About how many field operations one test of `func` takes: the elements
+/// each op reads and writes (a matmul's products besides; a block op's
+/// tiles, not the kernel arguments they are cut from), times the blocks
+/// of the custom kernel and the iterations of the for-loops around it. A
+/// loop of a billion iterations over one small tile holds little memory
+/// but runs for hours; this is what bounds it.
+static uint64_t countWork(func::FuncOp func) {
+  auto elementsOf = [](Type type) -> uint64_t {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape())
+      return 0;
+    uint64_t elements = 1;
+    for (int64_t extent : tensor.getShape())
+      elements = llvm::SaturatingMultiply(elements, uint64_t(extent));
+    return elements;
+  };
+  uint64_t total = 0;
+  func.walk([&](Operation *op) {
+    uint64_t work = 0;
+    for (Value operand : op->getOperands()) {
+      // A load or store inside a kernel touches its tile, not the whole
+      // tensor of the kernel's argument.
+      auto argument = dyn_cast<BlockArgument>(operand);
+      if (argument && isa<kernel::CustomOp>(argument.getOwner()->getParentOp()))
+        continue;
+      work = llvm::SaturatingAdd(work, elementsOf(operand.getType()));
+    }
+    for (Type type : op->getResultTypes())
+      work = llvm::SaturatingAdd(work, elementsOf(type));
+    if (isa<kernel::MatmulOp, block::MatmulOp>(op)) {
+      auto lhs = cast<RankedTensorType>(op->getOperand(0).getType());
+      work = llvm::SaturatingAdd(
+          work, llvm::SaturatingMultiply(elementsOf(op->getResult(0).getType()),
+                                         uint64_t(lhs.getShape().back())));
+    }
+    uint64_t times = 1;
+    for (Operation *parent = op->getParentOp(); parent && parent != func;
+         parent = parent->getParentOp()) {
+      if (auto custom = dyn_cast<kernel::CustomOp>(parent)) {
+        kernel::Dim3Attr grid = custom.getGrid();
+        for (int64_t extent : {grid.getX(), grid.getY(), grid.getZ()})
+          times = llvm::SaturatingMultiply(times, uint64_t(extent));
+      } else if (auto loop = dyn_cast<block::ForLoopOp>(parent)) {
+        times = llvm::SaturatingMultiply(times, uint64_t(loop.getIterations()));
+      }
+    }
+    total = llvm::SaturatingAdd(total, llvm::SaturatingMultiply(work, times));
+  });
+  return total;
+}
+
 namespace {
 
 struct VerifyEquivalencePass
@@ -123,6 +175,8 @@ struct VerifyEquivalencePass
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(checkOptions()))
+      return signalPassFailure();
     SymbolTable symbols(getOperation());
     bool ok = true;
     getOperation().walk([&](func::FuncOp func) {
@@ -140,13 +194,37 @@ struct VerifyEquivalencePass
       signalPassFailure();
   }
 
+  /// Options out of their range are an error up front: a bound of 2 was
+  /// reported as a degree too large for the field, and a NaN tolerance
+  /// would have silenced every f32 warning.
+  LogicalResult checkOptions() {
+    ModuleOp module = getOperation();
+    if (!(bound > 0 && bound < 1))
+      return module.emitError("verify-equivalence: bound must be a "
+                              "probability above 0 and below 1, not ")
+             << bound;
+    if (!(f32Tolerance >= 0) || !std::isfinite(f32Tolerance))
+      return module.emitError("verify-equivalence: f32-tolerance must be a "
+                              "finite number >= 0, not ")
+             << f32Tolerance;
+    if (maxElements < 0)
+      return module.emitError("verify-equivalence: max-elements must be >= "
+                              "0, not ")
+             << maxElements.getValue();
+    if (maxWork < 0)
+      return module.emitError("verify-equivalence: max-work must be >= 0, "
+                              "not ")
+             << maxWork.getValue();
+    return success();
+  }
+
   LogicalResult check(func::FuncOp func, func::FuncOp reference) {
     // Both programs run at full shapes, with field elements of 16 bytes
     // (p- and q-parts): a program too large for memory is refused before
     // the first allocation, not killed by the operating system.
     uint64_t elements = llvm::SaturatingAdd(countElements(func),
                                             countElements(reference));
-    if (maxElements >= 0 && elements > uint64_t(maxElements))
+    if (elements > uint64_t(maxElements))
       return func.emitError("@")
              << func.getSymName() << " vs @" << reference.getSymName()
              << ": checking at full shapes needs about " << elements
@@ -158,6 +236,15 @@ struct VerifyEquivalencePass
                             1
              << " GiB to spare";
 
+    // Memory is not all: a long loop over a small tile, or a huge matmul,
+    // is refused rather than left to run for hours.
+    uint64_t work = llvm::SaturatingAdd(countWork(func), countWork(reference));
+    if (work > uint64_t(maxWork))
+      return func.emitError("@")
+             << func.getSymName() << " vs @" << reference.getSymName()
+             << ": one test takes about " << work
+             << " field operations, more than max-work=" << int64_t(maxWork)
+             << "; raise max-work to run it anyway";
     FailureOr<verify::FieldEvaluator> lhs =
         verify::FieldEvaluator::create(func);
     FailureOr<verify::FieldEvaluator> rhs =

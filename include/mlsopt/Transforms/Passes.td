@@ -44,6 +44,11 @@ def VerifyEquivalence : Pass<"verify-equivalence", "::mlir::ModuleOp"> {
     Option<"maxElements", "max-elements", "int64_t", "268435456",
            "Most tensor elements the two functions may hold at full shapes; "
            "past it the check is an error instead of running out of memory">,
+    Option<"maxWork", "max-work", "int64_t", "100000000000",
+           "Most field operations one test may take, about: the elements "
+           "each op reads and writes (and a matmul's products), times the "
+           "blocks and loop iterations around it; past it the check is an "
+           "error instead of running for hours (1e9 takes a few seconds)">,
     Option<"seed", "seed", "uint64_t", "1",
            "Seed of the random inputs and of the random functions that "
            "stand for non-LAX ops">,
