@@ -26,6 +26,7 @@
 #include "mlsopt/Conversion/ElementwiseMath.h"
 #include "mlsopt/Conversion/Passes.h"
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
+#include "mlsopt/Dialect/Block/IR/SharedMemoryPlan.h"
 #include "mlsopt/Support/Target.h"
 #include "mlsopt/Support/TileShapes.h"
 
@@ -104,8 +105,27 @@ int64_t smallestTile(int64_t size, int64_t maxParts) {
 /// dim of the tensor is cut into tiles of up to `lastDimTile`; other dims
 /// give one index per block.
 void splitAcrossGrid(DefaultSchedule &s, ArrayRef<int64_t> shape,
-                     ArrayRef<int64_t> dims, int64_t lastDimTile) {
+                     ArrayRef<int64_t> allDims, int64_t lastDimTile) {
   int64_t rank = shape.size();
+  // With more dims to split than grid dims, the longest go on the grid and
+  // the rest stay whole in every tile: a [38, 2, 2, 1024] tensor split
+  // innermost first kept all 38 rows in each block, past any shared memory.
+  SmallVector<int64_t> dims;
+  for (int64_t dim : allDims)
+    if (shape[dim] >
+        (dim == rank - 1 ? powerOfTwoTile(shape[dim], lastDimTile) : 1))
+      dims.push_back(dim);
+  if (dims.size() > 3) {
+    SmallVector<int64_t> byLength(dims);
+    llvm::stable_sort(byLength, [&](int64_t a, int64_t b) {
+      if ((a == rank - 1) != (b == rank - 1))
+        return a == rank - 1;
+      return shape[a] > shape[b];
+    });
+    byLength.resize(3);
+    llvm::erase_if(
+        dims, [&](int64_t dim) { return !llvm::is_contained(byLength, dim); });
+  }
   unsigned g = 0;
   for (int64_t dim : dims) {
     if (g == 3)
@@ -255,6 +275,37 @@ std::array<int64_t, 3> combineGrid(ArrayRef<int64_t> out, int64_t chunkDim,
   return grid;
 }
 
+/// The kernels of `op`'s default block graph under schedule `s`, built at
+/// the rewriter's insertion point: one, or for a split reduction the one
+/// that computes the partial results and the one that combines them.
+FailureOr<SmallVector<kernel::CustomOp, 2>>
+buildDefaultKernels(RewriterBase &rewriter, Operation *op,
+                    const DefaultSchedule &s);
+
+/// Whether the shared memory the GPU lowering gives the kernels of `s` (the
+/// SharedMemoryPlan, double buffers and all) is at most `maxBytes`. The
+/// estimate leaves out the second buffers of loads a loop prefetches, so a
+/// batched f16 matmul whose estimate fit sm_80 needed 204800 bytes of its
+/// 166912. The kernels are built in a scratch block and erased.
+bool planFits(Operation *op, const DefaultSchedule &s, int64_t maxBytes) {
+  Block scratch;
+  IRRewriter rewriter(op->getContext());
+  rewriter.setInsertionPointToStart(&scratch);
+  ScopedDiagnosticHandler quiet(op->getContext(),
+                                [](Diagnostic &) { return success(); });
+  FailureOr<SmallVector<kernel::CustomOp, 2>> kernels =
+      buildDefaultKernels(rewriter, op, s);
+  bool fits =
+      succeeded(kernels) && llvm::all_of(*kernels, [&](kernel::CustomOp k) {
+        return block::SharedMemoryPlan(k).getTotalBytes() <= maxBytes;
+      });
+  while (!scratch.empty()) {
+    scratch.back().dropAllUses();
+    scratch.back().erase();
+  }
+  return fits;
+}
+
 /// The schedule of `op`, or failure when it has no default block graph.
 FailureOr<DefaultSchedule> scheduleFor(Operation *op, int64_t maxSharedMemBytes,
                                        bool allowSplit) {
@@ -283,11 +334,14 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op, int64_t maxSharedMemBytes,
   auto tileType = [&]() -> Type {
     return s.chunks > 1 ? Float32Type::get(op->getContext()) : elementType;
   };
+  // The estimate rules out most schedules cheaply; the plan of the kernels
+  // then decides.
   auto fits = [&]() {
     return estimateSharedBytes(
                inputTiles(),
                outputTileShape(storedShape(s, out), s.grid, s.omap),
-               tileType()) <= maxSharedMemBytes;
+               tileType()) <= maxSharedMemBytes &&
+           planFits(op, s, maxSharedMemBytes);
   };
 
   if (auto matmul = dyn_cast<kernel::MatmulOp>(op)) {
@@ -321,6 +375,19 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op, int64_t maxSharedMemBytes,
       if (rank >= 3 && out[rank - 3] > 1 && out[rank - 3] <= kMaxGridSize[2]) {
         s.grid[2] = out[rank - 3];
         s.omap[2] = rank - 3;
+      }
+      // Grid dims that n, m or the innermost batch dim left free take the
+      // other batch dims, innermost first: kept whole in each tile, a
+      // [5, 2, 64, 64] batch put five matrices in every block.
+      for (int64_t d = rank - 3; d >= 0; --d) {
+        if (out[d] == 1 || llvm::is_contained(s.omap, d))
+          continue;
+        for (unsigned g = 0; g < 3; ++g)
+          if (s.grid[g] == 1 && out[d] <= kMaxGridSize[g]) {
+            s.grid[g] = out[d];
+            s.omap[g] = d;
+            break;
+          }
       }
       s.iterations = k / tileK;
       if (fits()) {
@@ -430,12 +497,12 @@ struct KernelInput {
   std::optional<int64_t> fmap;
 };
 
-/// A kernel.custom before `op` whose blocks load `inputs` over `iterations`
-/// for-loop iterations, combine what `compute` makes of the tiles with
-/// `accumulator`, and store the result into a tensor of `resultType` through
-/// `omap`; failure, with a diagnostic on `op`, if a tile does not exist.
-/// Tiles hold `tileElementType` (default: the result's), converted as they
-/// are loaded and stored.
+/// A kernel.custom at the rewriter's insertion point whose blocks load `inputs`
+/// over `iterations` for-loop iterations, combine what `compute` makes of the
+/// tiles with `accumulator`, and store the result into a tensor of `resultType`
+/// through `omap`; failure, with a diagnostic on `op`, if a tile does not
+/// exist. Tiles hold `tileElementType` (default: the result's), converted as
+/// they are loaded and stored.
 FailureOr<kernel::CustomOp> createDefaultKernel(
     RewriterBase &rewriter, Operation *op, ArrayRef<KernelInput> inputs,
     RankedTensorType resultType, std::array<int64_t, 3> grid,
@@ -470,7 +537,6 @@ FailureOr<kernel::CustomOp> createDefaultKernel(
       tileType(outputTileShape(resultType.getShape(), grid, omap));
 
   OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(op);
   auto custom = kernel::CustomOp::create(
       rewriter, loc, TypeRange{resultType}, values,
       kernel::Dim3Attr::get(ctx, grid[0], grid[1], grid[2]),
@@ -578,19 +644,10 @@ bool mlsopt::canWrapInDefaultBlockGraph(Operation *op,
   return succeeded(scheduleFor(op, maxSharedMemBytes, /*allowSplit=*/true));
 }
 
-FailureOr<kernel::CustomOp>
-mlsopt::wrapInDefaultBlockGraph(RewriterBase &rewriter, Operation *op,
-                                int64_t maxSharedMemBytes, bool allowSplit) {
-  if (!hasDefaultBlockGraph(op))
-    return op->emitOpError("has no block-graph form yet; mlsopt cannot "
-                           "generate a kernel for it");
-  op = expandRankZero(rewriter, op);
-  FailureOr<DefaultSchedule> schedule =
-      scheduleFor(op, maxSharedMemBytes, allowSplit);
-  if (failed(schedule))
-    return failure();
-  const DefaultSchedule &s = *schedule;
-
+namespace {
+FailureOr<SmallVector<kernel::CustomOp, 2>>
+buildDefaultKernels(RewriterBase &rewriter, Operation *op,
+                    const DefaultSchedule &s) {
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   SmallVector<KernelInput> inputs;
   for (auto [i, input] : llvm::enumerate(op->getOperands()))
@@ -620,6 +677,7 @@ mlsopt::wrapInDefaultBlockGraph(RewriterBase &rewriter, Operation *op,
                           s.iterations, accumulator, sameOp);
   if (failed(custom))
     return failure();
+  SmallVector<kernel::CustomOp, 2> kernels = {*custom};
   if (s.chunks > 1) {
     // The second kernel of a split reduction: a for-loop over the chunks
     // that combines the partial results as the first kernel's accumulator
@@ -634,7 +692,29 @@ mlsopt::wrapInDefaultBlockGraph(RewriterBase &rewriter, Operation *op,
         partialType);
     if (failed(custom))
       return failure();
+    kernels.push_back(*custom);
   }
+  return kernels;
+}
+} // namespace
+
+FailureOr<kernel::CustomOp>
+mlsopt::wrapInDefaultBlockGraph(RewriterBase &rewriter, Operation *op,
+                                int64_t maxSharedMemBytes, bool allowSplit) {
+  if (!hasDefaultBlockGraph(op))
+    return op->emitOpError("has no block-graph form yet; mlsopt cannot "
+                           "generate a kernel for it");
+  op = expandRankZero(rewriter, op);
+  FailureOr<DefaultSchedule> schedule =
+      scheduleFor(op, maxSharedMemBytes, allowSplit);
+  if (failed(schedule))
+    return failure();
+  rewriter.setInsertionPoint(op);
+  FailureOr<SmallVector<kernel::CustomOp, 2>> kernels =
+      buildDefaultKernels(rewriter, op, *schedule);
+  if (failed(kernels))
+    return failure();
+  kernel::CustomOp custom = kernels->back();
   rewriter.replaceOp(op, custom->getResults());
   return custom;
 }
