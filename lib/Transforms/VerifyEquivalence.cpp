@@ -168,6 +168,54 @@ static uint64_t countWork(func::FuncOp func) {
   return total;
 }
 
+/// Copies of `func` and `reference` in `scratch` whose tensor constants
+/// (weights a front end inlined as `arith.constant`) are arguments, appended
+/// to both in one order: the same constant is the same argument in both,
+/// and one the other function lacks is an argument it does not read. The
+/// field programs then draw random values for them, as for every input, so
+/// an equal verdict holds for any value of the weights, which covers the
+/// values the functions hold (the search too treats them as inputs).
+/// Returns null copies when neither function holds such a constant.
+static std::pair<func::FuncOp, func::FuncOp>
+copyWithConstantsAsArguments(func::FuncOp func, func::FuncOp reference,
+                             ModuleOp scratch) {
+  auto isTensorConstant = [](arith::ConstantOp op) {
+    return isa<RankedTensorType>(op.getType());
+  };
+  // Attributes are uniqued: equal values are the same attribute.
+  SmallVector<Attribute> constants;
+  llvm::DenseMap<Attribute, unsigned> indexOf;
+  for (func::FuncOp f : {reference, func})
+    f.walk([&](arith::ConstantOp op) {
+      if (isTensorConstant(op) &&
+          indexOf.try_emplace(op.getValue(), constants.size()).second)
+        constants.push_back(op.getValue());
+    });
+  if (constants.empty())
+    return {};
+  OpBuilder b(scratch.getBodyRegion());
+  auto copy = [&](func::FuncOp f) {
+    auto clone = cast<func::FuncOp>(b.clone(*f));
+    unsigned first = clone.getNumArguments();
+    SmallVector<unsigned> indices(constants.size(), first);
+    SmallVector<Type> types;
+    for (Attribute value : constants)
+      types.push_back(cast<TypedAttr>(value).getType());
+    SmallVector<DictionaryAttr> attrs(constants.size());
+    SmallVector<Location> locs(constants.size(), clone.getLoc());
+    (void)clone.insertArguments(indices, types, attrs, locs);
+    clone.walk([&](arith::ConstantOp op) {
+      if (!isTensorConstant(op))
+        return;
+      unsigned index = first + indexOf.lookup(op.getValue());
+      op.replaceAllUsesWith(clone.getArgument(index));
+      op.erase();
+    });
+    return clone;
+  };
+  return {copy(func), copy(reference)};
+}
+
 namespace {
 
 struct VerifyEquivalencePass
@@ -245,10 +293,13 @@ struct VerifyEquivalencePass
              << ": one test takes about " << work
              << " field operations, more than max-work=" << int64_t(maxWork)
              << "; raise max-work to run it anyway";
+    OwningOpRef<ModuleOp> scratch = ModuleOp::create(func.getLoc());
+    auto [lhsFunc, rhsFunc] =
+        copyWithConstantsAsArguments(func, reference, *scratch);
     FailureOr<verify::FieldEvaluator> lhs =
-        verify::FieldEvaluator::create(func);
+        verify::FieldEvaluator::create(lhsFunc ? lhsFunc : func);
     FailureOr<verify::FieldEvaluator> rhs =
-        verify::FieldEvaluator::create(reference);
+        verify::FieldEvaluator::create(rhsFunc ? rhsFunc : reference);
     if (failed(lhs) || failed(rhs))
       return failure();
 

@@ -689,3 +689,52 @@ func.func @mask_other_diagonal(%x: tensor<4x8xf32>) -> tensor<4x1xf32> attribute
   %s = kernel.reduce_sum %e dim 1 : tensor<4x8xf32>
   return %s : tensor<4x1xf32>
 }
+
+// -----
+
+// Accepted: a scale moved onto a constant weight. Tensor constants are
+// arguments of both field programs, the same constant the same argument,
+// so the check holds for every value of the weight.
+func.func @ref(%x: tensor<4x8xf32>) -> tensor<4x6xf32> {
+  %w = arith.constant dense<0.5> : tensor<8x6xf32>
+  %m = kernel.matmul %x, %w : tensor<4x8xf32>, tensor<8x6xf32>
+  %s = kernel.mul_scalar %m, 2.0 : tensor<4x6xf32>
+  return %s : tensor<4x6xf32>
+}
+// expected-remark @+1 {{@scaled_weight is equivalent to @ref: }}
+func.func @scaled_weight(%x: tensor<4x8xf32>) -> tensor<4x6xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %w = arith.constant dense<0.5> : tensor<8x6xf32>
+  %ws = kernel.mul_scalar %w, 2.0 : tensor<8x6xf32>
+  %m = kernel.matmul %x, %ws : tensor<4x8xf32>, tensor<8x6xf32>
+  return %m : tensor<4x6xf32>
+}
+
+// -----
+
+// Rejected: another weight.
+func.func @ref(%x: tensor<4x8xf32>) -> tensor<4x6xf32> {
+  %w = arith.constant dense<0.5> : tensor<8x6xf32>
+  %m = kernel.matmul %x, %w : tensor<4x8xf32>, tensor<8x6xf32>
+  return %m : tensor<4x6xf32>
+}
+// expected-error @+1 {{@other_weight is not equivalent to @ref}}
+func.func @other_weight(%x: tensor<4x8xf32>) -> tensor<4x6xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %w = arith.constant dense<0.25> : tensor<8x6xf32>
+  %m = kernel.matmul %x, %w : tensor<4x8xf32>, tensor<8x6xf32>
+  return %m : tensor<4x6xf32>
+}
+
+// -----
+
+// Rejected, though equal for this weight: adding a zero bias is the
+// identity only for its value, which the check does not use.
+func.func @ref(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
+  %b = arith.constant dense<0.0> : tensor<4x6xf32>
+  %y = kernel.add %x, %b : tensor<4x6xf32>, tensor<4x6xf32>
+  return %y : tensor<4x6xf32>
+}
+// expected-error @+1 {{@bias_dropped is not equivalent to @ref}}
+func.func @bias_dropped(%x: tensor<4x6xf32>) -> tensor<4x6xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %y = kernel.mul_scalar %x, 1.0 : tensor<4x6xf32>
+  return %y : tensor<4x6xf32>
+}
