@@ -306,10 +306,20 @@ estimateDefaultBlockGraphCost(Operation *op, const TargetInfo &target,
   Operation *clone = b.clone(*op, operands);
   func::ReturnOp::create(b, loc, clone->getResults());
   IRRewriter rewriter(ctx);
-  if (failed(wrapInDefaultBlockGraph(rewriter, clone,
-                                     kDefaultBlockGraphSharedMemBytes)))
+  // The GPU pipeline computes an rms_norm whose row fits no block of the
+  // chip as the ops it stands for, several launches (a [3, 65536] f16 one
+  // was costed as one kernel and lowered to six).
+  bool decomposed =
+      isa<kernel::RmsNormOp>(clone) &&
+      !canWrapInDefaultBlockGraph(
+          clone, static_cast<int64_t>(target.maxSharedMemPerBlock));
+  if (failed(decomposed
+                 ? lowerToDefaultBlockGraphs(rewriter, clone,
+                                             kDefaultBlockGraphSharedMemBytes)
+                 : LogicalResult(wrapInDefaultBlockGraph(
+                       rewriter, clone, kDefaultBlockGraphSharedMemBytes))))
     return failure();
-  // A split reduction is two kernels.
+  // A split reduction is two kernels, a decomposed rms_norm several.
   return estimateFunctionCost(func, target, options);
 }
 

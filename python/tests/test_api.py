@@ -524,6 +524,19 @@ def test_graphs_without_a_kernel_still_lower_and_run():
         assert cost.device_bytes == 2 * value.nbytes
 
 
+def test_cost_of_a_long_row_rms_norm_counts_its_launches():
+    # A row of 65536 f16 values fits no block's shared memory, so the GPU
+    # pipeline computes the ops rms_norm stands for; the cost model counts
+    # the same launches (it said 1).
+    g = mi.new_kernel_graph()
+    X = g.new_input(dims=(3, 65536), dtype=mi.float16)
+    g.mark_output(g.rms_norm(X, normalized_shape=(65536,)))
+    (function,) = g.launch_plan("sm_90")["functions"]
+    launches = len(function["launches"])
+    assert launches > 1
+    assert g.cost("sm_90").launches == launches
+
+
 def test_scalar_and_dim_arguments_are_checked():
     graph = mi.new_kernel_graph()
     X = graph.new_input(dims=(4, 8), dtype=mi.float32)

@@ -78,6 +78,9 @@ constexpr int64_t kSplitTargetBlocks = 64;
 constexpr int64_t kSplitMinIterations = 4;
 /// The shortest chunk a block takes (a tensor-core matmul's k).
 constexpr int64_t kSplitMinChunk = 16;
+/// The narrowest last-dim tile taken while a wider divisor exists: a
+/// quarter of a warp's elements, below which loads stop coalescing.
+constexpr int64_t kMinLastDimTile = 8;
 
 /// The largest power of two up to `cap` that divides `size`.
 int64_t powerOfTwoTile(int64_t size, int64_t cap) {
@@ -99,6 +102,20 @@ int64_t smallestTile(int64_t size, int64_t maxParts) {
       parts = std::max(parts, size / d);
   }
   return size / parts;
+}
+
+/// The tile along a last dim of `size`: the largest power of two up to
+/// `cap` that divides it, unless that is under kMinLastDimTile (a dim of
+/// 27 or 4097 has no factor of two and got tiles of one element, a block
+/// each); then the largest divisor up to `cap`.
+int64_t lastDimTileFor(int64_t size, int64_t cap) {
+  int64_t tile = powerOfTwoTile(size, cap);
+  if (tile >= kMinLastDimTile || tile == size)
+    return tile;
+  for (int64_t d = std::min(size, cap); d > tile; --d)
+    if (size % d == 0)
+      return d;
+  return tile;
 }
 
 /// Assigns grid x, y, z to `dims` (output dims, innermost first). The last
@@ -130,9 +147,8 @@ void splitAcrossGrid(DefaultSchedule &s, ArrayRef<int64_t> shape,
   for (int64_t dim : dims) {
     if (g == 3)
       break;
-    int64_t tile = dim == rank - 1
-                       ? powerOfTwoTile(shape[dim], lastDimTile)
-                       : smallestTile(shape[dim], kMaxGridSize[g]);
+    int64_t tile = dim == rank - 1 ? lastDimTileFor(shape[dim], lastDimTile)
+                                   : smallestTile(shape[dim], kMaxGridSize[g]);
     if (shape[dim] / tile > kMaxGridSize[g])
       tile = smallestTile(shape[dim], kMaxGridSize[g]);
     if (shape[dim] / tile == 1)
@@ -777,26 +793,41 @@ Value decomposeRmsNorm(RewriterBase &rewriter, kernel::RmsNormOp norm) {
   return result;
 }
 
+} // namespace
+
+LogicalResult mlsopt::lowerToDefaultBlockGraphs(RewriterBase &rewriter,
+                                                Operation *op,
+                                                int64_t maxSharedMemBytes) {
+  auto norm = dyn_cast<kernel::RmsNormOp>(op);
+  if (!norm || fitsDefaultBlockGraph(norm, maxSharedMemBytes))
+    return wrapInDefaultBlockGraph(rewriter, op, maxSharedMemBytes);
+  // An rms_norm whose row does not fit a block's shared memory becomes the
+  // ops it computes, which have block graphs for rows of any length. They
+  // are built right before it.
+  Operation *before = norm->getPrevNode();
+  rewriter.setInsertionPoint(norm);
+  Value result = decomposeRmsNorm(rewriter, norm);
+  SmallVector<Operation *> computed;
+  for (Operation *it = before ? before->getNextNode()
+                              : &norm->getBlock()->front();
+       it != norm.getOperation(); it = it->getNextNode())
+    computed.push_back(it);
+  rewriter.replaceOp(norm, result);
+  bool ok = true;
+  for (Operation *it : computed)
+    if (!isa<kernel::ConvertOp>(it) &&
+        failed(wrapInDefaultBlockGraph(rewriter, it, maxSharedMemBytes)))
+      ok = false;
+  return success(ok);
+}
+
+namespace {
+
 struct ConvertKernelToCustomPass
     : mlsopt::impl::ConvertKernelToCustomBase<ConvertKernelToCustomPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    // An rms_norm whose row does not fit a block's shared memory becomes
-    // the ops it computes, which have block graphs for rows of any length.
-    {
-      IRRewriter rewriter(&getContext());
-      SmallVector<kernel::RmsNormOp> tooLong;
-      getOperation()->walk([&](kernel::RmsNormOp norm) {
-        if (!norm->getParentOfType<kernel::CustomOp>() &&
-            !fitsDefaultBlockGraph(norm, maxSharedMemory))
-          tooLong.push_back(norm);
-      });
-      for (kernel::RmsNormOp norm : tooLong) {
-        rewriter.setInsertionPoint(norm);
-        rewriter.replaceOp(norm, decomposeRmsNorm(rewriter, norm));
-      }
-    }
     // Every op is wrapped or reported: a kernel op without a block graph
     // stops the pass, since the GPU lowering after it could not use it.
     // Transposes stay: --convert-custom-kernel-to-gpu launches each as a
@@ -813,7 +844,7 @@ struct ConvertKernelToCustomPass
         ops.push_back(op);
     });
     for (Operation *op : ops)
-      if (failed(wrapInDefaultBlockGraph(rewriter, op, maxSharedMemory)))
+      if (failed(lowerToDefaultBlockGraphs(rewriter, op, maxSharedMemory)))
         failedOne = true;
     if (failedOne)
       signalPassFailure();

@@ -58,6 +58,17 @@ mlir::FailureOr<kernel::CustomOp>
 wrapInDefaultBlockGraph(mlir::RewriterBase &rewriter, mlir::Operation *op,
                         int64_t maxSharedMemBytes, bool allowSplit = true);
 
+/// What --convert-kernel-to-custom makes of the pre-defined kernel op `op`:
+/// its default block graph (wrapInDefaultBlockGraph), or for an rms_norm
+/// whose row fits no block of `maxSharedMemBytes`, the default block graphs
+/// of the ops it computes (squares, their sum walked by a for-loop, the
+/// scale), between conversions to f32 and back, which are copy kernels of
+/// their own. Fails, with a diagnostic on the op, where one of them has no
+/// default block graph.
+mlir::LogicalResult lowerToDefaultBlockGraphs(mlir::RewriterBase &rewriter,
+                                              mlir::Operation *op,
+                                              int64_t maxSharedMemBytes);
+
 /// Whether wrapInDefaultBlockGraph would succeed on `op`: it has a default
 /// block graph, no rank-0 tensor and a tiling that fits in
 /// `maxSharedMemBytes`. Emits no diagnostic.
