@@ -455,4 +455,8 @@ void SharedMemoryPlan::place() {
   }
   for (auto [i, buffer] : llvm::enumerate(buffers))
     buffer.offset = chains[chainOf[i]].offset;
+  // The lowering moves 16 bytes per access, so the last bytes of a tile
+  // that is not a multiple of 16 are read with the padding after it; the
+  // last buffer gets that padding too (a 108-byte tile was read to 112).
+  totalBytes = alignBufferOffset(totalBytes);
 }
