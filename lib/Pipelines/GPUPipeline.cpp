@@ -49,6 +49,22 @@ static std::string findLibdevice(StringRef cudaPath) {
   return "";
 }
 
+LogicalResult mlsopt::checkGPUPipelineOptions(
+    const GPUPipelineOptions &options,
+    function_ref<LogicalResult(const Twine &)> onError) {
+  // A toolkit named on purpose that lacks libdevice is a mistake to report,
+  // not a reason to fall back on another one.
+  if (!options.cudaPath.empty()) {
+    SmallString<256> path(options.cudaPath);
+    llvm::sys::path::append(path, "nvvm", "libdevice", "libdevice.10.bc");
+    if (!llvm::sys::fs::exists(path))
+      return onError("mlsopt-gpu-pipeline: cuda-path '" + options.cudaPath +
+                     "' has no nvvm/libdevice/libdevice.10.bc; give the "
+                     "root of a CUDA toolkit");
+  }
+  return success();
+}
+
 void mlsopt::buildGPUPipeline(OpPassManager &pm,
                               const GPUPipelineOptions &options) {
   // mlsopt's dialects to gpu/nvgpu/scf/memref: every kernel op becomes a

@@ -16,19 +16,27 @@ namespace {
 template <typename Options>
 void registerModulePipeline(
     StringRef arg, StringRef description,
-    std::function<void(OpPassManager &, const Options &)> builder) {
+    std::function<void(OpPassManager &, const Options &)> builder,
+    std::function<LogicalResult(const Options &,
+                                function_ref<LogicalResult(const Twine &)>)>
+        check = {}) {
   std::string name = arg.str();
   registerPassPipeline(
       arg, description,
-      [builder, name](OpPassManager &pm, StringRef optionsText,
-                      function_ref<LogicalResult(const Twine &)> onError) {
-        if (pm.getOpAnchorName() != ModuleOp::getOperationName())
+      [builder, check,
+       name](OpPassManager &pm, StringRef optionsText,
+             function_ref<LogicalResult(const Twine &)> onError) {
+        // An op-agnostic manager ("any", the Python package's) takes module
+        // passes and checks at run time that they run on a module.
+        if (pm.getOpAnchorName() != ModuleOp::getOperationName() &&
+            pm.getOpAnchorName() != OpPassManager::getAnyOpAnchorName())
           return onError("'" + name +
                          "' lowers a whole builtin.module and cannot be "
                          "nested under '" +
                          pm.getOpAnchorName() + "'");
         Options options;
-        if (failed(options.parseFromString(optionsText)))
+        if (failed(options.parseFromString(optionsText)) ||
+            (check && failed(check(options, onError))))
           return failure();
         builder(pm, options);
         return success();
@@ -51,5 +59,5 @@ void mlsopt::registerPipelines() {
       "mlsopt-gpu-pipeline",
       "Lower functions of kernel ops and custom kernels to GPU launches and a "
       "gpu.binary with PTX (through gpu, nvgpu and NVVM)",
-      buildGPUPipeline);
+      buildGPUPipeline, checkGPUPipelineOptions);
 }

@@ -47,6 +47,12 @@ struct GPUPipelineOptions
 void buildGPUPipeline(mlir::OpPassManager &pm,
                       const GPUPipelineOptions &options);
 
+/// Checks the options a pipeline cannot check itself before it runs (a
+/// `cuda-path` without libdevice); reports through `onError`.
+mlir::LogicalResult checkGPUPipelineOptions(
+    const GPUPipelineOptions &options,
+    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)> onError);
+
 /// The NVPTX subtarget features of `target`'s PTX version ("+ptx78").
 std::string getPTXFeatures(const TargetInfo &target);
 

@@ -23,6 +23,15 @@ LogicalResult mlsopt::gpu::translateToPTX(ModuleOp module, raw_ostream &os) {
                << mlir::gpu::stringifyCompilationTarget(object.getFormat())
                << ", not PTX; lower it with gpu-module-to-binary{format=isa} "
                   "(as --mlsopt-gpu-pipeline does)";
+      // ROCm and SPIR-V objects are no PTX, whatever their format says,
+      // and an empty object is no program.
+      if (!isa<NVVM::NVVMTargetAttr>(object.getTarget()))
+        return binary.emitError("gpu.binary @")
+               << binary.getSymName() << " holds an object for "
+               << object.getTarget() << ", not an NVVM target's PTX";
+      if (object.getObject().getValue().empty())
+        return binary.emitError("gpu.binary @")
+               << binary.getSymName() << " holds an empty object";
       os << "// gpu.binary @" << binary.getSymName() << ", target "
          << object.getTarget() << "\n"
          << object.getObject().getValue();

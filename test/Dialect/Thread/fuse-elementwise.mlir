@@ -82,3 +82,17 @@ func.func @kernel_level(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
   %e = kernel.exp %x : tensor<8x64xf16>
   return %e : tensor<8x64xf16>
 }
+
+// -----
+
+// Block ops outside a block graph stay as they are: a thread graph there
+// would fail its verifier ("must be part of a block graph").
+// CHECK-LABEL: func.func @outside_a_block_graph
+// CHECK-NEXT: block.exp
+// CHECK-NEXT: block.mul
+// CHECK-NOT: thread.graph
+func.func @outside_a_block_graph(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = block.exp %x : tensor<4x8xf32>
+  %m = block.mul %e, %x : tensor<4x8xf32>, tensor<4x8xf32>
+  return %m : tensor<4x8xf32>
+}

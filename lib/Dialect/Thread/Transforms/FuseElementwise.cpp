@@ -31,6 +31,11 @@ using namespace mlsopt::thread;
 static bool isElementwiseBlockOp(Operation *op) {
   if (!isa_and_nonnull<block::BlockDialect>(op->getDialect()))
     return false;
+  // A thread graph is part of a block graph; an op elsewhere (a block op
+  // in a function, which parses) stays as it is rather than becoming an
+  // invalid graph.
+  if (!isa_and_nonnull<kernel::CustomOp, block::ForLoopOp>(op->getParentOp()))
+    return false;
   StringRef name = op->getName().stripDialect();
   return isScalarOpName(name) || symbolizeUnaryKind(name) ||
          symbolizeBinaryKind(name);
