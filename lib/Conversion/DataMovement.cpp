@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 
@@ -83,4 +84,18 @@ SmallVector<unsigned> mlsopt::getResultsCopiedOnReturn(ValueRange returned) {
       written.push_back(storage);
   }
   return copied;
+}
+
+bool mlsopt::isDeadKernelOp(Operation *op,
+                            const llvm::SmallPtrSetImpl<Operation *> &dead) {
+  // Kernel ops other than custom ones have no side effects; a custom
+  // kernel's stores write its results only, so unread it is dead too.
+  bool skippable =
+      isa<kernel::CustomOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+          op) ||
+      (isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) &&
+       isMemoryEffectFree(op));
+  return skippable && llvm::all_of(op->getUsers(), [&](Operation *user) {
+           return dead.contains(user);
+         });
 }

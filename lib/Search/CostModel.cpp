@@ -496,7 +496,16 @@ FailureOr<SmallVector<KernelCost>>
 mlsopt::search::estimateKernelCosts(func::FuncOp func, const TargetInfo &target,
                                     const CostModelOptions &options) {
   SmallVector<KernelCost> costs;
+  // Kernels nothing reads are not launched (convert-kernel-to-custom
+  // erases them).
+  llvm::SmallPtrSet<Operation *, 8> dead;
+  for (Block &block : func.getBody())
+    for (Operation &op : llvm::reverse(block))
+      if (isDeadKernelOp(&op, dead))
+        dead.insert(&op);
   WalkResult walk = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (dead.contains(op))
+      return WalkResult::skip();
     // The GPU pipeline runs a static slice and a broadcast on tensors as
     // copy kernels: one launch that writes the result and reads what it
     // copies (a broadcast's repeated reads come from the L2). A slice that

@@ -537,6 +537,16 @@ def test_cost_of_a_long_row_rms_norm_counts_its_launches():
     assert g.cost("sm_90").launches == launches
 
 
+def test_ops_no_output_reads_are_neither_launched_nor_costed():
+    g = mi.new_kernel_graph()
+    X = g.new_input(dims=(64, 256), dtype=mi.float16)
+    g.exp(g.exp(X))  # read by no output
+    g.mark_output(g.neg(X))
+    (function,) = g.launch_plan("sm_90")["functions"]
+    assert len(function["launches"]) == 1
+    assert g.cost("sm_90").launches == 1
+
+
 def test_scalar_and_dim_arguments_are_checked():
     graph = mi.new_kernel_graph()
     X = graph.new_input(dims=(4, 8), dtype=mi.float32)

@@ -12,6 +12,7 @@
 #define MLSOPT_CONVERSION_DATAMOVEMENT_H
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace mlsopt {
@@ -47,6 +48,14 @@ mlir::Value getViewedStorage(mlir::Value value);
 /// of an earlier result. `returned` are the operands of the function's
 /// return, in order.
 llvm::SmallVector<unsigned> getResultsCopiedOnReturn(mlir::ValueRange returned);
+
+/// Whether the GPU pipeline skips `op`: a kernel op (a custom kernel too,
+/// whose writes go only to its results) or a view whose results nothing
+/// live reads, through chains of such ops. `dead` holds the ops of the
+/// block after `op` already found dead; walk a block backwards and insert
+/// each op this accepts.
+bool isDeadKernelOp(mlir::Operation *op,
+                    const llvm::SmallPtrSetImpl<mlir::Operation *> &dead);
 
 } // namespace mlsopt
 

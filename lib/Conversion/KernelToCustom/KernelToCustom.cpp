@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/Conversion/KernelToCustom/KernelToCustom.h"
+#include "mlsopt/Conversion/DataMovement.h"
 #include "mlsopt/Conversion/ElementwiseMath.h"
 #include "mlsopt/Conversion/Passes.h"
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
@@ -834,6 +835,19 @@ struct ConvertKernelToCustomPass
     // copy kernel of its own.
     bool failedOne = false;
     IRRewriter rewriter(&getContext());
+    // Kernels nothing reads are not launched; a chain of them goes at once,
+    // each block walked backwards.
+    getOperation()->walk([&](Block *block) {
+      if (!isa_and_nonnull<func::FuncOp>(block->getParentOp()))
+        return;
+      llvm::SmallPtrSet<Operation *, 8> dead;
+      for (Operation &op : llvm::reverse(*block))
+        if (isDeadKernelOp(&op, dead))
+          dead.insert(&op);
+      for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*block)))
+        if (dead.contains(&op))
+          rewriter.eraseOp(&op);
+    });
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
       if (op->getDialect() &&
