@@ -48,6 +48,9 @@ from .kernel import (
 )
 from .threadblock import STensor, TBGraph, new_threadblock_graph
 
+# Mirage's earlier name of new_kernel_graph, which its older demos call.
+new_graph = new_kernel_graph
+
 __all__ = [
     "Cost",
     "DTensor",
@@ -66,6 +69,7 @@ __all__ = [
     "int16",
     "int32",
     "int64",
+    "new_graph",
     "new_kernel_graph",
     "new_threadblock_graph",
     "convert_dtype_to_torch_type",

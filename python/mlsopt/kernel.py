@@ -176,6 +176,12 @@ def _input_dims(dims):
         if abs(d) > _MAX_DIM:
             raise ValueError(f"dim {d} in {tuple(checked)} does not fit in "
                              "64 bits")
+    # Each dim fitting is not enough: the element count (and byte sizes
+    # after it) are 64-bit too.
+    if all(d > 0 for d in checked) and math.prod(checked) > _MAX_DIM:
+        raise ValueError(f"dims {tuple(checked)} hold "
+                         f"{math.prod(checked)} elements, more than 64 bits "
+                         "count")
     return tuple(checked)
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -412,6 +418,8 @@ class KernelGraph:
             warnings.warn(
                 f"the cost leaves out {len(uncosted)} ops outside the kernel "
                 f"dialect: {', '.join(sorted(set(uncosted)))}", stacklevel=2)
+        if target is not None:
+            _check_target(target)
         return self._core.estimate_cost(target or "", latency)
 
     def kernel_costs(self, target=None, latency=False):
@@ -420,6 +428,8 @@ class KernelGraph:
         kernel bounds the program, and by what (`memory_us`, `compute_us`,
         `latency_us`)."""
         self._check_outputs("kernel_costs()")
+        if target is not None:
+            _check_target(target)
         return self._core.estimate_kernel_costs(target or "", latency)
 
     def to_dot(self):
@@ -470,7 +480,8 @@ class KernelGraph:
         (config, griddims, imaps, ...), time its candidates
         (warmup_iters, profile_iters) or reuse its graph dataset and
         checkpoints (use_graph_dataset, use_cached_graphs,
-        previous_checkpoint, save_codes) are accepted so that Mirage
+        previous_checkpoint, save_codes) or choose its verifier
+        (is_formal_verified) are accepted so that Mirage
         scripts run unchanged; mlsopt ignores them, with a warning."""
         unknown = set(mirage_options) - set(_MIRAGE_ONLY_OPTIONS)
         if unknown:
@@ -495,10 +506,11 @@ class KernelGraph:
             raise UnavailableError(
                 "this build of mlsopt has no --superoptimize pass, so "
                 "superoptimize() cannot run; build a version that has it")
-        for name, value in (("max_kernel_ops", max_kernel_ops),
-                            ("max_block_ops", max_block_ops),
-                            ("threads", threads), ("seed", seed)):
-            _check_count(name, value)
+        _check_count("max_kernel_ops", max_kernel_ops, low=1)
+        # A load, an op and a store at least; past 64 no timeout reaches.
+        _check_count("max_block_ops", max_block_ops, low=3, high=64)
+        _check_count("threads", threads)
+        _check_count("seed", seed, high=2**64 - 1)
         if timeout is not None and (
                 isinstance(timeout, bool)
                 or not isinstance(timeout, numbers.Real)
@@ -751,6 +763,10 @@ _MIRAGE_ONLY_OPTION_GROUPS = (
     (("save_codes",),
      ("code-saving option",
       "it generates no CUDA source; ptx() gives the PTX of a graph")),
+    (("is_formal_verified",),
+     ("verification option",
+      "it verifies every result by random tests over finite fields "
+      "(docs/verification.md), with or without it")),
 )
 # Keyword arguments of Mirage's graph call that tune the CUDA code it
 # generates for the call; mlsopt's lowering has no such knobs.
@@ -760,15 +776,16 @@ _MIRAGE_ONLY_OPTIONS = frozenset(
     name for names, _ in _MIRAGE_ONLY_OPTION_GROUPS for name in names)
 
 
-def _check_count(name, value):
-    """ValueError unless `value` (an option) is None or an int >= 0: the
-    pass's unsigned options would reject anything else with a message on
-    stderr only."""
+def _check_count(name, value, low=0, high=2**32 - 1):
+    """ValueError unless `value` (an option) is None or an int from `low` to
+    `high` (by default, what the pass's unsigned options hold): the pass
+    would reject anything else with a message on stderr only."""
     if value is None:
         return
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
-            or value < 0:
-        raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+            or not low <= value <= high:
+        raise ValueError(f"{name} must be an integer from {low} to {high}, "
+                         f"got {value!r}")
 
 
 def _pipeline(name, options):
@@ -783,9 +800,13 @@ def _pipeline(name, options):
         elif isinstance(value, float) and value.is_integer():
             value = int(value)
         value = str(value)
-        if any(c in value for c in " {}=,'\""):
-            raise ValueError(f"option {key}={value!r}: quotes, braces, "
-                             "spaces and commas cannot pass to a pass")
+        if any(c in value for c in "{}\""):
+            raise ValueError(f"option {key}={value!r}: double quotes and "
+                             "braces cannot pass to a pass")
+        # MLIR's option syntax takes a value with spaces, commas or equal
+        # signs in double quotes (a cache directory under "My Documents").
+        if any(c in value for c in " =,'"):
+            value = f'"{value}"'
         parts.append(f"{key}={value}")
     return f"{name}{{{' '.join(parts)}}}" if parts else name
 

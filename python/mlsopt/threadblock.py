@@ -21,7 +21,7 @@ import struct
 
 from . import _mlsopt as _core
 from ._mlsopt import MLIRError
-from .kernel import DTensor, _caller, _define_elementwise_methods
+from .kernel import DTensor, _as_int, _caller, _define_elementwise_methods
 
 _GRID_AXES = ("x", "y", "z")
 
@@ -72,7 +72,7 @@ def _loc(file, line):
 
 def _dim_map(mapping):
     """Mirage's (x, y, z) map, -1 for "not mapped", as a #block.dim_map."""
-    mapping = tuple(int(d) for d in mapping)
+    mapping = tuple(_as_int(d, "a grid map") for d in mapping)
     if len(mapping) != 3:
         raise ValueError(f"a grid map has three entries (x, y, z), got {mapping}")
     entries = [f"{axis} = {d}" for axis, d in zip(_GRID_AXES, mapping) if d >= 0]
@@ -86,7 +86,7 @@ class TBGraph:
     def __init__(self, grid_dim, block_dim, forloop_range, reduction_dimx=None):
         self.grid_dim = _dim3(grid_dim, "grid_dim")
         self.block_dim = _dim3(block_dim, "block_dim")
-        self.forloop_range = int(forloop_range)
+        self.forloop_range = _as_int(forloop_range, "forloop_range")
         if self.forloop_range < 1:
             raise ValueError(f"forloop_range must be positive, got {forloop_range}")
         # Mirage's reduction_dimx sizes its "sum_todimx" reductions, which
@@ -117,7 +117,7 @@ class TBGraph:
                              "shared memory (store_in_dmem=True is not supported)")
         file, line = _caller()
         dims = list(dtensor.dims)
-        input_map = tuple(int(d) for d in input_map)
+        input_map = tuple(_as_int(d, "input_map") for d in input_map)
         imap = _dim_map(input_map)
         for axis, d in enumerate(input_map):
             if d >= len(dims):
@@ -126,7 +126,7 @@ class TBGraph:
             if d >= 0:
                 dims[d] = _split(dims[d], self.grid_dim[axis],
                                  f"grid dim {_GRID_AXES[axis]}", dtensor.dims, d)
-        forloop_dim = int(forloop_dim)
+        forloop_dim = _as_int(forloop_dim, "forloop_dim")
         fmap = ""
         if forloop_dim >= 0:
             if forloop_dim >= len(dims):
@@ -161,7 +161,7 @@ class TBGraph:
     def new_output(self, stensor, output_map, forloop_dim=-1):
         self._check(stensor)
         file, line = _caller()
-        if int(forloop_dim) != -1:
+        if _as_int(forloop_dim, "forloop_dim") != -1:
             raise ValueError("mlsopt stores outputs once, after the for-loop "
                              "(forloop_dim must be -1)")
         if stensor._in_loop and stensor._name in self._invariant:
@@ -173,7 +173,7 @@ class TBGraph:
                     "forloop_accum before new_output")
             # One iteration: its value is the sum over iterations.
             stensor = self.forloop_accum(stensor)
-        output_map = tuple(int(d) for d in output_map)
+        output_map = tuple(_as_int(d, "output_map") for d in output_map)
         dims = list(stensor.dims)
         for axis, d in enumerate(output_map):
             if d >= len(dims):
@@ -241,14 +241,14 @@ class TBGraph:
                         suffix=f", {_f64_literal(max_val)}")
 
     def reduction(self, A, dim):
-        dim = int(dim)
+        dim = _as_int(dim, "reduction's dim")
         if dim < 0:
             dim += A.num_dims
         return self._op("reduce_sum", [A], "reduce", *_caller(), dim=dim,
                         suffix=f" dim {dim}")
 
     def concat(self, A, B, dim):
-        dim = int(dim)
+        dim = _as_int(dim, "concat's dim")
         return self._op("concat", [A, B], "concat", *_caller(), dim=dim,
                         suffix=f" dim {dim}")
 
@@ -379,7 +379,8 @@ def _f64_literal(value):
 
 
 def _dim3(dims, what):
-    dims = tuple(int(d) for d in dims)
+    # 2.5 blocks is an error, not 2 (int() truncated it silently).
+    dims = tuple(_as_int(d, what) for d in dims)
     if len(dims) != 3 or any(d < 1 for d in dims):
         raise ValueError(f"{what} must be three positive sizes, got {dims}")
     return dims

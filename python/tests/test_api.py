@@ -247,8 +247,10 @@ def test_cost_is_the_cost_models_estimate():
     # Smaller problems cost less; an older chip is slower.
     assert gated_mlp(1024).cost("sm_90").total_us < cost.total_us
     assert gated_mlp(4096).cost("sm_80").total_us > cost.total_us
-    with pytest.raises(mi.MLIRError, match="unknown target 'sm_12'"):
+    with pytest.raises(ValueError, match="unknown target 'sm_12'"):
         gated_mlp(64).cost("sm_12")
+    with pytest.raises(ValueError, match="unknown target 'sm_70'"):
+        gated_mlp(64).kernel_costs("sm_70")
 
     # f32 matmuls run as tf32 on the tensor cores (the GPU lowering's
     # default), at half the f16 rate.
@@ -413,11 +415,24 @@ def test_input_dims_must_be_integers_of_rank_one_or_more():
         graph.new_input(dims=())
     with pytest.raises(ValueError, match="64 bits"):
         graph.new_input(dims=(2**70, 2))
+    # Dims that fit while their product does not.
+    with pytest.raises(ValueError, match="more than 64 bits count"):
+        graph.new_input(dims=(2**40, 2**40))
     assert graph.inputs == []
     # numpy integers (a shape taken from an array) are integers.
     X = graph.new_input(dims=(np.int64(8), np.int32(4)), dtype=mi.float32)
     assert X.dims == (8, 4) and all(type(d) is int for d in X.dims)
     assert graph.new_input(dims=np.zeros((2, 3)).shape).dims == (2, 3)
+
+
+def test_mirages_older_names_and_verifier_option():
+    # mi.new_graph is what Mirage's earlier demos call.
+    assert mi.new_graph is mi.new_kernel_graph
+    graph = mi.new_graph()
+    X = graph.new_input(dims=(8, 64), dtype=mi.float16)
+    graph.mark_output(graph.exp(X))
+    with pytest.warns(UserWarning, match="verification option"):
+        graph.superoptimize(is_formal_verified=True, timeout=1, threads=1)
 
 
 def test_reduction_error_names_the_dim_given():

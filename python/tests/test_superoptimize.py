@@ -40,8 +40,12 @@ def test_options_become_pass_options():
         "threads": None, "keep-reference": False,
     }) == "superoptimize{target=sm_90 timeout=30 max-kernel-ops=4 keep-reference=false}"
     assert _pipeline("superoptimize", {"target": None}) == "superoptimize"
+    assert _pipeline("superoptimize", {"cache-dir": "a b, c=d"}) == \
+        'superoptimize{cache-dir="a b, c=d"}'
     with pytest.raises(ValueError, match="cannot pass"):
-        _pipeline("superoptimize", {"cache-dir": "a b"})
+        _pipeline("superoptimize", {"cache-dir": 'a "b"'})
+    with pytest.raises(ValueError, match="cannot pass"):
+        _pipeline("superoptimize", {"cache-dir": "a{b}"})
 
 
 def test_bad_arguments_are_rejected_before_searching():
@@ -56,14 +60,27 @@ def test_bad_arguments_are_rejected_before_searching():
         assert "Triton and NKI code generators are not provided" in message
 
 
-@pytest.mark.parametrize("option, value", [
-    ("seed", -1), ("threads", -1), ("max_kernel_ops", -3),
-    ("max_block_ops", 2.5), ("threads", True),
+@pytest.mark.parametrize("option, value, low, high", [
+    ("seed", -1, 0, 2**64 - 1), ("threads", -1, 0, 2**32 - 1),
+    ("max_kernel_ops", -3, 1, 2**32 - 1), ("max_kernel_ops", 0, 1, 2**32 - 1),
+    ("max_block_ops", 2.5, 3, 64), ("threads", True, 0, 2**32 - 1),
+    # Past the pass's unsigned options: an MLIRError and a message on
+    # stderr before.
+    ("threads", 2**40, 0, 2**32 - 1), ("max_block_ops", 65, 3, 64),
 ])
-def test_bad_counts_are_python_errors_with_the_reason(option, value):
+def test_bad_counts_are_python_errors_with_the_reason(option, value, low,
+                                                      high):
     with pytest.raises(ValueError,
-                       match=f"{option} must be an integer >= 0, got"):
+                       match=f"{option} must be an integer from {low} to "
+                             f"{high}, got"):
         gated_mlp().superoptimize(**{option: value})
+
+
+def test_a_cache_dir_with_spaces_and_commas_is_used(tmp_path):
+    cache = tmp_path / "my cache, v=1"
+    cache.mkdir()
+    gated_mlp().superoptimize(cache_dir=str(cache), timeout=10, threads=1)
+    assert [p.suffix for p in cache.iterdir()] == [".mlir"]
 
 
 @pytest.mark.parametrize("value", [True, -1, float("inf"), float("nan")])

@@ -248,3 +248,17 @@ def test_input_read_after_the_loop_is_loaded_there_once():
     (out,) = graph(inputs=[x, w, b, r])
     np.testing.assert_allclose(out, np.maximum(x @ w + b, 0) + r,
                                rtol=1e-4, atol=1e-5)
+
+
+def test_float_sizes_and_maps_are_type_errors_not_truncated():
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(8, 64), dtype=mi.float16)
+    with pytest.raises(TypeError, match="grid_dim must be an integer"):
+        mi.new_threadblock_graph((2.5, 1, 1), (128, 1, 1), 1)
+    with pytest.raises(TypeError, match="forloop_range must be an integer"):
+        mi.new_threadblock_graph((2, 1, 1), (128, 1, 1), 4.0)
+    tb = mi.new_threadblock_graph((2, 1, 1), (128, 1, 1), 4)
+    with pytest.raises(TypeError, match="input_map must be an integer"):
+        tb.new_input(dtensor=X, input_map=(0.0, -1, -1), forloop_dim=1)
+    with pytest.raises(TypeError, match="forloop_dim must be an integer"):
+        tb.new_input(dtensor=X, input_map=(0, -1, -1), forloop_dim=1.0)
