@@ -617,7 +617,16 @@ class KernelGraph:
         self._check_outputs("running it")
         # A column-major input goes in as the row-major tensor it is
         # transposed (the graph argument); for a column-major array that is
-        # a view, not a copy.
+        # a view, not a copy. Its shape is checked first, against the dims
+        # new_input was given: reversed, the message would name neither.
+        declared = self.inputs
+        for i in sorted(self._column_major_inputs):
+            if i < len(inputs) and i < len(declared):
+                shape = tuple(np.shape(inputs[i]))
+                expected = tuple(reversed(declared[i].dims))
+                if shape != expected:
+                    raise ValueError(f"input {i} has shape {shape}; the graph "
+                                     f"expects {expected} (column-major)")
         inputs = [_reversed_dims(x) if i in self._column_major_inputs else x
                   for i, x in enumerate(inputs)]
         if any(_is_cuda_tensor(x) for x in inputs):

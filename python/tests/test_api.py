@@ -589,3 +589,14 @@ def test_scalar_and_dim_arguments_are_checked():
         graph(inputs=[np.ones((4, 8), np.float32)], target="bogus")
     with pytest.raises(ValueError, match="unknown target 'sm_75'"):
         graph(inputs=[np.ones((4, 8), np.float32)], target_cc=75)
+
+
+def test_a_column_major_input_of_the_wrong_shape_names_the_declared_dims():
+    g = mi.new_kernel_graph()
+    W = g.new_input(dims=(4, 6), strides=(1, 4), dtype=mi.float32)
+    g.mark_output(g.exp(W))
+    # The message named the transposed argument's shapes, (5, 4) and (6, 4).
+    with pytest.raises(ValueError, match=r"input 0 has shape \(4, 5\); the "
+                       r"graph expects \(4, 6\) \(column-major\)"):
+        g(inputs=[np.zeros((4, 5), np.float32)])
+    assert g(inputs=[np.ones((4, 6), np.float32)])[0].shape == (4, 6)
