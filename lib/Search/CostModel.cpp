@@ -280,9 +280,9 @@ unsigned mlsopt::search::estimateBlocksPerSM(int64_t sharedMemBytes,
 /// The cost of the default block graph the GPU lowering gives a pre-defined
 /// kernel op (convert-kernel-to-custom), built in a scratch module; failure,
 /// without a diagnostic, when the op has none.
-static FailureOr<KernelCost>
-estimateDefaultBlockGraphCost(Operation *op, const TargetInfo &target,
-                              const CostModelOptions &options) {
+static FailureOr<SmallVector<KernelCost>>
+estimateDefaultBlockGraphCosts(Operation *op, const TargetInfo &target,
+                               const CostModelOptions &options) {
   if (!hasDefaultBlockGraph(op))
     return failure();
   MLIRContext *ctx = op->getContext();
@@ -320,14 +320,26 @@ estimateDefaultBlockGraphCost(Operation *op, const TargetInfo &target,
                        rewriter, clone, kDefaultBlockGraphSharedMemBytes))))
     return failure();
   // A split reduction is two kernels, a decomposed rms_norm several.
-  return estimateFunctionCost(func, target, options);
+  return estimateKernelCosts(func, target, options);
 }
 
-FailureOr<KernelCost>
-mlsopt::search::estimateKernelOpCost(Operation *op, const TargetInfo &target,
-                                     const CostModelOptions &options) {
-  if (auto custom = dyn_cast<kernel::CustomOp>(op))
-    return estimateCustomKernelCost(custom, target, options);
+/// The launches the GPU lowering runs for kernel op `op`, one cost each: a
+/// custom kernel, the kernels of a pre-defined op's default block graph,
+/// or a copy kernel for an op without one.
+static FailureOr<SmallVector<KernelCost>>
+estimateKernelOpLaunches(Operation *op, const TargetInfo &target,
+                         const CostModelOptions &options);
+
+static FailureOr<SmallVector<KernelCost>>
+estimateKernelOpLaunches(Operation *op, const TargetInfo &target,
+                         const CostModelOptions &options) {
+  if (auto custom = dyn_cast<kernel::CustomOp>(op)) {
+    FailureOr<KernelCost> cost =
+        estimateCustomKernelCost(custom, target, options);
+    if (failed(cost))
+      return failure();
+    return SmallVector<KernelCost>{*cost};
+  }
   if (!isa_and_nonnull<kernel::KernelDialect>(op->getDialect()))
     return op->emitOpError("cannot be costed: not a kernel op");
 
@@ -337,8 +349,8 @@ mlsopt::search::estimateKernelOpCost(Operation *op, const TargetInfo &target,
   // GPU, and the search kept it. An op without one (a transpose, a
   // conversion) is a copy kernel that reads every operand from device
   // memory and writes its result there, at the roofline.
-  if (FailureOr<KernelCost> lowered =
-          estimateDefaultBlockGraphCost(op, target, options);
+  if (FailureOr<SmallVector<KernelCost>> lowered =
+          estimateDefaultBlockGraphCosts(op, target, options);
       succeeded(lowered))
     return lowered;
   FailureOr<Flops> flops = estimateTensorOpFlops(op);
@@ -349,8 +361,21 @@ mlsopt::search::estimateKernelOpCost(Operation *op, const TargetInfo &target,
     bytes += numBytes(type);
   for (Type type : op->getResultTypes())
     bytes += numBytes(type);
-  return estimateRoofline(bytes, flops->tensorCore, flops->cudaCore, target,
-                          flops->tf32);
+  return SmallVector<KernelCost>{estimateRoofline(
+      bytes, flops->tensorCore, flops->cudaCore, target, flops->tf32)};
+}
+
+FailureOr<KernelCost>
+mlsopt::search::estimateKernelOpCost(Operation *op, const TargetInfo &target,
+                                     const CostModelOptions &options) {
+  FailureOr<SmallVector<KernelCost>> launches =
+      estimateKernelOpLaunches(op, target, options);
+  if (failed(launches))
+    return failure();
+  KernelCost total;
+  for (const KernelCost &launch : *launches)
+    total += launch;
+  return total;
 }
 
 namespace {
@@ -525,10 +550,12 @@ mlsopt::search::estimateKernelCosts(func::FuncOp func, const TargetInfo &target,
     }
     if (!isa_and_nonnull<kernel::KernelDialect>(op->getDialect()))
       return WalkResult::advance();
-    FailureOr<KernelCost> cost = estimateKernelOpCost(op, target, options);
-    if (failed(cost))
+    // One entry per launch: a split reduction's two kernels are two.
+    FailureOr<SmallVector<KernelCost>> launches =
+        estimateKernelOpLaunches(op, target, options);
+    if (failed(launches))
       return WalkResult::interrupt();
-    costs.push_back(*cost);
+    costs.append(launches->begin(), launches->end());
     // A custom kernel's body was costed with it.
     return WalkResult::skip();
   });

@@ -346,6 +346,22 @@ def test_kernel_costs_add_up_to_the_cost():
                                                r.launch_us + c.latency_us))
 
 
+def test_kernel_costs_has_one_entry_per_launch():
+    # A matmul with few output tiles and a long k runs as a split pair (the
+    # partial sums, then the kernel that adds them): two launches, two
+    # entries (it was one entry for the op).
+    g = mi.new_kernel_graph()
+    A = g.new_input(dims=(16, 4096), dtype=mi.float16)
+    B = g.new_input(dims=(4096, 64), dtype=mi.float16)
+    g.mark_output(g.matmul(A, B))
+    (function,) = g.launch_plan("sm_90")["functions"]
+    kernels = g.kernel_costs("sm_90")
+    assert len(kernels) == len(function["launches"]) == 2
+    assert all(k.launches == 1 for k in kernels)
+    assert sum(k.total_us for k in kernels) == pytest.approx(
+        g.cost("sm_90").total_us)
+
+
 def test_latency_ranks_the_long_loop_last():
     # On an H200, @fused (8 blocks x 64 iterations) took 391 us and
     # @flash_decoding 32 us (docs/benchmarks.md).
