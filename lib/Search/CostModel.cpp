@@ -365,17 +365,21 @@ estimateKernelOpLaunches(Operation *op, const TargetInfo &target,
       bytes, flops->tensorCore, flops->cudaCore, target, flops->tf32)};
 }
 
-FailureOr<KernelCost>
-mlsopt::search::estimateKernelOpCost(Operation *op, const TargetInfo &target,
-                                     const CostModelOptions &options) {
-  FailureOr<SmallVector<KernelCost>> launches =
-      estimateKernelOpLaunches(op, target, options);
+/// The sum of the costs of several launches, or failure.
+static FailureOr<KernelCost>
+sumLaunches(FailureOr<SmallVector<KernelCost>> launches) {
   if (failed(launches))
     return failure();
   KernelCost total;
   for (const KernelCost &launch : *launches)
     total += launch;
   return total;
+}
+
+FailureOr<KernelCost>
+mlsopt::search::estimateKernelOpCost(Operation *op, const TargetInfo &target,
+                                     const CostModelOptions &options) {
+  return sumLaunches(estimateKernelOpLaunches(op, target, options));
 }
 
 namespace {
@@ -579,12 +583,5 @@ FailureOr<KernelCost>
 mlsopt::search::estimateFunctionCost(func::FuncOp func,
                                      const TargetInfo &target,
                                      const CostModelOptions &options) {
-  FailureOr<SmallVector<KernelCost>> kernels =
-      estimateKernelCosts(func, target, options);
-  if (failed(kernels))
-    return failure();
-  KernelCost total;
-  for (const KernelCost &kernel : *kernels)
-    total += kernel;
-  return total;
+  return sumLaunches(estimateKernelCosts(func, target, options));
 }
