@@ -695,12 +695,25 @@ class KernelGraph:
         return DTensor(self, tensor_id)
 
     def _check_outputs(self, what):
-        """ValueError unless the graph has outputs: without them there is
-        nothing to compute."""
-        if not self._core.outputs():
+        """Outputs for a graph that marked none, or ValueError: without
+        them there is nothing to compute. Mirage's demos that call no
+        mark_output (demo_search.py) take the tensors no op reads as the
+        outputs, so they are marked here, with a warning."""
+        if self._core.outputs():
+            return
+        unread = self._core.unread_tensors()
+        if not unread:
             raise ValueError(
                 f"the graph has no outputs; call mark_output(tensor) before "
                 f"{what}")
+        warnings.warn(
+            f"the graph has no outputs: the {len(unread)} tensors no op "
+            f"reads are marked as its outputs before {what}, as Mirage's "
+            "demos take them; call mark_output(tensor) to choose",
+            stacklevel=3)
+        for tensor_id in unread:
+            self._core.mark_output(tensor_id)
+        self._gpu_runners.clear()
 
     def _check(self, *tensors):
         for t in tensors:

@@ -573,6 +573,14 @@ std::vector<unsigned> Graph::getOutputs() {
   return ids;
 }
 
+std::vector<unsigned> Graph::getUnreadTensors() {
+  std::vector<unsigned> ids;
+  for (auto [id, tensor] : llvm::enumerate(tensors))
+    if (!isa<BlockArgument>(tensor) && tensor.use_empty())
+      ids.push_back(id);
+  return ids;
+}
+
 std::string Graph::getFunctionName() { return func.getSymName().str(); }
 
 std::string Graph::print(bool generic) {

@@ -127,6 +127,8 @@ public:
   /// Ids of the function's arguments and results, in order.
   std::vector<unsigned> getInputs();
   std::vector<unsigned> getOutputs();
+  /// Ids of the tensors ops compute that nothing reads, in id order.
+  std::vector<unsigned> getUnreadTensors();
   std::string getFunctionName();
 
   /// The module as MLIR text (generic form if `generic`).

@@ -215,6 +215,7 @@ NB_MODULE(_mlsopt, m) {
       .def("element_type", &Graph::getElementType)
       .def("inputs", &Graph::getInputs)
       .def("outputs", &Graph::getOutputs)
+      .def("unread_tensors", &Graph::getUnreadTensors)
       .def("function_name", &Graph::getFunctionName)
       .def("print", &Graph::print, "generic"_a = false)
       .def("to_dot", &Graph::toDot)

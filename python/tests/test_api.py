@@ -482,6 +482,29 @@ def test_graph_without_outputs_says_to_mark_one():
         assert "--mlsopt-gpu-pipeline" not in str(error.value), name
 
 
+def test_a_graph_without_mark_output_takes_the_unread_tensors():
+    # Mirage's demo_search.py builds a gated MLP and calls superoptimize()
+    # with no mark_output: the tensors nothing reads are the outputs.
+    g = mi.new_kernel_graph()
+    X = g.new_input(dims=(8, 64), dtype=mi.float32)
+    W1 = g.new_input(dims=(64, 32), dtype=mi.float32)
+    W2 = g.new_input(dims=(64, 32), dtype=mi.float32)
+    O = g.mul(g.silu(g.matmul(X, W1)), g.matmul(X, W2))
+    S = g.exp(X)
+    with pytest.warns(UserWarning, match="the 2 tensors no op reads are "
+                      "marked as its outputs"):
+        optimized = g.superoptimize(timeout=5, threads=1)
+    assert [t.dims for t in g.outputs] == [O.dims, S.dims]
+    x = np.random.rand(8, 64).astype(np.float32)
+    w1 = np.random.rand(64, 32).astype(np.float32)
+    w2 = np.random.rand(64, 32).astype(np.float32)
+    got = optimized(inputs=[x, w1, w2])
+    h = x @ w1
+    np.testing.assert_allclose(got[0], h / (1 + np.exp(-h)) * (x @ w2),
+                               rtol=1e-4)
+    np.testing.assert_allclose(got[1], np.exp(x), rtol=1e-5)
+
+
 def test_mirage_dtype_names_exist_but_graphs_hold_floats():
     import numpy as np
     names = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
