@@ -67,6 +67,22 @@ static OwningOpRef<ModuleOp> widenedCopy(func::FuncOp func,
           for (BlockArgument arg : block.getArguments())
             arg.setType(widenToF32(arg.getType()));
     });
+    // A constant's value is retyped with it: an f16 weight's elements are
+    // exact in f32.
+    copy.walk([](arith::ConstantOp constant) {
+      auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue());
+      if (!dense || dense.getType() == constant.getType())
+        return;
+      auto type = cast<ShapedType>(constant.getType());
+      constant.setValueAttr(
+          dense.mapValues(type.getElementType(), [&](const APFloat &value) {
+            APFloat wide = value;
+            bool lost;
+            wide.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                         &lost);
+            return wide.bitcastToAPInt();
+          }));
+    });
     // In f32 every conversion is from f32 to f32: no conversion at all.
     copy.walk([](mlsopt::kernel::ConvertOp convert) {
       convert.getResult().replaceAllUsesWith(convert.getInput());

@@ -738,3 +738,22 @@ func.func @bias_dropped(%x: tensor<4x6xf32>) -> tensor<4x6xf32> attributes {mlso
   %y = kernel.mul_scalar %x, 1.0 : tensor<4x6xf32>
   return %y : tensor<4x6xf32>
 }
+
+// -----
+
+// Accepted: an f16 weight, whose f32 run (the tolerance check) widens the
+// constant's elements with its type; an unexpected warning that the f32 run
+// failed would fail this test.
+func.func @ref(%x: tensor<4x8xf16>) -> tensor<4x6xf16> {
+  %w = arith.constant dense<0.375> : tensor<8x6xf16>
+  %m = kernel.matmul %x, %w : tensor<4x8xf16>, tensor<8x6xf16>
+  %e = kernel.exp %m : tensor<4x6xf16>
+  return %e : tensor<4x6xf16>
+}
+// expected-remark @+1 {{@f16_weight is equivalent to @ref: }}
+func.func @f16_weight(%x: tensor<4x8xf16>) -> tensor<4x6xf16> attributes {mlsopt.equivalent_to = @ref} {
+  %w = arith.constant dense<0.375> : tensor<8x6xf16>
+  %m = kernel.matmul %x, %w : tensor<4x8xf16>, tensor<8x6xf16>
+  %e = kernel.exp %m : tensor<4x6xf16>
+  return %e : tensor<4x6xf16>
+}
