@@ -308,7 +308,7 @@ estimateDefaultBlockGraphCosts(Operation *op, const TargetInfo &target,
   IRRewriter rewriter(ctx);
   // The GPU pipeline computes an rms_norm whose row fits no block of the
   // chip as the ops it stands for, several launches (a [3, 65536] f16 one
-  // was costed as one kernel and lowered to six).
+  // was costed as one kernel and lowered to nine).
   bool decomposed =
       isa<kernel::RmsNormOp>(clone) &&
       !canWrapInDefaultBlockGraph(
@@ -326,10 +326,6 @@ estimateDefaultBlockGraphCosts(Operation *op, const TargetInfo &target,
 /// The launches the GPU lowering runs for kernel op `op`, one cost each: a
 /// custom kernel, the kernels of a pre-defined op's default block graph,
 /// or a copy kernel for an op without one.
-static FailureOr<SmallVector<KernelCost>>
-estimateKernelOpLaunches(Operation *op, const TargetInfo &target,
-                         const CostModelOptions &options);
-
 static FailureOr<SmallVector<KernelCost>>
 estimateKernelOpLaunches(Operation *op, const TargetInfo &target,
                          const CostModelOptions &options) {

@@ -110,19 +110,25 @@ static HostTensor normalTensor(ArrayRef<int64_t> shape,
   return t;
 }
 
+/// The elements of a statically shaped tensor type, 0 for anything else.
+/// Saturates instead of overflowing on absurd shapes.
+static uint64_t elementsOf(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return 0;
+  uint64_t elements = 1;
+  for (int64_t extent : tensor.getShape())
+    elements = llvm::SaturatingMultiply(elements, uint64_t(extent));
+  return elements;
+}
+
 /// The elements of every tensor `func` takes or computes: what its
 /// finite-field evaluation holds in memory at most, since every value keeps
-/// its buffer. Saturates instead of overflowing on absurd shapes.
+/// its buffer.
 static uint64_t countElements(func::FuncOp func) {
   uint64_t total = 0;
   auto add = [&](Type type) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!tensor || !tensor.hasStaticShape())
-      return;
-    uint64_t elements = 1;
-    for (int64_t extent : tensor.getShape())
-      elements = llvm::SaturatingMultiply(elements, uint64_t(extent));
-    total = llvm::SaturatingAdd(total, elements);
+    total = llvm::SaturatingAdd(total, elementsOf(type));
   };
   for (Type type : func.getArgumentTypes())
     add(type);
@@ -140,15 +146,6 @@ static uint64_t countElements(func::FuncOp func) {
 /// loop of a billion iterations over one small tile holds little memory
 /// but runs for hours; this is what bounds it.
 static uint64_t countWork(func::FuncOp func) {
-  auto elementsOf = [](Type type) -> uint64_t {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!tensor || !tensor.hasStaticShape())
-      return 0;
-    uint64_t elements = 1;
-    for (int64_t extent : tensor.getShape())
-      elements = llvm::SaturatingMultiply(elements, uint64_t(extent));
-    return elements;
-  };
   uint64_t total = 0;
   func.walk([&](Operation *op) {
     uint64_t work = 0;

@@ -131,7 +131,7 @@ void splitAcrossGrid(DefaultSchedule &s, ArrayRef<int64_t> shape,
   SmallVector<int64_t> dims;
   for (int64_t dim : allDims)
     if (shape[dim] >
-        (dim == rank - 1 ? powerOfTwoTile(shape[dim], lastDimTile) : 1))
+        (dim == rank - 1 ? lastDimTileFor(shape[dim], lastDimTile) : 1))
       dims.push_back(dim);
   if (dims.size() > 3) {
     SmallVector<int64_t> byLength(dims);
