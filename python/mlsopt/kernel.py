@@ -386,6 +386,12 @@ class KernelGraph:
     def get_input_dtensors(self):
         return self.inputs
 
+    @property
+    def cygraph(self):
+        """Mirage's handle on the graph's Cython object, which its scripts
+        pass to mi.generate_cuda_program: here, the graph itself."""
+        return self
+
     def mlir(self, generic=False):
         """The graph's MLIR module as text."""
         return self._core.print(generic)
@@ -959,6 +965,43 @@ def set_gpu_device_id(device_id):
 def new_kernel_graph():
     """An empty kernel graph (Mirage's mi.new_kernel_graph())."""
     return KernelGraph()
+
+
+def generate_cuda_program(graph, target_cc=90, input_strides=None,
+                          output_tensors=None, **mirage_options):
+    """Mirage's mi.generate_cuda_program(graph.cygraph, ...), for scripts
+    that print or save a graph's generated code. mlsopt generates no CUDA
+    C++: it lowers through MLIR's GPU path to PTX, so `"code"` holds the
+    PTX of the graph lowered for `sm_<target_cc>` (with a warning saying
+    so), and `"launch_plan"` the launches that run it. `output_tensors`
+    (DTensors of the graph) are the results, as in Mirage; `input_strides`
+    must be each input's layout as declared (row-major, or the
+    column-major strides new_input was given)."""
+    if not isinstance(graph, KernelGraph):
+        raise TypeError(f"expected a KernelGraph (or its cygraph), got "
+                        f"{type(graph).__name__}")
+    target = _check_target(f"sm_{_as_int(target_cc, 'target_cc')}")
+    if input_strides is not None:
+        inputs = graph.inputs
+        if len(input_strides) != len(inputs):
+            raise ValueError(f"{len(input_strides)} input strides for "
+                             f"{len(inputs)} inputs")
+        for i, (strides, tensor) in enumerate(zip(input_strides, inputs)):
+            dims = tensor.dims
+            if i in graph._column_major_inputs:
+                dims = tuple(reversed(dims))
+            if _is_column_major(dims, strides) != \
+                    (i in graph._column_major_inputs):
+                raise ValueError(
+                    f"input {i} has strides {tuple(strides)}, not the layout "
+                    "new_input declared; declare it with those strides")
+    if output_tensors is not None:
+        graph = graph._with_outputs(output_tensors)
+    warnings.warn(
+        "mlsopt generates no CUDA C++: the program's \"code\" is the PTX "
+        f"of the graph lowered for {target} through MLIR's GPU path",
+        stacklevel=2)
+    return {"code": graph.ptx(target), "launch_plan": graph.launch_plan(target)}
 
 
 def from_mlir(text, function=None):
