@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlsopt/Conversion/KernelToCustom/KernelToCustom.h"
 #include "mlsopt/Dialect/Block/IR/BlockDialect.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelDialect.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
@@ -661,6 +662,28 @@ void SuperoptimizePass::runOnOperation() {
     FrozenRewritePatternSet frozen(std::move(patterns));
     for (func::FuncOp func : functions)
       (void)applyPatternsGreedily(func, frozen);
+  }
+  // An rms_norm whose row fits no block of the target is computed by the
+  // GPU pipeline as the ops it stands for, one launch each; searched as
+  // those ops, its sum of squares can walk the row in a kernel's for-loop
+  // and the scale join another (a [3, 65536] f16 row: 9 launches kept as
+  // one op, whose search passed no candidate).
+  {
+    IRRewriter rewriter(&getContext());
+    for (func::FuncOp func : functions) {
+      SmallVector<kernel::RmsNormOp> tooLong;
+      func.walk([&](kernel::RmsNormOp norm) {
+        if (!norm->getParentOfType<kernel::CustomOp>() &&
+            !canWrapInDefaultBlockGraph(
+                norm,
+                static_cast<int64_t>(options.target.maxSharedMemPerBlock)))
+          tooLong.push_back(norm);
+      });
+      for (kernel::RmsNormOp norm : tooLong) {
+        rewriter.setInsertionPoint(norm);
+        rewriter.replaceOp(norm, decomposeRmsNorm(rewriter, norm));
+      }
+    }
   }
   {
     RewritePatternSet patterns(&getContext());

@@ -766,11 +766,9 @@ bool fitsDefaultBlockGraph(Operation *op, int64_t maxSharedMemBytes) {
   return succeeded(scheduleFor(op, maxSharedMemBytes, /*allowSplit=*/false));
 }
 
-/// rms_norm(x) as x * rsqrt(sum(x^2) * (1 / n) + epsilon) in kernel ops
-/// computed in f32 and rounded once at the end, as rms_norm computes: a
-/// reduction walks a row of any length in its for-loop, where rms_norm's
-/// default block graph keeps the whole row in one block.
-Value decomposeRmsNorm(RewriterBase &rewriter, kernel::RmsNormOp norm) {
+} // namespace
+
+Value mlsopt::decomposeRmsNorm(RewriterBase &rewriter, kernel::RmsNormOp norm) {
   Location loc = norm.getLoc();
   Value x = norm.getInput();
   auto type = cast<RankedTensorType>(x.getType());
@@ -793,8 +791,6 @@ Value decomposeRmsNorm(RewriterBase &rewriter, kernel::RmsNormOp norm) {
     result = kernel::ConvertOp::create(rewriter, loc, type, result);
   return result;
 }
-
-} // namespace
 
 LogicalResult mlsopt::lowerToDefaultBlockGraphs(RewriterBase &rewriter,
                                                 Operation *op,

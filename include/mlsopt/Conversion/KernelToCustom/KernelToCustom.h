@@ -58,6 +58,14 @@ mlir::FailureOr<kernel::CustomOp>
 wrapInDefaultBlockGraph(mlir::RewriterBase &rewriter, mlir::Operation *op,
                         int64_t maxSharedMemBytes, bool allowSplit = true);
 
+/// rms_norm(x) as x * rsqrt(sum(x^2) * (1 / n) + epsilon) in kernel ops,
+/// built before `norm`, computed in f32 and rounded once at the end, as
+/// rms_norm computes: a reduction walks a row of any length in its
+/// for-loop, where rms_norm's default block graph keeps the whole row in
+/// one block. Returns the result; `norm` stays for the caller to replace.
+mlir::Value decomposeRmsNorm(mlir::RewriterBase &rewriter,
+                             kernel::RmsNormOp norm);
+
 /// What --convert-kernel-to-custom makes of the pre-defined kernel op `op`:
 /// its default block graph (wrapInDefaultBlockGraph), or for an rms_norm
 /// whose row fits no block of `maxSharedMemBytes`, the default block graphs
