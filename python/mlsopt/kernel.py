@@ -418,7 +418,9 @@ class KernelGraph:
         (docs/cost-model.md, "Latency"); `latency_us` is reported either
         way. Ops outside the kernel dialect (linalg from_mlir could not
         convert) cost nothing in it: a warning names them."""
-        self._check_outputs("cost()")
+        graph = self._with_default_outputs("cost()")
+        if graph is not self:
+            return graph.cost(target, latency)
         uncosted = self._core.uncosted_ops()
         if uncosted:
             warnings.warn(
@@ -433,7 +435,9 @@ class KernelGraph:
         (a list of the objects `cost` returns; `cost` is their sum): which
         kernel bounds the program, and by what (`memory_us`, `compute_us`,
         `latency_us`)."""
-        self._check_outputs("kernel_costs()")
+        graph = self._with_default_outputs("kernel_costs()")
+        if graph is not self:
+            return graph.kernel_costs(target, latency)
         if target is not None:
             _check_target(target)
         return self._core.estimate_kernel_costs(target or "", latency)
@@ -505,7 +509,7 @@ class KernelGraph:
                 "(the same); Mirage's Triton and NKI code generators are "
                 "not provided")
         target = _check_target(target or _DEFAULT_TARGET)
-        self._check_outputs("superoptimize()")
+        source = self._with_default_outputs("superoptimize()")
         if verbose is None:
             verbose = global_config.verbose
         if not _core.is_pass_registered("superoptimize"):
@@ -529,16 +533,16 @@ class KernelGraph:
             "threads": threads, "seed": seed, "cache-dir": cache_dir,
             "keep-reference": keep_reference, "latency-model": latency_model,
         }
-        optimized = self._core.clone()
+        optimized = source._core.clone()
         optimized.run_pipeline(_pipeline("superoptimize", options))
         # cost(), ptx() and launch_plan() default to the target it was
         # optimized for.
         optimized.set_target(target)
-        result = KernelGraph(optimized, self._column_major_inputs,
-                             self._column_major_outputs)
+        result = KernelGraph(optimized, source._column_major_inputs,
+                             source._column_major_outputs)
         if verbose:
             print(f"mlsopt: superoptimized for {target}: "
-                  f"{self.cost(target).total_us:.2f} us -> "
+                  f"{source.cost(target).total_us:.2f} us -> "
                   f"{optimized.estimate_cost(target).total_us:.2f} us "
                   "(cost model)")
         return result
@@ -557,24 +561,27 @@ class KernelGraph:
         """The PTX of the graph lowered by --mlsopt-gpu-pipeline for
         `target` (default: the graph's target, else sm_90), as
         `mlsopt-translate --emit-ptx` prints it."""
-        return self._lowered(self._core.emit_ptx, target)
+        return self._lowered(lambda core, chip: core.emit_ptx(chip), target)
 
     def launch_plan(self, target=None):
         """How to run the lowered graph (`mlsopt-translate
         --emit-launch-plan`, docs/gpu.md), parsed from its JSON: the kernel
         launches of each function, in order, with their grid, block, shared
         memory and arguments."""
-        return json.loads(self._lowered(self._core.emit_launch_plan, target))
+        return json.loads(self._lowered(
+            lambda core, chip: core.emit_launch_plan(chip), target))
 
     def _gpu_target(self, target):
         return _check_target(
             target or self._core.target() or _DEFAULT_TARGET)
 
     def _lowered(self, emit, target):
+        """`emit(core, chip)` of the core graph (with its default outputs)
+        lowered for `target`."""
         chip = self._gpu_target(target)
-        self._check_outputs("lowering it for the GPU")
+        graph = self._with_default_outputs("lowering it for the GPU")
         try:
-            return emit(chip)
+            return emit(graph._core, chip)
         except MLIRError as error:
             # A graph searched for one chip may not fit another (sm_90 has
             # 227 KiB of shared memory per block, sm_80 163 KiB): say which
@@ -619,8 +626,10 @@ class KernelGraph:
             _check_target(target)
         if outputs is not None:
             return self._with_outputs(outputs)(inputs=inputs, target=target)
+        graph = self._with_default_outputs("running it")
+        if graph is not self:
+            return graph(inputs=inputs, target=target)
         inputs = list(inputs if inputs is not None else [])
-        self._check_outputs("running it")
         # A column-major input goes in as the row-major tensor it is
         # transposed (the graph argument); for a column-major array that is
         # a view, not a copy. Its shape is checked first, against the dims
@@ -700,26 +709,24 @@ class KernelGraph:
         self._gpu_runners.clear()
         return DTensor(self, tensor_id)
 
-    def _check_outputs(self, what):
-        """Outputs for a graph that marked none, or ValueError: without
-        them there is nothing to compute. Mirage's demos that call no
-        mark_output (demo_search.py) take the tensors no op reads as the
-        outputs, so they are marked here, with a warning."""
+    def _with_default_outputs(self, what):
+        """This graph, or for one that marked no output, a view of it whose
+        outputs are the tensors no op reads, as Mirage's demos that never
+        call mark_output take them (demo_search.py), with a warning. The
+        graph itself keeps none: a later mark_output chooses them.
+        ValueError when no op computes anything."""
         if self._core.outputs():
-            return
+            return self
         unread = self._core.unread_tensors()
         if not unread:
             raise ValueError(
                 f"the graph has no outputs; call mark_output(tensor) before "
                 f"{what}")
         warnings.warn(
-            f"the graph has no outputs: the {len(unread)} tensors no op "
-            f"reads are marked as its outputs before {what}, as Mirage's "
-            "demos take them; call mark_output(tensor) to choose",
-            stacklevel=3)
-        for tensor_id in unread:
-            self._core.mark_output(tensor_id)
-        self._gpu_runners.clear()
+            f"the graph has no outputs: {what} takes the {len(unread)} "
+            "tensors no op reads as its outputs, as Mirage's demos do; "
+            "mark_output(tensor) chooses them", stacklevel=3)
+        return self._with_outputs([self._tensor(i) for i in unread])
 
     def _check(self, *tensors):
         for t in tensors:

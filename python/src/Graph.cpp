@@ -575,9 +575,16 @@ std::vector<unsigned> Graph::getOutputs() {
 
 std::vector<unsigned> Graph::getUnreadTensors() {
   std::vector<unsigned> ids;
-  for (auto [id, tensor] : llvm::enumerate(tensors))
-    if (!isa<BlockArgument>(tensor) && tensor.use_empty())
-      ids.push_back(id);
+  for (auto [id, tensor] : llvm::enumerate(tensors)) {
+    if (isa<BlockArgument>(tensor) || !tensor.use_empty())
+      continue;
+    // The transpose new_input makes of a column-major input is the input
+    // itself to the user: unread, it is an unused input, not a result.
+    if (auto transpose = tensor.getDefiningOp<kernel::TransposeOp>();
+        transpose && isa<BlockArgument>(transpose.getInput()))
+      continue;
+    ids.push_back(id);
+  }
   return ids;
 }
 

@@ -491,10 +491,13 @@ def test_a_graph_without_mark_output_takes_the_unread_tensors():
     W2 = g.new_input(dims=(64, 32), dtype=mi.float32)
     O = g.mul(g.silu(g.matmul(X, W1)), g.matmul(X, W2))
     S = g.exp(X)
-    with pytest.warns(UserWarning, match="the 2 tensors no op reads are "
-                      "marked as its outputs"):
+    with pytest.warns(UserWarning, match=r"superoptimize\(\) takes the 2 "
+                      "tensors no op reads as its outputs"):
         optimized = g.superoptimize(timeout=5, threads=1)
-    assert [t.dims for t in g.outputs] == [O.dims, S.dims]
+    assert [t.dims for t in optimized.outputs] == [O.dims, S.dims]
+    # The graph itself keeps no outputs: a later mark_output chooses them
+    # (the defaults were kept and the marked one added to them).
+    assert g.outputs == []
     x = np.random.rand(8, 64).astype(np.float32)
     w1 = np.random.rand(64, 32).astype(np.float32)
     w2 = np.random.rand(64, 32).astype(np.float32)
@@ -503,6 +506,28 @@ def test_a_graph_without_mark_output_takes_the_unread_tensors():
     np.testing.assert_allclose(got[0], h / (1 + np.exp(-h)) * (x @ w2),
                                rtol=1e-4)
     np.testing.assert_allclose(got[1], np.exp(x), rtol=1e-5)
+
+
+def test_default_outputs_leave_the_choice_to_mark_output():
+    g = mi.new_kernel_graph()
+    X = g.new_input(dims=(4, 8), dtype=mi.float32)
+    # An unused column-major input is an input, not a result (its transpose
+    # was taken as one).
+    g.new_input(dims=(8, 16), strides=(1, 8), dtype=mi.float32)
+    A, B = g.exp(X), g.relu(X)
+    with pytest.warns(UserWarning, match="takes the 2 tensors"):
+        assert g.cost("sm_90").launches == 2
+    C = g.silu(A)
+    g.mark_output(C)
+    assert [t.dims for t in g.outputs] == [C.dims]
+    # exp and silu; relu is read by nothing (with the defaults kept, A and
+    # B were outputs too: 3 launches).
+    assert g.cost("sm_90").launches == 2
+    # A graph whose only tensor is a column-major input computes nothing.
+    h = mi.new_kernel_graph()
+    h.new_input(dims=(8, 16), strides=(1, 8), dtype=mi.float32)
+    with pytest.raises(ValueError, match="the graph has no outputs"):
+        h.cost()
 
 
 def test_mirage_dtype_names_exist_but_graphs_hold_floats():

@@ -148,7 +148,7 @@ def test_outputs_argument_returns_the_tensors_it_names(rng):
     np.testing.assert_allclose(just_mid, a + b, rtol=1e-6)
     # Nothing was marked: a plain call returns the tensors no op reads,
     # with a warning, as Mirage's demos that never mark one expect.
-    with pytest.warns(UserWarning, match="tensors no op reads are marked"):
+    with pytest.warns(UserWarning, match="takes the 2 tensors no op reads"):
         plain = graph(inputs=[a, b])
     np.testing.assert_allclose(plain[0], out0, rtol=1e-6)
     np.testing.assert_allclose(plain[1], out1, rtol=1e-6)

@@ -141,7 +141,7 @@ def test_lowering_errors_unrelated_to_the_chip_get_no_search_advice():
                 "can have")
 
     def failing(message):
-        def emit(chip):
+        def emit(core, chip):
             raise mi.MLIRError(message)
         return emit
 
