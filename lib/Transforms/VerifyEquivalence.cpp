@@ -14,6 +14,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/Support/Debug.h"
@@ -195,14 +196,27 @@ copyWithConstantsAsArguments(func::FuncOp func, func::FuncOp reference,
   auto isTensorConstant = [](arith::ConstantOp op) {
     return isa<RankedTensorType>(op.getType());
   };
-  // Attributes are uniqued: equal values are the same attribute.
+  // A constant and a reshape of it hold the same elements in the same
+  // order (the search writes a bias [n] it aligns with an [m, n] operand
+  // as a new constant [1, n]): both are one argument, of the flat type,
+  // which each function reshapes to its constants' types. Attributes are
+  // uniqued, so equal flat values are the same attribute.
+  auto keyOf = [](Attribute value) -> Attribute {
+    auto dense = dyn_cast<DenseElementsAttr>(value);
+    if (!dense)
+      return value;
+    ShapedType type = dense.getType();
+    return dense.reshape(
+        RankedTensorType::get({type.getNumElements()}, type.getElementType()));
+  };
   SmallVector<Attribute> constants;
   llvm::DenseMap<Attribute, unsigned> indexOf;
   for (func::FuncOp f : {reference, func})
     f.walk([&](arith::ConstantOp op) {
+      Attribute key = keyOf(op.getValue());
       if (isTensorConstant(op) &&
-          indexOf.try_emplace(op.getValue(), constants.size()).second)
-        constants.push_back(op.getValue());
+          indexOf.try_emplace(key, constants.size()).second)
+        constants.push_back(key);
     });
   if (constants.empty())
     return {};
@@ -217,13 +231,29 @@ copyWithConstantsAsArguments(func::FuncOp func, func::FuncOp reference,
     SmallVector<DictionaryAttr> attrs(constants.size());
     SmallVector<Location> locs(constants.size(), clone.getLoc());
     (void)clone.insertArguments(indices, types, attrs, locs);
+    SmallVector<arith::ConstantOp> tensorConstants;
     clone.walk([&](arith::ConstantOp op) {
-      if (!isTensorConstant(op))
-        return;
-      unsigned index = first + indexOf.lookup(op.getValue());
-      op.replaceAllUsesWith(clone.getArgument(index));
-      op.erase();
+      if (isTensorConstant(op))
+        tensorConstants.push_back(op);
     });
+    for (arith::ConstantOp op : tensorConstants) {
+      Value argument =
+          clone.getArgument(first + indexOf.lookup(keyOf(op.getValue())));
+      auto type = cast<RankedTensorType>(op.getType());
+      if (argument.getType() != type) {
+        OpBuilder at(op);
+        SmallVector<ReassociationIndices> all;
+        if (type.getRank() > 0)
+          all.push_back(llvm::to_vector(llvm::seq<int64_t>(0, type.getRank())));
+        argument = type.getRank() == 0
+                       ? Value(tensor::CollapseShapeOp::create(
+                             at, op.getLoc(), type, argument, all))
+                       : Value(tensor::ExpandShapeOp::create(
+                             at, op.getLoc(), type, argument, all));
+      }
+      op.replaceAllUsesWith(argument);
+      op.erase();
+    }
     return clone;
   };
   return {copy(func), copy(reference)};
@@ -285,17 +315,19 @@ struct VerifyEquivalencePass
     // the first allocation, not killed by the operating system.
     uint64_t elements = llvm::SaturatingAdd(countElements(func),
                                             countElements(reference));
-    if (elements > uint64_t(maxElements))
+    if (elements > uint64_t(maxElements)) {
+      // In MiB below a GiB: 208 elements are not "about 1 GiB".
+      uint64_t bytes = llvm::SaturatingMultiply(elements, uint64_t(16));
+      bool gib = bytes >= (uint64_t(1) << 30);
+      uint64_t amount = bytes / (uint64_t(1) << (gib ? 30 : 20)) + 1;
       return func.emitError("@")
              << func.getSymName() << " vs @" << reference.getSymName()
              << ": checking at full shapes needs about " << elements
              << " tensor elements in memory, more than max-elements="
              << int64_t(maxElements)
-             << "; raise max-elements if the machine has "
-             << "about " << llvm::SaturatingMultiply(elements, uint64_t(16)) /
-                                (uint64_t(1) << 30) +
-                            1
-             << " GiB to spare";
+             << "; raise max-elements if the machine has about " << amount
+             << (gib ? " GiB" : " MiB") << " to spare";
+    }
 
     // Memory is not all: a long loop over a small tile, or a huge matmul,
     // is refused rather than left to run for hours.

@@ -757,3 +757,23 @@ func.func @f16_weight(%x: tensor<4x8xf16>) -> tensor<4x6xf16> attributes {mlsopt
   %e = kernel.exp %m : tensor<4x6xf16>
   return %e : tensor<4x6xf16>
 }
+
+// -----
+
+// Accepted: the search aligns a bias [6] with the [4, 6] operand it is
+// added to as a new constant [1, 6]. A constant and a reshape of it hold
+// the same elements in the same order, so they are one argument of the
+// field programs (as two, the check compared different random biases).
+func.func @ref(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
+  %b = arith.constant dense<[0.5, 1.5, -2.0, 3.0, 0.25, 7.0]> : tensor<6xf32>
+  %y = kernel.add %x, %b : tensor<4x6xf32>, tensor<6xf32>
+  %e = kernel.exp %y : tensor<4x6xf32>
+  return %e : tensor<4x6xf32>
+}
+// expected-remark @+1 {{@reshaped_bias is equivalent to @ref: }}
+func.func @reshaped_bias(%x: tensor<4x6xf32>) -> tensor<4x6xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %b = arith.constant dense<[[0.5, 1.5, -2.0, 3.0, 0.25, 7.0]]> : tensor<1x6xf32>
+  %y = kernel.add %x, %b : tensor<4x6xf32>, tensor<1x6xf32>
+  %e = kernel.exp %y : tensor<4x6xf32>
+  return %e : tensor<4x6xf32>
+}

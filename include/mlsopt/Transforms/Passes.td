@@ -32,12 +32,14 @@ def VerifyEquivalence : Pass<"verify-equivalence", "::mlir::ModuleOp"> {
     uses). Both implement the semantics of docs/verification.md, draw the
     same inputs for a seed and give the same results.
   }];
-  // What the JIT engine's field program is built from.
+  // What the JIT engine's field program is built from, and the reshapes
+  // that give a constant argument its constants' shapes.
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
                            "::mlir::LLVM::LLVMDialect",
                            "::mlir::memref::MemRefDialect",
-                           "::mlir::scf::SCFDialect"];
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
   let options = [
     Option<"tests", "tests", "unsigned", "0",
            "Number of random tests (0: as many as `bound` needs)">,
