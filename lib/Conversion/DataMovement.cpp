@@ -86,16 +86,22 @@ SmallVector<unsigned> mlsopt::getResultsCopiedOnReturn(ValueRange returned) {
   return copied;
 }
 
-bool mlsopt::isDeadKernelOp(Operation *op,
-                            const llvm::SmallPtrSetImpl<Operation *> &dead) {
+llvm::SmallPtrSet<Operation *, 8> mlsopt::getDeadKernelOps(Region &body) {
+  llvm::SmallPtrSet<Operation *, 8> dead;
   // Kernel ops other than custom ones have no side effects; a custom
   // kernel's stores write its results only, so unread it is dead too.
-  bool skippable =
-      isa<kernel::CustomOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
-          op) ||
-      (isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) &&
-       isMemoryEffectFree(op));
-  return skippable && llvm::all_of(op->getUsers(), [&](Operation *user) {
-           return dead.contains(user);
-         });
+  auto skippable = [](Operation &op) {
+    return isa<kernel::CustomOp, tensor::CollapseShapeOp,
+               tensor::ExpandShapeOp>(op) ||
+           (isa_and_nonnull<kernel::KernelDialect>(op.getDialect()) &&
+            isMemoryEffectFree(&op));
+  };
+  // Backwards, so that an op whose readers are all dead is seen after them.
+  for (Block &block : body)
+    for (Operation &op : llvm::reverse(block))
+      if (skippable(op) && llvm::all_of(op.getUsers(), [&](Operation *user) {
+            return dead.contains(user);
+          }))
+        dead.insert(&op);
+  return dead;
 }

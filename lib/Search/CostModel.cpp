@@ -309,10 +309,10 @@ estimateDefaultBlockGraphCosts(Operation *op, const TargetInfo &target,
   // The GPU pipeline computes an rms_norm whose row fits no block of the
   // chip as the ops it stands for, several launches (a [3, 65536] f16 one
   // was costed as one kernel and lowered to nine).
+  auto norm = dyn_cast<kernel::RmsNormOp>(clone);
   bool decomposed =
-      isa<kernel::RmsNormOp>(clone) &&
-      !canWrapInDefaultBlockGraph(
-          clone, static_cast<int64_t>(target.maxSharedMemPerBlock));
+      norm && hasRowTooLongForABlock(
+                  norm, static_cast<int64_t>(target.maxSharedMemPerBlock));
   if (failed(decomposed
                  ? lowerToDefaultBlockGraphs(rewriter, clone,
                                              kDefaultBlockGraphSharedMemBytes)
@@ -523,11 +523,7 @@ mlsopt::search::estimateKernelCosts(func::FuncOp func, const TargetInfo &target,
   SmallVector<KernelCost> costs;
   // Kernels nothing reads are not launched (convert-kernel-to-custom
   // erases them).
-  llvm::SmallPtrSet<Operation *, 8> dead;
-  for (Block &block : func.getBody())
-    for (Operation &op : llvm::reverse(block))
-      if (isDeadKernelOp(&op, dead))
-        dead.insert(&op);
+  llvm::SmallPtrSet<Operation *, 8> dead = getDeadKernelOps(func.getBody());
   WalkResult walk = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (dead.contains(op))
       return WalkResult::skip();

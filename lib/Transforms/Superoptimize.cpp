@@ -674,7 +674,7 @@ void SuperoptimizePass::runOnOperation() {
       SmallVector<kernel::RmsNormOp> tooLong;
       func.walk([&](kernel::RmsNormOp norm) {
         if (!norm->getParentOfType<kernel::CustomOp>() &&
-            !canWrapInDefaultBlockGraph(
+            hasRowTooLongForABlock(
                 norm,
                 static_cast<int64_t>(options.target.maxSharedMemPerBlock)))
           tooLong.push_back(norm);

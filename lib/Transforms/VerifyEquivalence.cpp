@@ -213,9 +213,10 @@ copyWithConstantsAsArguments(func::FuncOp func, func::FuncOp reference,
   llvm::DenseMap<Attribute, unsigned> indexOf;
   for (func::FuncOp f : {reference, func})
     f.walk([&](arith::ConstantOp op) {
+      if (!isTensorConstant(op))
+        return;
       Attribute key = keyOf(op.getValue());
-      if (isTensorConstant(op) &&
-          indexOf.try_emplace(key, constants.size()).second)
+      if (indexOf.try_emplace(key, constants.size()).second)
         constants.push_back(key);
     });
   if (constants.empty())

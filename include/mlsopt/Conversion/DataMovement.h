@@ -49,13 +49,10 @@ mlir::Value getViewedStorage(mlir::Value value);
 /// return, in order.
 llvm::SmallVector<unsigned> getResultsCopiedOnReturn(mlir::ValueRange returned);
 
-/// Whether the GPU pipeline skips `op`: a kernel op (a custom kernel too,
-/// whose writes go only to its results) or a view whose results nothing
-/// live reads, through chains of such ops. `dead` holds the ops of the
-/// block after `op` already found dead; walk a block backwards and insert
-/// each op this accepts.
-bool isDeadKernelOp(mlir::Operation *op,
-                    const llvm::SmallPtrSetImpl<mlir::Operation *> &dead);
+/// The ops of `body` the GPU pipeline skips: kernel ops (custom kernels
+/// too, whose writes go only to their results) and views whose results
+/// nothing live reads, through chains of such ops.
+llvm::SmallPtrSet<mlir::Operation *, 8> getDeadKernelOps(mlir::Region &body);
 
 } // namespace mlsopt
 

@@ -758,15 +758,15 @@ struct WrapKernelOp : RewritePattern {
   int64_t maxSharedMemBytes;
 };
 
-/// Whether `op` has a default block graph within `maxSharedMemBytes`, asked
-/// without reporting a failure.
-bool fitsDefaultBlockGraph(Operation *op, int64_t maxSharedMemBytes) {
-  ScopedDiagnosticHandler quiet(op->getContext(),
-                                [](Diagnostic &) { return success(); });
-  return succeeded(scheduleFor(op, maxSharedMemBytes, /*allowSplit=*/false));
-}
-
 } // namespace
+
+bool mlsopt::hasRowTooLongForABlock(kernel::RmsNormOp norm,
+                                    int64_t maxSharedMemBytes) {
+  // scheduleFor says why it fails; the caller only asks.
+  ScopedDiagnosticHandler quiet(norm->getContext(),
+                                [](Diagnostic &) { return success(); });
+  return failed(scheduleFor(norm, maxSharedMemBytes, /*allowSplit=*/false));
+}
 
 Value mlsopt::decomposeRmsNorm(RewriterBase &rewriter, kernel::RmsNormOp norm) {
   Location loc = norm.getLoc();
@@ -796,7 +796,7 @@ LogicalResult mlsopt::lowerToDefaultBlockGraphs(RewriterBase &rewriter,
                                                 Operation *op,
                                                 int64_t maxSharedMemBytes) {
   auto norm = dyn_cast<kernel::RmsNormOp>(op);
-  if (!norm || fitsDefaultBlockGraph(norm, maxSharedMemBytes))
+  if (!norm || !hasRowTooLongForABlock(norm, maxSharedMemBytes))
     return wrapInDefaultBlockGraph(rewriter, op, maxSharedMemBytes);
   // An rms_norm whose row does not fit a block's shared memory becomes the
   // ops it computes, which have block graphs for rows of any length. They
@@ -832,17 +832,13 @@ struct ConvertKernelToCustomPass
     bool failedOne = false;
     IRRewriter rewriter(&getContext());
     // Kernels nothing reads are not launched; a chain of them goes at once,
-    // each block walked backwards.
-    getOperation()->walk([&](Block *block) {
-      if (!isa_and_nonnull<func::FuncOp>(block->getParentOp()))
-        return;
-      llvm::SmallPtrSet<Operation *, 8> dead;
-      for (Operation &op : llvm::reverse(*block))
-        if (isDeadKernelOp(&op, dead))
-          dead.insert(&op);
-      for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*block)))
-        if (dead.contains(&op))
-          rewriter.eraseOp(&op);
+    // readers before what they read.
+    getOperation()->walk([&](func::FuncOp func) {
+      llvm::SmallPtrSet<Operation *, 8> dead = getDeadKernelOps(func.getBody());
+      for (Block &block : func.getBody())
+        for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+          if (dead.contains(&op))
+            rewriter.eraseOp(&op);
     });
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {

@@ -58,6 +58,11 @@ mlir::FailureOr<kernel::CustomOp>
 wrapInDefaultBlockGraph(mlir::RewriterBase &rewriter, mlir::Operation *op,
                         int64_t maxSharedMemBytes, bool allowSplit = true);
 
+/// Whether `norm`'s default block graph, which keeps a whole row in each
+/// block, fits in no `maxSharedMemBytes` of shared memory: the GPU pipeline
+/// then computes the ops it stands for (decomposeRmsNorm). Emits nothing.
+bool hasRowTooLongForABlock(kernel::RmsNormOp norm, int64_t maxSharedMemBytes);
+
 /// rms_norm(x) as x * rsqrt(sum(x^2) * (1 / n) + epsilon) in kernel ops,
 /// built before `norm`, computed in f32 and rounded once at the end, as
 /// rms_norm computes: a reduction walks a row of any length in its
