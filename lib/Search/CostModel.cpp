@@ -306,13 +306,11 @@ estimateDefaultBlockGraphCosts(Operation *op, const TargetInfo &target,
   Operation *clone = b.clone(*op, operands);
   func::ReturnOp::create(b, loc, clone->getResults());
   IRRewriter rewriter(ctx);
-  // The GPU pipeline computes an rms_norm whose row fits no block of the
-  // chip as the ops it stands for, several launches (a [3, 65536] f16 one
-  // was costed as one kernel and lowered to nine).
-  auto norm = dyn_cast<kernel::RmsNormOp>(clone);
-  bool decomposed =
-      norm && hasRowTooLongForABlock(
-                  norm, static_cast<int64_t>(target.maxSharedMemPerBlock));
+  // The GPU pipeline computes an rms_norm or concat whose row fits no block
+  // of the chip as the ops it stands for: an rms_norm several launches (a
+  // [3, 65536] f16 one was costed as one kernel and lowered to nine).
+  bool decomposed = hasRowTooLongForABlock(
+      clone, static_cast<int64_t>(target.maxSharedMemPerBlock));
   if (failed(decomposed
                  ? lowerToDefaultBlockGraphs(rewriter, clone,
                                              kDefaultBlockGraphSharedMemBytes)

@@ -616,6 +616,26 @@ def test_cost_of_a_long_row_rms_norm_counts_its_launches():
     assert g.cost("sm_90").launches == launches
 
 
+def test_a_concat_along_rows_too_long_for_a_block_is_one_launch():
+    # 40000 + 30000 f32 values per row fit no chip's shared memory: the
+    # concat joins [4, 10000] and [3, 10000] views of its inputs (it had no
+    # block graph, so neither a launch plan nor a cost).
+    g = mi.from_mlir("""
+      func.func @f(%a: tensor<2x40000xf32>, %b: tensor<2x30000xf32>) -> tensor<2x70000xf32> {
+        %c = kernel.concat %a, %b dim 1 : tensor<2x40000xf32>, tensor<2x30000xf32>
+        return %c : tensor<2x70000xf32>
+      }""")
+    for target in ("sm_80", "sm_90"):
+        (function,) = g.launch_plan(target)["functions"]
+        assert len(function["launches"]) == 1
+        assert g.cost(target).launches == 1
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((2, 40000)).astype(np.float32)
+    b = rng.standard_normal((2, 30000)).astype(np.float32)
+    (out,) = g(inputs=[a, b])
+    np.testing.assert_array_equal(out, np.concatenate([a, b], axis=1))
+
+
 def test_ops_no_output_reads_are_neither_launched_nor_costed():
     g = mi.new_kernel_graph()
     X = g.new_input(dims=(64, 256), dtype=mi.float16)

@@ -245,6 +245,11 @@ def ConvertKernelToCustom : Pass<"convert-kernel-to-custom"> {
     row in a block) is computed as the ops it stands for, in f32 between
     two `kernel.convert`s: `square`, `reduce_sum` (which walks the row in
     its loop), `mul_scalar` by 1/n, `add_scalar` of epsilon, `rsqrt`, `mul`.
+    A `concat` whose joined dim fits no tiling joins `tensor.expand_shape`
+    views of its inputs that split that dim into `[n_i / g, g]`, `g` the
+    greatest common size of the inputs along it (2 x 10000 + 1 x 10000
+    becomes one 3 x 10000 concat whose blocks split the 10000), and a
+    `tensor.collapse_shape` of the result; with `g` = 1 it is an error.
     Every block has 128 threads. `kernel.transpose` has no block graph (the
     block dialect has no transpose): it stays, and
     `--convert-custom-kernel-to-gpu` launches it as a copy kernel.

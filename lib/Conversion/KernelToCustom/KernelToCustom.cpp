@@ -760,12 +760,50 @@ struct WrapKernelOp : RewritePattern {
 
 } // namespace
 
-bool mlsopt::hasRowTooLongForABlock(kernel::RmsNormOp norm,
-                                    int64_t maxSharedMemBytes) {
+bool mlsopt::hasRowTooLongForABlock(Operation *op, int64_t maxSharedMemBytes) {
+  if (!isa<kernel::RmsNormOp, kernel::ConcatOp>(op) || hasRankZeroTensor(op))
+    return false;
   // scheduleFor says why it fails; the caller only asks.
-  ScopedDiagnosticHandler quiet(norm->getContext(),
+  ScopedDiagnosticHandler quiet(op->getContext(),
                                 [](Diagnostic &) { return success(); });
-  return failed(scheduleFor(norm, maxSharedMemBytes, /*allowSplit=*/false));
+  return failed(scheduleFor(op, maxSharedMemBytes, /*allowSplit=*/false));
+}
+
+FailureOr<Value> mlsopt::concatAlongFactoredDim(RewriterBase &rewriter,
+                                                kernel::ConcatOp concat) {
+  int64_t dim = concat.getDim();
+  // The joined dim of every input is [n_i / g, g] with g their greatest
+  // common factor: joining the outer dims joins the rows of g elements in
+  // the same order, and each block gets a [sum n_i / g, tile of g] piece.
+  int64_t factor = 0;
+  for (Value input : concat.getInputs())
+    factor = std::gcd(factor, shapeOf(input)[dim]);
+  if (factor <= 1)
+    return concat.emitOpError("joins a dim of ")
+           << shapeOf(concat.getResult())[dim]
+           << " elements, whose tiles fit no block's shared memory, and the "
+              "inputs' sizes along it have no common factor to split it by";
+  SmallVector<ReassociationIndices> groups;
+  int64_t rank = static_cast<int64_t>(shapeOf(concat.getResult()).size());
+  for (int64_t d = 0, e = 0; d < rank; ++d, ++e)
+    groups.push_back(d == dim ? ReassociationIndices{e, ++e}
+                              : ReassociationIndices{e});
+  auto factored = [&](Value value) {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    shape[dim] /= factor;
+    shape.insert(shape.begin() + dim + 1, factor);
+    return type.clone(shape);
+  };
+  Location loc = concat.getLoc();
+  SmallVector<Value> inputs;
+  for (Value input : concat.getInputs())
+    inputs.push_back(tensor::ExpandShapeOp::create(
+        rewriter, loc, factored(input), input, groups));
+  Value joined = kernel::ConcatOp::create(rewriter, loc, inputs, dim);
+  return tensor::CollapseShapeOp::create(
+             rewriter, loc, concat.getResult().getType(), joined, groups)
+      .getResult();
 }
 
 Value mlsopt::decomposeRmsNorm(RewriterBase &rewriter, kernel::RmsNormOp norm) {
@@ -795,24 +833,30 @@ Value mlsopt::decomposeRmsNorm(RewriterBase &rewriter, kernel::RmsNormOp norm) {
 LogicalResult mlsopt::lowerToDefaultBlockGraphs(RewriterBase &rewriter,
                                                 Operation *op,
                                                 int64_t maxSharedMemBytes) {
-  auto norm = dyn_cast<kernel::RmsNormOp>(op);
-  if (!norm || !hasRowTooLongForABlock(norm, maxSharedMemBytes))
+  if (!hasRowTooLongForABlock(op, maxSharedMemBytes))
     return wrapInDefaultBlockGraph(rewriter, op, maxSharedMemBytes);
-  // An rms_norm whose row does not fit a block's shared memory becomes the
-  // ops it computes, which have block graphs for rows of any length. They
-  // are built right before it.
-  Operation *before = norm->getPrevNode();
-  rewriter.setInsertionPoint(norm);
-  Value result = decomposeRmsNorm(rewriter, norm);
+  // An rms_norm or concat that keeps a dim whole in each block, too long
+  // for a block's shared memory, becomes the ops it computes, which have
+  // block graphs that fit. They are built right before it.
+  Operation *before = op->getPrevNode();
+  rewriter.setInsertionPoint(op);
+  FailureOr<Value> result =
+      isa<kernel::RmsNormOp>(op)
+          ? FailureOr<Value>(
+                decomposeRmsNorm(rewriter, cast<kernel::RmsNormOp>(op)))
+          : concatAlongFactoredDim(rewriter, cast<kernel::ConcatOp>(op));
+  if (failed(result))
+    return failure();
   SmallVector<Operation *> computed;
   for (Operation *it = before ? before->getNextNode()
-                              : &norm->getBlock()->front();
-       it != norm.getOperation(); it = it->getNextNode())
+                              : &op->getBlock()->front();
+       it != op; it = it->getNextNode())
     computed.push_back(it);
-  rewriter.replaceOp(norm, result);
+  rewriter.replaceOp(op, *result);
   bool ok = true;
   for (Operation *it : computed)
-    if (!isa<kernel::ConvertOp>(it) &&
+    if (isa<kernel::KernelDialect>(it->getDialect()) &&
+        !isa<kernel::ConvertOp>(it) &&
         failed(wrapInDefaultBlockGraph(rewriter, it, maxSharedMemBytes)))
       ok = false;
   return success(ok);

@@ -1,11 +1,23 @@
 // RUN: mlsopt-opt %s --convert-kernel-to-custom --split-input-file -verify-diagnostics
 
-// A concat keeps the dim it joins whole in every block. (An rms_norm over
-// rows this long is computed by the ops it stands for: run-long-rows.mlir.)
-func.func @too_wide(%a: tensor<2x32768xf32>, %b: tensor<2x32768xf32>) -> tensor<2x65536xf32> {
+// A concat keeps the dim it joins whole in every block. Where that fits no
+// block, it joins views that split the dim by the inputs' greatest common
+// size (run-long-rows.mlir); 40000 and 30001 have none. (An rms_norm over
+// rows this long is computed by the ops it stands for.)
+func.func @too_wide(%a: tensor<2x40000xf32>, %b: tensor<2x30001xf32>) -> tensor<2x70001xf32> {
+  // expected-error @+1 {{joins a dim of 70001 elements, whose tiles fit no block's shared memory, and the inputs' sizes along it have no common factor to split it by}}
+  %n = kernel.concat %a, %b dim 1 : tensor<2x40000xf32>, tensor<2x30001xf32>
+  return %n : tensor<2x70001xf32>
+}
+
+// -----
+
+// 40000 and 30002 share a factor of 2 only: the views' joined dim, 35001
+// rows of 2, still fits no block.
+func.func @too_wide_after_factoring(%a: tensor<2x40000xf32>, %b: tensor<2x30002xf32>) -> tensor<2x70002xf32> {
   // expected-error @+1 {{has no default block graph that fits in 49152 bytes of shared memory}}
-  %n = kernel.concat %a, %b dim 1 : tensor<2x32768xf32>, tensor<2x32768xf32>
-  return %n : tensor<2x65536xf32>
+  %n = kernel.concat %a, %b dim 1 : tensor<2x40000xf32>, tensor<2x30002xf32>
+  return %n : tensor<2x70002xf32>
 }
 
 // -----

@@ -4,7 +4,8 @@
 // estimate) is one kernel on every chip. A row that fits no chip (65536
 // values) is computed by the ops it stands for, the sum of squares by a
 // reduction that walks the row (test/Conversion/KernelToCustom/run-long-rows.mlir
-// runs it): in f32, between a conversion in and one out.
+// runs it): in f32, between a conversion in and one out. A concat along
+// rows that fit no chip joins views that factor them (@long_concat).
 // REQUIRES: ptxas
 // RUN: mlsopt-opt %s --mlsopt-gpu-pipeline=chip=sm_90 -o %t.sm_90.mlir
 // RUN: FileCheck %s < %t.sm_90.mlir
@@ -34,4 +35,16 @@ func.func @llama70b_norm(%x: tensor<4x8192xf16>) -> tensor<4x8192xf16> {
 func.func @longest_norm(%x: tensor<2x65536xf16>) -> tensor<2x65536xf16> {
   %n = kernel.rms_norm %x {epsilon = 1.0e-06 : f64} : tensor<2x65536xf16>
   return %n : tensor<2x65536xf16>
+}
+
+// A concat along rows of 40000 + 30000 f32 values (280 KB, past every
+// chip's shared memory) is one kernel on [4, 10000] and [3, 10000] views
+// of its inputs, which launch nothing.
+// CHECK-LABEL: func.func @long_concat
+// CHECK-COUNT-1: gpu.launch_func
+// CHECK-NOT: gpu.launch_func
+// CHECK: return
+func.func @long_concat(%a: tensor<2x40000xf32>, %b: tensor<2x30000xf32>) -> tensor<2x70000xf32> {
+  %c = kernel.concat %a, %b dim 1 : tensor<2x40000xf32>, tensor<2x30000xf32>
+  return %c : tensor<2x70000xf32>
 }

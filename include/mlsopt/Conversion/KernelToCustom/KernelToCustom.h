@@ -58,10 +58,21 @@ mlir::FailureOr<kernel::CustomOp>
 wrapInDefaultBlockGraph(mlir::RewriterBase &rewriter, mlir::Operation *op,
                         int64_t maxSharedMemBytes, bool allowSplit = true);
 
-/// Whether `norm`'s default block graph, which keeps a whole row in each
-/// block, fits in no `maxSharedMemBytes` of shared memory: the GPU pipeline
-/// then computes the ops it stands for (decomposeRmsNorm). Emits nothing.
-bool hasRowTooLongForABlock(kernel::RmsNormOp norm, int64_t maxSharedMemBytes);
+/// Whether `op` is an rms_norm or a concat whose default block graph, which
+/// keeps the normalized or joined dim whole in each block, fits in no
+/// `maxSharedMemBytes` of shared memory: the GPU pipeline then computes the
+/// ops it stands for (decomposeRmsNorm, concatAlongFactoredDim). Emits
+/// nothing.
+bool hasRowTooLongForABlock(mlir::Operation *op, int64_t maxSharedMemBytes);
+
+/// `concat` computed on views that split its joined dim of each input into
+/// [n_i / g, g], g the inputs' greatest common size along it: the concat of
+/// the outer dims, whose default block graph keeps only sum(n_i) / g
+/// elements of the joined dim in each block, between tensor.expand_shape
+/// and tensor.collapse_shape (views). Built before `concat`, which stays for
+/// the caller to replace; fails, with a diagnostic, when g is 1.
+mlir::FailureOr<mlir::Value>
+concatAlongFactoredDim(mlir::RewriterBase &rewriter, kernel::ConcatOp concat);
 
 /// rms_norm(x) as x * rsqrt(sum(x^2) * (1 / n) + epsilon) in kernel ops,
 /// built before `norm`, computed in f32 and rounded once at the end, as
@@ -73,11 +84,12 @@ mlir::Value decomposeRmsNorm(mlir::RewriterBase &rewriter,
 
 /// What --convert-kernel-to-custom makes of the pre-defined kernel op `op`:
 /// its default block graph (wrapInDefaultBlockGraph), or for an rms_norm
-/// whose row fits no block of `maxSharedMemBytes`, the default block graphs
-/// of the ops it computes (squares, their sum walked by a for-loop, the
-/// scale), between conversions to f32 and back, which are copy kernels of
-/// their own. Fails, with a diagnostic on the op, where one of them has no
-/// default block graph.
+/// or concat whose whole row fits no block of `maxSharedMemBytes`
+/// (hasRowTooLongForABlock), the default block graphs of the ops it
+/// computes: for an rms_norm the squares, their sum walked by a for-loop
+/// and the scale, between conversions to f32 and back, which are copy
+/// kernels of their own; for a concat, the concat of factored views. Fails,
+/// with a diagnostic on the op, where one of them has no default block graph.
 mlir::LogicalResult lowerToDefaultBlockGraphs(mlir::RewriterBase &rewriter,
                                               mlir::Operation *op,
                                               int64_t maxSharedMemBytes);
