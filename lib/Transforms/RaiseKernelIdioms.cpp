@@ -227,8 +227,9 @@ struct NarrowWidenedRmsNorm : OpRewritePattern<kernel::ConvertOp> {
 };
 
 /// The expand that AlignOperandRank puts on an operand goes up past the
-/// unary elementwise ops that compute it (a conversion of a LayerNorm's
-/// gain, a batch norm's sqrt(var + eps)), which compute the same on the
+/// unary elementwise ops and conversions that compute it (a batch norm's
+/// sqrt(var + eps), an f16 LayerNorm's gain widened to f32: the kernel
+/// that reads it then converts as it loads), which compute the same on the
 /// expanded shape: a reshape between kernel ops ends a subprogram and
 /// hides the op from the kernel that reads it, so those ops were launches
 /// of their own; above them the reshape is a view of an argument.
@@ -239,7 +240,8 @@ struct HoistExpandAboveUnary : OpRewritePattern<tensor::ExpandShapeOp> {
                                 PatternRewriter &rewriter) const override {
     Operation *op = expand.getSrc().getDefiningOp();
     if (!op || !isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) ||
-        !op->hasTrait<OpTrait::ElementwiseByIndex>() ||
+        !(op->hasTrait<OpTrait::ElementwiseByIndex>() ||
+          isa<kernel::ConvertOp>(op)) ||
         op->getNumOperands() != 1 || op->getNumResults() != 1 ||
         !op->getResult(0).hasOneUse() ||
         cast<RankedTensorType>(op->getOperand(0).getType()).getShape() !=

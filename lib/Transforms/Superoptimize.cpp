@@ -25,8 +25,10 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
@@ -653,6 +655,17 @@ void SuperoptimizePass::runOnOperation() {
       symbols.insert(copy, std::next(Block::iterator(func)));
       func->setAttr(MLSOptDialect::kEquivalentToAttrName,
                     FlatSymbolRefAttr::get(copy.getSymNameAttr()));
+    }
+  }
+  // One value computed twice is one op: an import emits a conversion of an
+  // input once per linalg op that widens it, and an rms_norm is raised only
+  // where its square and its scale read the same value (an f16 LLaMA norm
+  // with its weight was three launches).
+  {
+    IRRewriter rewriter(&getContext());
+    for (func::FuncOp func : functions) {
+      DominanceInfo dominance(func);
+      eliminateCommonSubExpressions(rewriter, dominance, func);
     }
   }
   {
