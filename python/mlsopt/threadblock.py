@@ -200,16 +200,20 @@ class TBGraph:
         value, kind = A, "sum"
         if acc is not None:
             last = A.num_dims - 1
+            if acc in ("mean", "rms"):
+                # The tile's share of the mean (the accumulator averages the
+                # iterations' shares), scaled before it is summed: the sum
+                # of 64 squares of f16 values near 40 is past f16's 65504,
+                # their mean is not.
+                n = A.dims[last]
+                scale = 1.0 / n if acc == "mean" else 1.0 / math.sqrt(n)
+                value = self._op("mul_scalar", [value], "same", file, line,
+                                 suffix=f", {scale!r}")
+                kind = "mean"
             if acc == "rms":
                 value = self._op("square", [value], "same", file, line)
             value = self._op("reduce_sum", [value], "reduce", file, line,
                              dim=last, suffix=f" dim {last}")
-            if acc in ("mean", "rms"):
-                # The tile's share of the mean; the accumulator averages the
-                # iterations' shares.
-                value = self._op("mul_scalar", [value], "same", file, line,
-                                 suffix=f", {1.0 / A.dims[last]!r}")
-                kind = "mean"
         # The loop's results are the group %acc:N; this is result i.
         result = STensor(self, f"%acc#{len(self._accumulators)}", value.dims,
                          value.dtype, in_loop=False)

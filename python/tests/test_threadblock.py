@@ -56,6 +56,21 @@ def test_rms_norm_mugraph_runs_to_numpys_numbers():
     np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
 
 
+def test_rms_norm_mugraph_in_f16_keeps_activations_near_40_in_range():
+    # The rows' mean square (about 1600) fits f16; the sum of a 64-wide
+    # tile's squares (about 1e5) does not, and was summed first: zeros.
+    graph = rms_norm_mugraph(mi.float16)
+    rng = np.random.default_rng(4)
+    x = (rng.standard_normal((16, 4096)) * 40).astype(np.float16)
+    w = (rng.standard_normal((4096, 4096)) / 64).astype(np.float16)
+    (out,) = graph(inputs=[x, w])
+    xf = x.astype(np.float64)
+    expected = (xf / np.sqrt((xf * xf).mean(axis=1, keepdims=True))) @ w
+    assert np.all(np.isfinite(out))
+    error = np.abs(out - expected).max() / np.abs(expected).max()
+    assert error < 5e-3
+
+
 @pytest.mark.parametrize("acc, reference", [
     (None, lambda x: x.reshape(8, 4, 16).sum(axis=1)),
     ("sum", lambda x: x.sum(axis=1, keepdims=True)),
