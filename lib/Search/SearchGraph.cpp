@@ -604,40 +604,51 @@ struct Materializer {
 
 /// The element type each load of `bg` (on `inputs`) keeps its input's f16
 /// or bf16 in, where the graph computes in f32: a load that only matmuls
-/// read, each with another such load of the same type, is multiplied as it
-/// is (a widening block.matmul, on the tensor cores at the narrow type's
-/// rate and in half the shared memory). Null: the graph's type.
+/// read, directly or through transposes (a weight stored [n, k], as torch's
+/// linear layers keep it), each with another such tile of the same type, is
+/// multiplied as it is (a widening block.matmul, on the tensor cores at the
+/// narrow type's rate and in half the shared memory). Null: the graph's
+/// type.
 static SmallVector<Type>
 getNarrowLoadTypes(const BlockGraph &bg, ValueRange inputs, Type elementType) {
   unsigned numInputs = bg.inputs.size();
   SmallVector<Type> narrow(numInputs);
   if (!elementType.isF32())
     return narrow;
+  // The input a body value is a transposed view of (or is), if any.
+  SmallVector<std::optional<unsigned>> loadOf(numInputs + bg.body.size());
+  for (unsigned i = 0; i < numInputs; ++i)
+    loadOf[i] = i;
+  for (auto [index, op] : llvm::enumerate(bg.body))
+    if (op.kind == OpKind::Transpose)
+      loadOf[numInputs + index] = loadOf[op.operands[0]];
   for (unsigned i = 0; i < numInputs; ++i) {
     Type type = cast<RankedTensorType>(inputs[i].getType()).getElementType();
+    if (!type.isF16() && !type.isBF16())
+      continue;
+    auto isView = [&](unsigned v) { return loadOf[v] == i; };
     bool accumulated = llvm::any_of(
-        bg.accums, [&](const Accum &acc) { return acc.value == i; });
+        bg.accums, [&](const Accum &acc) { return isView(acc.value); });
     bool onlyMatmuls = llvm::all_of(bg.body, [&](const SOp &op) {
-      return op.kind == OpKind::Matmul || !llvm::is_contained(op.operands, i);
+      return op.kind == OpKind::Matmul || op.kind == OpKind::Transpose ||
+             llvm::none_of(op.operands, isView);
     });
-    if ((type.isF16() || type.isBF16()) && !accumulated && onlyMatmuls)
+    if (!accumulated && onlyMatmuls)
       narrow[i] = type;
   }
   // Both operands of a matmul, or neither.
+  auto typeOf = [&](unsigned v) {
+    return loadOf[v] ? narrow[*loadOf[v]] : Type();
+  };
   for (bool changed = true; changed;) {
     changed = false;
     for (const SOp &op : bg.body) {
-      if (op.kind != OpKind::Matmul)
-        continue;
-      auto typeOf = [&](unsigned v) {
-        return v < numInputs ? narrow[v] : Type();
-      };
-      Type lhs = typeOf(op.operands[0]), rhs = typeOf(op.operands[1]);
-      if (lhs == rhs)
+      if (op.kind != OpKind::Matmul ||
+          typeOf(op.operands[0]) == typeOf(op.operands[1]))
         continue;
       for (unsigned v : op.operands)
-        if (v < numInputs && narrow[v]) {
-          narrow[v] = Type();
+        if (typeOf(v)) {
+          narrow[*loadOf[v]] = Type();
           changed = true;
         }
     }
@@ -758,10 +769,15 @@ Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
       SmallVector<Value> operands;
       for (unsigned v : op.operands)
         operands.push_back(bodyValues[v]);
-      bodyValues.push_back(
-          buildOp("block", op, operands,
-                  getType(bodyDims[bg.inputs.size() + index], &layout),
-                  &bodyDims[op.operands[0]], &layout, /*inLoop=*/true));
+      RankedTensorType type =
+          getType(bodyDims[bg.inputs.size() + index], &layout);
+      // A transpose keeps a narrow load's type (getNarrowLoadTypes).
+      if (op.kind == OpKind::Transpose)
+        type = type.clone(
+            cast<RankedTensorType>(operands[0].getType()).getElementType());
+      bodyValues.push_back(buildOp("block", op, operands, type,
+                                   &bodyDims[op.operands[0]], &layout,
+                                   /*inLoop=*/true));
     }
     SmallVector<Value> yielded;
     for (const Accum &acc : bg.accums)

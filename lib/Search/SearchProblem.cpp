@@ -169,11 +169,16 @@ static FailureOr<SearchProblem> buildProblem(ArrayRef<Operation *> ops,
   }
   if (!elementType)
     return failure();
-  // Ops of several element types are computed in f32, which holds every
-  // f16 and bf16 value exactly: each value is then at least as exact as
-  // the program has it. Ops of one type between conversions of the
-  // program's inputs and results are computed in that type, as given.
-  if (mixed)
+  // Ops of f16, or of several element types, are computed in f32, which
+  // holds every f16 and bf16 value exactly: each value is then at least as
+  // exact as the program has it, and in range where it is. A μGraph
+  // reassociates: the sum of squares of an rms_norm before its 1/n, or an
+  // attention's (E V) / S for (E / S) V, exceed f16's 65504 where the
+  // program's values do not (an f16 RMSNorm of activations near 10 over
+  // 1024 columns gave zeros). Loads convert, and matmuls keep f16 operands
+  // narrow for the tensor cores (widening block.matmul). bf16 has f32's
+  // range: ops of bf16 only are computed in bf16, as given.
+  if (mixed || elementType.isF16())
     elementType = Float32Type::get(elementType.getContext());
   problem.shapes.elementType = elementType;
 

@@ -358,9 +358,15 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
   }
 
   OwningOpRef<ModuleOp> scratch = ModuleOp::create(loc);
-  // The reference computes a subprogram that mixes element types in one;
-  // what the μGraphs must beat is the subprogram as it is.
-  if (llvm::any_of(sub.ops, llvm::IsaPred<kernel::ConvertOp>)) {
+  // The reference computes a subprogram of f16 or bf16, or one that mixes
+  // element types, in f32; what the μGraphs must beat is the subprogram as
+  // it is.
+  Type computed = problem->shapes.elementType;
+  if (llvm::any_of(sub.ops, [&](Operation *op) {
+        return llvm::any_of(op->getResultTypes(), [&](Type type) {
+          return cast<RankedTensorType>(type).getElementType() != computed;
+        });
+      })) {
     FailureOr<KernelCost> given = estimateAsGiven(sub, options);
     if (succeeded(given))
       problem->inputCost = *given;

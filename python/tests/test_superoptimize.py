@@ -229,6 +229,49 @@ def test_rms_norm_without_eps_over_odd_columns_keeps_its_numbers_in_f16():
                                atol=2e-2 * np.abs(expected).max())
 
 
+def test_f16_rms_norm_of_activations_near_10_stays_in_range():
+    # Rows of 1024 values near 10: their mean square (about 100) fits f16,
+    # their sum of squares (about 1e5) does not. The search's μGraph sums
+    # the squares before scaling them, and computed in f16 returned zeros.
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(4, 1024), dtype=mi.float16)
+    W = graph.new_input(dims=(1024, 256), dtype=mi.float16)
+    graph.mark_output(graph.matmul(
+        graph.rms_norm(X, normalized_shape=(1024,)), W))
+    optimized = graph.superoptimize(target="sm_90", timeout=5)
+    assert optimized.cost("sm_90").launches == 1
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal((4, 1024)) * 10
+    w = rng.standard_normal((1024, 256)) / 32
+    (out,) = optimized(inputs=[x, w])
+    xh, wh = f16(x), f16(w)
+    expected = xh / np.sqrt((xh * xh).mean(axis=1, keepdims=True)) @ wh
+    np.testing.assert_allclose(out, expected, rtol=2e-2,
+                               atol=2e-2 * np.abs(expected).max())
+
+
+def test_f16_attention_whose_unnormalized_product_passes_65504_stays_in_range():
+    # Scores near 2 over 4096 keys and values near 5: exp(S) V, which the
+    # search's μGraph divides by the row sums last, is past f16's range
+    # where the normalized product is not (it returned inf everywhere).
+    graph = mi.new_kernel_graph()
+    Q = graph.new_input(dims=(2, 16, 64), dtype=mi.float16)
+    K = graph.new_input(dims=(2, 64, 4096), dtype=mi.float16)
+    V = graph.new_input(dims=(2, 4096, 64), dtype=mi.float16)
+    E = graph.exp(graph.matmul(Q, K))
+    graph.mark_output(graph.matmul(graph.div(E, graph.reduction(E, 2)), V))
+    optimized = graph.superoptimize(target="sm_90", timeout=5)
+    rng = np.random.default_rng(11)
+    q = np.full((2, 16, 64), 0.25)
+    k = 0.125 + rng.standard_normal((2, 64, 4096)) * 0.01
+    v = 5 + rng.standard_normal((2, 4096, 64))
+    (out,) = optimized(inputs=[q, k, v])
+    e = np.exp(f16(q) @ f16(k))
+    expected = (e / e.sum(axis=-1, keepdims=True)) @ f16(v)
+    assert np.isfinite(out).all()
+    np.testing.assert_allclose(out, expected, rtol=1e-2)
+
+
 def test_column_major_weight_is_loaded_as_stored_and_keeps_its_numbers():
     # Mirage's Qwen demos give the weight as a linear layer stores it,
     # [N, K], with strides (1, K). The kernel found loads [n, k] tiles of it

@@ -316,8 +316,10 @@ TEST_F(SearchGraphTest, CustomKernelMaterializesIntoAVerifiedBlockGraph) {
   EXPECT_NE(text.find("block.for_loop 4 iterations accumulate (sum, sum)"),
             std::string::npos)
       << text;
+  // An f16 program is computed in f32; the weight, read by the matmul and
+  // x, whose squares are summed too, are loaded converted.
   EXPECT_NE(text.find("block.load %in1 imap <x = 1> fmap 0 : "
-                      "tensor<64x32xf16> -> tensor<16x8xf16>"),
+                      "tensor<64x32xf16> -> tensor<16x8xf32>"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("1.562500e-02"), std::string::npos) << text;
@@ -375,10 +377,11 @@ func.func @f(%x: tensor<8x64xf16>, %w: tensor<64x32xf16>, %r: tensor<8x32xf16>) 
   // One accumulator; the residual's tile is loaded after the loop's end,
   // without an fmap, and nothing loads it inside.
   size_t loopEnd = text.find("block.yield");
+  // (Computed in f32, the residual converted as it is loaded.)
   size_t load = text.find("block.load %in2 imap <x = 1> : tensor<8x32xf16> "
-                          "-> tensor<8x8xf16>");
+                          "-> tensor<8x8xf32>");
   EXPECT_NE(text.find("block.for_loop 4 iterations accumulate (sum) : "
-                      "tensor<8x8xf16> {"),
+                      "tensor<8x8xf32> {"),
             std::string::npos)
       << text;
   ASSERT_NE(load, std::string::npos) << text;

@@ -53,8 +53,9 @@ struct SearchProblem {
   /// enumeration tries, each where it applies (isTriangleApplicable).
   llvm::SmallVector<SOp> triangles;
   /// The cost of the subprogram as given, where that is not the
-  /// reference's: one that mixes element types multiplies in f16 or bf16
-  /// where the reference, all in shapes.elementType, would in f32. Set by
+  /// reference's: one of f16 or bf16, or that mixes element types, moves
+  /// and multiplies f16 or bf16 where the reference, all in
+  /// shapes.elementType, would f32. Set by
   /// the caller, which knows the target; a μGraph must beat it.
   std::optional<KernelCost> inputCost;
 

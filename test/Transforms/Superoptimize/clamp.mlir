@@ -21,10 +21,10 @@
 // CHECK: kernel.custom
 // CHECK: block.matmul
 // CHECK: thread.graph
-// CHECK-NEXT: ^bb0(%[[X:.*]]: f16):
-// CHECK-NEXT: %[[LO:.*]] = thread.max_scalar %[[X]], -1.500000e+00 : f16
-// CHECK-NEXT: %[[HI:.*]] = thread.min_scalar %[[LO]], 2.000000e+00 : f16
-// CHECK-NEXT: thread.unary silu %[[HI]] : f16
+// CHECK-NEXT: ^bb0(%[[X:.*]]: f32):
+// CHECK-NEXT: %[[LO:.*]] = thread.max_scalar %[[X]], -1.500000e+00 : f32
+// CHECK-NEXT: %[[HI:.*]] = thread.min_scalar %[[LO]], 2.000000e+00 : f32
+// CHECK-NEXT: thread.unary silu %[[HI]] : f32
 // CHECK-NOT: kernel.
 // CHECK: {{^    }}return
 // VERIFY: remark: @clamped_silu is equivalent to @clamped_silu_reference

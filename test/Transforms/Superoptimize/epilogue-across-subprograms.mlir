@@ -18,7 +18,7 @@
 // CHECK: kernel.custom
 // CHECK: block.matmul
 // CHECK: thread.graph
-// CHECK-NEXT: ^bb0(%[[Y:.*]]: f16):
+// CHECK-NEXT: ^bb0(%[[Y:.*]]: f32):
 // CHECK-NEXT: %[[A:.*]] = thread.unary silu %[[Y]]
 // CHECK-NEXT: %[[H:.*]] = thread.mul_scalar %[[A]], 5.000000e-01
 // CHECK-NEXT: %[[O:.*]] = thread.unary neg %[[H]]

@@ -33,7 +33,7 @@ func.func @rmsnorm_matmul(%x: tensor<4x256xf16>, %w: tensor<256x512xf16>) -> ten
 // CHECK-LABEL: func.func @key_norm_matmul(
 // CHECK-NOT: kernel.
 // CHECK: kernel.custom
-// CHECK-DAG: block.rms_norm %{{.*}} dim 1 {epsilon = {{.*}}} : tensor<1x64x{{[0-9]+}}xf16>
+// CHECK-DAG: block.rms_norm %{{.*}} dim 1 {epsilon = {{.*}}} : tensor<1x64x{{[0-9]+}}xf32>
 // CHECK-DAG: block.matmul
 // CHECK: block.store
 // CHECK-NOT: kernel.

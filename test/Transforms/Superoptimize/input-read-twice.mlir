@@ -24,7 +24,7 @@
 // CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<16x768xf16>, %[[W:[a-z0-9]+]]: tensor<768x768xf16>
 // CHECK: kernel.custom(%[[X]], %[[W]], %[[X]])
 // CHECK-DAG: block.load %in0 imap <x = 0> : tensor<16x768xf16> -> tensor<{{[0-9]+}}x768xf16>
-// CHECK-DAG: block.load %in2 imap <x = 0, y = 1> : tensor<16x768xf16> -> tensor<{{[0-9]+}}x{{[0-9]+}}xf16>
+// CHECK-DAG: block.load %in2 imap <x = 0, y = 1> : tensor<16x768xf16> -> tensor<{{[0-9]+}}x{{[0-9]+}}xf32>
 // CHECK-NOT: kernel.
 // CHECK: {{^    }}return
 func.func @residual(%x: tensor<16x768xf16>, %w: tensor<768x768xf16>) -> tensor<16x768xf16> {

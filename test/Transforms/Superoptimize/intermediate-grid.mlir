@@ -19,7 +19,7 @@
 // CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<4x256xf16>, %[[W1:[a-z0-9]+]]: tensor<256x1024xf16>, %[[W2:[a-z0-9]+]]: tensor<256x1024xf16>, %[[W3:[a-z0-9]+]]: tensor<1024x256xf16>
 // CHECK: %[[H:.*]] = kernel.custom(%[[X]], %[[W1]], %[[W2]]) grid <{{[0-9]+}}, {{[0-9]+}}, 1>
 // CHECK: block.load %in1 imap <[[G:[xy]]] = 1>
-// CHECK: block.store %{{.*}}, %out0 omap <{{.*}}[[G]] = 1> : tensor<{{[0-9]+}}x{{[0-9]+}}xf16> into tensor<4x1024xf16>
+// CHECK: block.store %{{.*}}, %out0 omap <{{.*}}[[G]] = 1> : tensor<{{[0-9]+}}x{{[0-9]+}}xf32> into tensor<4x1024xf32>
 // CHECK: kernel.custom(%[[W3]], %[[H]])
 // CHECK: block.matmul
 // CHECK-NOT: kernel.

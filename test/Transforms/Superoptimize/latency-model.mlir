@@ -20,12 +20,12 @@
 // CHECK: kernel.custom
 // CHECK-NOT: block.matmul
 // CHECK: block.reduce_sum
-// CHECK: block.store {{.*}} into tensor<16x1xf16>
+// CHECK: block.store {{.*}} into tensor<16x1xf32>
 // CHECK: kernel.custom
 // CHECK: block.matmul
 // CHECK: block.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: block.load %in2 imap <> : tensor<16x1xf16> -> tensor<16x1xf16>
+// CHECK-NEXT: block.load %in2 imap <> : tensor<16x1xf32> -> tensor<16x1xf32>
 // CHECK: thread.unary rsqrt
 // CHECK: thread.binary mul
 // CHECK: {{^    }}return

@@ -16,7 +16,7 @@
 // CHECK: block.matmul
 // CHECK: block.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: block.load %in2 imap <y = 1> : tensor<1x1024xf16> -> tensor<1x16xf16>
+// CHECK-NEXT: block.load %in2 imap <y = 1> : tensor<1x1024xf16> -> tensor<1x16xf32>
 // CHECK: thread.binary add
 // CHECK: thread.unary gelu
 // CHECK-NOT: kernel.

@@ -20,9 +20,9 @@
 // CHECK: kernel.custom
 // CHECK-COUNT-2: block.matmul
 // CHECK: thread.graph
-// CHECK-NEXT: ^bb0(%[[A:.*]]: f16, %[[B:.*]]: f16, %[[C:.*]]: f16):
-// CHECK-NEXT: %[[M:.*]] = thread.binary max %[[A]], %[[B]] : f16
-// CHECK-NEXT: thread.binary min %[[M]], %[[C]] : f16
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %[[C:.*]]: f32):
+// CHECK-NEXT: %[[M:.*]] = thread.binary max %[[A]], %[[B]] : f32
+// CHECK-NEXT: thread.binary min %[[M]], %[[C]] : f32
 // CHECK-NOT: kernel.
 // CHECK: {{^    }}return
 // VERIFY: remark: @capped_max is equivalent to @capped_max_reference

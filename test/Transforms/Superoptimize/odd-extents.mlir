@@ -13,7 +13,7 @@
 // REMARK: remark: superoptimize: replaced 2 kernel ops ({{.*}}) by 1 kernels
 // CHECK-LABEL: func.func @cols_1500(
 // CHECK: kernel.custom{{.*}} grid <375, 1, 1>
-// CHECK: block.load %in1 {{.*}} -> tensor<1024x4xf16>
+// CHECK: block.load %in1 {{.*}} -> tensor<1024x4xf32>
 // CHECK-DAG: block.reduce_sum
 // CHECK-DAG: thread.unary rsqrt
 // CHECK-NOT: kernel.
@@ -30,7 +30,7 @@ func.func @cols_1500(%x: tensor<4x1024xf16>, %w: tensor<1024x1500xf16>) -> tenso
 // REMARK: remark: superoptimize: replaced 2 kernel ops ({{.*}}) by 1 kernels
 // CHECK-LABEL: func.func @cols_1504(
 // CHECK: kernel.custom{{.*}} grid <94, 1, 1>
-// CHECK: block.load %in1 {{.*}} -> tensor<1024x16xf16>
+// CHECK: block.load %in1 {{.*}} -> tensor<1024x16xf32>
 // CHECK-DAG: block.reduce_sum
 // CHECK-DAG: thread.unary rsqrt
 // CHECK-NOT: kernel.

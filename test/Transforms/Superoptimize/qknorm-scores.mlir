@@ -16,8 +16,8 @@
 // CHECK-LABEL: func.func @qknorm_scores(
 // CHECK-NOT: kernel.
 // CHECK: kernel.custom
-// CHECK-DAG: block.rms_norm %{{.*}} {epsilon = {{.*}}} : tensor<1x{{[0-9]+}}x64xf16>
-// CHECK-DAG: block.rms_norm %{{.*}} dim 1 {epsilon = {{.*}}} : tensor<1x64x{{[0-9]+}}xf16>
+// CHECK-DAG: block.rms_norm %{{.*}} {epsilon = {{.*}}} : tensor<1x{{[0-9]+}}x64xf32>
+// CHECK-DAG: block.rms_norm %{{.*}} dim 1 {epsilon = {{.*}}} : tensor<1x64x{{[0-9]+}}xf32>
 // CHECK-DAG: block.matmul
 // CHECK-DAG: exp
 // CHECK: block.store

@@ -25,7 +25,7 @@
 // CHECK-LABEL: func.func @safe_attention(
 // CHECK-NOT: kernel.{{[a-z_]+}} %
 // CHECK: %[[P:.*]]:3 = kernel.custom(%arg0, %arg1, %arg2) grid <{{[0-9]+}}, {{[0-9]+}}, 16>
-// CHECK-SAME: -> (tensor<2x64x16xf16>, tensor<2x64x1024xf16>, tensor<2x64x16xf16>)
+// CHECK-SAME: -> (tensor<2x64x16xf32>, tensor<2x64x1024xf32>, tensor<2x64x16xf32>)
 // CHECK: block.reduce_max
 // CHECK: thread.binary sub
 // CHECK: thread.unary exp

@@ -6,20 +6,22 @@
 // numerators exp(Q K) V and partial row sums side by side (one per chunk,
 // along the last dim), and a small second kernel walks the 32 chunks,
 // summing both, and divides. --verify-equivalence checks the result.
+// The partial results are f32: an f16 program is computed in f32, and a
+// partial numerator exp(Q K) V is no value the program rounds to f16.
 // RUN: mlsopt-opt %s --superoptimize="timeout=60 keep-reference=true" -o %t 2>/dev/null
 // RUN: FileCheck %s < %t
 // RUN: mlsopt-opt %t --verify-equivalence 2>&1 | FileCheck %s --check-prefix=VERIFY
 // CHECK-LABEL: func.func @decode(
-// CHECK: %[[PARTIAL:.+]]:2 = kernel.custom(%arg0, %arg1, %arg2) grid <{{[0-9]+}}, 32, 1> {{.*}} -> (tensor<1x16x2048xf16>, tensor<1x16x32xf16>)
+// CHECK: %[[PARTIAL:.+]]:2 = kernel.custom(%arg0, %arg1, %arg2) grid <{{[0-9]+}}, 32, 1> {{.*}} -> (tensor<1x16x2048xf32>, tensor<1x16x32xf32>)
 // CHECK-NOT: fmap
 // CHECK: block.load %in1 imap <y = 2>
 // CHECK: block.load %in2 imap <y = 1>
-// CHECK: block.store {{.*}} omap <x = 1, y = 2> : tensor<1x4x64xf16> into tensor<1x16x2048xf16>
-// CHECK: block.store {{.*}} omap <x = 1, y = 2> : tensor<1x4x1xf16> into tensor<1x16x32xf16>
+// CHECK: block.store {{.*}} omap <x = 1, y = 2> : tensor<1x4x64xf32> into tensor<1x16x2048xf32>
+// CHECK: block.store {{.*}} omap <x = 1, y = 2> : tensor<1x4x1xf32> into tensor<1x16x32xf32>
 // CHECK: kernel.custom(%[[PARTIAL]]#0, %[[PARTIAL]]#1)
 // CHECK: block.for_loop 32 iterations accumulate (sum, sum)
-// CHECK: block.load %in0 imap <{{.*}}> fmap 2 : tensor<1x16x2048xf16> -> tensor<1x{{[0-9]+}}x64xf16>
-// CHECK: block.load %in1 imap <{{.*}}> fmap 2 : tensor<1x16x32xf16> -> tensor<1x{{[0-9]+}}x1xf16>
+// CHECK: block.load %in0 imap <{{.*}}> fmap 2 : tensor<1x16x2048xf32> -> tensor<1x{{[0-9]+}}x64xf32>
+// CHECK: block.load %in1 imap <{{.*}}> fmap 2 : tensor<1x16x32xf32> -> tensor<1x{{[0-9]+}}x1xf32>
 // CHECK: thread.binary div
 // CHECK-NOT: kernel.custom
 // CHECK: return

@@ -16,8 +16,8 @@
 // CHECK-LABEL: func.func @mha(
 // CHECK-NOT: kernel.transpose
 // CHECK: kernel.custom(%arg0, %arg1, %arg2)
-// CHECK-DAG: block.transpose %{{.*}} [0, 2, 1, 3] : tensor<1x8x1x64xf16>
-// CHECK-DAG: block.transpose %{{.*}} [0, 2, 3, 1] : tensor<1x128x1x64xf16>
+// CHECK-DAG: block.transpose %{{.*}} [0, 2, 1, 3] : tensor<1x8x1x64xf32>
+// CHECK-DAG: block.transpose %{{.*}} [0, 2, 3, 1] : tensor<1x128x1x64xf32>
 // CHECK: block.store %{{.*}}, %out0 {{.*}} into tensor<1x128x8x64xf16>
 // CHECK-NOT: kernel.
 // CHECK: {{^    }}return

@@ -19,8 +19,8 @@
 // CHECK: kernel.custom
 // CHECK: block.load %in0 imap <x = 0>
 // CHECK: block.load %in1 imap <y = 1>
-// CHECK: %[[T:.*]] = block.transpose %{{.*}} [1, 0] : tensor<[[M:[0-9]+]]x[[N:[0-9]+]]xf16>
-// CHECK-NEXT: block.store %[[T]], %out0 omap <x = 1, y = 0> : tensor<[[N]]x[[M]]xf16> into tensor<512x64xf16>
+// CHECK: %[[T:.*]] = block.transpose %{{.*}} [1, 0] : tensor<[[M:[0-9]+]]x[[N:[0-9]+]]xf32>
+// CHECK-NEXT: block.store %[[T]], %out0 omap <x = 1, y = 0> : tensor<[[N]]x[[M]]xf32> into tensor<512x64xf16>
 // CHECK-NOT: kernel.
 // CHECK: {{^    }}return
 // VERIFY: remark: @matmul_silu_t is equivalent to @matmul_silu_t_reference

@@ -26,18 +26,20 @@
 // CHECK-LABEL: func.func @rmsnorm_linear(
 // CHECK-NOT: kernel.transpose
 // CHECK: kernel.custom(%arg0, %arg1)
-// CHECK: %[[W:.*]] = block.load %in1 {{.*}} : tensor<1536x1024xf16> -> tensor<[[N:[0-9]+]]x[[K:[0-9]+]]xf16>
-// CHECK: %[[WT:.*]] = block.transpose %[[W]] [1, 0] : tensor<[[N]]x[[K]]xf16>
-// CHECK: block.matmul %{{.*}}, %[[WT]] : tensor<{{.*}}>, tensor<[[K]]x[[N]]xf16>
+// CHECK: %[[W:.*]] = block.load %in1 {{.*}} : tensor<1536x1024xf16> -> tensor<[[N:[0-9]+]]x[[K:[0-9]+]]xf32>
+// CHECK: %[[WT:.*]] = block.transpose %[[W]] [1, 0] : tensor<[[N]]x[[K]]xf32>
+// CHECK: block.matmul %{{.*}}, %[[WT]] : tensor<{{.*}}>, tensor<[[K]]x[[N]]xf32>
 // CHECK-NOT: kernel.
 // CHECK: {{^    }}return
 // VERIFY: remark: @rmsnorm_linear is equivalent to @rmsnorm_linear_reference
 
 // One launch, reading the weight as it is stored. The transposed tile is a
-// view of the loaded one: 65728 bytes of shared memory, of which the
-// 24x1024 weight tile takes 49152 once (a copy would add as many again).
+// view of the loaded one: 131456 bytes of shared memory, of which the
+// 24x1024 weight tile takes 98304 once (a copy would add as many again).
+// The f16 program is computed in f32, and the normalized rows are no
+// narrow load, so the weight tile is f32 too (tf32 products).
 // HOST-LABEL: func.func @rmsnorm_linear(
-// HOST: gpu.launch_func {{.*}} dynamic_shared_memory_size %c65728_i32 args(%arg0 : memref<8x1024xf16>, %arg1 : memref<1536x1024xf16>
+// HOST: gpu.launch_func {{.*}} dynamic_shared_memory_size %c131456_i32 args(%arg0 : memref<8x1024xf16>, %arg1 : memref<1536x1024xf16>
 // HOST-NOT: gpu.launch_func
 // HOST: return
 
@@ -74,4 +76,26 @@ func.func @linear(%x: tensor<8x4096xf16>, %w: tensor<4096x4096xf16>) -> tensor<8
   %wt = kernel.transpose %w [1, 0] : tensor<4096x4096xf16>
   %o = kernel.matmul %x, %wt : tensor<8x4096xf16>, tensor<4096x4096xf16>
   return %o : tensor<8x4096xf16>
+}
+
+// A linear layer with a GELU, searched: computed in f32, as f16 programs
+// are, its kernel still multiplies on the f16 tensor cores, the weight's
+// [n, k] tile loaded as stored and kept f16 through the transpose that
+// only the matmul reads (a widening matmul, summed into f32).
+// REMARK-DAG: @linear_gelu launches 1 kernels
+// CHECK-LABEL: func.func @linear_gelu(
+// CHECK: kernel.custom(%arg0, %arg1)
+// CHECK: %[[X:.*]] = block.load %in0 {{.*}} -> tensor<{{[0-9]+}}x1024xf16>
+// CHECK: %[[W:.*]] = block.load %in1 {{.*}} : tensor<1536x1024xf16> -> tensor<[[N:[0-9]+]]x[[K:[0-9]+]]xf16>
+// CHECK: %[[WT:.*]] = block.transpose %[[W]] [1, 0] : tensor<[[N]]x[[K]]xf16>
+// CHECK: block.matmul %[[X]], %[[WT]] : tensor<{{.*}}xf16>, tensor<[[K]]x[[N]]xf16> -> tensor<{{.*}}xf32>
+// CHECK: thread.unary gelu {{.*}} : f32
+// CHECK-NOT: kernel.
+// CHECK: {{^    }}return
+// VERIFY: remark: @linear_gelu is equivalent to @linear_gelu_reference
+func.func @linear_gelu(%x: tensor<8x1024xf16>, %w: tensor<1536x1024xf16>) -> tensor<8x1536xf16> {
+  %wt = kernel.transpose %w [1, 0] : tensor<1536x1024xf16>
+  %o = kernel.matmul %x, %wt : tensor<8x1024xf16>, tensor<1024x1536xf16>
+  %g = kernel.gelu %o : tensor<8x1536xf16>
+  return %g : tensor<8x1536xf16>
 }
