@@ -33,6 +33,7 @@ from .kernel import (
     global_config,
     new_kernel_graph,
     set_gpu_device_id,
+    superoptimize,
 )
 # Mirage's other element types: they exist so that scripts naming them
 # import; new_input rejects them (mlsopt holds float16, bfloat16, float32).
@@ -51,11 +52,14 @@ from .threadblock import STensor, TBGraph, new_threadblock_graph
 
 # Mirage's earlier name of new_kernel_graph, which its older demos call.
 new_graph = new_kernel_graph
+# Mirage's class name for kernel graphs (isinstance checks in its tools).
+KNGraph = KernelGraph
 
 __all__ = [
     "Cost",
     "DTensor",
     "KernelGraph",
+    "KNGraph",
     "MLIRError",
     "UnavailableError",
     "bfloat16",
@@ -77,6 +81,7 @@ __all__ = [
     "convert_dtype_to_torch_type",
     "set_gpu_device_id",
     "STensor",
+    "superoptimize",
     "TBGraph",
     "uint8",
     "uint16",

@@ -6,6 +6,7 @@ called; a shape error raises MLIRError with MLIR's diagnostic, located at the
 caller's line.
 """
 
+import collections.abc
 import json
 import math
 import numbers
@@ -325,13 +326,26 @@ class KernelGraph:
             dim += A.num_dims
         return self._added(self._core.add_reduce_sum(A._id, dim, *_caller()))
 
-    def rms_norm(self, A, normalized_shape, eps=0.0):
+    def rms_norm(self, A, normalized_shape=None, eps=0.0):
         """x / sqrt(mean(x^2) + eps) over the trailing `normalized_shape`,
-        which is the last dim: kernel.rms_norm normalizes over one dim."""
+        which is the last dim (the default): kernel.rms_norm normalizes over
+        one dim. A tensor in place of `normalized_shape` is a weight, as in
+        Mirage's tutorials (`graph.rms_norm(X, G)`): the normalized rows
+        times it, broadcast."""
         self._check(A)
+        if isinstance(normalized_shape, DTensor):
+            return self.mul(self.rms_norm(A, eps=eps), normalized_shape)
+        if normalized_shape is None:
+            normalized_shape = A.dims[-1:]
         # An int is one trailing dim, as torch.nn.functional.rms_norm takes.
         if isinstance(normalized_shape, (int, np.integer)):
             normalized_shape = (normalized_shape,)
+        if isinstance(normalized_shape, (str, bytes)) or not isinstance(
+                normalized_shape, collections.abc.Iterable):
+            raise TypeError(
+                "rms_norm's normalized_shape must be an int or a tuple of "
+                "ints (the last dim), or a weight tensor; got "
+                f"{normalized_shape!r} ({type(normalized_shape).__name__})")
         normalized_shape = tuple(
             _as_int(d, "rms_norm's normalized_shape") for d in normalized_shape)
         if normalized_shape != A.dims[-1:]:
@@ -339,9 +353,12 @@ class KernelGraph:
                 f"rms_norm over {normalized_shape} of a tensor of dims "
                 f"{A.dims}: mlsopt normalizes over the last dim only, so "
                 f"normalized_shape must be {A.dims[-1:]}")
-        return self._added(
-            self._core.add_rms_norm(A._id, _as_float(eps, "rms_norm's eps"),
-                                    *_caller()))
+        eps = _as_float(eps, "rms_norm's eps")
+        if not eps >= 0 or not math.isfinite(eps):
+            raise ValueError(f"rms_norm's eps must be a finite number >= 0, "
+                             f"got {eps!r}: a negative one takes the square "
+                             "root of a negative mean for rows near zero")
+        return self._added(self._core.add_rms_norm(A._id, eps, *_caller()))
 
     def customized(self, inputs, bgraph):
         """A custom kernel written by hand as a threadblock graph (Mirage's
@@ -352,6 +369,11 @@ class KernelGraph:
         if not isinstance(bgraph, TBGraph):
             raise TypeError(f"expected a threadblock graph, got "
                             f"{type(bgraph).__name__}")
+        if isinstance(inputs, DTensor) or not isinstance(
+                inputs, collections.abc.Iterable):
+            raise TypeError("customized(inputs, ...) takes a list of the "
+                            "tensors the threadblock graph reads, got "
+                            f"{type(inputs).__name__}")
         inputs = list(inputs)
         self._check(*inputs)
         operands = [dtensor for dtensor, _ in bgraph._inputs]
@@ -661,6 +683,38 @@ class KernelGraph:
         # result it is transposed.
         return [_reversed_dims(o) if i in self._column_major_outputs else o
                 for i, o in enumerate(outputs)]
+
+    def compile(self, inputs=None, target=None, target_cc=None,
+                **mirage_options):
+        """Mirage's KNGraph.compile, which builds the graph's CUDA code
+        before its first call: here, lowers the graph for `target` (or
+        Mirage's `target_cc=90`; default: the graph's target, else sm_90)
+        and checks `inputs`, if given, against the graph's inputs, so that
+        what would fail at the first call fails now. Calls lower the graph
+        again (nothing is kept), on the CPU or for the device's chip.
+        Mirage's options for its generated code (num_warp_groups,
+        pipeline_stages, async_, ...) are accepted and have no effect."""
+        unknown = set(mirage_options) - _MIRAGE_CALL_OPTIONS
+        if unknown:
+            raise TypeError("compile() got unexpected keyword arguments "
+                            f"{sorted(unknown)}")
+        if target is None and target_cc is not None:
+            target = f"sm_{_as_int(target_cc, 'target_cc')}"
+        if inputs is not None:
+            inputs = list(inputs)
+            declared = self.inputs
+            if len(inputs) != len(declared):
+                raise ValueError(f"compile() got {len(inputs)} inputs; the "
+                                 f"graph has {len(declared)}")
+            for i, (x, tensor) in enumerate(zip(inputs, declared)):
+                shape = tuple(np.shape(x))
+                expected = tensor.dims
+                if i in self._column_major_inputs:
+                    expected = tuple(reversed(expected))
+                if shape != expected:
+                    raise ValueError(f"input {i} has shape {shape}; the "
+                                     f"graph expects {expected}")
+        self.ptx(target)
 
     def _run_on_gpu(self, inputs, target):
         """Runs the graph on torch CUDA tensors: lowered for `target` (the
@@ -972,6 +1026,15 @@ def set_gpu_device_id(device_id):
 def new_kernel_graph():
     """An empty kernel graph (Mirage's mi.new_kernel_graph())."""
     return KernelGraph()
+
+
+def superoptimize(graph, **options):
+    """Mirage's mi.superoptimize(graph, ...), as its tutorials call it:
+    graph.superoptimize(**options)."""
+    if not isinstance(graph, KernelGraph):
+        raise TypeError("superoptimize() takes a kernel graph, got "
+                        f"{type(graph).__name__}")
+    return graph.superoptimize(**options)
 
 
 def generate_cuda_program(graph, target_cc=90, input_strides=None,

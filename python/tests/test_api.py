@@ -684,3 +684,72 @@ def test_a_column_major_input_of_the_wrong_shape_names_the_declared_dims():
                        r"graph expects \(4, 6\) \(column-major\)"):
         g(inputs=[np.zeros((4, 5), np.float32)])
     assert g(inputs=[np.ones((4, 6), np.float32)])[0].shape == (4, 6)
+
+
+def test_mirage_tutorial_forms_of_rms_norm_and_superoptimize():
+    # Mirage's tutorials: graph.rms_norm(X, G) with a weight tensor,
+    # graph.rms_norm(K) over the last dim, mi.superoptimize(graph).
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(8, 64), dtype=mi.float32)
+    G = graph.new_input(dims=(1, 64), dtype=mi.float32)
+    W = graph.new_input(dims=(64, 32), dtype=mi.float32)
+    N = graph.rms_norm(X, G)
+    assert N.dims == (8, 64)
+    assert graph.rms_norm(X).dims == (8, 64)
+    graph.mark_output(graph.matmul(N, W))
+    assert isinstance(graph, mi.KNGraph)
+    optimized = mi.superoptimize(graph, timeout=2)
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((8, 64)).astype(np.float32)
+    g = rng.standard_normal((1, 64)).astype(np.float32)
+    w = rng.standard_normal((64, 32)).astype(np.float32)
+    (out,) = optimized(inputs=[x, g, w])
+    expected = x / np.sqrt((x * x).mean(axis=1, keepdims=True)) * g @ w
+    np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
+    with pytest.raises(TypeError, match="takes a kernel graph"):
+        mi.superoptimize(X)
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda g, X: g.rms_norm(X, normalized_shape="64"), TypeError,
+     "must be an int or a tuple of ints"),
+    (lambda g, X: g.rms_norm(X, normalized_shape=64.5), TypeError,
+     "must be an int or a tuple of ints"),
+    (lambda g, X: g.rms_norm(X, eps=-1.0), ValueError,
+     "eps must be a finite number >= 0"),
+    (lambda g, X: g.rms_norm(X, eps=float("nan")), ValueError,
+     "eps must be a finite number >= 0"),
+])
+def test_rms_norm_arguments_are_checked(call, error, message):
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(8, 64), dtype=mi.float32)
+    with pytest.raises(error, match=message):
+        call(graph, X)
+
+
+def test_customized_wants_a_list_of_inputs():
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(8, 64), dtype=mi.float32)
+    tb = mi.new_threadblock_graph(grid_dim=(1, 1, 1), block_dim=(128, 1, 1),
+                                  forloop_range=1)
+    tX = tb.new_input(dtensor=X, input_map=(-1, -1, -1), forloop_dim=-1)
+    tb.new_output(stensor=tb.exp(tX), output_map=(-1, -1, -1))
+    with pytest.raises(TypeError, match="takes a list of the tensors"):
+        graph.customized(X, tb)
+
+
+def test_compile_checks_inputs_and_lowers_now():
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(8, 64), dtype=mi.float16)
+    W = graph.new_input(dims=(64, 32), dtype=mi.float16)
+    graph.mark_output(graph.matmul(X, W))
+    x, w = np.zeros((8, 64)), np.zeros((64, 32))
+    assert graph.compile(inputs=[x, w], target_cc=80, async_=False) is None
+    with pytest.raises(ValueError, match=r"input 1 has shape \(32, 64\)"):
+        graph.compile(inputs=[x, w.T])
+    with pytest.raises(ValueError, match="got 1 inputs; the graph has 2"):
+        graph.compile(inputs=[x])
+    with pytest.raises(ValueError, match="sm_70"):
+        graph.compile(target="sm_70")
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        graph.compile(bogus=1)
