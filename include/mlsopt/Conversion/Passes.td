@@ -95,7 +95,9 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       flattened rows, no copy of the weight; a `linalg.transpose` of a
       broadcast is the broadcast of the transposed input (multi-query
       attention's one K head expanded to every query head, then
-      transposed), so such a K is read in place too;
+      transposed; also once the transpose is a `kernel.transpose`, when
+      the expand was an `aten.expand` generic), so such a K is read in
+      place too;
     - ops on the flattened rows: an elementwise kernel op, reduction or
       RMS norm that reads a `tensor.expand_shape` of rows (a
       linear layer's output on `[batch, seq, hidden]`) computes on the

@@ -162,52 +162,82 @@ struct GenericToBroadcast : public OpRewritePattern<linalg::GenericOp> {
   }
 };
 
-/// A linalg.transpose of a linalg.broadcast is the broadcast of the
-/// transposed input: torch-mlir writes multi-query attention's K^T as
-/// k.expand(...) then .transpose(-1, -2), and only a broadcast that the
-/// contraction reads directly lets it read the one K head in place (else
-/// the copy of K to every head was a launch of its own). Tried before the
-/// transpose is imported, which would hide the broadcast behind it.
-struct TransposeOfBroadcast : public OpRewritePattern<linalg::TransposeOp> {
-  TransposeOfBroadcast(MLIRContext *context)
-      : OpRewritePattern<linalg::TransposeOp>(context, /*benefit=*/2) {}
+/// How a transpose by `permutation` of a broadcast that adds `added` dims
+/// is a broadcast of the transposed input: the dims the broadcast adds to
+/// it (`added`), and the permutation of the input (`input`).
+struct TransposedBroadcast {
+  SmallVector<int64_t> added, input;
 
-  LogicalResult matchAndRewrite(linalg::TransposeOp op,
-                                PatternRewriter &rewriter) const override {
-    auto broadcast = op.getInput().getDefiningOp<linalg::BroadcastOp>();
-    if (!broadcast || !broadcast->hasOneUse() ||
-        !isa<RankedTensorType>(op.getInput().getType()))
-      return rewriter.notifyMatchFailure(op, "not a transposed broadcast");
-    ArrayRef<int64_t> added = broadcast.getDimensions();
-    ArrayRef<int64_t> permutation = op.getPermutation();
+  TransposedBroadcast(ArrayRef<int64_t> broadcastAdded,
+                      ArrayRef<int64_t> permutation) {
     // Result dim i reads broadcast dim permutation[i]: added dims stay
     // added where they land, and the input's dims follow in their order.
-    SmallVector<int64_t> newAdded, inputPermutation;
     for (auto [i, from] : llvm::enumerate(permutation)) {
-      if (llvm::is_contained(added, from)) {
-        newAdded.push_back(static_cast<int64_t>(i));
+      if (llvm::is_contained(broadcastAdded, from)) {
+        added.push_back(static_cast<int64_t>(i));
         continue;
       }
-      inputPermutation.push_back(
-          from - llvm::count_if(added, [&](int64_t d) { return d < from; }));
+      input.push_back(from - llvm::count_if(broadcastAdded, [&](int64_t d) {
+                        return d < from;
+                      }));
     }
+  }
+
+  bool transposesInput() const {
+    return !llvm::equal(input, llvm::seq<int64_t>(0, input.size()));
+  }
+};
+
+/// A transpose of a linalg.broadcast is the broadcast of the transposed
+/// input: torch-mlir writes multi-query attention's K^T as k.expand(...)
+/// then .transpose(-1, -2), and only a broadcast that the contraction reads
+/// directly lets it read the one K head in place (else the copy of K to
+/// every head was a launch of its own). The linalg.transpose is rewritten
+/// before it is imported, which would hide the broadcast behind it; the
+/// kernel.transpose it becomes when the expand was still a linalg.generic
+/// (GenericToBroadcast had not run) is rewritten as well.
+template <typename TransposeOpTy>
+struct TransposeOfBroadcast : public OpRewritePattern<TransposeOpTy> {
+  TransposeOfBroadcast(MLIRContext *context)
+      : OpRewritePattern<TransposeOpTy>(context, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(TransposeOpTy op,
+                                PatternRewriter &rewriter) const override {
+    Value transposed = op->getOperand(0);
+    auto broadcast = transposed.template getDefiningOp<linalg::BroadcastOp>();
+    if (!broadcast || !broadcast->hasOneUse() ||
+        !isa<RankedTensorType>(transposed.getType()))
+      return rewriter.notifyMatchFailure(op, "not a transposed broadcast");
+    TransposedBroadcast through(broadcast.getDimensions(), op.getPermutation());
     Location loc = op.getLoc();
     Value input = broadcast.getInput();
-    if (!llvm::equal(inputPermutation,
-                     llvm::seq<int64_t>(0, inputPermutation.size()))) {
-      auto type = cast<RankedTensorType>(input.getType());
-      SmallVector<int64_t> shape;
-      for (int64_t d : inputPermutation)
-        shape.push_back(type.getDimSize(d));
-      Value init =
-          tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
-      input = linalg::TransposeOp::create(rewriter, loc, input, init,
-                                          inputPermutation)
-                  .getResult()
-                  .front();
+    if (through.transposesInput()) {
+      if constexpr (std::is_same_v<TransposeOpTy, kernel::TransposeOp>) {
+        input =
+            kernel::TransposeOp::create(rewriter, loc, input, through.input);
+      } else {
+        auto type = cast<RankedTensorType>(input.getType());
+        SmallVector<int64_t> shape;
+        for (int64_t d : through.input)
+          shape.push_back(type.getDimSize(d));
+        Value init = tensor::EmptyOp::create(rewriter, loc, shape,
+                                             type.getElementType());
+        input = linalg::TransposeOp::create(rewriter, loc, input, init,
+                                            through.input)
+                    .getResult()
+                    .front();
+      }
     }
-    rewriter.replaceOpWithNewOp<linalg::BroadcastOp>(op, input, op.getInit(),
-                                                     newAdded);
+    Value init;
+    if constexpr (std::is_same_v<TransposeOpTy, kernel::TransposeOp>) {
+      auto resultType = cast<RankedTensorType>(op.getType());
+      init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                     resultType.getElementType());
+    } else {
+      init = op.getInit();
+    }
+    rewriter.replaceOpWithNewOp<linalg::BroadcastOp>(op, input, init,
+                                                     through.added);
     return success();
   }
 };
@@ -246,7 +276,8 @@ struct MatmulOfBroadcastWeight : public OpRewritePattern<kernel::MatmulOp> {
 } // namespace
 
 void mlsopt::populateBroadcastOperandPatterns(RewritePatternSet &patterns) {
-  patterns.add<ContractionReadsBroadcastInput, GenericToBroadcast,
-               MatmulOfBroadcastWeight, TransposeOfBroadcast>(
-      patterns.getContext());
+  patterns
+      .add<ContractionReadsBroadcastInput, GenericToBroadcast,
+           MatmulOfBroadcastWeight, TransposeOfBroadcast<linalg::TransposeOp>,
+           TransposeOfBroadcast<kernel::TransposeOp>>(patterns.getContext());
 }

@@ -3262,6 +3262,36 @@ func.func @mqa_scores_broadcast_then_transpose(%q: tensor<8x16x64xf32>, %k: tens
 
 // -----
 
+// The same K^T with K expanded as torch-mlir's aten.expand writes it: a
+// linalg.generic copy that reads the size-1 head dim at index 0. The
+// transpose is imported before the copy becomes a linalg.broadcast, so the
+// kernel.transpose of the broadcast is swapped as the linalg.transpose is
+// (it was a copy of K to every head, a launch of its own).
+// CHECK-LABEL: func.func @mqa_scores_expand_then_transpose
+// CHECK: %[[K:.*]] = tensor.collapse_shape %arg1 {{\[\[}}0, 1], [2]] : tensor<1x40x64xf32> into tensor<40x64xf32>
+// CHECK-NEXT: %[[KT:.*]] = kernel.transpose %[[K]] [1, 0] : tensor<40x64xf32>
+// CHECK-NEXT: %[[ROWS:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : tensor<8x16x64xf32> into tensor<128x64xf32>
+// CHECK-NEXT: %[[S:.*]] = kernel.matmul %[[ROWS]], %[[KT]] : tensor<128x64xf32>, tensor<64x40xf32>
+// CHECK-NEXT: %[[E:.*]] = tensor.expand_shape %[[S]]
+// CHECK-NEXT: return %[[E]]
+func.func @mqa_scores_expand_then_transpose(%q: tensor<8x16x64xf32>, %k: tensor<1x40x64xf32>) -> tensor<8x16x40xf32> {
+  %zero = arith.constant 0.0 : f32
+  %eb = tensor.empty() : tensor<8x40x64xf32>
+  %kb = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (0, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%k : tensor<1x40x64xf32>) outs(%eb : tensor<8x40x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<8x40x64xf32>
+  %et = tensor.empty() : tensor<8x64x40xf32>
+  %kt = linalg.transpose ins(%kb : tensor<8x40x64xf32>) outs(%et : tensor<8x64x40xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<8x16x40xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<8x16x40xf32>) -> tensor<8x16x40xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x64xf32>, tensor<8x64x40xf32>) outs(%zs : tensor<8x16x40xf32>) -> tensor<8x16x40xf32>
+  return %s : tensor<8x16x40xf32>
+}
+
+// -----
+
 // A broadcast along a middle dim, transposed so that the added dim moves:
 // the same swap, the added dim where the transpose puts it.
 // CHECK-LABEL: func.func @transpose_of_middle_broadcast
