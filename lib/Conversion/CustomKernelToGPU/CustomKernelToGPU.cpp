@@ -186,6 +186,16 @@ bool isTensorConstant(Operation &op) {
          isSupportedElementType(type.getElementType());
 }
 
+/// Whether `op` (a linalg.fill of zeros, say) only gives other linalg ops
+/// the tensors they write into: the op that reads it is the cause to report
+/// (a two-result reduction left as linalg was reported as its fill).
+static bool onlyInitializesLinalgOps(Operation *op) {
+  return !op->use_empty() && llvm::all_of(op->getUses(), [](OpOperand &use) {
+    auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    return user && user.isDpsInit(&use);
+  });
+}
+
 /// Rewrites one function: its custom kernels become gpu.funcs in `kernels`,
 /// the function itself a host function that launches them.
 LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
@@ -194,7 +204,8 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
   // A linalg op the import left is the cause to report, rather than the
   // tensor.empty or constant it reads.
   for (Operation &op : entry)
-    if (isa<linalg::LinalgOp>(op) && !isCopyOp(op))
+    if (isa<linalg::LinalgOp>(op) && !isCopyOp(op) &&
+        !onlyInitializesLinalgOps(&op))
       return op.emitOpError(
           "cannot run on the GPU: --convert-linalg-to-kernel did not import "
           "it (its pass description lists what it imports)");
@@ -505,7 +516,7 @@ struct ConvertCustomKernelToGPUPass
           isDataMovementOnly(func))
         funcs.push_back(func);
       func.walk([&](linalg::LinalgOp op) {
-        if (!firstLinalg)
+        if (!firstLinalg && !onlyInitializesLinalgOps(op))
           firstLinalg = op;
       });
     }

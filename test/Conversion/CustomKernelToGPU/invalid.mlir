@@ -18,6 +18,27 @@ func.func @not_imported(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<
 
 // -----
 
+// A two-result reduction the import leaves as linalg: the error names it,
+// not the linalg.fill that gives it its zeros.
+func.func @sum_and_squares(%a: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %x = kernel.exp %a : tensor<8x64xf32>
+  %e = tensor.empty() : tensor<8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  // expected-error @+1 {{'linalg.generic' op cannot run on the GPU: --convert-linalg-to-kernel did not import it}}
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<8x64xf32>) outs(%z, %z : tensor<8xf32>, tensor<8xf32>) {
+  ^bb0(%v: f32, %s: f32, %q: f32):
+    %s1 = arith.addf %v, %s : f32
+    %v2 = arith.mulf %v, %v : f32
+    %q1 = arith.addf %v2, %q : f32
+    linalg.yield %s1, %q1 : f32, f32
+  } -> (tensor<8xf32>, tensor<8xf32>)
+  return %x, %r#0, %r#1 : tensor<8x64xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
 func.func @not_a_kernel_op(%a: tensor<64xf16>) -> tensor<64xf16> {
   // expected-error @+1 {{cannot run on the GPU: a function lowered by --convert-custom-kernel-to-gpu may hold only custom kernels, kernel.transpose, kernel.convert, tensor.collapse_shape, tensor.expand_shape, static tensor.extract_slice and linalg.broadcast, dense f16, bf16 or f32 tensor constants and func.return}}
   %c = tensor.empty() : tensor<64xf16>
