@@ -753,3 +753,29 @@ def test_compile_checks_inputs_and_lowers_now():
         graph.compile(target="sm_70")
     with pytest.raises(TypeError, match="unexpected keyword"):
         graph.compile(bogus=1)
+
+
+@pytest.mark.parametrize("dtype", [mi.float16, mi.bfloat16])
+def test_split_matmul_multiplies_narrow_operands_on_the_tensor_cores(dtype):
+    # One row by a [4096, 256] weight: few output tiles, so the default
+    # block graph splits k across the grid. Its chunk products multiply the
+    # f16/bf16 tiles as loaded, summing into f32; they were f32 tiles,
+    # multiplied as tf32 at half the rate.
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(1, 4096), dtype=dtype)
+    W = graph.new_input(dims=(4096, 256), dtype=dtype)
+    graph.mark_output(graph.matmul(X, W))
+    cost = graph.cost("sm_90")
+    assert cost.launches == 2
+    assert cost.tf32_flops == 0
+    assert cost.tensor_core_flops == 2 * 4096 * 256
+    assert "mma.sync.aligned.m16n8k16" in graph.ptx("sm_90")
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((1, 4096)).astype(np.float32)
+    w = (rng.standard_normal((4096, 256)) / 64).astype(np.float32)
+    (out,) = graph(inputs=[x, w])
+    rounded = np.float16 if dtype is mi.float16 else np.float32
+    expected = x.astype(rounded).astype(np.float64) @ w.astype(
+        rounded).astype(np.float64)
+    np.testing.assert_allclose(out, expected, rtol=2e-2,
+                               atol=2e-2 * np.abs(expected).max())

@@ -519,16 +519,19 @@ struct KernelInput {
 /// tiles with `accumulator`, and store the result into a tensor of `resultType`
 /// through `omap`; failure, with a diagnostic on `op`, if a tile does not
 /// exist. Tiles hold `tileElementType` (default: the result's), converted as
-/// they are loaded and stored.
+/// they are loaded and stored; loaded tiles `loadElementType` if given (the
+/// f16 operands of a widening matmul).
 FailureOr<kernel::CustomOp> createDefaultKernel(
     RewriterBase &rewriter, Operation *op, ArrayRef<KernelInput> inputs,
     RankedTensorType resultType, std::array<int64_t, 3> grid,
     const GridToTensorDims &omap, int64_t iterations,
     block::AccumKind accumulator,
     function_ref<Value(ValueRange tiles, RankedTensorType tile)> compute,
-    Type tileElementType = {}) {
+    Type tileElementType = {}, Type loadElementType = {}) {
   if (!tileElementType)
     tileElementType = resultType.getElementType();
+  if (!loadElementType)
+    loadElementType = tileElementType;
   MLIRContext *ctx = op->getContext();
   Location loc = op->getLoc();
   SmallVector<Value> values;
@@ -548,7 +551,7 @@ FailureOr<kernel::CustomOp> createDefaultKernel(
                                         input.fmap, iterations);
     if (!shape.ok())
       return op->emitOpError("default block graph: ") << shape.error;
-    tileTypes.push_back(tileType(shape.shape));
+    tileTypes.push_back(RankedTensorType::get(shape.shape, loadElementType));
   }
   RankedTensorType resultTile =
       tileType(outputTileShape(resultType.getShape(), grid, omap));
@@ -679,19 +682,26 @@ buildDefaultKernels(RewriterBase &rewriter, Operation *op,
   // accumulators to the second's, which rounds once: f16 and bf16 matmuls
   // and sums accumulate in f32 and round once, split or not. (Rounded to
   // 16 bits, a bf16 [1, 4096] x [4096, 256] split 16 ways had 5 times the
-  // error.) The first kernel computes on f32 tiles, converted as loaded;
-  // f16 and bf16 values are exact in f32, and in tf32 on tensor cores.
+  // error.) The first kernel computes on f32 tiles, converted as loaded
+  // (f16 and bf16 values are exact in f32), but for a matmul's operands,
+  // which stay narrow: a widening block.matmul multiplies them on the
+  // tensor cores at their rate and sums into f32 (as tf32 it ran at half
+  // that rate, from tiles twice the size).
   Type partialType = resultType.getElementType();
-  if (s.chunks > 1 && partialType.getIntOrFloatBitWidth() < 32)
+  Type loadType;
+  if (s.chunks > 1 && partialType.getIntOrFloatBitWidth() < 32) {
+    if (isa<kernel::MatmulOp>(op))
+      loadType = partialType;
     partialType = Float32Type::get(op->getContext());
+  }
   auto stored =
       RankedTensorType::get(storedShape(s, resultType.getShape()), partialType);
   block::AccumKind accumulator = isa<kernel::ReduceMaxOp>(op)
                                      ? block::AccumKind::max
                                      : block::AccumKind::sum;
-  FailureOr<kernel::CustomOp> custom =
-      createDefaultKernel(rewriter, op, inputs, stored, s.grid, s.omap,
-                          s.iterations, accumulator, sameOp);
+  FailureOr<kernel::CustomOp> custom = createDefaultKernel(
+      rewriter, op, inputs, stored, s.grid, s.omap, s.iterations, accumulator,
+      sameOp, /*tileElementType=*/{}, loadType);
   if (failed(custom))
     return failure();
   SmallVector<kernel::CustomOp, 2> kernels = {*custom};

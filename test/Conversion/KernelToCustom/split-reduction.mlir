@@ -52,14 +52,16 @@
 // SPLIT: return %[[R]]
 // In bf16 (and f16) the partials stay f32 from the first kernel's
 // accumulators to the second kernel, which rounds once as an unsplit matmul
-// does: the first kernel's tiles are f32, converted as loaded (bf16 values
-// are exact in f32 and in tf32), and the second stores converting. Rounded
-// to bf16, the partials of a [1, 4096] x [4096, 256] split 16 ways had five
-// times the error.
+// does: the first kernel multiplies its bf16 tiles as loaded, summing into
+// f32 (a widening matmul, on the tensor cores at the bf16 rate; its tiles
+// were f32 and multiplied as tf32), and the second stores converting.
+// Rounded to bf16, the partials of a [1, 4096] x [4096, 256] split 16 ways
+// had five times the error.
 // SPLIT16-LABEL: func.func @gram(
 // SPLIT16: %[[P:.*]] = kernel.custom({{.*}}) grid <1, 1, 128> {{.*}} -> tensor<64x8192xf32>
-// SPLIT16: block.load %in0 imap <z = 1> : tensor<64x4096xbf16> -> tensor<64x32xf32>
-// SPLIT16: block.load %in1 imap <z = 0> : tensor<4096x64xbf16> -> tensor<32x64xf32>
+// SPLIT16: block.load %in0 imap <z = 1> : tensor<64x4096xbf16> -> tensor<64x32xbf16>
+// SPLIT16: block.load %in1 imap <z = 0> : tensor<4096x64xbf16> -> tensor<32x64xbf16>
+// SPLIT16: block.matmul %{{.*}}, %{{.*}} : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
 // SPLIT16: block.store %{{.*}}, %out0 omap <z = 1> : tensor<64x64xf32> into tensor<64x8192xf32>
 // SPLIT16: kernel.custom(%[[P]]) grid <64, 1, 1>
 // SPLIT16: block.for_loop 128 iterations accumulate (sum) : tensor<1x64xf32>
