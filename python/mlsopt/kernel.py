@@ -636,12 +636,8 @@ class KernelGraph:
         marked outputs. Mirage's options that tune its generated CUDA code
         (num_warp_groups, pipeline_stages, file_id, verbose, async_) are
         accepted and have no effect."""
-        unknown = set(mirage_options) - _MIRAGE_CALL_OPTIONS
-        if unknown:
-            raise TypeError("a graph call got unexpected keyword arguments "
-                            f"{sorted(unknown)}")
-        if target is None and target_cc is not None:
-            target = f"sm_{_as_int(target_cc, 'target_cc')}"
+        target = _run_target("a graph call", target, target_cc,
+                             mirage_options)
         # Checked on the CPU too, where the chip has no say: a typo fails
         # the same way wherever the inputs live.
         if target is not None:
@@ -694,12 +690,7 @@ class KernelGraph:
         again (nothing is kept), on the CPU or for the device's chip.
         Mirage's options for its generated code (num_warp_groups,
         pipeline_stages, async_, ...) are accepted and have no effect."""
-        unknown = set(mirage_options) - _MIRAGE_CALL_OPTIONS
-        if unknown:
-            raise TypeError("compile() got unexpected keyword arguments "
-                            f"{sorted(unknown)}")
-        if target is None and target_cc is not None:
-            target = f"sm_{_as_int(target_cc, 'target_cc')}"
+        target = _run_target("compile()", target, target_cc, mirage_options)
         if inputs is not None:
             inputs = list(inputs)
             declared = self.inputs
@@ -863,6 +854,18 @@ _MIRAGE_CALL_OPTIONS = frozenset(
     {"num_warp_groups", "pipeline_stages", "file_id", "verbose", "async_"})
 _MIRAGE_ONLY_OPTIONS = frozenset(
     name for names, _ in _MIRAGE_ONLY_OPTION_GROUPS for name in names)
+
+
+def _run_target(what, target, target_cc, mirage_options):
+    """The chip a call or compile() names, `target` or Mirage's
+    `target_cc=90`; TypeError for options that are not Mirage's."""
+    unknown = set(mirage_options) - _MIRAGE_CALL_OPTIONS
+    if unknown:
+        raise TypeError(f"{what} got unexpected keyword arguments "
+                        f"{sorted(unknown)}")
+    if target is None and target_cc is not None:
+        target = f"sm_{_as_int(target_cc, 'target_cc')}"
+    return target
 
 
 def _check_count(name, value, low=0, high=2**32 - 1):
