@@ -539,14 +539,14 @@ func.func @matmul_then_transpose(%x: tensor<128x256xf32>, %w: tensor<256x64xf32>
 // block graph is a split-k pair (one 64x64 output tile, k = 4096), and the
 // transpose moves into its first kernel, which loads each chunk of X once,
 // as stored, and multiplies its permuted tile by it. Two launches and no
-// copy of X. The partial sums stay f32 (tiles converted as loaded), and
-// the second kernel rounds once.
+// copy of X. The f16 tiles are multiplied as loaded, the partial sums
+// stay f32 (a widening matmul), and the second kernel rounds once.
 // CHECK-LABEL: func.func @transpose_into_split_matmul(
 // CHECK-NOT: kernel.transpose
 // CHECK: %[[P:.*]] = kernel.custom(%arg0) grid <1, 1, 128> block <128, 1, 1> : (tensor<4096x64xf16>) -> tensor<64x8192xf32>
-// CHECK: %[[T:.*]] = block.load %in0 imap <z = 0> : tensor<4096x64xf16> -> tensor<32x64xf32>
+// CHECK: %[[T:.*]] = block.load %in0 imap <z = 0> : tensor<4096x64xf16> -> tensor<32x64xf16>
 // CHECK-NEXT: %[[TT:.*]] = block.transpose %[[T]] [1, 0]
-// CHECK-NEXT: block.matmul %[[TT]], %[[T]]
+// CHECK-NEXT: block.matmul %[[TT]], %[[T]] : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
 // CHECK: kernel.custom(%[[P]]) grid <64, 1, 1>
 // CHECK-NOT: kernel.
 // CHECK: return

@@ -678,22 +678,28 @@ buildDefaultKernels(RewriterBase &rewriter, Operation *op,
     return createTileOp(rewriter, op, tiles, tile,
                         block::DimMapAttr::get(op->getContext(), s.omap));
   };
-  // A split reduction's partial results stay f32 from the first kernel's
-  // accumulators to the second's, which rounds once: f16 and bf16 matmuls
-  // and sums accumulate in f32 and round once, split or not. (Rounded to
+  // f16 and bf16 matmuls and sums accumulate in f32 and round once, as the
+  // kernel ops do: their tiles are f32, and each iteration's product or
+  // sum joins the accumulator unrounded (rounded to f16, a tile's product
+  // of 32 k-values near 60 was past 65504). A matmul multiplies its f16 or
+  // bf16 tiles as loaded (a widening block.matmul, on the tensor cores at
+  // their rate); a sum's tiles are converted as loaded, as every tile of a
+  // split reduction's first kernel is (f16 and bf16 values are exact in
+  // f32). A split reduction's partial results stay f32 from the first
+  // kernel's accumulators to the second's, which rounds once. (Rounded to
   // 16 bits, a bf16 [1, 4096] x [4096, 256] split 16 ways had 5 times the
-  // error.) The first kernel computes on f32 tiles, converted as loaded
-  // (f16 and bf16 values are exact in f32), but for a matmul's operands,
-  // which stay narrow: a widening block.matmul multiplies them on the
-  // tensor cores at their rate and sums into f32 (as tf32 it ran at half
-  // that rate, from tiles twice the size).
-  Type partialType = resultType.getElementType();
-  Type loadType;
-  if (s.chunks > 1 && partialType.getIntOrFloatBitWidth() < 32) {
+  // error.)
+  Type elementType = resultType.getElementType();
+  Type f32 = Float32Type::get(op->getContext());
+  bool narrow = elementType.getIntOrFloatBitWidth() < 32;
+  Type tileType, loadType;
+  if (narrow &&
+      (s.chunks > 1 || isa<kernel::MatmulOp, kernel::ReduceSumOp>(op))) {
+    tileType = f32;
     if (isa<kernel::MatmulOp>(op))
-      loadType = partialType;
-    partialType = Float32Type::get(op->getContext());
+      loadType = elementType;
   }
+  Type partialType = narrow && s.chunks > 1 ? f32 : elementType;
   auto stored =
       RankedTensorType::get(storedShape(s, resultType.getShape()), partialType);
   block::AccumKind accumulator = isa<kernel::ReduceMaxOp>(op)
@@ -701,7 +707,7 @@ buildDefaultKernels(RewriterBase &rewriter, Operation *op,
                                      : block::AccumKind::sum;
   FailureOr<kernel::CustomOp> custom = createDefaultKernel(
       rewriter, op, inputs, stored, s.grid, s.omap, s.iterations, accumulator,
-      sameOp, /*tileElementType=*/{}, loadType);
+      sameOp, tileType, loadType);
   if (failed(custom))
     return failure();
   SmallVector<kernel::CustomOp, 2> kernels = {*custom};

@@ -14,7 +14,7 @@
 // RUN: mlsopt-opt %t --verify-equivalence 2>&1 | FileCheck %s --check-prefix=VERIFY
 
 // ROOFLINE: remark: superoptimize: replaced 2 kernel ops (14.67 us) by 1 kernels
-// REMARK: remark: superoptimize: replaced 2 kernel ops (29.77 us) by 2 kernels
+// REMARK: remark: superoptimize: replaced 2 kernel ops (29.82 us) by 2 kernels
 
 // CHECK-LABEL: func.func @rmsnorm(
 // CHECK: kernel.custom
