@@ -24,6 +24,13 @@ std::string search::getResultCacheKey(const SearchProblem &problem,
   os << "type " << problem.shapes.elementType << "\ninput types";
   for (Type type : problem.shapes.inputTypes)
     os << " " << type;
+  // Only when set, so that the keys of programs read without conversions
+  // stay as they were.
+  if (!problem.shapes.readTypes.empty()) {
+    os << "\nread types";
+    for (Type type : problem.shapes.readTypes)
+      os << " " << type;
+  }
   os << "\nresult types";
   for (Type type : problem.shapes.resultTypes)
     os << " " << type;

@@ -584,6 +584,7 @@ struct Materializer {
   /// of them among the first bg.stores.size() results, the others after.
   FailureOr<SmallVector<Value>>
   buildCustom(const BlockGraph &bg, ValueRange inputs, ArrayRef<Dims> inputDims,
+              ArrayRef<Type> readTypes,
               ArrayRef<SmallVector<Type, 1>> storeTypes);
 
   /// A block.load of `source` (of `dims`) as a tile of `tileDims`, in the
@@ -607,10 +608,14 @@ struct Materializer {
 /// read, directly or through transposes (a weight stored [n, k], as torch's
 /// linear layers keep it), each with another such tile of the same type, is
 /// multiplied as it is (a widening block.matmul, on the tensor cores at the
-/// narrow type's rate and in half the shared memory). Null: the graph's
-/// type.
-static SmallVector<Type>
-getNarrowLoadTypes(const BlockGraph &bg, ValueRange inputs, Type elementType) {
+/// narrow type's rate and in half the shared memory). The narrow type is
+/// the one the program's ops read the input in (`readTypes`, null for an
+/// intermediate: an f32 activation it rounds to bf16 for the product is
+/// loaded rounded, as it is), else the input's own. Null: the graph's type.
+static SmallVector<Type> getNarrowLoadTypes(const BlockGraph &bg,
+                                            ValueRange inputs,
+                                            ArrayRef<Type> readTypes,
+                                            Type elementType) {
   unsigned numInputs = bg.inputs.size();
   SmallVector<Type> narrow(numInputs);
   if (!elementType.isF32())
@@ -622,9 +627,14 @@ getNarrowLoadTypes(const BlockGraph &bg, ValueRange inputs, Type elementType) {
   for (auto [index, op] : llvm::enumerate(bg.body))
     if (op.kind == OpKind::Transpose)
       loadOf[numInputs + index] = loadOf[op.operands[0]];
+  auto isNarrow = [](Type type) {
+    return type && (type.isF16() || type.isBF16());
+  };
   for (unsigned i = 0; i < numInputs; ++i) {
-    Type type = cast<RankedTensorType>(inputs[i].getType()).getElementType();
-    if (!type.isF16() && !type.isBF16())
+    Type type = readTypes[i];
+    if (!isNarrow(type))
+      type = cast<RankedTensorType>(inputs[i].getType()).getElementType();
+    if (!isNarrow(type))
       continue;
     auto isView = [&](unsigned v) { return loadOf[v] == i; };
     bool accumulated = llvm::any_of(
@@ -678,7 +688,7 @@ static bool dividesEvenly(const Dims &dims, ArrayRef<int64_t> extents,
 
 FailureOr<SmallVector<Value>>
 Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
-                          ArrayRef<Dims> inputDims,
+                          ArrayRef<Dims> inputDims, ArrayRef<Type> readTypes,
                           ArrayRef<SmallVector<Type, 1>> storeTypes) {
   MLIRContext *ctx = b.getContext();
   const Layout &layout = bg.layout;
@@ -749,7 +759,7 @@ Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
   loop.getBody().push_back(body);
   SmallVector<Value> bodyValues;
   SmallVector<Type> narrowLoads =
-      getNarrowLoadTypes(bg, inputs, shapes.elementType);
+      getNarrowLoadTypes(bg, inputs, readTypes, shapes.elementType);
   {
     OpBuilder::InsertionGuard loopGuard(b);
     b.setInsertionPointToStart(body);
@@ -853,15 +863,17 @@ search::materialize(OpBuilder &builder, Location loc, const KernelGraph &graph,
     }
     const BlockGraph &bg = graph.customs[node.custom];
     SmallVector<Dims> inputDims;
+    SmallVector<Type> readTypes;
     for (unsigned v : bg.inputs) {
       operands.push_back(values[v]);
       inputDims.push_back((*dims)[v]);
+      readTypes.push_back(v < graph.numInputs ? shapes.getReadType(v) : Type());
     }
     SmallVector<SmallVector<Type, 1>> storeTypes;
     for (unsigned s = 0; s < bg.stores.size(); ++s)
       storeTypes.push_back(getStoredTypes(graph, shapes, values.size() + s));
     FailureOr<SmallVector<Value>> results =
-        m.buildCustom(bg, operands, inputDims, storeTypes);
+        m.buildCustom(bg, operands, inputDims, readTypes, storeTypes);
     if (failed(results)) {
       for (Operation *op : llvm::reverse(built))
         op->erase();

@@ -169,16 +169,18 @@ static FailureOr<SearchProblem> buildProblem(ArrayRef<Operation *> ops,
   }
   if (!elementType)
     return failure();
-  // Ops of f16, or of several element types, are computed in f32, which
-  // holds every f16 and bf16 value exactly: each value is then at least as
-  // exact as the program has it, and in range where it is. A μGraph
-  // reassociates: the sum of squares of an rms_norm before its 1/n, or an
-  // attention's (E V) / S for (E / S) V, exceed f16's 65504 where the
+  // Ops of f16 or bf16, or of several element types, are computed in f32,
+  // which holds every f16 and bf16 value exactly: each value is then at
+  // least as exact as the program has it, and in range where it is. A
+  // μGraph reassociates: the sum of squares of an rms_norm before its 1/n,
+  // or an attention's (E V) / S for (E / S) V, exceed f16's 65504 where the
   // program's values do not (an f16 RMSNorm of activations near 10 over
-  // 1024 columns gave zeros). Loads convert, and matmuls keep f16 operands
-  // narrow for the tensor cores (widening block.matmul). bf16 has f32's
-  // range: ops of bf16 only are computed in bf16, as given.
-  if (mixed || elementType.isF16())
+  // 1024 columns gave zeros); and partial sums of a split contraction
+  // rounded to bf16 lose what cancels between them (a bf16 [4, 64, 8192]
+  // product split 4 ways had a relative error of 0.64 where the program's
+  // was 0.004). Loads convert, and matmuls keep f16 and bf16 operands
+  // narrow for the tensor cores (widening block.matmul).
+  if (mixed || elementType.isF16() || elementType.isBF16())
     elementType = Float32Type::get(elementType.getContext());
   problem.shapes.elementType = elementType;
 
@@ -361,6 +363,16 @@ search::buildSearchProblem(ArrayRef<Operation *> givenOps,
     else
       ops.push_back(op);
   }
+  // The element type the ops read each value in, after its conversions;
+  // null where they read it in several.
+  llvm::DenseMap<Value, Type> readTypes;
+  for (Operation *op : ops)
+    for (Value operand : op->getOperands()) {
+      Type type = cast<RankedTensorType>(operand.getType()).getElementType();
+      auto [it, inserted] = readTypes.try_emplace(seeThrough(operand), type);
+      if (!inserted && it->second != type)
+        it->second = Type();
+    }
   // A value returned in two types is two results of one value, which the
   // kernel that computes it stores twice.
   SmallVector<Value> outputs;
@@ -462,6 +474,15 @@ search::buildSearchProblem(ArrayRef<Operation *> givenOps,
     return cast<RankedTensorType>(v.getType()).getElementType();
   };
   ShapeContext &shapes = problem->shapes;
+  auto getReadType = [&](Value v) {
+    Type type = readTypes.lookup(v);
+    return type ? type : getElementType(v);
+  };
+  if (llvm::any_of(problem->inputValues, [&](Value v) {
+        return getReadType(v) != getElementType(v);
+      }))
+    llvm::append_range(shapes.readTypes,
+                       llvm::map_range(problem->inputValues, getReadType));
   if (llvm::any_of(
           problem->inputValues,
           [&](Value v) { return getElementType(v) != shapes.elementType; }) ||

@@ -57,21 +57,24 @@ public:
 
 private:
   /// Costs `graph` at full extents, over inputs of `inputDims` and
-  /// element types `inputTypes` and with results of `resultTypes` (empty:
-  /// the problem's element type); nullopt if it does not build or verify.
+  /// element types `inputTypes`, read by the program in `readTypes`, and
+  /// with results of `resultTypes` (empty: the problem's element type, the
+  /// inputs' types); nullopt if it does not build or verify.
   std::optional<KernelCost> costOf(const KernelGraph &graph,
                                    ArrayRef<Dims> inputDims,
                                    ArrayRef<Type> inputTypes,
+                                   ArrayRef<Type> readTypes,
                                    ArrayRef<Type> resultTypes);
   /// Gives every custom kernel of `graph` its cheapest sizes; returns the
   /// total cost.
   std::optional<KernelCost> chooseSizes(KernelGraph &graph);
-  /// The cheapest sizes of `custom` over inputs of `inputDims` and
-  /// `inputTypes`, storing each output in `storeTypes` (both empty: the
-  /// problem's element type), and their cost.
+  /// The cheapest sizes of `custom` over inputs of `inputDims`,
+  /// `inputTypes` and `readTypes`, storing each output in `storeTypes`
+  /// (empty: the problem's element type, the inputs' types), and their
+  /// cost.
   std::optional<std::pair<Layout, KernelCost>>
   chooseCustomSizes(const BlockGraph &custom, ArrayRef<Dims> inputDims,
-                    ArrayRef<Type> inputTypes,
+                    ArrayRef<Type> inputTypes, ArrayRef<Type> readTypes,
                     ArrayRef<SmallVector<Type, 1>> storeTypes);
   /// Whether `graph` computes the reference's function at small extents.
   bool screen(const KernelGraph &graph);
@@ -247,10 +250,12 @@ private:
 std::optional<KernelCost> Search::costOf(const KernelGraph &g,
                                          ArrayRef<Dims> inputDims,
                                          ArrayRef<Type> inputTypes,
+                                         ArrayRef<Type> readTypes,
                                          ArrayRef<Type> resultTypes) {
   ShapeContext shapes = problem.shapes;
   shapes.inputDims.assign(inputDims.begin(), inputDims.end());
   shapes.inputTypes.assign(inputTypes.begin(), inputTypes.end());
+  shapes.readTypes.assign(readTypes.begin(), readTypes.end());
   shapes.resultTypes.assign(resultTypes.begin(), resultTypes.end());
   builder.setInsertionPointToEnd(scratch->getBody());
   ScopedDiagnosticHandler quiet(context, [](Diagnostic &) { return success(); });
@@ -273,7 +278,7 @@ std::optional<KernelCost> Search::costOf(const KernelGraph &g,
 
 std::optional<std::pair<Layout, KernelCost>>
 Search::chooseCustomSizes(const BlockGraph &custom, ArrayRef<Dims> inputDims,
-                          ArrayRef<Type> inputTypes,
+                          ArrayRef<Type> inputTypes, ArrayRef<Type> readTypes,
                           ArrayRef<SmallVector<Type, 1>> storeTypes) {
   KernelGraph single;
   single.numInputs = custom.inputs.size();
@@ -301,6 +306,10 @@ Search::chooseCustomSizes(const BlockGraph &custom, ArrayRef<Dims> inputDims,
   {
     llvm::raw_string_ostream os(key);
     for (Type type : llvm::concat<const Type>(inputTypes, resultTypes))
+      os << " " << type;
+    if (!readTypes.empty())
+      os << " read";
+    for (Type type : readTypes)
       os << " " << type;
   }
   auto it = sizeCache.find(key);
@@ -335,7 +344,7 @@ Search::chooseCustomSizes(const BlockGraph &custom, ArrayRef<Dims> inputDims,
             layout.gridSize = {x, y, z};
             layout.iterations = n;
             std::optional<KernelCost> cost =
-                costOf(single, inputDims, inputTypes, resultTypes);
+                costOf(single, inputDims, inputTypes, readTypes, resultTypes);
             if (cost &&
                 (!bestSizes || cost->totalUs < bestSizes->second.totalUs))
               bestSizes = std::make_pair(layout, *cost);
@@ -366,6 +375,15 @@ std::optional<KernelCost> Search::chooseSizes(KernelGraph &g) {
         types.push_back(getValueElementType(g, shapes, v));
     return types;
   };
+  // Inputs of the program are read in the types its ops read them in; a
+  // value a kernel computes, in its own (null).
+  auto getReadTypes = [&](ArrayRef<unsigned> values) {
+    SmallVector<Type> types;
+    if (!shapes.readTypes.empty())
+      for (unsigned v : values)
+        types.push_back(v < g.numInputs ? shapes.getReadType(v) : Type());
+    return types;
+  };
   KernelCost total;
   unsigned next = g.numInputs;
   for (const KernelNode &node : g.nodes) {
@@ -380,8 +398,9 @@ std::optional<KernelCost> Search::chooseSizes(KernelGraph &g) {
       if (typed)
         for (unsigned s = 0; s < custom.stores.size(); ++s)
           storeTypes.push_back(getStoredTypes(g, shapes, first + s));
-      auto sized = chooseCustomSizes(custom, inputDims,
-                                     getInputTypes(custom.inputs), storeTypes);
+      auto sized =
+          chooseCustomSizes(custom, inputDims, getInputTypes(custom.inputs),
+                            getReadTypes(custom.inputs), storeTypes);
       if (!sized)
         return std::nullopt;
       custom.layout = sized->first;
@@ -402,8 +421,9 @@ std::optional<KernelCost> Search::chooseSizes(KernelGraph &g) {
         resultTypes = llvm::to_vector(getStoredTypes(g, shapes, first));
       for (size_t i = 0; i < std::max<size_t>(1, resultTypes.size()); ++i)
         single.results.push_back(single.numInputs);
-      std::optional<KernelCost> cost = costOf(
-          single, inputDims, getInputTypes(node.op.operands), resultTypes);
+      std::optional<KernelCost> cost =
+          costOf(single, inputDims, getInputTypes(node.op.operands),
+                 getReadTypes(node.op.operands), resultTypes);
       if (!cost)
         return std::nullopt;
       total += *cost;
@@ -1112,7 +1132,8 @@ SearchResult Search::run() {
       problem.inputCost
           ? problem.inputCost
           : costOf(problem.reference, problem.shapes.inputDims,
-                   problem.shapes.inputTypes, problem.shapes.resultTypes);
+                   problem.shapes.inputTypes, problem.shapes.readTypes,
+                   problem.shapes.resultTypes);
   if (referenceCost) {
     result.referenceCost = *referenceCost;
     best = problem.reference;

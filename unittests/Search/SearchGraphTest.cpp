@@ -280,13 +280,15 @@ TEST_F(SearchGraphTest, ConversionsAreSeenThrough) {
   EXPECT_EQ(llvm::range_size(reference->getOps<kernel::ConvertOp>()), 4u);
   EXPECT_TRUE(succeeded(verify(*module))) << diagnostics;
 
+  // A bf16 product is computed in f32 too; x is read rounded to bf16.
   problem = problemOf(*module, "between");
   ASSERT_TRUE(succeeded(problem)) << diagnostics;
-  EXPECT_EQ(problem->shapes.elementType, bf16);
+  EXPECT_EQ(problem->shapes.elementType, f32);
   ASSERT_EQ(problem->reference.nodes.size(), 1u);
   // Both results are the product.
   EXPECT_EQ(problem->reference.results, SmallVector<unsigned>({2, 2}));
   EXPECT_EQ(problem->shapes.inputTypes, SmallVector<Type>({f32, bf16}));
+  EXPECT_EQ(problem->shapes.readTypes, SmallVector<Type>({bf16, bf16}));
   EXPECT_EQ(problem->shapes.resultTypes, SmallVector<Type>({f32, bf16}));
 }
 

@@ -282,6 +282,10 @@ struct ShapeContext {
   /// to (pre-defined ops get kernel.convert ops). Empty: elementType.
   llvm::SmallVector<mlir::Type> inputTypes;
   llvm::SmallVector<mlir::Type> resultTypes;
+  /// Where an input is read through a conversion (an f32 activation
+  /// rounded to bf16 for a matmul): the element type every op reads each
+  /// input in. Empty: the inputs' own types.
+  llvm::SmallVector<mlir::Type> readTypes;
   llvm::SmallVector<Dims> inputDims;
   /// Extent of each class.
   llvm::SmallVector<int64_t> extents;
@@ -291,6 +295,9 @@ struct ShapeContext {
 
   mlir::Type getInputType(unsigned input) const {
     return inputTypes.empty() ? elementType : inputTypes[input];
+  }
+  mlir::Type getReadType(unsigned input) const {
+    return readTypes.empty() ? getInputType(input) : readTypes[input];
   }
   mlir::Type getResultType(unsigned result) const {
     return resultTypes.empty() ? elementType : resultTypes[result];

@@ -1,7 +1,7 @@
 // Subprograms that mix element types. The search sees through
-// kernel.convert: ops of several types are computed in f32, ops of one type
-// between conversions of the inputs and results in that type, and the
-// kernels convert as they load the inputs and store the results. Before,
+// kernel.convert: ops are computed in f32, and the kernels convert as they
+// load the inputs (to the type the program reads them in, for a matmul's
+// tensor-core operands) and store the results. Before,
 // each conversion cut the subprogram, and the pieces on either side became
 // kernels of their own.
 // RUN: mlsopt-opt %s --superoptimize="timeout=10 keep-reference=true" -o %t 2>&1 | FileCheck %s --check-prefix=REMARK
@@ -40,15 +40,18 @@ func.func @gated_mlp_f32_silu(%x: tensor<8x512xbf16>, %w1: tensor<512x256xbf16>,
 }
 
 // bf16 ops between conversions of an f32 input and an f32 result: the
-// kernel computes in bf16, as the program does, and converts on load and
-// store.
+// kernel loads x rounded to bf16, as the program reads it, multiplies the
+// bf16 tiles on the tensor cores into f32 (a widening matmul), computes
+// the SiLU in f32 and stores f32.
 // REMARK: remark: superoptimize: replaced 4 kernel ops ({{.*}}) by 1 kernels
 // CHECK-LABEL: func.func @bf16_between_f32(
 // CHECK: kernel.custom(%arg0, %arg1)
 // CHECK-SAME: -> tensor<16x512xf32>
 // CHECK: block.load %in0 {{.*}} : tensor<16x256xf32> -> tensor<{{.*}}xbf16>
-// CHECK: block.matmul {{.*}}xbf16>, tensor<{{.*}}xbf16>{{$}}
-// CHECK: block.store {{.*}}xbf16> into tensor<16x512xf32>
+// CHECK: block.load %in1 {{.*}} : tensor<256x512xbf16> -> tensor<{{.*}}xbf16>
+// CHECK: block.matmul {{.*}}xbf16>, tensor<{{.*}}xbf16> -> tensor<{{.*}}xf32>
+// CHECK: thread.unary silu {{.*}} : f32
+// CHECK: block.store {{.*}}xf32> into tensor<16x512xf32>
 // CHECK-NOT: kernel.
 // CHECK: return
 func.func @bf16_between_f32(%x: tensor<16x256xf32>, %w: tensor<256x512xbf16>) -> tensor<16x512xf32> {
@@ -57,6 +60,25 @@ func.func @bf16_between_f32(%x: tensor<16x256xf32>, %w: tensor<256x512xbf16>) ->
   %s = kernel.silu %h : tensor<16x512xbf16>
   %o = kernel.convert %s : tensor<16x512xbf16> to tensor<16x512xf32>
   return %o : tensor<16x512xf32>
+}
+
+// An f32 activation the program rounds to f16 for its product (as
+// fake-quantized code does): the kernel loads it rounded to f16, as the
+// program reads it, and multiplies on the f16 tensor cores. It was loaded
+// f32 and multiplied as tf32, unrounded: another function where a value
+// past 65504 made inf.
+// REMARK: remark: superoptimize: replaced 3 kernel ops ({{.*}}) by 1 kernels
+// CHECK-LABEL: func.func @f16_product_of_f32(
+// CHECK: kernel.custom(%arg0, %arg1)
+// CHECK: block.load %in0 {{.*}} : tensor<16x256xf32> -> tensor<{{.*}}xf16>
+// CHECK: block.matmul {{.*}}xf16>, tensor<{{.*}}xf16> -> tensor<{{.*}}xf32>
+// CHECK-NOT: kernel.
+// CHECK: return
+func.func @f16_product_of_f32(%x: tensor<16x256xf32>, %w: tensor<256x512xf16>) -> tensor<16x512xf16> {
+  %xh = kernel.convert %x : tensor<16x256xf32> to tensor<16x256xf16>
+  %h = kernel.matmul %xh, %w : tensor<16x256xf16>, tensor<256x512xf16>
+  %s = kernel.silu %h : tensor<16x512xf16>
+  return %s : tensor<16x512xf16>
 }
 
 // One value returned in two types: the kernel stores its tile twice. Before:
@@ -78,4 +100,5 @@ func.func @returned_in_two_types(%x: tensor<16x256xbf16>, %w: tensor<256x512xbf1
 
 // VERIFY: remark: @gated_mlp_f32_silu is equivalent to @gated_mlp_f32_silu_reference
 // VERIFY: remark: @bf16_between_f32 is equivalent to @bf16_between_f32_reference
+// VERIFY: remark: @f16_product_of_f32 is equivalent to @f16_product_of_f32_reference
 // VERIFY: remark: @returned_in_two_types is equivalent to @returned_in_two_types_reference
