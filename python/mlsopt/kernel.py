@@ -450,7 +450,8 @@ class KernelGraph:
                 f"dialect: {', '.join(sorted(set(uncosted)))}", stacklevel=2)
         if target is not None:
             _check_target(target)
-        return self._core.estimate_cost(target or "", latency)
+        return self._on_chip(
+            target, lambda: self._core.estimate_cost(target or "", latency))
 
     def kernel_costs(self, target=None, latency=False):
         """The cost model's estimate of each kernel launch, in program order
@@ -462,7 +463,9 @@ class KernelGraph:
             return graph.kernel_costs(target, latency)
         if target is not None:
             _check_target(target)
-        return self._core.estimate_kernel_costs(target or "", latency)
+        return self._on_chip(
+            target,
+            lambda: self._core.estimate_kernel_costs(target or "", latency))
 
     def to_dot(self):
         """The graph in Graphviz's language: kernels, and inside custom
@@ -602,15 +605,19 @@ class KernelGraph:
         lowered for `target`."""
         chip = self._gpu_target(target)
         graph = self._with_default_outputs("lowering it for the GPU")
+        return self._on_chip(chip, lambda: emit(graph._core, chip))
+
+    def _on_chip(self, chip, run):
+        """`run()`, which lowers or costs the graph for `chip`."""
         try:
-            return emit(graph._core, chip)
+            return run()
         except MLIRError as error:
             # A graph searched for one chip may not fit another (sm_90 has
             # 227 KiB of shared memory per block, sm_80 163 KiB): say which
             # search would give one that does, when the error is about what
             # a chip has.
             optimized_for = self._core.target()
-            if (optimized_for and optimized_for != chip
+            if (optimized_for and chip and optimized_for != chip
                     and _is_target_resource_error(str(error))):
                 raise MLIRError(
                     f"{error}\nnote: the graph was optimized for "

@@ -123,6 +123,14 @@ def test_lowering_for_another_chip_than_the_search_names_the_search_to_run():
         assert ("the graph was optimized for sm_90; "
                 "superoptimize(target='sm_80') searches for one that fits "
                 "sm_80") in message
+    # The cost model says so too.
+    for estimate in (graph.cost, graph.kernel_costs):
+        with pytest.raises(mi.MLIRError) as error:
+            estimate(target="sm_80")
+        message = str(error.value)
+        assert "cannot be costed on sm_80" in message
+        assert ("superoptimize(target='sm_80') searches for one that fits "
+                "sm_80") in message
 
 
 def test_lowering_errors_unrelated_to_the_chip_get_no_search_advice():
