@@ -592,19 +592,43 @@ def test_mixed_precision_gated_mlp_is_one_kernel_and_keeps_its_numbers():
                                atol=3e-2 * np.abs(expected).max())
 
 
+def transposed_product(dtype, batch, rows, k):
+    """A batched product by a transposed operand, halved: the kept matmul
+    the search gives its default block graph, or the one it searches."""
+    t = f"x{dtype}>"
+    a = f"tensor<{batch}x{rows}x{k}{t}"
+    return mi.from_mlir(f"""
+      func.func @f(%a: {a}, %b: {a}) -> tensor<{batch}x{rows}x{rows}{t} {{
+        %bt = kernel.transpose %b [0, 2, 1] : {a}
+        %s = kernel.matmul %a, %bt : {a}, tensor<{batch}x{k}x{rows}{t}
+        %e = kernel.mul_scalar %s, 0.5 : tensor<{batch}x{rows}x{rows}{t}
+        return %e : tensor<{batch}x{rows}x{rows}{t}
+      }}""")
+
+
+def test_f16_matmul_sums_its_k_tiles_in_f32():
+    # Each 64-wide k tile's product (64 * 60 * 20 = 76800) is past f16's
+    # 65504; the two tiles cancel. A batched matmul of a transposed operand,
+    # which the search keeps and gives its default block graph, rounded each
+    # tile's product to f16 before summing (inf - inf: NaN); summed in f32
+    # it is 0, as kernel.matmul computes.
+    graph = transposed_product("f16", 2, 64, 128)
+    x = np.concatenate([np.full((2, 64, 64), 60.0),
+                        np.full((2, 64, 64), -60.0)], 2)
+    w = np.full((2, 64, 128), 20.0)
+    kept = graph.superoptimize(timeout=0)
+    assert "block.matmul" in kept.mlir()
+    (out,) = kept(inputs=[x, w])
+    assert np.all(out == 0), out
+
+
 def test_bf16_product_whose_partial_sums_cancel_keeps_its_numbers():
     # Rows of +30 then -30 against columns near 1: the halves' partial sums
     # (about 1.2e5) cancel to a result near 0. A μGraph computed in bf16
     # stored its partial sums rounded to bf16 and lost what cancels (a
     # relative error of 0.64, where the program's is 0.004); computed in
     # f32, as f16 and bf16 programs now are, it keeps the program's error.
-    graph = mi.from_mlir("""
-      func.func @f(%a: tensor<4x64x8192xbf16>, %b: tensor<4x64x8192xbf16>) -> tensor<4x64x64xbf16> {
-        %bt = kernel.transpose %b [0, 2, 1] : tensor<4x64x8192xbf16>
-        %s = kernel.matmul %a, %bt : tensor<4x64x8192xbf16>, tensor<4x8192x64xbf16>
-        %e = kernel.mul_scalar %s, 0.5 : tensor<4x64x64xbf16>
-        return %e : tensor<4x64x64xbf16>
-      }""")
+    graph = transposed_product("bf16", 4, 64, 8192)
     optimized = graph.superoptimize(timeout=5)
     assert "xbf16> -> tensor<" in optimized.mlir()
     rng = np.random.default_rng(21)
