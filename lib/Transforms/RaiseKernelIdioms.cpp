@@ -216,8 +216,13 @@ struct NarrowWidenedRmsNorm : OpRewritePattern<kernel::ConvertOp> {
     auto norm = op.getInput().getDefiningOp<kernel::RmsNormOp>();
     auto widen =
         norm ? norm.getInput().getDefiningOp<kernel::ConvertOp>() : nullptr;
+    // Widened to f32 and rounded back, not the other way round: an f32
+    // norm of values rounded to f16 keeps both roundings.
+    Type narrow = op.getType().getElementType();
     if (!widen || widen.getInput().getType() != op.getType() ||
-        !norm->hasOneUse() || !widen->hasOneUse())
+        !norm->hasOneUse() || !widen->hasOneUse() ||
+        !(narrow.isF16() || narrow.isBF16()) ||
+        !norm.getType().getElementType().isF32())
       return rewriter.notifyMatchFailure(op, "not a widened rms_norm");
     rewriter.replaceOpWithNewOp<kernel::RmsNormOp>(
         op, widen.getInput(), norm.getEpsilon().convertToDouble(),

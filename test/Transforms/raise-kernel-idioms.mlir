@@ -195,3 +195,16 @@ func.func @widened_norm_read_in_f32(%x: tensor<16x2048xbf16>) -> (tensor<16x2048
   %nb = kernel.convert %n : tensor<16x2048xf32> to tensor<16x2048xbf16>
   return %nb, %n : tensor<16x2048xbf16>, tensor<16x2048xf32>
 }
+
+// The other way round, an f32 row rounded to f16, normalized and widened
+// back, keeps both roundings: it is no widened norm.
+// CHECK-LABEL: func.func @rounded_norm_widened
+// CHECK: kernel.convert %{{.*}} : tensor<16x128xf32> to tensor<16x128xf16>
+// CHECK-NEXT: %[[N:.*]] = kernel.rms_norm %{{.*}} : tensor<16x128xf16>
+// CHECK-NEXT: kernel.convert %[[N]] : tensor<16x128xf16> to tensor<16x128xf32>
+func.func @rounded_norm_widened(%x: tensor<16x128xf32>) -> tensor<16x128xf32> {
+  %xh = kernel.convert %x : tensor<16x128xf32> to tensor<16x128xf16>
+  %n = kernel.rms_norm %xh {epsilon = 1.0e-05 : f64} : tensor<16x128xf16>
+  %o = kernel.convert %n : tensor<16x128xf16> to tensor<16x128xf32>
+  return %o : tensor<16x128xf32>
+}

@@ -305,7 +305,16 @@ struct NarrowAccumulation : public OpRewritePattern<kernel::ConvertOp> {
                          kernel::ReduceMaxOp>(op) ||
         !op->hasOneUse())
       return rewriter.notifyMatchFailure(convert, "not a rounded accumulation");
+    // Extended to f32 and rounded back, not the other way round: an f32
+    // product of values rounded to f16 keeps both roundings.
     Type narrow = convert.getType().getElementType();
+    if (!(narrow.isF16() || narrow.isBF16()) ||
+        !cast<RankedTensorType>(op->getResult(0).getType())
+             .getElementType()
+             .isF32())
+      return rewriter.notifyMatchFailure(convert,
+                                         "does not round an f32 result to "
+                                         "f16 or bf16");
     SmallVector<Value> operands;
     for (Value operand : op->getOperands()) {
       auto extended = operand.getDefiningOp<kernel::ConvertOp>();

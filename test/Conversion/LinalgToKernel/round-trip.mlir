@@ -162,3 +162,23 @@ func.func @not_round_tripped(%x: tensor<8x64xf16>, %w: tensor<64x96xf16>, %y: te
   %r = kernel.rms_norm %y {epsilon = 1.000000e-06 : f64} : tensor<4x16xf32>
   return %m, %s, %r : tensor<8x96xf16>, tensor<8x1xf16>, tensor<4x16xf32>
 }
+
+// -----
+
+// f32 operands rounded to f16 for an f16 product, widened back: the
+// roundings are the program's and come back (the product of extended
+// values is narrowed only when it is rounded back to their type; taken the
+// other way round, both roundings were lost).
+// CHECK-LABEL: func.func @rounded_then_widened
+// CHECK-NEXT: %[[XH:.*]] = kernel.convert %arg0 : tensor<16x128xf32> to tensor<16x128xf16>
+// CHECK-NEXT: %[[WH:.*]] = kernel.convert %arg1 : tensor<128x64xf32> to tensor<128x64xf16>
+// CHECK-NEXT: %[[H:.*]] = kernel.matmul %[[XH]], %[[WH]] : tensor<16x128xf16>, tensor<128x64xf16>
+// CHECK-NEXT: %[[O:.*]] = kernel.convert %[[H]] : tensor<16x64xf16> to tensor<16x64xf32>
+// CHECK-NEXT: return %[[O]]
+func.func @rounded_then_widened(%x: tensor<16x128xf32>, %w: tensor<128x64xf32>) -> tensor<16x64xf32> {
+  %xh = kernel.convert %x : tensor<16x128xf32> to tensor<16x128xf16>
+  %wh = kernel.convert %w : tensor<128x64xf32> to tensor<128x64xf16>
+  %h = kernel.matmul %xh, %wh : tensor<16x128xf16>, tensor<128x64xf16>
+  %o = kernel.convert %h : tensor<16x64xf16> to tensor<16x64xf32>
+  return %o : tensor<16x64xf32>
+}
