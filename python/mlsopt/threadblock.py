@@ -214,12 +214,26 @@ class TBGraph:
                 value = self._op("square", [value], "same", file, line)
             value = self._op("reduce_sum", [value], "reduce", file, line,
                              dim=last, suffix=f" dim {last}")
+        result = self._accumulated(kind, value)
+        if acc == "rms":
+            result = self._op("sqrt", [result], "same", file, line)
+        return result
+
+    def forloop_accum_max(self, A):
+        """Closes the loop for `A` with the elementwise maximum over the
+        iterations (Mirage's forloop_accum_max; a `max` accumulator)."""
+        self._check(A)
+        if not A._in_loop:
+            raise ValueError(f"{A!r} is already accumulated")
+        self._read_in_loop.add(A._name)
+        return self._accumulated("max", A)
+
+    def _accumulated(self, kind, value):
+        """The loop's result that a `kind` accumulator makes of `value`."""
         # The loop's results are the group %acc:N; this is result i.
         result = STensor(self, f"%acc#{len(self._accumulators)}", value.dims,
                          value.dtype, in_loop=False)
         self._accumulators.append((kind, value, result))
-        if acc == "rms":
-            result = self._op("sqrt", [result], "same", file, line)
         return result
 
     # ----------------------------------------------------------------------
@@ -250,6 +264,17 @@ class TBGraph:
             dim += A.num_dims
         return self._op("reduce_sum", [A], "reduce", *_caller(), dim=dim,
                         suffix=f" dim {dim}")
+
+    def reduction_max(self, A, dim):
+        dim = _as_int(dim, "reduction_max's dim")
+        if dim < 0:
+            dim += A.num_dims
+        return self._op("reduce_max", [A], "reduce", *_caller(), dim=dim,
+                        suffix=f" dim {dim}")
+
+    def mul_scalar(self, A, scalar):
+        return self._op("mul_scalar", [A], "same", *_caller(),
+                        suffix=f", {_f64_literal(scalar)}")
 
     def concat(self, A, B, dim):
         dim = _as_int(dim, "concat's dim")

@@ -94,6 +94,31 @@ def test_forloop_accumulators(acc, reference):
     np.testing.assert_allclose(out, reference(x), rtol=1e-5, atol=1e-6)
 
 
+def test_forloop_accum_max_reduction_max_and_mul_scalar():
+    # Mirage's forloop_accum_max: the elementwise maximum over the loop's
+    # 4 tiles of 8x16; reduction_max and mul_scalar of the result after it.
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(8, 64), dtype=mi.float32)
+    tb = mi.new_threadblock_graph(grid_dim=(1, 1, 1), block_dim=(128, 1, 1),
+                                  forloop_range=4)
+    tX = tb.new_input(dtensor=X, input_map=(-1, -1, -1), forloop_dim=1)
+    tM = tb.forloop_accum_max(tX)
+    tb.new_output(stensor=tM, output_map=(-1, -1, -1))
+    tb.new_output(stensor=tb.mul_scalar(tb.reduction_max(tM, -1), 0.5),
+                  output_map=(-1, -1, -1))
+    M, R = graph.customized([X], tb)
+    graph.mark_output(M)
+    graph.mark_output(R)
+    assert "accumulate (max)" in graph.mlir()
+    x = np.random.default_rng(5).standard_normal((8, 64)).astype(np.float32)
+    tiles = x.reshape(8, 4, 16).max(axis=1)
+    out, reduced = graph(inputs=[x])
+    np.testing.assert_array_equal(out, tiles)
+    np.testing.assert_array_equal(reduced, 0.5 * tiles.max(axis=1, keepdims=True))
+    with pytest.raises(ValueError, match="already accumulated"):
+        tb.forloop_accum_max(tM)
+
+
 def test_gated_mlp_mugraph_in_f16():
     # Mirage's demo/reference_mugraphs/gated_mlp.py, smaller.
     graph = mi.new_kernel_graph()
