@@ -334,7 +334,16 @@ class KernelGraph:
         times it, broadcast."""
         self._check(A)
         if isinstance(normalized_shape, DTensor):
-            return self.mul(self.rms_norm(A, eps=eps), normalized_shape)
+            # Checked first: a failed mul would leave the norm behind.
+            weight = normalized_shape
+            self._check(weight)
+            try:
+                np.broadcast_shapes(A.dims, weight.dims)
+            except ValueError:
+                raise ValueError(
+                    f"rms_norm's weight of dims {weight.dims} does not "
+                    f"broadcast to the dims {A.dims} it scales") from None
+            return self.mul(self.rms_norm(A, eps=eps), weight)
         if normalized_shape is None:
             normalized_shape = A.dims[-1:]
         # An int is one trailing dim, as torch.nn.functional.rms_norm takes.

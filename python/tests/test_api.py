@@ -708,6 +708,15 @@ def test_mirage_tutorial_forms_of_rms_norm_and_superoptimize():
     np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
     with pytest.raises(TypeError, match="takes a kernel graph"):
         mi.superoptimize(X)
+    # A weight that cannot scale the rows adds nothing to the graph (a norm
+    # left behind would be taken as an output of a graph without any).
+    ops = graph.mlir().count("kernel.")
+    with pytest.raises(ValueError, match="does not broadcast"):
+        graph.rms_norm(X, graph.new_input(dims=(32,), dtype=mi.float32))
+    other = mi.new_kernel_graph().new_input(dims=(64,), dtype=mi.float32)
+    with pytest.raises(ValueError, match="belongs to another graph"):
+        graph.rms_norm(X, other)
+    assert graph.mlir().count("kernel.") == ops
 
 
 @pytest.mark.parametrize("call, error, message", [
