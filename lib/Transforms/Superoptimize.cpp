@@ -502,6 +502,15 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
       // checks are paid for: what the search time above is measured
       // against, and, unlike it, the same on a loaded machine.
       os << "; its share of the time " << formatFixed(secondsLeft, 1) << " s";
+      // Where checking a winner at full shapes takes most of the share,
+      // say so: the search had little or no time of its own.
+      if (checking > 0 && timed.timeoutSeconds < 0.25 * secondsLeft)
+        os << ", of which " << formatFixed(spent, 1)
+           << " s went to evaluating the subprogram at full shapes and "
+           << formatFixed(checking, 1)
+           << " s are held for checking a winner (a larger timeout, or "
+              "keep-reference=true, which leaves the check to "
+              "--verify-equivalence, gives the search more)";
     }
     if (s.unverifiable) {
       emitRemark(loc) << "superoptimize: kept the subprogram of "
