@@ -259,17 +259,18 @@ class TBGraph:
                         suffix=f", {_f64_literal(max_val)}")
 
     def reduction(self, A, dim):
-        dim = _as_int(dim, "reduction's dim")
-        if dim < 0:
-            dim += A.num_dims
-        return self._op("reduce_sum", [A], "reduce", *_caller(), dim=dim,
-                        suffix=f" dim {dim}")
+        return self._reduce("reduce_sum", "reduction", A, dim)
 
     def reduction_max(self, A, dim):
-        dim = _as_int(dim, "reduction_max's dim")
+        return self._reduce("reduce_max", "reduction_max", A, dim)
+
+    def _reduce(self, op, what, A, dim):
+        """block.`op` of `A` over `dim` (negative: from the last), for the
+        Mirage method `what`."""
+        dim = _as_int(dim, f"{what}'s dim")
         if dim < 0:
             dim += A.num_dims
-        return self._op("reduce_max", [A], "reduce", *_caller(), dim=dim,
+        return self._op(op, [A], "reduce", *_caller(), dim=dim,
                         suffix=f" dim {dim}")
 
     def mul_scalar(self, A, scalar):

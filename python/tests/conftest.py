@@ -26,3 +26,32 @@ def build_dir() -> pathlib.Path:
 def mlsopt_opt(build_dir) -> pathlib.Path:
     return build_dir / "bin" / "mlsopt-opt"
 
+
+
+@pytest.fixture
+def rms_norm_mugraph():
+    """Builds Mirage's demo/reference_mugraphs/rms_norm.py μGraph, line for
+    line, in a dtype (demo_rms_norm.py is the same graph): returns the graph,
+    without outputs marked, and the customized op's outputs."""
+    import mlsopt as mi
+
+    def build(dtype):
+        graph = mi.new_kernel_graph()
+        X = graph.new_input(dims=(16, 4096), dtype=dtype)
+        W = graph.new_input(dims=(4096, 4096), dtype=dtype)
+        tb_graph = mi.new_threadblock_graph(grid_dim=(64, 1, 1),
+                                            block_dim=(128, 1, 1),
+                                            forloop_range=64,
+                                            reduction_dimx=64)
+        tX = tb_graph.new_input(dtensor=X, input_map=(-1, -1, -1),
+                                forloop_dim=1)
+        tW = tb_graph.new_input(dtensor=W, input_map=(1, -1, -1),
+                                forloop_dim=0)
+        tM = tb_graph.matmul(tX, tW)
+        tAccX = tb_graph.forloop_accum(tX, "rms")
+        tAccM = tb_graph.forloop_accum(tM)
+        tO = tb_graph.div(tAccM, tAccX)
+        tb_graph.new_output(stensor=tO, output_map=(1, -1, -1))
+        return graph, graph.customized([X, W], tb_graph)
+
+    return build

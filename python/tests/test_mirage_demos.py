@@ -57,25 +57,12 @@ def test_lora_demo():
                                atol=2e-2 * np.abs(expected).max())
 
 
-def test_rms_norm_demo_generates_its_program():
+def test_rms_norm_demo_generates_its_program(rms_norm_mugraph):
     # Mirage's demo/demo_rms_norm.py builds a threadblock graph and prints
     # mi.generate_cuda_program(graph.cygraph, ...)["code"], with no
     # mark_output: the customized op's result is named as output_tensors.
     import pytest
-    graph = mi.new_kernel_graph()
-    X = graph.new_input(dims=(16, 4096), dtype=mi.float16)
-    W = graph.new_input(dims=(4096, 4096), dtype=mi.float16)
-    tb_graph = mi.new_threadblock_graph(grid_dim=(64, 1, 1),
-                                        block_dim=(128, 1, 1),
-                                        forloop_range=64, reduction_dimx=64)
-    tX = tb_graph.new_input(dtensor=X, input_map=(-1, -1, -1), forloop_dim=1)
-    tW = tb_graph.new_input(dtensor=W, input_map=(1, -1, -1), forloop_dim=0)
-    tM = tb_graph.matmul(tX, tW)
-    tAccX = tb_graph.forloop_accum(tX, "rms")
-    tAccM = tb_graph.forloop_accum(tM)
-    tO = tb_graph.div(tAccM, tAccX)
-    tb_graph.new_output(stensor=tO, output_map=(1, -1, -1))
-    O = graph.customized([X, W], tb_graph)
+    graph, O = rms_norm_mugraph(mi.float16)
     with pytest.warns(UserWarning, match="generates no CUDA C\\+\\+"):
         p = mi.generate_cuda_program(graph.cygraph, target_cc=80,
                                      input_strides=[(4096, 1), (4096, 1)],

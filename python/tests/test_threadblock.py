@@ -14,27 +14,14 @@ def this_line():
     return inspect.currentframe().f_back.f_lineno
 
 
-def rms_norm_mugraph(dtype=mi.float32):
-    # Mirage's demo/reference_mugraphs/rms_norm.py, line for line.
-    graph = mi.new_kernel_graph()
-    X = graph.new_input(dims=(16, 4096), dtype=dtype)
-    W = graph.new_input(dims=(4096, 4096), dtype=dtype)
-    tb_graph = mi.new_threadblock_graph(grid_dim=(64, 1, 1), block_dim=(128, 1, 1),
-                                        forloop_range=64, reduction_dimx=64)
-    tX = tb_graph.new_input(dtensor=X, input_map=(-1, -1, -1), forloop_dim=1)
-    tW = tb_graph.new_input(dtensor=W, input_map=(1, -1, -1), forloop_dim=0)
-    tM = tb_graph.matmul(tX, tW)
-    tAccX = tb_graph.forloop_accum(tX, "rms")
-    tAccM = tb_graph.forloop_accum(tM)
-    tO = tb_graph.div(tAccM, tAccX)
-    tb_graph.new_output(stensor=tO, output_map=(1, -1, -1))
-    O = graph.customized([X, W], tb_graph)
-    graph.mark_output(O[0])
+def marked_rms_norm_mugraph(build, dtype=mi.float32):
+    graph, (O,) = build(dtype)
+    graph.mark_output(O)
     return graph
 
 
-def test_rms_norm_mugraph_is_one_custom_kernel():
-    graph = rms_norm_mugraph()
+def test_rms_norm_mugraph_is_one_custom_kernel(rms_norm_mugraph):
+    graph = marked_rms_norm_mugraph(rms_norm_mugraph)
     text = graph.mlir()
     assert text.count("kernel.custom") == 1
     assert "grid <64, 1, 1> block <128, 1, 1>" in text
@@ -46,8 +33,8 @@ def test_rms_norm_mugraph_is_one_custom_kernel():
     assert graph.cost("sm_90").launches == 1
 
 
-def test_rms_norm_mugraph_runs_to_numpys_numbers():
-    graph = rms_norm_mugraph()
+def test_rms_norm_mugraph_runs_to_numpys_numbers(rms_norm_mugraph):
+    graph = marked_rms_norm_mugraph(rms_norm_mugraph)
     rng = np.random.default_rng(1)
     x = rng.standard_normal((16, 4096)).astype(np.float32)
     w = (rng.standard_normal((4096, 4096)) / 64).astype(np.float32)
@@ -56,10 +43,11 @@ def test_rms_norm_mugraph_runs_to_numpys_numbers():
     np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
 
 
-def test_rms_norm_mugraph_in_f16_keeps_activations_near_40_in_range():
+def test_rms_norm_mugraph_in_f16_keeps_activations_near_40_in_range(
+        rms_norm_mugraph):
     # The rows' mean square (about 1600) fits f16; the sum of a 64-wide
     # tile's squares (about 1e5) does not, and was summed first: zeros.
-    graph = rms_norm_mugraph(mi.float16)
+    graph = marked_rms_norm_mugraph(rms_norm_mugraph, mi.float16)
     rng = np.random.default_rng(4)
     x = (rng.standard_normal((16, 4096)) * 40).astype(np.float16)
     w = (rng.standard_normal((4096, 4096)) / 64).astype(np.float16)
