@@ -438,6 +438,11 @@ Type search::getValueElementType(const KernelGraph &graph,
   return shapes.elementType;
 }
 
+Type search::getValueReadType(const KernelGraph &graph,
+                              const ShapeContext &shapes, unsigned value) {
+  return value < graph.numInputs ? shapes.getReadType(value) : Type();
+}
+
 unsigned ShapeContext::getMinElementBytes() const {
   unsigned bits = elementType.getIntOrFloatBitWidth();
   for (Type type : llvm::concat<const Type>(inputTypes, resultTypes))
@@ -867,7 +872,7 @@ search::materialize(OpBuilder &builder, Location loc, const KernelGraph &graph,
     for (unsigned v : bg.inputs) {
       operands.push_back(values[v]);
       inputDims.push_back((*dims)[v]);
-      readTypes.push_back(v < graph.numInputs ? shapes.getReadType(v) : Type());
+      readTypes.push_back(getValueReadType(graph, shapes, v));
     }
     SmallVector<SmallVector<Type, 1>> storeTypes;
     for (unsigned s = 0; s < bg.stores.size(); ++s)

@@ -381,7 +381,7 @@ std::optional<KernelCost> Search::chooseSizes(KernelGraph &g) {
     SmallVector<Type> types;
     if (!shapes.readTypes.empty())
       for (unsigned v : values)
-        types.push_back(v < g.numInputs ? shapes.getReadType(v) : Type());
+        types.push_back(getValueReadType(g, shapes, v));
     return types;
   };
   KernelCost total;

@@ -320,6 +320,12 @@ llvm::SmallVector<mlir::Type, 1> getStoredTypes(const KernelGraph &graph,
 mlir::Type getValueElementType(const KernelGraph &graph,
                                const ShapeContext &shapes, unsigned value);
 
+/// The element type the program's ops read `value` of `graph` in: for an
+/// input, shapes.getReadType; null for a value a kernel of `graph`
+/// computes (read in the type it is stored in).
+mlir::Type getValueReadType(const KernelGraph &graph,
+                            const ShapeContext &shapes, unsigned value);
+
 /// The extent of `dim` in a tensor (loopSplit ignored) or, with `layout`,
 /// in a tile of a block graph with that layout.
 int64_t getExtent(Dim dim, llvm::ArrayRef<int64_t> extents,
