@@ -143,6 +143,11 @@ FailureOr<Value> mlsopt::emitElementwise(OpBuilder &b, Operation *op,
   if (ns != "kernel" && ns != "block" && ns != "thread")
     return failure();
   StringRef name = op->getName().stripDialect();
+  // kernel.convert, block.convert and thread.convert: the result's element
+  // type names the conversion.
+  if (name == "convert" && args.size() == 1 && op->getNumResults() == 1)
+    return buildFloatConversion(
+        b, loc, args[0], getElementTypeOrSelf(op->getResult(0).getType()));
   if (auto unary = dyn_cast<thread::UnaryOp>(op))
     return emitUnary(b, loc, unary.getKind(), args[0]);
   if (auto binary = dyn_cast<thread::BinaryOp>(op))

@@ -75,7 +75,9 @@ FailureOr<ExprRef> mlsopt::search::buildOpExpr(Operation *op,
   // A window is part of a tensor, which no expression describes.
   if (auto load = dyn_cast<block::LoadOp>(op); load && load.getOffsets())
     return op->emitOpError("has no abstract expression: it loads a window");
-  if (isa<block::LoadOp, kernel::TransposeOp, block::TransposeOp>(op))
+  // A conversion keeps the value: the axioms know no rounding.
+  if (isa<block::LoadOp, kernel::TransposeOp, block::TransposeOp,
+          kernel::ConvertOp, block::ConvertOp, thread::ConvertOp>(op))
     return operands[0];
 
   if (auto unary = dyn_cast<thread::UnaryOp>(op))

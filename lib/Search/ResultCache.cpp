@@ -31,6 +31,8 @@ std::string search::getResultCacheKey(const SearchProblem &problem,
     for (Type type : problem.shapes.readTypes)
       os << " " << type;
   }
+  if (problem.shapes.matmulType)
+    os << "\nmatmul type " << problem.shapes.matmulType;
   os << "\nresult types";
   for (Type type : problem.shapes.resultTypes)
     os << " " << type;

@@ -584,6 +584,56 @@ struct Materializer {
     return b.create(state)->getResult(0);
   }
 
+  /// The operands of a block.matmul, each in the type the program
+  /// multiplies in (shapes.matmulType): an f32 tile rounded to it, once
+  /// per tile, where both operands are that type or f32. `operands` as they
+  /// are where the program has no such type.
+  SmallVector<Value> getMatmulOperands(ValueRange operands) {
+    Type to = shapes.matmulType;
+    auto fits = [&](Value v) {
+      Type element = cast<RankedTensorType>(v.getType()).getElementType();
+      return element == to || element.isF32();
+    };
+    if (!to || !llvm::all_of(operands, fits))
+      return SmallVector<Value>(operands);
+    return llvm::map_to_vector(operands, [&](Value v) { return roundTile(v); });
+  }
+
+  /// `tile` rounded to shapes.matmulType with block.convert. A transposed
+  /// view is rounded before it is transposed, so that it stays a view the
+  /// matmul reads in place; the f32 view is erased once nothing reads it.
+  Value roundTile(Value tile) {
+    auto type = cast<RankedTensorType>(tile.getType());
+    if (type.getElementType() == shapes.matmulType)
+      return tile;
+    if (Value rounded = roundedTiles.lookup(tile))
+      return rounded;
+    Value rounded;
+    if (auto transpose = tile.getDefiningOp<block::TransposeOp>()) {
+      rounded =
+          block::TransposeOp::create(b, loc, roundTile(transpose.getInput()),
+                                     transpose.getPermutationAttr());
+      replacedViews.push_back(transpose);
+    } else {
+      rounded =
+          block::ConvertOp::create(b, loc, type.clone(shapes.matmulType), tile);
+    }
+    roundedTiles[tile] = rounded;
+    return rounded;
+  }
+  llvm::DenseMap<Value, Value> roundedTiles;
+  SmallVector<block::TransposeOp> replacedViews;
+
+  /// Erases the f32 views roundTile replaced that nothing reads.
+  void eraseReplacedViews() {
+    for (block::TransposeOp view : llvm::reverse(replacedViews))
+      if (view->use_empty()) {
+        roundedTiles.erase(view.getResult());
+        view->erase();
+      }
+    replacedViews.clear();
+  }
+
   /// Builds custom kernel `bg` on `inputs`. Store `s` writes one output
   /// per element type in `storeTypes[s]` (converting to each), the first
   /// of them among the first bg.stores.size() results, the others after.
@@ -611,16 +661,18 @@ struct Materializer {
 /// The element type each load of `bg` (on `inputs`) keeps its input's f16
 /// or bf16 in, where the graph computes in f32: a load that only matmuls
 /// read, directly or through transposes (a weight stored [n, k], as torch's
-/// linear layers keep it), each with another such tile of the same type, is
-/// multiplied as it is (a widening block.matmul, on the tensor cores at the
-/// narrow type's rate and in half the shared memory). The narrow type is
-/// the one the program's ops read the input in (`readTypes`, null for an
-/// intermediate: an f32 activation it rounds to bf16 for the product is
-/// loaded rounded, as it is), else the input's own. Null: the graph's type.
+/// linear layers keep it), each with another such tile of the same type
+/// (or, where the program multiplies in `matmulType`, with a tile the
+/// kernel rounds to it), is multiplied as it is (a widening block.matmul, on
+/// the tensor cores at the narrow type's rate and in half the shared memory).
+/// The narrow type is the one the program's ops read the input in (`readTypes`,
+/// null for an intermediate: an f32 activation it rounds to bf16 for the
+/// product is loaded rounded, as it is), else the input's own. Null: the
+/// graph's type.
 static SmallVector<Type> getNarrowLoadTypes(const BlockGraph &bg,
                                             ValueRange inputs,
                                             ArrayRef<Type> readTypes,
-                                            Type elementType) {
+                                            Type elementType, Type matmulType) {
   unsigned numInputs = bg.inputs.size();
   SmallVector<Type> narrow(numInputs);
   if (!elementType.isF32())
@@ -651,9 +703,12 @@ static SmallVector<Type> getNarrowLoadTypes(const BlockGraph &bg,
     if (!accumulated && onlyMatmuls)
       narrow[i] = type;
   }
-  // Both operands of a matmul, or neither.
+  // Both operands of a matmul of one type, or neither narrow. Where the
+  // program multiplies in `matmulType`, an operand that is no narrow load
+  // is rounded to it (Materializer::getMatmulOperands).
   auto typeOf = [&](unsigned v) {
-    return loadOf[v] ? narrow[*loadOf[v]] : Type();
+    Type type = loadOf[v] ? narrow[*loadOf[v]] : Type();
+    return type ? type : matmulType;
   };
   for (bool changed = true; changed;) {
     changed = false;
@@ -763,8 +818,8 @@ Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
   Block *body = new Block();
   loop.getBody().push_back(body);
   SmallVector<Value> bodyValues;
-  SmallVector<Type> narrowLoads =
-      getNarrowLoadTypes(bg, inputs, readTypes, shapes.elementType);
+  SmallVector<Type> narrowLoads = getNarrowLoadTypes(
+      bg, inputs, readTypes, shapes.elementType, shapes.matmulType);
   {
     OpBuilder::InsertionGuard loopGuard(b);
     b.setInsertionPointToStart(body);
@@ -784,6 +839,8 @@ Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
       SmallVector<Value> operands;
       for (unsigned v : op.operands)
         operands.push_back(bodyValues[v]);
+      if (op.kind == OpKind::Matmul)
+        operands = getMatmulOperands(operands);
       RankedTensorType type =
           getType(bodyDims[bg.inputs.size() + index], &layout);
       // A transpose keeps a narrow load's type (getNarrowLoadTypes).
@@ -799,6 +856,7 @@ Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
       if (!acc.afterLoop)
         yielded.push_back(bodyValues[acc.value]);
     block::YieldOp::create(b, loc, yielded);
+    eraseReplacedViews();
   }
 
   SmallVector<Value> postValues;
@@ -812,6 +870,8 @@ Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
     SmallVector<Value> operands;
     for (unsigned v : op.operands)
       operands.push_back(postValues[v]);
+    if (op.kind == OpKind::Matmul)
+      operands = getMatmulOperands(operands);
     postValues.push_back(
         buildOp("block", op, operands,
                 getType(postDims[bg.accums.size() + index], &layout),
@@ -836,6 +896,9 @@ Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
         block::DimMapAttr::get(ctx, omap[0], omap[1], omap[2]));
   }
   block::ReturnOp::create(b, loc);
+  eraseReplacedViews();
+  // Tiles of this block graph are read by no other.
+  roundedTiles.clear();
   return SmallVector<Value>(custom.getResults().begin(),
                             custom.getResults().end());
 }

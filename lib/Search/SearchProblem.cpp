@@ -128,6 +128,24 @@ static LogicalResult unifyOp(Operation *op, OpKind kind,
   return success();
 }
 
+/// The f16 or bf16 type every matmul of `ops` reads both its operands in,
+/// if there is one such type and a matmul at all; else null.
+static Type getMatmulOperandType(ArrayRef<Operation *> ops) {
+  Type common;
+  for (Operation *op : ops) {
+    if (lookupOpKind(op->getName().stripDialect()) != OpKind::Matmul)
+      continue;
+    for (Type type : op->getOperandTypes()) {
+      Type element = cast<RankedTensorType>(type).getElementType();
+      if (!(element.isF16() || element.isBF16()) ||
+          (common && common != element))
+        return Type();
+      common = element;
+    }
+  }
+  return common;
+}
+
 /// The problem of `ops` read through `numbering`.
 static FailureOr<SearchProblem> buildProblem(ArrayRef<Operation *> ops,
                                              const Numbering &numbering,
@@ -183,6 +201,7 @@ static FailureOr<SearchProblem> buildProblem(ArrayRef<Operation *> ops,
   if (mixed || elementType.isF16() || elementType.isBF16())
     elementType = Float32Type::get(elementType.getContext());
   problem.shapes.elementType = elementType;
+  problem.shapes.matmulType = getMatmulOperandType(ops);
 
   // Number the classes in order of first appearance, so that equal programs
   // get equal numberings.

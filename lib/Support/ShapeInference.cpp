@@ -16,6 +16,21 @@ std::string formatShape(ArrayRef<int64_t> shape) {
   return s;
 }
 
+LogicalResult verifyConversion(mlir::Operation *op, mlir::Type input,
+                               mlir::Type result) {
+  auto in = cast<mlir::RankedTensorType>(input);
+  auto out = cast<mlir::RankedTensorType>(result);
+  if (in.getShape() != out.getShape())
+    return op->emitOpError("converts a tensor of shape ")
+           << formatShape(in.getShape()) << " to one of shape "
+           << formatShape(out.getShape()) << "; a conversion keeps the shape";
+  if (in.getElementType() == out.getElementType())
+    return op->emitOpError("converts ")
+           << in.getElementType() << " to itself; a conversion changes the "
+           << "element type";
+  return success();
+}
+
 static ShapeOrError fail(const Twine &message) {
   ShapeOrError r;
   r.error = message.str();

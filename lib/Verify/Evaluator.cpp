@@ -676,8 +676,8 @@ struct FieldEvaluator::Impl {
     // reduction's result reshaped to the type a front end gave it).
     // A conversion between float types keeps every element's value, up to
     // the rounding the field does not model (as for every float op).
-    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, kernel::ConvertOp>(
-            op)) {
+    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, kernel::ConvertOp,
+            block::ConvertOp, thread::ConvertOp>(op)) {
       instr.cls = OpClass::Reshape;
       return success();
     }

@@ -258,6 +258,33 @@ def test_f16_attention_whose_unnormalized_product_passes_65504_stays_in_range():
     np.testing.assert_allclose(out, expected, rtol=1e-2)
 
 
+def test_f16_attention_multiplies_its_probabilities_on_the_f16_tensor_cores():
+    # The kernel computes exp(Q K) in f32 for its row sums and rounds it to
+    # f16 for the product with V, as the f16 program does: both products
+    # are f16 mma.sync, none tf32, and the numbers stay the program's.
+    graph = mi.new_kernel_graph()
+    Q = graph.new_input(dims=(2, 64, 64), dtype=mi.float16)
+    K = graph.new_input(dims=(2, 64, 1024), dtype=mi.float16)
+    V = graph.new_input(dims=(2, 1024, 64), dtype=mi.float16)
+    E = graph.exp(graph.matmul(Q, K))
+    graph.mark_output(graph.matmul(graph.div(E, graph.reduction(E, 2)), V))
+    optimized = graph.superoptimize(target="sm_90", timeout=10)
+    assert optimized.cost("sm_90").launches == 1
+    text = optimized.mlir()
+    assert "thread.convert" in text and " : f32 to f16" in text
+    ptx = optimized.ptx("sm_90")
+    assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx
+    assert "tf32" not in ptx
+    rng = np.random.default_rng(12)
+    q = rng.standard_normal((2, 64, 64)) * 0.2
+    k = rng.standard_normal((2, 64, 1024)) * 0.2
+    v = rng.standard_normal((2, 1024, 64))
+    (out,) = optimized(inputs=[q, k, v])
+    e = np.exp(f16(q) @ f16(k))
+    expected = (e / e.sum(axis=-1, keepdims=True)) @ f16(v)
+    assert np.abs(out - expected).max() < 2e-3 * np.abs(expected).max()
+
+
 def test_column_major_weight_is_loaded_as_stored_and_keeps_its_numbers():
     # Mirage's Qwen demos give the weight as a linear layer stores it,
     # [N, K], with strides (1, K). The kernel found loads [n, k] tiles of it

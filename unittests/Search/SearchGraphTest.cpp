@@ -318,10 +318,17 @@ TEST_F(SearchGraphTest, CustomKernelMaterializesIntoAVerifiedBlockGraph) {
   EXPECT_NE(text.find("block.for_loop 4 iterations accumulate (sum, sum)"),
             std::string::npos)
       << text;
-  // An f16 program is computed in f32; the weight, read by the matmul and
-  // x, whose squares are summed too, are loaded converted.
+  // An f16 program is computed in f32. x, whose squares are summed too, is
+  // loaded widened and rounded back to f16 for the matmul, which the
+  // program multiplies in f16; the weight, which only the matmul reads,
+  // stays f16.
   EXPECT_NE(text.find("block.load %in1 imap <x = 1> fmap 0 : "
-                      "tensor<64x32xf16> -> tensor<16x8xf32>"),
+                      "tensor<64x32xf16> -> tensor<16x8xf16>"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("block.convert %6 : tensor<8x16xf32> to "
+                      "tensor<8x16xf16>\n      %9 = block.matmul %8, %7 : "
+                      "tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf32>"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("1.562500e-02"), std::string::npos) << text;

@@ -34,8 +34,9 @@ mlir::Value emitScalarOp(mlir::OpBuilder &b, mlir::Location loc,
                          llvm::StringRef op, mlir::Value x, double scalar);
 
 /// Emits the scalar computation of an elementwise op of any level (a
-/// `kernel.exp`, a `block.add`, a `thread.unary`, ...) on `args`, one element
-/// of each operand. Fails for ops that are not elementwise.
+/// `kernel.exp`, a `block.add`, a `thread.unary`, a `block.convert`, ...) on
+/// `args`, one element of each operand. Fails for ops that are not
+/// elementwise.
 mlir::FailureOr<mlir::Value> emitElementwise(mlir::OpBuilder &b,
                                              mlir::Operation *op,
                                              mlir::ValueRange args);

@@ -286,6 +286,13 @@ struct ShapeContext {
   /// rounded to bf16 for a matmul): the element type every op reads each
   /// input in. Empty: the inputs' own types.
   llvm::SmallVector<mlir::Type> readTypes;
+  /// Where every matmul of the program multiplies operands of one f16 or
+  /// bf16 type (elementType then is f32): that type. A custom kernel rounds
+  /// a matmul operand it computes to it (block.convert), as the program
+  /// rounds its own, so that the product runs on the tensor cores at that
+  /// type's rate rather than as tf32. Null: operands are multiplied in
+  /// the type they have.
+  mlir::Type matmulType;
   llvm::SmallVector<Dims> inputDims;
   /// Extent of each class.
   llvm::SmallVector<int64_t> extents;

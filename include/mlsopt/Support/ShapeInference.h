@@ -11,6 +11,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Operation.h"
 #include "mlir/IR/TypeRange.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -84,6 +85,11 @@ using ShapeRule =
 llvm::LogicalResult inferFromOperands(std::optional<mlir::Location> loc,
                                       mlir::TypeRange operands, ShapeRule rule,
                                       llvm::SmallVectorImpl<mlir::Type> &inferred);
+
+/// The verifier of the kernel and block `convert` ops: `input` and `result`
+/// are tensors of one shape and of different element types.
+llvm::LogicalResult verifyConversion(mlir::Operation *op, mlir::Type input,
+                                     mlir::Type result);
 
 /// Returns `shape` as "AxBxC" for diagnostics.
 std::string formatShape(llvm::ArrayRef<int64_t> shape);

@@ -59,7 +59,7 @@ SmallVector<Value> gpu_codegen::broadcastIndices(OpBuilder &b, Location loc,
 bool gpu_codegen::isElementwiseOp(Operation &op) {
   StringRef name = op.getName().stripDialect();
   return op.getNumResults() == 1 &&
-         (thread::symbolizeUnaryKind(name) ||
+         (isa<block::ConvertOp>(op) || thread::symbolizeUnaryKind(name) ||
           thread::symbolizeBinaryKind(name) || isScalarOpName(name));
 }
 

@@ -419,13 +419,13 @@ struct TriangleFillOpLowering : ComputeOpLowering<kernel::TriangleFillOp> {
   }
 };
 
-/// kernel.convert is an all-parallel linalg.generic whose body extends
+/// A convert is an all-parallel linalg.generic whose body extends
 /// (arith.extf) or rounds to nearest even (arith.truncf), as a front end
 /// writes it.
-struct ConvertOpLowering : ComputeOpLowering<kernel::ConvertOp> {
-  using ComputeOpLowering::ComputeOpLowering;
+template <typename OpTy> struct ConvertOpLowering : ComputeOpLowering<OpTy> {
+  using ComputeOpLowering<OpTy>::ComputeOpLowering;
 
-  LogicalResult lower(kernel::ConvertOp op, OpAdaptor adaptor,
+  LogicalResult lower(OpTy op, typename OpTy::Adaptor adaptor,
                       ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOp(op, buildElementCast(rewriter, op.getLoc(),
                                             adaptor.getInput(),
@@ -459,8 +459,9 @@ void mlsopt::populateKernelToLinalgPatterns(RewritePatternSet &patterns) {
                   block::ReduceMaxOp>(patterns, ReductionKind::max);
   addPatternPerOp<TransposeOpLowering, kernel::TransposeOp, block::TransposeOp>(
       patterns);
-  patterns.add<ConvertOpLowering, TriangleFillOpLowering>(
-      patterns.getContext());
+  addPatternPerOp<ConvertOpLowering, kernel::ConvertOp, block::ConvertOp>(
+      patterns);
+  patterns.add<TriangleFillOpLowering>(patterns.getContext());
 }
 
 //===----------------------------------------------------------------------===//

@@ -269,6 +269,9 @@ private:
   /// The scalar computation of an elementwise op of any level on one element
   /// of each operand; none if `op` is not elementwise.
   FailureOr<Value> emitElementwise(Operation &op, ValueRange args) {
+    // The field does not model rounding: a conversion keeps the element.
+    if (isa<thread::ConvertOp>(op))
+      return args[0];
     if (auto unary = dyn_cast<thread::UnaryOp>(op))
       return emitUnary(unary.getKind(), args[0]);
     if (auto binary = dyn_cast<thread::BinaryOp>(op))
@@ -384,8 +387,8 @@ private:
       return emitCopy(op);
     // A conversion keeps each value (the field does not model rounding) and
     // the shape: a copy, as a reshape is.
-    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, kernel::ConvertOp>(
-            op))
+    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, kernel::ConvertOp,
+            block::ConvertOp>(op))
       return emitReshape(op);
     if (op.getNumResults() == 1 &&
         isa_and_nonnull<kernel::KernelDialect, block::BlockDialect>(

@@ -1435,3 +1435,37 @@ func.func @block_matmul_widened_shape(%x: tensor<8x64xbf16>, %w: tensor<64x32xbf
   }
   return %o : tensor<8x64xf32>
 }
+
+// -----
+
+func.func @block_convert_shape(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf32>) -> tensor<8x64xf32> {
+  ^bb0(%in0: tensor<8x64xf32>, %out0: tensor<8x64xf32>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x64xf32> {
+      %a = block.load %in0 imap <> : tensor<8x64xf32> -> tensor<8x64xf32>
+      // expected-error @+1 {{'block.convert' op converts a tensor of shape 8x64 to one of shape 64x8; a conversion keeps the shape}}
+      %h = block.convert %a : tensor<8x64xf32> to tensor<64x8xf16>
+      block.yield %a : tensor<8x64xf32>
+    }
+    block.store %m, %out0 omap <> : tensor<8x64xf32> into tensor<8x64xf32>
+    block.return
+  }
+  return %o : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @block_convert_same_type(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf32>) -> tensor<8x64xf32> {
+  ^bb0(%in0: tensor<8x64xf32>, %out0: tensor<8x64xf32>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x64xf32> {
+      %a = block.load %in0 imap <> : tensor<8x64xf32> -> tensor<8x64xf32>
+      // expected-error @+1 {{'block.convert' op converts 'f32' to itself; a conversion changes the element type}}
+      %h = block.convert %a : tensor<8x64xf32> to tensor<8x64xf32>
+      block.yield %h : tensor<8x64xf32>
+    }
+    block.store %m, %out0 omap <> : tensor<8x64xf32> into tensor<8x64xf32>
+    block.return
+  }
+  return %o : tensor<8x64xf32>
+}

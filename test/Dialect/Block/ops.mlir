@@ -64,6 +64,29 @@ func.func @widening_matmul(%x: tensor<16x256xbf16>, %w: tensor<256x64xbf16>) -> 
   return %o : tensor<16x64xbf16>
 }
 
+// A tile computed in f32 rounded to bf16 for a widening matmul, as an f32
+// kernel multiplies what its bf16 program multiplies on the tensor cores.
+// CHECK-LABEL: func.func @rounded_matmul_operand
+func.func @rounded_matmul_operand(%x: tensor<16x64xf32>, %w: tensor<64x64xbf16>) -> tensor<16x64xf32> {
+  %o = kernel.custom (%x, %w) grid <1, 1, 1> block <128, 1, 1>
+      : (tensor<16x64xf32>, tensor<64x64xbf16>) -> tensor<16x64xf32> {
+  ^bb0(%in0: tensor<16x64xf32>, %in1: tensor<64x64xbf16>, %out0: tensor<16x64xf32>):
+    %acc = block.for_loop 1 iterations accumulate (sum) : tensor<16x64xf32> {
+      %xt = block.load %in0 imap <> : tensor<16x64xf32> -> tensor<16x64xf32>
+      %wt = block.load %in1 imap <> : tensor<64x64xbf16> -> tensor<64x64xbf16>
+      %e = block.exp %xt : tensor<16x64xf32>
+      // CHECK: %[[R:.*]] = block.convert %{{.*}} : tensor<16x64xf32> to tensor<16x64xbf16>
+      %r = block.convert %e : tensor<16x64xf32> to tensor<16x64xbf16>
+      // CHECK-NEXT: block.matmul %[[R]], %{{.*}} : tensor<16x64xbf16>, tensor<64x64xbf16> -> tensor<16x64xf32>
+      %m = block.matmul %r, %wt : tensor<16x64xbf16>, tensor<64x64xbf16> -> tensor<16x64xf32>
+      block.yield %m : tensor<16x64xf32>
+    }
+    block.store %acc, %out0 omap <> : tensor<16x64xf32> into tensor<16x64xf32>
+    block.return
+  }
+  return %o : tensor<16x64xf32>
+}
+
 // A load through a window: the second half of each row of a fused gate-up
 // product, 64 columns per block, 16 rows per iteration (summed).
 // CHECK-LABEL: func.func @windowed_load

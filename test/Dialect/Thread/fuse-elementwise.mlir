@@ -74,6 +74,54 @@ func.func @prologue(%x: tensor<8x64xf32>, %w: tensor<64x32xf32>) -> tensor<8x32x
 
 // -----
 
+// Attention's probabilities: exp(S) is summed in f32 and rounded to f16 for
+// the product with V. The rounding reads only the exp graph's result, which
+// the sum reads too, so the exp graph computes it as a second result: one
+// graph, each element exponentiated once and written in both types. After
+// the loop, the division and the rounding of its result for the store are
+// one graph, as any chain is.
+// CHECK-LABEL: func.func @rounded_probabilities
+// CHECK:         block.for_loop
+// CHECK:           %[[S:.*]] = block.matmul
+// CHECK-NEXT:      %[[P:.*]]:2 = thread.graph(%[[S]]) : (tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf16>) {
+// CHECK-NEXT:      ^bb0(%[[A:.*]]: f32):
+// CHECK-NEXT:        %[[E:.*]] = thread.unary exp %[[A]] : f32
+// CHECK-NEXT:        %[[H:.*]] = thread.convert %[[E]] : f32 to f16
+// CHECK-NEXT:        thread.yield %[[E]], %[[H]] : f32, f16
+// CHECK-NEXT:      }
+// CHECK-NEXT:      block.reduce_sum %[[P]]#0 dim 1
+// CHECK-NEXT:      block.matmul %[[P]]#1, %{{.*}} : tensor<8x64xf16>, tensor<64x32xf16> -> tensor<8x32xf32>
+// CHECK-NOT:       block.convert
+// CHECK:         block.yield
+// CHECK:         thread.graph
+// CHECK-NEXT:    ^bb0(%{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT:      thread.binary div
+// CHECK-NEXT:      thread.convert %{{.*}} : f32 to f16
+func.func @rounded_probabilities(%q: tensor<8x16xf16>, %k: tensor<16x64xf16>, %v: tensor<64x32xf16>) -> tensor<8x32xf16> {
+  %o = kernel.custom (%q, %k, %v) grid <1, 1, 1> block <128, 1, 1>
+      : (tensor<8x16xf16>, tensor<16x64xf16>, tensor<64x32xf16>) -> tensor<8x32xf16> {
+  ^bb0(%in0: tensor<8x16xf16>, %in1: tensor<16x64xf16>, %in2: tensor<64x32xf16>, %out0: tensor<8x32xf16>):
+    %acc:2 = block.for_loop 1 iterations accumulate (sum, sum) : tensor<8x32xf32>, tensor<8x1xf32> {
+      %qt = block.load %in0 imap <> : tensor<8x16xf16> -> tensor<8x16xf16>
+      %kt = block.load %in1 imap <> : tensor<16x64xf16> -> tensor<16x64xf16>
+      %vt = block.load %in2 imap <> : tensor<64x32xf16> -> tensor<64x32xf16>
+      %s = block.matmul %qt, %kt : tensor<8x16xf16>, tensor<16x64xf16> -> tensor<8x64xf32>
+      %e = block.exp %s : tensor<8x64xf32>
+      %l = block.reduce_sum %e dim 1 : tensor<8x64xf32>
+      %p = block.convert %e : tensor<8x64xf32> to tensor<8x64xf16>
+      %pv = block.matmul %p, %vt : tensor<8x64xf16>, tensor<64x32xf16> -> tensor<8x32xf32>
+      block.yield %pv, %l : tensor<8x32xf32>, tensor<8x1xf32>
+    }
+    %d = block.div %acc#0, %acc#1 : tensor<8x32xf32>, tensor<8x1xf32>
+    %h = block.convert %d : tensor<8x32xf32> to tensor<8x32xf16>
+    block.store %h, %out0 omap <> : tensor<8x32xf16> into tensor<8x32xf16>
+    block.return
+  }
+  return %o : tensor<8x32xf16>
+}
+
+// -----
+
 // Kernel-level elementwise ops are not part of any block graph and stay.
 // CHECK-LABEL: func.func @kernel_level
 // CHECK-NEXT:    kernel.exp

@@ -583,3 +583,24 @@ func.func @integer_scalar_literal(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
   }
   return %o : tensor<8x64xf16>
 }
+
+// -----
+
+func.func @thread_convert_same_type(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
+  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> tensor<8x64xf16> {
+  ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x64xf16>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x64xf16> {
+      %t = block.load %in0 imap <> : tensor<8x64xf16> -> tensor<8x64xf16>
+      block.yield %t : tensor<8x64xf16>
+    }
+    %y = thread.graph (%m) : (tensor<8x64xf16>) -> tensor<8x64xf16> {
+    ^bb0(%a: f16):
+      // expected-error @+1 {{'thread.convert' op converts 'f16' to itself; a conversion changes the element type}}
+      %c = thread.convert %a : f16 to f16
+      thread.yield %c : f16
+    }
+    block.store %y, %out0 omap <> : tensor<8x64xf16> into tensor<8x64xf16>
+    block.return
+  }
+  return %o : tensor<8x64xf16>
+}

@@ -160,8 +160,9 @@ func.func @in_loop_multi_result(%x: tensor<4x16x64xbf16>, %g: tensor<64xbf16>,
   return %o#0, %o#1 : tensor<4x16x16xbf16>, tensor<4x16x16xbf16>
 }
 
-// Results of one shape but different element types, each from its own
-// operand; operands of size 1 in every dim broadcast too.
+// Results of one shape but different element types, computed from
+// operands of both types through conversions; operands of size 1 in every
+// dim broadcast too.
 // CHECK-LABEL: func.func @mixed_results
 func.func @mixed_results(%x: tensor<8x64xf16>, %s: tensor<1x1xf32>)
     -> (tensor<8x64xf16>, tensor<8x64xf32>) {
@@ -181,8 +182,14 @@ func.func @mixed_results(%x: tensor<8x64xf16>, %s: tensor<1x1xf32>)
     ^bb0(%a: f16, %b: f32):
       %e = thread.unary exp %a : f16
       %n = thread.unary neg %b : f32
-      // CHECK: thread.yield %{{.*}}, %{{.*}} : f16, f32
-      thread.yield %e, %n : f16, f32
+      // CHECK: %[[W:.*]] = thread.convert %{{.*}} : f16 to f32
+      %w = thread.convert %e : f16 to f32
+      // CHECK-NEXT: %[[S:.*]] = thread.binary add %[[W]], %{{.*}} : f32
+      %sum = thread.binary add %w, %n : f32
+      // CHECK-NEXT: %[[H:.*]] = thread.convert %[[S]] : f32 to f16
+      %h = thread.convert %sum : f32 to f16
+      // CHECK: thread.yield %[[H]], %{{.*}} : f16, f32
+      thread.yield %h, %n : f16, f32
     }
     block.store %y#0, %out0 omap <> : tensor<8x64xf16> into tensor<8x64xf16>
     block.store %y#1, %out1 omap <> : tensor<8x64xf32> into tensor<8x64xf32>

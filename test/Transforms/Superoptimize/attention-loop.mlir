@@ -6,7 +6,9 @@
 // its loop values are subexpressions of the reference only under sum
 // splitting and distributivity of division over sums). With few query
 // rows the KV length is split across the grid instead
-// (split-reduction.mlir).
+// (split-reduction.mlir). exp(Q K) is summed in f32 and rounded to f16 for
+// the product with V, which runs on the f16 tensor cores, as the f16
+// program multiplies its probabilities.
 // RUN: mlsopt-opt %s --superoptimize="timeout=90 keep-reference=true" -o %t 2>/dev/null
 // RUN: FileCheck %s < %t
 // RUN: mlsopt-opt %t --verify-equivalence 2>&1 | FileCheck %s --check-prefix=VERIFY
@@ -19,8 +21,9 @@
 // CHECK-DAG: block.load %in2 imap <{{.*}}> fmap 1
 // CHECK: block.matmul
 // CHECK: thread.unary exp
-// CHECK-DAG: block.matmul
-// CHECK-DAG: block.reduce_sum
+// CHECK-NEXT: thread.convert %{{.*}} : f32 to f16
+// CHECK-DAG: block.matmul %{{.*}} : tensor<{{.*}}xf16>, tensor<{{.*}}xf16> -> tensor<{{.*}}xf32>
+// CHECK-DAG: block.reduce_sum %{{.*}} : tensor<{{.*}}xf32>
 // CHECK: block.yield
 // CHECK: thread.binary div
 // CHECK: block.store

@@ -33,8 +33,8 @@ func.func @rmsnorm_matmul(%x: tensor<4x256xf16>, %w: tensor<256x512xf16>) -> ten
 // CHECK-LABEL: func.func @key_norm_matmul(
 // CHECK-NOT: kernel.
 // CHECK: kernel.custom
-// CHECK-DAG: block.rms_norm %{{.*}} dim 1 {epsilon = {{.*}}} : tensor<1x64x{{[0-9]+}}xf32>
-// CHECK-DAG: block.matmul
+// CHECK-DAG: block.rms_norm %{{.*}} dim 1 {epsilon = {{.*}}} : tensor<{{[0-9]+}}x64x{{[0-9]+}}xf32>
+// CHECK-DAG: block.matmul %{{.*}} : tensor<{{.*}}xf16>, tensor<{{.*}}xf16> -> tensor<{{.*}}xf32>
 // CHECK: block.store
 // CHECK-NOT: kernel.
 // CHECK: {{^    }}return

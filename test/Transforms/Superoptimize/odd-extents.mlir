@@ -5,7 +5,9 @@
 // 1500 = 375 * 4 columns are 375 tiles of 4; with powers of two of tiles
 // only, 1500 had no grid with tiles that fit and the program stayed two
 // kernels. Each kernel scales the product by the rsqrt of the row's mean
-// square, which the search could not match without an epsilon.
+// square, which the search could not match without an epsilon. The f16
+// weight tiles stay f16 and the f32 rows are rounded back to f16 for the
+// product, which runs on the f16 tensor cores.
 // RUN: mlsopt-opt %s --split-input-file --superoptimize="timeout=5 keep-reference=true" -o %t 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s < %t
 // RUN: mlsopt-opt %t --split-input-file --verify-equivalence 2>&1 | FileCheck %s --check-prefix=VERIFY
@@ -13,7 +15,8 @@
 // REMARK: remark: superoptimize: replaced 2 kernel ops ({{.*}}) by 1 kernels
 // CHECK-LABEL: func.func @cols_1500(
 // CHECK: kernel.custom{{.*}} grid <375, 1, 1>
-// CHECK: block.load %in1 {{.*}} -> tensor<1024x4xf32>
+// CHECK: block.load %in1 {{.*}} -> tensor<1024x4xf16>
+// CHECK: block.matmul {{.*}} : tensor<4x1024xf16>, tensor<1024x4xf16> -> tensor<4x4xf32>
 // CHECK-DAG: block.reduce_sum
 // CHECK-DAG: thread.unary rsqrt
 // CHECK-NOT: kernel.
@@ -30,7 +33,8 @@ func.func @cols_1500(%x: tensor<4x1024xf16>, %w: tensor<1024x1500xf16>) -> tenso
 // REMARK: remark: superoptimize: replaced 2 kernel ops ({{.*}}) by 1 kernels
 // CHECK-LABEL: func.func @cols_1504(
 // CHECK: kernel.custom{{.*}} grid <94, 1, 1>
-// CHECK: block.load %in1 {{.*}} -> tensor<1024x16xf32>
+// CHECK: block.load %in1 {{.*}} -> tensor<1024x16xf16>
+// CHECK: block.matmul {{.*}} : tensor<4x1024xf16>, tensor<1024x16xf16> -> tensor<4x16xf32>
 // CHECK-DAG: block.reduce_sum
 // CHECK-DAG: thread.unary rsqrt
 // CHECK-NOT: kernel.

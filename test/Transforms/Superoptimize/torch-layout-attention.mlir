@@ -4,7 +4,9 @@
 // kernel ops, four of them transposes: one launch. The kernel loads each
 // input as stored and permutes its tiles (block.transpose copies them in
 // shared memory: these permutations are not the [n, k] view a matmul reads
-// in place), and stores its output tiles permuted back.
+// in place), and stores its output tiles permuted back. K and V, which only
+// the products read, stay f16; exp(S) is written in f32 for its row sums
+// and in f16 for the product with V, both products on the f16 tensor cores.
 // RUN: mlsopt-opt %s --superoptimize="timeout=10 keep-reference=true" -o %t 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s < %t
 // RUN: mlsopt-opt %t --verify-equivalence 2>&1 | FileCheck %s --check-prefix=VERIFY
@@ -17,7 +19,11 @@
 // CHECK-NOT: kernel.transpose
 // CHECK: kernel.custom(%arg0, %arg1, %arg2)
 // CHECK-DAG: block.transpose %{{.*}} [0, 2, 1, 3] : tensor<1x8x1x64xf32>
-// CHECK-DAG: block.transpose %{{.*}} [0, 2, 3, 1] : tensor<1x128x1x64xf32>
+// CHECK-DAG: block.transpose %{{.*}} [0, 2, 3, 1] : tensor<1x128x1x64xf16>
+// CHECK-DAG: block.transpose %{{.*}} [0, 2, 1, 3] : tensor<1x128x1x64xf16>
+// CHECK: thread.unary exp
+// CHECK-NEXT: thread.convert %{{.*}} : f32 to f16
+// CHECK: block.matmul %{{.*}} : tensor<1x1x8x128xf16>, tensor<1x1x128x64xf16> -> tensor<1x1x8x64xf32>
 // CHECK: block.store %{{.*}}, %out0 {{.*}} into tensor<1x128x8x64xf16>
 // CHECK-NOT: kernel.
 // CHECK: {{^    }}return

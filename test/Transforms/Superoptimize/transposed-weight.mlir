@@ -26,20 +26,23 @@
 // CHECK-LABEL: func.func @rmsnorm_linear(
 // CHECK-NOT: kernel.transpose
 // CHECK: kernel.custom(%arg0, %arg1)
-// CHECK: %[[W:.*]] = block.load %in1 {{.*}} : tensor<1536x1024xf16> -> tensor<[[N:[0-9]+]]x[[K:[0-9]+]]xf32>
-// CHECK: %[[WT:.*]] = block.transpose %[[W]] [1, 0] : tensor<[[N]]x[[K]]xf32>
-// CHECK: block.matmul %{{.*}}, %[[WT]] : tensor<{{.*}}>, tensor<[[K]]x[[N]]xf32>
+// CHECK: %[[W:.*]] = block.load %in1 {{.*}} : tensor<1536x1024xf16> -> tensor<[[N:[0-9]+]]x[[K:[0-9]+]]xf16>
+// CHECK: %[[WT:.*]] = block.transpose %[[W]] [1, 0] : tensor<[[N]]x[[K]]xf16>
+// CHECK: thread.convert %{{.*}} : f32 to f16
+// CHECK: block.matmul %{{.*}}, %[[WT]] : tensor<{{.*}}xf16>, tensor<[[K]]x[[N]]xf16> -> tensor<{{.*}}xf32>
 // CHECK-NOT: kernel.
 // CHECK: {{^    }}return
 // VERIFY: remark: @rmsnorm_linear is equivalent to @rmsnorm_linear_reference
 
 // One launch, reading the weight as it is stored. The transposed tile is a
-// view of the loaded one: 131456 bytes of shared memory, of which the
-// 24x1024 weight tile takes 98304 once (a copy would add as many again).
-// The f16 program is computed in f32, and the normalized rows are no
-// narrow load, so the weight tile is f32 too (tf32 products).
+// view of the loaded one: 90112 bytes of shared memory, of which the
+// 24x1024 weight tile takes 49152 once (a copy would add as many again).
+// The f16 program is computed in f32; the rows of x, which its squares
+// read in f32 too, are rounded back to f16 for the product, so the weight
+// tile stays f16 and the product runs on the f16 tensor cores (it was
+// tf32 on an f32 weight tile of 98304 bytes).
 // HOST-LABEL: func.func @rmsnorm_linear(
-// HOST: gpu.launch_func {{.*}} dynamic_shared_memory_size %c131456_i32 args(%arg0 : memref<8x1024xf16>, %arg1 : memref<1536x1024xf16>
+// HOST: gpu.launch_func {{.*}} dynamic_shared_memory_size %c90112_i32 args(%arg0 : memref<8x1024xf16>, %arg1 : memref<1536x1024xf16>
 // HOST-NOT: gpu.launch_func
 // HOST: return
 

@@ -273,6 +273,33 @@ class MLSOpt_TransposeOp<Dialect dialect, string where>
   let assemblyFormat = "$input $permutation attr-dict `:` type($input)";
 }
 
+// An element type conversion between f16, bf16 and f32; `use` says what
+// it is for at this level.
+class MLSOpt_ConvertOp<Dialect dialect, string where, string use>
+    : Op<dialect, "convert", [Pure]> {
+  let summary = "Element type conversion of " # where #
+                " between f16, bf16 and f32";
+  let description = [{
+    Each element of the operand in the result's element type: exact when it
+    widens (f16 or bf16 to f32), rounded to nearest, ties to even, when it
+    narrows. }] # use # [{
+
+    ```mlir
+    %w = }] # dialect.name # [{.convert %x : tensor<8x64xf16> to tensor<8x64xf32>
+    ```
+  }];
+  let arguments = (ins MLSOpt_Tensor:$input);
+  let results = (outs MLSOpt_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      return ::mlsopt::verifyConversion(getOperation(), getInput().getType(),
+                                        getResult().getType());
+    }
+  }];
+}
+
 // The causal mask of attention (torch's `masked_fill` of a `triu`): the only
 // op whose elements depend on where they sit, so it is not elementwise by
 // index and not part of MLSOpt_TensorOps; each level says where its operand

@@ -25,25 +25,6 @@ LogicalResult TriangleFillOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// ConvertOp
-//===----------------------------------------------------------------------===//
-
-LogicalResult ConvertOp::verify() {
-  auto in = cast<RankedTensorType>(getInput().getType());
-  auto out = cast<RankedTensorType>(getResult().getType());
-  if (in.getShape() != out.getShape())
-    return emitOpError("converts a tensor of shape ")
-           << mlsopt::formatShape(in.getShape()) << " to one of shape "
-           << mlsopt::formatShape(out.getShape())
-           << "; a conversion keeps the shape";
-  if (in.getElementType() == out.getElementType())
-    return emitOpError("converts ")
-           << in.getElementType() << " to itself; a conversion changes the "
-           << "element type";
-  return success();
-}
-
-//===----------------------------------------------------------------------===//
 // CustomOp
 //===----------------------------------------------------------------------===//
 

@@ -125,6 +125,18 @@ LogicalResult GraphOp::verifyRegions() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// ConvertOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvertOp::verify() {
+  if (getInput().getType() == getResult().getType())
+    return emitOpError("converts ")
+           << getInput().getType()
+           << " to itself; a conversion changes the element type";
+  return success();
+}
+
 bool mlsopt::isScalarOpName(StringRef name) {
   for (StringRef op :
        {MulScalarOp::getOperationName(), AddScalarOp::getOperationName(),

@@ -11,6 +11,7 @@
 #include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
@@ -37,14 +38,17 @@ static bool isElementwiseBlockOp(Operation *op) {
   if (!isa_and_nonnull<kernel::CustomOp, block::ForLoopOp>(op->getParentOp()))
     return false;
   StringRef name = op->getName().stripDialect();
-  return isScalarOpName(name) || symbolizeUnaryKind(name) ||
-         symbolizeBinaryKind(name);
+  return isa<block::ConvertOp>(op) || isScalarOpName(name) ||
+         symbolizeUnaryKind(name) || symbolizeBinaryKind(name);
 }
 
 /// Emits the thread op that computes `op` on one element of each operand.
 static Value createThreadOp(OpBuilder &b, Operation *op, ValueRange args) {
   Location loc = op->getLoc();
   Type type = args.front().getType();
+  if (auto convert = dyn_cast<block::ConvertOp>(op))
+    return ConvertOp::create(
+        b, loc, getElementTypeOrSelf(convert.getResult().getType()), args[0]);
   StringRef name = op->getName().stripDialect();
   // The thread op of a scalar op has its mnemonic and its `scalar`.
   if (isScalarOpName(name)) {
@@ -166,6 +170,56 @@ struct MergeIntoConsumer : OpRewritePattern<GraphOp> {
   }
 };
 
+/// A thread graph that reads only results of one producer graph that
+/// other ops read too (a tile rounded to f16 for a matmul that a reduction
+/// also reads in f32) is computed by the producer as more results: the
+/// elements are in registers there, so they are not read back from shared
+/// memory and no barrier separates the two.
+struct MergeIntoProducer : OpRewritePattern<GraphOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(GraphOp consumer,
+                                PatternRewriter &rewriter) const override {
+    auto producer = consumer.getInputs().empty()
+                        ? GraphOp()
+                        : consumer.getInputs().front().getDefiningOp<GraphOp>();
+    if (!producer || producer->getBlock() != consumer->getBlock() ||
+        !llvm::all_of(consumer.getInputs(),
+                      [&](Value v) { return v.getDefiningOp() == producer; }))
+      return rewriter.notifyMatchFailure(consumer,
+                                         "reads more than one graph's results");
+    // Results of one graph share one shape.
+    if (cast<RankedTensorType>(consumer.getResult(0).getType()).getShape() !=
+        cast<RankedTensorType>(producer.getResult(0).getType()).getShape())
+      return rewriter.notifyMatchFailure(consumer, "another shape");
+    SmallVector<Type> types(producer.getResultTypes());
+    llvm::append_range(types, consumer.getResultTypes());
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(producer);
+    GraphOp merged = createGraph(
+        rewriter, producer.getLoc(), producer.getInputs(), types,
+        [&](OpBuilder &b, const IRMapping &elements) {
+          SmallVector<Value> produced = inlineGraphBody(
+              b, producer,
+              llvm::map_to_vector(producer.getInputs(),
+                                  [&](Value v) { return elements.lookup(v); }));
+          SmallVector<Value> consumed = inlineGraphBody(
+              b, consumer,
+              llvm::map_to_vector(consumer.getInputs(), [&](Value v) {
+                return produced[cast<OpResult>(v).getResultNumber()];
+              }));
+          llvm::append_range(produced, consumed);
+          return produced;
+        });
+    LLVM_DEBUG(llvm::dbgs() << "merged thread graph at " << consumer.getLoc()
+                            << " into its producer\n");
+    unsigned numProduced = producer.getNumResults();
+    rewriter.replaceOp(consumer, merged.getResults().drop_front(numProduced));
+    rewriter.replaceOp(producer, merged.getResults().take_front(numProduced));
+    return success();
+  }
+};
+
 struct ThreadFuseElementwisePass
     : thread::impl::ThreadFuseElementwiseBase<ThreadFuseElementwisePass> {
   void runOnOperation() override {
@@ -195,5 +249,6 @@ struct ThreadFuseElementwisePass
 
 void mlsopt::thread::populateFuseElementwisePatterns(
     RewritePatternSet &patterns) {
-  patterns.add<WrapElementwiseOp, MergeIntoConsumer>(patterns.getContext());
+  patterns.add<WrapElementwiseOp, MergeIntoConsumer, MergeIntoProducer>(
+      patterns.getContext());
 }

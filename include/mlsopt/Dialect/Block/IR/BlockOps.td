@@ -167,4 +167,13 @@ def Block_TriangleFillOp : MLSOpt_TriangleFillOp<Block_Dialect,
     along those dims. Only a tile inside the for-loop may have an fmap.
   }]>;
 
+def Block_ConvertOp : MLSOpt_ConvertOp<Block_Dialect, "a tile", [{
+    A kernel that computes in f32 rounds a tile it computed to f16 or bf16
+    before a matmul reads it, so that the product runs on the tensor cores
+    at the narrow type's rate, as the program it came from multiplies its
+    f16 or bf16 values (attention's `exp(S - m)` before `P V`, a normalized
+    row before its projection). The thread level fuses it into the chain
+    that computes the tile (`thread.convert`).
+  }]>;
+
 #endif // MLSOPT_DIALECT_BLOCK_IR_BLOCKOPS_TD

@@ -16,27 +16,14 @@ defm Kernel : MLSOpt_TensorOps<Kernel_Dialect, "tensors in device memory">;
 def Kernel_TriangleFillOp
     : MLSOpt_TriangleFillOp<Kernel_Dialect, "a tensor", (ins), "", "">;
 
-def Kernel_ConvertOp : Kernel_Op<"convert", [Pure]> {
-  let summary = "Element type conversion between f16, bf16 and f32";
-  let description = [{
-    Each element of the operand in the result's element type: exact when it
-    widens (f16 or bf16 to f32), rounded to nearest, ties to even, when it
-    narrows. This is the `arith.extf` / `arith.truncf` a front end writes
+def Kernel_ConvertOp : MLSOpt_ConvertOp<Kernel_Dialect, "a tensor", [{
+    This is the `arith.extf` / `arith.truncf` a front end writes
     around an f16 softmax or normalization computed in f32, or around a
     matmul that accumulates f16 operands into an f32 result. It moves data
     only: the search sees through it (the kernels it finds for a subprogram
     that mixes element types convert as they load and store), and the GPU
     lowering launches one that no kernel absorbs as a copy kernel.
-
-    ```mlir
-    %w = kernel.convert %x : tensor<8x64xf16> to tensor<8x64xf32>
-    ```
-  }];
-  let arguments = (ins MLSOpt_Tensor:$input);
-  let results = (outs MLSOpt_Tensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
-  let hasVerifier = 1;
-}
+  }]>;
 
 //===----------------------------------------------------------------------===//
 // Custom kernels

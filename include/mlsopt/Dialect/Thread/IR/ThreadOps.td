@@ -115,4 +115,22 @@ def Thread_#op[1]#Op : Thread_Op<op[0], [Pure, SameOperandsAndResultType,
   let assemblyFormat = "$input `,` $scalar attr-dict `:` type($result)";
 }
 
+def Thread_ConvertOp : Thread_Op<"convert", [Pure, HasParent<"GraphOp">]> {
+  let summary = "Element type conversion of one element";
+  let description = [{
+    The element in the result's type: exact when it widens, rounded to
+    nearest, ties to even, when it narrows. It is the `block.convert` of a
+    chain fused in registers: a tile computed in f32 and rounded to f16 for
+    a matmul is written to shared memory in f16 only.
+
+    ```mlir
+    %h = thread.convert %x : f32 to f16
+    ```
+  }];
+  let arguments = (ins Thread_Scalar:$input);
+  let results = (outs Thread_Scalar:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
+}
+
 #endif // MLSOPT_DIALECT_THREAD_IR_THREADOPS_TD

@@ -9,11 +9,15 @@ def ThreadFuseElementwise : Pass<"thread-fuse-elementwise"> {
   let summary = "Fuse chains of elementwise block ops into thread graphs";
   let description = [{
     Builds the thread level of a μGraph by rules. Every elementwise block op
-    (unary, binary, or with a constant) becomes a `thread.graph`, and a thread
-    graph whose results feed only one other thread graph is merged into it.
-    The chain then runs in registers, as the epilogue of the op that produces
-    its operands or the prologue of the op that consumes its result, and its
-    intermediate tiles no longer take shared memory.
+    (unary, binary, with a constant, or a `block.convert`) becomes a
+    `thread.graph`, and a thread graph whose results feed only one other
+    thread graph is merged into it. The chain then runs in registers, as the
+    epilogue of the op that produces its operands or the prologue of the op
+    that consumes its result, and its intermediate tiles no longer take
+    shared memory. A thread graph that reads only results of one other graph
+    which more ops read becomes more results of that graph: attention's
+    `exp(S - m)`, summed in f32 and rounded to f16 for `P V`, is computed
+    once and written in both types.
 
     ```mlir
     %s = block.silu %a : tensor<8x64xf16>
@@ -34,7 +38,8 @@ def ThreadFuseElementwise : Pass<"thread-fuse-elementwise"> {
     Statistic<"numWrapped", "ops-wrapped",
               "Elementwise block ops turned into thread graphs">,
     Statistic<"numMerged", "graphs-merged",
-              "Thread graphs merged into their only consumer">,
+              "Thread graphs merged into their only consumer or into "
+              "the one producer they read">,
   ];
 }
 
