@@ -247,6 +247,21 @@ private:
 
 } // namespace
 
+/// `start` plus `seconds`, or the clock's last time point where that is
+/// past it: `timeout=1e10` means no deadline, not one that wrapped into the
+/// past (nanoseconds since the clock's epoch overflow 64 bits at about
+/// 9.2e9 s).
+static std::chrono::steady_clock::time_point
+getDeadline(std::chrono::steady_clock::time_point start, double seconds) {
+  using Clock = std::chrono::steady_clock;
+  double left =
+      std::chrono::duration<double>(Clock::time_point::max() - start).count();
+  if (!(seconds < left))
+    return Clock::time_point::max();
+  return start + std::chrono::duration_cast<Clock::duration>(
+                     std::chrono::duration<double>(seconds));
+}
+
 std::optional<KernelCost> Search::costOf(const KernelGraph &g,
                                          ArrayRef<Dims> inputDims,
                                          ArrayRef<Type> inputTypes,
@@ -1118,11 +1133,9 @@ SearchResult Search::run() {
     targetExprs.push_back(refValues[r].expr);
   }
   oracle = std::make_unique<SubexprOracle>(*exprs, targetExprs);
-  core = std::make_unique<SearchCore>(SearchCore{
-      problem, options, *exprs, *oracle, counters,
-      start + std::chrono::milliseconds(
-                  static_cast<int64_t>(options.timeoutSeconds * 1000)),
-      stop});
+  core = std::make_unique<SearchCore>(
+      SearchCore{problem, options, *exprs, *oracle, counters,
+                 getDeadline(start, options.timeoutSeconds), stop});
   core->stableExp = anyExp && allExpsStable;
   core->chainsScales = chainsScales;
   core->outputExprs = targetExprs;

@@ -474,6 +474,42 @@ struct ConvertCustomKernelToGPUPass
     : mlsopt::impl::ConvertCustomKernelToGPUBase<ConvertCustomKernelToGPUPass> {
   using Base::Base;
 
+  /// Kernels lowered before, for another chip, would be left as they are:
+  /// the PTX of a module lowered for sm_90 and run through the pipeline
+  /// for sm_80 stays sm_90's, which sm_80 cannot load.
+  LogicalResult checkLoweredFor(ModuleOp module) {
+    auto otherChip = [&](Attribute target) -> std::optional<std::string> {
+      auto nvvm = dyn_cast_or_null<NVVM::NVVMTargetAttr>(target);
+      if (!nvvm || nvvm.getChip() == chip)
+        return std::nullopt;
+      return nvvm.getChip().str();
+    };
+    WalkResult walk = module.walk([&](Operation *op) {
+      SmallVector<Attribute> targets;
+      if (auto binary = dyn_cast<gpu::BinaryOp>(op)) {
+        for (Attribute object : binary.getObjects())
+          if (auto o = dyn_cast<gpu::ObjectAttr>(object))
+            targets.push_back(o.getTarget());
+      } else if (auto gpuModule = dyn_cast<gpu::GPUModuleOp>(op)) {
+        if (ArrayAttr attrs = gpuModule.getTargetsAttr())
+          llvm::append_range(targets, attrs.getValue());
+      }
+      for (Attribute target : targets)
+        if (std::optional<std::string> other = otherChip(target)) {
+          // At its location, without the op: a gpu.binary prints all of
+          // its PTX.
+          emitError(op->getLoc())
+              << "'" << op->getName() << "' is lowered for " << *other
+              << " already; lowering the module for " << chip
+              << " would leave its code for " << *other
+              << ": lower the kernel-level program for " << chip << " instead";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    return failure(walk.wasInterrupted());
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     std::optional<TargetInfo> target = lookupTarget(chip);
@@ -483,6 +519,8 @@ struct ConvertCustomKernelToGPUPass
           << supportedTargetNames();
       return signalPassFailure();
     }
+    if (failed(checkLoweredFor(module)))
+      return signalPassFailure();
     SmallVector<func::FuncOp> funcs;
     // Functions with kernel-dialect ops at their top level run on the GPU;
     // lowerFunction rejects the ones it cannot take whole. Others stay host

@@ -19,6 +19,14 @@
 // ZERO-NEXT: kernel.mul
 // ZERO-NOT: kernel.custom
 
+// A timeout past what the clock counts (nanoseconds overflow 64 bits at
+// about 9.2e9 s) is no deadline, not one in the past: the search runs.
+// RUN: mlsopt-opt %s --superoptimize=timeout=1e10 2>&1 | FileCheck %s --check-prefix=LONG
+// RUN: mlsopt-opt %s --superoptimize=timeout=1e308 2>&1 | FileCheck %s --check-prefix=LONG
+// LONG: remark: superoptimize: replaced 2 kernel ops ({{.*}}) by 1 kernels
+// LONG-NOT: timed out
+// LONG: kernel.custom
+
 func.func @f(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %e = kernel.exp %x : tensor<4x8xf32>
   %m = kernel.mul %e, %y : tensor<4x8xf32>, tensor<4x8xf32>
