@@ -236,17 +236,24 @@ def test_f16_rms_norm_matmul_keeps_its_numbers(columns, scale, seed):
                                atol=2e-2 * np.abs(expected).max())
 
 
+def f16_attention(rows, keys):
+    """softmax(Q K) V over 2 heads of 64 dims, f16, the softmax written as
+    exp / sum (as the bench's GQA)."""
+    graph = mi.new_kernel_graph()
+    Q = graph.new_input(dims=(2, rows, 64), dtype=mi.float16)
+    K = graph.new_input(dims=(2, 64, keys), dtype=mi.float16)
+    V = graph.new_input(dims=(2, keys, 64), dtype=mi.float16)
+    E = graph.exp(graph.matmul(Q, K))
+    graph.mark_output(graph.matmul(graph.div(E, graph.reduction(E, 2)), V))
+    return graph
+
+
 def test_f16_attention_whose_unnormalized_product_passes_65504_stays_in_range():
     # Scores near 2 over 4096 keys and values near 5: exp(S) V, which the
     # search's μGraph divides by the row sums last, is past f16's range
     # where the normalized product is not (it returned inf everywhere).
-    graph = mi.new_kernel_graph()
-    Q = graph.new_input(dims=(2, 16, 64), dtype=mi.float16)
-    K = graph.new_input(dims=(2, 64, 4096), dtype=mi.float16)
-    V = graph.new_input(dims=(2, 4096, 64), dtype=mi.float16)
-    E = graph.exp(graph.matmul(Q, K))
-    graph.mark_output(graph.matmul(graph.div(E, graph.reduction(E, 2)), V))
-    optimized = graph.superoptimize(target="sm_90", timeout=5)
+    optimized = f16_attention(rows=16, keys=4096).superoptimize(
+        target="sm_90", timeout=5)
     rng = np.random.default_rng(11)
     q = np.full((2, 16, 64), 0.25)
     k = 0.125 + rng.standard_normal((2, 64, 4096)) * 0.01
@@ -262,13 +269,8 @@ def test_f16_attention_multiplies_its_probabilities_on_the_f16_tensor_cores():
     # The kernel computes exp(Q K) in f32 for its row sums and rounds it to
     # f16 for the product with V, as the f16 program does: both products
     # are f16 mma.sync, none tf32, and the numbers stay the program's.
-    graph = mi.new_kernel_graph()
-    Q = graph.new_input(dims=(2, 64, 64), dtype=mi.float16)
-    K = graph.new_input(dims=(2, 64, 1024), dtype=mi.float16)
-    V = graph.new_input(dims=(2, 1024, 64), dtype=mi.float16)
-    E = graph.exp(graph.matmul(Q, K))
-    graph.mark_output(graph.matmul(graph.div(E, graph.reduction(E, 2)), V))
-    optimized = graph.superoptimize(target="sm_90", timeout=10)
+    optimized = f16_attention(rows=64, keys=1024).superoptimize(
+        target="sm_90", timeout=10)
     assert optimized.cost("sm_90").launches == 1
     text = optimized.mlir()
     assert "thread.convert" in text and " : f32 to f16" in text

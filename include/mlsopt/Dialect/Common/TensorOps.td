@@ -274,18 +274,18 @@ class MLSOpt_TransposeOp<Dialect dialect, string where>
 }
 
 // An element type conversion between f16, bf16 and f32; `use` says what
-// it is for at this level.
-class MLSOpt_ConvertOp<Dialect dialect, string where, string use>
+// it is for at this level and `example` is its typical type pair.
+class MLSOpt_ConvertOp<Dialect dialect, string where, string use,
+                       string example>
     : Op<dialect, "convert", [Pure]> {
   let summary = "Element type conversion of " # where #
                 " between f16, bf16 and f32";
   let description = [{
     Each element of the operand in the result's element type: exact when it
     widens (f16 or bf16 to f32), rounded to nearest, ties to even, when it
-    narrows. }] # use # [{
-
+    narrows.}] # use # [{
     ```mlir
-    %w = }] # dialect.name # [{.convert %x : tensor<8x64xf16> to tensor<8x64xf32>
+    %y = }] # dialect.name # [{.convert %x : }] # example # [{
     ```
   }];
   let arguments = (ins MLSOpt_Tensor:$input);

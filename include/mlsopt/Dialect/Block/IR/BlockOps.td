@@ -174,6 +174,6 @@ def Block_ConvertOp : MLSOpt_ConvertOp<Block_Dialect, "a tile", [{
     f16 or bf16 values (attention's `exp(S - m)` before `P V`, a normalized
     row before its projection). The thread level fuses it into the chain
     that computes the tile (`thread.convert`).
-  }]>;
+  }], "tensor<64x128xf32> to tensor<64x128xf16>">;
 
 #endif // MLSOPT_DIALECT_BLOCK_IR_BLOCKOPS_TD

@@ -23,7 +23,7 @@ def Kernel_ConvertOp : MLSOpt_ConvertOp<Kernel_Dialect, "a tensor", [{
     only: the search sees through it (the kernels it finds for a subprogram
     that mixes element types convert as they load and store), and the GPU
     lowering launches one that no kernel absorbs as a copy kernel.
-  }]>;
+  }], "tensor<8x64xf16> to tensor<8x64xf32>">;
 
 //===----------------------------------------------------------------------===//
 // Custom kernels
