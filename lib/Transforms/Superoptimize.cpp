@@ -28,6 +28,7 @@
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
@@ -539,6 +540,22 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
     RewritePatternSet patterns(ctx);
     thread::populateFuseElementwisePatterns(patterns);
     (void)applyPatternsGreedily(answer, std::move(patterns));
+    // A graph merged into its producer keeps its result live from there,
+    // which can take more shared memory than the block graph the search
+    // sized; where that no longer fits, the answer is the sized one.
+    {
+      ScopedDiagnosticHandler quiet(ctx,
+                                    [](Diagnostic &) { return success(); });
+      if (failed(mlir::verify(answer))) {
+        answer.erase();
+        builder.setInsertionPointToEnd(scratch->getBody());
+        found = materializeFunction(builder, loc, "candidate", result.best,
+                                    problem->shapes);
+        if (failed(found))
+          return true;
+        answer = *found;
+      }
+    }
     if (!keepReference) {
       if (tooLarge) {
         emitWarning(loc)

@@ -122,6 +122,50 @@ func.func @rounded_probabilities(%q: tensor<8x16xf16>, %k: tensor<16x64xf16>, %v
 
 // -----
 
+// RMSNorm + matmul in f32 for an f16 program, and x + y: x rounded to f16
+// for the product reads the tile the sum reads, so it moves up into the
+// nearest earlier graph that reads it, the sum's, and one graph computes
+// both. The sum's graph reads y, loaded after the squares' graph, so it
+// cannot move up to that one, which stays.
+// CHECK-LABEL: func.func @shared_operand
+// CHECK:         %[[X:.*]] = block.load %in0
+// CHECK-NEXT:    %[[SQ:.*]] = thread.graph(%[[X]]) : (tensor<4x64xf32>) -> tensor<4x64xf32> {
+// CHECK:           thread.unary square
+// CHECK:         %[[Y:.*]] = block.load %in1
+// CHECK-NEXT:    %[[G:.*]]:2 = thread.graph(%[[X]], %[[Y]]) : (tensor<4x64xf32>, tensor<4x64xf32>) -> (tensor<4x64xf32>, tensor<4x64xf16>) {
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32):
+// CHECK-NEXT:      %[[S:.*]] = thread.binary add %[[A]], %[[B]] : f32
+// CHECK-NEXT:      %[[H:.*]] = thread.convert %[[A]] : f32 to f16
+// CHECK-NEXT:      thread.yield %[[S]], %[[H]] : f32, f16
+// CHECK-NEXT:    }
+// CHECK:         block.matmul %[[G]]#1
+// CHECK:         block.reduce_sum %[[SQ]]
+// CHECK:         block.yield %{{.*}}, %{{.*}}, %[[G]]#0
+func.func @shared_operand(%x: tensor<4x64xf16>, %y: tensor<4x64xf16>, %w: tensor<64x32xf16>) -> (tensor<4x32xf16>, tensor<4x1xf16>, tensor<4x64xf16>) {
+  %o:3 = kernel.custom (%x, %y, %w) grid <1, 1, 1> block <128, 1, 1>
+      : (tensor<4x64xf16>, tensor<4x64xf16>, tensor<64x32xf16>) -> (tensor<4x32xf16>, tensor<4x1xf16>, tensor<4x64xf16>) {
+  ^bb0(%in0: tensor<4x64xf16>, %in1: tensor<4x64xf16>, %in2: tensor<64x32xf16>, %out0: tensor<4x32xf16>, %out1: tensor<4x1xf16>, %out2: tensor<4x64xf16>):
+    %acc:3 = block.for_loop 1 iterations accumulate (sum, sum, sum) : tensor<4x32xf32>, tensor<4x1xf32>, tensor<4x64xf32> {
+      %xt = block.load %in0 imap <> : tensor<4x64xf16> -> tensor<4x64xf32>
+      %sq = block.square %xt : tensor<4x64xf32>
+      %yt = block.load %in1 imap <> : tensor<4x64xf16> -> tensor<4x64xf32>
+      %xy = block.add %xt, %yt : tensor<4x64xf32>, tensor<4x64xf32>
+      %wt = block.load %in2 imap <> : tensor<64x32xf16> -> tensor<64x32xf16>
+      %xh = block.convert %xt : tensor<4x64xf32> to tensor<4x64xf16>
+      %m = block.matmul %xh, %wt : tensor<4x64xf16>, tensor<64x32xf16> -> tensor<4x32xf32>
+      %s = block.reduce_sum %sq dim 1 : tensor<4x64xf32>
+      block.yield %m, %s, %xy : tensor<4x32xf32>, tensor<4x1xf32>, tensor<4x64xf32>
+    }
+    block.store %acc#0, %out0 omap <> : tensor<4x32xf32> into tensor<4x32xf16>
+    block.store %acc#1, %out1 omap <> : tensor<4x1xf32> into tensor<4x1xf16>
+    block.store %acc#2, %out2 omap <> : tensor<4x64xf32> into tensor<4x64xf16>
+    block.return
+  }
+  return %o#0, %o#1, %o#2 : tensor<4x32xf16>, tensor<4x1xf16>, tensor<4x64xf16>
+}
+
+// -----
+
 // Kernel-level elementwise ops are not part of any block graph and stay.
 // CHECK-LABEL: func.func @kernel_level
 // CHECK-NEXT:    kernel.exp

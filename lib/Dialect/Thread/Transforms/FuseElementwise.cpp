@@ -220,6 +220,73 @@ struct MergeIntoProducer : OpRewritePattern<GraphOp> {
   }
 };
 
+/// Whether `value` is available where `op` is: defined outside `op`'s
+/// block, or by an op before it in that block.
+static bool isAvailableAt(Value value, Operation *op) {
+  Operation *def = value.getDefiningOp();
+  Block *block = def ? def->getBlock() : cast<BlockArgument>(value).getOwner();
+  if (block != op->getBlock())
+    return true;
+  return !def || def->isBeforeInBlock(op);
+}
+
+/// Two thread graphs that read a tile in common (the squares of x for its
+/// norm and x rounded to f16 for its product) are one graph with the
+/// results of both: each element is read from shared memory once, and one
+/// barrier follows. The later graph moves up to the earlier one, which all
+/// its operands must be available at.
+struct MergeSiblings : OpRewritePattern<GraphOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(GraphOp later,
+                                PatternRewriter &rewriter) const override {
+    ArrayRef<int64_t> shape =
+        cast<RankedTensorType>(later.getResult(0).getType()).getShape();
+    GraphOp earlier;
+    for (Operation *op = later->getPrevNode(); op && !earlier;
+         op = op->getPrevNode()) {
+      auto candidate = dyn_cast<GraphOp>(op);
+      if (!candidate ||
+          cast<RankedTensorType>(candidate.getResult(0).getType()).getShape() !=
+              shape ||
+          llvm::none_of(later.getInputs(),
+                        [&](Value v) {
+                          return llvm::is_contained(candidate.getInputs(), v);
+                        }) ||
+          !llvm::all_of(later.getInputs(),
+                        [&](Value v) { return isAvailableAt(v, candidate); }))
+        continue;
+      earlier = candidate;
+    }
+    if (!earlier)
+      return rewriter.notifyMatchFailure(later, "no earlier graph to join");
+    SmallVector<Value> inputs(earlier.getInputs());
+    llvm::append_range(inputs, later.getInputs());
+    SmallVector<Type> types(earlier.getResultTypes());
+    llvm::append_range(types, later.getResultTypes());
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(earlier);
+    GraphOp merged = createGraph(
+        rewriter, earlier.getLoc(), inputs, types,
+        [&](OpBuilder &b, const IRMapping &elements) {
+          auto argsOf = [&](GraphOp graph) {
+            return llvm::map_to_vector(
+                graph.getInputs(), [&](Value v) { return elements.lookup(v); });
+          };
+          SmallVector<Value> yielded =
+              inlineGraphBody(b, earlier, argsOf(earlier));
+          llvm::append_range(yielded, inlineGraphBody(b, later, argsOf(later)));
+          return yielded;
+        });
+    LLVM_DEBUG(llvm::dbgs() << "merged thread graph at " << later.getLoc()
+                            << " into an earlier one reading its operands\n");
+    unsigned numEarlier = earlier.getNumResults();
+    rewriter.replaceOp(later, merged.getResults().drop_front(numEarlier));
+    rewriter.replaceOp(earlier, merged.getResults().take_front(numEarlier));
+    return success();
+  }
+};
+
 struct ThreadFuseElementwisePass
     : thread::impl::ThreadFuseElementwiseBase<ThreadFuseElementwisePass> {
   void runOnOperation() override {
@@ -249,6 +316,6 @@ struct ThreadFuseElementwisePass
 
 void mlsopt::thread::populateFuseElementwisePatterns(
     RewritePatternSet &patterns) {
-  patterns.add<WrapElementwiseOp, MergeIntoConsumer, MergeIntoProducer>(
-      patterns.getContext());
+  patterns.add<WrapElementwiseOp, MergeIntoConsumer, MergeIntoProducer,
+               MergeSiblings>(patterns.getContext());
 }

@@ -17,7 +17,10 @@ def ThreadFuseElementwise : Pass<"thread-fuse-elementwise"> {
     shared memory. A thread graph that reads only results of one other graph
     which more ops read becomes more results of that graph: attention's
     `exp(S - m)`, summed in f32 and rounded to f16 for `P V`, is computed
-    once and written in both types.
+    once and written in both types. Two thread graphs that read a tile in
+    common are one graph with the results of both, where the later one's
+    operands are available at the earlier one (x's squares for its norm and
+    x rounded to f16 for its product read x from shared memory once).
 
     ```mlir
     %s = block.silu %a : tensor<8x64xf16>
@@ -38,8 +41,9 @@ def ThreadFuseElementwise : Pass<"thread-fuse-elementwise"> {
     Statistic<"numWrapped", "ops-wrapped",
               "Elementwise block ops turned into thread graphs">,
     Statistic<"numMerged", "graphs-merged",
-              "Thread graphs merged into their only consumer or into "
-              "the one producer they read">,
+              "Thread graphs merged into their only consumer, into the "
+              "one producer they read, or into an earlier graph reading an "
+              "operand of theirs">,
   ];
 }
 
