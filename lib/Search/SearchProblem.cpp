@@ -129,8 +129,16 @@ static LogicalResult unifyOp(Operation *op, OpKind kind,
 }
 
 /// The f16 or bf16 type every matmul of `ops` reads both its operands in,
-/// if there is one such type and a matmul at all; else null.
-static Type getMatmulOperandType(ArrayRef<Operation *> ops) {
+/// if there is one such type and a matmul at all; else null. Not f16 where
+/// the ops mix element types (`mixed`): a μGraph moves a normalization or
+/// scale the program computes in f32 before its rounding to after the
+/// product, so its matmul would round the unnormalized value, which f16's
+/// range need not hold (an f32 softmax's exp(S) for scores near 17, an
+/// f32 activation near 7e4 before its rms_norm: inf where the program is
+/// finite). bf16 has f32's range, and its rounding the same relative error
+/// at any magnitude. A program all in f16 holds every value it forms in
+/// f16.
+static Type getMatmulOperandType(ArrayRef<Operation *> ops, bool mixed) {
   Type common;
   for (Operation *op : ops) {
     if (lookupOpKind(op->getName().stripDialect()) != OpKind::Matmul)
@@ -143,6 +151,8 @@ static Type getMatmulOperandType(ArrayRef<Operation *> ops) {
       common = element;
     }
   }
+  if (mixed && common && common.isF16())
+    return Type();
   return common;
 }
 
@@ -201,7 +211,7 @@ static FailureOr<SearchProblem> buildProblem(ArrayRef<Operation *> ops,
   if (mixed || elementType.isF16() || elementType.isBF16())
     elementType = Float32Type::get(elementType.getContext());
   problem.shapes.elementType = elementType;
-  problem.shapes.matmulType = getMatmulOperandType(ops);
+  problem.shapes.matmulType = getMatmulOperandType(ops, mixed);
 
   // Number the classes in order of first appearance, so that equal programs
   // get equal numberings.

@@ -287,11 +287,12 @@ struct ShapeContext {
   /// input in. Empty: the inputs' own types.
   llvm::SmallVector<mlir::Type> readTypes;
   /// Where every matmul of the program multiplies operands of one f16 or
-  /// bf16 type (elementType then is f32): that type. A custom kernel rounds
-  /// a matmul operand it computes to it (block.convert), as the program
-  /// rounds its own, so that the product runs on the tensor cores at that
-  /// type's rate rather than as tf32. Null: operands are multiplied in
-  /// the type they have.
+  /// bf16 type (elementType then is f32), and for f16 the program has no
+  /// f32 ops (getMatmulOperandType in SearchProblem.cpp): that type. A custom
+  /// kernel rounds a matmul operand it computes to it (block.convert), as the
+  /// program rounds its own, so that the product runs on the tensor cores at
+  /// that type's rate rather than as tf32. Null: operands are multiplied in the
+  /// type they have.
   mlir::Type matmulType;
   llvm::SmallVector<Dims> inputDims;
   /// Extent of each class.
