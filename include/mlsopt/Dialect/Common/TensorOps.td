@@ -168,6 +168,18 @@ class MLSOpt_ScalarOp<Dialect dialect, list<string> op, string where>
   }];
   let arguments = (ins MLSOpt_Tensor:$input, F64Attr:$scalar);
   let assemblyFormat = "$input `,` $scalar attr-dict `:` type($input)";
+  let hasFolder = 1;
+  // x * 1 is x in every float type (NaN and infinities too), so the scale
+  // a front end writes for a head size of 1 costs no pass over the tile;
+  // x + 0 is not (-0 + 0 is +0), nor is a clamp.
+  let extraDefinitions = [{
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor) {
+      if (getOperation()->getName().stripDialect() == "mul_scalar" &&
+          getScalar().convertToDouble() == 1.0)
+        return getInput();
+      return {};
+    }
+  }];
 }
 
 class MLSOpt_ReduceOp<Dialect dialect, string mnemonic, string what,
