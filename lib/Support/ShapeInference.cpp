@@ -2,6 +2,8 @@
 
 #include "mlsopt/Support/ShapeInference.h"
 
+#include "mlir/IR/TypeUtilities.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -18,16 +20,16 @@ std::string formatShape(ArrayRef<int64_t> shape) {
 
 LogicalResult verifyConversion(mlir::Operation *op, mlir::Type input,
                                mlir::Type result) {
-  auto in = cast<mlir::RankedTensorType>(input);
-  auto out = cast<mlir::RankedTensorType>(result);
-  if (in.getShape() != out.getShape())
+  auto in = dyn_cast<mlir::RankedTensorType>(input);
+  auto out = dyn_cast<mlir::RankedTensorType>(result);
+  if (in && out && in.getShape() != out.getShape())
     return op->emitOpError("converts a tensor of shape ")
            << formatShape(in.getShape()) << " to one of shape "
            << formatShape(out.getShape()) << "; a conversion keeps the shape";
-  if (in.getElementType() == out.getElementType())
+  mlir::Type element = mlir::getElementTypeOrSelf(input);
+  if (element == mlir::getElementTypeOrSelf(result))
     return op->emitOpError("converts ")
-           << in.getElementType() << " to itself; a conversion changes the "
-           << "element type";
+           << element << " to itself; a conversion changes the element type";
   return success();
 }
 

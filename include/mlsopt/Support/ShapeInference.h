@@ -86,8 +86,8 @@ llvm::LogicalResult inferFromOperands(std::optional<mlir::Location> loc,
                                       mlir::TypeRange operands, ShapeRule rule,
                                       llvm::SmallVectorImpl<mlir::Type> &inferred);
 
-/// The verifier of the kernel and block `convert` ops: `input` and `result`
-/// are tensors of one shape and of different element types.
+/// The verifier of the `convert` ops of every level: `input` and `result`
+/// (tensors of one shape, or scalars) have different element types.
 llvm::LogicalResult verifyConversion(mlir::Operation *op, mlir::Type input,
                                      mlir::Type result);
 

@@ -130,11 +130,7 @@ LogicalResult GraphOp::verifyRegions() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ConvertOp::verify() {
-  if (getInput().getType() == getResult().getType())
-    return emitOpError("converts ")
-           << getInput().getType()
-           << " to itself; a conversion changes the element type";
-  return success();
+  return verifyConversion(*this, getInput().getType(), getResult().getType());
 }
 
 bool mlsopt::isScalarOpName(StringRef name) {

@@ -170,6 +170,43 @@ struct MergeIntoConsumer : OpRewritePattern<GraphOp> {
   }
 };
 
+/// Replaces `earlier` and `later`, a graph after it in its block, by one
+/// graph at `earlier`'s place that computes both bodies and yields both
+/// results, `earlier`'s first. `later` reads `earlier`'s results in
+/// registers; every other operand of `later` must be available at
+/// `earlier`.
+static void mergeIntoEarlier(PatternRewriter &rewriter, GraphOp earlier,
+                             GraphOp later) {
+  SmallVector<Value> inputs(earlier.getInputs());
+  for (Value v : later.getInputs())
+    if (v.getDefiningOp() != earlier)
+      inputs.push_back(v);
+  SmallVector<Type> types(earlier.getResultTypes());
+  llvm::append_range(types, later.getResultTypes());
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(earlier);
+  GraphOp merged = createGraph(
+      rewriter, earlier.getLoc(), inputs, types,
+      [&](OpBuilder &b, const IRMapping &elements) {
+        SmallVector<Value> yielded = inlineGraphBody(
+            b, earlier, llvm::map_to_vector(earlier.getInputs(), [&](Value v) {
+              return elements.lookup(v);
+            }));
+        SmallVector<Value> laterArgs =
+            llvm::map_to_vector(later.getInputs(), [&](Value v) {
+              auto result = dyn_cast<OpResult>(v);
+              return result && result.getOwner() == earlier
+                         ? yielded[result.getResultNumber()]
+                         : elements.lookup(v);
+            });
+        llvm::append_range(yielded, inlineGraphBody(b, later, laterArgs));
+        return yielded;
+      });
+  unsigned numEarlier = earlier.getNumResults();
+  rewriter.replaceOp(later, merged.getResults().drop_front(numEarlier));
+  rewriter.replaceOp(earlier, merged.getResults().take_front(numEarlier));
+}
+
 /// A thread graph that reads only results of one producer graph that
 /// other ops read too (a tile rounded to f16 for a matmul that a reduction
 /// also reads in f32) is computed by the producer as more results: the
@@ -192,30 +229,9 @@ struct MergeIntoProducer : OpRewritePattern<GraphOp> {
     if (cast<RankedTensorType>(consumer.getResult(0).getType()).getShape() !=
         cast<RankedTensorType>(producer.getResult(0).getType()).getShape())
       return rewriter.notifyMatchFailure(consumer, "another shape");
-    SmallVector<Type> types(producer.getResultTypes());
-    llvm::append_range(types, consumer.getResultTypes());
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPoint(producer);
-    GraphOp merged = createGraph(
-        rewriter, producer.getLoc(), producer.getInputs(), types,
-        [&](OpBuilder &b, const IRMapping &elements) {
-          SmallVector<Value> produced = inlineGraphBody(
-              b, producer,
-              llvm::map_to_vector(producer.getInputs(),
-                                  [&](Value v) { return elements.lookup(v); }));
-          SmallVector<Value> consumed = inlineGraphBody(
-              b, consumer,
-              llvm::map_to_vector(consumer.getInputs(), [&](Value v) {
-                return produced[cast<OpResult>(v).getResultNumber()];
-              }));
-          llvm::append_range(produced, consumed);
-          return produced;
-        });
-    LLVM_DEBUG(llvm::dbgs() << "merged thread graph at " << consumer.getLoc()
+    LLVM_DEBUG(llvm::dbgs() << "merging thread graph at " << consumer.getLoc()
                             << " into its producer\n");
-    unsigned numProduced = producer.getNumResults();
-    rewriter.replaceOp(consumer, merged.getResults().drop_front(numProduced));
-    rewriter.replaceOp(producer, merged.getResults().take_front(numProduced));
+    mergeIntoEarlier(rewriter, producer, consumer);
     return success();
   }
 };
@@ -260,29 +276,9 @@ struct MergeSiblings : OpRewritePattern<GraphOp> {
     }
     if (!earlier)
       return rewriter.notifyMatchFailure(later, "no earlier graph to join");
-    SmallVector<Value> inputs(earlier.getInputs());
-    llvm::append_range(inputs, later.getInputs());
-    SmallVector<Type> types(earlier.getResultTypes());
-    llvm::append_range(types, later.getResultTypes());
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPoint(earlier);
-    GraphOp merged = createGraph(
-        rewriter, earlier.getLoc(), inputs, types,
-        [&](OpBuilder &b, const IRMapping &elements) {
-          auto argsOf = [&](GraphOp graph) {
-            return llvm::map_to_vector(
-                graph.getInputs(), [&](Value v) { return elements.lookup(v); });
-          };
-          SmallVector<Value> yielded =
-              inlineGraphBody(b, earlier, argsOf(earlier));
-          llvm::append_range(yielded, inlineGraphBody(b, later, argsOf(later)));
-          return yielded;
-        });
-    LLVM_DEBUG(llvm::dbgs() << "merged thread graph at " << later.getLoc()
+    LLVM_DEBUG(llvm::dbgs() << "merging thread graph at " << later.getLoc()
                             << " into an earlier one reading its operands\n");
-    unsigned numEarlier = earlier.getNumResults();
-    rewriter.replaceOp(later, merged.getResults().drop_front(numEarlier));
-    rewriter.replaceOp(earlier, merged.getResults().take_front(numEarlier));
+    mergeIntoEarlier(rewriter, earlier, later);
     return success();
   }
 };
