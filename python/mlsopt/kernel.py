@@ -234,6 +234,28 @@ class DTensor:
     def __repr__(self):
         return f"DTensor(dims={self.dims}, dtype={self.dtype!r})"
 
+    # The graph hands out a new DTensor each time (`inputs`, `outputs`):
+    # two are the same tensor when they name the same value of the same
+    # graph, so `O in graph.outputs` and dicts keyed by tensors work.
+    def __eq__(self, other):
+        if not isinstance(other, DTensor):
+            return NotImplemented
+        return self._graph is other._graph and self._id == other._id
+
+    def __hash__(self):
+        return hash((id(self._graph), self._id))
+
+
+class _CompileHandle:
+    """What Mirage's compile(async_=True) returns: its build is already
+    done here, so wait() has nothing to wait for."""
+
+    def wait(self):
+        return None
+
+    def done(self):
+        return True
+
 
 class KernelGraph:
     """A kernel graph (Mirage's KNGraph) in mlsopt's kernel dialect."""
@@ -705,7 +727,11 @@ class KernelGraph:
         what would fail at the first call fails now. Calls lower the graph
         again (nothing is kept), on the CPU or for the device's chip.
         Mirage's options for its generated code (num_warp_groups,
-        pipeline_stages, async_, ...) are accepted and have no effect."""
+        pipeline_stages, ...) are accepted and have no effect. With
+        Mirage's `async_=True`, the lowering still runs before compile()
+        returns, and the handle it returns has Mirage's `wait()`, which
+        returns at once."""
+        async_ = bool(mirage_options.get("async_", False))
         target = _run_target("compile()", target, target_cc, mirage_options)
         if inputs is not None:
             inputs = list(inputs)
@@ -722,6 +748,7 @@ class KernelGraph:
                     raise ValueError(f"input {i} has shape {shape}; the "
                                      f"graph expects {expected}")
         self.ptx(target)
+        return _CompileHandle() if async_ else None
 
     def _run_on_gpu(self, inputs, target):
         """Runs the graph on torch CUDA tensors: lowered for `target` (the
@@ -1040,6 +1067,18 @@ def set_gpu_device_id(device_id):
     if device_id < 0:
         raise ValueError(f"GPU device id {device_id} is negative")
     gpu_device_id = device_id
+
+
+def get_shared_memory_capacity(target_cc):
+    """Mirage's get_shared_memory_capacity: the bytes of shared memory one
+    block of compute capability `target_cc` (80, 86, 89 or 90) may use,
+    the limit the search and the GPU lowering size kernels to."""
+    chip = f"sm_{_as_int(target_cc, 'target_cc')}"
+    capacity = _core.shared_memory_per_block(chip)
+    if capacity is None:
+        raise ValueError(f"unknown target_cc {target_cc!r}; supported "
+                         f"targets: {', '.join(_TARGETS)}")
+    return capacity
 
 
 def new_kernel_graph():

@@ -59,6 +59,17 @@ class STensor:
         return f"STensor(dims={self.dims}, dtype={self.dtype!r}, {where})"
 
 
+def _map_entry(value, what):
+    """An entry of an input_map or output_map, or a forloop_dim: a tensor dim,
+    or -1 for none. Numpy-style negative dims (-2 for the second to last)
+    are refused rather than read as none."""
+    d = _as_int(value, what)
+    if d < -1:
+        raise ValueError(f"{what} entry {d}: a tensor dim (0 or more), or -1 "
+                         "for none")
+    return d
+
+
 def _type(dims, dtype):
     return f"tensor<{'x'.join(str(d) for d in dims)}x{dtype.mlir_name}>"
 
@@ -117,7 +128,7 @@ class TBGraph:
                              "shared memory (store_in_dmem=True is not supported)")
         file, line = _caller()
         dims = list(dtensor.dims)
-        input_map = tuple(_as_int(d, "input_map") for d in input_map)
+        input_map = tuple(_map_entry(d, "input_map") for d in input_map)
         imap = _dim_map(input_map)
         for axis, d in enumerate(input_map):
             if d >= len(dims):
@@ -126,7 +137,7 @@ class TBGraph:
             if d >= 0:
                 dims[d] = _split(dims[d], self.grid_dim[axis],
                                  f"grid dim {_GRID_AXES[axis]}", dtensor.dims, d)
-        forloop_dim = _as_int(forloop_dim, "forloop_dim")
+        forloop_dim = _map_entry(forloop_dim, "forloop_dim")
         fmap = ""
         if forloop_dim >= 0:
             if forloop_dim >= len(dims):
@@ -164,7 +175,8 @@ class TBGraph:
         if _as_int(forloop_dim, "forloop_dim") != -1:
             raise ValueError("mlsopt stores outputs once, after the for-loop "
                              "(forloop_dim must be -1)")
-        if stensor._in_loop and stensor._name in self._invariant:
+        if (stensor._in_loop and stensor._name in self._invariant
+                and self.forloop_range != 1):
             stensor = self._loaded_after_loop(stensor)
         if stensor._in_loop:
             if self.forloop_range != 1:
@@ -173,7 +185,7 @@ class TBGraph:
                     "forloop_accum before new_output")
             # One iteration: its value is the sum over iterations.
             stensor = self.forloop_accum(stensor)
-        output_map = tuple(_as_int(d, "output_map") for d in output_map)
+        output_map = tuple(_map_entry(d, "output_map") for d in output_map)
         dims = list(stensor.dims)
         for axis, d in enumerate(output_map):
             if d >= len(dims):
@@ -291,6 +303,14 @@ class TBGraph:
         its arguments the kernel's inputs."""
         if not self._outputs:
             raise ValueError("the threadblock graph has no output (new_output)")
+        if not self._accumulators:
+            # A block graph is a for-loop and what follows it; a load after
+            # the loop has no loop to follow.
+            raise ValueError(
+                f"the threadblock graph has no for-loop: with forloop_range="
+                f"{self.forloop_range}, accumulate a tile with forloop_accum "
+                "(a copy of inputs the loop does not walk needs "
+                "forloop_range=1)")
         in_types = [_type(d.dims, d.dtype) for d, _ in self._inputs]
         out_types = [_type(dims, t.dtype) for t, _, dims, _ in self._outputs]
         args = ", ".join(f"%arg{i}: {t}" for i, t in enumerate(in_types))

@@ -35,6 +35,7 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <type_traits>
 
 using namespace mlir;
@@ -280,6 +281,35 @@ static void keepOnly(ModuleOp module, func::FuncOp func) {
         op->removeAttr(MLSOptDialect::kEquivalentToAttrName);
 }
 
+/// Emits an error at the first call in `func`'s call graph that reaches a
+/// function already on the path to it. A graph is a DAG of tensor ops: a
+/// recursive call has no base case to stop it, and running it never ended.
+static LogicalResult verifyNoRecursion(ModuleOp module, func::FuncOp func) {
+  llvm::SmallPtrSet<Operation *, 8> onPath, done;
+  std::function<LogicalResult(func::FuncOp)> visit =
+      [&](func::FuncOp current) -> LogicalResult {
+    if (done.contains(current))
+      return success();
+    onPath.insert(current);
+    WalkResult walked = current.walk([&](func::CallOp call) {
+      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+      if (!callee)
+        return WalkResult::advance();
+      if (onPath.contains(callee)) {
+        call.emitError("recursive call of @")
+            << callee.getSymName() << ": a graph is a DAG of tensor ops";
+        return WalkResult::interrupt();
+      }
+      return failed(visit(callee)) ? WalkResult::interrupt()
+                                   : WalkResult::advance();
+    });
+    onPath.erase(current);
+    done.insert(current);
+    return failure(walked.wasInterrupted());
+  };
+  return visit(func);
+}
+
 std::unique_ptr<Graph> Graph::parse(StringRef text, StringRef function) {
   DiagnosticCapture diagnostics;
   MLIRContext &context = getContext();
@@ -323,6 +353,8 @@ std::unique_ptr<Graph> Graph::parse(StringRef text, StringRef function) {
     checkBoundary(arg.getLoc(), arg.getType(), "argument");
   for (Type type : func.getResultTypes())
     checkBoundary(func.getLoc(), type, "result");
+  if (failed(verifyNoRecursion(*module, func)))
+    diagnostics.fail("the graph's function calls itself");
   keepOnly(*module, func);
   std::unique_ptr<Graph> graph(new Graph());
   graph->module = std::move(module);

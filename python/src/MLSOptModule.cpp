@@ -8,9 +8,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "Graph.h"
+#include "mlsopt/Support/Target.h"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
@@ -130,6 +132,17 @@ NB_MODULE(_mlsopt, m) {
   m.def("is_binary_op", fromPython(&isBinaryOpName));
   m.def("is_pass_registered", fromPython(&isPassRegistered), "name"_a,
         "True if `name` is a registered pass or pass pipeline.");
+
+  m.def(
+      "shared_memory_per_block",
+      [](const std::string &chip) -> std::optional<uint64_t> {
+        if (std::optional<TargetInfo> target = lookupTarget(chip))
+          return target->maxSharedMemPerBlock;
+        return std::nullopt;
+      },
+      "chip"_a,
+      "Bytes of shared memory one block of `chip` may opt in to (the cost "
+      "model's and the search's limit), or None for an unknown chip.");
 
   m.def(
       "infer_shape",

@@ -4,6 +4,7 @@ from_mlir, cost() and Graphviz output."""
 import inspect
 import pathlib
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -185,6 +186,40 @@ def test_from_mlir_converts_linalg():
     assert "kernel.matmul" in ir
     assert "linalg.matmul" not in ir
     assert graph.outputs[0].dims == (8, 6144)
+
+
+def test_from_mlir_imports_arith_on_whole_tensors():
+    # arith/math on tensors stayed as they were: cost() said 0 us and the
+    # CPU run failed with "op was not bufferized".
+    graph = mi.from_mlir("""
+      func.func @f(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x8xf32> {
+        %s = arith.addf %a, %b : tensor<4x8xf32>
+        %e = math.exp %s : tensor<4x8xf32>
+        return %e : tensor<4x8xf32>
+      }""")
+    text = graph.mlir()
+    assert "kernel.add" in text and "kernel.exp" in text, text
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no op is left out of the cost
+        assert graph.cost().total_us > 0
+    a = np.linspace(-1, 1, 32, dtype=np.float32).reshape(4, 8)
+    np.testing.assert_allclose(graph(inputs=[a, 2 * a])[0], np.exp(3 * a),
+                               rtol=1e-6)
+
+
+def test_from_mlir_rejects_a_recursive_graph():
+    # Running it never returned.
+    with pytest.raises(mi.MLIRError) as error:
+        mi.from_mlir("""
+      func.func private @g(%x: tensor<4xf32>) -> tensor<4xf32> {
+        %r = func.call @f(%x) : (tensor<4xf32>) -> tensor<4xf32>
+        return %r : tensor<4xf32>
+      }
+      func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+        %r = func.call @g(%x) : (tensor<4xf32>) -> tensor<4xf32>
+        return %r : tensor<4xf32>
+      }""", function="f")
+    assert "<mlir>:3:14: error: recursive call of @f" in str(error.value)
 
 
 def test_from_mlir_parse_error_is_located():
@@ -754,6 +789,9 @@ def test_compile_checks_inputs_and_lowers_now():
     graph.mark_output(graph.matmul(X, W))
     x, w = np.zeros((8, 64)), np.zeros((64, 32))
     assert graph.compile(inputs=[x, w], target_cc=80, async_=False) is None
+    # Mirage's scripts wait on the handle of an asynchronous build.
+    handle = graph.compile(inputs=[x, w], async_=True)
+    assert handle.wait() is None and handle.done()
     with pytest.raises(ValueError, match=r"input 1 has shape \(32, 64\)"):
         graph.compile(inputs=[x, w.T])
     with pytest.raises(ValueError, match="got 1 inputs; the graph has 2"):
@@ -788,3 +826,24 @@ def test_split_matmul_multiplies_narrow_operands_on_the_tensor_cores(dtype):
         rounded).astype(np.float64)
     np.testing.assert_allclose(out, expected, rtol=2e-2,
                                atol=2e-2 * np.abs(expected).max())
+
+
+def test_dtensors_handed_back_by_the_graph_are_the_ones_it_built():
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(4, 8), dtype=mi.float32)
+    Y = graph.new_input(dims=(4, 8), dtype=mi.float32)
+    O = graph.relu(X)
+    graph.mark_output(O)
+    assert graph.inputs == [X, Y] and graph.inputs[0] != Y
+    assert O in graph.outputs and X not in graph.outputs
+    assert {X: "x", O: "o"}[graph.inputs[0]] == "x"
+    other = mi.new_kernel_graph()
+    assert other.new_input(dims=(4, 8), dtype=mi.float32) != X
+
+
+def test_shared_memory_capacity_is_the_limit_kernels_are_sized_to():
+    # Mirage's scripts size their threadblock graphs by it.
+    assert mi.get_shared_memory_capacity(90) == 227 * 1024
+    assert mi.get_shared_memory_capacity(80) == 163 * 1024
+    with pytest.raises(ValueError, match="unknown target_cc 70"):
+        mi.get_shared_memory_capacity(70)

@@ -290,3 +290,42 @@ def test_float_sizes_and_maps_are_type_errors_not_truncated():
         tb.new_input(dtensor=X, input_map=(0.0, -1, -1), forloop_dim=1)
     with pytest.raises(TypeError, match="forloop_dim must be an integer"):
         tb.new_input(dtensor=X, input_map=(0, -1, -1), forloop_dim=1.0)
+
+
+def test_negative_dims_below_minus_one_are_refused_not_read_as_none():
+    # forloop_dim=-2 (numpy's second to last) was read as -1: the loop then
+    # summed the same tile forloop_range times, without a word.
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(16, 256), dtype=mi.float32)
+    tb = mi.new_threadblock_graph((1, 1, 1), (128, 1, 1), 4)
+    with pytest.raises(ValueError, match="forloop_dim entry -2: a tensor dim"):
+        tb.new_input(dtensor=X, input_map=(-1, -1, -1), forloop_dim=-2)
+    with pytest.raises(ValueError, match="input_map entry -5"):
+        tb.new_input(dtensor=X, input_map=(-5, -1, -1), forloop_dim=1)
+    tX = tb.new_input(dtensor=X, input_map=(-1, -1, -1), forloop_dim=1)
+    with pytest.raises(ValueError, match="output_map entry -9"):
+        tb.new_output(tb.forloop_accum(tX), output_map=(-9, -1, -1))
+
+
+def test_an_input_the_loop_does_not_walk_is_stored_as_a_copy():
+    # With one iteration, storing such a tile is a copy kernel (it failed in
+    # the verifier: a load after a for-loop that was never written). With
+    # more, nothing is accumulated, so there is no loop for the load to
+    # follow: a ValueError says what to do.
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(16, 64), dtype=mi.float32)
+    tb = mi.new_threadblock_graph((2, 1, 1), (128, 1, 1), 1)
+    tX = tb.new_input(dtensor=X, input_map=(0, -1, -1), forloop_dim=-1)
+    tb.new_output(tX, output_map=(0, -1, -1))
+    graph.mark_output(graph.customized([X], tb)[0])
+    x = np.random.default_rng(5).standard_normal((16, 64)).astype(np.float32)
+    (out,) = graph(inputs=[x])
+    np.testing.assert_array_equal(out, x)
+
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(16, 64), dtype=mi.float32)
+    tb = mi.new_threadblock_graph((2, 1, 1), (128, 1, 1), 4)
+    tX = tb.new_input(dtensor=X, input_map=(0, -1, -1), forloop_dim=-1)
+    tb.new_output(tX, output_map=(0, -1, -1))
+    with pytest.raises(ValueError, match="has no for-loop: with forloop_range=4"):
+        graph.customized([X], tb)

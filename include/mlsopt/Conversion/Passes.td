@@ -35,7 +35,9 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       `kernel.min_scalar` for a constant fill, `kernel.max` / `kernel.min`
       for a tensor);
     - elementwise generics with arith/math bodies, linalg's named elementwise
-      ops, `linalg.elementwise` and `linalg.map`: one kernel op per body op,
+      ops, `linalg.elementwise`, `linalg.map` and arith/math ops on whole
+      tensors (as upstream's `--convert-elementwise-to-linalg` makes them
+      generics): one kernel op per body op,
       inputs broadcast through projected-permutation maps (reshaped for numpy
       broadcasting, transposed when permuted); constants become
       `mul_scalar` / `add_scalar` (a division by a constant c multiplies

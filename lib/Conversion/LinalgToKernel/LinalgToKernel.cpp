@@ -50,6 +50,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
@@ -2006,6 +2007,11 @@ struct ConvertLinalgToKernelPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateLinalgToKernelPatterns(patterns);
+    // arith and math ops on tensors (a front end's `x + y` on whole tensors)
+    // are elementwise linalg.generics in disguise: as such they import like
+    // any other, where left alone they reached neither the search nor the
+    // CPU pipeline, which cannot bufferize them.
+    linalg::populateElementwiseToLinalgConversionPatterns(patterns);
     // Greedy and partial: what no pattern matches stays, and the tensor.empty
     // and linalg.fill ops that only fed converted ops die with them. Folding
     // removes the collapse/expand pairs between a kernel reduction and its

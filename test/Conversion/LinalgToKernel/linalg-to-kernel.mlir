@@ -3306,3 +3306,23 @@ func.func @transpose_of_middle_broadcast(%x: tensor<3x6xf32>) -> tensor<6x4x3xf3
   %t = linalg.transpose ins(%b : tensor<3x4x6xf32>) outs(%et : tensor<6x4x3xf32>) permutation = [2, 1, 0]
   return %t : tensor<6x4x3xf32>
 }
+
+// -----
+
+// arith and math ops on whole tensors are elementwise generics: they import
+// as kernel ops (they stayed, and the CPU pipeline could not bufferize
+// them). A comparison, whose i1 result no kernel op has, stays a generic.
+// CHECK-LABEL: func.func @arith_on_tensors
+// CHECK-NEXT: %[[S:.*]] = kernel.add %arg0, %arg1 : tensor<4x8xf32>, tensor<4x8xf32>
+// CHECK-NEXT: %[[E:.*]] = kernel.exp %[[S]] : tensor<4x8xf32>
+// CHECK-NEXT: %[[M:.*]] = kernel.max %[[E]], %arg0 : tensor<4x8xf32>, tensor<4x8xf32>
+// CHECK: linalg.generic
+// CHECK: arith.cmpf ogt
+// CHECK-NOT: arith.{{.*}} : tensor
+func.func @arith_on_tensors(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi1>) {
+  %s = arith.addf %a, %b : tensor<4x8xf32>
+  %e = math.exp %s : tensor<4x8xf32>
+  %m = arith.maximumf %e, %a : tensor<4x8xf32>
+  %c = arith.cmpf ogt, %m, %b : tensor<4x8xf32>
+  return %m, %c : tensor<4x8xf32>, tensor<4x8xi1>
+}
