@@ -56,13 +56,6 @@ SmallVector<Value> gpu_codegen::broadcastIndices(OpBuilder &b, Location loc,
   return out;
 }
 
-bool gpu_codegen::isElementwiseOp(Operation &op) {
-  StringRef name = op.getName().stripDialect();
-  return op.getNumResults() == 1 &&
-         (isa<block::ConvertOp>(op) || thread::symbolizeUnaryKind(name) ||
-          thread::symbolizeBinaryKind(name) || isScalarOpName(name));
-}
-
 MemRefType gpu_codegen::sharedMemRefType(ArrayRef<int64_t> shape,
                                          Type elementType) {
   MLIRContext *ctx = elementType.getContext();
@@ -138,7 +131,7 @@ LogicalResult BlockGraphToGPU::emitCompute(Operation &op, bool waitForCopies) {
       return success();
   } else if (transpose)
     emitTranspose(transpose);
-  else if (isElementwiseOp(op))
+  else if (hasThreadForm(&op))
     emitElementwise(op);
   else
     return op.emitOpError("has no GPU lowering");

@@ -92,10 +92,6 @@ llvm::SmallVector<mlir::Value> broadcastIndices(mlir::OpBuilder &b,
                                                 llvm::ArrayRef<int64_t> operand,
                                                 llvm::ArrayRef<int64_t> result);
 
-/// Block ops with a scalar form in ElementwiseMath: the unary and binary
-/// kinds of the thread dialect and the two scalar ops.
-bool isElementwiseOp(mlir::Operation &op);
-
 /// A memref in the workgroup (shared) address space.
 mlir::MemRefType sharedMemRefType(llvm::ArrayRef<int64_t> shape,
                                   mlir::Type elementType);

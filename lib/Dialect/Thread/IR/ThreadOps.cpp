@@ -133,6 +133,15 @@ LogicalResult ConvertOp::verify() {
   return verifyConversion(*this, getInput().getType(), getResult().getType());
 }
 
+bool mlsopt::hasThreadForm(Operation *op) {
+  if (!isa_and_nonnull<block::BlockDialect>(op->getDialect()) ||
+      op->getNumResults() != 1)
+    return false;
+  StringRef name = op->getName().stripDialect();
+  return isa<block::ConvertOp>(op) || isScalarOpName(name) ||
+         thread::symbolizeUnaryKind(name) || thread::symbolizeBinaryKind(name);
+}
+
 bool mlsopt::isScalarOpName(StringRef name) {
   for (StringRef op :
        {MulScalarOp::getOperationName(), AddScalarOp::getOperationName(),

@@ -27,19 +27,14 @@ using namespace mlir;
 using namespace mlsopt;
 using namespace mlsopt::thread;
 
-/// Unary and binary block ops share their mnemonics with the thread kinds
-/// (both come from one list in TensorOps.td), so the name is the mapping.
+/// Whether `op` is a block op of a block graph that a thread graph can
+/// compute (hasThreadForm).
 static bool isElementwiseBlockOp(Operation *op) {
-  if (!isa_and_nonnull<block::BlockDialect>(op->getDialect()))
-    return false;
   // A thread graph is part of a block graph; an op elsewhere (a block op
   // in a function, which parses) stays as it is rather than becoming an
   // invalid graph.
-  if (!isa_and_nonnull<kernel::CustomOp, block::ForLoopOp>(op->getParentOp()))
-    return false;
-  StringRef name = op->getName().stripDialect();
-  return isa<block::ConvertOp>(op) || isScalarOpName(name) ||
-         symbolizeUnaryKind(name) || symbolizeBinaryKind(name);
+  return hasThreadForm(op) &&
+         isa_and_nonnull<kernel::CustomOp, block::ForLoopOp>(op->getParentOp());
 }
 
 /// Emits the thread op that computes `op` on one element of each operand.

@@ -22,6 +22,13 @@ namespace mlsopt {
 /// (MLSOpt_ScalarOpList in TensorOps.td: mul_scalar, add_scalar,
 /// max_scalar, min_scalar), which every level spells the same.
 bool isScalarOpName(llvm::StringRef name);
+
+/// Whether `op` is a block op with a one-element form in the thread
+/// dialect: a unary or binary kind (the block and thread ops share their
+/// mnemonics, both come from one list in TensorOps.td), an op of an element
+/// and a constant, or a conversion. Thread-graph fusion builds those forms,
+/// and the GPU lowering computes them per element.
+bool hasThreadForm(mlir::Operation *op);
 } // namespace mlsopt
 
 #endif // MLSOPT_DIALECT_THREAD_IR_THREADOPS_H
