@@ -770,6 +770,9 @@ struct FuseKernelElementwisePass
     populateFuseKernelElementwisePatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
+    // The new block ops become thread graphs, merged with those before
+    // them, in the kernels where the merged graphs fit.
+    thread::fuseElementwiseWithinSharedMemory(getOperation());
   }
 };
 
@@ -786,6 +789,4 @@ void mlsopt::populateFuseKernelElementwisePatterns(
       patterns, target ? static_cast<int64_t>(target->maxSharedMemPerBlock)
                        : kDefaultBlockGraphSharedMemBytes);
   populateFoldSlicesIntoLoadsPatterns(patterns);
-  // The new block ops become thread graphs, merged with those before them.
-  thread::populateFuseElementwisePatterns(patterns);
 }

@@ -69,8 +69,10 @@ private:
   /// error already emitted.
   bool optimize(Subprogram &sub, const SearchOptions &options,
                 double secondsLeft);
-  /// Compares `candidate` with `reference` over the field at full shapes;
-  /// emits a diagnostic on `loc` unless they are equal.
+  /// Computes the elementwise ops, transposes and conversions beside the
+  /// custom kernels under `root` inside them (elementwiseFusion), then the
+  /// kernels' thread graphs, where those fit the target's shared memory.
+  void fuseBesideKernels(Operation *root, const SearchOptions &options);
 
   /// Whether `answer` in `sub`'s place leaves the function dearer, once
   /// fused, than `sub` as it is, fused; the remark says so if it does.
@@ -320,7 +322,7 @@ bool SuperoptimizePass::fusionBeatsAnswer(const Subprogram &sub,
         trialOutputs.push_back(mapping.lookup(v));
       spliceAnswer(answer, ops, trialInputs, trialOutputs, nullptr);
     }
-    (void)applyPatternsGreedily(trial, *elementwiseFusion);
+    fuseBesideKernels(trial, options);
     return estimateQuietly(trial, options);
   };
   FailureOr<KernelCost> kept = fusedCost(false);
@@ -344,6 +346,13 @@ bool SuperoptimizePass::fusionBeatsAnswer(const Subprogram &sub,
                   << formatFixed(answered->totalUs, 2) << " us ("
                   << answered->launches << " launches); " << figures;
   return true;
+}
+
+void SuperoptimizePass::fuseBesideKernels(Operation *root,
+                                          const SearchOptions &options) {
+  (void)applyPatternsGreedily(root, *elementwiseFusion);
+  thread::fuseElementwiseWithinSharedMemory(
+      root, static_cast<int64_t>(options.target.maxSharedMemPerBlock));
 }
 
 bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
@@ -536,26 +545,10 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
     if (failed(found))
       return true;
     answer = *found;
-    // Thread graphs by rule, before the answer is cached or costed again.
-    RewritePatternSet patterns(ctx);
-    thread::populateFuseElementwisePatterns(patterns);
-    (void)applyPatternsGreedily(answer, std::move(patterns));
-    // A graph merged into its producer keeps its result live from there,
-    // which can take more shared memory than the block graph the search
-    // sized; where that no longer fits, the answer is the sized one.
-    {
-      ScopedDiagnosticHandler quiet(ctx,
-                                    [](Diagnostic &) { return success(); });
-      if (failed(mlir::verify(answer))) {
-        answer.erase();
-        builder.setInsertionPointToEnd(scratch->getBody());
-        found = materializeFunction(builder, loc, "candidate", result.best,
-                                    problem->shapes);
-        if (failed(found))
-          return true;
-        answer = *found;
-      }
-    }
+    // Thread graphs by rule, before the answer is cached or costed again,
+    // where they fit the shared memory the search sized the kernels for.
+    thread::fuseElementwiseWithinSharedMemory(
+        answer, static_cast<int64_t>(options.target.maxSharedMemPerBlock));
     if (!keepReference) {
       if (tooLarge) {
         emitWarning(loc)
@@ -785,7 +778,7 @@ void SuperoptimizePass::runOnOperation() {
     // Elementwise ops and transposes the partition left alone join the
     // custom kernels beside them.
     int64_t before = countLaunches(func);
-    (void)applyPatternsGreedily(func, *elementwiseFusion);
+    fuseBesideKernels(func, options);
     if (int64_t after = countLaunches(func); after < before) {
       FailureOr<KernelCost> cost = estimateQuietly(func, options);
       InFlightDiagnostic remark = emitRemark(func.getLoc());

@@ -18,9 +18,11 @@ namespace mlsopt {
 /// operands (when its blocks store matching tiles of them), or as a
 /// prologue, on the loaded tiles of their operands in the one kernel that
 /// reads their result (when the cost model finds that faster). Drops the
-/// outputs nothing reads then, and wraps the new block ops in thread
-/// graphs. `--superoptimize` applies them after it replaced a function's
-/// subprograms, for its target and with its cost model options;
+/// outputs nothing reads then. The new block ops become thread graphs
+/// afterwards (thread::fuseElementwiseWithinSharedMemory), kernel by
+/// kernel, where the merged graphs fit. `--superoptimize` applies them after it
+/// replaced a function's subprograms, for its target and with its cost model
+/// options;
 /// `--fuse-kernel-elementwise` alone, for the module's (mlsopt.target, else
 /// the default) with the roofline.
 void populateFuseKernelElementwisePatterns(

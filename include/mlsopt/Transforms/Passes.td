@@ -146,7 +146,8 @@ def FuseKernelElementwise : Pass<"fuse-kernel-elementwise", "::mlir::func::FuncO
 
     A fused kernel must pass the block-graph verifier (shared memory on the
     module's target), or the ops stay apart. The new block ops join the
-    thread graphs beside them (`--thread-fuse-elementwise`).
+    thread graphs beside them (`--thread-fuse-elementwise`) in each kernel
+    whose merged graphs fit that shared memory too.
 
     ```mlir
     %r:2 = kernel.custom(...) ... -> (tensor<2x256x64xf16>, tensor<2x256x1xf16>)

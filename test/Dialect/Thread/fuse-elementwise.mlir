@@ -188,3 +188,96 @@ func.func @outside_a_block_graph(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %m = block.mul %e, %x : tensor<4x8xf32>, tensor<4x8xf32>
   return %m : tensor<4x8xf32>
 }
+
+// -----
+
+// Merged graphs can take more shared memory than the block graph had: fused,
+// the gain and bias of this LayerNorm over 16384 f32 (64 KiB a row) are read
+// by one graph, so their loads land while the norm computes, beside its
+// operand and result (4 x 64 KiB, past the 227 KiB of sm_90). The kernel
+// keeps its block ops, which need 3 x 64 KiB at most; --superoptimize
+// failed with this kernel's shared memory error. The same LayerNorm over
+// 8192 values fits fused.
+// CHECK-LABEL: func.func @layernorm_past_shared_memory_fused
+// CHECK-NOT: thread.graph
+// CHECK: block.sub
+// CHECK: block.rms_norm
+// CHECK: block.mul
+// CHECK: block.add
+// CHECK-LABEL: func.func @layernorm_fused
+// CHECK: thread.graph
+// CHECK: block.rms_norm
+// CHECK: thread.graph
+// CHECK-NOT: block.add
+// CHECK: return
+func.func @layernorm_past_shared_memory_fused(%x: tensor<2x16384xf32>, %g: tensor<1x16384xf32>, %b: tensor<1x16384xf32>) -> tensor<2x16384xf32> {
+  %0 = kernel.custom(%x, %g, %b) grid <2, 1, 1> block <128, 1, 1> : (tensor<2x16384xf32>, tensor<1x16384xf32>, tensor<1x16384xf32>) -> tensor<2x16384xf32> {
+  ^bb0(%in0: tensor<2x16384xf32>, %in1: tensor<1x16384xf32>, %in2: tensor<1x16384xf32>, %out0: tensor<2x16384xf32>):
+    %1 = block.for_loop 1 iterations accumulate (sum) : tensor<1x16384xf32> {
+      %2 = block.load %in0 imap <x = 0> : tensor<2x16384xf32> -> tensor<1x16384xf32>
+      %3 = block.load %in1 imap <> : tensor<1x16384xf32> -> tensor<1x16384xf32>
+      %4 = block.load %in2 imap <> : tensor<1x16384xf32> -> tensor<1x16384xf32>
+      %5 = block.reduce_sum %2 dim 1 : tensor<1x16384xf32>
+      %6 = block.mul_scalar %5, 6.103515625E-5 : tensor<1x1xf32>
+      %7 = block.sub %2, %6 : tensor<1x16384xf32>, tensor<1x1xf32>
+      %8 = block.rms_norm %7 {epsilon = 1.0E-5 : f64} : tensor<1x16384xf32>
+      %9 = block.mul %3, %8 : tensor<1x16384xf32>, tensor<1x16384xf32>
+      %10 = block.add %4, %9 : tensor<1x16384xf32>, tensor<1x16384xf32>
+      block.yield %10 : tensor<1x16384xf32>
+    }
+    block.store %1, %out0 omap <x = 0> : tensor<1x16384xf32> into tensor<2x16384xf32>
+    block.return
+  }
+  return %0 : tensor<2x16384xf32>
+}
+func.func @layernorm_fused(%x: tensor<2x8192xf32>, %g: tensor<1x8192xf32>, %b: tensor<1x8192xf32>) -> tensor<2x8192xf32> {
+  %0 = kernel.custom(%x, %g, %b) grid <2, 1, 1> block <128, 1, 1> : (tensor<2x8192xf32>, tensor<1x8192xf32>, tensor<1x8192xf32>) -> tensor<2x8192xf32> {
+  ^bb0(%in0: tensor<2x8192xf32>, %in1: tensor<1x8192xf32>, %in2: tensor<1x8192xf32>, %out0: tensor<2x8192xf32>):
+    %1 = block.for_loop 1 iterations accumulate (sum) : tensor<1x8192xf32> {
+      %2 = block.load %in0 imap <x = 0> : tensor<2x8192xf32> -> tensor<1x8192xf32>
+      %3 = block.load %in1 imap <> : tensor<1x8192xf32> -> tensor<1x8192xf32>
+      %4 = block.load %in2 imap <> : tensor<1x8192xf32> -> tensor<1x8192xf32>
+      %5 = block.reduce_sum %2 dim 1 : tensor<1x8192xf32>
+      %6 = block.mul_scalar %5, 1.220703125E-4 : tensor<1x1xf32>
+      %7 = block.sub %2, %6 : tensor<1x8192xf32>, tensor<1x1xf32>
+      %8 = block.rms_norm %7 {epsilon = 1.0E-5 : f64} : tensor<1x8192xf32>
+      %9 = block.mul %3, %8 : tensor<1x8192xf32>, tensor<1x8192xf32>
+      %10 = block.add %4, %9 : tensor<1x8192xf32>, tensor<1x8192xf32>
+      block.yield %10 : tensor<1x8192xf32>
+    }
+    block.store %1, %out0 omap <x = 0> : tensor<1x8192xf32> into tensor<2x8192xf32>
+    block.return
+  }
+  return %0 : tensor<2x8192xf32>
+}
+
+// -----
+
+// The limit is the module's target's: on sm_86 (99 KiB) the LayerNorm over
+// 8192 values, fused above on sm_90, keeps its block ops (fused, it needs
+// 4 x 32 KiB; as it is, 3 x 32 KiB).
+// CHECK-LABEL: func.func @layernorm_on_sm86
+// CHECK-NOT: thread.graph
+// CHECK: block.add
+module attributes {mlsopt.target = "sm_86"} {
+func.func @layernorm_on_sm86(%x: tensor<2x8192xf32>, %g: tensor<1x8192xf32>, %b: tensor<1x8192xf32>) -> tensor<2x8192xf32> {
+  %0 = kernel.custom(%x, %g, %b) grid <2, 1, 1> block <128, 1, 1> : (tensor<2x8192xf32>, tensor<1x8192xf32>, tensor<1x8192xf32>) -> tensor<2x8192xf32> {
+  ^bb0(%in0: tensor<2x8192xf32>, %in1: tensor<1x8192xf32>, %in2: tensor<1x8192xf32>, %out0: tensor<2x8192xf32>):
+    %1 = block.for_loop 1 iterations accumulate (sum) : tensor<1x8192xf32> {
+      %2 = block.load %in0 imap <x = 0> : tensor<2x8192xf32> -> tensor<1x8192xf32>
+      %3 = block.load %in1 imap <> : tensor<1x8192xf32> -> tensor<1x8192xf32>
+      %4 = block.load %in2 imap <> : tensor<1x8192xf32> -> tensor<1x8192xf32>
+      %5 = block.reduce_sum %2 dim 1 : tensor<1x8192xf32>
+      %6 = block.mul_scalar %5, 1.220703125E-4 : tensor<1x1xf32>
+      %7 = block.sub %2, %6 : tensor<1x8192xf32>, tensor<1x1xf32>
+      %8 = block.rms_norm %7 {epsilon = 1.0E-5 : f64} : tensor<1x8192xf32>
+      %9 = block.mul %3, %8 : tensor<1x8192xf32>, tensor<1x8192xf32>
+      %10 = block.add %4, %9 : tensor<1x8192xf32>, tensor<1x8192xf32>
+      block.yield %10 : tensor<1x8192xf32>
+    }
+    block.store %1, %out0 omap <x = 0> : tensor<1x8192xf32> into tensor<2x8192xf32>
+    block.return
+  }
+  return %0 : tensor<2x8192xf32>
+}
+}

@@ -6,9 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mlsopt/Dialect/Thread/Transforms/Passes.h"
+#include "mlsopt/Dialect/Block/IR/BlockGraphVerifier.h"
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
 #include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
+#include "mlsopt/Dialect/Thread/Transforms/Passes.h"
+#include "mlsopt/Support/Target.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -291,10 +293,7 @@ struct ThreadFuseElementwisePass
     };
     auto [elementwiseBefore, graphsBefore] = count();
 
-    RewritePatternSet patterns(&getContext());
-    populateFuseElementwisePatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      return signalPassFailure();
+    fuseElementwiseWithinSharedMemory(getOperation());
 
     // Every elementwise op became a graph; each merge removed one graph.
     auto [elementwiseAfter, graphsAfter] = count();
@@ -309,4 +308,40 @@ void mlsopt::thread::populateFuseElementwisePatterns(
     RewritePatternSet &patterns) {
   patterns.add<WrapElementwiseOp, MergeIntoConsumer, MergeIntoProducer,
                MergeSiblings>(patterns.getContext());
+}
+
+void mlsopt::thread::fuseElementwiseWithinSharedMemory(
+    Operation *root, std::optional<int64_t> maxSharedMemBytes) {
+  RewritePatternSet patterns(root->getContext());
+  populateFuseElementwisePatterns(patterns);
+  FrozenRewritePatternSet frozen(std::move(patterns));
+  SmallVector<kernel::CustomOp> kernels;
+  root->walk([&](kernel::CustomOp custom) { kernels.push_back(custom); });
+  for (kernel::CustomOp custom : kernels) {
+    // Fused on a copy beside it, so that a graph too large for the target
+    // is dropped whole rather than undone merge by merge.
+    int64_t limit;
+    if (maxSharedMemBytes) {
+      limit = *maxSharedMemBytes;
+    } else {
+      // The verifier has reported a target it does not know.
+      FailureOr<TargetInfo> target = getEnclosingTarget(custom);
+      if (failed(target))
+        continue;
+      limit = static_cast<int64_t>(target->maxSharedMemPerBlock);
+    }
+    OpBuilder builder(custom);
+    auto fused = cast<kernel::CustomOp>(builder.clone(*custom));
+    (void)applyPatternsGreedily(fused, frozen);
+    if (block::estimateSharedMemoryBytes(fused) > limit) {
+      LLVM_DEBUG(llvm::dbgs() << "kept the block graph at " << custom.getLoc()
+                              << ": fused, it needs "
+                              << block::estimateSharedMemoryBytes(fused)
+                              << " bytes of shared memory\n");
+      fused.erase();
+      continue;
+    }
+    custom->replaceAllUsesWith(fused);
+    custom.erase();
+  }
 }

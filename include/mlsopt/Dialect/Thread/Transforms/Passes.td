@@ -21,6 +21,9 @@ def ThreadFuseElementwise : Pass<"thread-fuse-elementwise"> {
     common are one graph with the results of both, where the later one's
     operands are available at the earlier one (x's squares for its norm and
     x rounded to f16 for its product read x from shared memory once).
+    Merged graphs keep values live longer, so a kernel whose fused block
+    graph would need more shared memory than the module's target
+    (`mlsopt.target`, else sm_90) has keeps its block graph as it is.
 
     ```mlir
     %s = block.silu %a : tensor<8x64xf16>
