@@ -1005,7 +1005,8 @@ def _host_float32(x, index=0):
             f"input {index} has dtype {array.dtype}; mlsopt graphs take "
             "real-number inputs (float16, bfloat16, float32, integers), "
             "not cast silently")
-    return np.ascontiguousarray(array, dtype=np.float32)
+    # Not np.ascontiguousarray, which makes a 0-d array (a rank-0 input) 1-d.
+    return array.astype(np.float32, order="C", copy=False)
 
 
 # What the GPU lowering says when a graph needs more of a chip than it has

@@ -332,3 +332,28 @@ def test_mixed_precision_linalg_runs_to_numpys_numbers():
         assert np.all(error <= ulp), (out, expected)
     assert optimized.cost().launches == 1
 
+
+
+def test_a_rank0_input_runs_as_a_scalar():
+    # A linalg argument tensor<f32> (a scale handed in at run time): its 0-d
+    # array was made 1-d on the way in, and the call failed on its shape.
+    graph = mi.from_mlir("""
+      func.func @f(%x: tensor<4x8xf32>, %s: tensor<f32>) -> tensor<4x8xf32> {
+        %e = tensor.empty() : tensor<4x8xf32>
+        %c = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                                              affine_map<(i, j) -> ()>,
+                                              affine_map<(i, j) -> (i, j)>],
+                             iterator_types = ["parallel", "parallel"]}
+            ins(%x, %s : tensor<4x8xf32>, tensor<f32>) outs(%e : tensor<4x8xf32>) {
+        ^bb0(%a: f32, %t: f32, %o: f32):
+          %y = arith.mulf %a, %t : f32
+          linalg.yield %y : f32
+        } -> tensor<4x8xf32>
+        return %c : tensor<4x8xf32>
+      }""")
+    assert graph.inputs[1].dims == ()
+    x = np.arange(32, dtype=np.float32).reshape(4, 8)
+    for scale in (np.array(2.5, np.float32), np.float32(2.5), 2.5):
+        np.testing.assert_array_equal(graph(inputs=[x, scale])[0], 2.5 * x)
+    with pytest.raises(ValueError, match=r"input 1 has shape \(1,\)"):
+        graph(inputs=[x, np.array([2.5], np.float32)])
