@@ -231,27 +231,47 @@ struct NarrowWidenedRmsNorm : OpRewritePattern<kernel::ConvertOp> {
   }
 };
 
+/// The kernel op computing `value` if it is a one-operand elementwise op
+/// or a conversion of a value of the same shape that only it reads, else
+/// null.
+static Operation *getUnaryProducer(Value value) {
+  Operation *op = value.getDefiningOp();
+  if (!op || !isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) ||
+      !(op->hasTrait<OpTrait::ElementwiseByIndex>() ||
+        isa<kernel::ConvertOp>(op)) ||
+      op->getNumOperands() != 1 || op->getNumResults() != 1 ||
+      !op->getResult(0).hasOneUse() ||
+      cast<RankedTensorType>(op->getOperand(0).getType()).getShape() !=
+          cast<RankedTensorType>(value.getType()).getShape())
+    return nullptr;
+  return op;
+}
+
 /// The expand that AlignOperandRank puts on an operand goes up past the
 /// unary elementwise ops and conversions that compute it (a batch norm's
 /// sqrt(var + eps), an f16 LayerNorm's gain widened to f32: the kernel
 /// that reads it then converts as it loads), which compute the same on the
 /// expanded shape: a reshape between kernel ops ends a subprogram and
 /// hides the op from the kernel that reads it, so those ops were launches
-/// of their own; above them the reshape is a view of an argument.
+/// of their own; above them the reshape is a view of an argument. Only
+/// where the chain starts at a value no kernel op computes: above a chain
+/// that starts at a matmul (a 3-D linear layer's silu, imported on the
+/// flattened rows), the reshape would part the chain from the kernel that
+/// it is an epilogue of.
 struct HoistExpandAboveUnary : OpRewritePattern<tensor::ExpandShapeOp> {
   using OpRewritePattern<tensor::ExpandShapeOp>::OpRewritePattern;
 
   LogicalResult matchAndRewrite(tensor::ExpandShapeOp expand,
                                 PatternRewriter &rewriter) const override {
-    Operation *op = expand.getSrc().getDefiningOp();
-    if (!op || !isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) ||
-        !(op->hasTrait<OpTrait::ElementwiseByIndex>() ||
-          isa<kernel::ConvertOp>(op)) ||
-        op->getNumOperands() != 1 || op->getNumResults() != 1 ||
-        !op->getResult(0).hasOneUse() ||
-        cast<RankedTensorType>(op->getOperand(0).getType()).getShape() !=
-            expand.getSrcType().getShape())
+    Operation *op = getUnaryProducer(expand.getSrc());
+    if (!op)
       return rewriter.notifyMatchFailure(expand, "not of a unary op");
+    Operation *root = op;
+    while (Operation *above = getUnaryProducer(root->getOperand(0)))
+      root = above;
+    Operation *start = root->getOperand(0).getDefiningOp();
+    if (start && isa<kernel::KernelDialect>(start->getDialect()))
+      return rewriter.notifyMatchFailure(expand, "of a computed value");
     auto operandType = cast<RankedTensorType>(op->getOperand(0).getType());
     rewriter.setInsertionPoint(op);
     Value operand = tensor::ExpandShapeOp::create(
