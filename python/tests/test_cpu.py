@@ -357,3 +357,32 @@ def test_a_rank0_input_runs_as_a_scalar():
         np.testing.assert_array_equal(graph(inputs=[x, scale])[0], 2.5 * x)
     with pytest.raises(ValueError, match=r"input 1 has shape \(1,\)"):
         graph(inputs=[x, np.array([2.5], np.float32)])
+
+
+def test_a_narrow_value_extended_in_its_generic_imports_and_runs():
+    # Hugging Face's bf16 attention scales its scores in bf16 and extends
+    # them to f32 for the softmax in one generic; it was left linalg, which
+    # the GPU cannot run. Imported: the scale on the bf16 values, then a
+    # kernel.convert, rounded where the program rounds.
+    graph = mi.from_mlir("""
+      func.func @f(%x: tensor<4x8xbf16>) -> tensor<4x8xf32> {
+        %c = arith.constant 0.1767767 : bf16
+        %e = tensor.empty() : tensor<4x8xf32>
+        %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                                              affine_map<(i, j) -> (i, j)>],
+                             iterator_types = ["parallel", "parallel"]}
+            ins(%x : tensor<4x8xbf16>) outs(%e : tensor<4x8xf32>) {
+        ^bb0(%a: bf16, %o: f32):
+          %m = arith.mulf %a, %c : bf16
+          %w = arith.extf %m : bf16 to f32
+          linalg.yield %w : f32
+        } -> tensor<4x8xf32>
+        return %y : tensor<4x8xf32>
+      }""")
+    text = graph.mlir()
+    assert "linalg" not in text, text
+    assert "kernel.mul_scalar %arg0, 0.1767578125 : tensor<4x8xbf16>" in text
+    assert "kernel.convert" in text
+    x = to_bf16(np.random.default_rng(6).standard_normal((4, 8)) * 30)
+    expected = to_bf16(x * to_bf16(np.float32(0.1767767)))
+    np.testing.assert_array_equal(graph(inputs=[x])[0], expected)

@@ -79,7 +79,9 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       `linalg.matmul` into an f32 result is generalized first); in an
       all-parallel op, an `arith.truncf` of a computed value (torch-mlir's
       f16 softmax or bf16 RMSNorm computed in f32) becomes a generic that
-      computes the value in f32, a conversion, and an input reading it; and
+      computes the value in f32, a conversion, and an input reading it, as
+      does an `arith.extf` of one (Hugging Face's bf16 attention scale,
+      extended to f32 for the softmax), computed in bf16; and
       a matmul or reduction of extended values, rounded back, is the kernel
       op on the narrow values (which accumulates in f32 and rounds once).
       An f16 payload that extends, computes one op and truncates is that

@@ -12,9 +12,10 @@
 //   (named ops with such inputs, a mixed-precision `linalg.matmul`, are
 //   generalized first), and a generic that only casts its input is that
 //   conversion;
-// - in an all-parallel op, an `arith.truncf` of a value computed in the
-//   payload becomes a generic that computes that value in f32, a
-//   `kernel.convert` of it, and an input that reads the result;
+// - in an all-parallel op, an `arith.truncf` (or `arith.extf`) of a value
+//   computed in the payload becomes a generic that computes that value in
+//   its own type, a `kernel.convert` of it, and an input that reads the
+//   result;
 // - a matmul or reduction of extended values, rounded back, is the kernel op
 //   on the narrow values (which accumulates in f32 and rounds once);
 // - conversions move across reshapes towards the kernel op they meet: after
@@ -158,10 +159,12 @@ struct ConvertCastInput : public OpRewritePattern<linalg::GenericOp> {
 };
 
 /// In an all-parallel generic with one identity-mapped result, computes the
-/// value an `arith.truncf` rounds in a generic of its own, converts that, and
-/// reads the conversion in place of the truncation.
-struct OutlineTruncation : public OpRewritePattern<linalg::GenericOp> {
-  OutlineTruncation(MLIRContext *context)
+/// value an `arith.truncf` rounds (or an `arith.extf` widens: a bf16 scale of
+/// attention scores extended to f32 for the softmax, as Hugging Face writes
+/// it) in a generic of its own, converts that, and reads the conversion in
+/// place of the cast.
+struct OutlineConversion : public OpRewritePattern<linalg::GenericOp> {
+  OutlineConversion(MLIRContext *context)
       : OpRewritePattern(context, /*benefit=*/0) {}
 
   LogicalResult matchAndRewrite(linalg::GenericOp op,
@@ -176,49 +179,51 @@ struct OutlineTruncation : public OpRewritePattern<linalg::GenericOp> {
     // it: the outlined generic has the op's loops, so it reads the same.
     Block *body = op.getBody();
     BlockArgument outArg = body->getArguments().back();
-    arith::TruncFOp trunc;
-    for (auto candidate : body->getOps<arith::TruncFOp>()) {
-      if (!isSupportedElementType(candidate.getType()) ||
-          !isSupportedElementType(candidate.getIn().getType()) ||
-          isa<BlockArgument>(candidate.getIn()))
+    Operation *conversion = nullptr;
+    for (Operation &candidate : body->without_terminator()) {
+      if (!isa<arith::TruncFOp, arith::ExtFOp>(candidate) ||
+          !isSupportedElementType(candidate.getResult(0).getType()) ||
+          !isSupportedElementType(candidate.getOperand(0).getType()) ||
+          isa<BlockArgument>(candidate.getOperand(0)))
         continue;
-      trunc = candidate;
+      conversion = &candidate;
       break;
     }
-    if (!trunc)
+    if (!conversion)
       return rewriter.notifyMatchFailure(op,
-                                         "no truncation of a computed value");
+                                         "no conversion of a computed value");
+    Value converted = conversion->getOperand(0);
+    Type convertedTo = conversion->getResult(0).getType();
 
-    // What the truncated value reads: it must not be the output.
-    Slice truncated = sliceOf(body, trunc.getIn(), nullptr);
-    if (truncated.args.contains(outArg))
-      return rewriter.notifyMatchFailure(op, "the truncated value reads the "
+    // What the converted value reads: it must not be the output.
+    Slice source = sliceOf(body, converted, nullptr);
+    if (source.args.contains(outArg))
+      return rewriter.notifyMatchFailure(op, "the converted value reads the "
                                              "output");
 
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     rewriter.setInsertionPoint(op);
     Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
-                                         trunc.getIn().getType());
+                                         converted.getType());
     linalg::GenericOp outlined =
-        buildGeneric(rewriter, op, truncated, trunc.getIn(), init, {});
-    Value rounded = kernel::ConvertOp::create(rewriter, loc,
-                                              resultType.clone(trunc.getType()),
-                                              outlined.getResult(0));
+        buildGeneric(rewriter, op, source, converted, init, {});
+    Value rounded = kernel::ConvertOp::create(
+        rewriter, loc, resultType.clone(convertedTo), outlined.getResult(0));
 
-    // A truncation that is the result: the conversion replaces the op.
+    // A conversion that is the result: the kernel.convert replaces the op.
     auto yield = cast<linalg::YieldOp>(body->getTerminator());
-    if (yield.getOperand(0) == trunc.getResult() &&
-        trunc.getType() == resultType.getElementType()) {
+    if (yield.getOperand(0) == conversion->getResult(0) &&
+        convertedTo == resultType.getElementType()) {
       rewriter.replaceOp(op, rounded);
       return success();
     }
-    // Otherwise the op reads the conversion as one more input, in place of
-    // the truncation, and keeps only what its result still reads.
-    Slice rest = sliceOf(body, yield.getOperand(0), trunc);
-    linalg::GenericOp replacement =
-        buildGeneric(rewriter, op, rest, yield.getOperand(0),
-                     op.getDpsInits()[0], {{trunc.getResult(), rounded}});
+    // Otherwise the op reads the kernel.convert as one more input, in place
+    // of the cast, and keeps only what its result still reads.
+    Slice rest = sliceOf(body, yield.getOperand(0), conversion);
+    linalg::GenericOp replacement = buildGeneric(
+        rewriter, op, rest, yield.getOperand(0), op.getDpsInits()[0],
+        {{conversion->getResult(0), rounded}});
     rewriter.replaceOp(op, replacement.getResults());
     return success();
   }
@@ -402,7 +407,7 @@ struct ConvertAfterReshape : public RewritePattern {
 } // namespace
 
 void mlsopt::populateMixedPrecisionPatterns(RewritePatternSet &patterns) {
-  patterns.add<GeneralizeMixedNamedOp, ConvertCastInput, OutlineTruncation,
+  patterns.add<GeneralizeMixedNamedOp, ConvertCastInput, OutlineConversion,
                NarrowAccumulation, ConvertBeforeReshape, ConvertAfterReshape>(
       patterns.getContext());
 }
