@@ -739,8 +739,25 @@ void SuperoptimizePass::runOnOperation() {
     auto start = std::chrono::steady_clock::now();
     SmallVector<Subprogram> subprograms =
         partitionIntoSubprograms(func, maxKernelOps);
-    if (subprograms.empty())
+    if (subprograms.empty()) {
+      // A linalg program handed to the pass as it is: say why nothing
+      // happened rather than return it unchanged without a word. (By name:
+      // the pass does not otherwise depend on linalg.)
+      unsigned linalgOps = 0;
+      for (Block &block : func.getBody())
+        for (Operation &op : block) {
+          Dialect *dialect = op.getDialect();
+          linalgOps += dialect && dialect->getNamespace() == "linalg" &&
+                       op.getName().getStringRef() != "linalg.fill";
+        }
+      if (linalgOps != 0)
+        emitWarning(func.getLoc())
+            << "superoptimize: @" << func.getName()
+            << " has no kernel ops to search, and " << linalgOps
+            << " linalg ops: run --convert-linalg-to-kernel first (it imports "
+               "what the kernel dialect can express)";
       continue;
+    }
     // Transposes are in no subprogram; the remark after the fusions below
     // gives the whole function's figures before and after.
     int64_t launchesBefore = countLaunches(func);

@@ -195,6 +195,9 @@ def Superoptimize : Pass<"superoptimize", "::mlir::ModuleOp"> {
     function stays as a private `@<name>_reference` and the rewritten one
     carries `mlsopt.equivalent_to`, for `--verify-equivalence`.
 
+    A function with linalg ops and no kernel op is left as it is, with a
+    warning to run `--convert-linalg-to-kernel` first.
+
     On timeout the best verified program found so far is kept (or the input,
     unchanged); a timeout is never an error. Results are the same for any
     `threads` when the search finishes in time. With `cache-dir`, results

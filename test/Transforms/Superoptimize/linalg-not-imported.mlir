@@ -1,0 +1,28 @@
+// Linalg handed to --superoptimize without --convert-linalg-to-kernel: the
+// function is left as it is, with a warning that says what to run (it was
+// returned unchanged without a word). Fills alone are not counted.
+// RUN: mlsopt-opt %s --superoptimize=timeout=1 -o %t 2>&1 | FileCheck %s
+// RUN: FileCheck %s --check-prefix=IR < %t
+// RUN: mlsopt-opt %s --convert-linalg-to-kernel --superoptimize=timeout=1 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=IMPORTED
+// CHECK: linalg-not-imported.mlir:[[# @LINE + 8]]:1: warning: superoptimize: @linear_relu has no kernel ops to search, and 2 linalg ops: run --convert-linalg-to-kernel first
+// IR: linalg.matmul
+// IR: linalg.generic
+// IMPORTED-NOT: warning
+// IMPORTED: remark: superoptimize: replaced 2 kernel ops
+
+#id = affine_map<(i, j) -> (i, j)>
+
+func.func @linear_relu(%x: tensor<16x64xf32>, %w: tensor<64x32xf32>) -> tensor<16x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<16x64xf32>, tensor<64x32xf32>) outs(%f : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<16x32xf32>) outs(%e : tensor<16x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %y = arith.maximumf %a, %zero : f32
+    linalg.yield %y : f32
+  } -> tensor<16x32xf32>
+  return %r : tensor<16x32xf32>
+}
