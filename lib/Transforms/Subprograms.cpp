@@ -48,6 +48,26 @@ bool subtractsOwnMax(Operation *op) {
   return max && max->getOperand(0) == sub->getOperand(0);
 }
 
+/// The ops of a LayerNorm's centring and normalization, `rms_norm(x -
+/// mean(x))` with the mean a sum scaled by a constant that only the
+/// subtraction reads, in data-flow order, or none if `op` is no such
+/// rms_norm.
+SmallVector<Operation *, 4> getCentredNormOps(Operation *op) {
+  auto norm = dyn_cast<kernel::RmsNormOp>(op);
+  if (!norm)
+    return {};
+  auto sub = norm->getOperand(0).getDefiningOp<kernel::SubOp>();
+  if (!sub)
+    return {};
+  auto mean = sub->getOperand(1).getDefiningOp<kernel::MulScalarOp>();
+  if (!mean || !mean->hasOneUse())
+    return {};
+  auto sum = mean->getOperand(0).getDefiningOp<kernel::ReduceSumOp>();
+  if (!sum || !sum->hasOneUse() || sum->getOperand(0) != sub->getOperand(0))
+    return {};
+  return {sum, mean, sub, norm};
+}
+
 /// Whether `op` is the second op of a pair that counts as one: its
 /// operand is the result of a `First` op that nothing else reads.
 template <typename First> bool completesPair(Operation *op) {
@@ -222,6 +242,9 @@ private:
   SmallVector<unsigned> weights;
   /// (bytes, producer, consumer) of every edge between searchable ops.
   SmallVector<std::tuple<int64_t, unsigned, unsigned>> edges;
+  /// (producer, consumer) of the edges within a LayerNorm's centring and
+  /// normalization (getCentredNormOps), joined before any other.
+  SmallVector<std::pair<unsigned, unsigned>> normEdges;
   /// (bytes, reader, reader) of searchable ops that read a common tensor:
   /// the first reader paired with each later one.
   SmallVector<std::tuple<int64_t, unsigned, unsigned>> siblings;
@@ -263,6 +286,17 @@ BlockPartition::BlockPartition(Block &block) : block(block) {
     }
     for (unsigned p : preds)
       succs[p].push_back(i);
+  }
+  for (Operation *op : ops) {
+    SmallVector<Operation *, 4> norm = getCentredNormOps(op);
+    if (norm.empty() || !llvm::all_of(norm, [&](Operation *member) {
+          auto it = index.find(member);
+          return it != index.end() && searchable[it->second];
+        }))
+      continue;
+    for (auto [producer, consumer] :
+         llvm::zip(ArrayRef(norm).drop_back(), ArrayRef(norm).drop_front()))
+      normEdges.emplace_back(index[producer], index[consumer]);
   }
   // Readers of each tensor, in block order (a MapVector, so the order of
   // the tensors does not depend on where they live in memory).
@@ -374,6 +408,14 @@ bool BlockPartition::canJoin(unsigned a, unsigned b, unsigned maxOps) {
 }
 
 void BlockPartition::cluster(unsigned maxOps) {
+  // A LayerNorm's mean, centring and normalization first: they are one
+  // kernel only together, and tried in order of size with the ops around
+  // them, the rows' other readers took the centring's place (a linear
+  // layer's bias and residual before the norm, the next linear after it),
+  // and the mean was cut off into a kernel of its own.
+  for (auto [a, b] : normEdges)
+    if (!clusters.isEquivalent(a, b) && canJoin(a, b, maxOps))
+      clusters.unionSets(a, b);
   for (auto pairs : {&edges, &siblings})
     for (auto [bytes, a, b] : *pairs)
       if (!clusters.isEquivalent(a, b) && canJoin(a, b, maxOps))

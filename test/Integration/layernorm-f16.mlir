@@ -19,8 +19,8 @@
 // IMPORT: kernel.matmul
 // IMPORT: kernel.convert %{{.*}} : tensor<24x80xf32> to tensor<24x80xf16>
 // IMPORT-NOT: linalg.
-// REMARK: remark: superoptimize: replaced 6 kernel ops
-// REMARK: @layernorm_f16 launches 2 kernels
+// REMARK: remark: superoptimize: replaced 7 kernel ops {{.*}} by 1 kernels
+// REMARK: remark: superoptimize: replaced 2 kernel ops {{.*}} by 1 kernels
 // VERIFY: remark: @layernorm_f16 is equivalent to @layernorm_f16_reference
 // GPU-LABEL: func.func @layernorm_f16(
 // GPU-COUNT-2: gpu.launch_func
