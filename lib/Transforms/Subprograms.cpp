@@ -310,9 +310,16 @@ BlockPartition::BlockPartition(Block &block) : block(block) {
         list.push_back(i);
     }
   }
-  for (auto &[v, list] : readers)
+  // The first reader with each later one, then each later one with the
+  // one before it: where the first reader's subprogram is full, the later
+  // readers may still share the tensor (the x A_1 and x A_2 of two LoRA
+  // adapters, beside the full base layer x W).
+  for (auto &[v, list] : readers) {
     for (unsigned later : ArrayRef(list).drop_front())
       siblings.emplace_back(getBytes(v), list.front(), later);
+    for (unsigned j = 2; j < list.size(); ++j)
+      siblings.emplace_back(getBytes(v), list[j - 1], list[j]);
+  }
   // Largest tensor first; ties in block order, so the result is the same
   // on every run.
   auto largestFirst = [](const auto &a, const auto &b) {
