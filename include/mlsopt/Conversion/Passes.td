@@ -322,7 +322,9 @@ def ConvertCustomKernelToGPU : Pass<"convert-custom-kernel-to-gpu",
     broadcasts (and the `tensor.empty` a broadcast writes), reshapes, dense
     tensor constants and its return; any other linalg op the import left is
     reported at that op, as is one in a module
-    with no kernel op at all (it would get no GPU binary). A function of
+    with no kernel op at all (it would get no GPU binary), with the reason
+    the import gave up on it (`payload op 'math.sin' has no kernel op`), or
+    that the import takes it where it was not run. A function of
     data movement alone runs on the GPU as copy kernels too, and so does one
     that returns its tensor arguments or reshapes of them (what the search
     leaves of a sum over a dim of size 1): a copy fills each result buffer.
@@ -369,7 +371,13 @@ def ConvertCustomKernelToGPU : Pass<"convert-custom-kernel-to-gpu",
                            "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
-                           "::mlir::func::FuncDialect"];
+                           "::mlir::func::FuncDialect",
+                           // The import's patterns, which say why a linalg op
+                           // the import left cannot run, build ops of these
+                           // (on a copy of the function).
+                           "::mlsopt::kernel::KernelDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect"];
 }
 
 def ExternDynamicSharedMemory : Pass<"mlsopt-extern-dynamic-shared-memory",

@@ -24,6 +24,7 @@
 #include "mlsopt/Conversion/ElementwiseMath.h"
 
 #include "mlsopt/Conversion/CustomKernelToGPU/CustomKernelToGPU.h"
+#include "mlsopt/Conversion/LinalgToKernel/LinalgToKernel.h"
 #include "mlsopt/Conversion/Passes.h"
 #include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"
 #include "mlsopt/Support/ShapeInference.h"
@@ -196,6 +197,21 @@ static bool onlyInitializesLinalgOps(Operation *op) {
   });
 }
 
+/// The error for a linalg op the GPU cannot run, with the reason the import
+/// left it where there is one, and `more` after it.
+static LogicalResult emitNotImported(linalg::LinalgOp op, StringRef more) {
+  std::optional<std::string> reason = explainNotImported(op);
+  InFlightDiagnostic error = op.emitOpError("cannot run on the GPU: ");
+  if (!reason)
+    error << "run --convert-linalg-to-kernel first, which imports it";
+  else if (reason->empty())
+    error << "--convert-linalg-to-kernel did not import it (its pass "
+             "description lists what it imports)";
+  else
+    error << "--convert-linalg-to-kernel did not import it: " << *reason;
+  return error << more;
+}
+
 /// Rewrites one function: its custom kernels become gpu.funcs in `kernels`,
 /// the function itself a host function that launches them.
 LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
@@ -206,9 +222,7 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
   for (Operation &op : entry)
     if (isa<linalg::LinalgOp>(op) && !isCopyOp(op) &&
         !onlyInitializesLinalgOps(&op))
-      return op.emitOpError(
-          "cannot run on the GPU: --convert-linalg-to-kernel did not import "
-          "it (its pass description lists what it imports)");
+      return emitNotImported(cast<linalg::LinalgOp>(op), "");
   for (Operation &op : entry) {
     if (isa<kernel::CustomOp, func::ReturnOp, tensor::CollapseShapeOp,
             tensor::ExpandShapeOp>(op) ||
@@ -527,7 +541,7 @@ struct ConvertCustomKernelToGPUPass
     // code (a linalg reference next to the kernels, say), but a module with
     // linalg ops and no kernel op at all is one the import took nothing
     // from: silence would leave it without a GPU binary.
-    Operation *firstLinalg = nullptr;
+    linalg::LinalgOp firstLinalg;
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
@@ -560,10 +574,8 @@ struct ConvertCustomKernelToGPUPass
     }
     if (funcs.empty()) {
       if (firstLinalg) {
-        firstLinalg->emitOpError(
-            "cannot run on the GPU: --convert-linalg-to-kernel did not "
-            "import it (its pass description lists what it imports), and "
-            "the module has no kernel op to lower");
+        (void)emitNotImported(firstLinalg,
+                              "; the module has no kernel op to lower");
         return signalPassFailure();
       }
       return;

@@ -54,6 +54,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/DenseMap.h"
@@ -1963,6 +1964,49 @@ void mlsopt::populateReshapeCompositionPatterns(RewritePatternSet &patterns) {
                ComposeExpandOfCollapseOp<tensor::ExpandShapeOp,
                                          tensor::CollapseShapeOp>>(
       patterns.getContext());
+}
+
+namespace {
+/// The reason the last pattern that failed gave for it.
+struct MatchFailureReason : RewriterBase::Listener {
+  std::string reason;
+  void
+  notifyMatchFailure(Location loc,
+                     function_ref<void(Diagnostic &)> reasonCallback) override {
+    Diagnostic diagnostic(loc, DiagnosticSeverity::Remark);
+    reasonCallback(diagnostic);
+    reason = diagnostic.str();
+  }
+};
+} // namespace
+
+std::optional<std::string> mlsopt::explainNotImported(linalg::LinalgOp op) {
+  if (op->getNumResults() == 0)
+    return "";
+  // On a copy of the function: a pattern that matches rewrites it.
+  Operation *function = op->getParentOp();
+  if (!function)
+    return "";
+  IRMapping mapping;
+  OwningOpRef<Operation *> copy(function->clone(mapping));
+  auto target = cast<linalg::LinalgOp>(mapping.lookup(op.getOperation()));
+  MatchFailureReason listener;
+  PatternRewriter rewriter(op->getContext());
+  rewriter.setListener(&listener);
+  rewriter.setInsertionPoint(target);
+  LogicalResult imported = failure();
+  if (linalg::isaContractionOpInterface(op))
+    imported =
+        ContractionToMatmul(op->getContext()).matchAndRewrite(target, rewriter);
+  else if (target.isAllParallelLoops())
+    imported =
+        ElementwiseToKernel(op->getContext()).matchAndRewrite(target, rewriter);
+  else
+    imported =
+        ReductionToKernel(op->getContext()).matchAndRewrite(target, rewriter);
+  if (succeeded(imported))
+    return std::nullopt;
+  return listener.reason;
 }
 
 void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {

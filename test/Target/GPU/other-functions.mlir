@@ -16,7 +16,7 @@
 // PTX: .visible .entry on_gpu_kernel0(
 // PLAN: "name": "on_gpu",
 // PLAN-NOT: "name": "stays_linalg"
-// UNIMPORTED: error: 'linalg.exp' op cannot run on the GPU: --convert-linalg-to-kernel did not import it (its pass description lists what it imports), and the module has no kernel op to lower
+// UNIMPORTED: error: 'linalg.exp' op cannot run on the GPU: --convert-linalg-to-kernel did not import it: element type is not one of f16, bf16, f32; the module has no kernel op to lower
 // NONE: error: the module holds no gpu.binary; lower it with --mlsopt-gpu-pipeline first
 
 func.func @on_gpu(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {

@@ -3,9 +3,13 @@
 #ifndef MLSOPT_CONVERSION_LINALGTOKERNEL_LINALGTOKERNEL_H
 #define MLSOPT_CONVERSION_LINALGTOKERNEL_LINALGTOKERNEL_H
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
+
+#include <optional>
+#include <string>
 
 namespace mlsopt {
 
@@ -55,6 +59,13 @@ bool isRowsCollapse(mlir::tensor::CollapseShapeOp collapse);
 /// Chains of tensor.collapse_shape and tensor.expand_shape that one reshape
 /// does become that reshape.
 void populateReshapeCompositionPatterns(mlir::RewritePatternSet &patterns);
+
+/// Why --convert-linalg-to-kernel leaves the contraction, elementwise op or
+/// reduction `op` as it is: the reason its import gave up ("payload op
+/// 'math.sin' has no kernel op"), an empty string where none is known, or
+/// nothing if the import does take it (it was not run). Tried on a copy of
+/// the function, so the IR is left as it is.
+std::optional<std::string> explainNotImported(mlir::linalg::LinalgOp op);
 
 /// The dim a reduction or an RMS norm works on, if `op` has one.
 std::optional<int64_t> getWorkingDim(mlir::Operation *op);
