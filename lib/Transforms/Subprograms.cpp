@@ -246,7 +246,8 @@ private:
   /// normalization (getCentredNormOps), joined before any other.
   SmallVector<std::pair<unsigned, unsigned>> normEdges;
   /// (bytes, reader, reader) of searchable ops that read a common tensor:
-  /// the first reader paired with each later one.
+  /// the first reader paired with each later one, then each later one with
+  /// the one before it.
   SmallVector<std::tuple<int64_t, unsigned, unsigned>> siblings;
   llvm::EquivalenceClasses<unsigned> clusters;
 };
