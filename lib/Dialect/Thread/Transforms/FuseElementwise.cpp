@@ -100,6 +100,44 @@ static SmallVector<Value> inlineGraphBody(OpBuilder &b, GraphOp graph,
       [&](Value v) { return mapping.lookupOrDefault(v); });
 }
 
+/// One graph at the rewriter's insertion point over the inputs of `first`
+/// and those of `second` that `first` does not compute. It computes
+/// `first`'s body, then `second`'s, which reads `first`'s results in
+/// registers, and yields `second`'s results, after `first`'s when
+/// `keepFirstResults`.
+static GraphOp createChainedGraph(PatternRewriter &rewriter, Location loc,
+                                  GraphOp first, GraphOp second,
+                                  bool keepFirstResults) {
+  SmallVector<Value> inputs(first.getInputs());
+  for (Value v : second.getInputs())
+    if (v.getDefiningOp() != first)
+      inputs.push_back(v);
+  SmallVector<Type> types;
+  if (keepFirstResults)
+    llvm::append_range(types, first.getResultTypes());
+  llvm::append_range(types, second.getResultTypes());
+  return createGraph(
+      rewriter, loc, inputs, types,
+      [&](OpBuilder &b, const IRMapping &elements) {
+        SmallVector<Value> firstResults = inlineGraphBody(
+            b, first, llvm::map_to_vector(first.getInputs(), [&](Value v) {
+              return elements.lookup(v);
+            }));
+        SmallVector<Value> secondArgs =
+            llvm::map_to_vector(second.getInputs(), [&](Value v) {
+              auto result = dyn_cast<OpResult>(v);
+              return result && result.getOwner() == first
+                         ? firstResults[result.getResultNumber()]
+                         : elements.lookup(v);
+            });
+        SmallVector<Value> yielded;
+        if (keepFirstResults)
+          yielded = firstResults;
+        llvm::append_range(yielded, inlineGraphBody(b, second, secondArgs));
+        return yielded;
+      });
+}
+
 namespace {
 
 /// block.<elementwise> -> thread.graph holding the one thread op.
@@ -136,27 +174,9 @@ struct MergeIntoConsumer : OpRewritePattern<GraphOp> {
           !llvm::all_of(producer->getUsers(),
                         [&](Operation *user) { return user == consumer; }))
         continue;
-      SmallVector<Value> inputs(producer.getInputs());
-      for (Value v : consumer.getInputs())
-        if (v.getDefiningOp() != producer)
-          inputs.push_back(v);
-      GraphOp merged = createGraph(
-          rewriter, consumer.getLoc(), inputs, consumer.getResultTypes(),
-          [&](OpBuilder &b, const IRMapping &elements) {
-            SmallVector<Value> produced = inlineGraphBody(
-                b, producer,
-                llvm::map_to_vector(producer.getInputs(), [&](Value v) {
-                  return elements.lookup(v);
-                }));
-            SmallVector<Value> consumerArgs =
-                llvm::map_to_vector(consumer.getInputs(), [&](Value v) {
-                  auto result = dyn_cast<OpResult>(v);
-                  return result && result.getOwner() == producer
-                             ? produced[result.getResultNumber()]
-                             : elements.lookup(v);
-                });
-            return inlineGraphBody(b, consumer, consumerArgs);
-          });
+      GraphOp merged =
+          createChainedGraph(rewriter, consumer.getLoc(), producer, consumer,
+                             /*keepFirstResults=*/false);
       LLVM_DEBUG(llvm::dbgs() << "merged thread graph at " << producer.getLoc()
                               << " into its consumer\n");
       rewriter.replaceOp(consumer, merged.getResults());
@@ -174,31 +194,10 @@ struct MergeIntoConsumer : OpRewritePattern<GraphOp> {
 /// `earlier`.
 static void mergeIntoEarlier(PatternRewriter &rewriter, GraphOp earlier,
                              GraphOp later) {
-  SmallVector<Value> inputs(earlier.getInputs());
-  for (Value v : later.getInputs())
-    if (v.getDefiningOp() != earlier)
-      inputs.push_back(v);
-  SmallVector<Type> types(earlier.getResultTypes());
-  llvm::append_range(types, later.getResultTypes());
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(earlier);
-  GraphOp merged = createGraph(
-      rewriter, earlier.getLoc(), inputs, types,
-      [&](OpBuilder &b, const IRMapping &elements) {
-        SmallVector<Value> yielded = inlineGraphBody(
-            b, earlier, llvm::map_to_vector(earlier.getInputs(), [&](Value v) {
-              return elements.lookup(v);
-            }));
-        SmallVector<Value> laterArgs =
-            llvm::map_to_vector(later.getInputs(), [&](Value v) {
-              auto result = dyn_cast<OpResult>(v);
-              return result && result.getOwner() == earlier
-                         ? yielded[result.getResultNumber()]
-                         : elements.lookup(v);
-            });
-        llvm::append_range(yielded, inlineGraphBody(b, later, laterArgs));
-        return yielded;
-      });
+  GraphOp merged = createChainedGraph(rewriter, earlier.getLoc(), earlier,
+                                      later, /*keepFirstResults=*/true);
   unsigned numEarlier = earlier.getNumResults();
   rewriter.replaceOp(later, merged.getResults().drop_front(numEarlier));
   rewriter.replaceOp(earlier, merged.getResults().take_front(numEarlier));
