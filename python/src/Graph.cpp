@@ -256,35 +256,12 @@ std::unique_ptr<Graph> Graph::create() {
   return graph;
 }
 
-/// Erases every function of `module` but `func` and the functions it calls,
-/// so that the graph is one program: passes such as --superoptimize work on
-/// every function of a module. A link to an erased reference
-/// (mlsopt.equivalent_to) goes too.
-static void keepOnly(ModuleOp module, func::FuncOp func) {
-  llvm::SmallPtrSet<Operation *, 8> kept = {func};
-  SmallVector<func::FuncOp> worklist = {func};
-  while (!worklist.empty()) {
-    func::FuncOp current = worklist.pop_back_val();
-    current.walk([&](func::CallOp call) {
-      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
-      if (callee && kept.insert(callee).second)
-        worklist.push_back(callee);
-    });
-  }
-  for (auto other : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-    if (!kept.contains(other))
-      other.erase();
-  for (Operation *op : kept)
-    if (auto reference = op->getAttrOfType<FlatSymbolRefAttr>(
-            MLSOptDialect::kEquivalentToAttrName))
-      if (!module.lookupSymbol(reference))
-        op->removeAttr(MLSOptDialect::kEquivalentToAttrName);
-}
-
-/// Emits an error at the first call in `func`'s call graph that reaches a
-/// function already on the path to it. A graph is a DAG of tensor ops: a
-/// recursive call has no base case to stop it, and running it never ended.
-static LogicalResult verifyNoRecursion(ModuleOp module, func::FuncOp func) {
+/// `func` and the functions it calls, directly or not. Emits an error at
+/// the first call that reaches a function already on the path to it and
+/// fails: a graph is a DAG of tensor ops, a recursive call has no base case
+/// to stop it, and running it never ended.
+static FailureOr<llvm::SmallPtrSet<Operation *, 8>>
+getCalledFunctions(ModuleOp module, func::FuncOp func) {
   llvm::SmallPtrSet<Operation *, 8> onPath, done;
   std::function<LogicalResult(func::FuncOp)> visit =
       [&](func::FuncOp current) -> LogicalResult {
@@ -307,7 +284,25 @@ static LogicalResult verifyNoRecursion(ModuleOp module, func::FuncOp func) {
     done.insert(current);
     return failure(walked.wasInterrupted());
   };
-  return visit(func);
+  if (failed(visit(func)))
+    return failure();
+  return done;
+}
+
+/// Erases every function of `module` but those in `kept` (`func` and the
+/// functions it calls), so that the graph is one program: passes such as
+/// --superoptimize work on every function of a module. A link to an erased
+/// reference (mlsopt.equivalent_to) goes too.
+static void keepOnly(ModuleOp module,
+                     const llvm::SmallPtrSet<Operation *, 8> &kept) {
+  for (auto other : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (!kept.contains(other))
+      other.erase();
+  for (Operation *op : kept)
+    if (auto reference = op->getAttrOfType<FlatSymbolRefAttr>(
+            MLSOptDialect::kEquivalentToAttrName))
+      if (!module.lookupSymbol(reference))
+        op->removeAttr(MLSOptDialect::kEquivalentToAttrName);
 }
 
 std::unique_ptr<Graph> Graph::parse(StringRef text, StringRef function) {
@@ -353,9 +348,11 @@ std::unique_ptr<Graph> Graph::parse(StringRef text, StringRef function) {
     checkBoundary(arg.getLoc(), arg.getType(), "argument");
   for (Type type : func.getResultTypes())
     checkBoundary(func.getLoc(), type, "result");
-  if (failed(verifyNoRecursion(*module, func)))
+  FailureOr<llvm::SmallPtrSet<Operation *, 8>> called =
+      getCalledFunctions(*module, func);
+  if (failed(called))
     diagnostics.fail("the graph's function calls itself");
-  keepOnly(*module, func);
+  keepOnly(*module, *called);
   std::unique_ptr<Graph> graph(new Graph());
   graph->module = std::move(module);
   graph->attach(func);
