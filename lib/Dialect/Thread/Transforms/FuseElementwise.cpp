@@ -317,6 +317,15 @@ void mlsopt::thread::fuseElementwiseWithinSharedMemory(
   SmallVector<kernel::CustomOp> kernels;
   root->walk([&](kernel::CustomOp custom) { kernels.push_back(custom); });
   for (kernel::CustomOp custom : kernels) {
+    // Most kernels of a search's result have nothing left to fuse; cloning
+    // them would cost a copy of every block graph.
+    unsigned elementwise = 0, graphs = 0;
+    custom->walk([&](Operation *op) {
+      elementwise += isElementwiseBlockOp(op);
+      graphs += isa<GraphOp>(op);
+    });
+    if (elementwise == 0 && graphs < 2)
+      continue;
     // Fused on a copy beside it, so that a graph too large for the target
     // is dropped whole rather than undone merge by merge.
     int64_t limit;
