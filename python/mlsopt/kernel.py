@@ -105,11 +105,11 @@ def _is_numpy_dtype(value):
 _CORE_TO_DTYPE = {d._core_type: d for d in _DTYPES}
 
 # What superoptimize() optimizes for and ptx() lowers for unless told.
-_DEFAULT_TARGET = "sm_90"
-# The chips mlsopt knows (lib/Support/Target.cpp), checked here before a
-# name goes into a pass pipeline, whose option parser would print its own
-# complaint to stderr first.
-_TARGETS = ("sm_80", "sm_86", "sm_89", "sm_90")
+_DEFAULT_TARGET = _core.default_target()
+# The chips mlsopt knows, checked here before a name goes into a pass
+# pipeline, whose option parser would print its own complaint to stderr
+# first.
+_TARGETS = tuple(_core.supported_targets())
 
 
 def _check_target(target):

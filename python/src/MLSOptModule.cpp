@@ -134,6 +134,19 @@ NB_MODULE(_mlsopt, m) {
         "True if `name` is a registered pass or pass pipeline.");
 
   m.def(
+      "supported_targets",
+      [] {
+        std::vector<std::string> chips;
+        for (const TargetInfo &target : getSupportedTargets())
+          chips.push_back(target.chip.str());
+        return chips;
+      },
+      "The chips mlsopt knows, oldest first.");
+  m.def(
+      "default_target", [] { return getDefaultTarget().chip.str(); },
+      "The chip assumed when none is named.");
+
+  m.def(
       "shared_memory_per_block",
       [](const std::string &chip) -> std::optional<uint64_t> {
         if (std::optional<TargetInfo> target = lookupTarget(chip))
