@@ -725,6 +725,84 @@ struct FuseElementwisePrologue : KernelFusionPattern {
   }
 };
 
+/// kernel.<elementwise>(reshape(custom#i), b, ...) ->
+/// reshape(kernel.<elementwise>(custom#i, reshape^-1(b), ...)): an
+/// elementwise op computes the same on any shape of its operands, and
+/// after the reshape it is no longer the epilogue of the kernel whose
+/// result it reads (`init + x.sum((0, 2))`, whose add reads the sum
+/// collapsed from [1, 8, 1] to [8], was a launch of its own). Made when
+/// every operand has the result's shape, and is that kernel's output or
+/// defined before it, so that FuseElementwiseEpilogue can take the op.
+struct SinkReshapeBelowElementwise : RewritePattern {
+  SinkReshapeBelowElementwise(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isFusableElementwise(op) ||
+        !op->hasTrait<OpTrait::ElementwiseByIndex>() || hasRankZeroTensor(op))
+      return rewriter.notifyMatchFailure(op, "not an elementwise kernel op");
+    ArrayRef<int64_t> shape = shapeOf(op->getResult(0));
+    Operation *reshape = nullptr;
+    kernel::CustomOp custom;
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (!isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+        continue;
+      if ((custom = def->getOperand(0).getDefiningOp<kernel::CustomOp>())) {
+        reshape = def;
+        break;
+      }
+    }
+    if (!reshape || custom->getBlock() != op->getBlock())
+      return rewriter.notifyMatchFailure(op,
+                                         "no reshaped custom kernel result");
+    for (Value operand : op->getOperands())
+      if (shapeOf(operand) != shape || (operand.getDefiningOp() != reshape &&
+                                        operand.getDefiningOp() != custom &&
+                                        !isDefinedBefore(operand, custom)))
+        return rewriter.notifyMatchFailure(
+            op, "an operand is broadcast or computed after the kernel");
+
+    auto collapse = dyn_cast<tensor::CollapseShapeOp>(reshape);
+    SmallVector<ReassociationIndices> groups =
+        collapse
+            ? collapse.getReassociationIndices()
+            : cast<tensor::ExpandShapeOp>(reshape).getReassociationIndices();
+    ArrayRef<int64_t> kernelShape = shapeOf(reshape->getOperand(0));
+    Location loc = op->getLoc();
+    rewriter.setInsertionPoint(op);
+    // Each operand in the kernel's shape: the reshaped result itself, the
+    // others reshaped the other way.
+    SmallVector<Value> operands;
+    for (Value operand : op->getOperands()) {
+      if (operand.getDefiningOp() == reshape) {
+        operands.push_back(reshape->getOperand(0));
+        continue;
+      }
+      auto type = cast<RankedTensorType>(operand.getType());
+      operands.push_back(collapse ? Value(tensor::ExpandShapeOp::create(
+                                        rewriter, loc, type.clone(kernelShape),
+                                        operand, groups))
+                                  : Value(tensor::CollapseShapeOp::create(
+                                        rewriter, loc, operand, groups)));
+    }
+    Operation *moved = rewriter.clone(*op);
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    rewriter.modifyOpInPlace(moved, [&] {
+      moved->setOperands(operands);
+      moved->getResult(0).setType(resultType.clone(kernelShape));
+    });
+    Value back =
+        collapse ? Value(tensor::CollapseShapeOp::create(
+                       rewriter, loc, moved->getResult(0), groups))
+                 : Value(tensor::ExpandShapeOp::create(
+                       rewriter, loc, resultType, moved->getResult(0), groups));
+    rewriter.replaceOp(op, back);
+    return success();
+  }
+};
+
 /// Drops the outputs of a custom kernel that nothing reads (and their
 /// stores), keeping at least one: a kernel without outputs does nothing.
 struct DropUnusedOutputs : OpRewritePattern<kernel::CustomOp> {
@@ -783,7 +861,8 @@ void mlsopt::populateFuseKernelElementwisePatterns(
     search::CostModelOptions costOptions) {
   patterns.add<FuseElementwiseEpilogue, FuseElementwisePrologue>(
       patterns.getContext(), target, costOptions);
-  patterns.add<DropUnusedOutputs>(patterns.getContext());
+  patterns.add<DropUnusedOutputs, SinkReshapeBelowElementwise>(
+      patterns.getContext());
   populateFuseConversionPatterns(patterns);
   populateWrapKernelsBesideCopiesPatterns(
       patterns, target ? static_cast<int64_t>(target->maxSharedMemPerBlock)

@@ -10,10 +10,11 @@
 // (an elementwise op beside another kernel is left to join it), and take
 // no time of their own. The share is checked rather than the search's own
 // time, which the checks of its winner take from, and more so on a loaded
-// machine.
+// machine; so is the share whether or not the search found a winner in it
+// (on a loaded machine, it may not).
 // RUN: mlsopt-opt %s --superoptimize=timeout=10 -o /dev/null 2>&1 | FileCheck %s
 // CHECK: remark: superoptimize: kept the subprogram of 1 kernel ops, not searched
-// CHECK: remark: superoptimize: replaced 7 kernel ops {{.*}}; searched for {{[0-9.]+}} s (timed out){{.*}}; its share of the time {{[78]\.[0-9]}} s
+// CHECK: remark: superoptimize: {{replaced|kept the subprogram of}} 7 kernel ops {{.*}}; searched for {{[0-9.]+}} s (timed out){{.*}}; its share of the time {{[78]\.[0-9]}} s
 // CHECK: remark: superoptimize: kept the subprogram of 1 kernel ops, not searched
 
 func.func @qknorm_safe(%q: tensor<2x256x512xf16>, %k: tensor<2x512x1024xf16>, %v: tensor<2x1024x64xf16>) -> tensor<2x256x64xf16> {
