@@ -187,6 +187,12 @@ bool isTensorConstant(Operation &op) {
          isSupportedElementType(type.getElementType());
 }
 
+/// Whether `op` is of the linalg dialect: a structured op, or another
+/// (linalg.softmax) that the import leaves as it is.
+static bool isLinalgDialectOp(Operation &op) {
+  return isa_and_nonnull<linalg::LinalgDialect>(op.getDialect());
+}
+
 /// Whether `op` (a linalg.fill of zeros, say) only gives other linalg ops
 /// the tensors they write into: the op that reads it is the cause to report
 /// (a two-result reduction left as linalg was reported as its fill).
@@ -199,9 +205,9 @@ static bool onlyInitializesLinalgOps(Operation *op) {
 
 /// The error for a linalg op the GPU cannot run, with the reason the import
 /// left it where there is one, and `more` after it.
-static LogicalResult emitNotImported(linalg::LinalgOp op, StringRef more) {
+static LogicalResult emitNotImported(Operation *op, StringRef more) {
   std::optional<std::string> reason = explainNotImported(op);
-  InFlightDiagnostic error = op.emitOpError("cannot run on the GPU: ");
+  InFlightDiagnostic error = op->emitOpError("cannot run on the GPU: ");
   if (!reason)
     error << "run --convert-linalg-to-kernel first, which imports it";
   else if (reason->empty())
@@ -220,9 +226,9 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
   // A linalg op the import left is the cause to report, rather than the
   // tensor.empty or constant it reads.
   for (Operation &op : entry)
-    if (isa<linalg::LinalgOp>(op) && !isCopyOp(op) &&
+    if (isLinalgDialectOp(op) && !isCopyOp(op) &&
         !onlyInitializesLinalgOps(&op))
-      return emitNotImported(cast<linalg::LinalgOp>(op), "");
+      return emitNotImported(&op, "");
   for (Operation &op : entry) {
     if (isa<kernel::CustomOp, func::ReturnOp, tensor::CollapseShapeOp,
             tensor::ExpandShapeOp>(op) ||
@@ -541,7 +547,7 @@ struct ConvertCustomKernelToGPUPass
     // code (a linalg reference next to the kernels, say), but a module with
     // linalg ops and no kernel op at all is one the import took nothing
     // from: silence would leave it without a GPU binary.
-    linalg::LinalgOp firstLinalg;
+    Operation *firstLinalg = nullptr;
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
@@ -567,9 +573,13 @@ struct ConvertCustomKernelToGPUPass
                        }) ||
           isDataMovementOnly(func))
         funcs.push_back(func);
-      func.walk([&](linalg::LinalgOp op) {
-        if (!firstLinalg && !onlyInitializesLinalgOps(op))
+      // Before the ops nested in it (a linalg.yield).
+      func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+        if (firstLinalg || !isLinalgDialectOp(*op))
+          return WalkResult::advance();
+        if (!onlyInitializesLinalgOps(op))
           firstLinalg = op;
+        return WalkResult::skip();
       });
     }
     if (funcs.empty()) {

@@ -1980,8 +1980,8 @@ struct MatchFailureReason : RewriterBase::Listener {
 };
 } // namespace
 
-std::optional<std::string> mlsopt::explainNotImported(linalg::LinalgOp op) {
-  if (op->getNumResults() == 0)
+std::optional<std::string> mlsopt::explainNotImported(Operation *op) {
+  if (op->getNumResults() == 0 || !isa<linalg::LinalgOp, linalg::SoftmaxOp>(op))
     return "";
   // On a copy of the function: a pattern that matches rewrites it.
   Operation *function = op->getParentOp();
@@ -1989,13 +1989,17 @@ std::optional<std::string> mlsopt::explainNotImported(linalg::LinalgOp op) {
     return "";
   IRMapping mapping;
   OwningOpRef<Operation *> copy(function->clone(mapping));
-  auto target = cast<linalg::LinalgOp>(mapping.lookup(op.getOperation()));
+  Operation *copied = mapping.lookup(op);
   MatchFailureReason listener;
   PatternRewriter rewriter(op->getContext());
   rewriter.setListener(&listener);
-  rewriter.setInsertionPoint(target);
+  rewriter.setInsertionPoint(copied);
   LogicalResult imported = failure();
-  if (linalg::isaContractionOpInterface(op))
+  auto target = dyn_cast<linalg::LinalgOp>(copied);
+  if (!target)
+    imported = DecomposeSoftmax(op->getContext())
+                   .matchAndRewrite(cast<linalg::SoftmaxOp>(copied), rewriter);
+  else if (linalg::isaContractionOpInterface(target))
     imported =
         ContractionToMatmul(op->getContext()).matchAndRewrite(target, rewriter);
   else if (target.isAllParallelLoops())

@@ -56,6 +56,32 @@ func.func @sine(%a: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>) {
 
 // -----
 
+// A softmax on f64 stays linalg.softmax, which is no structured op: the
+// error names it and the import's reason, where the generic error about
+// what a lowered function may hold said neither.
+func.func @softmax_f64(%a: tensor<8x64xf32>, %b: tensor<8x64xf64>) -> (tensor<8x64xf32>, tensor<8x64xf64>) {
+  %x = kernel.exp %a : tensor<8x64xf32>
+  %e = tensor.empty() : tensor<8x64xf64>
+  // expected-error @+1 {{'linalg.softmax' op cannot run on the GPU: --convert-linalg-to-kernel did not import it: not a static softmax on f16, bf16 or f32 tensors}}
+  %s = linalg.softmax dimension(1) ins(%b : tensor<8x64xf64>) outs(%e : tensor<8x64xf64>) -> tensor<8x64xf64>
+  return %x, %s : tensor<8x64xf32>, tensor<8x64xf64>
+}
+
+// -----
+
+// With no kernel op in the module, a dynamic softmax was left as it was,
+// without a word, and the pipeline exited 0.
+func.func @dynamic_softmax(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %x, %c0 : tensor<?x64xf32>
+  %e = tensor.empty(%d) : tensor<?x64xf32>
+  // expected-error @+1 {{'linalg.softmax' op cannot run on the GPU: --convert-linalg-to-kernel did not import it: not a static softmax on f16, bf16 or f32 tensors; the module has no kernel op to lower}}
+  %r = linalg.softmax dimension(1) ins(%x : tensor<?x64xf32>) outs(%e : tensor<?x64xf32>) -> tensor<?x64xf32>
+  return %r : tensor<?x64xf32>
+}
+
+// -----
+
 func.func @not_a_kernel_op(%a: tensor<64xf16>) -> tensor<64xf16> {
   // expected-error @+1 {{cannot run on the GPU: a function lowered by --convert-custom-kernel-to-gpu may hold only custom kernels, kernel.transpose, kernel.convert, tensor.collapse_shape, tensor.expand_shape, static tensor.extract_slice and linalg.broadcast, dense f16, bf16 or f32 tensor constants and func.return}}
   %c = tensor.empty() : tensor<64xf16>

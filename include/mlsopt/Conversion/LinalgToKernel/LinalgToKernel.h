@@ -60,12 +60,13 @@ bool isRowsCollapse(mlir::tensor::CollapseShapeOp collapse);
 /// does become that reshape.
 void populateReshapeCompositionPatterns(mlir::RewritePatternSet &patterns);
 
-/// Why --convert-linalg-to-kernel leaves the contraction, elementwise op or
-/// reduction `op` as it is: the reason its import gave up ("payload op
-/// 'math.sin' has no kernel op"), an empty string where none is known, or
-/// nothing if the import does take it (it was not run). Tried on a copy of
-/// the function, so the IR is left as it is.
-std::optional<std::string> explainNotImported(mlir::linalg::LinalgOp op);
+/// Why --convert-linalg-to-kernel leaves the linalg op `op` (a contraction,
+/// an elementwise op, a reduction or a softmax) as it is: the reason its
+/// import gave up ("payload op 'math.sin' has no kernel op"), an empty
+/// string where none is known, or nothing if the import does take it (it
+/// was not run). Tried on a copy of the function, so the IR is left as it
+/// is.
+std::optional<std::string> explainNotImported(mlir::Operation *op);
 
 /// The dim a reduction or an RMS norm works on, if `op` has one.
 std::optional<int64_t> getWorkingDim(mlir::Operation *op);
