@@ -77,6 +77,10 @@ Value mlsopt::emitUnary(OpBuilder &b, Location loc, thread::UnaryKind kind,
       return math::ErfOp::create(b, loc, v);
     case UnaryKind::neg:
       return arith::NegFOp::create(b, loc, v);
+    case UnaryKind::sin:
+      return math::SinOp::create(b, loc, v);
+    case UnaryKind::cos:
+      return math::CosOp::create(b, loc, v);
     case UnaryKind::gelu_tanh: {
       // 0.5 v (1 + tanh(sqrt(2 / pi) (v + 0.044715 v^3))), torch's form.
       Value cube =

@@ -175,7 +175,8 @@ static FailureOr<Flops> estimateTensorOpFlops(Operation *op) {
           // A compare of the element's place and a select.
           .Case("triangle_fill", 2 * out)
           .Cases({"exp", "log", "sqrt", "rsqrt", "square", "silu", "sigmoid",
-                  "gelu", "relu", "tanh", "erf", "neg", "gelu_tanh"},
+                  "gelu", "relu", "tanh", "erf", "neg", "gelu_tanh", "sin",
+                  "cos"},
                  out)
           .Default(std::nullopt);
   if (!cuda)

@@ -91,6 +91,8 @@ ExprRef enumeration::buildExpr(ExprContext &exprs, const SOp &op,
   case OpKind::Tanh:
   case OpKind::Erf:
   case OpKind::GeluTanh:
+  case OpKind::Sin:
+  case OpKind::Cos:
     return exprs.getOpaque(getMnemonic(op.kind), {x});
   case OpKind::MulScalar:
   case OpKind::AddScalar:

@@ -59,6 +59,10 @@ StringRef search::getMnemonic(OpKind kind) {
     return "neg";
   case OpKind::GeluTanh:
     return "gelu_tanh";
+  case OpKind::Sin:
+    return "sin";
+  case OpKind::Cos:
+    return "cos";
   case OpKind::MulScalar:
     return "mul_scalar";
   case OpKind::AddScalar:
@@ -99,7 +103,7 @@ bool search::isScalarKind(OpKind kind) {
 }
 
 bool search::isUnaryKind(OpKind kind) {
-  return kind >= OpKind::Exp && kind <= OpKind::GeluTanh;
+  return kind >= OpKind::Exp && kind <= OpKind::Cos;
 }
 
 bool search::isCommutativeKind(OpKind kind) {

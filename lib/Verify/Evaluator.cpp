@@ -319,6 +319,8 @@ bool isRandomFunction(thread::UnaryKind kind) {
   case thread::UnaryKind::tanh:
   case thread::UnaryKind::erf:
   case thread::UnaryKind::gelu_tanh:
+  case thread::UnaryKind::sin:
+  case thread::UnaryKind::cos:
     return true;
   default:
     return false;

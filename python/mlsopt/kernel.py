@@ -864,7 +864,7 @@ def _define_elementwise_methods(cls, unary, binary, build_unary,
 _define_elementwise_methods(
     KernelGraph,
     unary=("exp", "log", "sqrt", "rsqrt", "square", "silu", "sigmoid", "gelu",
-           "gelu_tanh", "relu", "tanh", "neg"),
+           "gelu_tanh", "relu", "tanh", "neg", "sin", "cos"),
     binary=("add", "sub", "mul", "div", "max", "min"),
     build_unary=KernelGraph._unary, build_binary=KernelGraph._binary)
 

@@ -184,11 +184,11 @@ template <typename... OpTys> struct KernelOpList {
 };
 
 /// The elementwise ops Graph::addUnary and Graph::addBinary build.
-using UnaryOps =
-    KernelOpList<kernel::ExpOp, kernel::LogOp, kernel::SqrtOp, kernel::RsqrtOp,
-                 kernel::SquareOp, kernel::SiluOp, kernel::SigmoidOp,
-                 kernel::GeluOp, kernel::ReluOp, kernel::TanhOp, kernel::ErfOp,
-                 kernel::NegOp, kernel::GeluTanhOp>;
+using UnaryOps = KernelOpList<kernel::ExpOp, kernel::LogOp, kernel::SqrtOp,
+                              kernel::RsqrtOp, kernel::SquareOp, kernel::SiluOp,
+                              kernel::SigmoidOp, kernel::GeluOp, kernel::ReluOp,
+                              kernel::TanhOp, kernel::ErfOp, kernel::NegOp,
+                              kernel::GeluTanhOp, kernel::SinOp, kernel::CosOp>;
 using BinaryOps = KernelOpList<kernel::AddOp, kernel::SubOp, kernel::MulOp,
                                kernel::DivOp, kernel::MaxOp, kernel::MinOp>;
 using ScalarOps = KernelOpList<kernel::MulScalarOp, kernel::AddScalarOp,

@@ -36,6 +36,8 @@ UNARY = {
     "relu": lambda x: np.maximum(x, 0),
     "sqrt": lambda x: np.sqrt(np.abs(x)),
     "square": np.square,
+    "sin": np.sin,
+    "cos": np.cos,
 }
 
 

@@ -532,6 +532,30 @@ def test_gelu_tanh_mlp_is_one_kernel_and_keeps_its_numbers():
         np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
 
 
+def test_rotary_embedding_with_computed_angles_keeps_its_numbers():
+    # Hugging Face's rotary embedding with the angles computed in the graph
+    # (positions times inverse frequencies, cos and sin), imported from
+    # linalg: one kernel, and positions up to 2047 radians still give
+    # numpy's sines.
+    text = (REPO / "test/Integration/rope-computed-angles.mlir").read_text()
+    graph = mi.from_mlir(text)
+    optimized = graph.superoptimize(target="sm_90", timeout=10)
+    assert optimized.cost("sm_90").launches == 1
+    rng = np.random.default_rng(5)
+    q = rng.standard_normal((128, 64))
+    pos = np.arange(0, 2048, 16, dtype=np.float64).reshape(128, 1)
+    inv = (10000.0 ** (-np.arange(0, 64, 2) / 64)).reshape(1, 32)
+    # The angles as the graph computes them: an f32 product of f32 inputs.
+    freqs = (pos.astype(np.float32) * inv.astype(np.float32)).astype(
+        np.float64)
+    emb = np.concatenate([freqs, freqs], axis=1)
+    rotated = np.concatenate([-q[:, 32:], q[:, :32]], axis=1)
+    expected = q * np.cos(emb) + rotated * np.sin(emb)
+    for program in (graph, optimized):
+        (out,) = program(inputs=[q, pos, inv])
+        np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
+
+
 def test_residual_reads_its_input_twice_in_one_kernel_and_keeps_its_numbers():
     # x W + x: x's columns are W's rows for the product and the product's
     # columns for the sum. The kernel loads x in both tilings.

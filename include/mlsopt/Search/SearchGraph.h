@@ -50,6 +50,8 @@ enum class OpKind : uint8_t {
   Erf,
   Neg,
   GeluTanh,
+  Sin,
+  Cos,
   MulScalar,
   AddScalar,
   MaxScalar,

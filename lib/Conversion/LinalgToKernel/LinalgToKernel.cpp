@@ -1091,6 +1091,8 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
               [&](math::RsqrtOp) { return unary(buildUnary<kernel::RsqrtOp>); })
           .Case([&](math::TanhOp) { return unary(buildUnary<kernel::TanhOp>); })
           .Case([&](math::ErfOp) { return unary(buildUnary<kernel::ErfOp>); })
+          .Case([&](math::SinOp) { return unary(buildUnary<kernel::SinOp>); })
+          .Case([&](math::CosOp) { return unary(buildUnary<kernel::CosOp>); })
           .Case([&](math::AbsFOp) {
             // |x| == max(x, -x) exactly, -0.0 and NaN included: the negation
             // is exact. (No abs kernel op: Mirage has none either.)

@@ -234,8 +234,8 @@ private:
     case UnaryKind::rsqrt:
       return call("mlsopt_field_rsqrt", {context, x});
     default: {
-      // log, tanh, erf, relu, sigmoid, silu, gelu, gelu_tanh: the op's
-      // random function, keyed by its kind as in the evaluator.
+      // log, tanh, erf, relu, sigmoid, silu, gelu, gelu_tanh, sin, cos:
+      // the op's random function, keyed by its kind as in the evaluator.
       Value function = arith::ConstantIntOp::create(
           b, loc(), b.getI64Type(), static_cast<int64_t>(kind));
       return call("mlsopt_field_random", {context, function, x});

@@ -41,14 +41,14 @@ func.func @sum_and_squares(%a: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x
 
 // An op the import leaves: the error says why, as the import's pattern
 // gave up (it said only that the pass description lists what it imports).
-func.func @sine(%a: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>) {
+func.func @arctangent(%a: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>) {
   %x = kernel.exp %a : tensor<8x64xf32>
   %e = tensor.empty() : tensor<8x64xf32>
-  // expected-error @+1 {{'linalg.generic' op cannot run on the GPU: --convert-linalg-to-kernel did not import it: payload op 'math.sin' has no kernel op}}
+  // expected-error @+1 {{'linalg.generic' op cannot run on the GPU: --convert-linalg-to-kernel did not import it: payload op 'math.atan' has no kernel op}}
   %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
       ins(%a : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
   ^bb0(%v: f32, %o: f32):
-    %y = math.sin %v : f32
+    %y = math.atan %v : f32
     linalg.yield %y : f32
   } -> tensor<8x64xf32>
   return %x, %s : tensor<8x64xf32>, tensor<8x64xf32>

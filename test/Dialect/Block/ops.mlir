@@ -218,8 +218,12 @@ func.func @compute_ops(%x: tensor<8x64xf16>, %y: tensor<8x64xf16>, %z: tensor<64
       %10 = block.erf %9 : tensor<8x64xf16>
       // CHECK-NEXT: %[[GT:.*]] = block.gelu_tanh %{{.*}} : tensor<8x64xf16>
       %gt = block.gelu_tanh %10 : tensor<8x64xf16>
-      // CHECK-NEXT: %[[NEG:.*]] = block.neg %[[GT]] : tensor<8x64xf16>
-      %11 = block.neg %gt : tensor<8x64xf16>
+      // CHECK-NEXT: %[[SIN:.*]] = block.sin %[[GT]] : tensor<8x64xf16>
+      %sin = block.sin %gt : tensor<8x64xf16>
+      // CHECK-NEXT: %[[COS:.*]] = block.cos %[[SIN]] : tensor<8x64xf16>
+      %cos = block.cos %sin : tensor<8x64xf16>
+      // CHECK-NEXT: %[[NEG:.*]] = block.neg %[[COS]] : tensor<8x64xf16>
+      %11 = block.neg %cos : tensor<8x64xf16>
       // CHECK-NEXT: block.add %[[NEG]], %{{.*}} : tensor<8x64xf16>, tensor<8x64xf16>
       %12 = block.add %11, %b : tensor<8x64xf16>, tensor<8x64xf16>
       // CHECK-NEXT: block.sub %{{.*}}, %{{.*}} : tensor<8x64xf16>, tensor<8x64xf16>

@@ -50,6 +50,16 @@ func.func @gelu_tanh(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
   return %0 : tensor<8x64xf16>
 }
 
+// A rotary embedding's cos and sin of its angles.
+// CHECK-LABEL: func.func @sin_cos
+// CHECK: %[[S:.*]] = kernel.sin %{{.*}} : tensor<8x64xf32>
+// CHECK: kernel.cos %[[S]] : tensor<8x64xf32>
+func.func @sin_cos(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %0 = kernel.sin %x : tensor<8x64xf32>
+  %1 = kernel.cos %0 : tensor<8x64xf32>
+  return %1 : tensor<8x64xf32>
+}
+
 // CHECK-LABEL: func.func @unary_bf16_f32
 func.func @unary_bf16_f32(%x: tensor<2x3x5xbf16>, %y: tensor<7xf32>)
     -> (tensor<2x3x5xbf16>, tensor<7xf32>) {

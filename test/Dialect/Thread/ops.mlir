@@ -79,8 +79,12 @@ func.func @all_kinds(%x: tensor<16x32xf32>) -> tensor<16x32xf32> {
       %10 = thread.unary erf %9 : f32
       // CHECK-NEXT: thread.unary gelu_tanh %{{.*}} : f32
       %gt = thread.unary gelu_tanh %10 : f32
+      // CHECK-NEXT: thread.unary sin %{{.*}} : f32
+      %sin = thread.unary sin %gt : f32
+      // CHECK-NEXT: thread.unary cos %{{.*}} : f32
+      %cos = thread.unary cos %sin : f32
       // CHECK-NEXT: thread.unary neg %{{.*}} : f32
-      %11 = thread.unary neg %gt : f32
+      %11 = thread.unary neg %cos : f32
       // CHECK-NEXT: thread.binary add %{{.*}}, %{{.*}} : f32
       %12 = thread.binary add %11, %v : f32
       // CHECK-NEXT: thread.binary sub %{{.*}}, %{{.*}} : f32

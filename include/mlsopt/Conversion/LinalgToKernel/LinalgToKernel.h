@@ -62,7 +62,7 @@ void populateReshapeCompositionPatterns(mlir::RewritePatternSet &patterns);
 
 /// Why --convert-linalg-to-kernel leaves the linalg op `op` (a contraction,
 /// an elementwise op, a reduction or a softmax) as it is: the reason its
-/// import gave up ("payload op 'math.sin' has no kernel op"), an empty
+/// import gave up ("payload op 'math.atan' has no kernel op"), an empty
 /// string where none is known, or nothing if the import does take it (it
 /// was not run). Tried on a copy of the function, so the IR is left as it
 /// is.

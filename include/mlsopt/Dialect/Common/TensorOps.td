@@ -32,6 +32,10 @@ defvar MLSOpt_UnaryOpList = [
   // GPT-2's, Gemma's and torch's gelu(approximate='tanh').
   ["gelu_tanh", "GeluTanh",
    "gelu's tanh approximation, 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))"],
+  // A rotary embedding's cos and sin of the position angles, where the
+  // model computes them (Hugging Face's LlamaRotaryEmbedding.forward).
+  ["sin", "Sin", "sine"],
+  ["cos", "Cos", "cosine"],
 ];
 
 // [mnemonic, C++ class prefix, what it computes]
