@@ -119,6 +119,38 @@ int64_t lastDimTileFor(int64_t size, int64_t cap) {
   return tile;
 }
 
+/// Puts `extents` (an output dim and its blocks, more than one) on grid x,
+/// y and z in the order given, or, when that would pass a grid dim's limit
+/// (y and z take 65535 blocks, x 2^31 - 1), most blocks first: a prime
+/// count of 65537 rows, which no tile but the whole dim cuts into fewer
+/// blocks, then goes on x, where on y it stayed whole in every tile and
+/// no block's shared memory held it. `retile` gives a dim's blocks under a
+/// grid dim's limit; a dim left with one block stays whole in every tile.
+void placeOnGrid(DefaultSchedule &s,
+                 SmallVector<std::pair<int64_t, int64_t>> extents,
+                 function_ref<int64_t(int64_t dim, int64_t maxBlocks)> retile) {
+  bool fitsInOrder = true;
+  for (auto [g, extent] : llvm::enumerate(extents))
+    if (g < 3 && extent.second > kMaxGridSize[g])
+      fitsInOrder = false;
+  if (!fitsInOrder)
+    llvm::stable_sort(extents, [](const auto &a, const auto &b) {
+      return a.second > b.second;
+    });
+  unsigned g = 0;
+  for (auto [dim, blocks] : extents) {
+    if (g == 3)
+      break;
+    if (blocks > kMaxGridSize[g])
+      blocks = retile(dim, kMaxGridSize[g]);
+    if (blocks <= 1)
+      continue;
+    s.grid[g] = blocks;
+    s.omap[g] = dim;
+    ++g;
+  }
+}
+
 /// Assigns grid x, y, z to `dims` (output dims, innermost first). The last
 /// dim of the tensor is cut into tiles of up to `lastDimTile`; other dims
 /// give one index per block.
@@ -144,20 +176,18 @@ void splitAcrossGrid(DefaultSchedule &s, ArrayRef<int64_t> shape,
     llvm::erase_if(
         dims, [&](int64_t dim) { return !llvm::is_contained(byLength, dim); });
   }
-  unsigned g = 0;
-  for (int64_t dim : dims) {
-    if (g == 3)
-      break;
+  auto blocksUnder = [&](int64_t dim, int64_t maxBlocks) {
     int64_t tile = dim == rank - 1 ? lastDimTileFor(shape[dim], lastDimTile)
-                                   : smallestTile(shape[dim], kMaxGridSize[g]);
-    if (shape[dim] / tile > kMaxGridSize[g])
-      tile = smallestTile(shape[dim], kMaxGridSize[g]);
-    if (shape[dim] / tile == 1)
-      continue;
-    s.grid[g] = shape[dim] / tile;
-    s.omap[g] = dim;
-    ++g;
-  }
+                                   : smallestTile(shape[dim], maxBlocks);
+    if (shape[dim] / tile > maxBlocks)
+      tile = smallestTile(shape[dim], maxBlocks);
+    return shape[dim] / tile;
+  };
+  SmallVector<std::pair<int64_t, int64_t>> extents;
+  for (int64_t dim : dims)
+    if (int64_t blocks = blocksUnder(dim, kMaxGridSize[0]); blocks > 1)
+      extents.emplace_back(dim, blocks);
+  placeOnGrid(s, extents, blocksUnder);
 }
 
 /// The input dims that correspond to each output dim under numpy
@@ -406,12 +436,35 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op, int64_t maxSharedMemBytes,
             break;
           }
       }
+      // More row tiles than grid y takes (65537 rows, a prime, one per
+      // tile), or a batch past grid z: n, m and the batch dims go on the
+      // grid most blocks first.
+      bool batchLeftWhole = false;
+      for (int64_t d = 0; d + 2 < rank; ++d)
+        batchLeftWhole |= out[d] > 1 && !llvm::is_contained(s.omap, d) &&
+                          out[d] > kMaxGridSize[2];
+      if (s.grid[1] > kMaxGridSize[1] || batchLeftWhole) {
+        SmallVector<std::pair<int64_t, int64_t>> extents;
+        for (auto [dim, blocks] : {std::pair(rank - 1, out[rank - 1] / tileN),
+                                   std::pair(rank - 2, out[rank - 2] / tileM)})
+          if (blocks > 1)
+            extents.emplace_back(dim, blocks);
+        for (int64_t d = rank - 3; d >= 0; --d)
+          if (out[d] > 1)
+            extents.emplace_back(d, out[d]);
+        s.grid = {1, 1, 1};
+        s.omap = {};
+        // A dim past every free grid dim's limit stays whole in each tile.
+        placeOnGrid(s, extents, [](int64_t, int64_t) { return int64_t(1); });
+      }
       s.iterations = k / tileK;
       if (fits()) {
-        // Partials along n (the last dim) unless the grid splits n: k is
-        // dim 1 of the left operand and dim 0 of the right one.
+        // Partials along a dim the grid does not split, n (the last dim)
+        // unless it does: k is dim 1 of the left operand and dim 0 of the
+        // right one.
         if (allowSplit && rank == 2)
-          splitReduction(s, k, {1, 0}, s.grid[0] == 1 ? 1 : 0, fits);
+          splitReduction(s, k, {1, 0},
+                         llvm::is_contained(s.omap, int64_t(1)) ? 0 : 1, fits);
         return s;
       }
       if (tileK > 16)

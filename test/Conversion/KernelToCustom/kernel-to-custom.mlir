@@ -74,3 +74,42 @@ func.func @transpose_stays(%a: tensor<16x48xf16>, %b: tensor<80x48xf16>) -> tens
   %c = kernel.matmul %a, %t : tensor<16x48xf16>, tensor<48x80xf16>
   return %c : tensor<16x80xf16>
 }
+
+// -----
+
+// Grid y and z take at most 65535 blocks, x 2^31 - 1. A prime count of
+// tokens (65537) has no tile but the whole dim that cuts it into fewer
+// blocks: on y, it stayed whole in every tile, and no block's shared memory
+// held it ("has no default block graph that fits"). Past a limit, the dims
+// go on the grid most blocks first, so the tokens go on x.
+// CHECK-LABEL: func.func @prime_tokens_silu
+// CHECK: kernel.custom(%{{.*}}) grid <65537, 8, 1> block <128, 1, 1>
+// CHECK: block.load %{{.*}} imap <x = 0, y = 1> : tensor<65537x8x128xf16> -> tensor<1x1x128xf16>
+func.func @prime_tokens_silu(%a: tensor<65537x8x128xf16>) -> tensor<65537x8x128xf16> {
+  %c = kernel.silu %a : tensor<65537x8x128xf16>
+  return %c : tensor<65537x8x128xf16>
+}
+
+// -----
+
+// A matmul's row tiles (65537 rows, one per tile) go on x, its column
+// tiles on y.
+// CHECK-LABEL: func.func @prime_rows_matmul
+// CHECK: kernel.custom(%{{.*}}, %{{.*}}) grid <65537, 1, 1>
+// CHECK: block.store %{{.*}} omap <x = 0> : tensor<1x64xf32> into tensor<65537x64xf16>
+func.func @prime_rows_matmul(%a: tensor<65537x64xf16>, %b: tensor<64x64xf16>) -> tensor<65537x64xf16> {
+  %c = kernel.matmul %a, %b : tensor<65537x64xf16>, tensor<64x64xf16>
+  return %c : tensor<65537x64xf16>
+}
+
+// -----
+
+// A batch past grid z's limit goes on x, where it stayed whole in every
+// tile.
+// CHECK-LABEL: func.func @long_batch_matmul
+// CHECK: kernel.custom(%{{.*}}, %{{.*}}) grid <65536, 7, 3>
+// CHECK: block.store %{{.*}} omap <x = 0, y = 2, z = 1>
+func.func @long_batch_matmul(%a: tensor<65536x3x5xf16>, %b: tensor<65536x5x7xf16>) -> tensor<65536x3x7xf16> {
+  %c = kernel.matmul %a, %b : tensor<65536x3x5xf16>, tensor<65536x5x7xf16>
+  return %c : tensor<65536x3x7xf16>
+}
