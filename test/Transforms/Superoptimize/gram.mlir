@@ -5,7 +5,8 @@
 // each multiplying a column strip of X, transposed as loaded, by another
 // over the whole of k, and reads X in place: no copy for the transpose.
 // Before, with the library matmul costed as an ideal kernel, the search
-// kept it, and the program launched the split pair.
+// kept it, and the program launched the split pair. Before the search,
+// the program is three launches: the transpose, then the pair.
 // RUN: mlsopt-opt %s --superoptimize="timeout=10 keep-reference=true" -o %t 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s < %t
 // RUN: mlsopt-opt %t --verify-equivalence 2>&1 | FileCheck %s --check-prefix=VERIFY
@@ -13,7 +14,7 @@
 // RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.ptx -o %t.cubin %}
 
 // REMARK: remark: superoptimize: replaced 1 kernel ops (5.09 us) by 1 kernels
-// REMARK: @gram launches 1 kernels ({{.*}}), 2 before
+// REMARK: @gram launches 1 kernels ({{.*}}), 3 before
 // CHECK-LABEL: func.func @gram(
 // CHECK-NOT: kernel.transpose
 // CHECK: kernel.custom(%arg0) grid <8, 16, 1> block <128, 1, 1> : (tensor<4096x64xf16>) -> tensor<64x64xf16>
