@@ -556,6 +556,43 @@ def test_rotary_embedding_with_computed_angles_keeps_its_numbers():
         np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
 
 
+def test_constant_divided_by_a_value_is_one_kernel_and_keeps_its_numbers():
+    # 2 / (1 + (x W)^2) from linalg: the division of a constant by a value
+    # imports as kernel.div of a splat constant (it stayed linalg, and the
+    # program could not run on the GPU); the search puts it in the matmul's
+    # kernel, the constant loaded as an input.
+    graph = mi.from_mlir("""
+#id = affine_map<(i, j) -> (i, j)>
+func.func @cauchy(%x: tensor<64x128xf32>, %w: tensor<128x256xf32>) -> tensor<64x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %two = arith.constant 2.0 : f32
+  %e = tensor.empty() : tensor<64x256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<64x128xf32>, tensor<128x256xf32>) outs(%f : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<64x256xf32>) outs(%e : tensor<64x256xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %sq = arith.mulf %a, %a : f32
+    %d = arith.addf %sq, %one : f32
+    %q = arith.divf %two, %d : f32
+    linalg.yield %q : f32
+  } -> tensor<64x256xf32>
+  return %r : tensor<64x256xf32>
+}
+""")
+    optimized = graph.superoptimize(target="sm_90", timeout=10)
+    assert optimized.cost("sm_90").launches == 1
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((64, 128))
+    w = rng.standard_normal((128, 256)) * 0.1
+    m = x.astype(np.float32).astype(np.float64) @ w.astype(np.float32)
+    expected = 2 / (1 + m * m)
+    for program in (graph, optimized):
+        (out,) = program(inputs=[x, w])
+        np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
+
+
 def test_residual_reads_its_input_twice_in_one_kernel_and_keeps_its_numbers():
     # x W + x: x's columns are W's rows for the product and the product's
     # columns for the sum. The kernel loads x in both tilings.

@@ -44,7 +44,8 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       by 1.0 / c: exact when the inverse is, within an ulp of the quotient
       otherwise (an attention's scores / sqrt(128)); for an integer count n,
       a mean's, what the verifier reads as 1/n; a constant divided by a
-      value only in the idioms below); the
+      value, and a value to the power -1, `kernel.div` of a splat constant
+      tensor by the value); the
       idioms `x * x`, `max(x, 0)`, `1 / (1 + exp(-x))`, `x * sigmoid(x)`,
       the erf form of gelu (multiplying by 1/sqrt(2) or, as torch-mlir
       writes it, dividing by sqrt(2)) and `1 / sqrt(x)` (constant exactly 1, computed in

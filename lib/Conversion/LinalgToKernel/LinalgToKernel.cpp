@@ -441,6 +441,23 @@ Value buildScalar(OpBuilder &b, Location loc, ValueRange args, double scalar) {
   return OpTy::create(b, loc, args[0], b.getF64FloatAttr(scalar));
 }
 
+/// c / x (torch's reciprocal, `c / x`, `x.pow(-1)`): kernel.div of a splat
+/// constant of x's rank, size 1 along every dim (broadcast), by x. No
+/// reciprocal op: Mirage has none, and as an operand the constant is one
+/// more input the kernels load (a dense constant, which the GPU pipeline
+/// copies to the device).
+Value buildConstantDividedBy(OpBuilder &b, Location loc, ValueRange args,
+                             double scalar) {
+  auto type = cast<RankedTensorType>(args[0].getType());
+  auto constantType = RankedTensorType::get(
+      SmallVector<int64_t>(type.getRank(), 1), type.getElementType());
+  Value constant = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(constantType,
+                             b.getFloatAttr(type.getElementType(), scalar)));
+  return kernel::DivOp::create(b, loc, constant, args[0]);
+}
+
 /// `product` plus the init a contraction accumulated it into: nothing for a
 /// zero fill, `kernel.add_scalar` for another constant fill (torch's addmm
 /// with beta * a constant; a `linalg.fill` left beside the kernel ops has no
@@ -997,6 +1014,14 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
         return {square, unrounded};
       return {addBinary(buildBinary<kernel::MulOp>, square, x.step), unrounded};
     }
+    // x^-1 is 1 / x, exact.
+    if (power == -1) {
+      PlannedValue x = getTensor(base);
+      if (x.unrounded)
+        return invalid("computes on an f32 result that a kernel op would "
+                       "have rounded");
+      return {addStep(buildConstantDividedBy, x.step, 1.0), unrounded};
+    }
     // x^0.5 is sqrt(x) (they differ at -0 and -inf only).
     if (floatPower && toDouble(*floatPower) == 0.5) {
       PlannedValue x = getTensor(base);
@@ -1131,10 +1156,11 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
             if (!constant)
               return addBinary(buildBinary<kernel::DivOp>, tensors[0],
                                tensors[1]);
-            // c / x has no kernel op (but for the sigmoid and rsqrt idioms
-            // above).
+            // c / x (but for the sigmoid and rsqrt idioms above): exact,
+            // the constant is the payload's.
             if (constantIsLhs)
-              return std::nullopt;
+              return addStep(buildConstantDividedBy, tensors[0],
+                             toDouble(*constant));
             // x / c == x * (1 / c) exactly when 1 / c is exact.
             APFloat inverse(constant->getSemantics());
             if (constant->getExactInverse(&inverse))
@@ -1183,9 +1209,7 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
           .Default([&](Operation *) { return std::nullopt; });
   if (!kernelStep) {
     if (isa<arith::DivFOp>(payloadOp))
-      return invalid(constantIsLhs ? "divides a constant by a value"
-                                   : "divides by a constant without a finite "
-                                     "reciprocal");
+      return invalid("divides by a constant without a finite reciprocal");
     return invalid("has no kernel op");
   }
   return {*kernelStep, unrounded};

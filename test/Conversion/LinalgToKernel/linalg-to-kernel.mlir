@@ -720,16 +720,19 @@ func.func @rsqrt_idiom(%x: tensor<8x64xf32>, %y: tensor<8x64xf16>) -> (tensor<8x
 
 // -----
 
-// Not rsqrt: a numerator other than exactly 1 (c / x has no kernel op), and
-// 1 / sqrt(x) computed in f16 (two roundings in f16, where kernel.rsqrt
-// rounds once from f32): both generics stay.
+// Not rsqrt: a numerator other than exactly 1, and 1 / sqrt(x) computed in
+// f16 (two roundings in f16, where kernel.rsqrt rounds once from f32).
+// Each is a sqrt, then a splat constant divided by it, which rounds as the
+// payload does.
 // CHECK-LABEL: func.func @not_rsqrt
-// CHECK-NOT: kernel.
-// CHECK: %[[A:.*]] = linalg.generic
-// CHECK: arith.divf
-// CHECK: %[[B:.*]] = linalg.generic
-// CHECK: arith.divf
-// CHECK: return %[[A]], %[[B]]
+// CHECK-NOT: kernel.rsqrt
+// CHECK: %[[S:.*]] = kernel.sqrt %arg0 : tensor<8x64xf32>
+// CHECK-NEXT: %[[TWO:.*]] = arith.constant dense<2.000000e+00> : tensor<1x1xf32>
+// CHECK-NEXT: %[[A:.*]] = kernel.div %[[TWO]], %[[S]] : tensor<1x1xf32>, tensor<8x64xf32>
+// CHECK-NEXT: %[[SH:.*]] = kernel.sqrt %arg1 : tensor<8x64xf16>
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<1x1xf16>
+// CHECK-NEXT: %[[B:.*]] = kernel.div %[[ONE]], %[[SH]] : tensor<1x1xf16>, tensor<8x64xf16>
+// CHECK-NEXT: return %[[A]], %[[B]]
 func.func @not_rsqrt(%x: tensor<8x64xf32>, %y: tensor<8x64xf16>) -> (tensor<8x64xf32>, tensor<8x64xf16>) {
   %two = arith.constant 2.000000e+00 : f32
   %one = arith.constant 1.000000e+00 : f16
@@ -1582,14 +1585,15 @@ func.func @mixed_precision(%a: tensor<8x64xf16>, %b: tensor<64x96xf16>) -> (tens
 
 // x / 0.3 becomes x * (1 / 0.3), the reciprocal in f64: within an ulp of
 // the quotient, as a mean's x * (1 / n) is (an attention's scores divided
-// by sqrt(128) stayed linalg before). c / x has no kernel op: it stays.
+// by sqrt(128) stayed linalg before). c / x, which stayed linalg, is
+// kernel.div of a splat constant by x, exact.
 // max(x, -0.0) is not relu (they differ at -0.0) but max_scalar; linalg.max
 // of two tensors is kernel.max.
 // CHECK-LABEL: func.func @inexpressible_constants_stay
+// CHECK-NOT: linalg.
 // CHECK: %[[D:.*]] = kernel.mul_scalar %arg0, 3.333333{{[0-9]*}} : tensor<8x64xf32>
-// CHECK-NOT: kernel.
-// CHECK: %[[R:.*]] = linalg.generic
-// CHECK: arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[C:.*]] = arith.constant dense<3.000000e-01> : tensor<1x1xf32>
+// CHECK-NEXT: %[[R:.*]] = kernel.div %[[C]], %arg0 : tensor<1x1xf32>, tensor<8x64xf32>
 // CHECK-NOT: kernel.relu
 // CHECK: %[[N:.*]] = kernel.max_scalar %{{.*}}, -0.000000e+00 : tensor<8x64xf32>
 // CHECK: %[[M:.*]] = kernel.max %arg0, %arg1 : tensor<8x64xf32>, tensor<8x64xf32>
@@ -3325,4 +3329,36 @@ func.func @arith_on_tensors(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> (tensor
   %m = arith.maximumf %e, %a : tensor<4x8xf32>
   %c = arith.cmpf ogt, %m, %b : tensor<4x8xf32>
   return %m, %c : tensor<4x8xf32>, tensor<4x8xi1>
+}
+
+// -----
+
+// torch's reciprocal (x.pow(-1), as torch-mlir writes it with an f64 or an
+// integer exponent): 1 / x, a splat constant divided by x, exact. It
+// stayed linalg ("a power with no kernel op").
+// CHECK-LABEL: func.func @reciprocal
+// CHECK-NOT: linalg.
+// CHECK: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<1x1xf32>
+// CHECK-NEXT: %[[R:.*]] = kernel.div %[[ONE]], %arg0 : tensor<1x1xf32>, tensor<8x64xf32>
+// CHECK: %[[ONEH:.*]] = arith.constant dense<1.000000e+00> : tensor<1x1xf16>
+// CHECK-NEXT: %[[RH:.*]] = kernel.div %[[ONEH]], %arg1 : tensor<1x1xf16>, tensor<8x64xf16>
+// CHECK-NEXT: return %[[R]], %[[RH]]
+func.func @reciprocal(%x: tensor<8x64xf32>, %y: tensor<8x64xf16>) -> (tensor<8x64xf32>, tensor<8x64xf16>) {
+  %m1 = arith.constant -1.000000e+00 : f32
+  %m1i = arith.constant -1 : i32
+  %e = tensor.empty() : tensor<8x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %q = math.powf %in, %m1 : f32
+    linalg.yield %q : f32
+  } -> tensor<8x64xf32>
+  %eh = tensor.empty() : tensor<8x64xf16>
+  %rh = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<8x64xf16>) outs(%eh : tensor<8x64xf16>) {
+  ^bb0(%in: f16, %out: f16):
+    %q = math.fpowi %in, %m1i : f16, i32
+    linalg.yield %q : f16
+  } -> tensor<8x64xf16>
+  return %r, %rh : tensor<8x64xf32>, tensor<8x64xf16>
 }
