@@ -194,6 +194,23 @@ static bool isLeftToFusion(const Subprogram &sub) {
   return false;
 }
 
+/// Whether `sub` has more than one op, each elementwise, and reads only
+/// values no kernel op computes (arguments, constants, views of them): a
+/// chain on an input, a column's scale sqrt(c * c + 1), say, whose result
+/// a larger subprogram reads broadcast.
+static bool isInputChain(const Subprogram &sub) {
+  auto isKernel = [](Value v) {
+    Operation *def = v.getDefiningOp();
+    while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+      def = def->getOperand(0).getDefiningOp();
+    return def && isa<kernel::KernelDialect>(def->getDialect());
+  };
+  // One op is left to fusion unsearched (isLeftToFusion) where it is
+  // in its place.
+  return sub.ops.size() > 1 && llvm::all_of(sub.ops, isFusableElementwise) &&
+         llvm::none_of(sub.inputs, isKernel);
+}
+
 /// `value` with `decimals` digits after the point, for diagnostics.
 static std::string formatFixed(double value, int decimals) {
   char buffer[64];
@@ -769,6 +786,15 @@ void SuperoptimizePass::runOnOperation() {
     size_t opsLeft = 0;
     for (const Subprogram &sub : subprograms)
       opsLeft += sub.ops.size();
+    // Chains on inputs last: searched first, such a chain became a custom
+    // kernel of its own, which no kernel takes as its prologue (only kernel
+    // ops join kernels), where once its readers' kernels are found, the
+    // chain kept as kernel ops joins them if that is faster
+    // (fusionBeatsAnswer): an elementwise program with a column's
+    // sqrt(c * c + 1) was two launches.
+    std::stable_partition(
+        subprograms.begin(), subprograms.end(),
+        [](const Subprogram &sub) { return !isInputChain(sub); });
     for (Subprogram &sub : subprograms) {
       // What is left of the function's time, shared by what is left of it.
       double elapsed = std::chrono::duration<double>(
