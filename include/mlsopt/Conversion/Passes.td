@@ -175,6 +175,11 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
            "to f32 and rounds back on the narrow values (kernel ops compute "
            "in f32 and round once), as the search can fuse it with the "
            "matmuls around it; false keeps the conversions">,
+    Option<"remarkUnimported", "remark-unimported", "bool",
+           /*default=*/"false",
+           "Emit a remark on each linalg op left as it is, with the reason "
+           "the import gave up where it has one (what --mlsopt-gpu-pipeline "
+           "reports as an error later)">,
   ];
   let dependentDialects = ["::mlsopt::kernel::KernelDialect",
                            "::mlir::tensor::TensorDialect"];

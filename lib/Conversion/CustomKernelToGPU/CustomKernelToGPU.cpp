@@ -193,16 +193,6 @@ static bool isLinalgDialectOp(Operation &op) {
   return isa_and_nonnull<linalg::LinalgDialect>(op.getDialect());
 }
 
-/// Whether `op` (a linalg.fill of zeros, say) only gives other linalg ops
-/// the tensors they write into: the op that reads it is the cause to report
-/// (a two-result reduction left as linalg was reported as its fill).
-static bool onlyInitializesLinalgOps(Operation *op) {
-  return !op->use_empty() && llvm::all_of(op->getUses(), [](OpOperand &use) {
-    auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
-    return user && user.isDpsInit(&use);
-  });
-}
-
 /// The error for a linalg op the GPU cannot run, with the reason the import
 /// left it where there is one, and `more` after it.
 static LogicalResult emitNotImported(Operation *op, StringRef more) {

@@ -2006,6 +2006,14 @@ struct MatchFailureReason : RewriterBase::Listener {
 };
 } // namespace
 
+bool mlsopt::onlyInitializesLinalgOps(Operation *op) {
+  // (A two-result reduction left as linalg was reported as its fill.)
+  return !op->use_empty() && llvm::all_of(op->getUses(), [](OpOperand &use) {
+    auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    return user && user.isDpsInit(&use);
+  });
+}
+
 std::optional<std::string> mlsopt::explainNotImported(Operation *op) {
   if (op->getNumResults() == 0 || !isa<linalg::LinalgOp, linalg::SoftmaxOp>(op))
     return "";
@@ -2106,7 +2114,22 @@ struct ConvertLinalgToKernelPass
       populateNarrowSoftmaxPatterns(afterImport);
     if (failed(applyPatternsGreedily(getOperation(), std::move(afterImport),
                                      config)))
-      signalPassFailure();
+      return signalPassFailure();
+    if (!remarkUnimported)
+      return;
+    // Before the ops nested in it (a linalg.yield).
+    getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (!isa_and_nonnull<linalg::LinalgDialect>(op->getDialect()))
+        return WalkResult::advance();
+      if (!onlyInitializesLinalgOps(op)) {
+        std::optional<std::string> reason = explainNotImported(op);
+        InFlightDiagnostic remark =
+            op->emitRemark("convert-linalg-to-kernel: left as it is");
+        if (reason && !reason->empty())
+          remark << ": " << *reason;
+      }
+      return WalkResult::skip();
+    });
   }
 };
 } // namespace

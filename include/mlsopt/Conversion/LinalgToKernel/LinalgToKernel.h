@@ -68,6 +68,10 @@ void populateReshapeCompositionPatterns(mlir::RewritePatternSet &patterns);
 /// is.
 std::optional<std::string> explainNotImported(mlir::Operation *op);
 
+/// Whether `op` (a linalg.fill of zeros, say) only gives other linalg ops
+/// the tensors they write into: the op that reads it is the one to report.
+bool onlyInitializesLinalgOps(mlir::Operation *op);
+
 /// The dim a reduction or an RMS norm works on, if `op` has one.
 std::optional<int64_t> getWorkingDim(mlir::Operation *op);
 
