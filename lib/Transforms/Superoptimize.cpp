@@ -158,6 +158,22 @@ private:
 };
 } // namespace
 
+static bool isKernelOp(Operation *op) {
+  return isa_and_nonnull<kernel::KernelDialect>(op->getDialect());
+}
+
+static bool isView(Operation *op) {
+  return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op);
+}
+
+/// Whether a kernel op computes `value`, or the value it is a view of.
+static bool isComputedByKernelOp(Value value) {
+  Operation *def = value.getDefiningOp();
+  while (def && isView(def))
+    def = def->getOperand(0).getDefiningOp();
+  return def && isKernelOp(def);
+}
+
 /// Whether `sub` is one op that --fuse-kernel-elementwise computes in a
 /// kernel beside it (isFusableElementwise) beside another kernel op: one
 /// that produces an operand of it or reads its result, through views. The
@@ -170,23 +186,12 @@ static bool isLeftToFusion(const Subprogram &sub) {
   Operation *op = sub.ops.front();
   if (!isFusableElementwise(op))
     return false;
-  auto isKernel = [](Operation *other) {
-    return isa_and_nonnull<kernel::KernelDialect>(other->getDialect());
-  };
-  auto isView = [](Operation *other) {
-    return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(other);
-  };
-  for (Value operand : op->getOperands()) {
-    Operation *def = operand.getDefiningOp();
-    while (def && isView(def))
-      def = def->getOperand(0).getDefiningOp();
-    if (def && isKernel(def))
-      return true;
-  }
+  if (llvm::any_of(op->getOperands(), isComputedByKernelOp))
+    return true;
   SmallVector<Operation *> users(op->getUsers());
   while (!users.empty()) {
     Operation *user = users.pop_back_val();
-    if (isKernel(user))
+    if (isKernelOp(user))
       return true;
     if (isView(user))
       llvm::append_range(users, user->getUsers());
@@ -199,16 +204,10 @@ static bool isLeftToFusion(const Subprogram &sub) {
 /// chain on an input, a column's scale sqrt(c * c + 1), say, whose result
 /// a larger subprogram reads broadcast.
 static bool isInputChain(const Subprogram &sub) {
-  auto isKernel = [](Value v) {
-    Operation *def = v.getDefiningOp();
-    while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
-      def = def->getOperand(0).getDefiningOp();
-    return def && isa<kernel::KernelDialect>(def->getDialect());
-  };
   // One op is left to fusion unsearched (isLeftToFusion) where it is
   // in its place.
   return sub.ops.size() > 1 && llvm::all_of(sub.ops, isFusableElementwise) &&
-         llvm::none_of(sub.inputs, isKernel);
+         llvm::none_of(sub.inputs, isComputedByKernelOp);
 }
 
 /// `value` with `decimals` digits after the point, for diagnostics.
@@ -746,9 +745,8 @@ void SuperoptimizePass::runOnOperation() {
     elementwiseFusion.emplace(std::move(patterns));
   }
   auto countLaunches = [](func::FuncOp func) {
-    return llvm::count_if(func.getBody().getOps(), [](Operation &op) {
-      return isa_and_nonnull<kernel::KernelDialect>(op.getDialect());
-    });
+    return llvm::count_if(func.getBody().getOps(),
+                          [](Operation &op) { return isKernelOp(&op); });
   };
   for (func::FuncOp func : functions) {
     replaced.clear();

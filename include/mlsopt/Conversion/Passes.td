@@ -329,7 +329,7 @@ def ConvertCustomKernelToGPU : Pass<"convert-custom-kernel-to-gpu",
     tensor constants and its return; any other linalg op the import left is
     reported at that op, as is one in a module
     with no kernel op at all (it would get no GPU binary), with the reason
-    the import gave up on it (`payload op 'math.sin' has no kernel op`), or
+    the import gave up on it (`payload op 'math.atan' has no kernel op`), or
     that the import takes it where it was not run. A function of
     data movement alone runs on the GPU as copy kernels too, and so does one
     that returns its tensor arguments or reshapes of them (what the search

@@ -187,12 +187,6 @@ bool isTensorConstant(Operation &op) {
          isSupportedElementType(type.getElementType());
 }
 
-/// Whether `op` is of the linalg dialect: a structured op, or another
-/// (linalg.softmax) that the import leaves as it is.
-static bool isLinalgDialectOp(Operation &op) {
-  return isa_and_nonnull<linalg::LinalgDialect>(op.getDialect());
-}
-
 /// The error for a linalg op the GPU cannot run, with the reason the import
 /// left it where there is one, and `more` after it.
 static LogicalResult emitNotImported(Operation *op, StringRef more) {
@@ -213,11 +207,11 @@ static LogicalResult emitNotImported(Operation *op, StringRef more) {
 LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
                             const TargetInfo &target, bool allowTF32) {
   Block &entry = func.getBody().front();
-  // A linalg op the import left is the cause to report, rather than the
-  // tensor.empty or constant it reads.
+  // A linalg op the import left (a structured op, or a linalg.softmax) is
+  // the cause to report, rather than the tensor.empty or constant it reads.
   for (Operation &op : entry)
-    if (isLinalgDialectOp(op) && !isCopyOp(op) &&
-        !onlyInitializesLinalgOps(&op))
+    if (isa_and_nonnull<linalg::LinalgDialect>(op.getDialect()) &&
+        !isCopyOp(op) && !onlyInitializesLinalgOps(&op))
       return emitNotImported(&op, "");
   for (Operation &op : entry) {
     if (isa<kernel::CustomOp, func::ReturnOp, tensor::CollapseShapeOp,
@@ -563,14 +557,11 @@ struct ConvertCustomKernelToGPUPass
                        }) ||
           isDataMovementOnly(func))
         funcs.push_back(func);
-      // Before the ops nested in it (a linalg.yield).
-      func.walk<WalkOrder::PreOrder>([&](Operation *op) {
-        if (firstLinalg || !isLinalgDialectOp(*op))
-          return WalkResult::advance();
-        if (!onlyInitializesLinalgOps(op))
+      if (!firstLinalg)
+        walkLeftLinalgOps(func, [&](Operation *op) {
           firstLinalg = op;
-        return WalkResult::skip();
-      });
+          return WalkResult::interrupt();
+        });
     }
     if (funcs.empty()) {
       if (firstLinalg) {

@@ -2014,6 +2014,17 @@ bool mlsopt::onlyInitializesLinalgOps(Operation *op) {
   });
 }
 
+void mlsopt::walkLeftLinalgOps(Operation *root,
+                               function_ref<WalkResult(Operation *)> callback) {
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (!isa_and_nonnull<linalg::LinalgDialect>(op->getDialect()))
+      return WalkResult::advance();
+    if (!onlyInitializesLinalgOps(op) && callback(op).wasInterrupted())
+      return WalkResult::interrupt();
+    return WalkResult::skip();
+  });
+}
+
 std::optional<std::string> mlsopt::explainNotImported(Operation *op) {
   if (op->getNumResults() == 0 || !isa<linalg::LinalgOp, linalg::SoftmaxOp>(op))
     return "";
@@ -2117,18 +2128,13 @@ struct ConvertLinalgToKernelPass
       return signalPassFailure();
     if (!remarkUnimported)
       return;
-    // Before the ops nested in it (a linalg.yield).
-    getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (!isa_and_nonnull<linalg::LinalgDialect>(op->getDialect()))
-        return WalkResult::advance();
-      if (!onlyInitializesLinalgOps(op)) {
-        std::optional<std::string> reason = explainNotImported(op);
-        InFlightDiagnostic remark =
-            op->emitRemark("convert-linalg-to-kernel: left as it is");
-        if (reason && !reason->empty())
-          remark << ": " << *reason;
-      }
-      return WalkResult::skip();
+    walkLeftLinalgOps(getOperation(), [](Operation *op) {
+      std::optional<std::string> reason = explainNotImported(op);
+      InFlightDiagnostic remark =
+          op->emitRemark("convert-linalg-to-kernel: left as it is");
+      if (reason && !reason->empty())
+        remark << ": " << *reason;
+      return WalkResult::advance();
     });
   }
 };

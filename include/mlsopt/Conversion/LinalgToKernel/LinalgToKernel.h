@@ -72,6 +72,15 @@ std::optional<std::string> explainNotImported(mlir::Operation *op);
 /// the tensors they write into: the op that reads it is the one to report.
 bool onlyInitializesLinalgOps(mlir::Operation *op);
 
+/// Calls `callback` on each op of the linalg dialect under `root`, in
+/// order, but not on one that onlyInitializesLinalgOps nor on those nested
+/// in another (a linalg.yield): the ops the import left, as the remarks of
+/// --convert-linalg-to-kernel and the errors of the GPU pipeline name them.
+/// Stops where `callback` interrupts.
+void walkLeftLinalgOps(
+    mlir::Operation *root,
+    llvm::function_ref<mlir::WalkResult(mlir::Operation *)> callback);
+
 /// The dim a reduction or an RMS norm works on, if `op` has one.
 std::optional<int64_t> getWorkingDim(mlir::Operation *op);
 

@@ -39,6 +39,17 @@ static bool isElementwiseBlockOp(Operation *op) {
          isa_and_nonnull<kernel::CustomOp, block::ForLoopOp>(op->getParentOp());
 }
 
+/// The elementwise block ops (isElementwiseBlockOp) and the thread graphs
+/// under `root`: what the patterns below have to wrap and merge.
+static std::pair<unsigned, unsigned> countFusable(Operation *root) {
+  unsigned elementwise = 0, graphs = 0;
+  root->walk([&](Operation *op) {
+    elementwise += isElementwiseBlockOp(op);
+    graphs += isa<GraphOp>(op);
+  });
+  return {elementwise, graphs};
+}
+
 /// Emits the thread op that computes `op` on one element of each operand.
 static Value createThreadOp(OpBuilder &b, Operation *op, ValueRange args) {
   Location loc = op->getLoc();
@@ -282,20 +293,12 @@ struct MergeSiblings : OpRewritePattern<GraphOp> {
 struct ThreadFuseElementwisePass
     : thread::impl::ThreadFuseElementwiseBase<ThreadFuseElementwisePass> {
   void runOnOperation() override {
-    auto count = [&] {
-      unsigned elementwise = 0, graphs = 0;
-      getOperation()->walk([&](Operation *op) {
-        elementwise += isElementwiseBlockOp(op);
-        graphs += isa<GraphOp>(op);
-      });
-      return std::make_pair(elementwise, graphs);
-    };
-    auto [elementwiseBefore, graphsBefore] = count();
+    auto [elementwiseBefore, graphsBefore] = countFusable(getOperation());
 
     fuseElementwiseWithinSharedMemory(getOperation());
 
     // Every elementwise op became a graph; each merge removed one graph.
-    auto [elementwiseAfter, graphsAfter] = count();
+    auto [elementwiseAfter, graphsAfter] = countFusable(getOperation());
     numWrapped += elementwiseBefore - elementwiseAfter;
     numMerged += elementwiseBefore - elementwiseAfter + graphsBefore - graphsAfter;
   }
@@ -319,11 +322,7 @@ void mlsopt::thread::fuseElementwiseWithinSharedMemory(
   for (kernel::CustomOp custom : kernels) {
     // Most kernels of a search's result have nothing left to fuse; cloning
     // them would cost a copy of every block graph.
-    unsigned elementwise = 0, graphs = 0;
-    custom->walk([&](Operation *op) {
-      elementwise += isElementwiseBlockOp(op);
-      graphs += isa<GraphOp>(op);
-    });
+    auto [elementwise, graphs] = countFusable(custom);
     if (elementwise == 0 && graphs < 2)
       continue;
     // Fused on a copy beside it, so that a graph too large for the target
