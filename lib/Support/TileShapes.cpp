@@ -4,12 +4,29 @@
 
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <limits>
 
 using namespace llvm;
 
 namespace mlsopt {
+
+int64_t gridTileSize(int64_t size, int64_t parts) {
+  return parts > 0 ? llvm::divideCeil(size, parts) : size;
+}
+
+/// Why `parts` blocks cannot split a dim of `size`, or "": no tile gives
+/// each block an element (5 elements on 4 blocks: tiles of 1 leave one
+/// out, tiles of 2 leave the last block none).
+static std::string checkGridParts(int64_t size, int64_t parts,
+                                  const Twine &what) {
+  if (parts < 1 || isGridTile(gridTileSize(size, parts), size, parts))
+    return "";
+  return (what + " of size " + Twine(size) + " into " + Twine(parts) +
+          " tiles, which leaves a block no element")
+      .str();
+}
 
 ShapeOrError inputTileShape(ArrayRef<int64_t> tensor,
                             const GridToTensorDims &imap,
@@ -20,7 +37,8 @@ ShapeOrError inputTileShape(ArrayRef<int64_t> tensor,
   r.shape.assign(tensor.begin(), tensor.end());
   int64_t rank = tensor.size();
   SmallVector<bool> split(rank, false);
-  auto divide = [&](int64_t dim, int64_t parts, const Twine &by) -> bool {
+  auto divide = [&](int64_t dim, int64_t parts, const Twine &by,
+                    bool ragged) -> bool {
     if (dim < 0 || dim >= rank) {
       r.error = (by + " maps to dim " + Twine(dim) +
                  ", which is out of range for a tensor of rank " + Twine(rank))
@@ -34,6 +52,12 @@ ShapeOrError inputTileShape(ArrayRef<int64_t> tensor,
       return false;
     }
     split[dim] = true;
+    if (ragged) {
+      r.error =
+          checkGridParts(r.shape[dim], parts, by + " splits dim " + Twine(dim));
+      r.shape[dim] = gridTileSize(r.shape[dim], parts);
+      return r.error.empty();
+    }
     if (r.shape[dim] % parts != 0) {
       r.error = (by + " splits dim " + Twine(dim) + " of size " +
                  Twine(tensor[dim]) + " into " + Twine(parts) +
@@ -47,11 +71,13 @@ ShapeOrError inputTileShape(ArrayRef<int64_t> tensor,
   for (unsigned g = 0; g < 3; ++g)
     if (imap[g] && !divide(*imap[g], grid[g],
                            Twine("grid dim ") + kGridDimNames[g] + " (size " +
-                               Twine(grid[g]) + ")"))
+                               Twine(grid[g]) + ")",
+                           /*ragged=*/true))
       return r;
   if (forLoopDim &&
       !divide(*forLoopDim, iterations,
-              "the for-loop (" + Twine(iterations) + " iterations)"))
+              "the for-loop (" + Twine(iterations) + " iterations)",
+              /*ragged=*/false))
     return r;
   return r;
 }
@@ -88,13 +114,30 @@ std::string checkOutputCoverage(ArrayRef<int64_t> tile,
     parts[dim] = grid[g];
   }
   for (int64_t d = 0; d < rank; ++d)
-    if (tile[d] * parts[d] != output[d])
+    if (!isGridTile(tile[d], output[d], parts[d]))
       return ("tiles of shape " + formatShape(tile) + " on the grid cover " +
               Twine(tile[d] * parts[d]) + " elements of output dim " +
               Twine(d) + ", which has " + Twine(output[d]) +
-              "; the tiles must cover the output exactly")
+              "; the tiles must cover the output exactly once, each block's "
+              "with at least one element")
           .str();
   return "";
+}
+
+bool isInputTileShape(ArrayRef<int64_t> tile, ArrayRef<int64_t> smallest,
+                      ArrayRef<int64_t> tensor, const GridToTensorDims &imap,
+                      std::array<int64_t, 3> grid) {
+  if (tile.size() != smallest.size())
+    return false;
+  for (int64_t d = 0, rank = tile.size(); d < rank; ++d) {
+    if (tile[d] == smallest[d])
+      continue;
+    auto g = llvm::find(imap, std::optional<int64_t>(d));
+    if (g == imap.end() ||
+        !isGridTile(tile[d], tensor[d], grid[std::distance(imap.begin(), g)]))
+      return false;
+  }
+  return true;
 }
 
 int64_t tileBytes(ArrayRef<int64_t> shape, unsigned elementBits) {

@@ -193,10 +193,44 @@ static void forEachBoxRow(ArrayRef<int64_t> bigShape, ArrayRef<int64_t> shape,
       [&](int64_t r, int64_t at, int64_t) { fn(r * row, base + at, row); });
 }
 
-/// Copies the box of `tile`'s shape at `offsets` out of `big` into `tile`.
+/// The part of the box of `shape` at `offsets` that lies before `limits`
+/// (where a ragged grid split's last tile ends; empty: the whole box), or
+/// nothing when the whole box does.
+static std::optional<SmallVector<int64_t, 6>>
+clippedBox(ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets,
+           ArrayRef<int64_t> limits) {
+  if (limits.empty())
+    return std::nullopt;
+  SmallVector<int64_t, 6> clipped(shape);
+  bool clips = false;
+  for (auto [size, offset, limit] : llvm::zip_equal(clipped, offsets, limits))
+    if (offset + size > limit) {
+      size = std::max<int64_t>(limit - offset, 0);
+      clips = true;
+    }
+  if (!clips)
+    return std::nullopt;
+  return clipped;
+}
+
+/// Copies the box of `tile`'s shape at `offsets` out of `big` into `tile`;
+/// past `limits` the tile reads zeros.
 static void extractBox(const std::vector<uint64_t> &big,
                        ArrayRef<int64_t> bigShape, std::vector<uint64_t> &tile,
-                       ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets) {
+                       ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets,
+                       ArrayRef<int64_t> limits = {}) {
+  if (auto clipped = clippedBox(shape, offsets, limits)) {
+    std::fill(tile.begin(), tile.end(), 0);
+    Strides bigStrides = rowMajorStrides(bigShape);
+    int64_t base = 0;
+    for (auto [offset, stride] : llvm::zip_equal(offsets, bigStrides))
+      base += offset * stride;
+    forEachStrided(*clipped, rowMajorStrides(shape), bigStrides,
+                   [&](int64_t, int64_t at, int64_t from) {
+                     tile[at] = big[base + from];
+                   });
+    return;
+  }
   forEachBoxRow(bigShape, shape, offsets,
                 [&](int64_t boxRow, int64_t bigRow, int64_t length) {
                   std::memcpy(tile.data() + boxRow, big.data() + bigRow,
@@ -204,10 +238,22 @@ static void extractBox(const std::vector<uint64_t> &big,
                 });
 }
 
-/// Writes `tile` into the box of its shape at `offsets` of `big`.
+/// Writes `tile` into the box of its shape at `offsets` of `big`, but for
+/// what lies past `limits`.
 static void insertBox(std::vector<uint64_t> &big, ArrayRef<int64_t> bigShape,
                       const std::vector<uint64_t> &tile,
-                      ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets) {
+                      ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets,
+                      ArrayRef<int64_t> limits = {}) {
+  if (auto clipped = clippedBox(shape, offsets, limits)) {
+    Strides bigStrides = rowMajorStrides(bigShape);
+    int64_t base = 0;
+    for (auto [offset, stride] : llvm::zip_equal(offsets, bigStrides))
+      base += offset * stride;
+    forEachStrided(
+        *clipped, rowMajorStrides(shape), bigStrides,
+        [&](int64_t, int64_t at, int64_t to) { big[base + to] = tile[at]; });
+    return;
+  }
   forEachBoxRow(bigShape, shape, offsets,
                 [&](int64_t boxRow, int64_t bigRow, int64_t length) {
                   std::memcpy(big.data() + bigRow, tile.data() + boxRow,
@@ -378,6 +424,10 @@ struct Instr {
   std::optional<int64_t> loopDim;
   /// Where the window of a load starts in its input (empty: no window).
   SmallVector<int64_t, 4> windowOffsets;
+  /// Where a load's or store's tiles end, relative to where its first tile
+  /// starts (the window or output shape); empty when the grid splits no dim
+  /// raggedly, so that every tile lies inside.
+  SmallVector<int64_t, 4> limits;
   /// Custom kernel grid; for-loop iterations.
   std::array<int64_t, 3> grid = {1, 1, 1};
   int64_t iterations = 1;
@@ -563,6 +613,8 @@ struct FieldEvaluator::Impl {
       instr.loopDim = load.getFmap();
       if (load.getOffsets())
         instr.windowOffsets = load.getWindowOffsets();
+      if (load.hasRaggedTiles())
+        instr.limits = load.getWindowShape();
       if (failed(addResults(op, instr, elementShape)))
         return failure();
       forward(instr, degrees[instr.operands[0]]);
@@ -571,6 +623,9 @@ struct FieldEvaluator::Impl {
     if (auto store = dyn_cast<block::StoreOp>(op)) {
       instr.cls = OpClass::Store;
       instr.gridMap = store.getOmap().getGridToTensorDims();
+      if (store.hasRaggedTiles())
+        instr.limits = llvm::to_vector(
+            cast<RankedTensorType>(store.getDest().getType()).getShape());
       unsigned tile = instr.operands[0], dest = instr.operands[1];
       hasResidueQ[dest] = hasResidueQ[tile];
       degrees[dest] = degrees[tile];
@@ -1624,20 +1679,24 @@ struct FieldEvaluator::Impl {
     const FieldTensor &source = in(instr.operands[0]);
     FieldTensor &tile = out(instr.results[0]);
     SmallVector<int64_t, 6> offsets = tileOffsets(instr, tile.shape, pos);
+    // Limits are relative to the window.
+    SmallVector<int64_t, 6> limits(instr.limits.begin(), instr.limits.end());
     for (auto [offset, start] : llvm::zip(offsets, instr.windowOffsets))
       offset += start;
-    extractBox(source.p, source.shape, tile.p, tile.shape, offsets);
+    for (auto [limit, start] : llvm::zip(limits, instr.windowOffsets))
+      limit += start;
+    extractBox(source.p, source.shape, tile.p, tile.shape, offsets, limits);
     if (tile.hasExponents())
-      extractBox(source.q, source.shape, tile.q, tile.shape, offsets);
+      extractBox(source.q, source.shape, tile.q, tile.shape, offsets, limits);
   }
 
   void runStore(Instr &instr, const BlockPosition &pos) {
     const FieldTensor &tile = in(instr.operands[0]);
     FieldTensor &dest = storage[instr.operands[1]];
     SmallVector<int64_t, 6> offsets = tileOffsets(instr, tile.shape, pos);
-    insertBox(dest.p, dest.shape, tile.p, tile.shape, offsets);
+    insertBox(dest.p, dest.shape, tile.p, tile.shape, offsets, instr.limits);
     if (dest.hasExponents())
-      insertBox(dest.q, dest.shape, tile.q, tile.shape, offsets);
+      insertBox(dest.q, dest.shape, tile.q, tile.shape, offsets, instr.limits);
   }
 
   LogicalResult runCustom(Instr &instr) {

@@ -23,11 +23,51 @@ TEST(InputTileShape, ReplicatedGridDimKeepsWholeDim) {
   EXPECT_EQ(r.shape, Shape({8, 64}));
 }
 
-TEST(InputTileShape, RejectsIndivisibleSplit) {
+TEST(InputTileShape, RoundsRaggedGridSplitsUp) {
+  // 100 columns on 3 blocks: the smallest tile is 34, the last block's
+  // ragged tile holding 32.
   ShapeOrError r = inputTileShape({8, 100}, {1, std::nullopt, std::nullopt},
                                   {3, 1, 1}, std::nullopt, 1);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.shape, (Shape{8, 34}));
+}
+
+TEST(InputTileShape, RejectsGridSplitLeavingABlockEmpty) {
+  // 5 on 4 blocks: tiles of 2 leave the last block none.
+  ShapeOrError r = inputTileShape({8, 5}, {1, std::nullopt, std::nullopt},
+                                  {4, 1, 1}, std::nullopt, 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("leaves a block no element"), std::string::npos)
+      << r.error;
+}
+
+TEST(InputTileShape, RejectsIndivisibleLoopSplit) {
+  ShapeOrError r = inputTileShape({8, 100}, {}, {1, 1, 1}, 1, 3);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error.find("does not divide"), std::string::npos) << r.error;
+}
+
+TEST(GridTile, AcceptsTilesThatGiveEveryBlockAnElement) {
+  // 200 on 4 blocks: tiles of 50 up to 66 (3 * 67 > 200).
+  EXPECT_FALSE(isGridTile(49, 200, 4));
+  EXPECT_TRUE(isGridTile(50, 200, 4));
+  EXPECT_TRUE(isGridTile(64, 200, 4));
+  EXPECT_TRUE(isGridTile(66, 200, 4));
+  EXPECT_FALSE(isGridTile(67, 200, 4));
+  // One block holds the whole dim and no more.
+  EXPECT_TRUE(isGridTile(200, 200, 1));
+  EXPECT_FALSE(isGridTile(256, 200, 1));
+  EXPECT_TRUE(isRaggedTile(64, 200, 4));
+  EXPECT_FALSE(isRaggedTile(50, 200, 4));
+}
+
+TEST(InputTileShape, AcceptsLargerTilesAlongGridDimsOnly) {
+  GridToTensorDims imap = {1, std::nullopt, std::nullopt};
+  // The grid splits dim 1: 64 is a ragged tile of 200 on 4 blocks.
+  EXPECT_TRUE(isInputTileShape({8, 64}, {8, 50}, {8, 200}, imap, {4, 1, 1}));
+  EXPECT_FALSE(isInputTileShape({8, 67}, {8, 50}, {8, 200}, imap, {4, 1, 1}));
+  // Dim 0 is not split: its tile is the whole dim.
+  EXPECT_FALSE(isInputTileShape({9, 50}, {8, 50}, {8, 200}, imap, {4, 1, 1}));
 }
 
 TEST(InputTileShape, RejectsDimSplitTwice) {
@@ -60,6 +100,16 @@ TEST(OutputCoverage, RejectsPartialCover) {
   std::string e = checkOutputCoverage(
       {8, 32}, {8, 6144}, {1, std::nullopt, std::nullopt}, {96, 1, 1});
   EXPECT_NE(e.find("cover the output exactly"), std::string::npos) << e;
+}
+
+TEST(OutputCoverage, AcceptsRaggedCover) {
+  EXPECT_EQ(checkOutputCoverage({8, 64}, {8, 200},
+                                {1, std::nullopt, std::nullopt}, {4, 1, 1}),
+            "");
+  // Tiles of 67 would leave the fourth block none.
+  std::string e = checkOutputCoverage(
+      {8, 67}, {8, 200}, {1, std::nullopt, std::nullopt}, {4, 1, 1});
+  EXPECT_NE(e.find("at least one element"), std::string::npos) << e;
 }
 
 TEST(OutputCoverage, SizeOneGridDimMayStayUnmapped) {

@@ -24,19 +24,52 @@ inline constexpr llvm::StringLiteral kGridDimNames[3] = {"x", "y", "z"};
 /// block along that grid dim sees the whole tensor dim (replicated).
 using GridToTensorDims = std::array<std::optional<int64_t>, 3>;
 
-/// Shape of the tile one block loads in one for-loop iteration: `tensor`
-/// divided by the grid size along every mapped grid dim and by `iterations`
-/// along `forLoopDim`. Fails when a dim is out of range, split twice, or not
-/// divisible.
+/// The smallest tile along a dim of `size` that a grid dim of `parts`
+/// blocks splits: size / parts rounded up.
+int64_t gridTileSize(int64_t size, int64_t parts);
+
+/// Whether `parts` blocks with tiles of `tile` elements split a dim of
+/// `size`: the tiles cover it and each block gets at least one element.
+/// Where tile * parts exceeds `size` the split is ragged: the last block's
+/// tile runs past the end of the dim, where loads read zeros and stores
+/// write nothing. A prime vocabulary of 50257 columns then takes 393 tiles
+/// of 128, and 197 tokens 4 tiles of 64, instead of tiles of one element.
+inline bool isGridTile(int64_t tile, int64_t size, int64_t parts) {
+  return tile >= gridTileSize(size, parts) && tile <= size &&
+         tile * (parts - 1) < size;
+}
+
+/// Whether `parts` blocks with tiles of `tile` elements split a dim of
+/// `size` raggedly (see isGridTile).
+inline bool isRaggedTile(int64_t tile, int64_t size, int64_t parts) {
+  return tile * parts != size;
+}
+
+/// Shape of the smallest tile one block loads in one for-loop iteration:
+/// `tensor` divided by the grid size along every mapped grid dim, rounded up
+/// (see gridTileSize), and by `iterations` along `forLoopDim`. Fails when a
+/// dim is out of range or split twice, when no tile lets a grid dim's
+/// blocks each get an element, or when the iterations do not divide the
+/// loop's dim.
 ShapeOrError inputTileShape(llvm::ArrayRef<int64_t> tensor,
                             const GridToTensorDims &imap,
                             std::array<int64_t, 3> grid,
                             std::optional<int64_t> forLoopDim,
                             int64_t iterations);
 
+/// Whether `tile` is a tile a block may load of `tensor`, whose smallest
+/// tile is `smallest` (inputTileShape): along a dim a grid dim splits, any
+/// size isGridTile accepts; elsewhere the same size.
+bool isInputTileShape(llvm::ArrayRef<int64_t> tile,
+                      llvm::ArrayRef<int64_t> smallest,
+                      llvm::ArrayRef<int64_t> tensor,
+                      const GridToTensorDims &imap,
+                      std::array<int64_t, 3> grid);
+
 /// Checks that tiles of shape `tile`, one per block, placed by `omap`, cover
 /// the `output` tensor exactly once: no grid dim larger than 1 is replicated
-/// and tile * grid equals the output along every dim.
+/// and the tile is the output divided by the grid along every dim, rounded
+/// up where the grid splits it raggedly (see gridTileSize).
 std::string checkOutputCoverage(llvm::ArrayRef<int64_t> tile,
                                 llvm::ArrayRef<int64_t> output,
                                 const GridToTensorDims &omap,

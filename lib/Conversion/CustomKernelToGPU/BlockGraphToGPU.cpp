@@ -195,9 +195,12 @@ FailureOr<int64_t> BlockGraphToGPU::emit() {
       continue;
     } else if (auto store = dyn_cast<block::StoreOp>(op)) {
       ArrayRef<int64_t> tile = shapeOf(store.getTile());
+      SmallVector<int64_t> limits =
+          raggedLimits(tile, store.getOmap(), shapeOf(store.getDest()));
       storeTile(buffers.lookup(store.getTile()),
                 buffers.lookup(store.getDest()), tile,
-                tileOffsets(tile, store.getOmap(), std::nullopt, Value()));
+                tileOffsets(tile, store.getOmap(), std::nullopt, Value()),
+                limits);
     } else if (!isa<block::ReturnOp>(op)) {
       for (Value result : op.getResults())
         buffers.map(result, tileBuffer(result));

@@ -197,7 +197,8 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
     if (auto it = swizzles.find(load.getTile()); it != swizzles.end())
       swizzle = it->second;
     copyTileAsync(buffers.lookup(load.getSource()), destination, tile,
-                  loadOffsets(load, iteration), loadVectorWidth(load), swizzle);
+                  loadOffsets(load, iteration), loadVectorWidth(load),
+                  loadLimits(load), swizzle);
   };
 
   // Prologue: initialize the accumulators, start the copies of the

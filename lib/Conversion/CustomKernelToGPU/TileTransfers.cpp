@@ -9,9 +9,11 @@
 
 #include "BlockGraphToGPU.h"
 #include "mlsopt/Conversion/ElementwiseMath.h"
+#include "mlsopt/Support/TileShapes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -53,12 +55,68 @@ int64_t BlockGraphToGPU::loadVectorWidth(block::LoadOp load) {
   if (elementTypeOf(load.getSource()) != elementType)
     return 1;
   int64_t width = vectorWidth(shapeOf(load.getTile()), elementType);
-  // Tiles of a whole input start rows at multiples of the tile's row; a
-  // window's start where its offset and the input's rows put them.
-  if (load.getOffsets() && (shapeOf(load.getSource()).back() % width != 0 ||
-                            load.getWindowOffsets().back() % width != 0))
+  // Rows start 16-byte aligned where the input's rows, the window's start
+  // and the tiles' are multiples of 16 bytes. A ragged split's last tile
+  // ends where the window does: a piece must not straddle that end.
+  if (shapeOf(load.getSource()).back() % width != 0 ||
+      load.getWindowOffsets().back() % width != 0 ||
+      load.getWindowShape().back() % width != 0)
     return 1;
   return width;
+}
+
+SmallVector<int64_t> BlockGraphToGPU::raggedLimits(ArrayRef<int64_t> tile,
+                                                   block::DimMapAttr map,
+                                                   ArrayRef<int64_t> extents) {
+  SmallVector<int64_t> limits(tile.size(), kNoLimit);
+  bool ragged = false;
+  for (unsigned g = 0; g < 3; ++g)
+    if (std::optional<int64_t> d = map.getTensorDim(g))
+      if (isRaggedTile(tile[*d], extents[*d], custom.getGrid().getSize(g))) {
+        limits[*d] = extents[*d];
+        ragged = true;
+      }
+  if (!ragged)
+    limits.clear();
+  return limits;
+}
+
+SmallVector<int64_t> BlockGraphToGPU::loadLimits(block::LoadOp load) {
+  SmallVector<int64_t> limits = raggedLimits(
+      shapeOf(load.getTile()), load.getImap(), load.getWindowShape());
+  for (auto [limit, start] : llvm::zip(limits, load.getWindowOffsets()))
+    if (limit != kNoLimit)
+      limit += start;
+  return limits;
+}
+
+Value BlockGraphToGPU::emitIsBefore(ValueRange indices,
+                                    ArrayRef<int64_t> limits) {
+  Value inside;
+  for (auto [index, limit] : llvm::zip(indices, limits)) {
+    if (limit == kNoLimit)
+      continue;
+    Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        index, indexConstant(b, loc, limit));
+    inside = inside ? arith::AndIOp::create(b, loc, inside, below) : below;
+  }
+  return inside;
+}
+
+SmallVector<Value> BlockGraphToGPU::clampBefore(ValueRange indices,
+                                                ArrayRef<int64_t> limits,
+                                                int64_t width) {
+  SmallVector<Value> clamped;
+  for (auto [d, index, limit] : llvm::enumerate(indices, limits)) {
+    if (limit == kNoLimit) {
+      clamped.push_back(index);
+      continue;
+    }
+    int64_t last = limit - (d + 1 == limits.size() ? width : 1);
+    clamped.push_back(
+        arith::MinUIOp::create(b, loc, index, indexConstant(b, loc, last)));
+  }
+  return clamped;
 }
 
 SmallVector<Value> BlockGraphToGPU::loadOffsets(block::LoadOp load,
@@ -110,14 +168,23 @@ SmallVector<Value> BlockGraphToGPU::tileIndices(Value tile,
 
 void BlockGraphToGPU::copyTileAsync(
     Value global, Value shared, ArrayRef<int64_t> tile, ValueRange offsets,
-    int64_t width, std::optional<SharedMemorySwizzle> swizzle) {
+    int64_t width, ArrayRef<int64_t> limits,
+    std::optional<SharedMemorySwizzle> swizzle) {
   Type elementType = elementTypeOf(shared);
   if (width == 1) {
     // Rows too narrow or unaligned for 16-byte copies, or a conversion:
     // one element per thread and step, through a register.
     forEachElement(tile, [&](ValueRange idx) {
-      Value v =
-          memref::LoadOp::create(b, loc, global, addOffsets(idx, offsets));
+      SmallVector<Value> from = addOffsets(idx, offsets);
+      Value inside = emitIsBefore(from, limits);
+      if (inside)
+        from = clampBefore(from, limits, 1);
+      Value v = memref::LoadOp::create(b, loc, global, from);
+      // Past the end of a ragged split's last tile: zeros.
+      if (inside)
+        v = arith::SelectOp::create(
+            b, loc, inside, v,
+            arith::ConstantOp::create(b, loc, b.getZeroAttr(v.getType())));
       v = buildFloatConversion(b, loc, v, elementType);
       memref::StoreOp::create(b, loc, v, shared, idx);
     });
@@ -134,27 +201,56 @@ void BlockGraphToGPU::copyTileAsync(
     SmallVector<Value> at = dst;
     if (swizzle)
       at = {swizzle->emitSwizzledOffset(b, loc, linearize(b, loc, dst, tile))};
+    SmallVector<Value> from = addOffsets(dst, offsets);
+    // Past the end of a ragged split's last tile, the copy reads nothing
+    // and fills its 16 bytes with zeros. loadVectorWidth keeps pieces from
+    // straddling that end.
+    Value srcElements;
+    if (Value inside = emitIsBefore(from, limits)) {
+      from = clampBefore(from, limits, width);
+      srcElements =
+          arith::SelectOp::create(b, loc, inside, indexConstant(b, loc, width),
+                                  indexConstant(b, loc, 0));
+    }
     nvgpu::DeviceAsyncCopyOp::create(
         b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), shared, at,
-        global, addOffsets(dst, offsets), b.getIndexAttr(width),
-        /*srcElements=*/Value(),
+        global, from, b.getIndexAttr(width), srcElements,
         // 16-byte copies may bypass L1: tiles are staged in shared memory.
         b.getUnitAttr());
   });
 }
 
 void BlockGraphToGPU::storeTile(Value shared, Value global,
-                                ArrayRef<int64_t> tile, ValueRange offsets) {
+                                ArrayRef<int64_t> tile, ValueRange offsets,
+                                ArrayRef<int64_t> limits) {
   Type elementType = elementTypeOf(shared);
   Type globalType = elementTypeOf(global);
   int64_t width = vectorWidth(tile, elementType);
   if (globalType != elementType)
     width = std::min(width, vectorWidth(tile, globalType));
+  // A ragged split's last tile ends where the output does: a piece must not
+  // straddle that end.
+  if (!limits.empty() && limits.back() != kNoLimit &&
+      limits.back() % width != 0)
+    width = 1;
+  // Past the end of a ragged split's last tile, nothing is written.
+  auto guarded = [&](ValueRange at, function_ref<void()> body) {
+    Value inside = emitIsBefore(at, limits);
+    if (!inside)
+      return body();
+    auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    body();
+  };
   if (width == 1) {
     forEachElement(tile, [&](ValueRange idx) {
-      Value v = memref::LoadOp::create(b, loc, shared, idx);
-      v = buildFloatConversion(b, loc, v, globalType);
-      memref::StoreOp::create(b, loc, v, global, addOffsets(idx, offsets));
+      SmallVector<Value> at = addOffsets(idx, offsets);
+      guarded(at, [&] {
+        Value v = memref::LoadOp::create(b, loc, shared, idx);
+        v = buildFloatConversion(b, loc, v, globalType);
+        memref::StoreOp::create(b, loc, v, global, at);
+      });
     });
     return;
   }
@@ -170,12 +266,15 @@ void BlockGraphToGPU::storeTile(Value shared, Value global,
     // ld.shared.v4 and one st.global.v4.
     // A conversion narrows the pieces to the smaller of the two types'
     // 16-byte widths, converted as vectors in registers.
-    Value v = vector::LoadOp::create(
-        b, loc, vectorType, shared, src, /*nontemporal=*/false,
-        llvm::MaybeAlign(width * elementType.getIntOrFloatBitWidth() / 8));
-    v = buildFloatConversion(b, loc, v, VectorType::get({width}, globalType));
-    vector::StoreOp::create(
-        b, loc, v, global, addOffsets(src, offsets), /*nontemporal=*/false,
-        llvm::MaybeAlign(width * globalType.getIntOrFloatBitWidth() / 8));
+    SmallVector<Value> at = addOffsets(src, offsets);
+    guarded(at, [&] {
+      Value v = vector::LoadOp::create(
+          b, loc, vectorType, shared, src, /*nontemporal=*/false,
+          llvm::MaybeAlign(width * elementType.getIntOrFloatBitWidth() / 8));
+      v = buildFloatConversion(b, loc, v, VectorType::get({width}, globalType));
+      vector::StoreOp::create(
+          b, loc, v, global, at, /*nontemporal=*/false,
+          llvm::MaybeAlign(width * globalType.getIntOrFloatBitWidth() / 8));
+    });
   });
 }

@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -73,6 +74,28 @@ SmallVector<OpFoldResult> tileOffsets(OpBuilder &b, Location loc,
 SmallVector<OpFoldResult> staticSizes(OpBuilder &b, ArrayRef<int64_t> shape) {
   return llvm::map_to_vector(
       shape, [&](int64_t s) -> OpFoldResult { return b.getIndexAttr(s); });
+}
+
+/// The sizes of the part of a tile of `shape` at `offsets` that lies before
+/// `limits`: min(tile, limit - offset) along each dim the tile may run past
+/// (the last block's tile of a ragged grid split), the tile's elsewhere.
+SmallVector<OpFoldResult> sizesBefore(OpBuilder &b, Location loc,
+                                      ArrayRef<int64_t> shape,
+                                      ArrayRef<OpFoldResult> offsets,
+                                      ArrayRef<int64_t> limits) {
+  SmallVector<OpFoldResult> sizes = staticSizes(b, shape);
+  for (auto [size, tile, offset, limit] :
+       llvm::zip_equal(sizes, shape, offsets, limits)) {
+    std::optional<int64_t> at = getConstantIntValue(offset);
+    if (at && *at + tile <= limit)
+      continue;
+    Value left =
+        arith::SubIOp::create(b, loc, indexConstant(b, loc, limit),
+                              getValueOrCreateConstantIndexOp(b, loc, offset));
+    size = arith::MinSIOp::create(b, loc, left, indexConstant(b, loc, tile))
+               .getResult();
+  }
+  return sizes;
 }
 
 /// f16 and bf16 accumulators run in f32 (see #block.accumulator).
@@ -307,9 +330,34 @@ private:
     SmallVector<OpFoldResult> strides(tile.getRank(), b.getIndexAttr(1));
     Value source = mapping.lookup(load.getSource());
     auto sourceType = cast<RankedTensorType>(source.getType());
-    Value slice = tensor::ExtractSliceOp::create(
-        b, loc, tile.clone(sourceType.getElementType()), source, offsets,
-        staticSizes(b, tile.getShape()), strides);
+    auto sliceType = tile.clone(sourceType.getElementType());
+    Value slice;
+    if (load.hasRaggedTiles()) {
+      // The last block of a ragged split reads what lies inside the window
+      // into a tile of zeros.
+      SmallVector<int64_t> limits = load.getWindowShape();
+      for (auto [limit, start] : llvm::zip(limits, load.getWindowOffsets()))
+        limit += start;
+      SmallVector<OpFoldResult> sizes =
+          sizesBefore(b, loc, tile.getShape(), offsets, limits);
+      Value inside = tensor::ExtractSliceOp::create(b, loc, source, offsets,
+                                                    sizes, strides);
+      Value zeros =
+          linalg::FillOp::create(
+              b, loc,
+              ValueRange{arith::ConstantOp::create(
+                  b, loc, b.getZeroAttr(sliceType.getElementType()))},
+              ValueRange{tensor::EmptyOp::create(b, loc, sliceType.getShape(),
+                                                 sliceType.getElementType())})
+              .getResult(0);
+      SmallVector<OpFoldResult> origin(tile.getRank(), b.getIndexAttr(0));
+      slice = tensor::InsertSliceOp::create(b, loc, inside, zeros, origin,
+                                            sizes, strides);
+    } else {
+      slice = tensor::ExtractSliceOp::create(b, loc, sliceType, source, offsets,
+                                             staticSizes(b, tile.getShape()),
+                                             strides);
+    }
     // A converting load converts the slice.
     mapping.map(load.getTile(),
                 buildElementCast(b, loc, slice, tile.getElementType()));
@@ -327,8 +375,22 @@ private:
     Value value = buildElementCast(
         b, loc, mapping.lookup(store.getTile()),
         cast<RankedTensorType>(dest.getType()).getElementType());
-    Value updated = tensor::InsertSliceOp::create(
-        b, loc, value, dest, offsets, staticSizes(b, tile.getShape()), strides);
+    Value updated;
+    if (store.hasRaggedTiles()) {
+      // The last block of a ragged split writes what lies inside the output.
+      auto destType = cast<RankedTensorType>(dest.getType());
+      SmallVector<OpFoldResult> sizes =
+          sizesBefore(b, loc, tile.getShape(), offsets, destType.getShape());
+      SmallVector<OpFoldResult> origin(tile.getRank(), b.getIndexAttr(0));
+      Value inside =
+          tensor::ExtractSliceOp::create(b, loc, value, origin, sizes, strides);
+      updated = tensor::InsertSliceOp::create(b, loc, inside, dest, offsets,
+                                              sizes, strides);
+    } else {
+      updated = tensor::InsertSliceOp::create(b, loc, value, dest, offsets,
+                                              staticSizes(b, tile.getShape()),
+                                              strides);
+    }
     mapping.map(store.getDest(), updated);
   }
 

@@ -66,6 +66,10 @@ struct DefaultSchedule {
   int64_t chunks = 1;
   int64_t chunkDim = 0;
   SmallVector<int64_t> splitDims;
+  /// Per grid dim: the tile along the output dim it splits where that is
+  /// larger than the dim over the grid size, rounded up (a ragged split,
+  /// see isGridTile); 0 elsewhere.
+  std::array<int64_t, 3> tiles = {0, 0, 0};
 };
 
 /// Fewer output tiles than this leave most SMs of every supported chip idle
@@ -86,6 +90,19 @@ constexpr int64_t kMinLastDimTile = 8;
 /// The largest power of two up to `cap` that divides `size`.
 int64_t powerOfTwoTile(int64_t size, int64_t cap) {
   return std::gcd(size, cap);
+}
+
+/// The tile along a matmul's m or n of `size`: the largest power of two up
+/// to `cap` that divides it while that is 16 or more (or the whole dim);
+/// else `cap`, with the last block's tile ragged, or the whole dim where
+/// that is shorter. 4097 rows, 77 tokens or a vocabulary of 50257 had no
+/// such power of two and took tiles of one row or column, a block each
+/// reloading the whole other operand.
+int64_t matmulTileFor(int64_t size, int64_t cap) {
+  int64_t tile = powerOfTwoTile(size, cap);
+  if (tile >= std::min<int64_t>(16, cap) || tile == size)
+    return tile;
+  return std::min(size, cap);
 }
 
 /// The smallest tile along a dim of `size` that leaves at most `maxParts`
@@ -117,6 +134,19 @@ int64_t lastDimTileFor(int64_t size, int64_t cap) {
     if (size % d == 0)
       return d;
   return tile;
+}
+
+/// lastDimTileFor, or `cap` with the last block's tile ragged where no
+/// divisor comes within a quarter of it: a vocabulary of 50257 = 29 * 1733
+/// columns takes 99 tiles of 512, not 1733 of 29.
+int64_t lastDimRaggedTileFor(int64_t size, int64_t cap) {
+  int64_t tile = lastDimTileFor(size, cap);
+  return size > cap && tile * 4 < cap ? cap : tile;
+}
+
+/// The blocks tiles of `tile` take along a dim of `size`.
+int64_t blocksOf(int64_t size, int64_t tile) {
+  return llvm::divideCeil(size, tile);
 }
 
 /// Puts `extents` (an output dim and its blocks, more than one) on grid x,
@@ -163,7 +193,7 @@ void splitAcrossGrid(DefaultSchedule &s, ArrayRef<int64_t> shape,
   SmallVector<int64_t> dims;
   for (int64_t dim : allDims)
     if (shape[dim] >
-        (dim == rank - 1 ? lastDimTileFor(shape[dim], lastDimTile) : 1))
+        (dim == rank - 1 ? lastDimRaggedTileFor(shape[dim], lastDimTile) : 1))
       dims.push_back(dim);
   if (dims.size() > 3) {
     SmallVector<int64_t> byLength(dims);
@@ -176,18 +206,26 @@ void splitAcrossGrid(DefaultSchedule &s, ArrayRef<int64_t> shape,
     llvm::erase_if(
         dims, [&](int64_t dim) { return !llvm::is_contained(byLength, dim); });
   }
+  // The tile each dim gets, by its blocks.
+  DenseMap<int64_t, int64_t> tiles;
   auto blocksUnder = [&](int64_t dim, int64_t maxBlocks) {
-    int64_t tile = dim == rank - 1 ? lastDimTileFor(shape[dim], lastDimTile)
-                                   : smallestTile(shape[dim], maxBlocks);
-    if (shape[dim] / tile > maxBlocks)
+    int64_t tile = dim == rank - 1
+                       ? lastDimRaggedTileFor(shape[dim], lastDimTile)
+                       : smallestTile(shape[dim], maxBlocks);
+    if (blocksOf(shape[dim], tile) > maxBlocks)
       tile = smallestTile(shape[dim], maxBlocks);
-    return shape[dim] / tile;
+    tiles[dim] = tile;
+    return blocksOf(shape[dim], tile);
   };
   SmallVector<std::pair<int64_t, int64_t>> extents;
   for (int64_t dim : dims)
     if (int64_t blocks = blocksUnder(dim, kMaxGridSize[0]); blocks > 1)
       extents.emplace_back(dim, blocks);
   placeOnGrid(s, extents, blocksUnder);
+  for (unsigned g = 0; g < 3; ++g)
+    if (s.omap[g] &&
+        isRaggedTile(tiles[*s.omap[g]], shape[*s.omap[g]], s.grid[g]))
+      s.tiles[g] = tiles[*s.omap[g]];
 }
 
 /// The input dims that correspond to each output dim under numpy
@@ -241,16 +279,28 @@ GridToTensorDims getImap(const DefaultSchedule &s, unsigned i) {
   return imap;
 }
 
+/// `tile` with the ragged tiles of `tiles` (DefaultSchedule::tiles) along
+/// the dims `map` places by the grid.
+SmallVector<int64_t> withRaggedTiles(SmallVector<int64_t> tile,
+                                     const GridToTensorDims &map,
+                                     std::array<int64_t, 3> tiles) {
+  for (unsigned g = 0; g < 3; ++g)
+    if (map[g] && tiles[g])
+      tile[*map[g]] = tiles[g];
+  return tile;
+}
+
 /// The tile each block of `grid` stores, through `omap`, into a tensor of
 /// shape `output`.
 SmallVector<int64_t> outputTileShape(ArrayRef<int64_t> output,
                                      std::array<int64_t, 3> grid,
-                                     const GridToTensorDims &omap) {
+                                     const GridToTensorDims &omap,
+                                     std::array<int64_t, 3> tiles) {
   SmallVector<int64_t> tile(output);
   for (unsigned g = 0; g < 3; ++g)
     if (omap[g])
-      tile[*omap[g]] /= grid[g];
-  return tile;
+      tile[*omap[g]] = gridTileSize(tile[*omap[g]], grid[g]);
+  return withRaggedTiles(tile, omap, tiles);
 }
 
 /// Turns the schedule `s` of a reduction of `extent` elements per output
@@ -276,6 +326,7 @@ void splitReduction(DefaultSchedule &s, int64_t extent,
   split.iterations = 1;
   split.fmaps.assign(s.fmaps.size(), std::nullopt);
   split.omap[2] = chunkDim;
+  split.tiles[2] = 0;
   int64_t wanted = llvm::divideCeil(kSplitTargetBlocks, blocks);
   for (int64_t chunks = std::max<int64_t>(2, wanted);
        chunks <= std::min(extent, kMaxGridSize[2]); ++chunks) {
@@ -371,9 +422,11 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op, int64_t maxSharedMemBytes,
   auto inputTiles = [&]() {
     SmallVector<SmallVector<int64_t>> tiles;
     for (auto [i, input] : llvm::enumerate(op->getOperands()))
-      tiles.push_back(inputTileShape(shapeOf(input), getImap(s, i), s.grid,
-                                     s.fmaps[i], s.iterations)
-                          .shape);
+      tiles.push_back(
+          withRaggedTiles(inputTileShape(shapeOf(input), getImap(s, i), s.grid,
+                                         s.fmaps[i], s.iterations)
+                              .shape,
+                          getImap(s, i), s.tiles));
     return tiles;
   };
   // A split reduction's first kernel computes on f32 tiles (its partials
@@ -386,7 +439,7 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op, int64_t maxSharedMemBytes,
   auto fits = [&]() {
     return estimateSharedBytes(
                inputTiles(),
-               outputTileShape(storedShape(s, out), s.grid, s.omap),
+               outputTileShape(storedShape(s, out), s.grid, s.omap, s.tiles),
                tileType()) <= maxSharedMemBytes &&
            planFits(op, s, maxSharedMemBytes);
   };
@@ -396,8 +449,8 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op, int64_t maxSharedMemBytes,
     // batch dim; the loop walks k.
     ArrayRef<int64_t> lhs = shapeOf(matmul.getLhs());
     int64_t k = lhs.back();
-    int64_t tileN = powerOfTwoTile(out[rank - 1], 64);
-    int64_t tileM = powerOfTwoTile(out[rank - 2], 64);
+    int64_t tileN = matmulTileFor(out[rank - 1], 64);
+    int64_t tileM = matmulTileFor(out[rank - 2], 64);
     int64_t tileK = powerOfTwoTile(k, 64);
     for (unsigned i = 0; i < 2; ++i) {
       SmallVector<std::optional<int64_t>> dims(rank);
@@ -413,7 +466,8 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op, int64_t maxSharedMemBytes,
     // Shrink k first (more iterations), then the output tile, until the
     // tiles fit the shared memory of every target.
     while (true) {
-      s.grid = {out[rank - 1] / tileN, out[rank - 2] / tileM, 1};
+      s.grid = {blocksOf(out[rank - 1], tileN), blocksOf(out[rank - 2], tileM),
+                1};
       s.omap = {};
       if (s.grid[0] > 1)
         s.omap[0] = rank - 1;
@@ -445,8 +499,9 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op, int64_t maxSharedMemBytes,
                           out[d] > kMaxGridSize[2];
       if (s.grid[1] > kMaxGridSize[1] || batchLeftWhole) {
         SmallVector<std::pair<int64_t, int64_t>> extents;
-        for (auto [dim, blocks] : {std::pair(rank - 1, out[rank - 1] / tileN),
-                                   std::pair(rank - 2, out[rank - 2] / tileM)})
+        for (auto [dim, blocks] :
+             {std::pair(rank - 1, blocksOf(out[rank - 1], tileN)),
+              std::pair(rank - 2, blocksOf(out[rank - 2], tileM))})
           if (blocks > 1)
             extents.emplace_back(dim, blocks);
         for (int64_t d = rank - 3; d >= 0; --d)
@@ -457,6 +512,13 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op, int64_t maxSharedMemBytes,
         // A dim past every free grid dim's limit stays whole in each tile.
         placeOnGrid(s, extents, [](int64_t, int64_t) { return int64_t(1); });
       }
+      // Tiles of m and n that the grid splits raggedly.
+      s.tiles = {};
+      for (unsigned g = 0; g < 3; ++g)
+        for (auto [dim, tile] :
+             {std::pair(rank - 1, tileN), std::pair(rank - 2, tileM)})
+          if (s.omap[g] == dim && isRaggedTile(tile, out[dim], s.grid[g]))
+            s.tiles[g] = tile;
       s.iterations = k / tileK;
       if (fits()) {
         // Partials along a dim the grid does not split, n (the last dim)
@@ -570,15 +632,16 @@ struct KernelInput {
 /// A kernel.custom at the rewriter's insertion point whose blocks load `inputs`
 /// over `iterations` for-loop iterations, combine what `compute` makes of the
 /// tiles with `accumulator`, and store the result into a tensor of `resultType`
-/// through `omap`; failure, with a diagnostic on `op`, if a tile does not
-/// exist. Tiles hold `tileElementType` (default: the result's), converted as
-/// they are loaded and stored; loaded tiles `loadElementType` if given (the
-/// f16 operands of a widening matmul).
+/// through `omap` (the tiles along the dims it splits raggedly: `raggedTiles`,
+/// as DefaultSchedule::tiles); failure, with a diagnostic on `op`, if a tile
+/// does not exist. Tiles hold `tileElementType` (default: the result's),
+/// converted as they are loaded and stored; loaded tiles `loadElementType` if
+/// given (the f16 operands of a widening matmul).
 FailureOr<kernel::CustomOp> createDefaultKernel(
     RewriterBase &rewriter, Operation *op, ArrayRef<KernelInput> inputs,
     RankedTensorType resultType, std::array<int64_t, 3> grid,
-    const GridToTensorDims &omap, int64_t iterations,
-    block::AccumKind accumulator,
+    const GridToTensorDims &omap, std::array<int64_t, 3> raggedTiles,
+    int64_t iterations, block::AccumKind accumulator,
     function_ref<Value(ValueRange tiles, RankedTensorType tile)> compute,
     Type tileElementType = {}, Type loadElementType = {}) {
   if (!tileElementType)
@@ -604,10 +667,12 @@ FailureOr<kernel::CustomOp> createDefaultKernel(
                                         input.fmap, iterations);
     if (!shape.ok())
       return op->emitOpError("default block graph: ") << shape.error;
-    tileTypes.push_back(RankedTensorType::get(shape.shape, loadElementType));
+    tileTypes.push_back(RankedTensorType::get(
+        withRaggedTiles(shape.shape, input.imap, raggedTiles),
+        loadElementType));
   }
   RankedTensorType resultTile =
-      tileType(outputTileShape(resultType.getShape(), grid, omap));
+      tileType(outputTileShape(resultType.getShape(), grid, omap, raggedTiles));
 
   OpBuilder::InsertionGuard guard(rewriter);
   auto custom = kernel::CustomOp::create(
@@ -759,8 +824,8 @@ buildDefaultKernels(RewriterBase &rewriter, Operation *op,
                                      ? block::AccumKind::max
                                      : block::AccumKind::sum;
   FailureOr<kernel::CustomOp> custom = createDefaultKernel(
-      rewriter, op, inputs, stored, s.grid, s.omap, s.iterations, accumulator,
-      sameOp, tileType, loadType);
+      rewriter, op, inputs, stored, s.grid, s.omap, s.tiles, s.iterations,
+      accumulator, sameOp, tileType, loadType);
   if (failed(custom))
     return failure();
   SmallVector<kernel::CustomOp, 2> kernels = {*custom};
@@ -773,7 +838,8 @@ buildDefaultKernels(RewriterBase &rewriter, Operation *op,
         combineGrid(resultType.getShape(), s.chunkDim, omap);
     KernelInput partial{custom->getResult(0), omap, s.chunkDim};
     custom = createDefaultKernel(
-        rewriter, op, partial, resultType, grid, omap, s.chunks, accumulator,
+        rewriter, op, partial, resultType, grid, omap,
+        /*raggedTiles=*/{0, 0, 0}, s.chunks, accumulator,
         [](ValueRange tiles, RankedTensorType) { return tiles.front(); },
         partialType);
     if (failed(custom))

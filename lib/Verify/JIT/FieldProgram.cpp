@@ -837,10 +837,35 @@ private:
     for (auto [offset, start] : llvm::zip(offsets, load.getWindowOffsets()))
       if (start != 0)
         offset = arith::AddIOp::create(b, loc(), offset, index(start));
+    if (!load.hasRaggedTiles()) {
+      forEachIndex(shape, [&](ValueRange ivs) {
+        store(this->load(source, shifted(ivs, offsets)), tile, ivs);
+      });
+      return success();
+    }
+    // Past the end of the window, the last block's tile reads zeros.
+    SmallVector<int64_t> limits = load.getWindowShape();
+    for (auto [limit, start] : llvm::zip(limits, load.getWindowOffsets()))
+      limit += start;
     forEachIndex(shape, [&](ValueRange ivs) {
-      store(this->load(source, shifted(ivs, offsets)), tile, ivs);
+      SmallVector<Value> at = shifted(ivs, offsets);
+      ifElse(
+          isBefore(at, limits),
+          [&] { store(this->load(source, at), tile, ivs); },
+          [&] { store(element(0, 0), tile, ivs); });
     });
     return success();
+  }
+
+  /// Whether every index of `at` is below its limit.
+  Value isBefore(ValueRange at, ArrayRef<int64_t> limits) {
+    Value inside;
+    for (auto [index, limit] : llvm::zip_equal(at, limits)) {
+      Value below = arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::ult,
+                                          index, this->index(limit));
+      inside = inside ? arith::AndIOp::create(b, loc(), inside, below) : below;
+    }
+    return inside;
   }
 
   LogicalResult emitStore(block::StoreOp op, const SchedulePosition &pos) {
@@ -851,8 +876,19 @@ private:
     ArrayRef<int64_t> shape = shapeOfBuffer(tile);
     SmallVector<Value> offsets =
         tileOffsets(shape, op.getOmap(), std::nullopt, pos);
+    if (!op.hasRaggedTiles()) {
+      forEachIndex(shape, [&](ValueRange ivs) {
+        store(load(tile, ivs), dest, shifted(ivs, offsets));
+      });
+      return success();
+    }
+    // What lies past the end of the output is not written.
+    ArrayRef<int64_t> limits = shapeOfBuffer(dest);
     forEachIndex(shape, [&](ValueRange ivs) {
-      store(load(tile, ivs), dest, shifted(ivs, offsets));
+      SmallVector<Value> at = shifted(ivs, offsets);
+      ifElse(
+          isBefore(at, limits), [&] { store(load(tile, ivs), dest, at); },
+          [] {});
     });
     return success();
   }

@@ -22,10 +22,13 @@ func.func @too_wide_after_factoring(%a: tensor<2x40000xf32>, %b: tensor<2x30002x
 
 // -----
 
-// A prime dim has no tile but itself, which no block holds. The divisors
-// are found in sqrt(size) steps, so a dim this long is refused at once.
-func.func @prime_dim(%x: tensor<100000000003xf32>) -> tensor<100000000003xf32> {
+// A dim whose ragged tiles of 512 need more blocks than grid x has (2^31 -
+// 1), and which no divisor cuts into fewer, has no tile but itself, which
+// no block holds. The divisors are found in sqrt(size) steps, so a dim
+// this long is refused at once. (A prime dim of 1e11 elements takes ragged
+// tiles of 512: kernel-to-custom.mlir.)
+func.func @prime_dim(%x: tensor<2000000000003xf32>) -> tensor<2000000000003xf32> {
   // expected-error @+1 {{has no default block graph that fits in 49152 bytes of shared memory}}
-  %0 = kernel.exp %x : tensor<100000000003xf32>
-  return %0 : tensor<100000000003xf32>
+  %0 = kernel.exp %x : tensor<2000000000003xf32>
+  return %0 : tensor<2000000000003xf32>
 }

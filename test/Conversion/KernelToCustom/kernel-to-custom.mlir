@@ -92,11 +92,13 @@ func.func @prime_tokens_silu(%a: tensor<65537x8x128xf16>) -> tensor<65537x8x128x
 
 // -----
 
-// A matmul's row tiles (65537 rows, one per tile) go on x, its column
-// tiles on y.
+// 65537 rows, a prime, take ragged tiles of 64: 1025 blocks on y, the
+// last with one row. (With a power of two dividing the rows they took one
+// row per block, each reloading the whole right operand.)
 // CHECK-LABEL: func.func @prime_rows_matmul
-// CHECK: kernel.custom(%{{.*}}, %{{.*}}) grid <65537, 1, 1>
-// CHECK: block.store %{{.*}} omap <x = 0> : tensor<1x64xf32> into tensor<65537x64xf16>
+// CHECK: kernel.custom(%{{.*}}, %{{.*}}) grid <1, 1025, 1>
+// CHECK: block.load %{{.*}} imap <y = 0> fmap 1 : tensor<65537x64xf16> -> tensor<64x64xf16>
+// CHECK: block.store %{{.*}} omap <y = 0> : tensor<64x64xf32> into tensor<65537x64xf16>
 func.func @prime_rows_matmul(%a: tensor<65537x64xf16>, %b: tensor<64x64xf16>) -> tensor<65537x64xf16> {
   %c = kernel.matmul %a, %b : tensor<65537x64xf16>, tensor<64x64xf16>
   return %c : tensor<65537x64xf16>
@@ -104,11 +106,60 @@ func.func @prime_rows_matmul(%a: tensor<65537x64xf16>, %b: tensor<64x64xf16>) ->
 
 // -----
 
+// More row tiles than grid y takes (65537 of 64 rows) go on x.
+// CHECK-LABEL: func.func @long_rows_matmul
+// CHECK: kernel.custom(%{{.*}}, %{{.*}}) grid <65537, 1, 1>
+// CHECK: block.store %{{.*}} omap <x = 0> : tensor<64x64xf32> into tensor<4194305x64xf16>
+func.func @long_rows_matmul(%a: tensor<4194305x64xf16>, %b: tensor<64x64xf16>) -> tensor<4194305x64xf16> {
+  %c = kernel.matmul %a, %b : tensor<4194305x64xf16>, tensor<64x64xf16>
+  return %c : tensor<4194305x64xf16>
+}
+
+// -----
+
+// GPT-2's LM head: 77 tokens and a vocabulary of 50257 = 29 * 1733, which
+// no power of two divides, take ragged 64x64 tiles on a 786 x 2 grid.
+// CHECK-LABEL: func.func @vocab_matmul
+// CHECK: kernel.custom(%{{.*}}, %{{.*}}) grid <786, 2, 1>
+// CHECK: block.load %{{.*}} imap <y = 0> fmap 1 : tensor<77x768xf16> -> tensor<64x64xf16>
+// CHECK: block.load %{{.*}} imap <x = 1> fmap 0 : tensor<768x50257xf16> -> tensor<64x64xf16>
+// CHECK: block.store %{{.*}} omap <x = 1, y = 0> : tensor<64x64xf32> into tensor<77x50257xf16>
+func.func @vocab_matmul(%x: tensor<77x768xf16>, %w: tensor<768x50257xf16>) -> tensor<77x50257xf16> {
+  %o = kernel.matmul %x, %w : tensor<77x768xf16>, tensor<768x50257xf16>
+  return %o : tensor<77x50257xf16>
+}
+
+// -----
+
+// An elementwise op over the vocabulary: ragged row tiles of 512, not 1733
+// tiles of 29 (its largest divisor up to 512).
+// CHECK-LABEL: func.func @vocab_exp
+// CHECK: kernel.custom(%{{.*}}) grid <99, 8, 1>
+// CHECK: block.load %{{.*}} imap <x = 1, y = 0> : tensor<8x50257xf16> -> tensor<1x512xf16>
+// CHECK: block.store %{{.*}} omap <x = 1, y = 0> : tensor<1x512xf16> into tensor<8x50257xf16>
+func.func @vocab_exp(%x: tensor<8x50257xf16>) -> tensor<8x50257xf16> {
+  %e = kernel.exp %x : tensor<8x50257xf16>
+  return %e : tensor<8x50257xf16>
+}
+
+// -----
+
+// A prime dim of 1e11 elements: ragged tiles of 512 on grid x.
+// CHECK-LABEL: func.func @long_prime_dim
+// CHECK: kernel.custom(%{{.*}}) grid <195312501, 1, 1>
+// CHECK: block.load %{{.*}} imap <x = 0> : tensor<100000000003xf32> -> tensor<512xf32>
+func.func @long_prime_dim(%x: tensor<100000000003xf32>) -> tensor<100000000003xf32> {
+  %0 = kernel.exp %x : tensor<100000000003xf32>
+  return %0 : tensor<100000000003xf32>
+}
+
+// -----
+
 // A batch past grid z's limit goes on x, where it stayed whole in every
-// tile.
+// tile, its 3x7 matrices whole in each block.
 // CHECK-LABEL: func.func @long_batch_matmul
-// CHECK: kernel.custom(%{{.*}}, %{{.*}}) grid <65536, 7, 3>
-// CHECK: block.store %{{.*}} omap <x = 0, y = 2, z = 1>
+// CHECK: kernel.custom(%{{.*}}, %{{.*}}) grid <65536, 1, 1>
+// CHECK: block.store %{{.*}} omap <x = 0> : tensor<1x3x7xf32> into tensor<65536x3x7xf16>
 func.func @long_batch_matmul(%a: tensor<65536x3x5xf16>, %b: tensor<65536x5x7xf16>) -> tensor<65536x3x7xf16> {
   %c = kernel.matmul %a, %b : tensor<65536x3x5xf16>, tensor<65536x5x7xf16>
   return %c : tensor<65536x3x7xf16>

@@ -2,11 +2,11 @@
 
 // Input iterators (block.load).
 
-func.func @grid_split_does_not_divide(%x: tensor<8x100xf16>) -> tensor<8x100xf16> {
+func.func @grid_tiles_too_small(%x: tensor<8x100xf16>) -> tensor<8x100xf16> {
   %o = kernel.custom (%x) grid <3, 1, 1> block <128, 1, 1> : (tensor<8x100xf16>) -> tensor<8x100xf16> {
   ^bb0(%in0: tensor<8x100xf16>, %out0: tensor<8x100xf16>):
     %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x33xf16> {
-      // expected-error @+1 {{'block.load' op grid dim x (size 3) splits dim 1 of size 100 into 3 parts, which does not divide it}}
+      // expected-error @+1 {{'block.load' op tile shape 8x33 does not match the 8x34 that the imap, the fmap, the grid and the for-loop cut from the input of shape 8x100; along a dim the grid splits, a larger tile must leave every block an element}}
       %t = block.load %in0 imap <x = 1> : tensor<8x100xf16> -> tensor<8x33xf16>
       block.yield %t : tensor<8x33xf16>
     }
@@ -14,6 +14,41 @@ func.func @grid_split_does_not_divide(%x: tensor<8x100xf16>) -> tensor<8x100xf16
     block.return
   }
   return %o : tensor<8x100xf16>
+}
+
+// -----
+
+// Ragged tiles of 50 would leave the third block nothing to load.
+func.func @grid_tiles_leave_a_block_empty(%x: tensor<8x100xf16>) -> tensor<8x100xf16> {
+  %o = kernel.custom (%x) grid <3, 1, 1> block <128, 1, 1> : (tensor<8x100xf16>) -> tensor<8x100xf16> {
+  ^bb0(%in0: tensor<8x100xf16>, %out0: tensor<8x100xf16>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x50xf16> {
+      // expected-error @+1 {{'block.load' op tile shape 8x50 does not match the 8x34}}
+      %t = block.load %in0 imap <x = 1> : tensor<8x100xf16> -> tensor<8x50xf16>
+      block.yield %t : tensor<8x50xf16>
+    }
+    block.store %m, %out0 omap <x = 1> : tensor<8x50xf16> into tensor<8x100xf16>
+    block.return
+  }
+  return %o : tensor<8x100xf16>
+}
+
+// -----
+
+// 5 elements on 4 blocks: tiles of 1 leave one out, tiles of 2 leave the
+// last block none.
+func.func @grid_cannot_split(%x: tensor<8x5xf16>) -> tensor<8x5xf16> {
+  %o = kernel.custom (%x) grid <4, 1, 1> block <128, 1, 1> : (tensor<8x5xf16>) -> tensor<8x5xf16> {
+  ^bb0(%in0: tensor<8x5xf16>, %out0: tensor<8x5xf16>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x2xf16> {
+      // expected-error @+1 {{'block.load' op grid dim x (size 4) splits dim 1 of size 5 into 4 tiles, which leaves a block no element}}
+      %t = block.load %in0 imap <x = 1> : tensor<8x5xf16> -> tensor<8x2xf16>
+      block.yield %t : tensor<8x2xf16>
+    }
+    block.store %m, %out0 omap <x = 1> : tensor<8x2xf16> into tensor<8x5xf16>
+    block.return
+  }
+  return %o : tensor<8x5xf16>
 }
 
 // -----
@@ -295,7 +330,7 @@ func.func @store_partial_cover(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
       %t = block.load %in0 imap <> fmap 1 : tensor<8x64xf16> -> tensor<8x32xf16>
       block.yield %t : tensor<8x32xf16>
     }
-    // expected-error @+1 {{'block.store' op tiles of shape 8x32 on the grid cover 32 elements of output dim 1, which has 64; the tiles must cover the output exactly}}
+    // expected-error @+1 {{'block.store' op tiles of shape 8x32 on the grid cover 32 elements of output dim 1, which has 64; the tiles must cover the output exactly once, each block's with at least one element}}
     block.store %m, %out0 omap <> : tensor<8x32xf16> into tensor<8x64xf16>
     block.return
   }
@@ -311,7 +346,7 @@ func.func @store_overfull_cover(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
       %t = block.load %in0 imap <> : tensor<8x64xf16> -> tensor<8x64xf16>
       block.yield %t : tensor<8x64xf16>
     }
-    // expected-error @+1 {{'block.store' op tiles of shape 8x64 on the grid cover 16 elements of output dim 0, which has 8; the tiles must cover the output exactly}}
+    // expected-error @+1 {{'block.store' op tiles of shape 8x64 on the grid cover 16 elements of output dim 0, which has 8; the tiles must cover the output exactly once, each block's with at least one element}}
     block.store %m, %out0 omap <x = 0> : tensor<8x64xf16> into tensor<8x64xf16>
     block.return
   }

@@ -16,6 +16,22 @@ static std::array<int64_t, 3> gridOf(Operation *op) {
   return {grid.getX(), grid.getY(), grid.getZ()};
 }
 
+/// Whether tiles of `tile` placed by `map` on the grid of `op`'s kernel
+/// split a dim of `shape` raggedly.
+static bool hasRaggedSplit(Operation *op, DimMapAttr map, Value tile,
+                           ArrayRef<int64_t> shape) {
+  std::array<int64_t, 3> grid = gridOf(op);
+  ArrayRef<int64_t> tileShape =
+      cast<RankedTensorType>(tile.getType()).getShape();
+  for (unsigned g = 0; g < 3; ++g)
+    if (std::optional<int64_t> d = map.getTensorDim(g))
+      if (*d < static_cast<int64_t>(shape.size()) &&
+          *d < static_cast<int64_t>(tileShape.size()) &&
+          isRaggedTile(tileShape[*d], shape[*d], grid[g]))
+        return true;
+  return false;
+}
+
 //===----------------------------------------------------------------------===//
 // Widening matmuls: `: tensor<8x64xbf16>, tensor<64x96xbf16> ->
 // tensor<8x96xf32>`
@@ -195,13 +211,16 @@ LogicalResult LoadOp::verify() {
                      getFmap(), loop ? loop.getIterations() : 1);
   if (!expected.ok())
     return emitOpError() << expected.error;
-  if (ArrayRef<int64_t>(expected.shape) != tile.getShape())
+  if (!isInputTileShape(tile.getShape(), expected.shape, window,
+                        getImap().getGridToTensorDims(), gridOf(*this)))
     return emitOpError("tile shape ")
            << formatShape(tile.getShape()) << " does not match the "
            << formatShape(expected.shape)
            << " that the imap, the fmap, the grid and the for-loop cut from "
            << (getOffsets() ? "the window" : "the input") << " of shape "
-           << formatShape(window);
+           << formatShape(window)
+           << "; along a dim the grid splits, a larger tile must leave every "
+              "block an element";
   return success();
 }
 
@@ -210,6 +229,10 @@ SmallVector<int64_t> LoadOp::getWindowShape() {
     return llvm::to_vector(*sizes);
   return llvm::to_vector(
       cast<RankedTensorType>(getSource().getType()).getShape());
+}
+
+bool LoadOp::hasRaggedTiles() {
+  return hasRaggedSplit(*this, getImap(), getTile(), getWindowShape());
 }
 
 SmallVector<int64_t> LoadOp::getWindowOffsets() {
@@ -269,6 +292,11 @@ LogicalResult StoreOp::verify() {
   if (!error.empty())
     return emitOpError() << error;
   return success();
+}
+
+bool StoreOp::hasRaggedTiles() {
+  return hasRaggedSplit(*this, getOmap(), getTile(),
+                        cast<RankedTensorType>(getDest().getType()).getShape());
 }
 
 #define GET_OP_CLASSES

@@ -63,8 +63,13 @@ def Block_LoadOp : Block_Op<"load", [
     and this for-loop iteration into shared memory. `imap` splits tensor dims
     across the grid; `fmap`, when present, names the tensor dim that the
     for-loop's iterations split; without it every iteration loads the same
-    tile. The result shape is the source shape divided accordingly, and the
-    divisions must be exact. A tile of another element type than the input
+    tile. The result shape is the source shape divided accordingly. The
+    for-loop's division must be exact. Along a dim the grid splits, the
+    tile may also be larger than the dim divided by the grid size, as long
+    as every block gets at least one element: the last block's tile then
+    runs past the end of the input (a ragged split) and reads zeros there.
+    A dim of 50257 columns takes 393 tiles of 128, 197 tokens 4 tiles of
+    64. A tile of another element type than the input
     converts each element as it loads it (f16 or bf16 to f32 exactly, f32 to
     f16 or bf16 rounded to nearest even): a `kernel.convert` of a
     mixed-precision program, fused into the kernel that reads it.
@@ -115,6 +120,9 @@ def Block_LoadOp : Block_Op<"load", [
     ::llvm::SmallVector<int64_t> getWindowShape();
     /// Where the window starts in the source: zeros without a window.
     ::llvm::SmallVector<int64_t> getWindowOffsets();
+    /// Whether the grid splits a dim of the window raggedly, so that the
+    /// last block's tile runs past its end.
+    bool hasRaggedTiles();
   }];
 }
 
@@ -125,8 +133,11 @@ def Block_StoreOp : Block_Op<"store", [
     Writes `tile` to the part of kernel output `dest` that belongs to this
     thread block: `omap` places the tile along each grid dim. Every grid dim
     with more than one block must be mapped (blocks never write the same
-    elements), and the tiles of all blocks must cover the output exactly.
-    Each output is stored exactly once, after the for-loop. An output of
+    elements), and the tiles of all blocks must cover the output exactly
+    once, each block's with at least one element. A tile larger than the
+    output divided by the grid (a ragged split, see `block.load`) runs past
+    the end of the output in the last block, which writes only what lies
+    inside. Each output is stored exactly once, after the for-loop. An output of
     another element type than the tile converts each element as it stores it
     (a `kernel.convert` of the kernel's result, fused).
 
@@ -140,6 +151,11 @@ def Block_StoreOp : Block_Op<"store", [
     $tile `,` $dest `omap` $omap attr-dict `:` type($tile) `into` type($dest)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether the grid splits a dim of the output raggedly, so that the
+    /// last block's tile runs past its end.
+    bool hasRaggedTiles();
+  }];
 }
 
 def Block_ReturnOp : Block_Op<"return", [Pure, Terminator, ReturnLike,
