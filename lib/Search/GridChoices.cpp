@@ -27,6 +27,12 @@ static SmallVector<int64_t> getPowerOfTwoCuts(int64_t extent) {
   return cuts;
 }
 
+/// The tiles a ragged cut aims at.
+static ArrayRef<int64_t> getRaggedTiles() {
+  static const int64_t tiles[] = {16, 32, 64, 128};
+  return tiles;
+}
+
 std::array<SmallVector<int64_t>, 3>
 search::getGridSizeChoices(const SearchProblem &problem, const Layout &layout) {
   std::array<SmallVector<int64_t>, 3> choices;
@@ -45,6 +51,17 @@ search::getGridSizeChoices(const SearchProblem &problem, const Layout &layout) {
     for (int64_t s : getPowerOfTwoCuts(extent))
       if (s >= 2 && s <= kMaxGridSize[d])
         choices[d].push_back(s);
+    // An extent that 16 does not divide (197 tokens, a vocabulary of 50257)
+    // has no power-of-two cut into tiles of 16 or more but the whole: it is
+    // also cut raggedly, into tiles of about 16 to 128, the last block's
+    // running past the end.
+    if (extent % 16 != 0)
+      for (int64_t tile : getRaggedTiles())
+        if (int64_t s = llvm::divideCeil(extent, tile);
+            s >= 2 && s <= kMaxGridSize[d])
+          choices[d].push_back(s);
+    llvm::sort(choices[d]);
+    choices[d].erase(llvm::unique(choices[d]), choices[d].end());
   }
   return choices;
 }

@@ -3,6 +3,7 @@
 #include "mlsopt/Search/SearchGraph.h"
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/Support/TileShapes.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -461,10 +462,12 @@ int64_t search::getExtent(Dim dim, ArrayRef<int64_t> extents,
     extent *= extents[dim.chunks];
   if (!layout)
     return extent;
-  // The grid never cuts a chunked dim: a for-loop walks its chunks.
+  // The grid never cuts a chunked dim: a for-loop walks its chunks. A grid
+  // size that does not divide the extent cuts it raggedly, in the smallest
+  // tiles that cover it (gridTileSize).
   if (std::optional<unsigned> g = layout->getGridDimOf(dim.cls);
       g && !dim.isChunked())
-    extent /= layout->gridSize[*g];
+    extent = gridTileSize(extent, layout->gridSize[*g]);
   if (dim.loopSplit)
     extent /= layout->iterations;
   return extent;
@@ -731,7 +734,9 @@ static SmallVector<Type> getNarrowLoadTypes(const BlockGraph &bg,
 }
 } // namespace
 
-/// Whether every cut of `dims` under `layout` is exact at these extents.
+/// Whether every cut of `dims` under `layout` exists at these extents: the
+/// grid's give every block an element (a ragged cut's last tile runs past
+/// the end, see isGridTile), the loop's are exact.
 static bool dividesEvenly(const Dims &dims, ArrayRef<int64_t> extents,
                           const Layout &layout) {
   for (Dim d : dims) {
@@ -740,9 +745,10 @@ static bool dividesEvenly(const Dims &dims, ArrayRef<int64_t> extents,
     int64_t extent = getExtent(d, extents);
     if (std::optional<unsigned> g = layout.getGridDimOf(d.cls);
         g && !d.isChunked()) {
-      if (extent % layout.gridSize[*g])
+      int64_t tile = gridTileSize(extent, layout.gridSize[*g]);
+      if (!isGridTile(tile, extent, layout.gridSize[*g]))
         return false;
-      extent /= layout.gridSize[*g];
+      extent = tile;
     }
     if (d.loopSplit && extent % layout.iterations)
       return false;

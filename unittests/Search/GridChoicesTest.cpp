@@ -135,8 +135,10 @@ func.func @f(%x: tensor<8x1500xf16>) -> tensor<8x1500xf16> {
   layout.loopClass = x[1].cls;
   std::array<SmallVector<int64_t>, 3> sizes =
       getGridSizeChoices(*problem, layout);
-  // 1500 = 4 * 375.
-  EXPECT_EQ(sizes[0], (SmallVector<int64_t>{2, 4, 375, 750, 1500}));
+  // 1500 = 4 * 375; 16 does not divide it, so it is also cut raggedly
+  // into tiles of 16, 32, 63 and 125 (94, 47, 24 and 12 blocks).
+  EXPECT_EQ(sizes[0],
+            (SmallVector<int64_t>{2, 4, 12, 24, 47, 94, 375, 750, 1500}));
   EXPECT_EQ(sizes[1], (SmallVector<int64_t>{2, 4, 8}));
   EXPECT_EQ(sizes[2], (SmallVector<int64_t>{1}));
   // Tiles of at least 8: 375 iterations would leave tiles of 4.

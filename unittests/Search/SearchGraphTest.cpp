@@ -333,10 +333,23 @@ TEST_F(SearchGraphTest, CustomKernelMaterializesIntoAVerifiedBlockGraph) {
       << text;
   EXPECT_NE(text.find("1.562500e-02"), std::string::npos) << text;
 
-  // A layout that does not divide the extents does not build.
+  // A layout whose grid does not divide the extents cuts them raggedly:
+  // 32 columns on 3 blocks in tiles of 11.
   g.customs[0].layout.gridSize = {3, 1, 1};
   OpBuilder b(&context);
   b.setInsertionPointToEnd(module->getBody());
+  FailureOr<func::FuncOp> ragged =
+      materializeFunction(b, b.getUnknownLoc(), "ragged", g, problem->shapes);
+  ASSERT_TRUE(succeeded(ragged));
+  std::string raggedText;
+  llvm::raw_string_ostream(raggedText) << *ragged;
+  EXPECT_NE(raggedText.find("block.load %in1 imap <x = 1> fmap 0 : "
+                            "tensor<64x32xf16> -> tensor<16x11xf16>"),
+            std::string::npos)
+      << raggedText;
+  // One that leaves a block no element does not build: 12 blocks of 3
+  // columns would need 33.
+  g.customs[0].layout.gridSize = {12, 1, 1};
   EXPECT_TRUE(failed(materializeFunction(b, b.getUnknownLoc(), "bad", g,
                                          problem->shapes)));
 

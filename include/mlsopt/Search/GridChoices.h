@@ -24,7 +24,9 @@ namespace mlsopt::search {
 /// Candidate sizes of each grid dim of `layout`: 1 for a dim with no class,
 /// the chunk count for a class of chunks (one chunk per block), otherwise
 /// the cuts of the class's extent in a power of two and its cofactor, from
-/// 2 up to what CUDA allows along that dim.
+/// 2 up to what CUDA allows along that dim; for an extent 16 does not
+/// divide, also the grid sizes that cut it raggedly into tiles of about 16
+/// to 128 (isGridTile).
 std::array<llvm::SmallVector<int64_t>, 3>
 getGridSizeChoices(const SearchProblem &problem, const Layout &layout);
 
