@@ -792,3 +792,29 @@ def test_bf16_product_whose_partial_sums_cancel_keeps_its_numbers():
     (out,) = optimized(inputs=[a, b])
     error = np.abs(out - expected).max() / np.abs(expected).max()
     assert error < 2e-2
+
+
+def test_attention_over_a_prime_token_count_runs_ragged_tiles():
+    """197 tokens (a ViT's), a prime: the one kernel found cuts the query
+    rows raggedly (tiles of 50, the last block's running past the end),
+    and its CPU run through the block graph agrees with numpy."""
+    graph = mi.new_kernel_graph()
+    Q = graph.new_input(dims=(4, 197, 64), dtype=mi.float32)
+    KT = graph.new_input(dims=(4, 64, 197), dtype=mi.float32)
+    V = graph.new_input(dims=(4, 197, 64), dtype=mi.float32)
+    E = graph.exp(graph.matmul(Q, KT))
+    O = graph.matmul(graph.div(E, graph.reduction(E, 2)), V)
+    graph.mark_output(O)
+    opt = graph.superoptimize(timeout=20, threads=1)
+    text = opt.mlir()
+    assert text.count("kernel.custom") == 1, text
+    assert "-> tensor<1x50x64xf32>" in text, text
+    rng = np.random.default_rng(5)
+    q = (rng.standard_normal((4, 197, 64)) / 8).astype(np.float32)
+    kt = (rng.standard_normal((4, 64, 197)) / 8).astype(np.float32)
+    v = rng.standard_normal((4, 197, 64)).astype(np.float32)
+    (out,) = opt(inputs=[q, kt, v])
+    s = np.exp(q.astype(np.float64) @ kt)
+    expected = (s / s.sum(-1, keepdims=True)) @ v
+    np.testing.assert_allclose(out, expected, rtol=1e-4,
+                               atol=1e-5 * np.abs(expected).max())
