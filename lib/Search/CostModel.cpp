@@ -10,6 +10,7 @@
 #include "mlsopt/Conversion/KernelToCustom/KernelToCustom.h"
 #include "mlsopt/Dialect/Block/IR/BlockGraphVerifier.h"
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
+#include "mlsopt/Dialect/Block/IR/SharedMemoryPlan.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
 
@@ -451,6 +452,16 @@ WalkResult BlockGraphWork::add(Operation *op) {
   FailureOr<Flops> f = estimateTensorOpFlops(op);
   if (failed(f))
     return WalkResult::interrupt();
+  // A tile shape the tensor cores do not take (n not a multiple of 8, k of
+  // 16 in f16: a ViT's 197 keys) runs as FMA loops on the CUDA cores.
+  if (auto matmul = dyn_cast<block::MatmulOp>(op);
+      matmul &&
+      !block::getMmaFragments(
+          matmul,
+          op->getParentOfType<kernel::CustomOp>().getBlock().getVolume())) {
+    f->cudaCore += f->tensorCore + f->tf32;
+    f->tensorCore = f->tf32 = 0;
+  }
   flops.tensorCore += f->tensorCore * times;
   flops.tf32 += f->tf32 * times;
   flops.cudaCore += f->cudaCore * times;

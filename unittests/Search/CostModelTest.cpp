@@ -161,6 +161,22 @@ TEST_F(CostModelTest, LibraryMatmulCostsItsDefaultBlockGraph) {
   EXPECT_GT(f.computeUs, b.computeUs);
 }
 
+TEST_F(CostModelTest, TilesTheTensorCoresDoNotTakeRunOnCudaCores) {
+  // 16 columns are two 16x8 fragments per row of 16: tensor cores.
+  OwningOpRef<ModuleOp> mma = parseOrFail(matmulProgram(64, 16, 64));
+  ASSERT_TRUE(mma);
+  KernelCost m = cost(*mma, "mm", sm90());
+  EXPECT_EQ(m.tensorCoreFlops, 2.0 * 64 * 16 * 64);
+  // 12 columns are not a multiple of 8: the lowering runs FMA loops, and
+  // the cost model counts their work on the CUDA cores.
+  OwningOpRef<ModuleOp> fma = parseOrFail(matmulProgram(64, 12, 64));
+  ASSERT_TRUE(fma);
+  KernelCost f = cost(*fma, "mm", sm90());
+  EXPECT_EQ(f.tensorCoreFlops, 0);
+  EXPECT_EQ(f.tf32Flops, 0);
+  EXPECT_GE(f.cudaCoreFlops, 2.0 * 64 * 12 * 64);
+}
+
 TEST_F(CostModelTest, OneBlockMoreThanSMsTakesTwoWaves) {
   // 256-row tiles of f16 take 128 KiB: one block per SM on sm_90.
   unsigned sms = sm90().smCount;
