@@ -76,6 +76,20 @@ SmallVector<OpFoldResult> staticSizes(OpBuilder &b, ArrayRef<int64_t> shape) {
       shape, [&](int64_t s) -> OpFoldResult { return b.getIndexAttr(s); });
 }
 
+/// `into` with the box of `sizes` at `intoOffsets` replaced by the box of
+/// `from` at `fromOffsets`: the part of a ragged split's last tile that
+/// lies inside the tensor, moved between the tile and the tensor.
+Value copyBox(OpBuilder &b, Location loc, Value from,
+              ArrayRef<OpFoldResult> fromOffsets, Value into,
+              ArrayRef<OpFoldResult> intoOffsets,
+              ArrayRef<OpFoldResult> sizes) {
+  SmallVector<OpFoldResult> strides(sizes.size(), b.getIndexAttr(1));
+  Value box =
+      tensor::ExtractSliceOp::create(b, loc, from, fromOffsets, sizes, strides);
+  return tensor::InsertSliceOp::create(b, loc, box, into, intoOffsets, sizes,
+                                       strides);
+}
+
 /// The sizes of the part of a tile of `shape` at `offsets` that lies before
 /// `limits`: min(tile, limit - offset) along each dim the tile may run past
 /// (the last block's tile of a ragged grid split), the tile's elsewhere.
@@ -340,8 +354,6 @@ private:
         limit += start;
       SmallVector<OpFoldResult> sizes =
           sizesBefore(b, loc, tile.getShape(), offsets, limits);
-      Value inside = tensor::ExtractSliceOp::create(b, loc, source, offsets,
-                                                    sizes, strides);
       Value zeros =
           linalg::FillOp::create(
               b, loc,
@@ -351,8 +363,7 @@ private:
                                                  sliceType.getElementType())})
               .getResult(0);
       SmallVector<OpFoldResult> origin(tile.getRank(), b.getIndexAttr(0));
-      slice = tensor::InsertSliceOp::create(b, loc, inside, zeros, origin,
-                                            sizes, strides);
+      slice = copyBox(b, loc, source, offsets, zeros, origin, sizes);
     } else {
       slice = tensor::ExtractSliceOp::create(b, loc, sliceType, source, offsets,
                                              staticSizes(b, tile.getShape()),
@@ -382,10 +393,7 @@ private:
       SmallVector<OpFoldResult> sizes =
           sizesBefore(b, loc, tile.getShape(), offsets, destType.getShape());
       SmallVector<OpFoldResult> origin(tile.getRank(), b.getIndexAttr(0));
-      Value inside =
-          tensor::ExtractSliceOp::create(b, loc, value, origin, sizes, strides);
-      updated = tensor::InsertSliceOp::create(b, loc, inside, dest, offsets,
-                                              sizes, strides);
+      updated = copyBox(b, loc, value, origin, dest, offsets, sizes);
     } else {
       updated = tensor::InsertSliceOp::create(b, loc, value, dest, offsets,
                                               staticSizes(b, tile.getShape()),
