@@ -64,6 +64,20 @@ SmallVector<Value> mlsopt::buildCopySourceIndices(OpBuilder &b, Location loc,
   return from;
 }
 
+Value mlsopt::buildIsBefore(OpBuilder &b, Location loc, ValueRange indices,
+                            ArrayRef<int64_t> limits) {
+  Value inside;
+  for (auto [index, limit] : llvm::zip(indices, limits)) {
+    if (limit == kNoLimit)
+      continue;
+    Value below =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index,
+                              arith::ConstantIndexOp::create(b, loc, limit));
+    inside = inside ? arith::AndIOp::create(b, loc, inside, below) : below;
+  }
+  return inside;
+}
+
 Value mlsopt::getViewedStorage(Value value) {
   while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
       value.getDefiningOp()))

@@ -737,8 +737,8 @@ static SmallVector<Type> getNarrowLoadTypes(const BlockGraph &bg,
 /// Whether every cut of `dims` under `layout` exists at these extents: the
 /// grid's give every block an element (a ragged cut's last tile runs past
 /// the end, see isGridTile), the loop's are exact.
-static bool dividesEvenly(const Dims &dims, ArrayRef<int64_t> extents,
-                          const Layout &layout) {
+static bool hasEveryCut(const Dims &dims, ArrayRef<int64_t> extents,
+                        const Layout &layout) {
   for (Dim d : dims) {
     if (d.isOne())
       continue;
@@ -768,7 +768,7 @@ Materializer::buildCustom(const BlockGraph &bg, ValueRange inputs,
   if (!blockDims)
     return failure();
   for (unsigned i = 0; i < bg.inputs.size(); ++i)
-    if (!dividesEvenly(blockDims->body[i], shapes.extents, layout))
+    if (!hasEveryCut(blockDims->body[i], shapes.extents, layout))
       return failure();
   SmallVector<Dims> &bodyDims = blockDims->body;
   SmallVector<Dims> &postDims = blockDims->post;

@@ -213,6 +213,23 @@ clippedBox(ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets,
   return clipped;
 }
 
+/// Calls fn(boxAt, bigAt) for every element of the part `clipped` (see
+/// clippedBox) of the box of `shape` at `offsets` inside a row-major tensor
+/// of `bigShape`: its offset in the box and in the big tensor.
+template <typename Fn>
+static void forEachClippedElement(ArrayRef<int64_t> bigShape,
+                                  ArrayRef<int64_t> shape,
+                                  ArrayRef<int64_t> offsets,
+                                  ArrayRef<int64_t> clipped, Fn &&fn) {
+  Strides bigStrides = rowMajorStrides(bigShape);
+  int64_t base = 0;
+  for (auto [offset, stride] : llvm::zip_equal(offsets, bigStrides))
+    base += offset * stride;
+  forEachStrided(
+      clipped, rowMajorStrides(shape), bigStrides,
+      [&](int64_t, int64_t at, int64_t bigAt) { fn(at, base + bigAt); });
+}
+
 /// Copies the box of `tile`'s shape at `offsets` out of `big` into `tile`;
 /// past `limits` the tile reads zeros.
 static void extractBox(const std::vector<uint64_t> &big,
@@ -221,14 +238,9 @@ static void extractBox(const std::vector<uint64_t> &big,
                        ArrayRef<int64_t> limits = {}) {
   if (auto clipped = clippedBox(shape, offsets, limits)) {
     std::fill(tile.begin(), tile.end(), 0);
-    Strides bigStrides = rowMajorStrides(bigShape);
-    int64_t base = 0;
-    for (auto [offset, stride] : llvm::zip_equal(offsets, bigStrides))
-      base += offset * stride;
-    forEachStrided(*clipped, rowMajorStrides(shape), bigStrides,
-                   [&](int64_t, int64_t at, int64_t from) {
-                     tile[at] = big[base + from];
-                   });
+    forEachClippedElement(
+        bigShape, shape, offsets, *clipped,
+        [&](int64_t at, int64_t from) { tile[at] = big[from]; });
     return;
   }
   forEachBoxRow(bigShape, shape, offsets,
@@ -245,13 +257,8 @@ static void insertBox(std::vector<uint64_t> &big, ArrayRef<int64_t> bigShape,
                       ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets,
                       ArrayRef<int64_t> limits = {}) {
   if (auto clipped = clippedBox(shape, offsets, limits)) {
-    Strides bigStrides = rowMajorStrides(bigShape);
-    int64_t base = 0;
-    for (auto [offset, stride] : llvm::zip_equal(offsets, bigStrides))
-      base += offset * stride;
-    forEachStrided(
-        *clipped, rowMajorStrides(shape), bigStrides,
-        [&](int64_t, int64_t at, int64_t to) { big[base + to] = tile[at]; });
+    forEachClippedElement(bigShape, shape, offsets, *clipped,
+                          [&](int64_t at, int64_t to) { big[to] = tile[at]; });
     return;
   }
   forEachBoxRow(bigShape, shape, offsets,
@@ -424,9 +431,9 @@ struct Instr {
   std::optional<int64_t> loopDim;
   /// Where the window of a load starts in its input (empty: no window).
   SmallVector<int64_t, 4> windowOffsets;
-  /// Where a load's or store's tiles end, relative to where its first tile
-  /// starts (the window or output shape); empty when the grid splits no dim
-  /// raggedly, so that every tile lies inside.
+  /// Where a load's or store's tiles must end in the tensor (the window's
+  /// ends, the output's shape); empty when the grid splits no dim raggedly,
+  /// so that every tile lies inside.
   SmallVector<int64_t, 4> limits;
   /// Custom kernel grid; for-loop iterations.
   std::array<int64_t, 3> grid = {1, 1, 1};
@@ -614,7 +621,7 @@ struct FieldEvaluator::Impl {
       if (load.getOffsets())
         instr.windowOffsets = load.getWindowOffsets();
       if (load.hasRaggedTiles())
-        instr.limits = load.getWindowShape();
+        instr.limits = load.getWindowEnds();
       if (failed(addResults(op, instr, elementShape)))
         return failure();
       forward(instr, degrees[instr.operands[0]]);
@@ -1679,15 +1686,13 @@ struct FieldEvaluator::Impl {
     const FieldTensor &source = in(instr.operands[0]);
     FieldTensor &tile = out(instr.results[0]);
     SmallVector<int64_t, 6> offsets = tileOffsets(instr, tile.shape, pos);
-    // Limits are relative to the window.
-    SmallVector<int64_t, 6> limits(instr.limits.begin(), instr.limits.end());
     for (auto [offset, start] : llvm::zip(offsets, instr.windowOffsets))
       offset += start;
-    for (auto [limit, start] : llvm::zip(limits, instr.windowOffsets))
-      limit += start;
-    extractBox(source.p, source.shape, tile.p, tile.shape, offsets, limits);
+    extractBox(source.p, source.shape, tile.p, tile.shape, offsets,
+               instr.limits);
     if (tile.hasExponents())
-      extractBox(source.q, source.shape, tile.q, tile.shape, offsets, limits);
+      extractBox(source.q, source.shape, tile.q, tile.shape, offsets,
+                 instr.limits);
   }
 
   void runStore(Instr &instr, const BlockPosition &pos) {

@@ -15,6 +15,8 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <limits>
+
 namespace mlsopt {
 
 /// An op the GPU runs as a copy kernel: kernel.transpose and kernel.convert,
@@ -35,6 +37,16 @@ bool isCopyOp(mlir::Operation &op);
 llvm::SmallVector<mlir::Value>
 buildCopySourceIndices(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::Operation *op, mlir::ValueRange resultIndices);
+
+/// A dim's limit in buildIsBefore where the dim has none.
+inline constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max();
+
+/// Whether every index of `indices` is below its limit in `limits` (skipping
+/// kNoLimit), as an i1, or null when no dim has a limit: where an element
+/// of a ragged split's last tile lies inside the tensor.
+mlir::Value buildIsBefore(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::ValueRange indices,
+                          llvm::ArrayRef<int64_t> limits);
 
 /// The value whose buffer `value` is a view of: `value` past the collapses
 /// and expands that compute it (an imported reduction's result in the rank

@@ -196,7 +196,7 @@ FailureOr<int64_t> BlockGraphToGPU::emit() {
     } else if (auto store = dyn_cast<block::StoreOp>(op)) {
       ArrayRef<int64_t> tile = shapeOf(store.getTile());
       SmallVector<int64_t> limits =
-          raggedLimits(tile, store.getOmap(), shapeOf(store.getDest()));
+          raggedLimits(store.getRaggedDims(), shapeOf(store.getDest()));
       storeTile(buffers.lookup(store.getTile()),
                 buffers.lookup(store.getDest()), tile,
                 tileOffsets(tile, store.getOmap(), std::nullopt, Value()),

@@ -11,14 +11,12 @@
 #define MLSOPT_LIB_CONVERSION_CUSTOMKERNELTOGPU_BLOCKGRAPHTOGPU_H
 
 #include "mlsopt/Conversion/CustomKernelToGPU/SharedMemorySwizzle.h"
-
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
 #include "mlsopt/Dialect/Block/IR/SharedMemoryPlan.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
 #include "mlsopt/Support/Target.h"
 #include "mlsopt/Support/TileShapes.h"
-#include <limits>
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -151,20 +149,12 @@ private:
   /// plus the window's.
   llvm::SmallVector<mlir::Value> loadOffsets(block::LoadOp load,
                                              mlir::Value iteration);
-  /// A dim's limit where the grid does not split it raggedly.
-  static constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max();
-  /// For each dim of tiles of `tile` placed by `map` in a tensor of
-  /// `extents`: the extent where the grid splits the dim raggedly (the last
-  /// block's tile runs past it), kNoLimit elsewhere; empty when no dim is.
-  llvm::SmallVector<int64_t> raggedLimits(llvm::ArrayRef<int64_t> tile,
-                                          block::DimMapAttr map,
-                                          llvm::ArrayRef<int64_t> extents);
-  /// raggedLimits of `load`'s tiles, in its input's indices.
-  llvm::SmallVector<int64_t> loadLimits(block::LoadOp load);
-  /// Whether every index of `indices` is below its limit, or null for no
-  /// limits.
-  mlir::Value emitIsBefore(mlir::ValueRange indices,
-                           llvm::ArrayRef<int64_t> limits);
+  /// For each dim: `ends` where the grid splits it raggedly (`ragged`: the
+  /// last block's tile runs past it), kNoLimit (buildIsBefore) elsewhere;
+  /// empty when no dim is.
+  static llvm::SmallVector<int64_t>
+  raggedLimits(const llvm::SmallBitVector &ragged,
+               llvm::ArrayRef<int64_t> ends);
   /// `indices` clamped so that an access of `width` elements along the last
   /// dim lies before `limits`: where a guarded access outside the tensor
   /// points, so that no address is ever out of bounds.
@@ -173,7 +163,7 @@ private:
                                              int64_t width);
   /// Starts the copy of the tile at `offsets` of `global` into `shared`,
   /// `width` elements at a time. `swizzle`: `shared` is the flat, swizzled
-  /// buffer of the tile. `limits` (see loadLimits): past them the tile gets
+  /// buffer of the tile. `limits` (see raggedLimits): past them the tile gets
   /// zeros.
   void copyTileAsync(mlir::Value global, mlir::Value shared,
                      llvm::ArrayRef<int64_t> tile, mlir::ValueRange offsets,

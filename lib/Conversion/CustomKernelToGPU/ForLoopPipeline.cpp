@@ -198,7 +198,8 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
       swizzle = it->second;
     copyTileAsync(buffers.lookup(load.getSource()), destination, tile,
                   loadOffsets(load, iteration), loadVectorWidth(load),
-                  loadLimits(load), swizzle);
+                  raggedLimits(load.getRaggedDims(), load.getWindowEnds()),
+                  swizzle);
   };
 
   // Prologue: initialize the accumulators, start the copies of the

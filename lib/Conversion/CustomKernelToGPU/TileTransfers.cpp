@@ -8,8 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlockGraphToGPU.h"
+#include "mlsopt/Conversion/DataMovement.h"
 #include "mlsopt/Conversion/ElementwiseMath.h"
-#include "mlsopt/Support/TileShapes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -65,42 +65,15 @@ int64_t BlockGraphToGPU::loadVectorWidth(block::LoadOp load) {
   return width;
 }
 
-SmallVector<int64_t> BlockGraphToGPU::raggedLimits(ArrayRef<int64_t> tile,
-                                                   block::DimMapAttr map,
-                                                   ArrayRef<int64_t> extents) {
-  SmallVector<int64_t> limits(tile.size(), kNoLimit);
-  bool ragged = false;
-  for (unsigned g = 0; g < 3; ++g)
-    if (std::optional<int64_t> d = map.getTensorDim(g))
-      if (isRaggedTile(tile[*d], extents[*d], custom.getGrid().getSize(g))) {
-        limits[*d] = extents[*d];
-        ragged = true;
-      }
-  if (!ragged)
-    limits.clear();
+SmallVector<int64_t>
+BlockGraphToGPU::raggedLimits(const llvm::SmallBitVector &ragged,
+                              ArrayRef<int64_t> ends) {
+  if (ragged.none())
+    return {};
+  SmallVector<int64_t> limits(ends.size(), kNoLimit);
+  for (unsigned d : ragged.set_bits())
+    limits[d] = ends[d];
   return limits;
-}
-
-SmallVector<int64_t> BlockGraphToGPU::loadLimits(block::LoadOp load) {
-  SmallVector<int64_t> limits = raggedLimits(
-      shapeOf(load.getTile()), load.getImap(), load.getWindowShape());
-  for (auto [limit, start] : llvm::zip(limits, load.getWindowOffsets()))
-    if (limit != kNoLimit)
-      limit += start;
-  return limits;
-}
-
-Value BlockGraphToGPU::emitIsBefore(ValueRange indices,
-                                    ArrayRef<int64_t> limits) {
-  Value inside;
-  for (auto [index, limit] : llvm::zip(indices, limits)) {
-    if (limit == kNoLimit)
-      continue;
-    Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                        index, indexConstant(b, loc, limit));
-    inside = inside ? arith::AndIOp::create(b, loc, inside, below) : below;
-  }
-  return inside;
 }
 
 SmallVector<Value> BlockGraphToGPU::clampBefore(ValueRange indices,
@@ -176,7 +149,7 @@ void BlockGraphToGPU::copyTileAsync(
     // one element per thread and step, through a register.
     forEachElement(tile, [&](ValueRange idx) {
       SmallVector<Value> from = addOffsets(idx, offsets);
-      Value inside = emitIsBefore(from, limits);
+      Value inside = buildIsBefore(b, loc, from, limits);
       if (inside)
         from = clampBefore(from, limits, 1);
       Value v = memref::LoadOp::create(b, loc, global, from);
@@ -206,7 +179,7 @@ void BlockGraphToGPU::copyTileAsync(
     // and fills its 16 bytes with zeros. loadVectorWidth keeps pieces from
     // straddling that end.
     Value srcElements;
-    if (Value inside = emitIsBefore(from, limits)) {
+    if (Value inside = buildIsBefore(b, loc, from, limits)) {
       from = clampBefore(from, limits, width);
       srcElements =
           arith::SelectOp::create(b, loc, inside, indexConstant(b, loc, width),
@@ -235,7 +208,7 @@ void BlockGraphToGPU::storeTile(Value shared, Value global,
     width = 1;
   // Past the end of a ragged split's last tile, nothing is written.
   auto guarded = [&](ValueRange at, function_ref<void()> body) {
-    Value inside = emitIsBefore(at, limits);
+    Value inside = buildIsBefore(b, loc, at, limits);
     if (!inside)
       return body();
     auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);

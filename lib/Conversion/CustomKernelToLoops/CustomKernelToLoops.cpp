@@ -349,11 +349,8 @@ private:
     if (load.hasRaggedTiles()) {
       // The last block of a ragged split reads what lies inside the window
       // into a tile of zeros.
-      SmallVector<int64_t> limits = load.getWindowShape();
-      for (auto [limit, start] : llvm::zip(limits, load.getWindowOffsets()))
-        limit += start;
       SmallVector<OpFoldResult> sizes =
-          sizesBefore(b, loc, tile.getShape(), offsets, limits);
+          sizesBefore(b, loc, tile.getShape(), offsets, load.getWindowEnds());
       Value zeros =
           linalg::FillOp::create(
               b, loc,

@@ -149,6 +149,20 @@ int64_t blocksOf(int64_t size, int64_t tile) {
   return llvm::divideCeil(size, tile);
 }
 
+/// Records in `s.tiles` the tile `tileOf(dim)` of each output dim of
+/// `shape` that the grid of `s` splits raggedly.
+void recordRaggedTiles(DefaultSchedule &s, ArrayRef<int64_t> shape,
+                       function_ref<int64_t(int64_t dim)> tileOf) {
+  s.tiles = {};
+  for (unsigned g = 0; g < 3; ++g)
+    if (s.omap[g]) {
+      int64_t dim = *s.omap[g];
+      if (int64_t tile = tileOf(dim);
+          tile && isRaggedTile(tile, shape[dim], s.grid[g]))
+        s.tiles[g] = tile;
+    }
+}
+
 /// Puts `extents` (an output dim and its blocks, more than one) on grid x,
 /// y and z in the order given, or, when that would pass a grid dim's limit
 /// (y and z take 65535 blocks, x 2^31 - 1), most blocks first: a prime
@@ -222,10 +236,7 @@ void splitAcrossGrid(DefaultSchedule &s, ArrayRef<int64_t> shape,
     if (int64_t blocks = blocksUnder(dim, kMaxGridSize[0]); blocks > 1)
       extents.emplace_back(dim, blocks);
   placeOnGrid(s, extents, blocksUnder);
-  for (unsigned g = 0; g < 3; ++g)
-    if (s.omap[g] &&
-        isRaggedTile(tiles[*s.omap[g]], shape[*s.omap[g]], s.grid[g]))
-      s.tiles[g] = tiles[*s.omap[g]];
+  recordRaggedTiles(s, shape, [&](int64_t dim) { return tiles.lookup(dim); });
 }
 
 /// The input dims that correspond to each output dim under numpy
@@ -512,13 +523,11 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op, int64_t maxSharedMemBytes,
         // A dim past every free grid dim's limit stays whole in each tile.
         placeOnGrid(s, extents, [](int64_t, int64_t) { return int64_t(1); });
       }
-      // Tiles of m and n that the grid splits raggedly.
-      s.tiles = {};
-      for (unsigned g = 0; g < 3; ++g)
-        for (auto [dim, tile] :
-             {std::pair(rank - 1, tileN), std::pair(rank - 2, tileM)})
-          if (s.omap[g] == dim && isRaggedTile(tile, out[dim], s.grid[g]))
-            s.tiles[g] = tile;
+      // Tiles of m and n that the grid splits raggedly (batch dims are
+      // split one matrix per block).
+      recordRaggedTiles(s, out, [&](int64_t dim) -> int64_t {
+        return dim == rank - 1 ? tileN : dim == rank - 2 ? tileM : 0;
+      });
       s.iterations = k / tileK;
       if (fits()) {
         // Partials along a dim the grid does not split, n (the last dim)

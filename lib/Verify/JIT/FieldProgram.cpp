@@ -844,28 +844,15 @@ private:
       return success();
     }
     // Past the end of the window, the last block's tile reads zeros.
-    SmallVector<int64_t> limits = load.getWindowShape();
-    for (auto [limit, start] : llvm::zip(limits, load.getWindowOffsets()))
-      limit += start;
+    SmallVector<int64_t> ends = load.getWindowEnds();
     forEachIndex(shape, [&](ValueRange ivs) {
       SmallVector<Value> at = shifted(ivs, offsets);
       ifElse(
-          isBefore(at, limits),
+          buildIsBefore(b, loc(), at, ends),
           [&] { store(this->load(source, at), tile, ivs); },
           [&] { store(element(0, 0), tile, ivs); });
     });
     return success();
-  }
-
-  /// Whether every index of `at` is below its limit.
-  Value isBefore(ValueRange at, ArrayRef<int64_t> limits) {
-    Value inside;
-    for (auto [index, limit] : llvm::zip_equal(at, limits)) {
-      Value below = arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::ult,
-                                          index, this->index(limit));
-      inside = inside ? arith::AndIOp::create(b, loc(), inside, below) : below;
-    }
-    return inside;
   }
 
   LogicalResult emitStore(block::StoreOp op, const SchedulePosition &pos) {
@@ -887,8 +874,8 @@ private:
     forEachIndex(shape, [&](ValueRange ivs) {
       SmallVector<Value> at = shifted(ivs, offsets);
       ifElse(
-          isBefore(at, limits), [&] { store(load(tile, ivs), dest, at); },
-          [] {});
+          buildIsBefore(b, loc(), at, limits),
+          [&] { store(load(tile, ivs), dest, at); }, [] {});
     });
     return success();
   }

@@ -16,20 +16,22 @@ static std::array<int64_t, 3> gridOf(Operation *op) {
   return {grid.getX(), grid.getY(), grid.getZ()};
 }
 
-/// Whether tiles of `tile` placed by `map` on the grid of `op`'s kernel
-/// split a dim of `shape` raggedly.
-static bool hasRaggedSplit(Operation *op, DimMapAttr map, Value tile,
-                           ArrayRef<int64_t> shape) {
+/// The dims of `shape` that tiles of `tile` placed by `map` on the grid of
+/// `op`'s kernel split raggedly.
+static llvm::SmallBitVector getRaggedSplits(Operation *op, DimMapAttr map,
+                                            Value tile,
+                                            ArrayRef<int64_t> shape) {
   std::array<int64_t, 3> grid = gridOf(op);
   ArrayRef<int64_t> tileShape =
       cast<RankedTensorType>(tile.getType()).getShape();
+  llvm::SmallBitVector ragged(shape.size());
   for (unsigned g = 0; g < 3; ++g)
     if (std::optional<int64_t> d = map.getTensorDim(g))
       if (*d < static_cast<int64_t>(shape.size()) &&
           *d < static_cast<int64_t>(tileShape.size()) &&
           isRaggedTile(tileShape[*d], shape[*d], grid[g]))
-        return true;
-  return false;
+        ragged.set(*d);
+  return ragged;
 }
 
 //===----------------------------------------------------------------------===//
@@ -231,8 +233,15 @@ SmallVector<int64_t> LoadOp::getWindowShape() {
       cast<RankedTensorType>(getSource().getType()).getShape());
 }
 
-bool LoadOp::hasRaggedTiles() {
-  return hasRaggedSplit(*this, getImap(), getTile(), getWindowShape());
+llvm::SmallBitVector LoadOp::getRaggedDims() {
+  return getRaggedSplits(*this, getImap(), getTile(), getWindowShape());
+}
+
+SmallVector<int64_t> LoadOp::getWindowEnds() {
+  SmallVector<int64_t> ends = getWindowShape();
+  for (auto [end, start] : llvm::zip_equal(ends, getWindowOffsets()))
+    end += start;
+  return ends;
 }
 
 SmallVector<int64_t> LoadOp::getWindowOffsets() {
@@ -294,9 +303,10 @@ LogicalResult StoreOp::verify() {
   return success();
 }
 
-bool StoreOp::hasRaggedTiles() {
-  return hasRaggedSplit(*this, getOmap(), getTile(),
-                        cast<RankedTensorType>(getDest().getType()).getShape());
+llvm::SmallBitVector StoreOp::getRaggedDims() {
+  return getRaggedSplits(
+      *this, getOmap(), getTile(),
+      cast<RankedTensorType>(getDest().getType()).getShape());
 }
 
 #define GET_OP_CLASSES

@@ -120,9 +120,12 @@ def Block_LoadOp : Block_Op<"load", [
     ::llvm::SmallVector<int64_t> getWindowShape();
     /// Where the window starts in the source: zeros without a window.
     ::llvm::SmallVector<int64_t> getWindowOffsets();
-    /// Whether the grid splits a dim of the window raggedly, so that the
-    /// last block's tile runs past its end.
-    bool hasRaggedTiles();
+    /// Where the window ends in the source: its offsets plus its sizes.
+    ::llvm::SmallVector<int64_t> getWindowEnds();
+    /// The dims of the window the grid splits raggedly, so that the last
+    /// block's tile runs past their end.
+    ::llvm::SmallBitVector getRaggedDims();
+    bool hasRaggedTiles() { return getRaggedDims().any(); }
   }];
 }
 
@@ -152,9 +155,10 @@ def Block_StoreOp : Block_Op<"store", [
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// Whether the grid splits a dim of the output raggedly, so that the
-    /// last block's tile runs past its end.
-    bool hasRaggedTiles();
+    /// The dims of the output the grid splits raggedly, so that the last
+    /// block's tile runs past their end.
+    ::llvm::SmallBitVector getRaggedDims();
+    bool hasRaggedTiles() { return getRaggedDims().any(); }
   }];
 }
 
