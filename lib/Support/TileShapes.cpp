@@ -36,49 +36,68 @@ ShapeOrError inputTileShape(ArrayRef<int64_t> tensor,
   ShapeOrError r;
   r.shape.assign(tensor.begin(), tensor.end());
   int64_t rank = tensor.size();
-  SmallVector<bool> split(rank, false);
-  auto divide = [&](int64_t dim, int64_t parts, const Twine &by,
-                    bool ragged) -> bool {
-    if (dim < 0 || dim >= rank) {
-      r.error = (by + " maps to dim " + Twine(dim) +
-                 ", which is out of range for a tensor of rank " + Twine(rank))
-                    .str();
-      return false;
-    }
-    if (split[dim]) {
-      r.error = (by + " splits dim " + Twine(dim) +
-                 ", which is already split; each dim can be split once")
-                    .str();
-      return false;
-    }
-    split[dim] = true;
-    if (ragged) {
-      r.error =
-          checkGridParts(r.shape[dim], parts, by + " splits dim " + Twine(dim));
-      r.shape[dim] = gridTileSize(r.shape[dim], parts);
-      return r.error.empty();
-    }
-    if (r.shape[dim] % parts != 0) {
-      r.error = (by + " splits dim " + Twine(dim) + " of size " +
-                 Twine(tensor[dim]) + " into " + Twine(parts) +
-                 " parts, which does not divide it")
-                    .str();
-      return false;
-    }
-    r.shape[dim] /= parts;
-    return true;
+  // The grid dim that splits each tensor dim, if any.
+  SmallVector<std::optional<unsigned>> splitBy(rank);
+  auto inRange = [&](int64_t dim, const Twine &by) {
+    if (dim >= 0 && dim < rank)
+      return true;
+    r.error = (by + " maps to dim " + Twine(dim) +
+               ", which is out of range for a tensor of rank " + Twine(rank))
+                  .str();
+    return false;
   };
-  for (unsigned g = 0; g < 3; ++g)
-    if (imap[g] && !divide(*imap[g], grid[g],
-                           Twine("grid dim ") + kGridDimNames[g] + " (size " +
-                               Twine(grid[g]) + ")",
-                           /*ragged=*/true))
+  for (unsigned g = 0; g < 3; ++g) {
+    if (!imap[g])
+      continue;
+    int64_t dim = *imap[g];
+    std::string by =
+        ("grid dim " + kGridDimNames[g] + " (size " + Twine(grid[g]) + ")")
+            .str();
+    if (!inRange(dim, by))
       return r;
-  if (forLoopDim &&
-      !divide(*forLoopDim, iterations,
-              "the for-loop (" + Twine(iterations) + " iterations)",
-              /*ragged=*/false))
+    if (splitBy[dim]) {
+      r.error = (by + " splits dim " + Twine(dim) + ", which grid dim " +
+                 kGridDimNames[*splitBy[dim]] +
+                 " already splits; each dim is split by one grid dim at most")
+                    .str();
+      return r;
+    }
+    splitBy[dim] = g;
+    r.error =
+        checkGridParts(r.shape[dim], grid[g], by + " splits dim " + Twine(dim));
+    if (!r.error.empty())
+      return r;
+    r.shape[dim] = gridTileSize(r.shape[dim], grid[g]);
+  }
+  if (!forLoopDim)
     return r;
+  int64_t dim = *forLoopDim;
+  std::string by =
+      ("the for-loop (" + Twine(iterations) + " iterations)").str();
+  if (!inRange(dim, by))
+    return r;
+  // The loop walks each block's chunk of a dim the grid also splits (a
+  // split-K): the grid's cut must then be exact, so that no chunk but the
+  // last would need a tile running past its end.
+  if (splitBy[dim] && tensor[dim] % grid[*splitBy[dim]] != 0) {
+    r.error =
+        (by + " splits dim " + Twine(dim) + ", which grid dim " +
+         kGridDimNames[*splitBy[dim]] + " (size " + Twine(grid[*splitBy[dim]]) +
+         ") splits raggedly (" + Twine(tensor[dim]) +
+         " elements); a dim both split must be "
+         "divided exactly by the grid")
+            .str();
+    return r;
+  }
+  if (r.shape[dim] % iterations != 0) {
+    r.error =
+        (by + " splits " + (splitBy[dim] ? "each block's chunk of " : "") +
+         "dim " + Twine(dim) + " of size " + Twine(r.shape[dim]) + " into " +
+         Twine(iterations) + " parts, which does not divide it")
+            .str();
+    return r;
+  }
+  r.shape[dim] /= iterations;
   return r;
 }
 
@@ -126,12 +145,16 @@ std::string checkOutputCoverage(ArrayRef<int64_t> tile,
 
 bool isInputTileShape(ArrayRef<int64_t> tile, ArrayRef<int64_t> smallest,
                       ArrayRef<int64_t> tensor, const GridToTensorDims &imap,
-                      std::array<int64_t, 3> grid) {
+                      std::array<int64_t, 3> grid,
+                      std::optional<int64_t> forLoopDim) {
   if (tile.size() != smallest.size())
     return false;
   for (int64_t d = 0, rank = tile.size(); d < rank; ++d) {
     if (tile[d] == smallest[d])
       continue;
+    // A dim the loop walks is cut exactly (inputTileShape).
+    if (forLoopDim == d)
+      return false;
     auto g = llvm::find(imap, std::optional<int64_t>(d));
     if (g == imap.end() ||
         !isGridTile(tile[d], tensor[d], grid[std::distance(imap.begin(), g)]))

@@ -26,6 +26,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Verifier.h"
 #include "mlsopt/Support/Constants.h"
+#include "mlsopt/Support/TileShapes.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
@@ -435,7 +436,8 @@ struct Instr {
   /// ends, the output's shape); empty when the grid splits no dim raggedly,
   /// so that every tile lies inside.
   SmallVector<int64_t, 4> limits;
-  /// Custom kernel grid; for-loop iterations.
+  /// Custom kernel grid; for-loop iterations (of a load: those of the loop
+  /// around it).
   std::array<int64_t, 3> grid = {1, 1, 1};
   int64_t iterations = 1;
   SmallVector<block::AccumulatorAttr> accumulators;
@@ -618,6 +620,7 @@ struct FieldEvaluator::Impl {
       instr.cls = OpClass::Load;
       instr.gridMap = load.getImap().getGridToTensorDims();
       instr.loopDim = load.getFmap();
+      instr.iterations = load.getLoopIterations();
       if (load.getOffsets())
         instr.windowOffsets = load.getWindowOffsets();
       if (load.hasRaggedTiles())
@@ -1645,18 +1648,19 @@ struct FieldEvaluator::Impl {
                      [&](int64_t i, int64_t at, int64_t) { y.q[i] = x.q[at]; });
   }
 
-  /// The offsets of this block's tile: grid index times tile size along the
-  /// dims the grid splits, iteration times tile size along the loop's dim,
-  /// as in --convert-custom-kernel-to-loops.
+  /// The offsets of this block's tile: grid index times the block's span
+  /// (blockSpan) along the dims the grid splits, plus iteration times tile
+  /// size along the loop's dim, as in --convert-custom-kernel-to-loops.
   static SmallVector<int64_t, 6> tileOffsets(const Instr &instr,
                                              ArrayRef<int64_t> tile,
                                              const BlockPosition &pos) {
     SmallVector<int64_t, 6> offsets(tile.size(), 0);
     for (unsigned g = 0; g < 3; ++g)
-      if (instr.gridMap[g])
-        offsets[*instr.gridMap[g]] = pos.block[g] * tile[*instr.gridMap[g]];
+      if (std::optional<int64_t> d = instr.gridMap[g])
+        offsets[*d] = pos.block[g] *
+                      blockSpan(tile[*d], *d, instr.loopDim, instr.iterations);
     if (instr.loopDim)
-      offsets[*instr.loopDim] = pos.iteration * tile[*instr.loopDim];
+      offsets[*instr.loopDim] += pos.iteration * tile[*instr.loopDim];
     return offsets;
   }
 

@@ -275,6 +275,8 @@ class KernelGraph:
         # Graphs computing other tensors than the marked outputs (a call's
         # `outputs=`), by tensor ids; adding ops leaves them valid.
         self._output_views = {}
+        # The chips compile() lowered the graph for (valid_kernels()).
+        self._compiled_for = set()
 
     # ----------------------------------------------------------------------
     # Building (Mirage's names and arguments)
@@ -748,7 +750,19 @@ class KernelGraph:
                     raise ValueError(f"input {i} has shape {shape}; the "
                                      f"graph expects {expected}")
         self.ptx(target)
+        self._compiled_for.add(self._gpu_target(target))
         return _CompileHandle() if async_ else None
+
+    def valid_kernels(self):
+        """Mirage's KNGraph.valid_kernels: whether compile() produced
+        kernels that fit the chip. compile() raises MLIRError where they
+        do not (Mirage prints and returns None instead), so after a
+        compile() that returned this is True; before one it is an error,
+        as in Mirage."""
+        if not self._compiled_for:
+            raise RuntimeError("valid_kernels() is known after compile(): "
+                               "call graph.compile(...) first")
+        return True
 
     def _run_on_gpu(self, inputs, target):
         """Runs the graph on torch CUDA tensors: lowered for `target` (the

@@ -28,8 +28,9 @@ _GRID_AXES = ("x", "y", "z")
 # Mirage's forloop_accum kinds. Mirage reduces the last dim for "sum",
 # "mean" and "rms" while it accumulates over iterations; mlsopt's
 # accumulators combine iterations elementwise, so the reduction happens in
-# the loop body, before the accumulator.
-_ACCUMULATORS = (None, "sum", "mean", "rms")
+# the loop body, before the accumulator. "sum_todimx" folds the last dim
+# onto reduction_dimx columns (column c sums columns c, c + dimx, ...).
+_ACCUMULATORS = (None, "sum", "mean", "rms", "sum_todimx")
 
 
 class STensor:
@@ -100,8 +101,7 @@ class TBGraph:
         self.forloop_range = _as_int(forloop_range, "forloop_range")
         if self.forloop_range < 1:
             raise ValueError(f"forloop_range must be positive, got {forloop_range}")
-        # Mirage's reduction_dimx sizes its "sum_todimx" reductions, which
-        # mlsopt does not have; it is kept for scripts that read it back.
+        # The width Mirage's "sum_todimx" accumulations fold the last dim to.
         self.reduction_dimx = reduction_dimx
         self._inputs = []   # (DTensor, STensor)
         self._loop_ops = []  # MLIR lines in the for-loop body
@@ -115,6 +115,9 @@ class TBGraph:
         self._invariant = {}
         self._after_loop = {}
         self._read_in_loop = set()
+        # Tiles new_input loaded: name -> (input index, imap, fmap, DTensor,
+        # input_map), for the loads sum_todimx reads in their place.
+        self._loads = {}
 
     # ----------------------------------------------------------------------
     # Inputs and outputs
@@ -156,6 +159,7 @@ class TBGraph:
         if not fmap:
             self._invariant[tile._name] = load
         self._loop_ops.append(f"{tile._name} = {load}")
+        self._loads[tile._name] = (index, imap, fmap, dtensor, input_map)
         return tile
 
     def _loaded_after_loop(self, tile):
@@ -199,16 +203,18 @@ class TBGraph:
     def forloop_accum(self, A, acc=None):
         """Closes the loop for `A`: the sum over iterations (acc=None), or
         Mirage's reductions of the last dim across all iterations ("sum",
-        "mean", "rms")."""
+        "mean", "rms"), or the sum over iterations with the last dim folded
+        onto `reduction_dimx` columns ("sum_todimx")."""
         self._check(A)
         if acc not in _ACCUMULATORS:
             raise ValueError(
-                f"forloop_accum(acc={acc!r}): mlsopt has {list(_ACCUMULATORS)}"
-                " (Mirage's 'sum_todimx' has no block-dialect accumulator)")
+                f"forloop_accum(acc={acc!r}): mlsopt has {list(_ACCUMULATORS)}")
         if not A._in_loop:
             raise ValueError(f"{A!r} is already accumulated")
-        self._read_in_loop.add(A._name)
         file, line = _caller()
+        if acc == "sum_todimx":
+            return self._accumulated("sum", self._folded_to_dimx(A, file, line))
+        self._read_in_loop.add(A._name)
         value, kind = A, "sum"
         if acc is not None:
             last = A.num_dims - 1
@@ -230,6 +236,56 @@ class TBGraph:
         if acc == "rms":
             result = self._op("sqrt", [result], "same", file, line)
         return result
+
+    def _folded_to_dimx(self, A, file, line):
+        """The loaded tile `A` with its last dim folded onto reduction_dimx
+        columns: column c is the sum of A's columns c, c + dimx, c + 2 dimx,
+        .... The block dialect has no such reduction; each group of dimx
+        columns is read by a load of its own window of the input instead,
+        and the loads are added."""
+        dimx = self.reduction_dimx
+        if isinstance(dimx, bool) or not isinstance(dimx, int) or dimx < 1:
+            raise ValueError("forloop_accum(acc='sum_todimx') folds the last "
+                             "dim to reduction_dimx columns: give the "
+                             "threadblock graph a positive reduction_dimx, "
+                             f"not {dimx!r}")
+        loaded = self._loads.get(A._name)
+        if loaded is None:
+            raise ValueError(
+                "mlsopt folds forloop_accum(acc='sum_todimx') for a tile of "
+                "an input (new_input) only, reading each group of "
+                f"reduction_dimx columns as a window of the input; {A!r} is "
+                "computed")
+        index, imap, fmap, dtensor, input_map = loaded
+        last = A.num_dims - 1
+        if last in input_map or fmap == f" fmap {last}":
+            raise ValueError(
+                "forloop_accum(acc='sum_todimx') folds the last dim of a tile "
+                "whose last dim the grid and the for-loop do not split: "
+                f"input_map {input_map}, {fmap.strip() or 'no fmap'}")
+        n = A.dims[last]
+        if n % dimx:
+            raise ValueError(f"forloop_accum(acc='sum_todimx'): the last dim "
+                             f"of {A!r} ({n}) is not a multiple of "
+                             f"reduction_dimx ({dimx})")
+        sizes = list(dtensor.dims[:-1]) + [dimx]
+        dims = list(A.dims[:-1]) + [dimx]
+        groups = []
+        for k in range(n // dimx):
+            tile = self._new(dims, A.dtype, in_loop=True)
+            offsets = [0] * last + [k * dimx]
+            self._loop_ops.append(
+                f"{tile._name} = block.load %in{index} window "
+                f"[{', '.join(map(str, offsets))}] "
+                f"[{', '.join(map(str, sizes))}] imap {imap}{fmap} : "
+                f"{_type(dtensor.dims, dtensor.dtype)} -> "
+                f"{_type(dims, A.dtype)}{_loc(file, line)}")
+            groups.append(tile)
+        folded = groups[0]
+        for tile in groups[1:]:
+            folded = self._op("add", [folded, tile], "broadcast", file, line)
+        self._read_in_loop.add(folded._name)
+        return folded
 
     def forloop_accum_max(self, A):
         """Closes the loop for `A` with the elementwise maximum over the
@@ -335,12 +391,13 @@ class TBGraph:
             lines.append(f"    %acc:{len(accs)} = block.for_loop "
                          f"{self.forloop_range} iterations accumulate "
                          f"({kinds}) : {acc_types} {{")
-            # An input read only after the loop is not loaded in it.
-            unread = {f"{name} = {self._invariant[name]}"
-                      for name in self._after_loop
+            # An input no op of the loop reads (one read only after the
+            # loop, or only through sum_todimx's windows) is not loaded in
+            # it.
+            unread = {name for name in self._loads
                       if name not in self._read_in_loop}
             lines += [f"      {op}" for op in self._loop_ops
-                      if op not in unread]
+                      if op.split(" = ", 1)[0] not in unread]
             lines.append("      block.yield "
                          + ", ".join(a[1]._name for a in accs)
                          + f" : {acc_types}")

@@ -788,7 +788,10 @@ def test_compile_checks_inputs_and_lowers_now():
     W = graph.new_input(dims=(64, 32), dtype=mi.float16)
     graph.mark_output(graph.matmul(X, W))
     x, w = np.zeros((8, 64)), np.zeros((64, 32))
+    with pytest.raises(RuntimeError, match="after compile"):
+        graph.valid_kernels()
     assert graph.compile(inputs=[x, w], target_cc=80, async_=False) is None
+    assert graph.valid_kernels() is True
     # Mirage's scripts wait on the handle of an asynchronous build.
     handle = graph.compile(inputs=[x, w], async_=True)
     assert handle.wait() is None and handle.done()

@@ -182,6 +182,100 @@ def test_attention_mugraph_two_outputs_and_a_second_kernel():
                                rtol=1e-4, atol=1e-5)
 
 
+def chameleon_mugraph(dims, dtype):
+    """Mirage's demo/demo_chameleon.py (and the customized μGraph of its GQA
+    demo): the keys are split across the 16 blocks along y, each walking its
+    chunk in 4 iterations (imap y and fmap on the same dim), so the first
+    kernel writes a partial exp(QK)V per chunk; the second folds the chunks
+    onto 64 columns (sum_todimx) and divides by the summed row sums."""
+    b, n, d, keys = dims
+    graph = mi.new_kernel_graph()
+    Q = graph.new_input(dims=(b, n, d), dtype=dtype)
+    K = graph.new_input(dims=(b, d, keys), dtype=dtype)
+    V = graph.new_input(dims=(b, keys, d), dtype=dtype)
+    tbgraph1 = mi.new_threadblock_graph(grid_dim=(b, 16, 4),
+                                        block_dim=(128, 1, 1),
+                                        forloop_range=4, reduction_dimx=d)
+    bQ = tbgraph1.new_input(dtensor=Q, input_map=(0, -1, 1), forloop_dim=-1)
+    bK = tbgraph1.new_input(dtensor=K, input_map=(0, 2, -1), forloop_dim=2)
+    bV = tbgraph1.new_input(dtensor=V, input_map=(0, 1, -1), forloop_dim=1)
+    bA = tbgraph1.matmul(bQ, bK)
+    bE = tbgraph1.exp(bA)
+    bS = tbgraph1.matmul(bE, bV)
+    bO1 = tbgraph1.forloop_accum(bS)
+    bO2 = tbgraph1.forloop_accum(bE, "sum")
+    tbgraph1.new_output(stensor=bO1, output_map=(0, 2, 1))
+    tbgraph1.new_output(stensor=bO2, output_map=(0, 2, 1))
+    O = graph.customized([Q, K, V], tbgraph1)
+    tbgraph2 = mi.new_threadblock_graph(grid_dim=(b, 16, 1),
+                                        block_dim=(128, 1, 1),
+                                        forloop_range=1, reduction_dimx=d)
+    bA = tbgraph2.new_input(dtensor=O[0], input_map=(0, 1, -1), forloop_dim=-1)
+    bB = tbgraph2.new_input(dtensor=O[1], input_map=(0, 1, -1), forloop_dim=-1)
+    bA = tbgraph2.forloop_accum(bA, "sum_todimx")
+    bB = tbgraph2.forloop_accum(bB, "sum")
+    bO = tbgraph2.div(bA, bB)
+    tbgraph2.new_output(stensor=bO, output_map=(0, 1, -1))
+    return graph, O, graph.customized(O, tbgraph2)
+
+
+def test_chameleon_mugraph_splits_the_keys_across_blocks():
+    graph, partial, O = chameleon_mugraph((2, 256, 64, 4096), mi.float16)
+    graph.mark_output(O[0])
+    # 16 chunks of 256 keys: a numerator of 64 columns and a row sum each.
+    assert [t.dims for t in partial] == [(2, 256, 1024), (2, 256, 16)]
+    text = graph.mlir()
+    assert "imap <x = 0, y = 2> fmap 2 : tensor<2x64x4096xf16> -> tensor<1x64x64xf16>" in text
+    # sum_todimx reads the 16 groups of 64 columns as windows and adds them.
+    assert text.count("window [0, 0, ") == 16
+    assert "window [0, 0, 960] [2, 256, 64]" in text
+
+    rng = np.random.default_rng(31)
+    q = (rng.standard_normal((2, 256, 64)) * 0.1).astype(np.float16)
+    k = (rng.standard_normal((2, 64, 4096)) * 0.1).astype(np.float16)
+    v = rng.standard_normal((2, 4096, 64)).astype(np.float16)
+    (out,) = graph(inputs=[q, k, v], outputs=O)
+    e = np.exp(q.astype(np.float64) @ k.astype(np.float64))
+    expected = (e @ v.astype(np.float64)) / e.sum(axis=2, keepdims=True)
+    np.testing.assert_allclose(out, expected, rtol=2e-2, atol=2e-3)
+    # Each chunk's partial sums, as the first kernel stored them: block y
+    # holds keys [256 y, 256 y + 256), not keys spread over the blocks.
+    numerators, sums = graph(inputs=[q, k, v], outputs=partial)
+    chunks = e.reshape(2, 256, 16, 256).sum(axis=3)
+    np.testing.assert_allclose(sums[..., 5], chunks[..., 5], rtol=2e-2)
+    launches = graph.launch_plan("sm_90")["functions"][0]["launches"]
+    assert [l["grid"] for l in launches] == [[2, 16, 4], [2, 16, 1]]
+
+
+def test_sum_todimx_folds_a_loaded_tile_only():
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(8, 256), dtype=mi.float32)
+    tb = mi.new_threadblock_graph(grid_dim=(2, 1, 1), block_dim=(128, 1, 1),
+                                  forloop_range=1, reduction_dimx=64)
+    tX = tb.new_input(dtensor=X, input_map=(0, -1, -1), forloop_dim=-1)
+    with pytest.raises(ValueError, match="for a tile of an input"):
+        tb.forloop_accum(tb.exp(tX), "sum_todimx")
+    tb48 = mi.new_threadblock_graph(grid_dim=(2, 1, 1), block_dim=(128, 1, 1),
+                                    forloop_range=1, reduction_dimx=48)
+    with pytest.raises(ValueError, match=r"\(256\) is not a multiple of "
+                                         r"reduction_dimx \(48\)"):
+        tb48.forloop_accum(tb48.new_input(dtensor=X, input_map=(0, -1, -1),
+                                          forloop_dim=-1), "sum_todimx")
+    tbx = mi.new_threadblock_graph(grid_dim=(2, 1, 1), block_dim=(128, 1, 1),
+                                   forloop_range=1, reduction_dimx=64)
+    with pytest.raises(ValueError, match="do not split"):
+        tbx.forloop_accum(tbx.new_input(dtensor=X, input_map=(1, -1, -1),
+                                        forloop_dim=-1), "sum_todimx")
+    # Folded: column c of each row sums columns c, c + 64, c + 128, c + 192.
+    tb.new_output(stensor=tb.forloop_accum(tX, "sum_todimx"),
+                  output_map=(0, -1, -1))
+    (O,) = graph.customized([X], tb)
+    x = np.random.default_rng(32).standard_normal((8, 256)).astype(np.float32)
+    (out,) = graph(inputs=[x], outputs=[O])
+    np.testing.assert_allclose(out, x.reshape(8, 4, 64).sum(axis=1),
+                               rtol=1e-5, atol=1e-5)
+
+
 def test_tile_shape_errors_are_located():
     graph = mi.new_kernel_graph()
     X = graph.new_input(dims=(8, 64), dtype=mi.float32)
@@ -198,7 +292,7 @@ def test_tile_shape_errors_are_located():
         tb.new_input(dtensor=Y, input_map=(-1, -1, -1), forloop_dim=1)
     with pytest.raises(ValueError, match="forloop_accum first"):
         tb.add(tX, tb.forloop_accum(tX))
-    with pytest.raises(ValueError, match="sum_todimx"):
+    with pytest.raises(ValueError, match="positive reduction_dimx"):
         tb.forloop_accum(tX, "sum_todimx")
     with pytest.raises(ValueError, match="still in the for-loop"):
         tb.new_output(stensor=tX, output_map=(0, -1, -1))
@@ -329,3 +423,37 @@ def test_an_input_the_loop_does_not_walk_is_stored_as_a_copy():
     tb.new_output(tX, output_map=(0, -1, -1))
     with pytest.raises(ValueError, match="has no for-loop: with forloop_range=4"):
         graph.customized([X], tb)
+
+
+def test_column_major_inputs_feed_a_threadblock_graph():
+    # Mirage's tests/python/test_tensor_program.py::test_rms_norm: X and W
+    # declared column-major (strides (1, rows)), the RMS of X's rows
+    # accumulated with acc="rms" and the product divided by it; the output
+    # marked with row-major strides.
+    graph = mi.new_kernel_graph()
+    X = graph.new_input((8, 256), (1, 8), dtype=mi.float16)
+    W = graph.new_input((256, 512), (1, 256), dtype=mi.float16)
+    tb = mi.new_threadblock_graph(grid_dim=(8, 1, 1), block_dim=(128, 1, 1),
+                                  forloop_range=4, reduction_dimx=64)
+    tX = tb.new_input(dtensor=X, input_map=(-1, -1, -1), forloop_dim=1)
+    tW = tb.new_input(dtensor=W, input_map=(1, -1, -1), forloop_dim=0)
+    tAccX = tb.forloop_accum(tX, "rms")
+    tAccM = tb.forloop_accum(tb.matmul(tX, tW))
+    tb.new_output(stensor=tb.div(tAccM, tAccX), output_map=(1, -1, -1))
+    O = graph.customized([X, W], tb)
+    graph.mark_output(O[0], (512, 1))
+
+    rng = np.random.default_rng(33)
+    x = (rng.random((8, 256)) * -0.5 + 1).astype(np.float16)
+    w = (rng.random((256, 512)) * -0.5 + 1).astype(np.float16)
+    (out,) = graph(inputs=[np.asfortranarray(x), np.asfortranarray(w)],
+                   outputs=O)
+    xf = x.astype(np.float64)
+    expected = (xf / np.sqrt((xf * xf).mean(axis=1, keepdims=True))) @ w
+    np.testing.assert_allclose(out, expected, rtol=1e-2)
+    # The layout is the graph's; an array of the same values in C order
+    # gives the same numbers.
+    (again,) = graph(inputs=[x, w], outputs=O)
+    np.testing.assert_array_equal(again, out)
+    with pytest.raises(ValueError, match=r"input 1 has shape \(512, 256\)"):
+        graph(inputs=[x, w.T], outputs=O)

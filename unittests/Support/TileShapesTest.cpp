@@ -64,17 +64,49 @@ TEST(GridTile, AcceptsTilesThatGiveEveryBlockAnElement) {
 TEST(InputTileShape, AcceptsLargerTilesAlongGridDimsOnly) {
   GridToTensorDims imap = {1, std::nullopt, std::nullopt};
   // The grid splits dim 1: 64 is a ragged tile of 200 on 4 blocks.
-  EXPECT_TRUE(isInputTileShape({8, 64}, {8, 50}, {8, 200}, imap, {4, 1, 1}));
-  EXPECT_FALSE(isInputTileShape({8, 67}, {8, 50}, {8, 200}, imap, {4, 1, 1}));
+  EXPECT_TRUE(isInputTileShape({8, 64}, {8, 50}, {8, 200}, imap, {4, 1, 1},
+                               std::nullopt));
+  EXPECT_FALSE(isInputTileShape({8, 67}, {8, 50}, {8, 200}, imap, {4, 1, 1},
+                                std::nullopt));
   // Dim 0 is not split: its tile is the whole dim.
-  EXPECT_FALSE(isInputTileShape({9, 50}, {8, 50}, {8, 200}, imap, {4, 1, 1}));
+  EXPECT_FALSE(isInputTileShape({9, 50}, {8, 50}, {8, 200}, imap, {4, 1, 1},
+                                std::nullopt));
+  // Dim 1 is walked by a loop as well: its tiles are exact.
+  EXPECT_FALSE(
+      isInputTileShape({8, 64}, {8, 50}, {8, 200}, imap, {4, 1, 1}, 1));
 }
 
-TEST(InputTileShape, RejectsDimSplitTwice) {
-  ShapeOrError r = inputTileShape({8, 64}, {1, std::nullopt, std::nullopt},
-                                  {2, 1, 1}, 1, 2);
+TEST(InputTileShape, GridAndLoopSplitOneDimIntoChunks) {
+  // 4096 keys on 16 blocks, each walking its 256 in 4 iterations of 64.
+  ShapeOrError r =
+      inputTileShape({2, 64, 4096}, {0, 2, std::nullopt}, {2, 16, 1}, 2, 4);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.shape, (Shape{1, 64, 64}));
+  // Blocks start 256 apart along the chunked dim, a tile apart elsewhere.
+  EXPECT_EQ(blockSpan(64, 2, 2, 4), 256);
+  EXPECT_EQ(blockSpan(64, 1, 2, 4), 64);
+  EXPECT_EQ(blockSpan(64, 2, std::nullopt, 4), 64);
+}
+
+TEST(InputTileShape, RejectsRaggedChunks) {
+  // 4100 on 16 blocks is ragged: chunks the loop walks must be exact.
+  ShapeOrError r =
+      inputTileShape({4100}, {0, std::nullopt, std::nullopt}, {16, 1, 1}, 0, 4);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error.find("already split"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("splits raggedly"), std::string::npos) << r.error;
+  // 4096 / 16 = 256 does not split into 3 iterations.
+  r = inputTileShape({4096}, {0, std::nullopt, std::nullopt}, {16, 1, 1}, 0, 3);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("each block's chunk of dim 0 of size 256"),
+            std::string::npos)
+      << r.error;
+}
+
+TEST(InputTileShape, RejectsDimSplitByTwoGridDims) {
+  ShapeOrError r =
+      inputTileShape({8, 64}, {1, 1, std::nullopt}, {2, 2, 1}, std::nullopt, 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("already splits"), std::string::npos) << r.error;
 }
 
 TEST(InputTileShape, RejectsDimOutOfRange) {

@@ -47,10 +47,13 @@ inline bool isRaggedTile(int64_t tile, int64_t size, int64_t parts) {
 
 /// Shape of the smallest tile one block loads in one for-loop iteration:
 /// `tensor` divided by the grid size along every mapped grid dim, rounded up
-/// (see gridTileSize), and by `iterations` along `forLoopDim`. Fails when a
-/// dim is out of range or split twice, when no tile lets a grid dim's
-/// blocks each get an element, or when the iterations do not divide the
-/// loop's dim.
+/// (see gridTileSize), and by `iterations` along `forLoopDim`. A grid dim
+/// and the for-loop may split the same dim: the grid cuts it into one chunk
+/// per block, exactly, and the loop walks the block's chunk (a split-K, as
+/// Mirage's attention graphs split the keys). Fails when a dim is out of
+/// range or split by two grid dims, when no tile lets a grid dim's blocks
+/// each get an element, or when the iterations do not divide the loop's
+/// dim (or its chunk).
 ShapeOrError inputTileShape(llvm::ArrayRef<int64_t> tensor,
                             const GridToTensorDims &imap,
                             std::array<int64_t, 3> grid,
@@ -58,13 +61,25 @@ ShapeOrError inputTileShape(llvm::ArrayRef<int64_t> tensor,
                             int64_t iterations);
 
 /// Whether `tile` is a tile a block may load of `tensor`, whose smallest
-/// tile is `smallest` (inputTileShape): along a dim a grid dim splits, any
-/// size isGridTile accepts; elsewhere the same size.
+/// tile is `smallest` (inputTileShape): along a dim a grid dim splits and
+/// the for-loop does not, any size isGridTile accepts; elsewhere the same
+/// size.
 bool isInputTileShape(llvm::ArrayRef<int64_t> tile,
                       llvm::ArrayRef<int64_t> smallest,
                       llvm::ArrayRef<int64_t> tensor,
-                      const GridToTensorDims &imap,
-                      std::array<int64_t, 3> grid);
+                      const GridToTensorDims &imap, std::array<int64_t, 3> grid,
+                      std::optional<int64_t> forLoopDim);
+
+/// The elements of dim `dim` that one block's tiles span: the tile, or,
+/// where the for-loop walks that dim too (`forLoopDim`), the tile times the
+/// iterations. Neighbouring blocks along a grid dim that splits `dim` start
+/// this far apart, and the split is ragged where the span times the grid
+/// size passes the end.
+inline int64_t blockSpan(int64_t tile, int64_t dim,
+                         std::optional<int64_t> forLoopDim,
+                         int64_t iterations) {
+  return forLoopDim == dim ? tile * iterations : tile;
+}
 
 /// Checks that tiles of shape `tile`, one per block, placed by `omap`, cover
 /// the `output` tensor exactly once: no grid dim larger than 1 is replicated

@@ -133,10 +133,14 @@ private:
   void barrier() { mlir::gpu::BarrierOp::create(b, loc); }
 
   // Tiles of device tensors (TileTransfers.cpp) ------------------------------
+  /// Where this block's tile starts: block id times the block's span
+  /// (blockSpan, with `iterations` of the loop) along the dims `map` names,
+  /// plus `iteration` times the tile along `loopDim`.
   llvm::SmallVector<mlir::Value> tileOffsets(llvm::ArrayRef<int64_t> tile,
                                              block::DimMapAttr map,
                                              std::optional<int64_t> loopDim,
-                                             mlir::Value iteration);
+                                             mlir::Value iteration,
+                                             int64_t iterations = 1);
   llvm::SmallVector<mlir::Value> addOffsets(mlir::ValueRange indices,
                                             mlir::ValueRange offsets);
   /// Elements per 16-byte vector when rows of `tile` can move in 16-byte

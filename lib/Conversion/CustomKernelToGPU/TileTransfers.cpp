@@ -23,15 +23,23 @@ using namespace mlsopt::gpu_codegen;
 SmallVector<Value> BlockGraphToGPU::tileOffsets(ArrayRef<int64_t> tile,
                                                 block::DimMapAttr map,
                                                 std::optional<int64_t> loopDim,
-                                                Value iteration) {
+                                                Value iteration,
+                                                int64_t iterations) {
   SmallVector<Value> offsets(tile.size(), indexConstant(b, loc, 0));
   for (unsigned g = 0; g < 3; ++g)
     if (std::optional<int64_t> dim = map.getTensorDim(g))
-      offsets[*dim] = arith::MulIOp::create(b, loc, blockIds[g],
-                                            indexConstant(b, loc, tile[*dim]));
-  if (loopDim)
-    offsets[*loopDim] = arith::MulIOp::create(
-        b, loc, iteration, indexConstant(b, loc, tile[*loopDim]));
+      offsets[*dim] = arith::MulIOp::create(
+          b, loc, blockIds[g],
+          indexConstant(b, loc,
+                        blockSpan(tile[*dim], *dim, loopDim, iterations)));
+  if (loopDim) {
+    Value step = arith::MulIOp::create(b, loc, iteration,
+                                       indexConstant(b, loc, tile[*loopDim]));
+    // A dim the grid splits too: the loop walks the block's chunk.
+    bool chunked = llvm::is_contained(map.getGridToTensorDims(), loopDim);
+    offsets[*loopDim] =
+        chunked ? arith::AddIOp::create(b, loc, offsets[*loopDim], step) : step;
+  }
   return offsets;
 }
 
@@ -94,8 +102,9 @@ SmallVector<Value> BlockGraphToGPU::clampBefore(ValueRange indices,
 
 SmallVector<Value> BlockGraphToGPU::loadOffsets(block::LoadOp load,
                                                 Value iteration) {
-  SmallVector<Value> offsets = tileOffsets(
-      shapeOf(load.getTile()), load.getImap(), load.getFmap(), iteration);
+  SmallVector<Value> offsets =
+      tileOffsets(shapeOf(load.getTile()), load.getImap(), load.getFmap(),
+                  iteration, load.getLoopIterations());
   for (auto [offset, start] : llvm::zip(offsets, load.getWindowOffsets()))
     if (start != 0)
       offset =

@@ -20,6 +20,7 @@
 #include "mlsopt/Conversion/Passes.h"
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
 #include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
+#include "mlsopt/Support/TileShapes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -49,25 +50,28 @@ Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
 }
 
 /// Offsets of this block's tile along each tensor dim: the grid index times
-/// the tile size along dims a grid dim splits, the iteration times the tile
-/// size along the fmap dim, 0 elsewhere.
+/// the block's span (blockSpan: the tile, times `iterations` where the loop
+/// walks the dim too) along dims a grid dim splits, plus the iteration times
+/// the tile size along the fmap dim, 0 elsewhere.
 SmallVector<OpFoldResult> tileOffsets(OpBuilder &b, Location loc,
                                       ArrayRef<int64_t> tile,
                                       block::DimMapAttr map,
                                       const GridIndex &grid,
                                       std::optional<int64_t> loopDim,
-                                      Value iteration) {
+                                      Value iteration, int64_t iterations = 1) {
   SmallVector<OpFoldResult> offsets(tile.size(), b.getIndexAttr(0));
-  auto place = [&](int64_t dim, Value index) {
-    offsets[dim] = arith::MulIOp::create(b, loc, index,
-                                         indexConstant(b, loc, tile[dim]))
-                       .getResult();
+  auto place = [&](int64_t dim, Value index, int64_t step) {
+    Value at =
+        arith::MulIOp::create(b, loc, index, indexConstant(b, loc, step));
+    if (auto placed = dyn_cast<Value>(offsets[dim]))
+      at = arith::AddIOp::create(b, loc, placed, at);
+    offsets[dim] = at;
   };
   for (unsigned g = 0; g < 3; ++g)
     if (std::optional<int64_t> dim = map.getTensorDim(g))
-      place(*dim, grid[g]);
+      place(*dim, grid[g], blockSpan(tile[*dim], *dim, loopDim, iterations));
   if (loopDim)
-    place(*loopDim, iteration);
+    place(*loopDim, iteration, tile[*loopDim]);
   return offsets;
 }
 
@@ -333,7 +337,7 @@ private:
     auto tile = cast<RankedTensorType>(load.getTile().getType());
     SmallVector<OpFoldResult> offsets =
         tileOffsets(b, loc, tile.getShape(), load.getImap(), grid,
-                    load.getFmap(), iteration);
+                    load.getFmap(), iteration, load.getLoopIterations());
     // A window shifts every tile by its start.
     for (auto [offset, start] : llvm::zip(offsets, load.getWindowOffsets()))
       if (start != 0)

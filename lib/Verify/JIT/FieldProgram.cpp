@@ -21,6 +21,7 @@
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
+#include "mlsopt/Support/TileShapes.h"
 #include "mlsopt/Verify/FieldRuntime.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -797,22 +798,26 @@ private:
     return status;
   }
 
-  /// The offset of the tile along each dim: grid index times tile size along
-  /// the dims the grid map names, iteration times tile size along the loop
-  /// dim, 0 elsewhere (as --convert-custom-kernel-to-loops).
-  SmallVector<Value> tileOffsets(ArrayRef<int64_t> tile,
-                                 block::DimMapAttr map,
+  /// The offset of the tile along each dim: grid index times the block's
+  /// span (blockSpan) along the dims the grid map names, plus iteration times
+  /// tile size along the loop dim, 0 elsewhere (as
+  /// --convert-custom-kernel-to-loops).
+  SmallVector<Value> tileOffsets(ArrayRef<int64_t> tile, block::DimMapAttr map,
                                  std::optional<int64_t> loopDim,
-                                 const SchedulePosition &pos) {
+                                 const SchedulePosition &pos,
+                                 int64_t iterations = 1) {
     SmallVector<Value> offsets(tile.size(), index(0));
-    auto place = [&](int64_t dim, Value at) {
-      offsets[dim] = arith::MulIOp::create(b, loc(), at, index(tile[dim]));
+    auto place = [&](int64_t dim, Value at, int64_t step) {
+      offsets[dim] = arith::AddIOp::create(
+          b, loc(), offsets[dim],
+          arith::MulIOp::create(b, loc(), at, index(step)));
     };
     for (unsigned g = 0; g < 3; ++g)
       if (std::optional<int64_t> dim = map.getTensorDim(g))
-        place(*dim, pos.block[g]);
+        place(*dim, pos.block[g],
+              blockSpan(tile[*dim], *dim, loopDim, iterations));
     if (loopDim)
-      place(*loopDim, pos.iteration);
+      place(*loopDim, pos.iteration, tile[*loopDim]);
     return offsets;
   }
 
@@ -832,8 +837,8 @@ private:
     Value tile = bufferOf(load.getTile());
     Value source = bufferOf(load.getSource());
     ArrayRef<int64_t> shape = shapeOfBuffer(tile);
-    SmallVector<Value> offsets =
-        tileOffsets(shape, load.getImap(), load.getFmap(), pos);
+    SmallVector<Value> offsets = tileOffsets(
+        shape, load.getImap(), load.getFmap(), pos, load.getLoopIterations());
     for (auto [offset, start] : llvm::zip(offsets, load.getWindowOffsets()))
       if (start != 0)
         offset = arith::AddIOp::create(b, loc(), offset, index(start));

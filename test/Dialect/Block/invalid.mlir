@@ -117,15 +117,47 @@ func.func @fmap_negative(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
 
 // -----
 
-func.func @dim_split_twice(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
+func.func @chunked_dim_split_raggedly(%x: tensor<8x66xf16>) -> tensor<8x66xf16> {
+  %o = kernel.custom (%x) grid <4, 1, 1> block <128, 1, 1> : (tensor<8x66xf16>) -> tensor<8x66xf16> {
+  ^bb0(%in0: tensor<8x66xf16>, %out0: tensor<8x66xf16>):
+    %m = block.for_loop 2 iterations accumulate (sum) : tensor<8x9xf16> {
+      // expected-error @+1 {{'block.load' op the for-loop (2 iterations) splits dim 1, which grid dim x (size 4) splits raggedly (66 elements); a dim both split must be divided exactly by the grid}}
+      %t = block.load %in0 imap <x = 1> fmap 1 : tensor<8x66xf16> -> tensor<8x9xf16>
+      block.yield %t : tensor<8x9xf16>
+    }
+    block.store %m, %out0 omap <x = 1> : tensor<8x9xf16> into tensor<8x66xf16>
+    block.return
+  }
+  return %o : tensor<8x66xf16>
+}
+
+// -----
+
+func.func @chunk_not_divided(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
   %o = kernel.custom (%x) grid <2, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> tensor<8x64xf16> {
   ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x64xf16>):
-    %m = block.for_loop 2 iterations accumulate (sum) : tensor<8x16xf16> {
-      // expected-error @+1 {{'block.load' op the for-loop (2 iterations) splits dim 1, which is already split; each dim can be split once}}
-      %t = block.load %in0 imap <x = 1> fmap 1 : tensor<8x64xf16> -> tensor<8x16xf16>
-      block.yield %t : tensor<8x16xf16>
+    %m = block.for_loop 3 iterations accumulate (sum) : tensor<8x32xf16> {
+      // expected-error @+1 {{'block.load' op the for-loop (3 iterations) splits each block's chunk of dim 1 of size 32 into 3 parts, which does not divide it}}
+      %t = block.load %in0 imap <x = 1> fmap 1 : tensor<8x64xf16> -> tensor<8x32xf16>
+      block.yield %t : tensor<8x32xf16>
     }
-    block.store %m, %out0 omap <x = 1> : tensor<8x16xf16> into tensor<8x64xf16>
+    block.store %m, %out0 omap <x = 1> : tensor<8x32xf16> into tensor<8x64xf16>
+    block.return
+  }
+  return %o : tensor<8x64xf16>
+}
+
+// -----
+
+func.func @chunked_tile_too_large(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
+  %o = kernel.custom (%x) grid <2, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> tensor<8x64xf16> {
+  ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x64xf16>):
+    %m = block.for_loop 2 iterations accumulate (sum) : tensor<8x32xf16> {
+      // expected-error @+1 {{'block.load' op tile shape 8x32 does not match the 8x16 that the imap, the fmap, the grid and the for-loop cut from the input of shape 8x64}}
+      %t = block.load %in0 imap <x = 1> fmap 1 : tensor<8x64xf16> -> tensor<8x32xf16>
+      block.yield %t : tensor<8x32xf16>
+    }
+    block.store %m, %out0 omap <x = 1> : tensor<8x32xf16> into tensor<8x64xf16>
     block.return
   }
   return %o : tensor<8x64xf16>

@@ -17,10 +17,11 @@ static std::array<int64_t, 3> gridOf(Operation *op) {
 }
 
 /// The dims of `shape` that tiles of `tile` placed by `map` on the grid of
-/// `op`'s kernel split raggedly.
-static llvm::SmallBitVector getRaggedSplits(Operation *op, DimMapAttr map,
-                                            Value tile,
-                                            ArrayRef<int64_t> shape) {
+/// `op`'s kernel split raggedly; each block's tiles span `iterations` tiles
+/// along `loopDim` (blockSpan).
+static llvm::SmallBitVector getRaggedSplits(
+    Operation *op, DimMapAttr map, Value tile, ArrayRef<int64_t> shape,
+    std::optional<int64_t> loopDim = std::nullopt, int64_t iterations = 1) {
   std::array<int64_t, 3> grid = gridOf(op);
   ArrayRef<int64_t> tileShape =
       cast<RankedTensorType>(tile.getType()).getShape();
@@ -29,7 +30,8 @@ static llvm::SmallBitVector getRaggedSplits(Operation *op, DimMapAttr map,
     if (std::optional<int64_t> d = map.getTensorDim(g))
       if (*d < static_cast<int64_t>(shape.size()) &&
           *d < static_cast<int64_t>(tileShape.size()) &&
-          isRaggedTile(tileShape[*d], shape[*d], grid[g]))
+          isRaggedTile(blockSpan(tileShape[*d], *d, loopDim, iterations),
+                       shape[*d], grid[g]))
         ragged.set(*d);
   return ragged;
 }
@@ -210,11 +212,12 @@ LogicalResult LoadOp::verify() {
                        "inside the loop reads a tile per iteration");
   ShapeOrError expected =
       inputTileShape(window, getImap().getGridToTensorDims(), gridOf(*this),
-                     getFmap(), loop ? loop.getIterations() : 1);
+                     getFmap(), getLoopIterations());
   if (!expected.ok())
     return emitOpError() << expected.error;
   if (!isInputTileShape(tile.getShape(), expected.shape, window,
-                        getImap().getGridToTensorDims(), gridOf(*this)))
+                        getImap().getGridToTensorDims(), gridOf(*this),
+                        getFmap()))
     return emitOpError("tile shape ")
            << formatShape(tile.getShape()) << " does not match the "
            << formatShape(expected.shape)
@@ -234,7 +237,21 @@ SmallVector<int64_t> LoadOp::getWindowShape() {
 }
 
 llvm::SmallBitVector LoadOp::getRaggedDims() {
-  return getRaggedSplits(*this, getImap(), getTile(), getWindowShape());
+  return getRaggedSplits(*this, getImap(), getTile(), getWindowShape(),
+                         getFmap(), getLoopIterations());
+}
+
+int64_t LoadOp::getLoopIterations() {
+  auto loop = dyn_cast<ForLoopOp>((*this)->getParentOp());
+  return loop ? loop.getIterations() : 1;
+}
+
+SmallVector<int64_t> LoadOp::getBlockSpans() {
+  ArrayRef<int64_t> tile =
+      cast<RankedTensorType>(getTile().getType()).getShape();
+  return llvm::map_to_vector(llvm::enumerate(tile), [&](auto dim) {
+    return blockSpan(dim.value(), dim.index(), getFmap(), getLoopIterations());
+  });
 }
 
 SmallVector<int64_t> LoadOp::getWindowEnds() {

@@ -64,7 +64,12 @@ def Block_LoadOp : Block_Op<"load", [
     across the grid; `fmap`, when present, names the tensor dim that the
     for-loop's iterations split; without it every iteration loads the same
     tile. The result shape is the source shape divided accordingly. The
-    for-loop's division must be exact. Along a dim the grid splits, the
+    for-loop's division must be exact. A grid dim and the fmap may split the
+    same dim: the grid cuts it exactly into one chunk per block, and the
+    loop walks the block's chunk, so that in iteration `i` block `b` loads
+    the tile at `b * tile * iterations + i * tile`. Each block then reduces
+    its own part of the dim (a split-K, as Mirage's attention graphs split
+    the keys across blocks). Along a dim the grid splits, the
     tile may also be larger than the dim divided by the grid size, as long
     as every block gets at least one element: the last block's tile then
     runs past the end of the input (a ragged split) and reads zeros there.
@@ -90,6 +95,10 @@ def Block_LoadOp : Block_Op<"load", [
     // loop: each block loads a 64x64 tile per iteration.
     %w = block.load %in1 imap <x = 1> fmap 0
         : tensor<4096x6144xf16> -> tensor<64x64xf16>
+    // Split-K: 4 blocks along y each walk their 1024 rows of a 4096x64
+    // input in 16 iterations of 64.
+    %k = block.load %in2 imap <y = 0> fmap 0
+        : tensor<4096x64xf16> -> tensor<64x64xf16>
     // After the loop: the bias of the block's 64 columns.
     %b = block.load %in3 imap <x = 0> : tensor<6144xf16> -> tensor<64xf16>
     // The second half of the columns of an 8x5632 product, 64 at a time.
@@ -126,6 +135,12 @@ def Block_LoadOp : Block_Op<"load", [
     /// block's tile runs past their end.
     ::llvm::SmallBitVector getRaggedDims();
     bool hasRaggedTiles() { return getRaggedDims().any(); }
+    /// The iterations of the for-loop around the load; 1 after the loop.
+    int64_t getLoopIterations();
+    /// Per tile dim, how far apart neighbouring blocks' tiles start where
+    /// a grid dim splits it (blockSpan): the tile, times the iterations
+    /// along a dim the for-loop walks too.
+    ::llvm::SmallVector<int64_t> getBlockSpans();
   }];
 }
 
