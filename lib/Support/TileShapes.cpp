@@ -16,15 +16,16 @@ int64_t gridTileSize(int64_t size, int64_t parts) {
   return parts > 0 ? llvm::divideCeil(size, parts) : size;
 }
 
-/// Why `parts` blocks cannot split a dim of `size`, or "": no tile gives
-/// each block an element (5 elements on 4 blocks: tiles of 1 leave one
-/// out, tiles of 2 leave the last block none).
+/// Why `parts` blocks (or iterations, `who`) cannot split a dim of `size`,
+/// or "": no tile gives each an element (5 elements on 4 blocks: tiles of 1
+/// leave one out, tiles of 2 leave the last block none).
 static std::string checkGridParts(int64_t size, int64_t parts,
-                                  const Twine &what) {
+                                  const Twine &what,
+                                  StringRef who = "a block") {
   if (parts < 1 || isGridTile(gridTileSize(size, parts), size, parts))
     return "";
   return (what + " of size " + Twine(size) + " into " + Twine(parts) +
-          " tiles, which leaves a block no element")
+          " tiles, which leaves " + who + " no element")
       .str();
 }
 
@@ -76,25 +77,32 @@ ShapeOrError inputTileShape(ArrayRef<int64_t> tensor,
       ("the for-loop (" + Twine(iterations) + " iterations)").str();
   if (!inRange(dim, by))
     return r;
+  // Alone, the loop may cut its dim raggedly, as the grid does: the last
+  // iteration's tile runs past the end.
+  if (!splitBy[dim]) {
+    r.error = checkGridParts(r.shape[dim], iterations,
+                             by + " splits dim " + Twine(dim), "an iteration");
+    r.shape[dim] = gridTileSize(r.shape[dim], iterations);
+    return r;
+  }
   // The loop walks each block's chunk of a dim the grid also splits (a
-  // split-K): the grid's cut must then be exact, so that no chunk but the
-  // last would need a tile running past its end.
-  if (splitBy[dim] && tensor[dim] % grid[*splitBy[dim]] != 0) {
-    r.error =
-        (by + " splits dim " + Twine(dim) + ", which grid dim " +
-         kGridDimNames[*splitBy[dim]] + " (size " + Twine(grid[*splitBy[dim]]) +
-         ") splits raggedly (" + Twine(tensor[dim]) +
-         " elements); a dim both split must be "
-         "divided exactly by the grid")
-            .str();
+  // split-K): both cuts must then be exact, so that no tile but the last
+  // block's last would run past the end of a chunk.
+  int64_t parts = grid[*splitBy[dim]];
+  if (tensor[dim] % parts != 0) {
+    r.error = (by + " splits dim " + Twine(dim) + ", which grid dim " +
+               kGridDimNames[*splitBy[dim]] + " (size " + Twine(parts) +
+               ") splits raggedly (" + Twine(tensor[dim]) +
+               " elements); a dim both split must be divided exactly by the "
+               "grid")
+                  .str();
     return r;
   }
   if (r.shape[dim] % iterations != 0) {
-    r.error =
-        (by + " splits " + (splitBy[dim] ? "each block's chunk of " : "") +
-         "dim " + Twine(dim) + " of size " + Twine(r.shape[dim]) + " into " +
-         Twine(iterations) + " parts, which does not divide it")
-            .str();
+    r.error = (by + " splits each block's chunk of dim " + Twine(dim) +
+               " of size " + Twine(r.shape[dim]) + " into " +
+               Twine(iterations) + " parts, which does not divide it")
+                  .str();
     return r;
   }
   r.shape[dim] /= iterations;
@@ -146,15 +154,19 @@ std::string checkOutputCoverage(ArrayRef<int64_t> tile,
 bool isInputTileShape(ArrayRef<int64_t> tile, ArrayRef<int64_t> smallest,
                       ArrayRef<int64_t> tensor, const GridToTensorDims &imap,
                       std::array<int64_t, 3> grid,
-                      std::optional<int64_t> forLoopDim) {
+                      std::optional<int64_t> forLoopDim, int64_t iterations) {
   if (tile.size() != smallest.size())
     return false;
   for (int64_t d = 0, rank = tile.size(); d < rank; ++d) {
     if (tile[d] == smallest[d])
       continue;
-    // A dim the loop walks is cut exactly (inputTileShape).
-    if (forLoopDim == d)
-      return false;
+    // The loop alone may cut raggedly; a block's chunk it cuts exactly.
+    if (forLoopDim == d) {
+      if (llvm::is_contained(imap, std::optional<int64_t>(d)) ||
+          !isGridTile(tile[d], tensor[d], iterations))
+        return false;
+      continue;
+    }
     auto g = llvm::find(imap, std::optional<int64_t>(d));
     if (g == imap.end() ||
         !isGridTile(tile[d], tensor[d], grid[std::distance(imap.begin(), g)]))

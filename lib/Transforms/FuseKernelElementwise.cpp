@@ -46,6 +46,20 @@ using namespace mlsopt;
 
 namespace {
 
+/// Whether `op` gives 0 where its operands are 0, with no operand broadcast
+/// along a dim (where a bias would be added to the zeros): an op a ragged
+/// tile's load may compute past the end, where it reads zeros.
+bool keepsZeros(Operation *op) {
+  if (isa<kernel::SqrtOp, kernel::SquareOp, kernel::SiluOp, kernel::GeluOp,
+          kernel::GeluTanhOp, kernel::ReluOp, kernel::TanhOp, kernel::ErfOp,
+          kernel::NegOp, kernel::MulScalarOp, kernel::MulOp, kernel::ConvertOp,
+          kernel::TransposeOp>(op))
+    return true;
+  if (isa<kernel::AddOp, kernel::SubOp, kernel::MaxOp, kernel::MinOp>(op))
+    return op->getOperand(0).getType() == op->getOperand(1).getType();
+  return false;
+}
+
 /// The store that writes output `index` of `custom`, if there is exactly one.
 block::StoreOp getStore(kernel::CustomOp custom, unsigned index) {
   block::StoreOp store;
@@ -524,6 +538,15 @@ struct FuseElementwisePrologue : KernelFusionPattern {
         if (!isTileLocal(op, shapeOf(user->getResult(0)))) {
           eraseWrapped();
           return rewriter.notifyMatchFailure(op, "tiles hold parts of rows");
+        }
+        // Past the end of a ragged tile the load reads zeros, which the
+        // kernel may sum (a ragged loop over k, a row sum): the op must
+        // keep them 0 (exp(0) = 1 would join the sums).
+        if (auto load = dyn_cast<block::LoadOp>(user);
+            load && load.hasRaggedTiles() && !keepsZeros(op)) {
+          eraseWrapped();
+          return rewriter.notifyMatchFailure(
+              op, "a ragged tile, past whose end the op is not 0");
         }
         // A mask places its tiles as their load does; a window would shift
         // them, which block.triangle_fill cannot say.

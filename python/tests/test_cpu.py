@@ -388,3 +388,32 @@ def test_a_narrow_value_extended_in_its_generic_imports_and_runs():
     x = to_bf16(np.random.default_rng(6).standard_normal((4, 8)) * 30)
     expected = to_bf16(x * to_bf16(np.float32(0.1767767)))
     np.testing.assert_array_equal(graph(inputs=[x])[0], expected)
+
+
+def test_a_ragged_loop_reads_zeros_past_the_end_of_k():
+    # k = 200 walked in 4 iterations of 64: the last iteration's tiles hold
+    # 8 columns of x and 8 rows of w, and zeros past them, which add
+    # nothing. Read past the end instead, the CPU loops would slice outside
+    # the tensors.
+    graph = mi.from_mlir("""
+      func.func @ragged_k(%x: tensor<16x200xf32>, %w: tensor<200x32xf32>) -> tensor<16x32xf32> {
+        %o = kernel.custom (%x, %w) grid <2, 1, 1> block <128, 1, 1>
+            : (tensor<16x200xf32>, tensor<200x32xf32>) -> tensor<16x32xf32> {
+        ^bb0(%in0: tensor<16x200xf32>, %in1: tensor<200x32xf32>, %out0: tensor<16x32xf32>):
+          %acc = block.for_loop 4 iterations accumulate (sum) : tensor<8x32xf32> {
+            %xt = block.load %in0 imap <x = 0> fmap 1 : tensor<16x200xf32> -> tensor<8x64xf32>
+            %wt = block.load %in1 imap <> fmap 0 : tensor<200x32xf32> -> tensor<64x32xf32>
+            %m = block.matmul %xt, %wt : tensor<8x64xf32>, tensor<64x32xf32>
+            block.yield %m : tensor<8x32xf32>
+          }
+          block.store %acc, %out0 omap <x = 0> : tensor<8x32xf32> into tensor<16x32xf32>
+          block.return
+        }
+        return %o : tensor<16x32xf32>
+      }""")
+    rng = np.random.default_rng(34)
+    x = rng.standard_normal((16, 200)).astype(np.float32)
+    w = rng.standard_normal((200, 32)).astype(np.float32)
+    (out,) = graph(inputs=[x, w])
+    np.testing.assert_allclose(out, x.astype(np.float64) @ w, rtol=1e-4,
+                               atol=1e-4)

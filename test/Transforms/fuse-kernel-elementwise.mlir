@@ -614,3 +614,47 @@ func.func @bias_after_a_loop(%x: tensor<64x256xf32>, %w: tensor<256x64xf32>, %b:
   %1 = kernel.add %0, %b : tensor<64x64xf32>, tensor<1x64xf32>
   return %1 : tensor<64x64xf32>
 }
+
+// -----
+
+// A ragged loop: the row sum's last iteration reads zeros past column 1025,
+// which add nothing. exp of them would add exp(0) = 1 each, so the exp is
+// not loaded into the kernel; relu keeps them 0 and is.
+// CHECK-LABEL: func.func @exp_sum(
+// CHECK: kernel.exp
+// CHECK-NOT: thread.unary exp
+func.func @exp_sum(%x: tensor<64x1025xf32>) -> tensor<64x1xf32> {
+  %e = kernel.exp %x : tensor<64x1025xf32>
+  %s = kernel.custom (%e) grid <64, 1, 1> block <128, 1, 1> : (tensor<64x1025xf32>) -> tensor<64x1xf32> {
+  ^bb0(%in0: tensor<64x1025xf32>, %out0: tensor<64x1xf32>):
+    %acc = block.for_loop 2 iterations accumulate (sum) : tensor<1x1xf32> {
+      %t = block.load %in0 imap <x = 0> fmap 1 : tensor<64x1025xf32> -> tensor<1x1024xf32>
+      %r = block.reduce_sum %t dim 1 : tensor<1x1024xf32>
+      block.yield %r : tensor<1x1xf32>
+    }
+    block.store %acc, %out0 omap <x = 0> : tensor<1x1xf32> into tensor<64x1xf32>
+    block.return
+  }
+  return %s : tensor<64x1xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @relu_sum(
+// CHECK-NOT: kernel.relu
+// CHECK: block.load %{{.*}} imap <x = 0> fmap 1 : tensor<64x1025xf32> -> tensor<1x1024xf32>
+// CHECK: thread.unary relu
+func.func @relu_sum(%x: tensor<64x1025xf32>) -> tensor<64x1xf32> {
+  %e = kernel.relu %x : tensor<64x1025xf32>
+  %s = kernel.custom (%e) grid <64, 1, 1> block <128, 1, 1> : (tensor<64x1025xf32>) -> tensor<64x1xf32> {
+  ^bb0(%in0: tensor<64x1025xf32>, %out0: tensor<64x1xf32>):
+    %acc = block.for_loop 2 iterations accumulate (sum) : tensor<1x1xf32> {
+      %t = block.load %in0 imap <x = 0> fmap 1 : tensor<64x1025xf32> -> tensor<1x1024xf32>
+      %r = block.reduce_sum %t dim 1 : tensor<1x1024xf32>
+      block.yield %r : tensor<1x1xf32>
+    }
+    block.store %acc, %out0 omap <x = 0> : tensor<1x1xf32> into tensor<64x1xf32>
+    block.return
+  }
+  return %s : tensor<64x1xf32>
+}

@@ -119,3 +119,54 @@ func.func @exp_past_the_end(%x: tensor<4x13xf32>, %w: tensor<13x6xf32>) -> tenso
   %s = kernel.add %a, %b : tensor<4x6xf32>, tensor<4x6xf32>
   return %s : tensor<4x6xf32>
 }
+
+// -----
+
+// A ragged loop: k = 13 walked in 4 iterations of 4 (4, 4, 4, 1). The last
+// iteration's tiles read zeros past the end, which add nothing to the sums.
+func.func @ref(%x: tensor<6x13xf32>, %w: tensor<13x5xf32>) -> tensor<6x5xf32> {
+  %m = kernel.matmul %x, %w : tensor<6x13xf32>, tensor<13x5xf32>
+  return %m : tensor<6x5xf32>
+}
+// expected-remark @+1 {{@ragged_loop is equivalent to @ref: }}
+func.func @ragged_loop(%x: tensor<6x13xf32>, %w: tensor<13x5xf32>) -> tensor<6x5xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %o = kernel.custom (%x, %w) grid <1, 1, 1> block <32, 1, 1>
+      : (tensor<6x13xf32>, tensor<13x5xf32>) -> tensor<6x5xf32> {
+  ^bb0(%in0: tensor<6x13xf32>, %in1: tensor<13x5xf32>, %out0: tensor<6x5xf32>):
+    %acc = block.for_loop 4 iterations accumulate (sum) : tensor<6x5xf32> {
+      %xt = block.load %in0 imap <> fmap 1 : tensor<6x13xf32> -> tensor<6x4xf32>
+      %wt = block.load %in1 imap <> fmap 0 : tensor<13x5xf32> -> tensor<4x5xf32>
+      %m = block.matmul %xt, %wt : tensor<6x4xf32>, tensor<4x5xf32>
+      block.yield %m : tensor<6x5xf32>
+    }
+    block.store %acc, %out0 omap <> : tensor<6x5xf32> into tensor<6x5xf32>
+    block.return
+  }
+  return %o : tensor<6x5xf32>
+}
+
+// -----
+
+// A ragged loop over the reduced dim of a sum of exps: exp(0) = 1 joins the
+// sum for each of the 3 elements past the end of 13, so it is reported.
+func.func @ref(%x: tensor<6x13xf32>) -> tensor<6x1xf32> {
+  %e = kernel.exp %x : tensor<6x13xf32>
+  %s = kernel.reduce_sum %e dim 1 : tensor<6x13xf32>
+  return %s : tensor<6x1xf32>
+}
+// expected-error @+1 {{@exp_past_the_loop_end is not equivalent to @ref}}
+func.func @exp_past_the_loop_end(%x: tensor<6x13xf32>) -> tensor<6x1xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %o = kernel.custom (%x) grid <2, 1, 1> block <32, 1, 1>
+      : (tensor<6x13xf32>) -> tensor<6x1xf32> {
+  ^bb0(%in0: tensor<6x13xf32>, %out0: tensor<6x1xf32>):
+    %acc = block.for_loop 4 iterations accumulate (sum) : tensor<3x1xf32> {
+      %xt = block.load %in0 imap <x = 0> fmap 1 : tensor<6x13xf32> -> tensor<3x4xf32>
+      %e = block.exp %xt : tensor<3x4xf32>
+      %s = block.reduce_sum %e dim 1 : tensor<3x4xf32>
+      block.yield %s : tensor<3x1xf32>
+    }
+    block.store %acc, %out0 omap <x = 0> : tensor<3x1xf32> into tensor<6x1xf32>
+    block.return
+  }
+  return %o : tensor<6x1xf32>
+}

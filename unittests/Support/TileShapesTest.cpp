@@ -41,10 +41,11 @@ TEST(InputTileShape, RejectsGridSplitLeavingABlockEmpty) {
       << r.error;
 }
 
-TEST(InputTileShape, RejectsIndivisibleLoopSplit) {
+TEST(InputTileShape, RoundsAnIndivisibleLoopSplitUp) {
+  // 100 in 3 iterations: tiles of 34, the last one ragged.
   ShapeOrError r = inputTileShape({8, 100}, {}, {1, 1, 1}, 1, 3);
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error.find("does not divide"), std::string::npos) << r.error;
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.shape, (Shape{8, 34}));
 }
 
 TEST(GridTile, AcceptsTilesThatGiveEveryBlockAnElement) {
@@ -61,19 +62,37 @@ TEST(GridTile, AcceptsTilesThatGiveEveryBlockAnElement) {
   EXPECT_FALSE(isRaggedTile(50, 200, 4));
 }
 
-TEST(InputTileShape, AcceptsLargerTilesAlongGridDimsOnly) {
+TEST(InputTileShape, AcceptsLargerTilesAlongSplitDimsOnly) {
   GridToTensorDims imap = {1, std::nullopt, std::nullopt};
   // The grid splits dim 1: 64 is a ragged tile of 200 on 4 blocks.
   EXPECT_TRUE(isInputTileShape({8, 64}, {8, 50}, {8, 200}, imap, {4, 1, 1},
-                               std::nullopt));
+                               std::nullopt, 1));
   EXPECT_FALSE(isInputTileShape({8, 67}, {8, 50}, {8, 200}, imap, {4, 1, 1},
-                                std::nullopt));
+                                std::nullopt, 1));
   // Dim 0 is not split: its tile is the whole dim.
   EXPECT_FALSE(isInputTileShape({9, 50}, {8, 50}, {8, 200}, imap, {4, 1, 1},
-                                std::nullopt));
+                                std::nullopt, 1));
   // Dim 1 is walked by a loop as well: its tiles are exact.
   EXPECT_FALSE(
-      isInputTileShape({8, 64}, {8, 50}, {8, 200}, imap, {4, 1, 1}, 1));
+      isInputTileShape({8, 64}, {8, 50}, {8, 200}, imap, {4, 1, 1}, 1, 4));
+  // The loop alone walks dim 1 in 4 iterations: 64 is a ragged tile.
+  EXPECT_TRUE(
+      isInputTileShape({8, 64}, {8, 50}, {8, 200}, {}, {4, 1, 1}, 1, 4));
+  EXPECT_FALSE(
+      isInputTileShape({8, 67}, {8, 50}, {8, 200}, {}, {4, 1, 1}, 1, 4));
+}
+
+TEST(InputTileShape, LoopAloneCutsRaggedly) {
+  // k = 4097 in 65 iterations: tiles of 64 at least (63 leave one out).
+  ShapeOrError r = inputTileShape({16, 4097}, {0, std::nullopt, std::nullopt},
+                                  {1, 1, 1}, 1, 65);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.shape, (Shape{16, 64}));
+  // 5 elements in 4 iterations: tiles of 2 leave the last iteration none.
+  r = inputTileShape({5}, {}, {1, 1, 1}, 0, 4);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("leaves an iteration no element"), std::string::npos)
+      << r.error;
 }
 
 TEST(InputTileShape, GridAndLoopSplitOneDimIntoChunks) {

@@ -47,13 +47,14 @@ inline bool isRaggedTile(int64_t tile, int64_t size, int64_t parts) {
 
 /// Shape of the smallest tile one block loads in one for-loop iteration:
 /// `tensor` divided by the grid size along every mapped grid dim, rounded up
-/// (see gridTileSize), and by `iterations` along `forLoopDim`. A grid dim
-/// and the for-loop may split the same dim: the grid cuts it into one chunk
-/// per block, exactly, and the loop walks the block's chunk (a split-K, as
-/// Mirage's attention graphs split the keys). Fails when a dim is out of
-/// range or split by two grid dims, when no tile lets a grid dim's blocks
-/// each get an element, or when the iterations do not divide the loop's
-/// dim (or its chunk).
+/// (see gridTileSize), and by `iterations` along `forLoopDim`, rounded up
+/// too: the last iteration's tile may run past the end of the dim, as the
+/// last block's does. A grid dim and the for-loop may split the same dim:
+/// the grid cuts it into one chunk per block and the loop walks the
+/// block's chunk, both exactly (a split-K, as Mirage's attention graphs
+/// split the keys). Fails when a dim is out of range or split by two grid
+/// dims, when no tile gives each block or iteration an element, or when a
+/// chunk is not cut exactly.
 ShapeOrError inputTileShape(llvm::ArrayRef<int64_t> tensor,
                             const GridToTensorDims &imap,
                             std::array<int64_t, 3> grid,
@@ -61,14 +62,14 @@ ShapeOrError inputTileShape(llvm::ArrayRef<int64_t> tensor,
                             int64_t iterations);
 
 /// Whether `tile` is a tile a block may load of `tensor`, whose smallest
-/// tile is `smallest` (inputTileShape): along a dim a grid dim splits and
-/// the for-loop does not, any size isGridTile accepts; elsewhere the same
-/// size.
+/// tile is `smallest` (inputTileShape): along a dim one grid dim or the
+/// for-loop (of `iterations`) splits, any size isGridTile accepts for it;
+/// elsewhere, and along a dim both split, the same size.
 bool isInputTileShape(llvm::ArrayRef<int64_t> tile,
                       llvm::ArrayRef<int64_t> smallest,
                       llvm::ArrayRef<int64_t> tensor,
                       const GridToTensorDims &imap, std::array<int64_t, 3> grid,
-                      std::optional<int64_t> forLoopDim);
+                      std::optional<int64_t> forLoopDim, int64_t iterations);
 
 /// The elements of dim `dim` that one block's tiles span: the tile, or,
 /// where the for-loop walks that dim too (`forLoopDim`), the tile times the

@@ -70,6 +70,11 @@ struct DefaultSchedule {
   /// larger than the dim over the grid size, rounded up (a ragged split,
   /// see isGridTile); 0 elsewhere.
   std::array<int64_t, 3> tiles = {0, 0, 0};
+  /// The tile along the loop's dim where the loop walks it raggedly (the
+  /// last iteration's tile runs past the end, reading zeros), 0 where the
+  /// iterations divide it. Only sums whose terms are 0 where an operand is
+  /// (a matmul's k, a plain reduce_sum) walk a dim raggedly.
+  int64_t loopTile = 0;
 };
 
 /// Fewer output tiles than this leave most SMs of every supported chip idle
@@ -291,13 +296,18 @@ GridToTensorDims getImap(const DefaultSchedule &s, unsigned i) {
 }
 
 /// `tile` with the ragged tiles of `tiles` (DefaultSchedule::tiles) along
-/// the dims `map` places by the grid.
+/// the dims `map` places by the grid, and `loopTile` (if not 0) along the
+/// dim `fmap` the loop walks.
 SmallVector<int64_t> withRaggedTiles(SmallVector<int64_t> tile,
                                      const GridToTensorDims &map,
-                                     std::array<int64_t, 3> tiles) {
+                                     std::array<int64_t, 3> tiles,
+                                     std::optional<int64_t> fmap = std::nullopt,
+                                     int64_t loopTile = 0) {
   for (unsigned g = 0; g < 3; ++g)
     if (map[g] && tiles[g])
       tile[*map[g]] = tiles[g];
+  if (fmap && loopTile)
+    tile[*fmap] = loopTile;
   return tile;
 }
 
@@ -335,6 +345,7 @@ void splitReduction(DefaultSchedule &s, int64_t extent,
   split.chunkDim = chunkDim;
   split.splitDims.assign(splitDims.begin(), splitDims.end());
   split.iterations = 1;
+  split.loopTile = 0;
   split.fmaps.assign(s.fmaps.size(), std::nullopt);
   split.omap[2] = chunkDim;
   split.tiles[2] = 0;
@@ -437,7 +448,7 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op, int64_t maxSharedMemBytes,
           withRaggedTiles(inputTileShape(shapeOf(input), getImap(s, i), s.grid,
                                          s.fmaps[i], s.iterations)
                               .shape,
-                          getImap(s, i), s.tiles));
+                          getImap(s, i), s.tiles, s.fmaps[i], s.loopTile));
     return tiles;
   };
   // A split reduction's first kernel computes on f32 tiles (its partials
@@ -462,7 +473,11 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op, int64_t maxSharedMemBytes,
     int64_t k = lhs.back();
     int64_t tileN = matmulTileFor(out[rank - 1], 64);
     int64_t tileM = matmulTileFor(out[rank - 2], 64);
-    int64_t tileK = powerOfTwoTile(k, 64);
+    // A k that no power of two of 16 or more divides (4097, or 197
+    // tokens of P @ V) is walked raggedly in tiles of 64: zeros past its
+    // end add nothing to the products' sums. Tiles of one k-value had
+    // taken 4097 iterations off the tensor cores.
+    int64_t tileK = matmulTileFor(k, 64);
     for (unsigned i = 0; i < 2; ++i) {
       SmallVector<std::optional<int64_t>> dims(rank);
       for (int64_t d = 0; d < rank - 2; ++d)
@@ -528,7 +543,8 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op, int64_t maxSharedMemBytes,
       recordRaggedTiles(s, out, [&](int64_t dim) -> int64_t {
         return dim == rank - 1 ? tileN : dim == rank - 2 ? tileM : 0;
       });
-      s.iterations = k / tileK;
+      s.iterations = llvm::divideCeil(k, tileK);
+      s.loopTile = k % tileK ? tileK : 0;
       if (fits()) {
         // Partials along a dim the grid does not split, n (the last dim)
         // unless it does: k is dim 1 of the left operand and dim 0 of the
@@ -561,15 +577,21 @@ FailureOr<DefaultSchedule> scheduleFor(Operation *op, int64_t maxSharedMemBytes,
         dims[d] = d;
     s.outputToInputDims.push_back(dims);
     s.fmaps = {dim};
-    // The loop walks the reduced dim in tiles of up to 1024 elements.
-    int64_t tileD = powerOfTwoTile(in[dim], 1024);
+    // The loop walks the reduced dim in tiles of up to 1024 elements; a
+    // sum raggedly where no power of two of 16 or more divides the dim
+    // (zeros past the end add nothing), a maximum exactly (a zero would
+    // join it).
+    bool sum = isa<kernel::ReduceSumOp>(op);
+    int64_t tileD =
+        sum ? matmulTileFor(in[dim], 1024) : powerOfTwoTile(in[dim], 1024);
     auto fitsInTile = [&] {
       return tileBytes(inputTiles()[0], tileType().getIntOrFloatBitWidth()) <=
                  16384 &&
              fits();
     };
     while (true) {
-      s.iterations = in[dim] / tileD;
+      s.iterations = llvm::divideCeil(in[dim], tileD);
+      s.loopTile = in[dim] % tileD ? tileD : 0;
       if (fitsInTile()) {
         // Partials along the reduced dim, which the result keeps with
         // size 1.
@@ -642,15 +664,16 @@ struct KernelInput {
 /// over `iterations` for-loop iterations, combine what `compute` makes of the
 /// tiles with `accumulator`, and store the result into a tensor of `resultType`
 /// through `omap` (the tiles along the dims it splits raggedly: `raggedTiles`,
-/// as DefaultSchedule::tiles); failure, with a diagnostic on `op`, if a tile
-/// does not exist. Tiles hold `tileElementType` (default: the result's),
+/// as DefaultSchedule::tiles; along the loop's dims, `loopTile` where not
+/// 0, as DefaultSchedule::loopTile); failure, with a diagnostic on `op`, if a
+/// tile does not exist. Tiles hold `tileElementType` (default: the result's),
 /// converted as they are loaded and stored; loaded tiles `loadElementType` if
 /// given (the f16 operands of a widening matmul).
 FailureOr<kernel::CustomOp> createDefaultKernel(
     RewriterBase &rewriter, Operation *op, ArrayRef<KernelInput> inputs,
     RankedTensorType resultType, std::array<int64_t, 3> grid,
     const GridToTensorDims &omap, std::array<int64_t, 3> raggedTiles,
-    int64_t iterations, block::AccumKind accumulator,
+    int64_t iterations, int64_t loopTile, block::AccumKind accumulator,
     function_ref<Value(ValueRange tiles, RankedTensorType tile)> compute,
     Type tileElementType = {}, Type loadElementType = {}) {
   if (!tileElementType)
@@ -677,7 +700,8 @@ FailureOr<kernel::CustomOp> createDefaultKernel(
     if (!shape.ok())
       return op->emitOpError("default block graph: ") << shape.error;
     tileTypes.push_back(RankedTensorType::get(
-        withRaggedTiles(shape.shape, input.imap, raggedTiles),
+        withRaggedTiles(shape.shape, input.imap, raggedTiles, input.fmap,
+                        loopTile),
         loadElementType));
   }
   RankedTensorType resultTile =
@@ -834,7 +858,7 @@ buildDefaultKernels(RewriterBase &rewriter, Operation *op,
                                      : block::AccumKind::sum;
   FailureOr<kernel::CustomOp> custom = createDefaultKernel(
       rewriter, op, inputs, stored, s.grid, s.omap, s.tiles, s.iterations,
-      accumulator, sameOp, tileType, loadType);
+      s.loopTile, accumulator, sameOp, tileType, loadType);
   if (failed(custom))
     return failure();
   SmallVector<kernel::CustomOp, 2> kernels = {*custom};
@@ -848,7 +872,7 @@ buildDefaultKernels(RewriterBase &rewriter, Operation *op,
     KernelInput partial{custom->getResult(0), omap, s.chunkDim};
     custom = createDefaultKernel(
         rewriter, op, partial, resultType, grid, omap,
-        /*raggedTiles=*/{0, 0, 0}, s.chunks, accumulator,
+        /*raggedTiles=*/{0, 0, 0}, s.chunks, /*loopTile=*/0, accumulator,
         [](ValueRange tiles, RankedTensorType) { return tiles.front(); },
         partialType);
     if (failed(custom))

@@ -64,3 +64,37 @@ func.func @ragged_odd_rows(%x: tensor<4x13xf16>) -> tensor<4x13xf16> {
   }
   return %o : tensor<4x13xf16>
 }
+
+// A ragged loop: k = 200 walked in 4 iterations of 64, the last holding 8.
+// Both operands' copies are guarded along k (x's columns, w's rows), in the
+// copies before the loop and in those the loop issues for the next
+// iteration.
+// CHECK-LABEL: gpu.func @ragged_k_kernel0
+// CHECK-SAME: (%[[X:.*]]: memref<64x200xf16>, %[[W:.*]]: memref<200x64xf16>
+// CHECK: %[[XIN:.*]] = arith.cmpi ult, %{{.*}}, %c200
+// CHECK: %[[XCOL:.*]] = arith.minui %{{.*}}, %c192
+// CHECK: %[[XN:.*]] = arith.select %[[XIN]], %c8{{(_[0-9]+)?}}, %c0
+// CHECK: nvgpu.device_async_copy %[[X]][%{{.*}}, %[[XCOL]]], %{{.*}}[{{.*}}], 8, %[[XN]] {bypassL1}
+// CHECK: %[[WIN:.*]] = arith.cmpi ult, %{{.*}}, %c200
+// CHECK: %[[WROW:.*]] = arith.minui %{{.*}}, %c199
+// CHECK: %[[WN:.*]] = arith.select %[[WIN]], %c8{{(_[0-9]+)?}}, %c0
+// CHECK: nvgpu.device_async_copy %[[W]][%[[WROW]], %{{.*}}], %{{.*}}[{{.*}}], 8, %[[WN]] {bypassL1}
+// CHECK: scf.for
+// CHECK: nvgpu.device_async_copy %[[X]][%{{.*}}, %{{.*}}], %{{.*}}[{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK: nvgpu.device_async_copy %[[W]][%{{.*}}, %{{.*}}], %{{.*}}[{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK: nvgpu.mma.sync
+func.func @ragged_k(%x: tensor<64x200xf16>, %w: tensor<200x64xf16>) -> tensor<64x64xf16> {
+  %o = kernel.custom (%x, %w) grid <1, 1, 1> block <128, 1, 1>
+      : (tensor<64x200xf16>, tensor<200x64xf16>) -> tensor<64x64xf16> {
+  ^bb0(%in0: tensor<64x200xf16>, %in1: tensor<200x64xf16>, %out0: tensor<64x64xf16>):
+    %acc = block.for_loop 4 iterations accumulate (sum) : tensor<64x64xf32> {
+      %xt = block.load %in0 imap <> fmap 1 : tensor<64x200xf16> -> tensor<64x64xf16>
+      %wt = block.load %in1 imap <> fmap 0 : tensor<200x64xf16> -> tensor<64x64xf16>
+      %m = block.matmul %xt, %wt : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
+      block.yield %m : tensor<64x64xf32>
+    }
+    block.store %acc, %out0 omap <> : tensor<64x64xf32> into tensor<64x64xf16>
+    block.return
+  }
+  return %o : tensor<64x64xf16>
+}

@@ -35,5 +35,36 @@ func.func @ragged_rows(%x: tensor<3x1000xf32>, %b: tensor<1000xf32>) -> tensor<3
   %e = kernel.add %x, %b : tensor<3x1000xf32>, tensor<1000xf32>
   return %e : tensor<3x1000xf32>
 }
+
+// k = 197 (P @ V over a ViT's 197 tokens) walked in 4 ragged iterations of
+// 64, not 197 of one: the last reads 5 keys and zeros, which add nothing.
+// GRAPH-LABEL: func.func @ragged_k
+// GRAPH: block.for_loop 4 iterations
+// GRAPH: block.load %{{.*}} imap <> fmap 1 : tensor<32x197xf16> -> tensor<32x64xf16>
+// GRAPH: block.load %{{.*}} imap <x = 1> fmap 0 : tensor<197x128xf16> -> tensor<64x64xf16>
+// VERIFY-DAG: remark: @ragged_k is equivalent to @ragged_k_ref
+func.func @ragged_k(%p: tensor<32x197xf16>, %v: tensor<197x128xf16>) -> tensor<32x128xf16> {
+  %o = kernel.matmul %p, %v : tensor<32x197xf16>, tensor<197x128xf16>
+  return %o : tensor<32x128xf16>
+}
+
+// A row sum over 1025 columns in 2 ragged iterations of 1024, not 1025 of
+// one; a row maximum stays exact (a zero past the end would join it).
+// GRAPH-LABEL: func.func @ragged_row_sum
+// GRAPH: block.for_loop 2 iterations
+// GRAPH: block.load %{{.*}} fmap 1 : tensor<64x1025xf32> -> tensor<1x1024xf32>
+// GRAPH-LABEL: func.func @exact_row_max
+// GRAPH: block.for_loop 1025 iterations
+// GRAPH: block.load %{{.*}} fmap 1 : tensor<64x1025xf32> -> tensor<1x1xf32>
+// VERIFY-DAG: remark: @ragged_row_sum is equivalent to @ragged_row_sum_ref
+// VERIFY-DAG: remark: @exact_row_max is equivalent to @exact_row_max_ref
+func.func @ragged_row_sum(%x: tensor<64x1025xf32>) -> tensor<64x1xf32> {
+  %s = kernel.reduce_sum %x dim 1 : tensor<64x1025xf32>
+  return %s : tensor<64x1xf32>
+}
+func.func @exact_row_max(%x: tensor<64x1025xf32>) -> tensor<64x1xf32> {
+  %s = kernel.reduce_max %x dim 1 : tensor<64x1025xf32>
+  return %s : tensor<64x1xf32>
+}
 // VERIFY-NOT: warning
 // VERIFY-NOT: error

@@ -6,7 +6,7 @@ func.func @grid_tiles_too_small(%x: tensor<8x100xf16>) -> tensor<8x100xf16> {
   %o = kernel.custom (%x) grid <3, 1, 1> block <128, 1, 1> : (tensor<8x100xf16>) -> tensor<8x100xf16> {
   ^bb0(%in0: tensor<8x100xf16>, %out0: tensor<8x100xf16>):
     %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x33xf16> {
-      // expected-error @+1 {{'block.load' op tile shape 8x33 does not match the 8x34 that the imap, the fmap, the grid and the for-loop cut from the input of shape 8x100; along a dim the grid splits, a larger tile must leave every block an element}}
+      // expected-error @+1 {{'block.load' op tile shape 8x33 does not match the 8x34 that the imap, the fmap, the grid and the for-loop cut from the input of shape 8x100; along a dim the grid or the loop alone splits, a larger tile must leave every block and every iteration an element}}
       %t = block.load %in0 imap <x = 1> : tensor<8x100xf16> -> tensor<8x33xf16>
       block.yield %t : tensor<8x33xf16>
     }
@@ -53,18 +53,36 @@ func.func @grid_cannot_split(%x: tensor<8x5xf16>) -> tensor<8x5xf16> {
 
 // -----
 
-func.func @loop_split_does_not_divide(%x: tensor<8x100xf16>) -> tensor<8x100xf16> {
-  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x100xf16>) -> tensor<8x100xf16> {
-  ^bb0(%in0: tensor<8x100xf16>, %out0: tensor<8x100xf16>):
-    %m = block.for_loop 3 iterations accumulate (sum) : tensor<8x33xf16> {
-      // expected-error @+1 {{'block.load' op the for-loop (3 iterations) splits dim 1 of size 100 into 3 parts, which does not divide it}}
-      %t = block.load %in0 imap <> fmap 1 : tensor<8x100xf16> -> tensor<8x33xf16>
-      block.yield %t : tensor<8x33xf16>
+func.func @loop_leaves_an_iteration_empty(%x: tensor<8x5xf16>) -> tensor<8x1xf16> {
+  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x5xf16>) -> tensor<8x1xf16> {
+  ^bb0(%in0: tensor<8x5xf16>, %out0: tensor<8x1xf16>):
+    %m = block.for_loop 4 iterations accumulate (sum) : tensor<8x1xf16> {
+      // expected-error @+1 {{'block.load' op the for-loop (4 iterations) splits dim 1 of size 5 into 4 tiles, which leaves an iteration no element}}
+      %t = block.load %in0 imap <> fmap 1 : tensor<8x5xf16> -> tensor<8x2xf16>
+      %s = block.reduce_sum %t dim 1 : tensor<8x2xf16>
+      block.yield %s : tensor<8x1xf16>
     }
-    block.store %m, %out0 omap <> : tensor<8x33xf16> into tensor<8x100xf16>
+    block.store %m, %out0 omap <> : tensor<8x1xf16> into tensor<8x1xf16>
     block.return
   }
-  return %o : tensor<8x100xf16>
+  return %o : tensor<8x1xf16>
+}
+
+// -----
+
+func.func @ragged_loop_tile_too_small(%x: tensor<8x100xf16>) -> tensor<8x1xf16> {
+  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x100xf16>) -> tensor<8x1xf16> {
+  ^bb0(%in0: tensor<8x100xf16>, %out0: tensor<8x1xf16>):
+    %m = block.for_loop 3 iterations accumulate (sum) : tensor<8x1xf16> {
+      // expected-error @+1 {{'block.load' op tile shape 8x33 does not match the 8x34 that the imap, the fmap, the grid and the for-loop cut from the input of shape 8x100}}
+      %t = block.load %in0 imap <> fmap 1 : tensor<8x100xf16> -> tensor<8x33xf16>
+      %s = block.reduce_sum %t dim 1 : tensor<8x33xf16>
+      block.yield %s : tensor<8x1xf16>
+    }
+    block.store %m, %out0 omap <> : tensor<8x1xf16> into tensor<8x1xf16>
+    block.return
+  }
+  return %o : tensor<8x1xf16>
 }
 
 // -----

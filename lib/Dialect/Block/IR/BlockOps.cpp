@@ -17,8 +17,9 @@ static std::array<int64_t, 3> gridOf(Operation *op) {
 }
 
 /// The dims of `shape` that tiles of `tile` placed by `map` on the grid of
-/// `op`'s kernel split raggedly; each block's tiles span `iterations` tiles
-/// along `loopDim` (blockSpan).
+/// `op`'s kernel, and by the `iterations` of a loop along `loopDim`, split
+/// raggedly; along a dim both split, each block's tiles span `iterations`
+/// tiles (blockSpan).
 static llvm::SmallBitVector getRaggedSplits(
     Operation *op, DimMapAttr map, Value tile, ArrayRef<int64_t> shape,
     std::optional<int64_t> loopDim = std::nullopt, int64_t iterations = 1) {
@@ -33,6 +34,11 @@ static llvm::SmallBitVector getRaggedSplits(
           isRaggedTile(blockSpan(tileShape[*d], *d, loopDim, iterations),
                        shape[*d], grid[g]))
         ragged.set(*d);
+  if (loopDim && *loopDim < static_cast<int64_t>(shape.size()) &&
+      *loopDim < static_cast<int64_t>(tileShape.size()) &&
+      isRaggedTile(tileShape[*loopDim], shape[*loopDim], iterations) &&
+      !llvm::is_contained(map.getGridToTensorDims(), loopDim))
+    ragged.set(*loopDim);
   return ragged;
 }
 
@@ -217,15 +223,15 @@ LogicalResult LoadOp::verify() {
     return emitOpError() << expected.error;
   if (!isInputTileShape(tile.getShape(), expected.shape, window,
                         getImap().getGridToTensorDims(), gridOf(*this),
-                        getFmap()))
+                        getFmap(), getLoopIterations()))
     return emitOpError("tile shape ")
            << formatShape(tile.getShape()) << " does not match the "
            << formatShape(expected.shape)
            << " that the imap, the fmap, the grid and the for-loop cut from "
            << (getOffsets() ? "the window" : "the input") << " of shape "
            << formatShape(window)
-           << "; along a dim the grid splits, a larger tile must leave every "
-              "block an element";
+           << "; along a dim the grid or the loop alone splits, a larger tile "
+              "must leave every block and every iteration an element";
   return success();
 }
 

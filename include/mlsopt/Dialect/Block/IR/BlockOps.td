@@ -63,11 +63,17 @@ def Block_LoadOp : Block_Op<"load", [
     and this for-loop iteration into shared memory. `imap` splits tensor dims
     across the grid; `fmap`, when present, names the tensor dim that the
     for-loop's iterations split; without it every iteration loads the same
-    tile. The result shape is the source shape divided accordingly. The
-    for-loop's division must be exact. A grid dim and the fmap may split the
+    tile. The result shape is the source shape divided accordingly. Along
+    the fmap dim the tile may be larger than the dim divided by the
+    iterations, as long as every iteration gets an element: the last
+    iteration's tile then runs past the end and reads zeros there (a
+    ragged loop). A matmul's k of 4097 takes 65 iterations of 64; zeros
+    add nothing to its sums, where they would to a sum of exps, which the
+    graph must then mask itself. A grid dim and the fmap may split the
     same dim: the grid cuts it exactly into one chunk per block, and the
     loop walks the block's chunk, so that in iteration `i` block `b` loads
-    the tile at `b * tile * iterations + i * tile`. Each block then reduces
+    the tile at `b * tile * iterations + i * tile`; both cuts are then
+    exact. Each block then reduces
     its own part of the dim (a split-K, as Mirage's attention graphs split
     the keys across blocks). Along a dim the grid splits, the
     tile may also be larger than the dim divided by the grid size, as long
@@ -131,8 +137,9 @@ def Block_LoadOp : Block_Op<"load", [
     ::llvm::SmallVector<int64_t> getWindowOffsets();
     /// Where the window ends in the source: its offsets plus its sizes.
     ::llvm::SmallVector<int64_t> getWindowEnds();
-    /// The dims of the window the grid splits raggedly, so that the last
-    /// block's tile runs past their end.
+    /// The dims of the window the grid or the for-loop splits raggedly, so
+    /// that the last block's or the last iteration's tile runs past their
+    /// end.
     ::llvm::SmallBitVector getRaggedDims();
     bool hasRaggedTiles() { return getRaggedDims().any(); }
     /// The iterations of the for-loop around the load; 1 after the loop.
