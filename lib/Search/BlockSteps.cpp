@@ -128,9 +128,13 @@ void StepCounter::add(Operation *op) {
         (elementType.isF16() || elementType.isBF16() || elementType.isF32())) {
       // One ldmatrix + mma.sync per fragment and k step (k16 for f16 and
       // bf16, k8 for tf32).
-      double kStep = elementType.isF32() ? 8 : 16;
-      steps.mmaSteps += static_cast<double>(fragments->perWarp()) *
-                        std::ceil(k / kStep) * times;
+      double fragmentSteps =
+          static_cast<double>(fragments->perWarp() * fragments->kSteps) * times;
+      steps.mmaSteps += fragmentSteps;
+      // Padded fragments load their elements one by one: independent
+      // ld.shared that wait for shared memory once per step.
+      if (fragments->padded)
+        steps.sharedAccesses += fragmentSteps;
       return;
     }
     // FMA loops on CUDA cores: one product term per step.

@@ -452,15 +452,28 @@ WalkResult BlockGraphWork::add(Operation *op) {
   FailureOr<Flops> f = estimateTensorOpFlops(op);
   if (failed(f))
     return WalkResult::interrupt();
-  // A tile shape the tensor cores do not take (n not a multiple of 8, k of
-  // 16 in f16: a ViT's 197 keys) runs as FMA loops on the CUDA cores.
-  if (auto matmul = dyn_cast<block::MatmulOp>(op);
-      matmul &&
-      !block::getMmaFragments(
-          matmul,
-          op->getParentOfType<kernel::CustomOp>().getBlock().getVolume())) {
-    f->cudaCore += f->tensorCore + f->tf32;
-    f->tensorCore = f->tf32 = 0;
+  if (auto matmul = dyn_cast<block::MatmulOp>(op)) {
+    std::optional<block::MmaFragmentGrid> fragments = block::getMmaFragments(
+        matmul, op->getParentOfType<kernel::CustomOp>().getBlock().getVolume());
+    if (!fragments) {
+      // A block the tensor cores cannot take (not whole warps) runs FMA
+      // loops on the CUDA cores.
+      f->cudaCore += f->tensorCore + f->tf32;
+      f->tensorCore = f->tf32 = 0;
+    } else if (fragments->padded) {
+      // Padded fragments (a ViT's 197 keys) do the work of the padded
+      // shape: whole 16x8 fragments and k steps.
+      ArrayRef<int64_t> shape = matmul.getType().getShape();
+      double m = static_cast<double>(shape[shape.size() - 2]);
+      double n = static_cast<double>(shape.back());
+      double k = static_cast<double>(
+          cast<RankedTensorType>(matmul.getLhs().getType()).getShape().back());
+      double waste = std::ceil(m / 16) * 16 * std::ceil(n / 8) * 8 *
+                     static_cast<double>(fragments->kSteps * fragments->kStep) /
+                     (m * n * k);
+      f->tensorCore *= waste;
+      f->tf32 *= waste;
+    }
   }
   flops.tensorCore += f->tensorCore * times;
   flops.tf32 += f->tf32 * times;

@@ -429,6 +429,8 @@ TEST_F(SharedMemoryPlanTest, MatmulSumsInRegistersHaveNoBuffersInTheLoop) {
   ASSERT_TRUE(grid);
   EXPECT_EQ(grid->count, 5);
   EXPECT_EQ(grid->perWarp(), 2);
+  EXPECT_EQ(grid->kSteps, 2);
+  EXPECT_FALSE(grid->padded);
   SharedMemoryPlan plan(customs[0]);
   EXPECT_FALSE(plan.lookup(product.getResult()));
   EXPECT_FALSE(
@@ -457,6 +459,42 @@ TEST_F(SharedMemoryPlanTest, MatmulSumsInRegistersHaveNoBuffersInTheLoop) {
   EXPECT_GT(tooManyGrid->perWarp(), kMaxRegisterFragmentsPerWarp);
   EXPECT_EQ(getAccumulatorStorage(tooMany, 0),
             AccumulatorStorage::AccumulatorAndResult);
+}
+
+// n not a multiple of 8 or k not one of the k step: the fragments cover the
+// result and k, padded past them, and run on tensor cores all the same.
+TEST_F(SharedMemoryPlanTest, OddMatmulTilesGetPaddedFragments) {
+  // The file's reference functions get default block graphs too: every
+  // other custom kernel is the hand-written one.
+  SmallVector<kernel::CustomOp> all = customKernels(
+      readSourceFile("test/Conversion/CustomKernelToGPU/padded-mma.mlir"));
+  ASSERT_EQ(all.size(), 6u);
+  SmallVector<kernel::CustomOp> customs = {all[0], all[2], all[4]};
+  auto matmulIn = [](kernel::CustomOp custom) {
+    MatmulOp found;
+    custom.walk([&](MatmulOp matmul) { found = matmul; });
+    return found;
+  };
+  EXPECT_EQ(customs[1]->getParentOfType<func::FuncOp>().getSymName(),
+            "register_sum");
+  // 32 x 100 by k = 40 in f16: 2 x 13 fragments, 3 k steps of 16.
+  std::optional<MmaFragmentGrid> odd =
+      getMmaFragments(matmulIn(customs[0]), 128);
+  ASSERT_TRUE(odd);
+  EXPECT_EQ(odd->shape, (SmallVector<int64_t>{2, 13}));
+  EXPECT_EQ(odd->count, 26);
+  EXPECT_EQ(odd->kStep, 16);
+  EXPECT_EQ(odd->kSteps, 3);
+  EXPECT_TRUE(odd->padded);
+  // 16 x 24 by k = 20 chunks, summed in registers over the loop.
+  MatmulOp chunk = matmulIn(customs[1]);
+  std::optional<MmaFragmentGrid> chunkGrid = getMmaFragments(chunk, 128);
+  ASSERT_TRUE(chunkGrid);
+  EXPECT_EQ(chunkGrid->kSteps, 2);
+  EXPECT_TRUE(chunkGrid->padded);
+  EXPECT_TRUE(isAccumulatedInRegisters(chunk));
+  // Not whole warps: no tensor cores.
+  EXPECT_FALSE(getMmaFragments(chunk, 48));
 }
 
 // The same graph, parsed twice, gets the same offsets: launches and PTX do

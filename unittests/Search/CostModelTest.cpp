@@ -161,20 +161,27 @@ TEST_F(CostModelTest, LibraryMatmulCostsItsDefaultBlockGraph) {
   EXPECT_GT(f.computeUs, b.computeUs);
 }
 
-TEST_F(CostModelTest, TilesTheTensorCoresDoNotTakeRunOnCudaCores) {
-  // 16 columns are two 16x8 fragments per row of 16: tensor cores.
+TEST_F(CostModelTest, OddTilesRunOnTensorCoresAtTheirPaddedWork) {
+  // 16 columns are two 16x8 fragments per row of 16: no padding.
   OwningOpRef<ModuleOp> mma = parseOrFail(matmulProgram(64, 16, 64));
   ASSERT_TRUE(mma);
   KernelCost m = cost(*mma, "mm", sm90());
   EXPECT_EQ(m.tensorCoreFlops, 2.0 * 64 * 16 * 64);
-  // 12 columns are not a multiple of 8: the lowering runs FMA loops, and
-  // the cost model counts their work on the CUDA cores.
-  OwningOpRef<ModuleOp> fma = parseOrFail(matmulProgram(64, 12, 64));
-  ASSERT_TRUE(fma);
-  KernelCost f = cost(*fma, "mm", sm90());
-  EXPECT_EQ(f.tensorCoreFlops, 0);
-  EXPECT_EQ(f.tf32Flops, 0);
-  EXPECT_GE(f.cudaCoreFlops, 2.0 * 64 * 12 * 64);
+  // 12 columns are not a multiple of 8: the lowering pads the fragments
+  // (columns past 12 are computed and not stored), so the tensor cores do
+  // the work of 16 columns and the CUDA cores none of the product.
+  OwningOpRef<ModuleOp> cols = parseOrFail(matmulProgram(64, 12, 64));
+  ASSERT_TRUE(cols);
+  KernelCost c = cost(*cols, "mm", sm90());
+  EXPECT_EQ(c.tensorCoreFlops, 2.0 * 64 * 16 * 64);
+  EXPECT_LT(c.cudaCoreFlops, 2.0 * 64 * 12 * 64);
+  // k = 20 takes two k steps of 16 in f16, three of 8 as tf32.
+  OwningOpRef<ModuleOp> k16 = parseOrFail(matmulProgram(64, 64, 20));
+  ASSERT_TRUE(k16);
+  EXPECT_EQ(cost(*k16, "mm", sm90()).tensorCoreFlops, 2.0 * 64 * 64 * 32);
+  OwningOpRef<ModuleOp> k8 = parseOrFail(matmulProgram(64, 64, 20, "f32"));
+  ASSERT_TRUE(k8);
+  EXPECT_EQ(cost(*k8, "mm", sm90()).tf32Flops, 2.0 * 64 * 64 * 24);
 }
 
 TEST_F(CostModelTest, OneBlockMoreThanSMsTakesTwoWaves) {

@@ -212,6 +212,10 @@ private:
     mlir::Value row0, col0;
     mlir::Value group, threadInGroup; // lane / 4, lane % 4
     int64_t lastRow;                  // rows past it are clamped to it
+    int64_t lastCol;                  // so are columns past it (padded)
+    int64_t k;
+    bool padded;  // MmaFragmentGrid::padded: element loads, no ldmatrix
+    bool kPadded; // the last k step runs past k: it reads zeros there
   };
   /// A loop result that is the sum of a matmul of the loop body, kept in
   /// registers across the iterations (block::getRegisterAccumulatedMatmul).
@@ -231,10 +235,10 @@ private:
   /// The tensor-core instruction `op` runs on, or nullopt for FMA loops.
   std::optional<MmaKind> mmaKindFor(block::MatmulOp op);
   void emitMatmulTensorCore(block::MatmulOp op, MmaKind kind);
-  /// Where fragment `f` (a linear index into `grid`'s shape) of a result
-  /// with `m` rows lies.
+  /// Where fragment `f` (a linear index into `grid`'s shape) of `op`'s
+  /// result lies.
   MmaFragment fragmentAt(const block::MmaFragmentGrid &grid, mlir::Value f,
-                         int64_t m);
+                         block::MatmulOp op);
   /// `init` plus the product of `op`'s operands over `frag`: the k loop of
   /// mma steps, carrying the f32 accumulator fragment.
   mlir::Value mmaFragmentProduct(block::MatmulOp op, MmaKind kind,
@@ -258,9 +262,16 @@ private:
   forEachOwnedItem(int64_t count, int64_t owners, mlir::Value owner,
                    mlir::ValueRange running,
                    llvm::function_ref<mlir::Value(int64_t, mlir::Value)> body);
-  /// One k step of 16: ldmatrix of A and B, mma.sync m16n8k16 (f16, bf16).
+  /// One k step of 16: ldmatrix of A and B (element loads where the
+  /// fragment is padded), mma.sync m16n8k16 (f16, bf16).
   mlir::Value mmaStepB16(block::MatmulOp op, const MmaFragment &frag,
                          mlir::Value kk, mlir::Value acc, MmaKind kind);
+  /// Element (row, col) of matmul operand `operand` (A is m x k, B k x n),
+  /// read from its tile or, through a transposed view, from the view's
+  /// source. `kAt` says which of row and col is k: past k's end the address
+  /// is clamped and the element is zero, so padded k steps add nothing.
+  mlir::Value mmaOperandElement(mlir::Value operand, const MmaFragment &frag,
+                                mlir::Value row, mlir::Value col, unsigned kAt);
   /// One k step of 8: 32-bit fragment loads, cvt.rna.tf32.f32, mma.sync
   /// m16n8k8 .tf32.
   mlir::Value mmaStepTF32(block::MatmulOp op, const MmaFragment &frag,
@@ -270,9 +281,10 @@ private:
   mlir::Value mmaSyncNVVM(mlir::ValueRange a, mlir::ValueRange bRegs,
                           mlir::Value acc, llvm::ArrayRef<int64_t> shape,
                           mlir::NVVM::MMATypes type);
-  /// Stores the f32 fragment `acc` into `result`, in its element type.
+  /// Stores the f32 fragment `acc` into `result`, in its element type,
+  /// skipping rows and columns past the result's.
   void storeAccumulatorFragment(mlir::Value acc, mlir::Value result,
-                                const MmaFragment &frag, int64_t m);
+                                const MmaFragment &frag);
   void emitMatmulScalar(block::MatmulOp op);
   /// `init` plus the f32 dot product of row and column of `op`'s operands
   /// that give the result element at `idx`.

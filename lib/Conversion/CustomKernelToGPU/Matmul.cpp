@@ -44,7 +44,8 @@ void BlockGraphToGPU::emitMatmul(block::MatmulOp op) {
 
 BlockGraphToGPU::MmaFragment
 BlockGraphToGPU::fragmentAt(const block::MmaFragmentGrid &grid, Value f,
-                            int64_t m) {
+                            block::MatmulOp op) {
+  ArrayRef<int64_t> shape = shapeOf(op.getResult());
   int64_t rank = grid.shape.size();
   SmallVector<Value> idx = delinearize(b, loc, f, grid.shape);
   MmaFragment frag;
@@ -53,7 +54,11 @@ BlockGraphToGPU::fragmentAt(const block::MmaFragmentGrid &grid, Value f,
       arith::MulIOp::create(b, loc, idx[rank - 2], indexConstant(b, loc, 16));
   frag.col0 =
       arith::MulIOp::create(b, loc, idx[rank - 1], indexConstant(b, loc, 8));
-  frag.lastRow = m - 1;
+  frag.lastRow = shape[rank - 2] - 1;
+  frag.lastCol = shape[rank - 1] - 1;
+  frag.k = shapeOf(op.getLhs()).back();
+  frag.padded = grid.padded;
+  frag.kPadded = grid.kSteps * grid.kStep != frag.k;
   // The lane's place in the fragments: PTX numbers the lanes of mma
   // operands by group (lane / 4) and thread in group (lane % 4).
   frag.group = arith::DivUIOp::create(b, loc, laneId, indexConstant(b, loc, 4));
@@ -82,18 +87,17 @@ Value BlockGraphToGPU::mmaFragmentProduct(block::MatmulOp op, MmaKind kind,
 
 void BlockGraphToGPU::emitMatmulTensorCore(block::MatmulOp op, MmaKind kind) {
   Value result = buffers.lookup(op.getResult());
-  ArrayRef<int64_t> resultShape = shapeOf(result);
-  int64_t m = resultShape[resultShape.size() - 2];
   // Each warp owns 16x8 fragments of the result, taken round-robin. Rows past
-  // m (when m is not a multiple of 16) read row m-1 and are not stored.
+  // m (when m is not a multiple of 16) read row m-1 and are not stored, and
+  // so do columns past n.
   block::MmaFragmentGrid grid = *block::getMmaFragments(op, numThreads);
   auto accType = VectorType::get({2, 2}, b.getF32Type());
   forEachWarpItem(grid.count, [&](Value f) {
-    MmaFragment frag = fragmentAt(grid, f, m);
+    MmaFragment frag = fragmentAt(grid, f, op);
     Value zero = arith::ConstantOp::create(
         b, loc, accType, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
     storeAccumulatorFragment(mmaFragmentProduct(op, kind, frag, zero), result,
-                             frag, m);
+                             frag);
   });
 }
 
@@ -160,7 +164,6 @@ BlockGraphToGPU::registerSumAccumulate(const RegisterSum &sum,
           return matmulElement(op, delinearize(b, loc, e, shape), running[j]);
         });
   block::MmaFragmentGrid grid = *block::getMmaFragments(op, numThreads);
-  int64_t m = shape[shape.size() - 2];
   int64_t k = shapeOf(op.getLhs()).back();
   int64_t kStep = *sum.kind == MmaKind::tf32 ? 8 : 16;
   // One k loop for all of the warp's fragments: each step's mma.syncs are
@@ -175,7 +178,7 @@ BlockGraphToGPU::registerSumAccumulate(const RegisterSum &sum,
   ValueRange accs = kLoop.getRegionIterArgs();
   SmallVector<Value> next = forEachOwnedItem(
       grid.count, grid.warps, warpId, accs, [&](int64_t j, Value f) {
-        MmaFragment frag = fragmentAt(grid, f, m);
+        MmaFragment frag = fragmentAt(grid, f, op);
         return *sum.kind == MmaKind::tf32
                    ? mmaStepTF32(op, frag, kk, accs[j])
                    : mmaStepB16(op, frag, kk, accs[j], *sum.kind);
@@ -202,9 +205,8 @@ void BlockGraphToGPU::registerSumStore(const RegisterSum &sum,
     return;
   }
   block::MmaFragmentGrid grid = *block::getMmaFragments(op, numThreads);
-  int64_t m = shape[shape.size() - 2];
   forEachOwnedItem(grid.count, grid.warps, warpId, {}, [&](int64_t j, Value f) {
-    storeAccumulatorFragment(running[j], result, fragmentAt(grid, f, m), m);
+    storeAccumulatorFragment(running[j], result, fragmentAt(grid, f, op));
     return Value();
   });
 }
@@ -232,8 +234,36 @@ Value BlockGraphToGPU::mmaStepB16(block::MatmulOp op, const MmaFragment &frag,
   };
   Value lane16 = rem(laneId, 16);
   SmallVector<Value> aIdx(frag.batch);
-  Value a;
-  if (Value source = matmulViews.lookup(op.getLhs())) {
+  Value a, bFrag;
+  if (frag.padded) {
+    // Fragments past n or k (PTX ISA, "Matrix Fragments for mma.m16n8k16"),
+    // element by element, g = lane / 4 and t = lane % 4: A register r holds
+    // row g + 8 (r % 2), k 2t + 8 (r / 2) and the next k; B register r
+    // holds k 2t + 8 r and the next k, column g.
+    auto clampTo = [&](Value v, int64_t last) -> Value {
+      return arith::MinUIOp::create(b, loc, v, indexConstant(b, loc, last));
+    };
+    auto plusConst = [&](Value v, int64_t c) -> Value {
+      return plus(v, indexConstant(b, loc, c));
+    };
+    Value row = plus(frag.row0, frag.group);
+    Value k0 = plus(kk, arith::MulIOp::create(b, loc, frag.threadInGroup,
+                                              indexConstant(b, loc, 2)));
+    Value col = clampTo(plus(frag.col0, frag.group), frag.lastCol);
+    SmallVector<Value> aElements, bElements;
+    for (int64_t r = 0; r < 4; ++r) {
+      Value aRow = clampTo(plusConst(row, 8 * (r % 2)), frag.lastRow);
+      for (int64_t e = 0; e < 2; ++e)
+        aElements.push_back(mmaOperandElement(
+            op.getLhs(), frag, aRow, plusConst(k0, 8 * (r / 2) + e), 1));
+    }
+    for (int64_t r = 0; r < 2; ++r)
+      for (int64_t e = 0; e < 2; ++e)
+        bElements.push_back(mmaOperandElement(
+            op.getRhs(), frag, plusConst(k0, 8 * r + e), col, 0));
+    a = vector::FromElementsOp::create(b, loc, aType, aElements);
+    bFrag = vector::FromElementsOp::create(b, loc, bType, bElements);
+  } else if (Value source = matmulViews.lookup(op.getLhs())) {
     // A viewed from a k x m tile (m a multiple of 16): ldmatrix.trans of
     // its 8 x 8 pieces, lane l giving row l % 8 of piece l / 8, the pieces
     // in the order of A's registers: (m 0-7, k 0-7), (m 8-15, k 0-7),
@@ -253,8 +283,9 @@ Value BlockGraphToGPU::mmaStepB16(block::MatmulOp op, const MmaFragment &frag,
                                   /*transpose=*/false, /*numTiles=*/4);
   }
   SmallVector<Value> bIdx(frag.batch);
-  Value bFrag;
-  if (Value source = matmulViews.lookup(op.getRhs())) {
+  if (frag.padded) {
+    // Loaded with A above.
+  } else if (Value source = matmulViews.lookup(op.getRhs())) {
     // B viewed from an n x k tile: its 8 x 8 pieces are stored as mma wants
     // them (k contiguous for each n), so ldmatrix reads them untransposed,
     // lanes 0-7 the rows of k 0-7 and lanes 8-15 those of k 8-15.
@@ -295,6 +326,34 @@ Value BlockGraphToGPU::mmaStepB16(block::MatmulOp op, const MmaFragment &frag,
                      NVVM::MMATypes::bf16);
 }
 
+Value BlockGraphToGPU::mmaOperandElement(Value operand, const MmaFragment &frag,
+                                         Value row, Value col, unsigned kAt) {
+  SmallVector<Value, 2> at = {row, col};
+  Value inK;
+  if (frag.kPadded) {
+    inK = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, at[kAt],
+                                indexConstant(b, loc, frag.k));
+    at[kAt] = arith::MinUIOp::create(b, loc, at[kAt],
+                                     indexConstant(b, loc, frag.k - 1));
+  }
+  Value tile = operand;
+  // A view of a k x m (n x k) tile is read at (k, m) ((n, k)).
+  if (Value source = matmulViews.lookup(operand)) {
+    tile = source;
+    std::swap(at[0], at[1]);
+  }
+  SmallVector<Value> indices(frag.batch);
+  indices.append(at.begin(), at.end());
+  Value x = memref::LoadOp::create(b, loc, buffers.lookup(tile),
+                                   tileIndices(tile, indices));
+  // Zero, not just any element: 0 * inf would be NaN.
+  if (inK)
+    x = arith::SelectOp::create(
+        b, loc, inK, x,
+        arith::ConstantOp::create(b, loc, b.getZeroAttr(x.getType())));
+  return x;
+}
+
 Value BlockGraphToGPU::mmaStepTF32(block::MatmulOp op, const MmaFragment &frag,
                                    Value kk, Value acc) {
   // m16n8k8 .tf32 fragments (PTX ISA, "Matrix Fragments for mma.m16n8k8"),
@@ -304,12 +363,7 @@ Value BlockGraphToGPU::mmaStepTF32(block::MatmulOp op, const MmaFragment &frag,
   // Each is one 32-bit element: plain ld.shared, no ldmatrix (which moves
   // 16-bit elements).
   Type i32 = b.getI32Type();
-  auto tf32At = [&](Value tile, Value row, Value col) {
-    SmallVector<Value> at(frag.batch);
-    at.push_back(row);
-    at.push_back(col);
-    Value x = memref::LoadOp::create(b, loc, buffers.lookup(tile),
-                                     tileIndices(tile, at));
+  auto tf32 = [&](Value x) {
     // Round to nearest, ties away from zero, as cuBLAS and PyTorch do;
     // mma.sync itself would just drop the low 13 mantissa bits.
     return NVVM::ConvertFloatToTF32Op::create(b, loc, i32, x,
@@ -322,29 +376,28 @@ Value BlockGraphToGPU::mmaStepTF32(block::MatmulOp op, const MmaFragment &frag,
     return arith::AddIOp::create(b, loc, v, indexConstant(b, loc, c))
         .getResult();
   };
-  auto clampRow = [&](Value row) {
-    return arith::MinUIOp::create(b, loc, row,
-                                  indexConstant(b, loc, frag.lastRow))
+  auto clampTo = [&](Value v, int64_t last) {
+    return arith::MinUIOp::create(b, loc, v, indexConstant(b, loc, last))
         .getResult();
   };
   Value row = arith::AddIOp::create(b, loc, frag.row0, frag.group);
-  Value rowLo = clampRow(row), rowHi = clampRow(plus(row, 8));
+  Value rowLo = clampTo(row, frag.lastRow),
+        rowHi = clampTo(plus(row, 8), frag.lastRow);
   Value kLo = arith::AddIOp::create(b, loc, kk, frag.threadInGroup);
   Value kHi = plus(kLo, 4);
   Value col = arith::AddIOp::create(b, loc, frag.col0, frag.group);
+  if (frag.padded)
+    col = clampTo(col, frag.lastCol);
   Value lhs = op.getLhs(), rhs = op.getRhs();
-  SmallVector<Value> a;
-  if (Value source = matmulViews.lookup(lhs))
-    a = {tf32At(source, kLo, rowLo), tf32At(source, kLo, rowHi),
-         tf32At(source, kHi, rowLo), tf32At(source, kHi, rowHi)};
-  else
-    a = {tf32At(lhs, rowLo, kLo), tf32At(lhs, rowHi, kLo),
-         tf32At(lhs, rowLo, kHi), tf32At(lhs, rowHi, kHi)};
-  SmallVector<Value> bRegs;
-  if (Value source = matmulViews.lookup(rhs))
-    bRegs = {tf32At(source, col, kLo), tf32At(source, col, kHi)};
-  else
-    bRegs = {tf32At(rhs, kLo, col), tf32At(rhs, kHi, col)};
+  auto aAt = [&](Value r, Value k) {
+    return tf32(mmaOperandElement(lhs, frag, r, k, 1));
+  };
+  auto bAt = [&](Value k) {
+    return tf32(mmaOperandElement(rhs, frag, k, col, 0));
+  };
+  SmallVector<Value> a = {aAt(rowLo, kLo), aAt(rowHi, kLo), aAt(rowLo, kHi),
+                          aAt(rowHi, kHi)};
+  SmallVector<Value> bRegs = {bAt(kLo), bAt(kHi)};
   return mmaSyncNVVM(a, bRegs, acc, {16, 8, 8}, NVVM::MMATypes::tf32);
 }
 
@@ -373,14 +426,23 @@ Value BlockGraphToGPU::mmaSyncNVVM(ValueRange a, ValueRange bRegs, Value acc,
 }
 
 void BlockGraphToGPU::storeAccumulatorFragment(Value acc, Value result,
-                                               const MmaFragment &frag,
-                                               int64_t m) {
+                                               const MmaFragment &frag) {
   // Accumulator fragment: lane l holds rows l/4 and l/4 + 8, columns
   // 2(l%4) and 2(l%4) + 1.
   Type f32 = b.getF32Type();
   Value pair = arith::MulIOp::create(b, loc, frag.threadInGroup,
                                      indexConstant(b, loc, 2));
   Type resultElement = elementTypeOf(result);
+  auto storeIf = [&](Value index, int64_t last, function_ref<void()> store) {
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                          index, indexConstant(b, loc, last));
+    auto ifOp = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    store();
+  };
+  bool rowsFit = (frag.lastRow + 1) % 16 == 0,
+       colsFit = (frag.lastCol + 1) % 8 == 0;
   for (int64_t r = 0; r < 2; ++r) {
     Value row = arith::AddIOp::create(
         b, loc, frag.row0,
@@ -388,28 +450,29 @@ void BlockGraphToGPU::storeAccumulatorFragment(Value acc, Value result,
                               indexConstant(b, loc, 8 * r)));
     auto storeRow = [&]() {
       for (int64_t c = 0; c < 2; ++c) {
-        Value v =
-            vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{r, c});
-        if (resultElement != f32)
-          v = arith::TruncFOp::create(b, loc, resultElement, v);
-        SmallVector<Value> at(frag.batch);
-        at.push_back(row);
-        at.push_back(arith::AddIOp::create(
+        Value col = arith::AddIOp::create(
             b, loc, frag.col0,
-            arith::AddIOp::create(b, loc, pair, indexConstant(b, loc, c))));
-        memref::StoreOp::create(b, loc, v, result, at);
+            arith::AddIOp::create(b, loc, pair, indexConstant(b, loc, c)));
+        auto store = [&]() {
+          Value v =
+              vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{r, c});
+          if (resultElement != f32)
+            v = arith::TruncFOp::create(b, loc, resultElement, v);
+          SmallVector<Value> at(frag.batch);
+          at.push_back(row);
+          at.push_back(col);
+          memref::StoreOp::create(b, loc, v, result, at);
+        };
+        if (colsFit)
+          store();
+        else
+          storeIf(col, frag.lastCol, store);
       }
     };
-    if (m % 16 == 0) {
+    if (rowsFit)
       storeRow();
-      continue;
-    }
-    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          row, indexConstant(b, loc, m));
-    auto ifOp = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    storeRow();
+    else
+      storeIf(row, frag.lastRow, storeRow);
   }
 }
 

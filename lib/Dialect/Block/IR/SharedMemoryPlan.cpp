@@ -31,18 +31,24 @@ mlsopt::block::getMmaFragments(MatmulOp matmul, int64_t numThreads) {
   Type element = lhs.getElementType();
   int64_t rank = result.size();
   int64_t m = result[rank - 2], n = result[rank - 1], k = lhs.getShape().back();
-  // Fragments are 16x8; m16n8k16 steps k by 16 and ldmatrix needs 16-byte
-  // rows, m16n8k8 steps it by 8. Rows past m are clamped, so any m works.
+  // Fragments are 16x8; m16n8k16 steps k by 16, m16n8k8 steps it by 8.
+  // Rows past m are clamped and columns past n too; k past its end reads
+  // zeros. So any shape works, the odd ones at the price of element loads.
   int64_t kStep = element.isF16() || element.isBF16() ? 16
                   : element.isF32()                   ? 8
                                                       : 0;
-  if (numThreads <= 0 || numThreads % kWarpSize != 0 || n % 8 != 0 ||
-      kStep == 0 || k % kStep != 0)
+  if (numThreads <= 0 || numThreads % kWarpSize != 0 || kStep == 0 || n <= 0 ||
+      k <= 0)
     return std::nullopt;
   MmaFragmentGrid grid;
   grid.shape.assign(result.begin(), result.end() - 2);
   grid.shape.push_back(llvm::divideCeil(m, 16));
-  grid.shape.push_back(n / 8);
+  grid.shape.push_back(llvm::divideCeil(n, 8));
+  grid.kStep = kStep;
+  grid.kSteps = llvm::divideCeil(k, kStep);
+  // ldmatrix reads 16-byte rows of 8 elements along k (A) and along n (B,
+  // and the B view of an n x k tile along k).
+  grid.padded = n % 8 != 0 || k % kStep != 0;
   grid.count = 1;
   for (int64_t s : grid.shape)
     grid.count *= s;

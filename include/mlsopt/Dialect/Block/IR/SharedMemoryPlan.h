@@ -52,18 +52,28 @@ AccumulatorStorage getAccumulatorStorage(ForLoopOp loop, unsigned result);
 /// GPU lowering deals to the block's warps round-robin: warp w computes
 /// fragments w, w + warps, w + 2 * warps, ...
 struct MmaFragmentGrid {
-  /// The matmul's batch dims, then ceil(m / 16) and n / 8.
+  /// The matmul's batch dims, then ceil(m / 16) and ceil(n / 8).
   llvm::SmallVector<int64_t> shape;
   int64_t count;
   int64_t warps;
+  /// The k of one mma: 16 for f16 and bf16, 8 for f32 (tf32).
+  int64_t kStep;
+  /// ceil(k / kStep).
+  int64_t kSteps;
+  /// n is not a multiple of 8 or k not one of the k step: the fragments
+  /// run past the tiles, so the lowering loads their elements one by one,
+  /// k past its end as zeros and columns past n clamped (they are not
+  /// stored), instead of with ldmatrix.
+  bool padded;
 
   /// The most fragments one warp computes.
   int64_t perWarp() const { return (count + warps - 1) / warps; }
 };
 
 /// The fragments of `matmul` in a block of `numThreads` threads, or nullopt
-/// when its shape cannot run on tensor cores: the block is not whole warps,
-/// n is not a multiple of 8, or k not one of 16 (f16, bf16) or 8 (f32).
+/// when it cannot run on tensor cores: the block is not whole warps or the
+/// element type is not f16, bf16 or f32. Odd m, n and k are padded
+/// (MmaFragmentGrid::padded).
 /// Whether f32 matmuls do run on tensor cores is the lowering's choice
 /// (allow-tf32); this only says where their fragments would be.
 std::optional<MmaFragmentGrid> getMmaFragments(MatmulOp matmul,
