@@ -12,6 +12,8 @@
 
 #include "Enumeration.h"
 
+#include "mlsopt/Search/GridChoices.h"
+
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "superoptimize"
@@ -160,9 +162,11 @@ private:
     SmallVector<unsigned> leaves = getLeaves(body.size(), graph.body);
     if (leaves.size() > 4)
       return;
-    int64_t iterations = graph.layout.loopClass == Dim::kOne
+    int loopClass = graph.layout.loopClass;
+    int64_t iterations = loopClass == Dim::kOne
                              ? 1
-                             : kRepresentativeIterations;
+                             : getRepresentativeIterations(
+                                   core.problem.shapes.extents[loopClass]);
     // Over one iteration, sum and max both pass the value through: only
     // sum is tried (a split reduction's maximum still gets a max, for the
     // reader).
@@ -565,7 +569,10 @@ enumeration::getLayoutSkeletons(const SearchProblem &problem,
                         [&](int c) { return intermediateClasses.contains(c); }))
         return;
       layout.loopClass = loop;
-      layout.iterations = loop == Dim::kOne ? 1 : kRepresentativeIterations;
+      layout.iterations =
+          loop == Dim::kOne
+              ? 1
+              : getRepresentativeIterations(problem.shapes.extents[loop]);
       skeletons.push_back(layout);
     });
   // Split reductions (flash-decoding): the last grid dim walks the chunks
@@ -580,7 +587,8 @@ enumeration::getLayoutSkeletons(const SearchProblem &problem,
       continue;
     forEachGrid(2, [&](Layout &layout, unsigned g) {
       layout.gridClass[g] = chunks;
-      layout.gridSize[g] = kRepresentativeIterations;
+      layout.gridSize[g] =
+          getRepresentativeIterations(problem.shapes.extents[chunks]);
       layout.splitClass = split;
       layout.splitGridDim = g;
       skeletons.push_back(layout);

@@ -129,10 +129,6 @@ struct SearchCore {
   bool keep(ExprRef expr, ExprRef whole);
 };
 
-/// The iteration count that stands for any for-loop in abstract
-/// expressions: sum splitting makes every count equivalent.
-constexpr int64_t kRepresentativeIterations = 2;
-
 /// Where ops are being generated: at the kernel level (no layout), in a
 /// for-loop body or in a block graph's epilogue.
 struct Site {

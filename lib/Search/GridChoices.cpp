@@ -3,9 +3,12 @@
 #include "mlsopt/Search/GridChoices.h"
 #include "mlsopt/Search/CostModel.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <limits>
+#include <map>
 
 using namespace mlir;
 using namespace mlsopt;
@@ -78,9 +81,53 @@ SmallVector<int64_t> search::getIterationChoices(const SearchProblem &problem,
   for (int64_t n : getPowerOfTwoCuts(extent))
     if (n >= 2 && extent / n >= 8)
       counts.push_back(n);
-  if (counts.empty() && extent > 1)
+  // An extent that 16 does not divide has few power-of-two cuts: a
+  // vocabulary of 50257 = 29 x 1733 would take 50257 iterations of one
+  // element. Its other divisors cut it exactly too (29 tiles of 1733), which
+  // a loop needs where a max or an online softmax walks it: a ragged last
+  // tile would feed them zeros. Of the tiles between two powers of two up
+  // to 4096, the largest is tried: a few sizes, not every divisor.
+  if (extent % 16 != 0) {
+    std::map<unsigned, int64_t> largestTile;
+    auto addTile = [&](int64_t tile) {
+      if (tile >= 8 && tile <= 4096 && tile < extent) {
+        int64_t &t = largestTile[llvm::Log2_64(tile)];
+        t = std::max(t, tile);
+      }
+    };
+    for (int64_t d = 2; d <= 4096 && d * d <= extent; ++d)
+      if (extent % d == 0) {
+        addTile(d);
+        addTile(extent / d);
+      }
+    for (auto [bits, tile] : largestTile)
+      counts.push_back(extent / tile);
+  }
+  llvm::sort(counts);
+  counts.erase(llvm::unique(counts), counts.end());
+  // One element per iteration only over a short extent: every iteration
+  // costs a copy and a barrier whatever its size, which the roofline that
+  // ranks candidates does not see; a loop of 131071 one-element iterations
+  // (a prime) would take milliseconds.
+  constexpr int64_t kMaxElementIterations = 64;
+  if (counts.empty() && extent > 1 && extent <= kMaxElementIterations)
     counts.push_back(extent);
   return counts;
+}
+
+int64_t search::getRepresentativeIterations(int64_t extent) {
+  if (extent % 2 == 0)
+    return 2;
+  // Odd extents are rare and few: remember each one's answer per thread.
+  thread_local llvm::DenseMap<int64_t, int64_t> known;
+  auto [it, fresh] = known.try_emplace(extent, extent);
+  if (fresh)
+    for (int64_t d = 3; d <= 1024 && d * d <= extent; d += 2)
+      if (extent % d == 0) {
+        it->second = d;
+        break;
+      }
+  return it->second;
 }
 
 double search::getTensorBytes(const SearchProblem &problem, const Dims &dims) {

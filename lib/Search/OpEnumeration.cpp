@@ -2,6 +2,8 @@
 
 #include "Enumeration.h"
 
+#include "mlsopt/Search/GridChoices.h"
+
 #include "llvm/Support/Format.h"
 
 using namespace mlir;
@@ -39,13 +41,16 @@ int64_t enumeration::getSiteExtent(const SearchProblem &problem, const Site &sit
   // iterations. The whole expression undoes both cuts.
   Layout rep = *site.layout;
   rep.gridSize = {1, 1, 1};
-  rep.iterations = kRepresentativeIterations;
+  const SmallVector<int64_t> &extents = problem.shapes.extents;
+  if (rep.loopClass != Dim::kOne)
+    rep.iterations = getRepresentativeIterations(extents[rep.loopClass]);
   if (whole) {
     d.loopSplit = false;
     rep.splitClass = Dim::kOne;
     rep.splitGridDim = -1;
   } else if (rep.splitsReduction()) {
-    rep.gridSize[rep.splitGridDim] = kRepresentativeIterations;
+    rep.gridSize[rep.splitGridDim] =
+        getRepresentativeIterations(extents[rep.gridClass[rep.splitGridDim]]);
   }
   return getExtent(d, problem.shapes.extents, &rep);
 }

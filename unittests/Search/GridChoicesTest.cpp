@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include "MLIRTest.h"
 #include "SearchTestUtils.h"
@@ -141,9 +142,44 @@ func.func @f(%x: tensor<8x1500xf16>) -> tensor<8x1500xf16> {
             (SmallVector<int64_t>{2, 4, 12, 24, 47, 94, 375, 750, 1500}));
   EXPECT_EQ(sizes[1], (SmallVector<int64_t>{2, 4, 8}));
   EXPECT_EQ(sizes[2], (SmallVector<int64_t>{1}));
-  // Tiles of at least 8: 375 iterations would leave tiles of 4.
+  // Tiles of at least 8: 375 iterations would leave tiles of 4. As 16
+  // does not divide 1500, also the largest divisor tile between each two
+  // powers of two: 15, 30, 60, 125, 250, 500 (100, 50, 25, 12, 6 and 3
+  // iterations).
   EXPECT_EQ(getIterationChoices(*problem, layout),
-            (SmallVector<int64_t>{2, 4}));
+            (SmallVector<int64_t>{2, 3, 4, 6, 12, 25, 50, 100}));
+}
+
+TEST_F(GridChoicesTest, LoopsCutOddExtentsExactly) {
+  auto choicesFor = [&](int64_t columns) {
+    OwningOpRef<ModuleOp> module = parse(llvm::formatv(R"mlir(
+func.func @f(%x: tensor<4x{0}xf16>) -> tensor<4x1xf16> {
+  %m = kernel.reduce_max %x dim 1 : tensor<4x{0}xf16>
+  return %m : tensor<4x1xf16>
+}
+)mlir",
+                                                       columns)
+                                             .str());
+    EXPECT_TRUE(module) << diagnostics;
+    FailureOr<SearchProblem> problem =
+        test::buildFunctionProblem(lookupFunc(*module, "f"));
+    EXPECT_TRUE(succeeded(problem));
+    Layout layout;
+    layout.loopClass = problem->shapes.inputDims[0][1].cls;
+    return getIterationChoices(*problem, layout);
+  };
+  // GPT-2's vocabulary: 29 tiles of 1733 or 1733 of 29, where only 50257
+  // iterations of one element were tried.
+  EXPECT_EQ(choicesFor(50257), (SmallVector<int64_t>{29, 1733}));
+  // A prime has no cut: no loop over it, unless it is short.
+  EXPECT_TRUE(choicesFor(131071).empty());
+  EXPECT_EQ(choicesFor(61), (SmallVector<int64_t>{61}));
+  // The abstract expressions stand for the loop with a count that divides
+  // the extent, so that sum splitting applies.
+  EXPECT_EQ(getRepresentativeIterations(4096), 2);
+  EXPECT_EQ(getRepresentativeIterations(50257), 29);
+  EXPECT_EQ(getRepresentativeIterations(65535), 3);
+  EXPECT_EQ(getRepresentativeIterations(131071), 131071);
 }
 
 } // namespace

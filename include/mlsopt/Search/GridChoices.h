@@ -32,9 +32,20 @@ getGridSizeChoices(const SearchProblem &problem, const Layout &layout);
 
 /// Candidate iteration counts of the for-loop of `layout`: 1 without a
 /// loop, the chunk count over a class of chunks, otherwise the cuts above
-/// that leave tiles of at least 8 (or one iteration per element).
+/// that leave tiles of at least 8 and, for an extent 16 does not divide,
+/// the cuts into its largest divisor tile between each two powers of two
+/// from 8 to 4096; one iteration per element only of an extent of up to 64.
 llvm::SmallVector<int64_t> getIterationChoices(const SearchProblem &problem,
                                                const Layout &layout);
+
+/// The iteration count that stands for any for-loop over a class of
+/// `extent` (or any split of it into that many chunks) in abstract
+/// expressions: sum splitting makes every count that divides the extent
+/// equivalent, and the sizes of sums must divide the reference's. So the
+/// smallest count above 1 that divides it: 2 for an even extent, 29 for a
+/// vocabulary of 50257 = 29 x 1733, the extent itself where no divisor up
+/// to 1024 does (a prime).
+int64_t getRepresentativeIterations(int64_t extent);
 
 /// The bytes of a tensor of `dims` in the problem's element type.
 double getTensorBytes(const SearchProblem &problem, const Dims &dims);
