@@ -417,7 +417,7 @@ class KernelGraph:
             raise ValueError(
                 "customized(inputs, ...) must list exactly the tensors the "
                 "threadblock graph's new_input calls read")
-        ids = self._core.add_custom_kernel(bgraph._mlir(),
+        ids = self._core.add_custom_kernel(bgraph._mlir(*_caller()),
                                            [t._id for t in operands])
         return [self._added(i) for i in ids]
 

@@ -354,9 +354,11 @@ class TBGraph:
     # Building the kernel.custom op
     # ----------------------------------------------------------------------
 
-    def _mlir(self):
+    def _mlir(self, file="", line=0):
         """@__mlsopt_custom: a function whose body is the kernel.custom op,
-        its arguments the kernel's inputs."""
+        its arguments the kernel's inputs; the op is located at `file` and
+        `line` (the script's customized call), where errors about the whole
+        kernel (its shared memory, its grid) point."""
         if not self._outputs:
             raise ValueError("the threadblock graph has no output (new_output)")
         if not self._accumulators:
@@ -408,7 +410,7 @@ class TBGraph:
                          f"{_type(tile.dims, tile.dtype)} into "
                          f"{_type(dims, tile.dtype)}{loc}")
         lines.append("    block.return")
-        lines.append("  }")
+        lines.append("  }" + _loc(file, line))
         returned = ("%r" if len(out_types) == 1
                     else ", ".join(f"%r#{i}" for i in range(len(out_types))))
         lines.append(f"  return {returned} : {', '.join(out_types)}")

@@ -315,6 +315,19 @@ def test_mugraph_rule_violations_fail_in_the_verifier():
         graph.customized([], tb)
 
 
+def test_kernel_wide_errors_point_at_the_customized_call():
+    """Too much shared memory is no one op's fault: the error points at
+    the script line that added the kernel."""
+    graph = mi.new_kernel_graph()
+    Y = graph.new_input(dims=(4096, 4096), dtype=mi.float32)
+    tb = mi.new_threadblock_graph((1, 1, 1), (128, 1, 1), 1)
+    t = tb.new_input(dtensor=Y, input_map=(-1, -1, -1), forloop_dim=-1)
+    tb.new_output(stensor=tb.exp(t), output_map=(-1, -1, -1))
+    with pytest.raises(mi.MLIRError) as error:
+        line = this_line(); graph.customized([Y], tb)  # noqa: E702
+    assert f"{__file__}:{line}: error: 'kernel.custom' op block graph needs" in str(error.value)
+
+
 def test_clamp_in_a_threadblock_graph_runs_to_numpys_numbers():
     # Mirage's TBGraph.clamp: the product's tiles clamped before they are
     # stored, bounds given as an infinity too (its bit pattern in MLIR).
