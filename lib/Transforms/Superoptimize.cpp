@@ -21,6 +21,7 @@
 #include "mlsopt/Transforms/KernelIdioms.h"
 #include "mlsopt/Transforms/Passes.h"
 #include "mlsopt/Transforms/Subprograms.h"
+#include "mlsopt/Verify/EvaluationWork.h"
 #include "mlsopt/Verify/Evaluator.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -217,21 +218,6 @@ static std::string formatFixed(double value, int decimals) {
   return buffer;
 }
 
-/// The number of elements of the largest tensor `func` holds at once, as a
-/// proxy for the memory its field evaluation needs.
-static int64_t countElements(func::FuncOp func) {
-  int64_t total = 0;
-  func.walk([&](Operation *op) {
-    for (Value r : op->getResults())
-      if (auto type = dyn_cast<RankedTensorType>(r.getType()))
-        total += type.getNumElements();
-  });
-  for (Type t : func.getArgumentTypes())
-    if (auto type = dyn_cast<RankedTensorType>(t))
-      total += type.getNumElements();
-  return total;
-}
-
 /// How long one evaluation of `func` over the field at full shapes takes,
 /// roughly: each of its `elements` tensor elements is drawn or computed (an
 /// exp is a modular power), and each FLOP of a matmul or a reduction is a
@@ -240,7 +226,7 @@ static int64_t countElements(func::FuncOp func) {
 /// 2e-8 s per element; a 64x4096x4096 matmul, 7e-10 s per FLOP), for a
 /// machine as busy as a parallel lit run keeps it; a machine busier still
 /// can overrun the timeout by the difference.
-static double predictEvaluationSeconds(func::FuncOp func, int64_t elements,
+static double predictEvaluationSeconds(func::FuncOp func, uint64_t elements,
                                        const TargetInfo &target) {
   constexpr double kSecondsPerElement = 4e-8;
   constexpr double kSecondsPerFlop = 1.5e-9;
@@ -404,8 +390,8 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
     return true;
   auto start = std::chrono::steady_clock::now();
   std::optional<ReferenceRun> referenceRun;
-  int64_t elements = countElements(*reference);
-  bool tooLarge = elements > kMaxVerifiedElements;
+  uint64_t elements = verify::countEvaluatedElements(*reference);
+  bool tooLarge = elements > uint64_t(kMaxVerifiedElements);
   // The reference's evaluation cannot be interrupted, and 2.5 times as long
   // again is set aside for the winner's check. Where the two would not fit
   // in the time left, the search would get no time anyway, and the
@@ -574,14 +560,15 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
         return true;
       }
       // The evaluator runs every block of every custom kernel, so a μGraph
-      // that recomputes (a reduction redone by each block) takes as many
-      // times longer to check as it does FLOPs. A check that would overrun
-      // the time left by far is not started.
-      auto flops = [](const KernelCost &c) {
-        return c.tensorCoreFlops + c.tf32Flops + c.cudaCoreFlops;
-      };
-      double ratio = std::max(1.0, flops(result.bestCost) /
-                                       std::max(1.0, flops(result.referenceCost)));
+      // that recomputes (a reduction redone by each block) takes longer to
+      // check, by the ratio of the field work of the two (which
+      // --verify-equivalence bounds too). A check that would overrun the
+      // time left by far is not started. (FLOPs were a poor proxy: a decode
+      // attention over 50257 keys was foreseen at 219 s and checked in 9.)
+      double ratio = std::max(
+          1.0,
+          static_cast<double>(verify::countEvaluationWork(answer)) /
+              std::max<double>(1.0, verify::countEvaluationWork(*reference)));
       // A check overruns when the reference was not evaluated for lack of
       // time (it would take that evaluation and the winner's), or when the
       // winner's evaluation alone takes longer than what was set aside for

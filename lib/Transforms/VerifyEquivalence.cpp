@@ -5,6 +5,7 @@
 #include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"
 #include "mlsopt/ExecutionEngine/CPURunner.h"
 #include "mlsopt/Transforms/Passes.h"
+#include "mlsopt/Verify/EvaluationWork.h"
 #include "mlsopt/Verify/Evaluator.h"
 #include "mlsopt/Verify/FieldJIT.h"
 #include "mlsopt/Verify/FiniteField.h"
@@ -109,77 +110,6 @@ static HostTensor normalTensor(ArrayRef<int64_t> shape,
     x = static_cast<float>(std::sqrt(-2.0 * std::log(uniform())) *
                            std::cos(2.0 * M_PI * uniform()));
   return t;
-}
-
-/// The elements of a statically shaped tensor type, 0 for anything else.
-/// Saturates instead of overflowing on absurd shapes.
-static uint64_t elementsOf(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape())
-    return 0;
-  uint64_t elements = 1;
-  for (int64_t extent : tensor.getShape())
-    elements = llvm::SaturatingMultiply(elements, uint64_t(extent));
-  return elements;
-}
-
-/// The elements of every tensor `func` takes or computes: what its
-/// finite-field evaluation holds in memory at most, since every value keeps
-/// its buffer.
-static uint64_t countElements(func::FuncOp func) {
-  uint64_t total = 0;
-  auto add = [&](Type type) {
-    total = llvm::SaturatingAdd(total, elementsOf(type));
-  };
-  for (Type type : func.getArgumentTypes())
-    add(type);
-  func.walk([&](Operation *op) {
-    for (Value result : op->getResults())
-      add(result.getType());
-  });
-  return total;
-}
-
-/// About how many field operations one test of `func` takes: the elements
-/// each op reads and writes (a matmul's products besides; a block op's
-/// tiles, not the kernel arguments they are cut from), times the blocks
-/// of the custom kernel and the iterations of the for-loops around it. A
-/// loop of a billion iterations over one small tile holds little memory
-/// but runs for hours; this is what bounds it.
-static uint64_t countWork(func::FuncOp func) {
-  uint64_t total = 0;
-  func.walk([&](Operation *op) {
-    uint64_t work = 0;
-    for (Value operand : op->getOperands()) {
-      // A load or store inside a kernel touches its tile, not the whole
-      // tensor of the kernel's argument.
-      auto argument = dyn_cast<BlockArgument>(operand);
-      if (argument && isa<kernel::CustomOp>(argument.getOwner()->getParentOp()))
-        continue;
-      work = llvm::SaturatingAdd(work, elementsOf(operand.getType()));
-    }
-    for (Type type : op->getResultTypes())
-      work = llvm::SaturatingAdd(work, elementsOf(type));
-    if (isa<kernel::MatmulOp, block::MatmulOp>(op)) {
-      auto lhs = cast<RankedTensorType>(op->getOperand(0).getType());
-      work = llvm::SaturatingAdd(
-          work, llvm::SaturatingMultiply(elementsOf(op->getResult(0).getType()),
-                                         uint64_t(lhs.getShape().back())));
-    }
-    uint64_t times = 1;
-    for (Operation *parent = op->getParentOp(); parent && parent != func;
-         parent = parent->getParentOp()) {
-      if (auto custom = dyn_cast<kernel::CustomOp>(parent)) {
-        kernel::Dim3Attr grid = custom.getGrid();
-        for (int64_t extent : {grid.getX(), grid.getY(), grid.getZ()})
-          times = llvm::SaturatingMultiply(times, uint64_t(extent));
-      } else if (auto loop = dyn_cast<block::ForLoopOp>(parent)) {
-        times = llvm::SaturatingMultiply(times, uint64_t(loop.getIterations()));
-      }
-    }
-    total = llvm::SaturatingAdd(total, llvm::SaturatingMultiply(work, times));
-  });
-  return total;
 }
 
 /// Copies of `func` and `reference` in `scratch` whose tensor constants
@@ -314,8 +244,9 @@ struct VerifyEquivalencePass
     // Both programs run at full shapes, with field elements of 16 bytes
     // (p- and q-parts): a program too large for memory is refused before
     // the first allocation, not killed by the operating system.
-    uint64_t elements = llvm::SaturatingAdd(countElements(func),
-                                            countElements(reference));
+    uint64_t elements =
+        llvm::SaturatingAdd(verify::countEvaluatedElements(func),
+                            verify::countEvaluatedElements(reference));
     if (elements > uint64_t(maxElements)) {
       // In MiB below a GiB: 208 elements are not "about 1 GiB".
       uint64_t bytes = llvm::SaturatingMultiply(elements, uint64_t(16));
@@ -332,7 +263,8 @@ struct VerifyEquivalencePass
 
     // Memory is not all: a long loop over a small tile, or a huge matmul,
     // is refused rather than left to run for hours.
-    uint64_t work = llvm::SaturatingAdd(countWork(func), countWork(reference));
+    uint64_t work = llvm::SaturatingAdd(verify::countEvaluationWork(func),
+                                        verify::countEvaluationWork(reference));
     if (work > uint64_t(maxWork))
       return func.emitError("@")
              << func.getSymName() << " vs @" << reference.getSymName()
