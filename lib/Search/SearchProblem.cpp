@@ -366,9 +366,19 @@ static FailureOr<SearchProblem> buildProblem(ArrayRef<Operation *> ops,
   constexpr int64_t kChunkExtent = 256, kMaxChunks = 32;
   for (int cls : problem.sumClasses) {
     int64_t extent = problem.shapes.extents[cls];
-    int64_t chunks = std::min(extent / kChunkExtent, kMaxChunks);
+    int64_t wanted = std::min(extent / kChunkExtent, kMaxChunks);
+    int64_t chunks = wanted;
     while (chunks >= 2 && extent % chunks)
       --chunks;
+    // An extent no count up to the wanted one divides (4097 keys = 17 x
+    // 241) takes the next count that does, up to twice the most: 17 chunks
+    // of 241 rather than one block walking every key.
+    if (chunks < 2 && wanted >= 2)
+      for (int64_t c = wanted + 1; c <= 2 * kMaxChunks && c < extent; ++c)
+        if (extent % c == 0) {
+          chunks = c;
+          break;
+        }
     if (outputClasses.contains(cls) || chunks < 2)
       continue;
     problem.shapes.extents.push_back(chunks);

@@ -5,7 +5,8 @@
 // does not, and sum(2, sum(25128, x)) is no part of sum(50257, x), so no
 // loop or split over the row was ever kept), and the loop may take any of
 // the extent's divisors (29 iterations of 1733, not 50257 of one element).
-// Before, both programs stayed as their kernel ops.
+// Before, both programs stayed as their kernel ops. And a split reduction
+// over an extent no small count divides takes a larger count that does.
 // RUN: mlsopt-opt %s --split-input-file --superoptimize="timeout=5 target=sm_80 keep-reference=true" -o %t 2>%t.remarks
 // RUN: FileCheck %s < %t
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
@@ -71,4 +72,29 @@ func.func @softmax_prime(%x: tensor<8x131071xf16>) -> tensor<8x131071xf16> {
   %3 = kernel.reduce_sum %2 dim 1 : tensor<8x131071xf16>
   %4 = kernel.div %2, %3 : tensor<8x131071xf16>, tensor<8x1xf16>
   return %4 : tensor<8x131071xf16>
+}
+
+// -----
+
+// Grouped-query attention over 4097 = 17 x 241 cached keys: no chunk count
+// up to the wanted 16 divides 4097, so the keys are split into the next
+// count that does, 17 chunks of 241 (flash-decoding), which a second kernel
+// sums. Before, one kernel walked all keys in every block (8.25 us against
+// 6.28 at sm_90).
+// REMARK: remark: superoptimize: replaced 5 kernel ops ({{.*}}) by 2 kernels
+// CHECK-LABEL: func.func @gqa_4097_keys(
+// CHECK: kernel.custom{{.*}} grid <2, {{[0-9]+}}, 17>
+// CHECK: -> (tensor<2x256x1088xf32>, tensor<2x256x17xf32>)
+// CHECK: kernel.custom
+// CHECK: block.for_loop 17 iterations accumulate (sum, sum)
+// CHECK-NOT: kernel.
+// CHECK: {{^    }}return
+// VERIFY: remark: @gqa_4097_keys is equivalent to @gqa_4097_keys_reference
+func.func @gqa_4097_keys(%q: tensor<2x256x64xf16>, %k: tensor<2x64x4097xf16>, %v: tensor<2x4097x64xf16>) -> tensor<2x256x64xf16> {
+  %0 = kernel.matmul %q, %k : tensor<2x256x64xf16>, tensor<2x64x4097xf16>
+  %1 = kernel.exp %0 : tensor<2x256x4097xf16>
+  %2 = kernel.reduce_sum %1 dim 2 : tensor<2x256x4097xf16>
+  %3 = kernel.div %1, %2 : tensor<2x256x4097xf16>, tensor<2x256x1xf16>
+  %4 = kernel.matmul %3, %v : tensor<2x256x4097xf16>, tensor<2x4097x64xf16>
+  return %4 : tensor<2x256x64xf16>
 }
