@@ -34,7 +34,8 @@ getGridSizeChoices(const SearchProblem &problem, const Layout &layout);
 /// loop, the chunk count over a class of chunks, otherwise the cuts above
 /// that leave tiles of at least 8 and, for an extent 16 does not divide,
 /// the cuts into its largest divisor tile between each two powers of two
-/// from 8 to 4096; one iteration per element only of an extent of up to 64.
+/// from 64 to 4096; one iteration per element only of an extent of up to
+/// 64.
 llvm::SmallVector<int64_t> getIterationChoices(const SearchProblem &problem,
                                                const Layout &layout);
 
