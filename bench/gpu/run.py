@@ -110,10 +110,12 @@ def check_artifacts(case_dir, gpu):
     meta = json.loads((case_dir / "meta.json").read_text())
     expected = shapes(meta["name"], meta["batch"])
     variants = {}
-    # "latency" (the search ranking with the latency term) is missing from
-    # artifacts prepared before it existed.
-    for variant in ("searched", "latency", "imported"):
-        if variant == "latency" and not (case_dir / "latency.ptx").exists():
+    # "latency" (the search ranking with the latency term) and "vetoed"
+    # (with latency-veto=true) are missing from artifacts prepared before
+    # they existed.
+    for variant in ("searched", "latency", "vetoed", "imported"):
+        if (variant in ("latency", "vetoed")
+                and not (case_dir / f"{variant}.ptx").exists()):
             continue
         plan = json.loads((case_dir / f"{variant}.plan.json").read_text())
         ptx = (case_dir / f"{variant}.ptx").read_text()
@@ -218,9 +220,11 @@ def run_case(case_dir, gpu, args, torch):
            "est_latency_us_before": meta.get("est_latency_us_before"),
            "est_latency_us_after": meta.get("est_latency_us_after"),
            "est_latency_us_latency_searched":
-               meta.get("est_latency_us_latency_searched")}
+               meta.get("est_latency_us_latency_searched"),
+           "est_latency_us_vetoed": meta.get("est_latency_us_vetoed")}
     for variant, key in (("searched", "mlsopt"),
                          ("latency", "latency_searched"),
+                         ("vetoed", "vetoed"),
                          ("imported", "unfused")):
         if variant not in variants:
             continue
@@ -312,7 +316,8 @@ def markdown(rows):
     headers = ["case", "b", "mlsopt us", "launches", "unfused us", "eager us",
                "compile us", "sdpa us", "speedup", "rel. error",
                "% roofline (spec)", "% roofline (measured)", "model us",
-               "latency model us", "latency-searched us (launches)"]
+               "latency model us", "latency-searched us (launches)",
+               "vetoed us (launches)"]
     cells = [[r["name"], r["batch"], fmt(r["mlsopt_us"]),
               r["mlsopt_launches"], fmt(r["unfused_us"]),
               fmt(r["torch_eager_us"]), fmt(r.get("torch_compile_us")),
@@ -325,7 +330,9 @@ def markdown(rows):
               fmt(r["est_us_after"]), fmt(r.get("est_latency_us_after")),
               "-" if r.get("latency_searched_us") is None else
               f"{r['latency_searched_us']:.1f} "
-              f"({r['latency_searched_launches']})"]
+              f"({r['latency_searched_launches']})",
+              "-" if r.get("vetoed_us") is None else
+              f"{r['vetoed_us']:.1f} ({r['vetoed_launches']})"]
              for r in rows]
     return report.markdown_table(headers, cells)
 
@@ -360,8 +367,11 @@ def main():
     if args.dry_run:
         for case_dir in case_dirs:
             meta, variants = check_artifacts(case_dir, gpu)
-            latency = (f", with latency {variants['latency'][2]}"
-                       if "latency" in variants else "")
+            latency = "".join(
+                f", {label} {variants[variant][2]}"
+                for variant, label in (("latency", "with latency"),
+                                       ("vetoed", "vetoed"))
+                if variant in variants)
             print(f"{case_dir.name}: ok, {variants['searched'][2]} launches "
                   f"(unfused {variants['imported'][2]}{latency}), model "
                   f"{meta['est_us_after']} us (unfused {meta['est_us_before']} us)")

@@ -94,7 +94,17 @@ KernelCost &KernelCost::operator+=(const KernelCost &other) {
   latencyUs += other.latencyUs;
   steps += other.steps;
   totalUs += other.totalUs;
+  withLatencyUs += other.withLatencyUs;
   return *this;
+}
+
+bool mlsopt::search::isVetoedByLatency(const KernelCost &after,
+                                       const KernelCost &before,
+                                       const CostModelOptions &options) {
+  // Ranked with the latency term, `after` already had to beat `before` by
+  // it.
+  return options.latencyVeto && !options.latency &&
+         after.withLatencyUs > before.withLatencyUs;
 }
 
 raw_ostream &mlsopt::search::operator<<(raw_ostream &os,
@@ -231,6 +241,8 @@ KernelCost mlsopt::search::estimateRoofline(double deviceBytes,
   cost.computeUs = computeTimeUs(
       Flops{cost.tensorCoreFlops, cost.tf32Flops, cost.cudaCoreFlops}, target);
   cost.totalUs = cost.launchUs + std::max(cost.memoryUs, cost.computeUs);
+  // A library kernel that fills the GPU has no chain of steps to wait on.
+  cost.withLatencyUs = cost.totalUs;
   return cost;
 }
 
@@ -534,9 +546,11 @@ mlsopt::search::estimateCustomKernelCost(kernel::CustomOp op,
   // on one SM at once interleave theirs.
   cost.steps = countBlockSteps(op) * cost.waves;
   cost.latencyUs = timeUs(cost.steps.cycles(), target.clockGHz * 1e9);
-  cost.totalUs =
-      cost.launchUs + std::max({cost.memoryUs, cost.computeUs,
-                                options.latency ? cost.latencyUs : 0.0});
+  cost.withLatencyUs =
+      cost.launchUs + std::max({cost.memoryUs, cost.computeUs, cost.latencyUs});
+  cost.totalUs = options.latency
+                     ? cost.withLatencyUs
+                     : cost.launchUs + std::max(cost.memoryUs, cost.computeUs);
   return cost;
 }
 

@@ -66,6 +66,7 @@ struct Counters {
   std::atomic<uint64_t> prunedByCost{0};
   std::atomic<uint64_t> screened{0};
   std::atomic<uint64_t> screenPassed{0};
+  std::atomic<uint64_t> vetoedByLatency{0};
   std::atomic<uint64_t> blockGraphs{0};
 };
 

@@ -54,6 +54,8 @@ std::string search::getResultCacheKey(const SearchProblem &problem,
   // ranked by the roofline, keep their keys.
   if (options.cost.latency)
     os << " latency-model";
+  else if (options.cost.latencyVeto)
+    os << " latency-veto";
   os << "\n";
   std::array<uint8_t, 32> digest = llvm::SHA256::hash(
       ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(text.data()),

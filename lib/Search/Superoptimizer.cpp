@@ -196,6 +196,8 @@ private:
   std::optional<KernelGraph> best;
   KernelCost bestCost;
   std::string bestText;
+  /// The input program's cost, which the latency veto compares with.
+  KernelCost referenceCost;
   /// Whether `best` is still the input program.
   bool bestIsReference = false;
 
@@ -343,6 +345,18 @@ Search::chooseCustomSizes(const BlockGraph &custom, ArrayRef<Dims> inputDims,
   // up to 16 times as many blocks tried, and so on until no grid is larger.
   // Grid sizes are powers of two within CUDA's limits, so a grid has at
   // most 2^60 blocks: the product cannot overflow, and the bound saturates.
+  // Sizes move the roofline little (the same bytes and FLOPs, in more or
+  // fewer waves) but the latency term much (iterations each block walks).
+  // With the veto on, a kernel sized by the roofline alone is often refused
+  // when the same graph at other sizes would pass, so the latency-inclusive
+  // estimate, the one closer to measured times, picks the sizes.
+  bool byLatency = options.cost.latency || options.cost.latencyVeto;
+  auto isCheaperSizing = [&](const KernelCost &a, const KernelCost &b) {
+    if (byLatency)
+      return std::make_pair(a.withLatencyUs, a.totalUs) <
+             std::make_pair(b.withLatencyUs, b.totalUs);
+    return a.totalUs < b.totalUs;
+  };
   std::optional<std::pair<Layout, KernelCost>> bestSizes;
   uint64_t minBlocks = 0;
   uint64_t maxBlocks = 16 * options.target.smCount;
@@ -361,7 +375,7 @@ Search::chooseCustomSizes(const BlockGraph &custom, ArrayRef<Dims> inputDims,
             std::optional<KernelCost> cost =
                 costOf(single, inputDims, inputTypes, readTypes, resultTypes);
             if (cost &&
-                (!bestSizes || cost->totalUs < bestSizes->second.totalUs))
+                (!bestSizes || isCheaperSizing(*cost, bestSizes->second)))
               bestSizes = std::make_pair(layout, *cost);
           }
         }
@@ -626,6 +640,13 @@ void Search::consider(KernelGraph candidate) {
   if (bestIsReference &&
       cost->totalUs >= bestCost.totalUs * (1 - kMinGainOverInput))
     return;
+  // The roofline ranks; the latency term only keeps out a program it says
+  // is slower than the input (a one-kernel attention whose 16 blocks each
+  // walk 4096 keys measured 245 us against the input's 148 us).
+  if (isVetoedByLatency(*cost, referenceCost, options.cost)) {
+    ++counters.vetoedByLatency;
+    return;
+  }
   std::string text = toString(candidate);
   auto [screened, fresh] = screenCache.try_emplace(text, false);
   if (fresh)
@@ -635,14 +656,18 @@ void Search::consider(KernelGraph candidate) {
   LLVM_DEBUG(llvm::dbgs() << "[superoptimize] candidate " << cost->totalUs
                           << " us:\n"
                           << text);
-  // Of equally fast programs, the one that computes least: a memory-bound
-  // kernel hides extra arithmetic from the roofline, and the search can
-  // always find a copy that scales and unscales on the way (the name
-  // alone, the last tie-break, once chose x * (1/1024)^4 over x).
-  if (!best ||
-      std::make_tuple(cost->totalUs, cost->computeUs, std::cref(text)) <
-          std::make_tuple(bestCost.totalUs, bestCost.computeUs,
-                          std::cref(bestText))) {
+  // Of programs equally fast by the roofline, the one with the fewest
+  // dependent steps: memory-bound kernels tie on the bytes they move
+  // whatever the block graph. Then the one that computes least: a
+  // memory-bound kernel hides extra arithmetic from the roofline, and the
+  // search can always find a copy that scales and unscales on the way (the
+  // name alone, the last tie-break, once chose x * (1/1024)^4 over x).
+  auto rank = [&](const KernelCost &c, const std::string &name) {
+    return std::make_tuple(c.totalUs,
+                           options.cost.latencyVeto ? c.withLatencyUs : 0.0,
+                           c.computeUs, std::cref(name));
+  };
+  if (!best || rank(*cost, text) < rank(bestCost, bestText)) {
     best = std::move(candidate);
     bestCost = *cost;
     bestUs = cost->totalUs;
@@ -1141,17 +1166,18 @@ SearchResult Search::run() {
   core->outputExprs = targetExprs;
 
   // The reference is the candidate to beat.
-  std::optional<KernelCost> referenceCost =
+  std::optional<KernelCost> inputCost =
       problem.inputCost
           ? problem.inputCost
           : costOf(problem.reference, problem.shapes.inputDims,
                    problem.shapes.inputTypes, problem.shapes.readTypes,
                    problem.shapes.resultTypes);
-  if (referenceCost) {
-    result.referenceCost = *referenceCost;
+  if (inputCost) {
+    referenceCost = *inputCost;
+    result.referenceCost = *inputCost;
     best = problem.reference;
-    bestCost = *referenceCost;
-    bestUs = referenceCost->totalUs;
+    bestCost = *inputCost;
+    bestUs = inputCost->totalUs;
     bestIsReference = true;
     bestText = toString(problem.reference);
   }
@@ -1227,8 +1253,7 @@ SearchResult Search::run() {
     return reachedBound;
   };
   for (bool literal : {true, false}) {
-    if (!screeningReference || !referenceCost || core->timedOut() ||
-        reachedBound)
+    if (!screeningReference || !inputCost || core->timedOut() || reachedBound)
       break;
     // Without pruning, the literal pass would be pruning too.
     if (literal && !options.abstractPruning)
@@ -1274,7 +1299,7 @@ SearchResult Search::run() {
   if (reporter.joinable())
     reporter.join();
 
-  if (best && referenceCost && bestText != toString(problem.reference)) {
+  if (best && inputCost && bestText != toString(problem.reference)) {
     result.best = *best;
     result.bestCost = bestCost;
     result.improved = true;
@@ -1287,6 +1312,7 @@ SearchResult Search::run() {
   s.prunedByCost = counters.prunedByCost;
   s.screened = counters.screened;
   s.screenPassed = counters.screenPassed;
+  s.vetoedByLatency = counters.vetoedByLatency;
   s.blockGraphs = counters.blockGraphs;
   SubexprOracleStats oracleStats = oracle->getStats();
   s.oracleQueries = oracleStats.queries;

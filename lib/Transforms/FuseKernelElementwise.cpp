@@ -723,7 +723,8 @@ struct FuseElementwisePrologue : KernelFusionPattern {
       if (succeeded(producer) && succeeded(consumer))
         before = *producer += *consumer;
     }
-    if (failed(before) || failed(after) || after->totalUs >= before->totalUs) {
+    if (failed(before) || failed(after) || after->totalUs >= before->totalUs ||
+        search::isVetoedByLatency(*after, *before, costOptions)) {
       trial.eraseOp(fused);
       eraseWrapped();
       return rewriter.notifyMatchFailure(op, "no faster valid kernel");

@@ -484,6 +484,7 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
     numPrunedAbstract += s.prunedByAbstractExpr;
     numPrunedCost += s.prunedByCost;
     numScreened += s.screened;
+    numVetoedLatency += s.vetoedByLatency;
     LLVM_DEBUG(llvm::dbgs()
                << "[superoptimize] " << s.seconds << " s, enumerated "
                << s.enumerated << ", pruned " << s.prunedByAbstractExpr
@@ -506,6 +507,9 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
          << s.screened << " candidates screened, " << s.screenPassed
          << " passed; " << s.oracleQueries << " oracle queries, "
          << s.oracleCacheHits << " from its cache";
+      if (s.vetoedByLatency)
+        os << "; " << s.vetoedByLatency
+           << " refused as slower than the input with the latency term";
       if (result.improved)
         os << "; the best found after " << formatFixed(s.bestSeconds, 1)
            << " s";
@@ -658,6 +662,7 @@ void SuperoptimizePass::runOnOperation() {
   options.abstractPruning = abstractPruning;
   options.costPruning = costPruning;
   options.cost.latency = latencyModel;
+  options.cost.latencyVeto = latencyVeto;
 
   // Spelled-out normalizations become single ops, which the search splits
   // across for-loops itself. Functions already linked to a reference are

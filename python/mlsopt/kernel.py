@@ -532,8 +532,8 @@ class KernelGraph:
     def superoptimize(self, target=_DEFAULT_TARGET, timeout=None,
                       max_kernel_ops=None, max_block_ops=None, threads=None,
                       seed=None, cache_dir=None, keep_reference=None,
-                      latency_model=None, backend="cuda", verbose=None,
-                      **mirage_options):
+                      latency_model=None, latency_veto=None,
+                      backend="cuda", verbose=None, **mirage_options):
         """Searches for a faster equivalent graph (the `--superoptimize`
         pass) and returns it as a new KernelGraph; this one is unchanged.
 
@@ -542,7 +542,10 @@ class KernelGraph:
         `max_block_ops` bound the size of the graphs it enumerates, `threads`
         the search threads, `seed` its random tests, `cache_dir` where
         results are cached; `latency_model=True` ranks candidates with the
-        cost model's latency term (`cost(latency=True)`); `verbose` (by
+        cost model's latency term (`cost(latency=True)`), and
+        `latency_veto=False` lets the roofline alone rank, size and break
+        ties (by default the latency term refuses what it says is slower
+        than the input, sizes kernels and breaks ties); `verbose` (by
         default `mlsopt.global_config.verbose`) prints the cost before and
         after. Mirage's options that choose its search space by hand
         (config, griddims, imaps, ...), time its candidates
@@ -590,6 +593,7 @@ class KernelGraph:
             "max-kernel-ops": max_kernel_ops, "max-block-ops": max_block_ops,
             "threads": threads, "seed": seed, "cache-dir": cache_dir,
             "keep-reference": keep_reference, "latency-model": latency_model,
+            "latency-veto": latency_veto,
         }
         optimized = source._core.clone()
         optimized.run_pipeline(_pipeline("superoptimize", options))

@@ -184,6 +184,31 @@ def test_latency_model_ranks_with_the_latency_term():
         graph.superoptimize(latency_model="sometimes")
 
 
+KEY_NORM_MATMUL = """
+func.func @key_norm_matmul(%q: tensor<2x256x64xf16>, %k: tensor<2x64x4096xf16>) -> tensor<2x256x4096xf16> {
+  %kn = kernel.rms_norm %k dim 1 {epsilon = 1.0e-06 : f64} : tensor<2x64x4096xf16>
+  %s = kernel.matmul %q, %kn : tensor<2x256x64xf16>, tensor<2x64x4096xf16>
+  return %s : tensor<2x256x4096xf16>
+}
+"""
+
+
+def test_latency_veto_refuses_what_latency_says_is_slower():
+    graph = mi.from_mlir(KEY_NORM_MATMUL)
+    before = graph.cost("sm_90", latency=True).total_us
+    options = dict(target="sm_90", timeout=3, threads=1)
+    # The roofline alone picks one kernel whose blocks each walk all of Q
+    # (test/Transforms/Superoptimize/latency-veto.mlir).
+    roofline = graph.superoptimize(**options)
+    assert roofline.cost("sm_90", latency=True).total_us > before
+    vetoed = graph.superoptimize(latency_veto=True, **options)
+    assert vetoed.cost("sm_90", latency=True).total_us < before
+    # Still a rewrite the roofline ranks ahead of the input.
+    assert vetoed.cost("sm_90").total_us < graph.cost("sm_90").total_us
+    with pytest.raises(mi.MLIRError):
+        graph.superoptimize(latency_veto="sometimes")
+
+
 def test_mirage_search_options_are_accepted_with_a_warning():
     with pytest.warns(UserWarning, match=r"ignores Mirage's search-space "
                                          r"options \['config', 'griddims'\]"):

@@ -341,6 +341,41 @@ TEST_F(CostModelTest, LatencyIsReportedAndChargedOnlyWhenAsked) {
               2.0, 1e-3);
 }
 
+TEST_F(CostModelTest, LatencyVetoComparesTheEstimateWithLatency) {
+  OwningOpRef<ModuleOp> module = parseOrFail(addSquareKernel(64));
+  ASSERT_TRUE(module);
+  KernelCost longLoop = cost(*module, "k", sm90());
+  // Computed whether or not latency ranks: what the veto compares.
+  EXPECT_DOUBLE_EQ(longLoop.withLatencyUs,
+                   longLoop.launchUs + longLoop.latencyUs);
+  EXPECT_DOUBLE_EQ(
+      cost(*module, "k", sm90(), CostModelOptions{true}).withLatencyUs,
+      longLoop.withLatencyUs);
+  // A library kernel that fills the GPU has no chain of steps.
+  KernelCost library = estimateRoofline(longLoop.deviceBytes, 0, 0, sm90());
+  EXPECT_DOUBLE_EQ(library.withLatencyUs, library.totalUs);
+  // Two such launches beat the long loop by the roofline and lose to it by
+  // the roofline and latency together.
+  KernelCost twoLaunches = library;
+  twoLaunches += library;
+  EXPECT_DOUBLE_EQ(twoLaunches.withLatencyUs, 2 * library.withLatencyUs);
+  ASSERT_LT(longLoop.totalUs, twoLaunches.totalUs);
+  ASSERT_GT(longLoop.withLatencyUs, twoLaunches.withLatencyUs);
+
+  CostModelOptions roofline;
+  roofline.latencyVeto = true;
+  EXPECT_TRUE(isVetoedByLatency(longLoop, twoLaunches, roofline));
+  EXPECT_FALSE(isVetoedByLatency(twoLaunches, longLoop, roofline));
+  // Not equal: a rewrite as fast as the input by both is not refused here
+  // (the search keeps the input on ties by the roofline anyway).
+  EXPECT_FALSE(isVetoedByLatency(longLoop, longLoop, roofline));
+  EXPECT_FALSE(isVetoedByLatency(longLoop, twoLaunches, CostModelOptions{}));
+  // Ranked with latency, the ranking already compares withLatencyUs.
+  CostModelOptions latency{true};
+  latency.latencyVeto = true;
+  EXPECT_FALSE(isVetoedByLatency(longLoop, twoLaunches, latency));
+}
+
 TEST_F(CostModelTest, PredefinedOpReportsItsDefaultBlockGraphsLatency) {
   OwningOpRef<ModuleOp> module = parseOrFail(R"mlir(
 func.func @norm(%x: tensor<16x4096xf16>) -> tensor<16x4096xf16> {

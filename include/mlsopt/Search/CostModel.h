@@ -62,6 +62,14 @@ struct CostModelOptions {
   /// latencyUs, part of totalUs). Off, latencyUs is still reported but
   /// totalUs is the roofline alone.
   bool latency = false;
+  /// Ranking by the roofline alone (`latency` off), still refuse a rewrite
+  /// whose latency-inclusive estimate (KernelCost::withLatencyUs) is above
+  /// that of what it replaces: the roofline cannot see a kernel whose few
+  /// blocks each walk a long chain of steps, and such a kernel measured
+  /// slower than the launches it fused (docs/cost-model.md, "Latency").
+  /// The search also sizes kernels and breaks the roofline's ties by that
+  /// estimate then.
+  bool latencyVeto = false;
 };
 
 /// What one kernel launch (or, summed, a whole program) costs. Work counts
@@ -99,6 +107,10 @@ struct KernelCost {
   /// CostModelOptions::latency launchUs + max(computeUs, memoryUs,
   /// latencyUs), summed over kernels.
   double totalUs = 0;
+  /// launchUs + max(computeUs, memoryUs, latencyUs) per kernel, summed over
+  /// kernels, whatever CostModelOptions::latency says: what the latency veto
+  /// compares.
+  double withLatencyUs = 0;
 
   /// Adds the cost of another kernel launched after this one: no overlap
   /// between kernels, so everything adds up. `waves` becomes the total.
@@ -109,6 +121,12 @@ struct KernelCost {
 };
 
 llvm::raw_ostream &operator<<(llvm::raw_ostream &os, const KernelCost &cost);
+
+/// Whether `options` forbid replacing a program of cost `before` by one of
+/// cost `after` whatever their totalUs: with the latency veto, when `after`
+/// is dearer with the latency term than `before`.
+bool isVetoedByLatency(const KernelCost &after, const KernelCost &before,
+                       const CostModelOptions &options);
 
 /// The roofline of one library kernel that fills the GPU: launch overhead
 /// plus the larger of the memory and the compute time. Negative inputs are

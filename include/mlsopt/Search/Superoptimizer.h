@@ -45,6 +45,9 @@ struct SearchStatistics {
   uint64_t prunedByCost = 0;
   uint64_t screened = 0;
   uint64_t screenPassed = 0;
+  /// Candidates the roofline ranked ahead that the latency veto refused
+  /// (CostModelOptions::latencyVeto).
+  uint64_t vetoedByLatency = 0;
   uint64_t blockGraphs = 0;
   uint64_t oracleQueries = 0;
   uint64_t oracleCacheHits = 0;

@@ -120,8 +120,9 @@ def FuseKernelElementwise : Pass<"fuse-kernel-elementwise", "::mlir::func::FuncO
       load becomes loads of the operands, cut the same way along the dims
       they do not broadcast (a broadcast dim is not split by the grid or the
       loop). This one is made only when the cost model of the module's
-      target says the fused kernel beats the two launches: a kernel whose
-      blocks all read the result would read every operand as often.
+      target says the fused kernel beats the two launches, by the roofline
+      and not slower with the latency term: a kernel whose blocks all read
+      the result would read every operand as often.
     - *Transposes.* A `kernel.transpose` read only by one custom kernel is
       a prologue too: the kernel loads tiles of the transpose's operand, cut
       along the permuted dims, and `block.transpose` puts each tile in the
@@ -232,6 +233,11 @@ def Superoptimize : Pass<"superoptimize", "::mlir::ModuleOp"> {
            "Rank with the cost model's latency term (docs/cost-model.md, "
            "\"Latency\"): each block's dependent steps, and pre-defined "
            "ops costed as their default block graphs">,
+    Option<"latencyVeto", "latency-veto", "bool", "false",
+           "Ranking by the roofline, let the latency term refuse a "
+           "candidate it says is slower than the input, choose each "
+           "kernel's grid and loop sizes, and break the roofline's ties "
+           "(docs/cost-model.md, \"Latency\"; off: the roofline alone)">,
   ];
   let dependentDialects = [
     "::mlsopt::kernel::KernelDialect", "::mlsopt::block::BlockDialect",
@@ -246,6 +252,9 @@ def Superoptimize : Pass<"superoptimize", "::mlir::ModuleOp"> {
     Statistic<"numPrunedCost", "pruned-cost", "Prefixes pruned by cost bound">,
     Statistic<"numScreened", "screened",
               "Complete candidates screened by the field evaluator">,
+    Statistic<"numVetoedLatency", "vetoed-latency",
+              "Candidates refused as slower than the input with the latency "
+              "term">,
     Statistic<"numVerified", "verified",
               "Winners verified at full shapes">,
     Statistic<"numCacheHits", "cache-hits", "Subprograms found in the cache">,

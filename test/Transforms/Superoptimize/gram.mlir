@@ -12,6 +12,15 @@
 // RUN: mlsopt-opt %t --verify-equivalence 2>&1 | FileCheck %s --check-prefix=VERIFY
 // RUN: mlsopt-opt %s --superoptimize="timeout=10" | mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_90 | mlsopt-translate --emit-ptx -o %t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.ptx -o %t.cubin %}
+// With latency-veto=true the one kernel loses: each of its 128 blocks walks
+// all of k, which the latency term says is slower than the split pair, the
+// transpose fused into the pair's first kernel (both split 4096 into 128
+// chunks of 32; the second sums the f32 partials).
+// RUN: mlsopt-opt %s --superoptimize="timeout=10 latency-veto=true" 2>&1 | FileCheck %s --check-prefix=VETO
+// VETO: remark: superoptimize: kept the subprogram of 1 kernel ops: with the kernels beside it computing its ops, @gram costs 4.98 us (2 launches)
+// VETO-NOT: kernel.transpose
+// VETO: kernel.custom(%arg0) grid <1, 1, 128> {{.*}} -> tensor<64x8192xf32>
+// VETO: kernel.custom(%0) grid <64, 1, 1> {{.*}} -> tensor<64x64xf16>
 
 // REMARK: remark: superoptimize: replaced 1 kernel ops (5.09 us) by 1 kernels
 // REMARK: @gram launches 1 kernels ({{.*}}), 3 before
