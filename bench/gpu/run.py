@@ -110,11 +110,11 @@ def check_artifacts(case_dir, gpu):
     meta = json.loads((case_dir / "meta.json").read_text())
     expected = shapes(meta["name"], meta["batch"])
     variants = {}
-    # "latency" (the search ranking with the latency term) and "vetoed"
-    # (with latency-veto=true) are missing from artifacts prepared before
-    # they existed.
-    for variant in ("searched", "latency", "vetoed", "imported"):
-        if (variant in ("latency", "vetoed")
+    # "latency" (the search ranking with the latency term) and "roofline"
+    # (the roofline alone, latency-veto=false) are missing from artifacts
+    # prepared before they existed.
+    for variant in ("searched", "latency", "roofline", "imported"):
+        if (variant in ("latency", "roofline")
                 and not (case_dir / f"{variant}.ptx").exists()):
             continue
         plan = json.loads((case_dir / f"{variant}.plan.json").read_text())
@@ -221,10 +221,10 @@ def run_case(case_dir, gpu, args, torch):
            "est_latency_us_after": meta.get("est_latency_us_after"),
            "est_latency_us_latency_searched":
                meta.get("est_latency_us_latency_searched"),
-           "est_latency_us_vetoed": meta.get("est_latency_us_vetoed")}
+           "est_latency_us_roofline": meta.get("est_latency_us_roofline")}
     for variant, key in (("searched", "mlsopt"),
                          ("latency", "latency_searched"),
-                         ("vetoed", "vetoed"),
+                         ("roofline", "roofline_searched"),
                          ("imported", "unfused")):
         if variant not in variants:
             continue
@@ -317,7 +317,7 @@ def markdown(rows):
                "compile us", "sdpa us", "speedup", "rel. error",
                "% roofline (spec)", "% roofline (measured)", "model us",
                "latency model us", "latency-searched us (launches)",
-               "vetoed us (launches)"]
+               "roofline-searched us (launches)"]
     cells = [[r["name"], r["batch"], fmt(r["mlsopt_us"]),
               r["mlsopt_launches"], fmt(r["unfused_us"]),
               fmt(r["torch_eager_us"]), fmt(r.get("torch_compile_us")),
@@ -331,8 +331,9 @@ def markdown(rows):
               "-" if r.get("latency_searched_us") is None else
               f"{r['latency_searched_us']:.1f} "
               f"({r['latency_searched_launches']})",
-              "-" if r.get("vetoed_us") is None else
-              f"{r['vetoed_us']:.1f} ({r['vetoed_launches']})"]
+              "-" if r.get("roofline_searched_us") is None else
+              f"{r['roofline_searched_us']:.1f} "
+              f"({r['roofline_searched_launches']})"]
              for r in rows]
     return report.markdown_table(headers, cells)
 
@@ -370,7 +371,7 @@ def main():
             latency = "".join(
                 f", {label} {variants[variant][2]}"
                 for variant, label in (("latency", "with latency"),
-                                       ("vetoed", "vetoed"))
+                                       ("roofline", "roofline alone"))
                 if variant in variants)
             print(f"{case_dir.name}: ok, {variants['searched'][2]} launches "
                   f"(unfused {variants['imported'][2]}{latency}), model "

@@ -867,9 +867,13 @@ struct DropUnusedOutputs : OpRewritePattern<kernel::CustomOp> {
 
 struct FuseKernelElementwisePass
     : mlsopt::impl::FuseKernelElementwiseBase<FuseKernelElementwisePass> {
+  using Base::Base;
+
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateFuseKernelElementwisePatterns(patterns);
+    search::CostModelOptions costOptions;
+    costOptions.latencyVeto = latencyVeto;
+    populateFuseKernelElementwisePatterns(patterns, std::nullopt, costOptions);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     // The new block ops become thread graphs, merged with those before

@@ -542,10 +542,10 @@ class KernelGraph:
         `max_block_ops` bound the size of the graphs it enumerates, `threads`
         the search threads, `seed` its random tests, `cache_dir` where
         results are cached; `latency_model=True` ranks candidates with the
-        cost model's latency term (`cost(latency=True)`), and
-        `latency_veto=False` lets the roofline alone rank, size and break
-        ties (by default the latency term refuses what it says is slower
-        than the input, sizes kernels and breaks ties); `verbose` (by
+        cost model's latency term (`cost(latency=True)`); ranking by the
+        roofline, the latency term by default refuses what it says is
+        slower than the input, sizes kernels and breaks ties, and
+        `latency_veto=False` leaves all of it to the roofline; `verbose` (by
         default `mlsopt.global_config.verbose`) prints the cost before and
         after. Mirage's options that choose its search space by hand
         (config, griddims, imaps, ...), time its candidates

@@ -1,4 +1,7 @@
-// RUN: mlsopt-opt %s --fuse-kernel-elementwise --split-input-file | FileCheck %s
+// The roofline alone decides in the main run; by default, a fusion the
+// latency term says is slower is refused as well (the VETO run).
+// RUN: mlsopt-opt %s --fuse-kernel-elementwise=latency-veto=false --split-input-file | FileCheck %s
+// RUN: mlsopt-opt %s --fuse-kernel-elementwise --split-input-file | FileCheck %s --check-prefix=VETO
 
 // The combine kernel of a flash-decoding attention, and the division the
 // partition left on its own: the division becomes the kernel's epilogue,
@@ -290,6 +293,13 @@ func.func @two_read_by_every_block(%a: tensor<4096x128xf16>, %b: tensor<4096x128
 // rms_norm is elementwise once a tile holds whole rows of its dim: QKNorm's
 // normalizations of Q (over its last dim) and of K (over dim 1) run on the
 // tiles the attention kernel loads, each of which spans the head dim.
+// With the latency veto, K's normalization stays a kernel of its own: the
+// latency term says the kernel that also normalizes K's tiles is slower
+// than the two launches.
+// VETO-LABEL: func.func @qk_norms(
+// VETO-NEXT: kernel.rms_norm %arg1 dim 1
+// VETO-NEXT: kernel.custom(%arg0, %0, %arg2)
+// VETO: block.rms_norm %{{.*}} : tensor<1x64x64xf16>
 // CHECK-LABEL: func.func @qk_norms(
 // CHECK-SAME: %[[Q:[^:]*]]: tensor<2x256x64xf16>, %[[K:[^:]*]]: tensor<2x64x4096xf16>, %[[V:[^:]*]]: tensor<2x4096x64xf16>
 // CHECK-NOT: kernel.rms_norm

@@ -363,17 +363,17 @@ TEST_F(CostModelTest, LatencyVetoComparesTheEstimateWithLatency) {
   ASSERT_GT(longLoop.withLatencyUs, twoLaunches.withLatencyUs);
 
   CostModelOptions roofline;
-  roofline.latencyVeto = true;
   EXPECT_TRUE(isVetoedByLatency(longLoop, twoLaunches, roofline));
   EXPECT_FALSE(isVetoedByLatency(twoLaunches, longLoop, roofline));
   // Not equal: a rewrite as fast as the input by both is not refused here
   // (the search keeps the input on ties by the roofline anyway).
   EXPECT_FALSE(isVetoedByLatency(longLoop, longLoop, roofline));
-  EXPECT_FALSE(isVetoedByLatency(longLoop, twoLaunches, CostModelOptions{}));
+  CostModelOptions noVeto;
+  noVeto.latencyVeto = false;
+  EXPECT_FALSE(isVetoedByLatency(longLoop, twoLaunches, noVeto));
   // Ranked with latency, the ranking already compares withLatencyUs.
-  CostModelOptions latency{true};
-  latency.latencyVeto = true;
-  EXPECT_FALSE(isVetoedByLatency(longLoop, twoLaunches, latency));
+  EXPECT_FALSE(
+      isVetoedByLatency(longLoop, twoLaunches, CostModelOptions{true}));
 }
 
 TEST_F(CostModelTest, PredefinedOpReportsItsDefaultBlockGraphsLatency) {

@@ -69,7 +69,7 @@ struct CostModelOptions {
   /// slower than the launches it fused (docs/cost-model.md, "Latency").
   /// The search also sizes kernels and breaks the roofline's ties by that
   /// estimate then.
-  bool latencyVeto = false;
+  bool latencyVeto = true;
 };
 
 /// What one kernel launch (or, summed, a whole program) costs. Work counts

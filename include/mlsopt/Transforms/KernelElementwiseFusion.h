@@ -24,7 +24,8 @@ namespace mlsopt {
 /// replaced a function's subprograms, for its target and with its cost model
 /// options;
 /// `--fuse-kernel-elementwise` alone, for the module's (mlsopt.target, else
-/// the default) with the roofline.
+/// the default) with the roofline and, unless its `latency-veto` is off,
+/// the latency veto.
 void populateFuseKernelElementwisePatterns(
     mlir::RewritePatternSet &patterns,
     std::optional<TargetInfo> target = std::nullopt,

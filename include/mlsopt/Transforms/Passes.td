@@ -163,6 +163,12 @@ def FuseKernelElementwise : Pass<"fuse-kernel-elementwise", "::mlir::func::FuncO
     subprograms of at most `max-kernel-ops` ops, and an elementwise op left
     on its own would otherwise be a kernel launch of its own.
   }];
+  let options = [
+    Option<"latencyVeto", "latency-veto", "bool", "true",
+           "Refuse a prologue fusion that the cost model's latency term "
+           "says is slower than the two launches (docs/cost-model.md, "
+           "\"Using it\"; off: the roofline alone decides)">,
+  ];
   // The cost model builds default block graphs, which wrap a rank-0 op
   // between tensor reshapes.
   let dependentDialects = ["::mlsopt::block::BlockDialect",
@@ -233,7 +239,7 @@ def Superoptimize : Pass<"superoptimize", "::mlir::ModuleOp"> {
            "Rank with the cost model's latency term (docs/cost-model.md, "
            "\"Latency\"): each block's dependent steps, and pre-defined "
            "ops costed as their default block graphs">,
-    Option<"latencyVeto", "latency-veto", "bool", "false",
+    Option<"latencyVeto", "latency-veto", "bool", "true",
            "Ranking by the roofline, let the latency term refuse a "
            "candidate it says is slower than the input, choose each "
            "kernel's grid and loop sizes, and break the roofline's ties "

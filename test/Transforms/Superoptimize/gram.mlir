@@ -7,16 +7,16 @@
 // Before, with the library matmul costed as an ideal kernel, the search
 // kept it, and the program launched the split pair. Before the search,
 // the program is three launches: the transpose, then the pair.
-// RUN: mlsopt-opt %s --superoptimize="timeout=10 keep-reference=true" -o %t 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: mlsopt-opt %s --superoptimize="latency-veto=false timeout=10 keep-reference=true" -o %t 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s < %t
 // RUN: mlsopt-opt %t --verify-equivalence 2>&1 | FileCheck %s --check-prefix=VERIFY
-// RUN: mlsopt-opt %s --superoptimize="timeout=10" | mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_90 | mlsopt-translate --emit-ptx -o %t.ptx
+// RUN: mlsopt-opt %s --superoptimize="latency-veto=false timeout=10" | mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_90 | mlsopt-translate --emit-ptx -o %t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.ptx -o %t.cubin %}
-// With latency-veto=true the one kernel loses: each of its 128 blocks walks
+// With the latency veto (the default) the one kernel loses: each of its 128 blocks walks
 // all of k, which the latency term says is slower than the split pair, the
 // transpose fused into the pair's first kernel (both split 4096 into 128
 // chunks of 32; the second sums the f32 partials).
-// RUN: mlsopt-opt %s --superoptimize="timeout=10 latency-veto=true" 2>&1 | FileCheck %s --check-prefix=VETO
+// RUN: mlsopt-opt %s --superoptimize="timeout=10" 2>&1 | FileCheck %s --check-prefix=VETO
 // VETO: remark: superoptimize: kept the subprogram of 1 kernel ops: with the kernels beside it computing its ops, @gram costs 4.98 us (2 launches)
 // VETO-NOT: kernel.transpose
 // VETO: kernel.custom(%arg0) grid <1, 1, 128> {{.*}} -> tensor<64x8192xf32>
