@@ -431,8 +431,12 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
               verify::FieldVerdict::Equal) {
         ++numCacheHits;
         ++numVerified;
+        // What a fresh search compares with: the subprogram as given where
+        // the reference computes it in f32.
         FailureOr<KernelCost> before =
-            estimateFunctionCost(*reference, options.target, options.cost);
+            problem->inputCost ? FailureOr<KernelCost>(*problem->inputCost)
+                               : estimateFunctionCost(
+                                     *reference, options.target, options.cost);
         FailureOr<KernelCost> after =
             estimateFunctionCost(entry.function, options.target, options.cost);
         llvm::raw_string_ostream remark(replacedText);
