@@ -196,8 +196,9 @@ private:
   std::optional<KernelGraph> best;
   KernelCost bestCost;
   std::string bestText;
-  /// The input program's cost, which the latency veto compares with.
-  KernelCost referenceCost;
+  /// The input program's cost, which the latency veto compares with; none
+  /// when the model cannot cost it.
+  std::optional<KernelCost> referenceCost;
   /// Whether `best` is still the input program.
   bool bestIsReference = false;
 
@@ -643,7 +644,8 @@ void Search::consider(KernelGraph candidate) {
   // The roofline ranks; the latency term only keeps out a program it says
   // is slower than the input (a one-kernel attention whose 16 blocks each
   // walk 4096 keys measured 245 us against the input's 148 us).
-  if (isVetoedByLatency(*cost, referenceCost, options.cost)) {
+  if (referenceCost &&
+      isVetoedByLatency(*cost, *referenceCost, options.cost)) {
     ++counters.vetoedByLatency;
     return;
   }
@@ -1166,18 +1168,17 @@ SearchResult Search::run() {
   core->outputExprs = targetExprs;
 
   // The reference is the candidate to beat.
-  std::optional<KernelCost> inputCost =
+  referenceCost =
       problem.inputCost
           ? problem.inputCost
           : costOf(problem.reference, problem.shapes.inputDims,
                    problem.shapes.inputTypes, problem.shapes.readTypes,
                    problem.shapes.resultTypes);
-  if (inputCost) {
-    referenceCost = *inputCost;
-    result.referenceCost = *inputCost;
+  if (referenceCost) {
+    result.referenceCost = *referenceCost;
     best = problem.reference;
-    bestCost = *inputCost;
-    bestUs = inputCost->totalUs;
+    bestCost = *referenceCost;
+    bestUs = referenceCost->totalUs;
     bestIsReference = true;
     bestText = toString(problem.reference);
   }
@@ -1253,7 +1254,8 @@ SearchResult Search::run() {
     return reachedBound;
   };
   for (bool literal : {true, false}) {
-    if (!screeningReference || !inputCost || core->timedOut() || reachedBound)
+    if (!screeningReference || !referenceCost || core->timedOut() ||
+        reachedBound)
       break;
     // Without pruning, the literal pass would be pruning too.
     if (literal && !options.abstractPruning)
@@ -1299,7 +1301,7 @@ SearchResult Search::run() {
   if (reporter.joinable())
     reporter.join();
 
-  if (best && inputCost && bestText != toString(problem.reference)) {
+  if (best && referenceCost && bestText != toString(problem.reference)) {
     result.best = *best;
     result.bestCost = bestCost;
     result.improved = true;
