@@ -81,6 +81,18 @@ Value mlsopt::emitUnary(OpBuilder &b, Location loc, thread::UnaryKind kind,
       return math::SinOp::create(b, loc, v);
     case UnaryKind::cos:
       return math::CosOp::create(b, loc, v);
+    case UnaryKind::log1p:
+      return math::Log1pOp::create(b, loc, v);
+    case UnaryKind::softplus: {
+      // torch's threshold: past it, log1p(exp(v)) is v within rounding, and
+      // exp(v) would overflow a few units later (f16's at 11 when the
+      // program computes in f16; here in f32, at 88).
+      Value linear = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, v,
+                                           constant(b, loc, t, 20.0));
+      Value smooth =
+          math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, v));
+      return arith::SelectOp::create(b, loc, linear, v, smooth);
+    }
     case UnaryKind::gelu_tanh: {
       // 0.5 v (1 + tanh(sqrt(2 / pi) (v + 0.044715 v^3))), torch's form.
       Value cube =

@@ -187,7 +187,7 @@ static FailureOr<Flops> estimateTensorOpFlops(Operation *op) {
           .Case("triangle_fill", 2 * out)
           .Cases({"exp", "log", "sqrt", "rsqrt", "square", "silu", "sigmoid",
                   "gelu", "relu", "tanh", "erf", "neg", "gelu_tanh", "sin",
-                  "cos"},
+                  "cos", "log1p", "softplus"},
                  out)
           .Default(std::nullopt);
   if (!cuda)

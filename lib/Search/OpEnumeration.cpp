@@ -98,6 +98,8 @@ ExprRef enumeration::buildExpr(ExprContext &exprs, const SOp &op,
   case OpKind::GeluTanh:
   case OpKind::Sin:
   case OpKind::Cos:
+  case OpKind::Log1p:
+  case OpKind::Softplus:
     return exprs.getOpaque(getMnemonic(op.kind), {x});
   case OpKind::MulScalar:
   case OpKind::AddScalar:

@@ -64,6 +64,10 @@ StringRef search::getMnemonic(OpKind kind) {
     return "sin";
   case OpKind::Cos:
     return "cos";
+  case OpKind::Log1p:
+    return "log1p";
+  case OpKind::Softplus:
+    return "softplus";
   case OpKind::MulScalar:
     return "mul_scalar";
   case OpKind::AddScalar:
@@ -104,7 +108,7 @@ bool search::isScalarKind(OpKind kind) {
 }
 
 bool search::isUnaryKind(OpKind kind) {
-  return kind >= OpKind::Exp && kind <= OpKind::Cos;
+  return kind >= OpKind::Exp && kind <= OpKind::Softplus;
 }
 
 bool search::isCommutativeKind(OpKind kind) {

@@ -52,8 +52,8 @@ namespace {
 bool keepsZeros(Operation *op) {
   if (isa<kernel::SqrtOp, kernel::SquareOp, kernel::SiluOp, kernel::GeluOp,
           kernel::GeluTanhOp, kernel::ReluOp, kernel::TanhOp, kernel::ErfOp,
-          kernel::NegOp, kernel::MulScalarOp, kernel::MulOp, kernel::ConvertOp,
-          kernel::TransposeOp>(op))
+          kernel::NegOp, kernel::Log1pOp, kernel::MulScalarOp, kernel::MulOp,
+          kernel::ConvertOp, kernel::TransposeOp>(op))
     return true;
   if (isa<kernel::AddOp, kernel::SubOp, kernel::MaxOp, kernel::MinOp>(op))
     return op->getOperand(0).getType() == op->getOperand(1).getType();

@@ -35,8 +35,8 @@ namespace {
 bool makesExponentImage(Operation *op) {
   return isa<kernel::SqrtOp, kernel::RsqrtOp, kernel::LogOp, kernel::SiluOp,
              kernel::SigmoidOp, kernel::GeluOp, kernel::ReluOp, kernel::TanhOp,
-             kernel::ErfOp, kernel::GeluTanhOp, kernel::SinOp, kernel::CosOp>(
-      op);
+             kernel::ErfOp, kernel::GeluTanhOp, kernel::SinOp, kernel::CosOp,
+             kernel::Log1pOp, kernel::SoftplusOp>(op);
 }
 
 /// Whether `op` is `x - m` with `m = reduce_max(x)`, the stabilizer of a

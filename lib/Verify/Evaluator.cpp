@@ -375,6 +375,8 @@ bool isRandomFunction(thread::UnaryKind kind) {
   case thread::UnaryKind::gelu_tanh:
   case thread::UnaryKind::sin:
   case thread::UnaryKind::cos:
+  case thread::UnaryKind::log1p:
+  case thread::UnaryKind::softplus:
     return true;
   default:
     return false;

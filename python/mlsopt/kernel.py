@@ -882,7 +882,8 @@ def _define_elementwise_methods(cls, unary, binary, build_unary,
 _define_elementwise_methods(
     KernelGraph,
     unary=("exp", "log", "sqrt", "rsqrt", "square", "silu", "sigmoid", "gelu",
-           "gelu_tanh", "relu", "tanh", "neg", "sin", "cos"),
+           "gelu_tanh", "relu", "tanh", "neg", "sin", "cos", "log1p",
+           "softplus"),
     binary=("add", "sub", "mul", "div", "max", "min"),
     build_unary=KernelGraph._unary, build_binary=KernelGraph._binary)
 

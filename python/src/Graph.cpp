@@ -184,11 +184,12 @@ template <typename... OpTys> struct KernelOpList {
 };
 
 /// The elementwise ops Graph::addUnary and Graph::addBinary build.
-using UnaryOps = KernelOpList<kernel::ExpOp, kernel::LogOp, kernel::SqrtOp,
-                              kernel::RsqrtOp, kernel::SquareOp, kernel::SiluOp,
-                              kernel::SigmoidOp, kernel::GeluOp, kernel::ReluOp,
-                              kernel::TanhOp, kernel::ErfOp, kernel::NegOp,
-                              kernel::GeluTanhOp, kernel::SinOp, kernel::CosOp>;
+using UnaryOps =
+    KernelOpList<kernel::ExpOp, kernel::LogOp, kernel::SqrtOp, kernel::RsqrtOp,
+                 kernel::SquareOp, kernel::SiluOp, kernel::SigmoidOp,
+                 kernel::GeluOp, kernel::ReluOp, kernel::TanhOp, kernel::ErfOp,
+                 kernel::NegOp, kernel::GeluTanhOp, kernel::SinOp,
+                 kernel::CosOp, kernel::Log1pOp, kernel::SoftplusOp>;
 using BinaryOps = KernelOpList<kernel::AddOp, kernel::SubOp, kernel::MulOp,
                                kernel::DivOp, kernel::MaxOp, kernel::MinOp>;
 using ScalarOps = KernelOpList<kernel::MulScalarOp, kernel::AddScalarOp,

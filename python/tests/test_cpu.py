@@ -38,6 +38,8 @@ UNARY = {
     "square": np.square,
     "sin": np.sin,
     "cos": np.cos,
+    "log1p": lambda x: np.log1p(np.abs(x)),
+    "softplus": lambda x: np.where(x > 20, x, np.log1p(np.exp(x))),
 }
 
 
@@ -50,14 +52,28 @@ def rng():
 def test_unary_ops_f32(name, rng):
     graph = mi.new_kernel_graph()
     X = graph.new_input(dims=(4, 33), dtype=mi.float32)
-    # sqrt is tested on |x|: the graph takes the absolute value's square.
+    # sqrt and log1p are tested on |x|: the graph takes the absolute value's
+    # square.
     graph.mark_output(getattr(graph, name)(X))
     x = rng.standard_normal((4, 33)).astype(np.float32)
-    if name == "sqrt":
+    if name in ("sqrt", "log1p"):
         x = np.abs(x)
     (out,) = graph(inputs=[x])
     assert out.dtype == np.float32 and out.shape == (4, 33)
     np.testing.assert_allclose(out, UNARY[name](x), rtol=1e-5, atol=1e-6)
+
+
+def test_softplus_is_torchs_on_both_sides_of_its_threshold():
+    # Past 20, x itself: log1p(exp(x)) would overflow to inf at 89 in f32.
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(1, 8), dtype=mi.float32)
+    graph.mark_output(graph.softplus(X))
+    x = np.array([[-30, -1, 0, 1, 19.5, 20.5, 100, 1000]], dtype=np.float32)
+    (out,) = graph(inputs=[x])
+    with np.errstate(over="ignore"):
+        expected = np.where(x > 20, x, np.log1p(np.exp(x)))
+    np.testing.assert_allclose(out, expected, rtol=1e-6, atol=1e-7)
+    assert out[0, -1] == 1000 and np.isfinite(out).all()
 
 
 @pytest.mark.parametrize("name, fn", [("add", np.add), ("sub", np.subtract),

@@ -16,9 +16,10 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       zero-filled init is dropped, another constant fill is added as a scalar
       (`kernel.add_scalar`), any other init is added; one whose left
       operand and result have several row dims the right operand does not
-      index, `(b, m, k) x (k, n)`, rows contiguous, into a matmul of the
-      flattened rows between a `tensor.collapse_shape` and a
-      `tensor.expand_shape`;
+      index, `(b, m, k) x (k, n)`, rows contiguous in the left operand, into
+      a matmul of the flattened rows between a `tensor.collapse_shape` and a
+      `tensor.expand_shape`, then a `kernel.transpose` where the result
+      orders its dims otherwise (`[b, n, m]`);
     - `linalg.transpose`;
     - `linalg.softmax`, decomposed as upstream does it (a max, exp of the
       difference, a sum, a division);
@@ -59,7 +60,11 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       (NaN aside: an unordered comparison picks one side for it), and its
       leaky relu
       `select(x > 0, x, x * a)` with `0 <= a <= 1` becomes
-      `relu(x) - a * relu(-x)` (exact), `math.powf` / `math.fpowi` to the
+      `relu(x) - a * relu(-x)` (exact), torch's elu `select(x > 0, x, a *
+      (exp(x) - 1))` with `a > 0` becomes `relu(x) + min(a * (exp(x) - 1),
+      0)` (exact), torch's softplus `select(b * x > 20, x, log1p(exp(b * x))
+      / b)` (and Mish, which applies tanh to it) becomes `softplus(b * x) /
+      b` (`softplus` itself for b = 1), `math.log1p` `log1p`, `math.powf` / `math.fpowi` to the
       power 2 `square` (of `x` for `|x|^2`, a vector norm's), to the power 3
       `square(x) * x` (within an ulp) and `math.powf` to 0.5 `sqrt`, and a
       constant cast in the body (an f64 eps truncated) is that constant,

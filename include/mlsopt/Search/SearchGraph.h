@@ -52,6 +52,8 @@ enum class OpKind : uint8_t {
   GeluTanh,
   Sin,
   Cos,
+  Log1p,
+  Softplus,
   MulScalar,
   AddScalar,
   MaxScalar,

@@ -43,7 +43,7 @@ using namespace mlsopt;
 #define MLSOPT_UNARY_OPS(NS)                                                   \
   NS::ExpOp, NS::LogOp, NS::SqrtOp, NS::RsqrtOp, NS::SquareOp, NS::SiluOp,     \
       NS::SigmoidOp, NS::GeluOp, NS::ReluOp, NS::TanhOp, NS::ErfOp, NS::NegOp, \
-      NS::GeluTanhOp, NS::SinOp, NS::CosOp
+      NS::GeluTanhOp, NS::SinOp, NS::CosOp, NS::Log1pOp, NS::SoftplusOp
 #define MLSOPT_BINARY_OPS(NS)                                                  \
   NS::AddOp, NS::SubOp, NS::MulOp, NS::DivOp, NS::MaxOp, NS::MinOp
 #define MLSOPT_SCALAR_OPS(NS)                                                  \

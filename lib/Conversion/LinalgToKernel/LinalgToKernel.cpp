@@ -62,6 +62,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -551,6 +552,9 @@ private:
   PlannedValue planOp(Operation *payloadOp);
   std::optional<PlannedValue> planSelect(arith::SelectOp select);
   std::optional<PlannedValue> planTriangleFill(arith::SelectOp select);
+  std::optional<PlannedValue> planSoftplus(arith::SelectOp select);
+  std::optional<PlannedValue> planElu(arith::SelectOp select);
+  Value matchScaledBy(Value value, std::optional<APFloat> &factor);
   unsigned addInvalid(const Twine &reason);
   unsigned addStep(StepBuilder build, ArrayRef<unsigned> args,
                    double scalar = 0.0);
@@ -955,6 +959,156 @@ std::optional<PlannedValue> PayloadPlanner::planSelect(arith::SelectOp select) {
   return std::nullopt;
 }
 
+/// `x` when `value` is `x * c` or `c * x` for a constant c (then `factor`
+/// is c), or `value` itself (no factor).
+Value PayloadPlanner::matchScaledBy(Value value,
+                                    std::optional<APFloat> &factor) {
+  factor.reset();
+  auto mul = value.getDefiningOp<arith::MulFOp>();
+  if (!mul || mul->getBlock() != op.getBlock())
+    return value;
+  for (auto [x, c] : {std::pair(mul.getLhs(), mul.getRhs()),
+                      std::pair(mul.getRhs(), mul.getLhs())})
+    if (std::optional<APFloat> constant = getScalar(c);
+        constant && !getScalar(x)) {
+      factor = constant;
+      return x;
+    }
+  return value;
+}
+
+/// The sides of `select(cmp, a, b)` as (the side taken when `x > c`, the
+/// other), for a comparison `x P c` or `c P x` with P a strict or non-strict
+/// order; none for an equality or for operands other than `x` and a
+/// constant.
+static std::optional<std::tuple<Value, Value, APFloat>>
+getGreaterAndOtherSide(arith::SelectOp select, Value x,
+                       function_ref<std::optional<APFloat>(Value)> getScalar) {
+  auto cmp = select.getCondition().getDefiningOp<arith::CmpFOp>();
+  if (!cmp)
+    return std::nullopt;
+  using P = arith::CmpFPredicate;
+  P predicate = cmp.getPredicate();
+  bool greater =
+      llvm::is_contained({P::OGT, P::OGE, P::UGT, P::UGE}, predicate);
+  bool less = llvm::is_contained({P::OLT, P::OLE, P::ULT, P::ULE}, predicate);
+  if (!greater && !less)
+    return std::nullopt;
+  std::optional<APFloat> c;
+  if (cmp.getLhs() == x)
+    c = getScalar(cmp.getRhs());
+  else if (cmp.getRhs() == x) {
+    c = getScalar(cmp.getLhs());
+    greater = !greater;
+  }
+  if (!c)
+    return std::nullopt;
+  if (greater)
+    return std::make_tuple(select.getTrueValue(), select.getFalseValue(), *c);
+  return std::make_tuple(select.getFalseValue(), select.getTrueValue(), *c);
+}
+
+/// torch's softplus, `select(b x > 20, x, log1p(exp(b x)) / b)` (torch-mlir
+/// decomposes F.softplus, and Mish, so), is softplus(b x) / b: the threshold
+/// must be torch's 20, kernel.softplus's. In f16 the payload's exp
+/// overflows past 11, where the op, in f32, still gives x: the op is the
+/// more accurate, as the sigmoid and silu idioms are.
+std::optional<PlannedValue>
+PayloadPlanner::planSoftplus(arith::SelectOp select) {
+  if (select.getType() != elementType && select.getType() != wideType)
+    return std::nullopt;
+  auto cmp = select.getCondition().getDefiningOp<arith::CmpFOp>();
+  if (!cmp || cmp->getBlock() != op.getBlock())
+    return std::nullopt;
+  for (Value scaled : {cmp.getLhs(), cmp.getRhs()}) {
+    std::optional<APFloat> beta;
+    Value x = matchScaledBy(scaled, beta);
+    auto sides = getGreaterAndOtherSide(select, scaled,
+                                        [&](Value v) { return getScalar(v); });
+    if (!sides || std::get<0>(*sides) != x ||
+        !isConstant(cmp.getLhs() == scaled ? cmp.getRhs() : cmp.getLhs(), 20.0))
+      continue;
+    double b = beta ? toDouble(*beta) : 1.0;
+    // In f32 on f16 or bf16 values, the scaling by b would round where the
+    // payload does not.
+    bool unrounded = select.getType() != elementType;
+    if (!(b > 0) || (unrounded && b != 1.0))
+      continue;
+    // The other side: log1p(exp(b x)), divided by b (or times 1 / b).
+    Value smooth = std::get<1>(*sides);
+    std::optional<APFloat> unscale;
+    Value log1p = matchScaledBy(smooth, unscale);
+    if (unscale && toDouble(*unscale) * b != 1.0)
+      continue;
+    if (auto div = smooth.getDefiningOp<arith::DivFOp>();
+        !unscale && div && div->getBlock() == op.getBlock()) {
+      if (!isConstant(div.getRhs(), b))
+        continue;
+      log1p = div.getLhs();
+    } else if (!unscale && b != 1.0) {
+      continue;
+    }
+    auto log = log1p.getDefiningOp<math::Log1pOp>();
+    auto exp = log ? log.getOperand().getDefiningOp<math::ExpOp>() : nullptr;
+    if (!exp || exp.getOperand() != scaled ||
+        log->getBlock() != op.getBlock() || exp->getBlock() != op.getBlock())
+      continue;
+    PlannedValue arg = getTensor(x);
+    if (arg.unrounded)
+      return std::nullopt;
+    unsigned step = arg.step;
+    if (b != 1.0)
+      step = addStep(buildScalar<kernel::MulScalarOp>, step, b);
+    step = addStep(buildUnary<kernel::SoftplusOp>, step);
+    if (b != 1.0)
+      step = addStep(buildScalar<kernel::MulScalarOp>, step, 1.0 / b);
+    return PlannedValue{step, unrounded};
+  }
+  return std::nullopt;
+}
+
+/// torch's elu, `select(x > 0, x, a (exp(x) - 1))` with a > 0 (either
+/// order, non-strict too: at 0 both sides are 0), is relu(x) +
+/// min(a (exp(x) - 1), 0) exactly: one term is zero, and the other is
+/// computed as the payload computes it. (x = inf: inf + 0.)
+std::optional<PlannedValue> PayloadPlanner::planElu(arith::SelectOp select) {
+  if (select.getType() != elementType)
+    return std::nullopt;
+  auto cmp = select.getCondition().getDefiningOp<arith::CmpFOp>();
+  if (!cmp || cmp->getBlock() != op.getBlock())
+    return std::nullopt;
+  for (Value x : {cmp.getLhs(), cmp.getRhs()}) {
+    auto sides = getGreaterAndOtherSide(select, x,
+                                        [&](Value v) { return getScalar(v); });
+    if (!sides || std::get<0>(*sides) != x || !std::get<2>(*sides).isZero() ||
+        getScalar(x))
+      continue;
+    std::optional<APFloat> alpha;
+    Value expMinusOne = matchScaledBy(std::get<1>(*sides), alpha);
+    double a = alpha ? toDouble(*alpha) : 1.0;
+    auto sub = expMinusOne.getDefiningOp<arith::SubFOp>();
+    if (!(a > 0) || !sub || sub->getBlock() != op.getBlock() ||
+        !isConstant(sub.getRhs(), 1.0))
+      continue;
+    auto exp = sub.getLhs().getDefiningOp<math::ExpOp>();
+    if (!exp || exp.getOperand() != x || exp->getBlock() != op.getBlock())
+      continue;
+    PlannedValue arg = getTensor(x);
+    if (arg.unrounded)
+      return std::nullopt;
+    unsigned positive = addStep(buildUnary<kernel::ReluOp>, arg.step);
+    unsigned negative =
+        addStep(buildScalar<kernel::AddScalarOp>,
+                addStep(buildUnary<kernel::ExpOp>, arg.step), -1.0);
+    if (alpha)
+      negative = addStep(buildScalar<kernel::MulScalarOp>, negative, a);
+    negative = addStep(buildScalar<kernel::MinScalarOp>, negative, 0.0);
+    return PlannedValue{
+        addBinary(buildBinary<kernel::AddOp>, positive, negative)};
+  }
+  return std::nullopt;
+}
+
 PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
   auto invalid = [&](const Twine &reason) -> PlannedValue {
     return {addInvalid("payload op '" + payloadOp->getName().getStringRef() +
@@ -1034,9 +1188,14 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
   if (auto select = dyn_cast<arith::SelectOp>(payloadOp)) {
     if (std::optional<PlannedValue> bound = planSelect(select))
       return *bound;
+    if (std::optional<PlannedValue> softplus = planSoftplus(select))
+      return *softplus;
+    if (std::optional<PlannedValue> elu = planElu(select))
+      return *elu;
     if (std::optional<PlannedValue> fill = planTriangleFill(select))
       return *fill;
-    return invalid("is no maximum or minimum with a constant or leaky relu");
+    return invalid("is no maximum or minimum with a constant, leaky relu, "
+                   "elu or softplus");
   }
   if (llvm::any_of(payloadOp->getOperandTypes(),
                    [&](Type operandType) { return operandType != type; }))
@@ -1118,6 +1277,8 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
           .Case([&](math::ErfOp) { return unary(buildUnary<kernel::ErfOp>); })
           .Case([&](math::SinOp) { return unary(buildUnary<kernel::SinOp>); })
           .Case([&](math::CosOp) { return unary(buildUnary<kernel::CosOp>); })
+          .Case(
+              [&](math::Log1pOp) { return unary(buildUnary<kernel::Log1pOp>); })
           .Case([&](math::AbsFOp) {
             // |x| == max(x, -x) exactly, -0.0 and NaN included: the negation
             // is exact. (No abs kernel op: Mirage has none either.)
@@ -1465,27 +1626,29 @@ struct FlattenedRowsToMatmul
     if (!lhsDims || !rhsDims || !resultDims)
       return rewriter.notifyMatchFailure(op, "an operand reads a constant "
                                              "index");
-    // The result's order of the batch and row dims: the left operand must
-    // have them in the same order, then k; the right operand the batch dims,
-    // then k and n; the result ends with n.
+    // The left operand's order of the batch and row dims: the batch dims,
+    // then the rows, then k; the right operand the batch dims, then k and n.
+    // The result holds the same dims and n, in that order or another (a
+    // product written transposed, [b, n, m]), which a transpose then makes.
     unsigned k = dims->k.front(), n = dims->n.front();
-    SmallVector<unsigned> outer(resultDims->begin(),
-                                std::prev(resultDims->end()));
+    if (lhsDims->empty() || lhsDims->back() != k)
+      return rewriter.notifyMatchFailure(op, "the left operand's last dim is "
+                                             "not the contraction's");
+    SmallVector<unsigned> outer(lhsDims->begin(), std::prev(lhsDims->end()));
     SmallVector<unsigned> batch = llvm::filter_to_vector(
         outer, [&](unsigned d) { return llvm::is_contained(dims->batch, d); });
     SmallVector<unsigned> rows = llvm::filter_to_vector(
         outer, [&](unsigned d) { return llvm::is_contained(dims->m, d); });
-    SmallVector<unsigned> expectedLhs(outer), expectedRhs(batch),
-        expectedResult(outer);
-    expectedLhs.push_back(k);
+    SmallVector<unsigned> expectedRhs(batch), productOrder(outer);
     expectedRhs.append({k, n});
-    expectedResult.push_back(n);
-    if (resultDims->back() != n || *lhsDims != expectedLhs ||
-        *rhsDims != expectedRhs || *resultDims != expectedResult ||
-        outer != llvm::to_vector(llvm::concat<unsigned>(batch, rows)))
+    productOrder.push_back(n);
+    if (*rhsDims != expectedRhs ||
+        outer != llvm::to_vector(llvm::concat<unsigned>(batch, rows)) ||
+        !std::is_permutation(resultDims->begin(), resultDims->end(),
+                             productOrder.begin(), productOrder.end()))
       return rewriter.notifyMatchFailure(
           op, "rows are not contiguous after the batch dims in the left "
-              "operand and the result, or an operand is transposed");
+              "operand, or the right operand is transposed");
 
     // Collapse the rows of the left operand into one dim; the result
     // expands back the same way.
@@ -1512,8 +1675,13 @@ struct FlattenedRowsToMatmul
         lhs->get(), groups);
     Value product = kernel::MatmulOp::create(rewriter, loc, flat, rhs->get());
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-    Value result = tensor::ExpandShapeOp::create(rewriter, loc, resultType,
-                                                 product, groups);
+    SmallVector<int64_t> productShape = llvm::map_to_vector(
+        productOrder, [&](unsigned d) { return loopShape[d]; });
+    Value result = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get(productShape, elementType),
+        product, groups);
+    result = writeResult(rewriter, loc, result, productOrder,
+                         op.getMatchingIndexingMap(init), resultType);
     rewriter.replaceOp(op, addInit(rewriter, loc, init->get(), result));
     return success();
   }

@@ -193,10 +193,17 @@ func.func @shared_weight(%a: tensor<3x16x48xf32>, %w: tensor<48x80xf32>) -> tens
 
 // -----
 
-// The rows of the left operand are not contiguous (m before b): it stays.
+// The left operand orders its rows otherwise than the result (m before b):
+// one matmul of the rows in the left operand's order, whose product is
+// transposed into the result's.
 // CHECK-LABEL: func.func @shared_weight_rows_apart
-// CHECK: linalg.generic
-// CHECK-NOT: kernel.matmul
+// CHECK-SAME: (%[[A:[a-zA-Z0-9_]+]]: tensor<16x3x48xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<48x80xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[F:.*]] = tensor.collapse_shape %[[A]] {{\[\[}}0, 1], [2]] : tensor<16x3x48xf32> into tensor<48x48xf32>
+// CHECK-NEXT: %[[P:.*]] = kernel.matmul %[[F]], %[[W]] : tensor<48x48xf32>, tensor<48x80xf32>
+// CHECK-NEXT: %[[E:.*]] = tensor.expand_shape %[[P]] {{\[\[}}0, 1], [2]] output_shape [16, 3, 80] : tensor<48x80xf32> into tensor<16x3x80xf32>
+// CHECK-NEXT: %[[R:.*]] = kernel.transpose %[[E]] [1, 0, 2] : tensor<16x3x80xf32>
+// CHECK-NEXT: return %[[R]] : tensor<3x16x80xf32>
 func.func @shared_weight_rows_apart(%a: tensor<16x3x48xf32>, %w: tensor<48x80xf32>) -> tensor<3x16x80xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<3x16x80xf32>
@@ -209,6 +216,32 @@ func.func @shared_weight_rows_apart(%a: tensor<16x3x48xf32>, %w: tensor<48x80xf3
     linalg.yield %s : f32
   } -> tensor<3x16x80xf32>
   return %c : tensor<3x16x80xf32>
+}
+
+// -----
+
+// The product written transposed, [b, n, m]: the matmul of the flattened
+// rows, then a transpose of its last two dims.
+// CHECK-LABEL: func.func @shared_weight_product_transposed
+// CHECK-SAME: (%[[A:[a-zA-Z0-9_]+]]: tensor<4x33x64xf16>, %[[W:[a-zA-Z0-9_]+]]: tensor<64x48xf16>)
+// CHECK-NOT: linalg.
+// CHECK: %[[F:.*]] = tensor.collapse_shape %[[A]] {{\[\[}}0, 1], [2]] : tensor<4x33x64xf16> into tensor<132x64xf16>
+// CHECK-NEXT: %[[P:.*]] = kernel.matmul %[[F]], %[[W]] : tensor<132x64xf16>, tensor<64x48xf16>
+// CHECK-NEXT: %[[E:.*]] = tensor.expand_shape %[[P]] {{\[\[}}0, 1], [2]] output_shape [4, 33, 48] : tensor<132x48xf16> into tensor<4x33x48xf16>
+// CHECK-NEXT: %[[R:.*]] = kernel.transpose %[[E]] [0, 2, 1] : tensor<4x33x48xf16>
+// CHECK-NEXT: return %[[R]] : tensor<4x48x33xf16>
+func.func @shared_weight_product_transposed(%a: tensor<4x33x64xf16>, %w: tensor<64x48xf16>) -> tensor<4x48x33xf16> {
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<4x48x33xf16>
+  %f = linalg.fill ins(%zero : f16) outs(%e : tensor<4x48x33xf16>) -> tensor<4x48x33xf16>
+  %c = linalg.generic {indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (k, n)>, affine_map<(b, m, n, k) -> (b, n, m)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %w : tensor<4x33x64xf16>, tensor<64x48xf16>) outs(%f : tensor<4x48x33xf16>) {
+  ^bb0(%x: f16, %y: f16, %o: f16):
+    %p = arith.mulf %x, %y : f16
+    %s = arith.addf %o, %p : f16
+    linalg.yield %s : f16
+  } -> tensor<4x48x33xf16>
+  return %c : tensor<4x48x33xf16>
 }
 
 // -----
@@ -2072,6 +2105,53 @@ func.func @torch_selects(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64
     linalg.yield %s : f32
   } -> tensor<8x64xf32>
   return %relu, %clamp, %leaky, %mirror : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
+}
+
+// -----
+
+// torch's softplus computed in f32 on f16 values (extf, the select on the
+// threshold, truncf) is one kernel.softplus, which computes in f32 and
+// rounds once. With beta = 2 the scalings would round in between: the
+// generic is computed in f32 instead, between converts.
+// CHECK-LABEL: func.func @softplus_in_f32
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf16>)
+// CHECK-NOT: linalg.
+// CHECK: %[[SP:.*]] = kernel.softplus %[[X]] : tensor<8x64xf16>
+// CHECK: %[[W:.*]] = kernel.convert %[[X]] : tensor<8x64xf16> to tensor<8x64xf32>
+// CHECK: %[[BX:.*]] = kernel.mul_scalar %[[W]], 2.000000e+00 : tensor<8x64xf32>
+// CHECK: %[[BSP:.*]] = kernel.softplus %[[BX]] : tensor<8x64xf32>
+// CHECK: %[[B:.*]] = kernel.mul_scalar %[[BSP]], 5.000000e-01 : tensor<8x64xf32>
+// CHECK: %[[N:.*]] = kernel.convert %[[B]] : tensor<8x64xf32> to tensor<8x64xf16>
+// CHECK: return %[[SP]], %[[N]]
+#id2 = affine_map<(i, j) -> (i, j)>
+func.func @softplus_in_f32(%x: tensor<8x64xf16>) -> (tensor<8x64xf16>, tensor<8x64xf16>) {
+  %e = tensor.empty() : tensor<8x64xf16>
+  %sp = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf16>) outs(%e : tensor<8x64xf16>) {
+  ^bb0(%h: f16, %o: f16):
+    %a = arith.extf %h : f16 to f32
+    %t = arith.constant 20.0 : f32
+    %ex = math.exp %a : f32
+    %l = math.log1p %ex : f32
+    %c = arith.cmpf ogt, %a, %t : f32
+    %r = arith.select %c, %a, %l : f32
+    %y = arith.truncf %r : f32 to f16
+    linalg.yield %y : f16
+  } -> tensor<8x64xf16>
+  %beta = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf16>) outs(%e : tensor<8x64xf16>) {
+  ^bb0(%h: f16, %o: f16):
+    %a = arith.extf %h : f16 to f32
+    %b = arith.constant 2.0 : f32
+    %t = arith.constant 20.0 : f32
+    %y2 = arith.mulf %a, %b : f32
+    %ex = math.exp %y2 : f32
+    %l = math.log1p %ex : f32
+    %d = arith.divf %l, %b : f32
+    %c = arith.cmpf ogt, %y2, %t : f32
+    %r = arith.select %c, %a, %d : f32
+    %y = arith.truncf %r : f32 to f16
+    linalg.yield %y : f16
+  } -> tensor<8x64xf16>
+  return %sp, %beta : tensor<8x64xf16>, tensor<8x64xf16>
 }
 
 // -----

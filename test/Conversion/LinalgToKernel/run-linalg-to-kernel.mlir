@@ -959,6 +959,14 @@ func.func @main() {
   %cc = call @concat_exp(%ax, %ex) : (tensor<2x3xf32>, tensor<3x5xf32>) -> tensor<2x8xf32>
   %cc0 = tensor.cast %cc : tensor<2x8xf32> to tensor<?x?xf32>
   call @print(%cc0) : (tensor<?x?xf32>) -> ()
+
+  // product_transposed
+  %tw0 = call @in2(%c5, %c2, %p4) : (index, index, f32) -> tensor<?x?xf32>
+  %tw = tensor.cast %tw0 : tensor<?x?xf32> to tensor<5x2xf32>
+  %pt = call @product_transposed(%d, %tw) : (tensor<4x3x5xf32>, tensor<5x2xf32>) -> tensor<4x2x3xf32>
+  %pt2 = tensor.collapse_shape %pt [[0, 1], [2]] : tensor<4x2x3xf32> into tensor<8x3xf32>
+  %pt0 = tensor.cast %pt2 : tensor<8x3xf32> to tensor<?x?xf32>
+  call @print(%pt0) : (tensor<?x?xf32>) -> ()
   return
 }
 
@@ -1054,4 +1062,37 @@ func.func @concat_exp(%x: tensor<2x3xf32>, %y: tensor<3x5xf32>) -> tensor<2x8xf3
   %e = tensor.empty() : tensor<2x8xf32>
   %r = linalg.exp ins(%c : tensor<2x8xf32>) outs(%e : tensor<2x8xf32>) -> tensor<2x8xf32>
   return %r : tensor<2x8xf32>
+}
+
+// product_transposed
+// CHECK: sizes = {{\[}}8, 3] strides = {{.*}} data =
+// CHECK-NEXT: {{\[}}{{\[}}{{-0\.9637[0-9]*}}, {{1\.406[0-9]*}}, {{1\.524[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{-1\.135[0-9]*}}, {{0\.2632[0-9]*}}, {{1\.240[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{-0\.7983[0-9]*}}, {{-1\.843[0-9]*}}, {{0\.06305[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{0\.2316[0-9]*}}, {{-1\.148[0-9]*}}, {{-0\.6896[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{1\.868[0-9]*}}, {{0\.6822[0-9]*}}, {{-1\.596[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{0\.8731[0-9]*}}, {{1\.037[0-9]*}}, {{-0\.4591[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{-1\.319[0-9]*}}, {{1\.070[0-9]*}}, {{1\.745[0-9]*}}],
+// CHECK-NEXT: {{\[}}{{-1\.221[0-9]*}}, {{-0\.02797[0-9]*}}, {{1\.209[0-9]*}}]]
+
+// A linear layer on a batch of sequences whose product is written
+// transposed, [b, n, m]: one matmul of the flattened rows, then a transpose.
+// KERNEL-LABEL: func.func @product_transposed
+// KERNEL-NOT: linalg.
+// KERNEL: kernel.matmul
+// KERNEL: kernel.transpose %{{.*}} [0, 2, 1] : tensor<4x3x2xf32>
+// KERNEL-NOT: linalg.
+// KERNEL: return
+func.func @product_transposed(%a: tensor<4x3x5xf32>, %w: tensor<5x2xf32>) -> tensor<4x2x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x2x3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x2x3xf32>) -> tensor<4x2x3xf32>
+  %c = linalg.generic {indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (k, n)>, affine_map<(b, m, n, k) -> (b, n, m)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %w : tensor<4x3x5xf32>, tensor<5x2xf32>) outs(%f : tensor<4x2x3xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x2x3xf32>
+  return %c : tensor<4x2x3xf32>
 }

@@ -222,8 +222,12 @@ func.func @compute_ops(%x: tensor<8x64xf16>, %y: tensor<8x64xf16>, %z: tensor<64
       %sin = block.sin %gt : tensor<8x64xf16>
       // CHECK-NEXT: %[[COS:.*]] = block.cos %[[SIN]] : tensor<8x64xf16>
       %cos = block.cos %sin : tensor<8x64xf16>
-      // CHECK-NEXT: %[[NEG:.*]] = block.neg %[[COS]] : tensor<8x64xf16>
-      %11 = block.neg %cos : tensor<8x64xf16>
+      // CHECK-NEXT: %[[L1P:.*]] = block.log1p %[[COS]] : tensor<8x64xf16>
+      %l1p = block.log1p %cos : tensor<8x64xf16>
+      // CHECK-NEXT: %[[SP:.*]] = block.softplus %[[L1P]] : tensor<8x64xf16>
+      %sp = block.softplus %l1p : tensor<8x64xf16>
+      // CHECK-NEXT: %[[NEG:.*]] = block.neg %[[SP]] : tensor<8x64xf16>
+      %11 = block.neg %sp : tensor<8x64xf16>
       // CHECK-NEXT: block.add %[[NEG]], %{{.*}} : tensor<8x64xf16>, tensor<8x64xf16>
       %12 = block.add %11, %b : tensor<8x64xf16>, tensor<8x64xf16>
       // CHECK-NEXT: block.sub %{{.*}}, %{{.*}} : tensor<8x64xf16>, tensor<8x64xf16>

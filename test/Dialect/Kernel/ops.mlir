@@ -50,6 +50,16 @@ func.func @gelu_tanh(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
   return %0 : tensor<8x64xf16>
 }
 
+// torch's softplus (Mish applies tanh to it) and log1p.
+// CHECK-LABEL: func.func @softplus_log1p
+// CHECK: %[[S:.*]] = kernel.softplus %{{.*}} : tensor<8x64xbf16>
+// CHECK: kernel.log1p %[[S]] : tensor<8x64xbf16>
+func.func @softplus_log1p(%x: tensor<8x64xbf16>) -> tensor<8x64xbf16> {
+  %0 = kernel.softplus %x : tensor<8x64xbf16>
+  %1 = kernel.log1p %0 : tensor<8x64xbf16>
+  return %1 : tensor<8x64xbf16>
+}
+
 // A rotary embedding's cos and sin of its angles.
 // CHECK-LABEL: func.func @sin_cos
 // CHECK: %[[S:.*]] = kernel.sin %{{.*}} : tensor<8x64xf32>

@@ -419,7 +419,7 @@ func.func @unknown_unary_kind(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
     }
     %y = thread.graph (%m) : (tensor<8x64xf16>) -> tensor<8x64xf16> {
     ^bb0(%a: f16):
-      // expected-error @+1 {{unknown unary op 'tan'; expected one of exp, log, sqrt, rsqrt, square, silu, sigmoid, gelu, relu, tanh, erf, neg, gelu_tanh, sin, cos}}
+      // expected-error @+1 {{unknown unary op 'tan'; expected one of exp, log, sqrt, rsqrt, square, silu, sigmoid, gelu, relu, tanh, erf, neg, gelu_tanh, sin, cos, log1p, softplus}}
       %c = thread.unary tan %a : f16
       thread.yield %c : f16
     }

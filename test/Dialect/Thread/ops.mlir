@@ -83,8 +83,12 @@ func.func @all_kinds(%x: tensor<16x32xf32>) -> tensor<16x32xf32> {
       %sin = thread.unary sin %gt : f32
       // CHECK-NEXT: thread.unary cos %{{.*}} : f32
       %cos = thread.unary cos %sin : f32
+      // CHECK-NEXT: thread.unary log1p %{{.*}} : f32
+      %l1p = thread.unary log1p %cos : f32
+      // CHECK-NEXT: thread.unary softplus %{{.*}} : f32
+      %sp = thread.unary softplus %l1p : f32
       // CHECK-NEXT: thread.unary neg %{{.*}} : f32
-      %11 = thread.unary neg %cos : f32
+      %11 = thread.unary neg %sp : f32
       // CHECK-NEXT: thread.binary add %{{.*}}, %{{.*}} : f32
       %12 = thread.binary add %11, %v : f32
       // CHECK-NEXT: thread.binary sub %{{.*}}, %{{.*}} : f32

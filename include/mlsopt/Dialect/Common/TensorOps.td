@@ -36,6 +36,13 @@ defvar MLSOpt_UnaryOpList = [
   // model computes them (Hugging Face's LlamaRotaryEmbedding.forward).
   ["sin", "Sin", "sine"],
   ["cos", "Cos", "cosine"],
+  // Appended, not sorted in: a kind's place is its thread.unary enum value,
+  // which keys its random function in the verifier.
+  ["log1p", "Log1p", "log(1 + x)"],
+  // torch.nn.functional.softplus at its defaults (beta 1, threshold 20),
+  // which is also what Mish applies tanh to.
+  ["softplus", "Softplus",
+   "log(1 + exp(x)), and x itself where x > 20 (torch's threshold)"],
 ];
 
 // [mnemonic, C++ class prefix, what it computes]
