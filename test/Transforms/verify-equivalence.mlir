@@ -777,3 +777,37 @@ func.func @reshaped_bias(%x: tensor<4x6xf32>) -> tensor<4x6xf32> attributes {mls
   %e = kernel.exp %y : tensor<4x6xf32>
   return %e : tensor<4x6xf32>
 }
+
+// -----
+
+// A function left as it was, op for op (--superoptimize with
+// keep-reference=true links it to its copy even when it replaced nothing),
+// is equivalent without a test: this pair would need 430 million field
+// elements at full shapes, past max-elements.
+func.func @big_ref(%x: tensor<70000x3x1024xf16>) -> tensor<70000x3x1024xf16> {
+  %e = kernel.exp %x : tensor<70000x3x1024xf16>
+  %r = kernel.mul_scalar %e, 2.0 : tensor<70000x3x1024xf16>
+  return %r : tensor<70000x3x1024xf16>
+}
+// expected-remark @+1 {{@big is equivalent to @big_ref: the same program, op for op}}
+func.func @big(%x: tensor<70000x3x1024xf16>) -> tensor<70000x3x1024xf16> attributes {mlsopt.equivalent_to = @big_ref} {
+  %e = kernel.exp %x : tensor<70000x3x1024xf16>
+  %r = kernel.mul_scalar %e, 2.0 : tensor<70000x3x1024xf16>
+  return %r : tensor<70000x3x1024xf16>
+}
+
+// -----
+
+// The same ops with another constant are another program: compared, and
+// too large to compare.
+func.func @big_ref(%x: tensor<70000x3x1024xf16>) -> tensor<70000x3x1024xf16> {
+  %e = kernel.exp %x : tensor<70000x3x1024xf16>
+  %r = kernel.mul_scalar %e, 2.0 : tensor<70000x3x1024xf16>
+  return %r : tensor<70000x3x1024xf16>
+}
+// expected-error @+1 {{@big vs @big_ref: checking at full shapes needs about}}
+func.func @big(%x: tensor<70000x3x1024xf16>) -> tensor<70000x3x1024xf16> attributes {mlsopt.equivalent_to = @big_ref} {
+  %e = kernel.exp %x : tensor<70000x3x1024xf16>
+  %r = kernel.mul_scalar %e, 3.0 : tensor<70000x3x1024xf16>
+  return %r : tensor<70000x3x1024xf16>
+}
