@@ -62,7 +62,8 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       `select(x > 0, x, x * a)` with `0 <= a <= 1` becomes
       `relu(x) - a * relu(-x)` (exact), torch's elu `select(x > 0, x, a *
       (exp(x) - 1))` with `a > 0` becomes `relu(x) + min(a * (exp(x) - 1),
-      0)` (exact), torch's softplus `select(b * x > 20, x, log1p(exp(b * x))
+      0)` (exact; SELU's and an input scale's `select(x > 0, c * x, a *
+      (exp(s * x) - 1))`, with c, s > 0, `c * relu(x)` and `exp(s * x)`), torch's softplus `select(b * x > 20, x, log1p(exp(b * x))
       / b)` (and Mish, which applies tanh to it) becomes `softplus(b * x) /
       b` (`softplus` itself for b = 1), `math.log1p` `log1p`, `math.powf` / `math.fpowi` to the
       power 2 `square` (of `x` for `|x|^2`, a vector norm's), to the power 3

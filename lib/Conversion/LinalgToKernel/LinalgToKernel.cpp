@@ -1070,38 +1070,53 @@ PayloadPlanner::planSoftplus(arith::SelectOp select) {
 /// torch's elu, `select(x > 0, x, a (exp(x) - 1))` with a > 0 (either
 /// order, non-strict too: at 0 both sides are 0), is relu(x) +
 /// min(a (exp(x) - 1), 0) exactly: one term is zero, and the other is
-/// computed as the payload computes it. (x = inf: inf + 0.)
+/// computed as the payload computes it. (x = inf: inf + 0.) SELU and the
+/// input scale of torch-mlir's elu, `select(x > 0, c x, a (exp(s x) - 1))`
+/// with c, s > 0, are c relu(x) and exp(s x) in those terms.
 std::optional<PlannedValue> PayloadPlanner::planElu(arith::SelectOp select) {
   if (select.getType() != elementType)
     return std::nullopt;
   auto cmp = select.getCondition().getDefiningOp<arith::CmpFOp>();
   if (!cmp || cmp->getBlock() != op.getBlock())
     return std::nullopt;
+  auto isPositive = [](const std::optional<APFloat> &c) {
+    return !c || toDouble(*c) > 0;
+  };
   for (Value x : {cmp.getLhs(), cmp.getRhs()}) {
     auto sides = getGreaterAndOtherSide(select, x,
                                         [&](Value v) { return getScalar(v); });
-    if (!sides || std::get<0>(*sides) != x || !std::get<2>(*sides).isZero() ||
-        getScalar(x))
+    if (!sides || !std::get<2>(*sides).isZero() || getScalar(x))
       continue;
-    std::optional<APFloat> alpha;
+    std::optional<APFloat> scale, alpha, inputScale;
+    if (matchScaledBy(std::get<0>(*sides), scale) != x || !isPositive(scale))
+      continue;
     Value expMinusOne = matchScaledBy(std::get<1>(*sides), alpha);
-    double a = alpha ? toDouble(*alpha) : 1.0;
     auto sub = expMinusOne.getDefiningOp<arith::SubFOp>();
-    if (!(a > 0) || !sub || sub->getBlock() != op.getBlock() ||
+    if (!isPositive(alpha) || !sub || sub->getBlock() != op.getBlock() ||
         !isConstant(sub.getRhs(), 1.0))
       continue;
     auto exp = sub.getLhs().getDefiningOp<math::ExpOp>();
-    if (!exp || exp.getOperand() != x || exp->getBlock() != op.getBlock())
+    if (!exp || exp->getBlock() != op.getBlock() ||
+        matchScaledBy(exp.getOperand(), inputScale) != x ||
+        !isPositive(inputScale))
       continue;
     PlannedValue arg = getTensor(x);
     if (arg.unrounded)
       return std::nullopt;
     unsigned positive = addStep(buildUnary<kernel::ReluOp>, arg.step);
+    if (scale)
+      positive =
+          addStep(buildScalar<kernel::MulScalarOp>, positive, toDouble(*scale));
+    unsigned exponent = arg.step;
+    if (inputScale)
+      exponent = addStep(buildScalar<kernel::MulScalarOp>, exponent,
+                         toDouble(*inputScale));
     unsigned negative =
         addStep(buildScalar<kernel::AddScalarOp>,
-                addStep(buildUnary<kernel::ExpOp>, arg.step), -1.0);
+                addStep(buildUnary<kernel::ExpOp>, exponent), -1.0);
     if (alpha)
-      negative = addStep(buildScalar<kernel::MulScalarOp>, negative, a);
+      negative =
+          addStep(buildScalar<kernel::MulScalarOp>, negative, toDouble(*alpha));
     negative = addStep(buildScalar<kernel::MinScalarOp>, negative, 0.0);
     return PlannedValue{
         addBinary(buildBinary<kernel::AddOp>, positive, negative)};

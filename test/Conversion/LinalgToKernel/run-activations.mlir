@@ -1,9 +1,9 @@
 // REQUIRES: mlir-runner
-// torch's softplus, Mish, ELU and log1p, as torch-mlir writes them in linalg
-// (a select on the threshold or on the sign), compute the same numbers
-// before and after --convert-linalg-to-kernel: on both sides of softplus's
-// threshold (20, and 10 for beta = 2), past exp's f32 overflow (100), and
-// on both sides of ELU's 0.
+// torch's softplus, Mish, ELU, SELU and log1p, as torch-mlir writes them
+// in linalg (a select on the threshold or on the sign), compute the same
+// numbers before and after --convert-linalg-to-kernel: on both sides of
+// softplus's threshold (20, and 10 for beta = 2), past exp's f32 overflow
+// (100), and on both sides of ELU's 0.
 // RUN: mlsopt-opt %s %lower_to_llvm \
 // RUN: | %mlir_runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_runner_utils.so \
@@ -28,6 +28,10 @@
 // CHECK: {{\[\[}}-1.5,   -1.48989,   -0.948181,   -0.590204,   0,   0.5,   1,   5,   9.5,   10.5,   19.5,   20.5,   30,   100{{\]\]}}
 // log1p(|x| / 10):
 // CHECK: {{\[\[}}1.38629,   0.405465,   0.0953102,   0.0487901,   0,   0.0487901,   0.0953102,   0.405465,   0.667829,   0.71784,   1.08181,   1.11514,   1.38629,   2.3979{{\]\]}}
+// SELU:
+// CHECK: {{\[\[}}-1.7581,   -1.74625,   -1.11133,   -0.691758,   0,   0.525351,   1.0507,   5.25351,   9.98166,   11.0324,   20.4887,   21.5394,   31.521,   105.07{{\]\]}}
+// ELU, input scale 0.5, alpha = 2:
+// CHECK: {{\[\[}}-2,   -1.83583,   -0.786939,   -0.442398,   0,   0.5,   1,   5,   9.5,   10.5,   19.5,   20.5,   30,   100{{\]\]}}
 
 #id = affine_map<(i, j) -> (i, j)>
 
@@ -123,6 +127,55 @@ func.func @activations(%x: tensor<1x14xf32>) -> (tensor<1x14xf32>, tensor<1x14xf
   return %softplus, %beta, %mish, %elu, %elu15, %log1p : tensor<1x14xf32>, tensor<1x14xf32>, tensor<1x14xf32>, tensor<1x14xf32>, tensor<1x14xf32>, tensor<1x14xf32>
 }
 
+// KERNEL-LABEL: func.func @selu
+// KERNEL-SAME: (%[[X:.*]]: tensor<1x14xf32>)
+// KERNEL-NOT: linalg.
+// KERNEL: %[[P:.*]] = kernel.relu %[[X]]
+// KERNEL: %[[PS:.*]] = kernel.mul_scalar %[[P]], 1.0507010221481323
+// KERNEL: %[[E:.*]] = kernel.exp %[[X]]
+// KERNEL: %[[EM1:.*]] = kernel.add_scalar %[[E]], -1.000000e+00
+// KERNEL: %[[N:.*]] = kernel.mul_scalar %[[EM1]], 1.7580993175506592
+// KERNEL: %[[NM:.*]] = kernel.min_scalar %[[N]], 0.000000e+00
+// KERNEL: %[[SELU:.*]] = kernel.add %[[PS]], %[[NM]]
+// KERNEL: %[[SX:.*]] = kernel.mul_scalar %[[X]], 5.000000e-01
+// KERNEL: kernel.exp %[[SX]]
+// KERNEL: return %[[SELU]],
+func.func @selu(%x: tensor<1x14xf32>) -> (tensor<1x14xf32>, tensor<1x14xf32>) {
+  %e = tensor.empty() : tensor<1x14xf32>
+  // F.selu(x) as torch-mlir writes it: the negative side on x <= 0, both
+  // sides scaled.
+  %selu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<1x14xf32>) outs(%e : tensor<1x14xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %one = arith.constant 1.0 : f32
+    %scale = arith.constant 1.05070102 : f32
+    %alpha = arith.constant 1.75809932 : f32
+    %c = arith.cmpf ule, %a, %z : f32
+    %p = arith.mulf %scale, %a : f32
+    %ex = math.exp %a : f32
+    %m = arith.subf %ex, %one : f32
+    %n = arith.mulf %m, %alpha : f32
+    %r = arith.select %c, %n, %p : f32
+    linalg.yield %r : f32
+  } -> tensor<1x14xf32>
+  // torch-mlir's elu with an input scale of 0.5: a (exp(x / 2) - 1) below 0.
+  %scaled = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<1x14xf32>) outs(%e : tensor<1x14xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %one = arith.constant 1.0 : f32
+    %s = arith.constant 0.5 : f32
+    %alpha = arith.constant 2.0 : f32
+    %c = arith.cmpf ugt, %a, %z : f32
+    %y = arith.mulf %a, %s : f32
+    %ex = math.exp %y : f32
+    %m = arith.subf %ex, %one : f32
+    %n = arith.mulf %m, %alpha : f32
+    %r = arith.select %c, %a, %n : f32
+    linalg.yield %r : f32
+  } -> tensor<1x14xf32>
+  return %selu, %scaled : tensor<1x14xf32>, tensor<1x14xf32>
+}
+
 func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}
 
 func.func @print(%t: tensor<1x14xf32>) {
@@ -141,5 +194,8 @@ func.func @main() {
   call @print(%r#3) : (tensor<1x14xf32>) -> ()
   call @print(%r#4) : (tensor<1x14xf32>) -> ()
   call @print(%r#5) : (tensor<1x14xf32>) -> ()
+  %s:2 = call @selu(%x) : (tensor<1x14xf32>) -> (tensor<1x14xf32>, tensor<1x14xf32>)
+  call @print(%s#0) : (tensor<1x14xf32>) -> ()
+  call @print(%s#1) : (tensor<1x14xf32>) -> ()
   return
 }
