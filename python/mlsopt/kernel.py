@@ -277,6 +277,9 @@ class KernelGraph:
         self._output_views = {}
         # The chips compile() lowered the graph for (valid_kernels()).
         self._compiled_for = set()
+        # The transposes new_input returned for column-major inputs, by
+        # tensor id: their positions among the inputs.
+        self._declared_inputs = {}
 
     # ----------------------------------------------------------------------
     # Building (Mirage's names and arguments)
@@ -297,8 +300,10 @@ class KernelGraph:
         position = len(self._core.inputs())
         stored = self._core.add_input(list(reversed(dims)), dtype, *_caller())
         self._column_major_inputs |= {position}
-        return self._added(self._core.add_transpose(
+        declared = self._added(self._core.add_transpose(
             stored, list(reversed(range(len(dims)))), *_caller()))
+        self._declared_inputs[declared._id] = position
+        return declared
 
     def mark_output(self, A, strides=None):
         """Appends `A` to the results, row-major (the default) or
@@ -440,6 +445,40 @@ class KernelGraph:
 
     def get_input_dtensors(self):
         return self.inputs
+
+    def get_num_inputs(self):
+        return len(self._core.inputs())
+
+    def get_input_dtensor_shape_and_stride(self, A):
+        """Mirage's (dims, strides) of input `A` (a tensor of `inputs`, or
+        the one new_input returned) as declared: for a column-major input,
+        the dims new_input was given and their column-major strides, which
+        is what __call__ takes."""
+        position = self._input_position(A)
+        stored = tuple(self._tensor(self._core.inputs()[position]).dims)
+        if position not in self._column_major_inputs:
+            return stored, _row_major_strides(stored)
+        dims = tuple(reversed(stored))
+        return dims, tuple(reversed(_row_major_strides(stored)))
+
+    def get_input_dtensor_layout(self, A):
+        """Mirage's strides of input `A`, as declared (see
+        get_input_dtensor_shape_and_stride)."""
+        return self.get_input_dtensor_shape_and_stride(A)[1]
+
+    def _input_position(self, A):
+        """The position of input `A` among the graph's inputs: a tensor of
+        `inputs`, or the transpose new_input returned for a column-major
+        one."""
+        if not isinstance(A, DTensor) or A._graph is not self:
+            raise ValueError(f"{A!r} is not a tensor of this graph")
+        ids = list(self._core.inputs())
+        if A._id in ids:
+            return ids.index(A._id)
+        position = self._declared_inputs.get(A._id)
+        if position is None:
+            raise ValueError(f"{A!r} is not an input of this graph")
+        return position
 
     @property
     def cygraph(self):
@@ -677,20 +716,24 @@ class KernelGraph:
         `target_cc=90`) and its launch plan is replayed through CuPy or
         cuda-python; results are CUDA tensors. `outputs=[t, ...]` (tensors of
         this graph, marked as outputs or not) returns those instead of the
-        marked outputs. Mirage's options that tune its generated CUDA code
-        (num_warp_groups, pipeline_stages, file_id, verbose, async_) are
-        accepted and have no effect."""
+        marked outputs. Mirage's `stream=` (a torch.cuda.Stream) is the
+        stream a GPU run launches on (by default torch's current one). Its
+        options that tune its generated CUDA code (num_warp_groups,
+        pipeline_stages, file_id, verbose, async_, profiling,
+        enable_online_softmax) are accepted and have no effect."""
         target = _run_target("a graph call", target, target_cc,
                              mirage_options)
+        stream = mirage_options.get("stream")
         # Checked on the CPU too, where the chip has no say: a typo fails
         # the same way wherever the inputs live.
         if target is not None:
             _check_target(target)
         if outputs is not None:
-            return self._with_outputs(outputs)(inputs=inputs, target=target)
+            return self._with_outputs(outputs)(inputs=inputs, target=target,
+                                               stream=stream)
         graph = self._with_default_outputs("running it")
         if graph is not self:
-            return graph(inputs=inputs, target=target)
+            return graph(inputs=inputs, target=target, stream=stream)
         inputs = list(inputs if inputs is not None else [])
         # A column-major input goes in as the row-major tensor it is
         # transposed (the graph argument); for a column-major array that is
@@ -707,7 +750,7 @@ class KernelGraph:
         inputs = [_reversed_dims(x) if i in self._column_major_inputs else x
                   for i, x in enumerate(inputs)]
         if any(_is_cuda_tensor(x) for x in inputs):
-            outputs = self._run_on_gpu(inputs, target)
+            outputs = self._run_on_gpu(inputs, target, stream)
         else:
             torch_inputs = any(_is_torch_tensor(x) for x in inputs)
             arrays = [_host_float32(x, i) for i, x in enumerate(inputs)]
@@ -768,9 +811,10 @@ class KernelGraph:
                                "call graph.compile(...) first")
         return True
 
-    def _run_on_gpu(self, inputs, target):
+    def _run_on_gpu(self, inputs, target, stream=None):
         """Runs the graph on torch CUDA tensors: lowered for `target` (the
-        device's chip by default) and launched through its launch plan."""
+        device's chip by default) and launched through its launch plan, on
+        `stream` (torch's current stream by default)."""
         if not all(_is_cuda_tensor(x) for x in inputs):
             raise ValueError("inputs mix CUDA tensors with host arrays; pass "
                              "all of them on one device")
@@ -785,7 +829,11 @@ class KernelGraph:
             runner = GPURunner(self.launch_plan(target), self.ptx(target),
                                self._core.function_name())
             self._gpu_runners[target] = runner
-        return runner(inputs)
+        if stream is None:
+            return runner(inputs)
+        import torch
+        with torch.cuda.stream(stream):
+            return runner(inputs)
 
     # ----------------------------------------------------------------------
     # Helpers
@@ -912,8 +960,11 @@ _MIRAGE_ONLY_OPTION_GROUPS = (
 )
 # Keyword arguments of Mirage's graph call that tune the CUDA code it
 # generates for the call; mlsopt's lowering has no such knobs.
+# `profiling` and `enable_online_softmax` (the search finds online softmax
+# schedules by itself) likewise; `stream` is honoured by GPU runs.
 _MIRAGE_CALL_OPTIONS = frozenset(
-    {"num_warp_groups", "pipeline_stages", "file_id", "verbose", "async_"})
+    {"num_warp_groups", "pipeline_stages", "file_id", "verbose", "async_",
+     "profiling", "enable_online_softmax", "stream"})
 _MIRAGE_ONLY_OPTIONS = frozenset(
     name for names, _ in _MIRAGE_ONLY_OPTION_GROUPS for name in names)
 
@@ -1128,6 +1179,7 @@ def generate_cuda_program(graph, target_cc=90, input_strides=None,
     if not isinstance(graph, KernelGraph):
         raise TypeError(f"expected a KernelGraph (or its cygraph), got "
                         f"{type(graph).__name__}")
+    _run_target("generate_cuda_program()", None, None, mirage_options)
     target = _check_target(f"sm_{_as_int(target_cc, 'target_cc')}")
     if input_strides is not None:
         inputs = graph.inputs

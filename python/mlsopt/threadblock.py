@@ -87,6 +87,12 @@ def _dim_map(mapping):
     mapping = tuple(_as_int(d, "a grid map") for d in mapping)
     if len(mapping) != 3:
         raise ValueError(f"a grid map has three entries (x, y, z), got {mapping}")
+    # Checked here, so that the error names the script's line: the block
+    # dialect's verifier would point into the generated text.
+    mapped = [d for d in mapping if d >= 0]
+    if len(set(mapped)) != len(mapped):
+        raise ValueError(f"grid map {mapping} splits a tensor dim by two grid "
+                         "dims; map each tensor dim at most once")
     entries = [f"{axis} = {d}" for axis, d in zip(_GRID_AXES, mapping) if d >= 0]
     return "<" + ", ".join(entries) + ">"
 

@@ -721,6 +721,52 @@ def test_a_column_major_input_of_the_wrong_shape_names_the_declared_dims():
     assert g(inputs=[np.ones((4, 6), np.float32)])[0].shape == (4, 6)
 
 
+def test_mirage_input_helpers_give_the_declared_dims_and_strides():
+    # Mirage's cygraph helpers, which scripts (its qwen_mlp demo) and its
+    # own kernel.py use to allocate inputs: dims and strides as declared,
+    # which is what a call takes, also for a column-major input.
+    g = mi.new_kernel_graph()
+    X = g.new_input(dims=(4, 6), dtype=mi.float32)
+    W = g.new_input(dims=(6, 8), strides=(1, 6), dtype=mi.float32)
+    g.mark_output(g.matmul(X, W))
+    cy = g.cygraph
+    assert cy.get_num_inputs() == 2
+    stored = cy.get_input_dtensors()
+    assert stored[1].dims == (8, 6)
+    assert cy.get_input_dtensor_shape_and_stride(stored[0]) == ((4, 6), (6, 1))
+    assert cy.get_input_dtensor_shape_and_stride(stored[1]) == ((6, 8), (1, 6))
+    # The tensor new_input returned names the same input.
+    assert cy.get_input_dtensor_shape_and_stride(W) == ((6, 8), (1, 6))
+    assert cy.get_input_dtensor_layout(W) == (1, 6)
+    inputs = [np.ones(cy.get_input_dtensor_shape_and_stride(t)[0], np.float32)
+              for t in stored]
+    (out,) = g(inputs=inputs)
+    np.testing.assert_allclose(out, np.full((4, 8), 6.0))
+    with pytest.raises(ValueError, match="is not an input of this graph"):
+        cy.get_input_dtensor_layout(g.exp(X))
+    with pytest.raises(ValueError, match="is not a tensor of this graph"):
+        cy.get_input_dtensor_layout(mi.new_kernel_graph().new_input(dims=(2,)))
+
+
+def test_mirage_call_options_for_profiling_and_online_softmax():
+    # Mirage's demo/reference_mugraphs/group_query_attention_online.py calls
+    # graph(inputs=..., enable_online_softmax=True); compile() takes
+    # profiling=; stream= is a GPU run's stream. On the CPU none of them
+    # changes the result, and a misspelt option is still refused, by
+    # generate_cuda_program too.
+    g = mi.new_kernel_graph()
+    X = g.new_input(dims=(4, 8), dtype=mi.float32)
+    g.mark_output(g.exp(X))
+    x = np.zeros((4, 8), np.float32)
+    (out,) = g(inputs=[x], enable_online_softmax=True, profiling=False,
+               stream=None)
+    np.testing.assert_allclose(out, np.ones((4, 8)))
+    g.compile(inputs=[x], profiling=True, enable_online_softmax=True)
+    with pytest.raises(TypeError, match=r"unexpected keyword arguments "
+                                        r"\['totally_bogus'\]"):
+        mi.generate_cuda_program(g.cygraph, target_cc=90, totally_bogus=1)
+
+
 def test_mirage_tutorial_forms_of_rms_norm_and_superoptimize():
     # Mirage's tutorials: graph.rms_norm(X, G) with a weight tensor,
     # graph.rms_norm(K) over the last dim, mi.superoptimize(graph).

@@ -414,6 +414,20 @@ def test_negative_dims_below_minus_one_are_refused_not_read_as_none():
         tb.new_output(tb.forloop_accum(tX), output_map=(-9, -1, -1))
 
 
+def test_a_tensor_dim_split_by_two_grid_dims_is_refused_where_it_is_mapped():
+    # The block dialect's verifier refused it too, but pointed into the
+    # threadblock graph's generated text instead of the script.
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(16, 256), dtype=mi.float32)
+    tb = mi.new_threadblock_graph((2, 2, 1), (128, 1, 1), 4)
+    with pytest.raises(ValueError, match=r"grid map \(1, 1, -1\) splits a "
+                       "tensor dim by two grid dims"):
+        tb.new_input(dtensor=X, input_map=(1, 1, -1), forloop_dim=0)
+    tX = tb.new_input(dtensor=X, input_map=(0, 1, -1), forloop_dim=-1)
+    with pytest.raises(ValueError, match="splits a tensor dim by two grid"):
+        tb.new_output(tb.forloop_accum(tX), output_map=(0, 0, -1))
+
+
 def test_an_input_the_loop_does_not_walk_is_stored_as_a_copy():
     # With one iteration, storing such a tile is a copy kernel (it failed in
     # the verifier: a load after a for-loop that was never written). With
