@@ -693,12 +693,22 @@ class KernelGraph:
             # search would give one that does, when the error is about what
             # a chip has.
             optimized_for = self._core.target()
-            if (optimized_for and chip and optimized_for != chip
-                    and _is_target_resource_error(str(error))):
+            if not (chip and _is_target_resource_error(str(error))):
+                raise
+            if optimized_for and optimized_for != chip:
                 raise MLIRError(
                     f"{error}\nnote: the graph was optimized for "
                     f"{optimized_for}; superoptimize(target={chip!r}) "
                     f"searches for one that fits {chip}") from None
+            # A threadblock graph written by hand: its tiles are the
+            # script's to shrink.
+            hand_written = "kernel.custom" in self._core.print(False)
+            if not optimized_for and hand_written:
+                raise MLIRError(
+                    f"{error}\nnote: for a threadblock graph written by "
+                    "hand, a larger grid_dim or forloop_range makes its tiles "
+                    f"smaller; superoptimize(target={chip!r}) searches for "
+                    "kernels that fit") from None
             raise
 
     # ----------------------------------------------------------------------

@@ -428,6 +428,24 @@ def test_a_tensor_dim_split_by_two_grid_dims_is_refused_where_it_is_mapped():
         tb.new_output(tb.forloop_accum(tX), output_map=(0, 0, -1))
 
 
+def test_hand_written_tiles_too_large_for_a_chip_say_how_to_shrink_them():
+    # A 128 KiB tile fits sm_90's blocks, not sm_86's: the note names the
+    # script's knobs, not only the command line's search.
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(128, 512), dtype=mi.float16)
+    tb = mi.new_threadblock_graph((1, 1, 1), (128, 1, 1), 1)
+    tX = tb.new_input(dtensor=X, input_map=(-1, -1, -1), forloop_dim=-1)
+    tb.new_output(tb.forloop_accum(tb.reduction(tX, 1)),
+                  output_map=(-1, -1, -1))
+    (O,) = graph.customized([X], tb)
+    graph.mark_output(O)
+    assert ".entry" in graph.ptx("sm_90")
+    with pytest.raises(mi.MLIRError, match=r"(?s)more than the 101376 bytes "
+                       r"a block of sm_86 can have.*written by hand, a larger "
+                       r"grid_dim or forloop_range makes its tiles smaller"):
+        graph.ptx("sm_86")
+
+
 def test_an_input_the_loop_does_not_walk_is_stored_as_a_copy():
     # With one iteration, storing such a tile is a copy kernel (it failed in
     # the verifier: a load after a for-loop that was never written). With
