@@ -1025,7 +1025,7 @@ PayloadPlanner::planSoftplus(arith::SelectOp select) {
     Value x = matchScaledBy(scaled, beta);
     auto sides = getGreaterAndOtherSide(select, scaled,
                                         [&](Value v) { return getScalar(v); });
-    if (!sides || std::get<0>(*sides) != x ||
+    if (!sides || std::get<0>(*sides) != x || getScalar(x) ||
         !isConstant(cmp.getLhs() == scaled ? cmp.getRhs() : cmp.getLhs(), 20.0))
       continue;
     double b = beta ? toDouble(*beta) : 1.0;
