@@ -144,6 +144,25 @@ LogicalResult BlockGraphToGPU::emitCompute(Operation &op, bool waitForCopies) {
 }
 
 FailureOr<int64_t> BlockGraphToGPU::emit() {
+  // Tiles are copied and computed row by row (vector widths, swizzles and
+  // reductions read the last dim). Default block graphs hold a rank-0
+  // tensor as a [1] tile; a block graph written with a rank-0 tile is
+  // refused, not read past its shape.
+  WalkResult rankZero = custom.getBody().walk([&](Operation *op) {
+    auto isScalarTile = [](Type type) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      return tensor && tensor.getRank() == 0;
+    };
+    if (!isa_and_nonnull<block::BlockDialect>(op->getDialect()) ||
+        (llvm::none_of(op->getOperandTypes(), isScalarTile) &&
+         llvm::none_of(op->getResultTypes(), isScalarTile)))
+      return WalkResult::advance();
+    op->emitOpError("has a rank-0 tile, which the GPU lowering does not take; "
+                    "give the kernel's tensors a dim of size 1");
+    return WalkResult::interrupt();
+  });
+  if (rankZero.wasInterrupted())
+    return failure();
   // The verifier checked the plan against the module's target; the pass's
   // chip may be a smaller one.
   int64_t sharedBytes = plan.getTotalBytes();

@@ -19,6 +19,7 @@
 #include "llvm/Support/Base64.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 
@@ -68,6 +69,10 @@ struct FunctionPlan {
   DenseMap<Value, DenseElementsAttr> initializers;
 };
 
+/// The largest constant the plan's JSON carries (256 MiB, a large layer's
+/// weights inlined by a front end).
+constexpr uint64_t kMaxInitializerBytes = uint64_t(1) << 28;
+
 /// The bytes of `value` as the device holds them: each element's bit
 /// pattern, little-endian, splats repeated.
 std::string getDeviceBytes(DenseElementsAttr value) {
@@ -116,6 +121,17 @@ LogicalResult mlsopt::gpu::translateToLaunchPlan(ModuleOp module,
           return copy.emitError("the launch plan needs a gpu.memcpy to copy "
                                 "a constant memref.global with a dense "
                                 "initial value into a buffer"),
+                 WalkResult::interrupt();
+        // The plan carries the bytes in base64: a splat of 8 GiB took
+        // minutes and 19 GB of memory to write.
+        uint64_t bytes = value.getRawData().size();
+        if (value.isSplat())
+          bytes = llvm::SaturatingMultiply(
+              bytes, static_cast<uint64_t>(value.getNumElements()));
+        if (bytes > kMaxInitializerBytes)
+          return copy.emitError("the launch plan carries constants of at most ")
+                     << kMaxInitializerBytes << " bytes, and this one has "
+                     << bytes << "; pass it to the function as an input",
                  WalkResult::interrupt();
         plan.initializers[copy.getDst()] = value;
       }

@@ -181,3 +181,22 @@ func.func @too_large_for_the_chip(%x: tensor<8192x128xf16>) -> tensor<128x128xf1
   }
   return %0 : tensor<128x128xf16>
 }
+
+// -----
+
+// A block graph written with a rank-0 tile (default block graphs hold a
+// rank-0 tensor as a [1] tile): refused, where the lowering read the last
+// dim of an empty shape and crashed.
+func.func @rank_zero_tile(%x: tensor<f16>) -> tensor<f16> {
+  %o = kernel.custom (%x) grid <1, 1, 1> block <32, 1, 1> : (tensor<f16>) -> tensor<f16> {
+  ^bb0(%in0: tensor<f16>, %out0: tensor<f16>):
+    %a = block.for_loop 1 iterations accumulate (sum) : tensor<f16> {
+      // expected-error @+1 {{'block.load' op has a rank-0 tile, which the GPU lowering does not take; give the kernel's tensors a dim of size 1}}
+      %t = block.load %in0 imap <> : tensor<f16> -> tensor<f16>
+      block.yield %t : tensor<f16>
+    }
+    block.store %a, %out0 omap <> : tensor<f16> into tensor<f16>
+    block.return
+  }
+  return %o : tensor<f16>
+}

@@ -231,6 +231,23 @@ func.func @window_outside_input(%x: tensor<8x64xf16>) -> tensor<8x32xf16> {
 
 // -----
 
+// An offset near 2^63: offset + size overflowed, and the window passed.
+func.func @window_offset_overflows(%x: tensor<8x64xf32>) -> tensor<8x32xf32> {
+  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf32>) -> tensor<8x32xf32> {
+  ^bb0(%in0: tensor<8x64xf32>, %out0: tensor<8x32xf32>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x32xf32> {
+      // expected-error @+1 {{'block.load' op window [9223372036854775800, 9223372036854775807) of dim 1 is not inside the input of shape 8x64}}
+      %t = block.load %in0 window [0, 9223372036854775800] [8, 32] imap <> : tensor<8x64xf32> -> tensor<8x32xf32>
+      block.yield %t : tensor<8x32xf32>
+    }
+    block.store %m, %out0 omap <> : tensor<8x32xf32> into tensor<8x32xf32>
+    block.return
+  }
+  return %o : tensor<8x32xf32>
+}
+
+// -----
+
 func.func @window_tile_shape(%x: tensor<8x64xf16>) -> tensor<8x32xf16> {
   %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> tensor<8x32xf16> {
   ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x32xf16>):

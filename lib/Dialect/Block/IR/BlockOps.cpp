@@ -6,6 +6,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlsopt;
 using namespace mlsopt::block;
@@ -200,10 +202,15 @@ LogicalResult LoadOp::verify() {
              << offsets.size() << " offsets and " << sizes.size()
              << " sizes for an input of rank " << source.getRank();
     for (auto [dim, offset, size] : llvm::enumerate(offsets, sizes))
-      if (offset < 0 || size < 1 || offset + size > source.getDimSize(dim))
+      // offset + size is not formed unchecked: near 2^63 it overflows, and
+      // the window looked inside.
+      if (offset < 0 || size < 1 || offset > source.getDimSize(dim) - size)
         return emitOpError("window [")
-               << offset << ", " << offset + size << ") of dim " << dim
-               << " is not inside the input of shape "
+               << offset << ", "
+               << (offset > std::numeric_limits<int64_t>::max() - size
+                       ? std::numeric_limits<int64_t>::max()
+                       : offset + size)
+               << ") of dim " << dim << " is not inside the input of shape "
                << formatShape(source.getShape());
   }
   SmallVector<int64_t> window = getWindowShape();
