@@ -119,7 +119,7 @@ struct SearchCore {
     thread_local unsigned calls = 0;
     if (++calls % 64 != 0)
       return false;
-    if (std::chrono::steady_clock::now() < deadline)
+    if (std::chrono::steady_clock::now() < deadline && !areSearchesCancelled())
       return false;
     stop = true;
     return true;

@@ -1329,6 +1329,16 @@ SearchResult Search::run() {
   return result;
 }
 
+static std::atomic<bool> searchesCancelled{false};
+
+void search::setSearchesCancelled(bool cancelled) {
+  searchesCancelled.store(cancelled, std::memory_order_relaxed);
+}
+
+bool search::areSearchesCancelled() {
+  return searchesCancelled.load(std::memory_order_relaxed);
+}
+
 SearchResult search::superoptimize(const SearchProblem &problem,
                                    const SearchOptions &options,
                                    MLIRContext *context) {

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Graph.h"
+#include "mlsopt/Search/Superoptimizer.h"
 #include "mlsopt/Support/Target.h"
 
 #include <nanobind/nanobind.h>
@@ -19,6 +20,11 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -49,6 +55,49 @@ nb::object toNumpy(HostTensor &&tensor) {
   return nb::ndarray<nb::numpy, float>(data->data(), shape.size(),
                                        shape.data(), owner)
       .cast();
+}
+
+/// Runs `pipeline` on `graph` so that Ctrl-C interrupts it: a search
+/// (--superoptimize, whose default timeout is a minute) stops as at its
+/// timeout and the call raises KeyboardInterrupt. Python handles a signal
+/// only between bytecodes, so the pipeline runs on a thread of its own while
+/// this one, which keeps the GIL as every call into the shared context does,
+/// checks for one every 50 ms.
+void runPipelineInterruptibly(Graph &graph, const std::string &pipeline) {
+  search::setSearchesCancelled(false);
+  std::exception_ptr error;
+  std::mutex mutex;
+  std::condition_variable finished;
+  bool done = false;
+  std::thread worker([&] {
+    try {
+      graph.runPipeline(pipeline);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    done = true;
+    finished.notify_one();
+  });
+  bool interrupted = false;
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    while (!finished.wait_for(lock, std::chrono::milliseconds(50),
+                              [&] { return done; })) {
+      if (!interrupted && PyErr_CheckSignals() != 0) {
+        interrupted = true;
+        search::setSearchesCancelled(true);
+      }
+    }
+  }
+  worker.join();
+  search::setSearchesCancelled(false);
+  // The KeyboardInterrupt PyErr_CheckSignals set; the pipeline's result is
+  // discarded with the graph it ran on (superoptimize's clone).
+  if (interrupted)
+    throw nb::python_error();
+  if (error)
+    std::rethrow_exception(error);
 }
 
 SourceLocation toSourceLocation(const std::string &file, unsigned line) {
@@ -250,7 +299,7 @@ NB_MODULE(_mlsopt, m) {
       .def("estimate_kernel_costs", fromPython(&Graph::estimateKernelCosts),
            "target"_a = "", "latency"_a = false)
       .def("uncosted_ops", &Graph::getUncostedOps)
-      .def("run_pipeline", fromPython(&Graph::runPipeline), "pipeline"_a)
+      .def("run_pipeline", &runPipelineInterruptibly, "pipeline"_a)
       .def(
           "run_on_cpu",
           [](Graph &g, const std::vector<HostArray> &arrays) {

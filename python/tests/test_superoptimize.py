@@ -743,6 +743,40 @@ except KeyboardInterrupt:
     assert run.stdout.strip() == "interrupted"
 
 
+def test_ctrl_c_during_a_search_stops_it(build_dir, tmp_path):
+    # Python handles a signal between bytecodes only, so a search of a
+    # minute ignored Ctrl-C for that minute. This one would run to its
+    # 600 s timeout (the latency veto refuses the candidates at the
+    # roofline's bound); Ctrl-C from outside, as a terminal sends it, stops
+    # it within seconds, and the next search runs as usual.
+    script = tmp_path / "interrupt_search.py"
+    script.write_text("""
+import os, signal, subprocess, time
+signal.signal(signal.SIGINT, signal.default_int_handler)
+import mlsopt as mi
+g = mi.new_kernel_graph()
+X = g.new_input(dims=(2, 4096), dtype=mi.float16)
+W = g.new_input(dims=(4096, 6144), dtype=mi.float16)
+g.mark_output(g.matmul(g.rms_norm(X, normalized_shape=(4096,)), W))
+subprocess.Popen(["sh", "-c", f"sleep 1; kill -INT {os.getpid()}"])
+start = time.monotonic()
+try:
+    g.superoptimize(timeout=600)
+    print("finished", time.monotonic() - start)
+except KeyboardInterrupt:
+    print("interrupted", time.monotonic() - start)
+print("next", g.superoptimize(timeout=1).cost().launches)
+""")
+    env = dict(os.environ, PYTHONPATH=str(build_dir / "python"))
+    run = subprocess.run([sys.executable, str(script)], env=env,
+                         capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr
+    first, second = run.stdout.split("\n")[:2]
+    assert first.startswith("interrupted"), run.stdout
+    assert float(first.split()[1]) < 120, run.stdout
+    assert second.startswith("next "), run.stdout
+
+
 def test_mixed_precision_gated_mlp_is_one_kernel_and_keeps_its_numbers():
     # torch-mlir's bf16 gated MLP with the SiLU and product computed in f32:
     # the search sees through the casts, one kernel loads and stores bf16

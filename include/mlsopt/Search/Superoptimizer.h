@@ -81,6 +81,13 @@ SearchResult superoptimize(const SearchProblem &problem,
                            const SearchOptions &options,
                            mlir::MLIRContext *context);
 
+/// While set, every search in the process stops as at its timeout, with
+/// the best program it has: an interactive interrupt (Ctrl-C in the Python
+/// package, which runs searches in the caller's process). Whoever sets it
+/// clears it before the next search.
+void setSearchesCancelled(bool cancelled);
+bool areSearchesCancelled();
+
 } // namespace mlsopt::search
 
 #endif // MLSOPT_SEARCH_SUPEROPTIMIZER_H
