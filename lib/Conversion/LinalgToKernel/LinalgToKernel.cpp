@@ -555,6 +555,11 @@ private:
   std::optional<PlannedValue> planSoftplus(arith::SelectOp select);
   std::optional<PlannedValue> planElu(arith::SelectOp select);
   Value matchScaledBy(Value value, std::optional<APFloat> &factor);
+  struct OrderedSides {
+    Value ifGreater, otherwise;
+    APFloat bound;
+  };
+  std::optional<OrderedSides> getOrderedSides(arith::SelectOp select, Value x);
   unsigned addInvalid(const Twine &reason);
   unsigned addStep(StepBuilder build, ArrayRef<unsigned> args,
                    double scalar = 0.0);
@@ -809,6 +814,24 @@ Value PayloadPlanner::matchGelu(Value value) {
   return {};
 }
 
+/// Whether `cmp`, an order (strict or not), holds where `x`, one of its
+/// operands, is the greater: true for `x > y` and `y < x`, false for
+/// `x < y` and `y > x`; none for an equality or when x is neither operand.
+static std::optional<bool> holdsWhereGreater(arith::CmpFOp cmp, Value x) {
+  using P = arith::CmpFPredicate;
+  P predicate = cmp.getPredicate();
+  bool greater =
+      llvm::is_contained({P::OGT, P::OGE, P::UGT, P::UGE}, predicate);
+  if (!greater &&
+      !llvm::is_contained({P::OLT, P::OLE, P::ULT, P::ULE}, predicate))
+    return std::nullopt;
+  if (cmp.getLhs() == x)
+    return greater;
+  if (cmp.getRhs() == x)
+    return !greater;
+  return std::nullopt;
+}
+
 /// torch-mlir's relu, clamp, threshold and leaky relu are a select on a
 /// comparison of its own operands: `select(x > c, x, c)` and its mirror
 /// images are max(x, c), the others min(x, c), and `select(x > 0, x, x * a)`
@@ -872,36 +895,13 @@ std::optional<PlannedValue> PayloadPlanner::planSelect(arith::SelectOp select) {
       select.getType() != elementType)
     return std::nullopt;
   Value onTrue = select.getTrueValue(), onFalse = select.getFalseValue();
-  // The comparison as `x P c`, with x the value the select may pass on.
-  Value x = cmp.getLhs(), c = cmp.getRhs();
-  arith::CmpFPredicate predicate = cmp.getPredicate();
-  if (getScalar(x)) {
-    // c P x is x P' c with the operands' order swapped in P.
-    using P = arith::CmpFPredicate;
-    std::swap(x, c);
-    for (auto [from, to] :
-         {std::pair(P::OGT, P::OLT), std::pair(P::OGE, P::OLE),
-          std::pair(P::UGT, P::ULT), std::pair(P::UGE, P::ULE)}) {
-      if (predicate == from) {
-        predicate = to;
-        break;
-      }
-      if (predicate == to) {
-        predicate = from;
-        break;
-      }
-    }
-  }
-  bool greater =
-      llvm::is_contained({arith::CmpFPredicate::OGT, arith::CmpFPredicate::OGE,
-                          arith::CmpFPredicate::UGT, arith::CmpFPredicate::UGE},
-                         predicate);
-  bool less =
-      llvm::is_contained({arith::CmpFPredicate::OLT, arith::CmpFPredicate::OLE,
-                          arith::CmpFPredicate::ULT, arith::CmpFPredicate::ULE},
-                         predicate);
-  if (!greater && !less)
+  // The comparison of x, the value the select may pass on, with c.
+  Value x = getScalar(cmp.getLhs()) ? cmp.getRhs() : cmp.getLhs();
+  Value c = x == cmp.getLhs() ? cmp.getRhs() : cmp.getLhs();
+  std::optional<bool> holdsWhereXIsGreater = holdsWhereGreater(cmp, x);
+  if (!holdsWhereXIsGreater)
     return std::nullopt;
+  bool greater = *holdsWhereXIsGreater;
   std::optional<APFloat> bound = getScalar(c);
   // `select(x > y, x, y)` of two values (torch.where on their comparison)
   // is max(x, y), and its mirror images max or min.
@@ -977,35 +977,24 @@ Value PayloadPlanner::matchScaledBy(Value value,
   return value;
 }
 
-/// The sides of `select(cmp, a, b)` as (the side taken when `x > c`, the
-/// other), for a comparison `x P c` or `c P x` with P a strict or non-strict
-/// order; none for an equality or for operands other than `x` and a
-/// constant.
-static std::optional<std::tuple<Value, Value, APFloat>>
-getGreaterAndOtherSide(arith::SelectOp select, Value x,
-                       function_ref<std::optional<APFloat>(Value)> getScalar) {
+/// The sides of `select(x P c, ...)` or `select(c P x, ...)`, with c a
+/// constant and P an order (strict or not): the one taken where x is the
+/// greater, the other, and c; none for another comparison.
+std::optional<PayloadPlanner::OrderedSides>
+PayloadPlanner::getOrderedSides(arith::SelectOp select, Value x) {
   auto cmp = select.getCondition().getDefiningOp<arith::CmpFOp>();
   if (!cmp)
     return std::nullopt;
-  using P = arith::CmpFPredicate;
-  P predicate = cmp.getPredicate();
-  bool greater =
-      llvm::is_contained({P::OGT, P::OGE, P::UGT, P::UGE}, predicate);
-  bool less = llvm::is_contained({P::OLT, P::OLE, P::ULT, P::ULE}, predicate);
-  if (!greater && !less)
+  std::optional<bool> greater = holdsWhereGreater(cmp, x);
+  if (!greater)
     return std::nullopt;
-  std::optional<APFloat> c;
-  if (cmp.getLhs() == x)
-    c = getScalar(cmp.getRhs());
-  else if (cmp.getRhs() == x) {
-    c = getScalar(cmp.getLhs());
-    greater = !greater;
-  }
-  if (!c)
+  std::optional<APFloat> bound =
+      getScalar(cmp.getLhs() == x ? cmp.getRhs() : cmp.getLhs());
+  if (!bound)
     return std::nullopt;
-  if (greater)
-    return std::make_tuple(select.getTrueValue(), select.getFalseValue(), *c);
-  return std::make_tuple(select.getFalseValue(), select.getTrueValue(), *c);
+  Value onTrue = select.getTrueValue(), onFalse = select.getFalseValue();
+  return OrderedSides{*greater ? onTrue : onFalse, *greater ? onFalse : onTrue,
+                      *bound};
 }
 
 /// torch's softplus, `select(b x > 20, x, log1p(exp(b x)) / b)` (torch-mlir
@@ -1023,10 +1012,10 @@ PayloadPlanner::planSoftplus(arith::SelectOp select) {
   for (Value scaled : {cmp.getLhs(), cmp.getRhs()}) {
     std::optional<APFloat> beta;
     Value x = matchScaledBy(scaled, beta);
-    auto sides = getGreaterAndOtherSide(select, scaled,
-                                        [&](Value v) { return getScalar(v); });
-    if (!sides || std::get<0>(*sides) != x || getScalar(x) ||
-        !isConstant(cmp.getLhs() == scaled ? cmp.getRhs() : cmp.getLhs(), 20.0))
+    // 20 is exact in every element type.
+    std::optional<OrderedSides> sides = getOrderedSides(select, scaled);
+    if (!sides || sides->ifGreater != x || getScalar(x) ||
+        toDouble(sides->bound) != 20.0)
       continue;
     double b = beta ? toDouble(*beta) : 1.0;
     // In f32 on f16 or bf16 values, the scaling by b would round where the
@@ -1035,7 +1024,7 @@ PayloadPlanner::planSoftplus(arith::SelectOp select) {
     if (!(b > 0) || (unrounded && b != 1.0))
       continue;
     // The other side: log1p(exp(b x)), divided by b (or times 1 / b).
-    Value smooth = std::get<1>(*sides);
+    Value smooth = sides->otherwise;
     std::optional<APFloat> unscale;
     Value log1p = matchScaledBy(smooth, unscale);
     if (unscale && toDouble(*unscale) * b != 1.0)
@@ -1083,14 +1072,13 @@ std::optional<PlannedValue> PayloadPlanner::planElu(arith::SelectOp select) {
     return !c || toDouble(*c) > 0;
   };
   for (Value x : {cmp.getLhs(), cmp.getRhs()}) {
-    auto sides = getGreaterAndOtherSide(select, x,
-                                        [&](Value v) { return getScalar(v); });
-    if (!sides || !std::get<2>(*sides).isZero() || getScalar(x))
+    std::optional<OrderedSides> sides = getOrderedSides(select, x);
+    if (!sides || !sides->bound.isZero() || getScalar(x))
       continue;
     std::optional<APFloat> scale, alpha, inputScale;
-    if (matchScaledBy(std::get<0>(*sides), scale) != x || !isPositive(scale))
+    if (matchScaledBy(sides->ifGreater, scale) != x || !isPositive(scale))
       continue;
-    Value expMinusOne = matchScaledBy(std::get<1>(*sides), alpha);
+    Value expMinusOne = matchScaledBy(sides->otherwise, alpha);
     auto sub = expMinusOne.getDefiningOp<arith::SubFOp>();
     if (!isPositive(alpha) || !sub || sub->getBlock() != op.getBlock() ||
         !isConstant(sub.getRhs(), 1.0))
