@@ -459,7 +459,7 @@ class KernelGraph:
         if position not in self._column_major_inputs:
             return stored, _row_major_strides(stored)
         dims = tuple(reversed(stored))
-        return dims, tuple(reversed(_row_major_strides(stored)))
+        return dims, _column_major_strides(dims)
 
     def get_input_dtensor_layout(self, A):
         """Mirage's strides of input `A`, as declared (see
@@ -1034,13 +1034,17 @@ def _row_major_strides(dims):
     return tuple(reversed(strides))
 
 
+def _column_major_strides(dims):
+    return tuple(reversed(_row_major_strides(tuple(reversed(dims)))))
+
+
 def _is_column_major(dims, strides):
     """Whether `strides` (None: row-major) lay out `dims` column-major
     rather than row-major, Mirage's two layouts; ValueError for any other
     (a dim of size 1 may make both the same: row-major then)."""
     if strides is None or tuple(strides) == _row_major_strides(dims):
         return False
-    column_major = tuple(reversed(_row_major_strides(tuple(reversed(dims)))))
+    column_major = _column_major_strides(dims)
     if tuple(strides) != column_major:
         raise ValueError(
             f"strides {tuple(strides)} are neither row-major "

@@ -73,6 +73,15 @@ struct FunctionPlan {
 /// weights inlined by a front end).
 constexpr uint64_t kMaxInitializerBytes = uint64_t(1) << 28;
 
+/// How many bytes the device holds `value` in: a splat's element repeated.
+uint64_t getDeviceByteCount(DenseElementsAttr value) {
+  uint64_t raw = value.getRawData().size();
+  if (!value.isSplat())
+    return raw;
+  return llvm::SaturatingMultiply(
+      raw, static_cast<uint64_t>(value.getNumElements()));
+}
+
 /// The bytes of `value` as the device holds them: each element's bit
 /// pattern, little-endian, splats repeated.
 std::string getDeviceBytes(DenseElementsAttr value) {
@@ -80,7 +89,7 @@ std::string getDeviceBytes(DenseElementsAttr value) {
   if (!value.isSplat())
     return std::string(raw.begin(), raw.end());
   std::string bytes;
-  bytes.reserve(raw.size() * value.getNumElements());
+  bytes.reserve(getDeviceByteCount(value));
   for (int64_t i = 0, e = value.getNumElements(); i < e; ++i)
     bytes.append(raw.begin(), raw.end());
   return bytes;
@@ -124,10 +133,7 @@ LogicalResult mlsopt::gpu::translateToLaunchPlan(ModuleOp module,
                  WalkResult::interrupt();
         // The plan carries the bytes in base64: a splat of 8 GiB took
         // minutes and 19 GB of memory to write.
-        uint64_t bytes = value.getRawData().size();
-        if (value.isSplat())
-          bytes = llvm::SaturatingMultiply(
-              bytes, static_cast<uint64_t>(value.getNumElements()));
+        uint64_t bytes = getDeviceByteCount(value);
         if (bytes > kMaxInitializerBytes)
           return copy.emitError("the launch plan carries constants of at most ")
                      << kMaxInitializerBytes << " bytes, and this one has "
