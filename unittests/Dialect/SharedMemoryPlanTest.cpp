@@ -330,10 +330,11 @@ TEST_F(SharedMemoryPlanTest, LiveTilesNeverShareBytesInTheLoweringTests) {
 }
 
 // Flash decoding in f32 (examples/attention.mlir): its first kernel's tiles
-// add up to 311808 bytes and its buffers to 295168, more than any chip's
+// add up to 311808 bytes and its buffers to 298240, more than any chip's
 // block has. V is copied while exp(S) computes and exp(S) is written in
 // place of S, so at most Q, K and S, or V, exp(S) and their product
-// (2 x 64 KiB + 16 KiB) are live at once: it fits sm_80.
+// (2 x 64 KiB + 16 KiB, and 2 KiB of the padding of the rows that tensor
+// cores write and read) are live at once: it fits sm_80.
 TEST_F(SharedMemoryPlanTest, FlashDecodingInF32FitsSm80) {
   std::string f16 = readSourceFile("examples/attention.mlir");
   SmallVector<kernel::CustomOp> customs =
@@ -354,8 +355,8 @@ TEST_F(SharedMemoryPlanTest, FlashDecodingInF32FitsSm80) {
   int64_t bufferBytes = 0;
   for (const SharedBuffer &buffer : plan.getBuffers())
     bufferBytes += buffer.bytes;
-  EXPECT_EQ(bufferBytes, 295168);
-  EXPECT_EQ(plan.getTotalBytes(), 147456);
+  EXPECT_EQ(bufferBytes, 298240);
+  EXPECT_EQ(plan.getTotalBytes(), 149504);
   EXPECT_LE(plan.getTotalBytes(), lookupTarget("sm_80")->maxSharedMemPerBlock);
 
   // Both changes were needed: V, S and exp(S) during exp, or Q, K, V and S
@@ -369,7 +370,31 @@ TEST_F(SharedMemoryPlanTest, FlashDecodingInF32FitsSm80) {
   EXPECT_EQ(getCopyIssueOp(loads[2]), graph.getOperation()); // V
   EXPECT_TRUE(
       isWrittenInPlaceOf(plan, graph.getResult(0), graph.getInputs()[0]));
+  // S, which the tensor cores write, and exp(S), which they read, have rows
+  // padded by 16 bytes; the loaded tiles keep theirs.
+  Value scores = graph.getInputs()[0];
+  int64_t keys = cast<RankedTensorType>(scores.getType()).getShape().back();
+  EXPECT_EQ(plan.lookup(scores)->rowPitch, keys + 4);
+  EXPECT_EQ(plan.lookup(graph.getResult(0))->rowPitch, keys + 4);
+  for (LoadOp load : loads)
+    EXPECT_EQ(
+        plan.lookup(load.getTile())->rowPitch,
+        cast<RankedTensorType>(load.getTile().getType()).getShape().back());
   checkPlan(partials);
+}
+
+// Rows that fill whole 128-byte lines of the banks get 16 bytes more; a
+// single row, other widths and other element types keep their length.
+TEST(SharedMemoryPlanRowPitch, PadsWholeBankLinesOnly) {
+  EXPECT_EQ(getComputedTileRowPitch({64, 256}, 16), 264);
+  EXPECT_EQ(getComputedTileRowPitch({64, 64}, 16), 72);
+  EXPECT_EQ(getComputedTileRowPitch({2, 32, 256}, 32), 260);
+  EXPECT_EQ(getComputedTileRowPitch({16, 32}, 32), 36);
+  EXPECT_EQ(getComputedTileRowPitch({1, 1, 256}, 16), 256); // one row
+  EXPECT_EQ(getComputedTileRowPitch({64, 48}, 16), 48);     // 96 bytes
+  EXPECT_EQ(getComputedTileRowPitch({16, 16}, 32), 16);     // 64 bytes
+  EXPECT_EQ(getComputedTileRowPitch({64, 128}, 8), 128);    // no mma
+  EXPECT_EQ(getComputedTileRowPitch({256}, 16), 256);
 }
 
 // Which results of the lowering test's @in_place kernel take over an

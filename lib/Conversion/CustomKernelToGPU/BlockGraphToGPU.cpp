@@ -83,7 +83,20 @@ Value BlockGraphToGPU::tileBuffer(Value tile, block::SharedBufferRole role) {
   // instead of reading the wrong element.
   if (role != block::SharedBufferRole::Accumulator && swizzles.count(tile))
     return view(buffer->offset, {type.getNumElements()}, element);
-  return view(buffer->offset, type.getShape(), element);
+  ArrayRef<int64_t> shape = type.getShape();
+  if (shape.empty() || buffer->rowPitch == shape.back())
+    return view(buffer->offset, shape, element);
+  // Padded rows (block::getComputedTileRowPitch): the tile is a strided
+  // window of a buffer of longer rows, so every access by indices, ldmatrix
+  // included, steps over the padding.
+  SmallVector<int64_t> padded = llvm::to_vector(shape);
+  padded.back() = buffer->rowPitch;
+  Value rows = view(buffer->offset, padded, element);
+  SmallVector<OpFoldResult> zeros(shape.size(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> ones(shape.size(), b.getIndexAttr(1));
+  SmallVector<OpFoldResult> sizes = llvm::map_to_vector(
+      shape, [&](int64_t s) -> OpFoldResult { return b.getIndexAttr(s); });
+  return memref::SubViewOp::create(b, loc, rows, zeros, sizes, ones);
 }
 
 void BlockGraphToGPU::forEachElement(ArrayRef<int64_t> shape,

@@ -43,7 +43,7 @@
 // TF32-NEXT: }
 // TF32-NEXT: nvvm.cp.async.wait.group 0
 // TF32: %[[E:.*]] = vector.extract %[[SUMS]]#0[0, 0] : f32 from vector<2x2xf32>
-// TF32: memref.store %[[E]], %[[RESULT:.*]][%{{.*}}, %{{.*}}] : memref<32x32xf32, #gpu.address_space<workgroup>>
+// TF32: memref.store %[[E]], %[[RESULT:.*]][%{{.*}}, %{{.*}}] : memref<32x32xf32, strided<[36, 1]>, #gpu.address_space<workgroup>>
 // TF32-COUNT-3: memref.store %{{.*}}, %[[RESULT]]
 // TF32: vector.extract %[[SUMS]]#1[0, 0]
 // TF32-COUNT-4: memref.store %{{.*}}, %[[RESULT]]

@@ -1,16 +1,18 @@
 // RUN: mlsopt-opt %s --convert-kernel-to-custom --split-input-file | FileCheck %s
 
 // A matmul: 64x64 output tiles (x splits n, y splits m), the loop walks k in
-// tiles of 64 with a sum accumulator. f16 tiles are multiplied as loaded
+// tiles of 32 with a sum accumulator (tiles of 64 would take 33 KiB of
+// double buffers besides the 17 KiB of the f32 result, its rows padded:
+// more than the pass's default 48 KiB). f16 tiles are multiplied as loaded
 // and summed in f32 (a widening matmul), rounded once as they are stored.
 // CHECK-LABEL: func.func @matmul
 // CHECK-SAME: (%[[A:.*]]: tensor<128x256xf16>, %[[B:.*]]: tensor<256x512xf16>)
 // CHECK: %[[R:.*]] = kernel.custom(%[[A]], %[[B]]) grid <8, 2, 1> block <128, 1, 1>
 // CHECK: ^bb0(%[[IN0:.*]]: tensor<128x256xf16>, %[[IN1:.*]]: tensor<256x512xf16>, %[[OUT:.*]]: tensor<128x512xf16>):
-// CHECK: %[[ACC:.*]] = block.for_loop 4 iterations accumulate (sum) : tensor<64x64xf32>
-// CHECK: %[[AT:.*]] = block.load %[[IN0]] imap <y = 0> fmap 1 : tensor<128x256xf16> -> tensor<64x64xf16>
-// CHECK: %[[BT:.*]] = block.load %[[IN1]] imap <x = 1> fmap 0 : tensor<256x512xf16> -> tensor<64x64xf16>
-// CHECK: %[[M:.*]] = block.matmul %[[AT]], %[[BT]] : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
+// CHECK: %[[ACC:.*]] = block.for_loop 8 iterations accumulate (sum) : tensor<64x64xf32>
+// CHECK: %[[AT:.*]] = block.load %[[IN0]] imap <y = 0> fmap 1 : tensor<128x256xf16> -> tensor<64x32xf16>
+// CHECK: %[[BT:.*]] = block.load %[[IN1]] imap <x = 1> fmap 0 : tensor<256x512xf16> -> tensor<32x64xf16>
+// CHECK: %[[M:.*]] = block.matmul %[[AT]], %[[BT]] : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
 // CHECK: block.yield %[[M]]
 // CHECK: block.store %[[ACC]], %[[OUT]] omap <x = 1, y = 0> : tensor<64x64xf32> into tensor<128x512xf16>
 // CHECK: return %[[R]]
@@ -121,8 +123,8 @@ func.func @long_rows_matmul(%a: tensor<4194305x64xf16>, %b: tensor<64x64xf16>) -
 // no power of two divides, take ragged 64x64 tiles on a 786 x 2 grid.
 // CHECK-LABEL: func.func @vocab_matmul
 // CHECK: kernel.custom(%{{.*}}, %{{.*}}) grid <786, 2, 1>
-// CHECK: block.load %{{.*}} imap <y = 0> fmap 1 : tensor<77x768xf16> -> tensor<64x64xf16>
-// CHECK: block.load %{{.*}} imap <x = 1> fmap 0 : tensor<768x50257xf16> -> tensor<64x64xf16>
+// CHECK: block.load %{{.*}} imap <y = 0> fmap 1 : tensor<77x768xf16> -> tensor<64x32xf16>
+// CHECK: block.load %{{.*}} imap <x = 1> fmap 0 : tensor<768x50257xf16> -> tensor<32x64xf16>
 // CHECK: block.store %{{.*}} omap <x = 1, y = 0> : tensor<64x64xf32> into tensor<77x50257xf16>
 func.func @vocab_matmul(%x: tensor<77x768xf16>, %w: tensor<768x50257xf16>) -> tensor<77x50257xf16> {
   %o = kernel.matmul %x, %w : tensor<77x768xf16>, tensor<768x50257xf16>

@@ -136,7 +136,7 @@ func.func @rowmax(%x: tensor<4x32768xf32>) -> tensor<4x1xf32> {
 // SPLIT-NOT: kernel.custom
 // SPLIT-LABEL: func.func @short_k(
 // SPLIT: kernel.custom(%arg0, %arg1) grid <1, 1, 1>
-// SPLIT: block.for_loop 4 iterations
+// SPLIT: block.for_loop 8 iterations
 // SPLIT-NOT: kernel.custom
 // SPLIT-LABEL: func.func @gram_ref(
 func.func @enough_tiles(%a: tensor<512x2048xf32>, %b: tensor<2048x256xf32>) -> tensor<512x256xf32> {

@@ -19,9 +19,9 @@
 // HOST-LABEL: func.func @both_views(
 // HOST: gpu.launch_func @mlsopt_kernels::@both_views_kernel0 {{.*}} dynamic_shared_memory_size %c18432_i32
 // HOST-LABEL: func.func @loop_result(
-// HOST: gpu.launch_func @mlsopt_kernels::@loop_result_kernel0 {{.*}} dynamic_shared_memory_size %c10240_i32
+// HOST: gpu.launch_func @mlsopt_kernels::@loop_result_kernel0 {{.*}} dynamic_shared_memory_size %c10752_i32
 // HOST-LABEL: func.func @narrow_left(
-// HOST: gpu.launch_func @mlsopt_kernels::@narrow_left_kernel0 {{.*}} dynamic_shared_memory_size %c6144_i32
+// HOST: gpu.launch_func @mlsopt_kernels::@narrow_left_kernel0 {{.*}} dynamic_shared_memory_size %c6272_i32
 
 // PTX-LABEL: .entry both_views_kernel0(
 // PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16

@@ -19,7 +19,7 @@
 // CHECK-SAME: multiplicandAPtxType = #nvvm.mma_type<bf16>
 // CHECK: %[[E:.*]] = vector.extract %[[SUMS]]#0[0, 0] : f32
 // CHECK-NOT: arith.truncf
-// CHECK: memref.store %[[E]], %{{.*}} : memref<16x64xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.store %[[E]], %{{.*}} : memref<16x64xf32, strided<[68, 1]>, #gpu.address_space<workgroup>>
 // CHECK: arith.truncf %{{.*}} : vector<4xf32> to vector<4xbf16>
 // F16: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32

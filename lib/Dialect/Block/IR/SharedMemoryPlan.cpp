@@ -185,11 +185,47 @@ int64_t alignBufferOffset(int64_t offset) {
   return llvm::alignTo(offset, kSharedBufferAlignment);
 }
 
-int64_t bytesOf(Value tile, std::optional<unsigned> elementBits = {}) {
+/// Whether `tile` is written or read a few rows at a time by one warp
+/// instruction, the accesses whose rows land on the same banks unless the
+/// rows are padded: tensor-core result fragments (8 rows of a store), an
+/// operand that ldmatrix or tf32 fragment loads read (8 rows of a phase),
+/// and a row reduction that gives a row fewer lanes than a warp (a warp
+/// reads several rows at once). `fragmentResult`: a loop result that the
+/// warps write from their mma registers.
+bool isAccessedByRows(Value tile, bool fragmentResult = false) {
+  if (fragmentResult || tile.getDefiningOp<MatmulOp>())
+    return true;
+  int64_t rank = cast<RankedTensorType>(tile.getType()).getRank();
+  return llvm::any_of(tile.getUsers(), [&](Operation *user) {
+    if (isa<MatmulOp>(user))
+      return true;
+    if (auto view = dyn_cast<TransposeOp>(user))
+      return isTransposedMatmulView(view);
+    if (!isa<ReduceSumOp, ReduceMaxOp>(user) ||
+        user->getAttrOfType<IntegerAttr>("dim").getInt() != rank - 1)
+      return false;
+    int64_t row = cast<RankedTensorType>(tile.getType()).getShape().back();
+    return getReductionLanesPerRow(row) < 32;
+  });
+}
+
+/// How a buffer's tile is laid out: elements per row, and bytes in all.
+struct BufferLayout {
+  int64_t rowPitch, bytes;
+};
+
+/// The layout of `tile`'s buffer, in `elementBits` (an f32 accumulator) or
+/// its own element type. `computed`: a block op writes it (see
+/// getComputedTileRowPitch); a loaded tile keeps its rows as they are.
+BufferLayout layoutOf(Value tile, bool computed,
+                      std::optional<unsigned> elementBits = {}) {
   auto type = cast<RankedTensorType>(tile.getType());
-  return tileBytes(
-      type.getShape(),
-      elementBits.value_or(type.getElementType().getIntOrFloatBitWidth()));
+  unsigned bits =
+      elementBits.value_or(type.getElementType().getIntOrFloatBitWidth());
+  SmallVector<int64_t> rows = llvm::to_vector(type.getShape());
+  if (computed && !rows.empty())
+    rows.back() = getComputedTileRowPitch(type.getShape(), bits);
+  return {rows.empty() ? 1 : rows.back(), tileBytes(rows, bits)};
 }
 
 /// The program points of a block graph (see SharedMemoryPlan) and the point
@@ -261,6 +297,22 @@ private:
 
 } // namespace
 
+int64_t mlsopt::block::getComputedTileRowPitch(ArrayRef<int64_t> shape,
+                                               unsigned elementBits) {
+  constexpr int64_t kBankLineBytes = 128, kPadBytes = 16;
+  if (shape.empty() || (elementBits != 16 && elementBits != 32))
+    return shape.empty() ? 1 : shape.back();
+  int64_t row = shape.back();
+  bool severalRows =
+      llvm::any_of(shape.drop_back(), [](int64_t s) { return s > 1; });
+  std::optional<int64_t> rowBytes =
+      llvm::checkedMul(row, static_cast<int64_t>(elementBits / 8));
+  if (!severalRows || !rowBytes || *rowBytes == 0 ||
+      *rowBytes % kBankLineBytes != 0)
+    return row;
+  return row + kPadBytes / (elementBits / 8);
+}
+
 const SharedBuffer *SharedMemoryPlan::lookup(Value value,
                                              SharedBufferRole role) const {
   auto it = indexOf.find({value, static_cast<unsigned>(role)});
@@ -270,16 +322,23 @@ const SharedBuffer *SharedMemoryPlan::lookup(Value value,
 SharedMemoryPlan::SharedMemoryPlan(kernel::CustomOp op) {
   Block &body = op.getBody().front();
   ProgramPoints points(body);
-  auto add = [&](Value value, SharedBufferRole role, int64_t bytes,
+  auto add = [&](Value value, SharedBufferRole role, BufferLayout layout,
                  unsigned first, unsigned last) {
     indexOf[{value, static_cast<unsigned>(role)}] = buffers.size();
-    buffers.push_back({value, role, bytes, first, last});
+    buffers.push_back(
+        {value, role, layout.bytes, first, last, layout.rowPitch});
   };
+  // Rows are padded only where a warp reads or writes several of them at
+  // once: elsewhere the padding would take bytes and save no wavefront.
+  auto computed = [](Value tile, bool fragmentResult = false) {
+    return layoutOf(tile, isAccessedByRows(tile, fragmentResult));
+  };
+  auto loaded = [](Value tile) { return layoutOf(tile, /*computed=*/false); };
   auto addTiles = [&](Operation &op, unsigned first) {
     // Thread graphs compute in registers; only their results are tiles.
     for (Value result : op.getResults())
       if (isa<RankedTensorType>(result.getType()))
-        add(result, SharedBufferRole::Tile, bytesOf(result), first,
+        add(result, SharedBufferRole::Tile, computed(result), first,
             points.lastUse(result, first));
   };
   // Yielded tiles that are also loop results live as long as the results.
@@ -292,7 +351,7 @@ SharedMemoryPlan::SharedMemoryPlan(kernel::CustomOp op) {
     if (auto load = dyn_cast<LoadOp>(top))
       if (ForLoopOp before = getLoopBefore(load)) {
         unsigned start = points.of(before).start;
-        add(load.getTile(), SharedBufferRole::Tile, bytesOf(load.getTile()),
+        add(load.getTile(), SharedBufferRole::Tile, loaded(load.getTile()),
             start, points.lastUse(load.getTile(), start));
         continue;
       }
@@ -308,23 +367,25 @@ SharedMemoryPlan::SharedMemoryPlan(kernel::CustomOp op) {
     for (unsigned i = 0, e = loop.getNumResults(); i < e; ++i) {
       Value result = loop.getResult(i);
       unsigned resultEnd = points.lastUse(result, at.end);
-      int64_t accBytes = bytesOf(result, /*elementBits=*/32);
+      BufferLayout acc =
+          layoutOf(result, isAccessedByRows(result), /*elementBits=*/32);
       switch (getAccumulatorStorage(loop, i)) {
       case AccumulatorStorage::YieldedTile:
         yieldedResults.push_back({yield.getValues()[i], resultEnd});
         break;
       case AccumulatorStorage::AccumulatorIsResult:
-        add(result, SharedBufferRole::Accumulator, accBytes, at.start,
-            resultEnd);
+        add(result, SharedBufferRole::Accumulator, acc, at.start, resultEnd);
         break;
       case AccumulatorStorage::AccumulatorAndResult:
-        add(result, SharedBufferRole::Accumulator, accBytes, at.start, at.end);
+        add(result, SharedBufferRole::Accumulator, acc, at.start, at.end);
         // Written by the epilogue, from the accumulator.
-        add(result, SharedBufferRole::Tile, bytesOf(result), at.end, resultEnd);
+        add(result, SharedBufferRole::Tile, computed(result), at.end,
+            resultEnd);
         break;
       case AccumulatorStorage::MmaFragments:
         // Written by the epilogue, from the warps' registers.
-        add(result, SharedBufferRole::Tile, bytesOf(result), at.end, resultEnd);
+        add(result, SharedBufferRole::Tile,
+            computed(result, /*fragmentResult=*/true), at.end, resultEnd);
         break;
       }
     }
@@ -339,10 +400,10 @@ SharedMemoryPlan::SharedMemoryPlan(kernel::CustomOp op) {
       }
       Value tile = load.getTile();
       unsigned copied = points.copyPoint(load);
-      add(tile, SharedBufferRole::Tile, bytesOf(tile), copied,
+      add(tile, SharedBufferRole::Tile, loaded(tile), copied,
           carried ? at.end : points.lastUse(tile, copied));
       if (isDoubleBuffered(load))
-        add(tile, SharedBufferRole::PrefetchTile, bytesOf(tile), at.start,
+        add(tile, SharedBufferRole::PrefetchTile, loaded(tile), at.start,
             at.end);
     }
   }
@@ -374,6 +435,11 @@ void SharedMemoryPlan::writeResultsInPlace(
       std::optional<unsigned> resultIndex = tileIndex(transpose.getResult());
       std::optional<unsigned> operandIndex = tileIndex(transpose.getInput());
       if (resultIndex && operandIndex) {
+        // The view is the operand's bytes; the lowering reads them through
+        // the operand's buffer, never through rows of the view's own.
+        buffers[*resultIndex].bytes = buffers[*operandIndex].bytes;
+        buffers[*resultIndex].rowPitch =
+            cast<RankedTensorType>(transpose.getType()).getShape().back();
         buffers[*resultIndex].inPlaceOf = *operandIndex;
         // No later op may write over the operand while the view is read.
         unsigned &last = buffers[*operandIndex].lastPoint;
@@ -396,11 +462,18 @@ void SharedMemoryPlan::writeResultsInPlace(
         // loop result held as its f32 accumulator or, in a one-iteration
         // loop, as its yielded tile (those have no Tile buffer of their
         // own).
+        // And the same layout: a result whose rows are padded (read by
+        // rows) does not take over an operand's unpadded rows, while a
+        // result with no need of padding takes over padded ones, and their
+        // layout, at no cost (exp of a matmul's product).
         std::optional<unsigned> operandIndex = tileIndex(operand);
         if (!operandIndex || operand.getType() != result.getType() ||
+            buffers[*operandIndex].rowPitch < buffers[*resultIndex].rowPitch ||
             buffers[*operandIndex].lastPoint != point ||
             llvm::is_contained(taken, *operandIndex))
           continue;
+        buffers[*resultIndex].rowPitch = buffers[*operandIndex].rowPitch;
+        buffers[*resultIndex].bytes = buffers[*operandIndex].bytes;
         buffers[*resultIndex].inPlaceOf = *operandIndex;
         taken.push_back(*operandIndex);
         break;

@@ -136,6 +136,23 @@ mlir::Operation *getCopyIssueOp(LoadOp load);
 /// buffer is live from the loop's start.
 ForLoopOp getLoopBefore(LoadOp load);
 
+/// Elements per row of the buffer of a tile of `shape` and `elementBits`
+/// that a block op computes and that warps access several rows at a time
+/// (tensor-core results and operands, rows reduced by fewer lanes than a
+/// warp): rows of 16- or 32-bit elements that fill whole
+/// 128-byte lines of the 32 banks get 16 bytes of padding, so that each
+/// row starts 16 bytes further along the banks than the row before it.
+/// Without it, the 8 rows of one mma.sync result store, of one ldmatrix
+/// phase or of one warp's tf32 fragment load all hit the same banks (8-way
+/// conflicts); with it, each takes the fewest wavefronts its bytes allow
+/// (a row reduction that reads 4 rows at once keeps 2-way conflicts in
+/// f32). The last dim otherwise: a single row, and
+/// loaded tiles (copied in 16-byte chunks, swizzled where tensor cores
+/// read them), keep their layout, and so do tiles only read and written
+/// element by element.
+int64_t getComputedTileRowPitch(llvm::ArrayRef<int64_t> shape,
+                                unsigned elementBits);
+
 /// What a buffer holds for its value.
 enum class SharedBufferRole {
   /// The tile itself (for a double-buffered load: its first buffer).
@@ -154,6 +171,9 @@ struct SharedBuffer {
   SharedBufferRole role;
   int64_t bytes;
   unsigned firstPoint, lastPoint;
+  /// Elements from one row of the tile to the next (the last dim, or more
+  /// where getComputedTileRowPitch pads the rows).
+  int64_t rowPitch;
   int64_t offset = 0;
   /// The index in SharedMemoryPlan::getBuffers() of the buffer whose bytes
   /// this one takes over: the result of an ElementwiseByIndex op written in
