@@ -40,13 +40,13 @@ TOLERANCE = {"f16": 1e-2, "bf16": 4e-2, "f32": 5e-3}
 
 def relative_error(got, want):
     """||got - want|| / ||want|| over the elements where the expected value
-    is finite, and NaN unless every other element is the same infinity
-    (a program that overflows its element type on the CPU must overflow in
-    the same places on the GPU)."""
+    is finite, and NaN unless every other element is the same infinity or
+    NaN (a program that overflows its element type on the CPU must
+    overflow in the same places on the GPU)."""
     got = got.float().cpu().numpy().astype(np.float64)
     want = want.astype(np.float64)
     finite = np.isfinite(want)
-    if not np.array_equal(got[~finite], want[~finite]):
+    if not np.array_equal(got[~finite], want[~finite], equal_nan=True):
         return float("nan")
     diff = np.linalg.norm(got[finite] - want[finite])
     return float(diff / max(np.linalg.norm(want[finite]), 1e-30))
@@ -69,7 +69,8 @@ def load(check_dir):
 def prepared_inputs(meta):
     """The check's inputs, or None where they hash differently from those
     its expected outputs were computed from."""
-    arrays = gpu_inputs.program_inputs(meta["shapes"])
+    arrays = gpu_inputs.program_inputs(meta["shapes"],
+                                       meta.get("input_scale", 1.0))
     return arrays if gpu_inputs.fingerprint(arrays) == meta["fingerprint"] \
         else None
 

@@ -6,7 +6,7 @@
 #   1. the machine: GPU, driver, Python packages;
 #   2. bench/gpu/check.py: the examples, test/Integration and bench/beyond
 #      programs against the CPU pipeline's numbers, through CuPy, and two of
-#      them again through cuda-python;
+#      them again through cuda-python, and one on a side stream;
 #   3. bench/gpu/run.py: the twelve cases against PyTorch (torch.compile
 #      last, while time is left);
 #   4. Nsight Compute on a few programs, where the machine has it.
@@ -32,24 +32,27 @@ numpy.__version__, "torch", torch.__version__, torch.cuda.get_device_name(0))'
 } > "$OUT/machine.txt" 2>&1
 cat "$OUT/machine.txt"
 
-timeout 150 python3 bench/gpu/check.py --checks build/bench/gpu-checks \
-  --out "$work/checks" --deadline 100 2>&1 | tee "$OUT/check.log"
-timeout 45 python3 bench/gpu/check.py --checks build/bench/gpu-checks \
+timeout 180 python3 bench/gpu/check.py --checks build/bench/gpu-checks \
+  --out "$work/checks" --deadline 140 2>&1 | tee "$OUT/check.log"
+timeout 40 python3 bench/gpu/check.py --checks build/bench/gpu-checks \
   --out "$work/checks-cuda-python" --driver cuda-python \
   --only example-gated_mlp-fused-f16 integration-sdpa 2>&1 | tee -a "$OUT/check.log"
+# Mirage's stream=: a program run inside torch.cuda.stream(s) launches on s.
+timeout 30 python3 bench/gpu/stream_check.py --checks build/bench/gpu-checks \
+  example-gated_mlp-fused-f16 2>&1 | tee -a "$OUT/check.log"
 
-timeout 210 python3 bench/gpu/run.py --artifacts build/bench/gpu \
+timeout 200 python3 bench/gpu/run.py --artifacts build/bench/gpu \
   --out "$work/bench" --deadline 130 2>&1 | tee "$OUT/bench.log"
 
 # Nsight Compute on the programs whose time is furthest from the cost
 # model's (works on the Firecracker machines; see the device tool's KINDS.md).
 NCU="$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)"
 if [ -n "$NCU" ]; then
-  timeout 150 "$NCU" --clock-control none --profile-from-start off \
+  timeout 110 "$NCU" --clock-control none --profile-from-start off \
     --section SpeedOfLight --section LaunchStats --section Occupancy \
     --section WarpStateStats --section MemoryWorkloadAnalysis \
     --section ComputeWorkloadAnalysis --section SourceCounters \
-    python3 bench/gpu/profile.py gqa_b8 qknorm_b8 ntrans_b8 rmsnorm_b8 \
+    python3 bench/gpu/ncu_profile.py gqa_b8 qknorm_b8 ntrans_b8 rmsnorm_b8 \
     gated_mlp_b8 lora_b1 example-attention-fused-f16 \
     example-attention-flash_decoding-f16 > "$OUT/ncu.txt" 2>&1
   echo "ncu: exit $?, $(grep -c 'Section: GPU Speed Of Light' "$OUT/ncu.txt") kernels profiled"

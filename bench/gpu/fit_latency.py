@@ -73,6 +73,12 @@ def snapshot(mi, measured, build):
             programs[case.name] = {
                 "program": (case / "searched.mlir").read_text(),
                 "unfused": (case / "imported.mlir").read_text()}
+            # The same case searched with the latency term ranking, and
+            # with the roofline alone, where the run timed them.
+            for variant in ("latency", "roofline"):
+                if (case / f"{variant}.mlir").exists():
+                    programs[case.name][variant] = (
+                        case / f"{variant}.mlir").read_text()
     return programs
 
 
@@ -85,19 +91,26 @@ def samples(mi, measured):
     timed = []
     for r in json.loads(measured.with_name(measured.name + "-checks.json")
                         .read_text()):
-        if r.get("status") == "ok":
-            timed.append((r["label"], r["us"], r["unfused_us"]))
+        if r.get("status", "").startswith("ok"):
+            timed.append((r["label"], {"program": r["us"],
+                                       "unfused": r["unfused_us"]}))
     for r in json.loads(measured.with_name(measured.name + "-cases.json")
                         .read_text()):
         if r.get("mlsopt_us") and r.get("unfused_us"):
-            timed.append((r["label"], r["mlsopt_us"], r["unfused_us"]))
+            times = {"program": r["mlsopt_us"], "unfused": r["unfused_us"]}
+            for which, key in (("latency", "latency_searched_us"),
+                               ("roofline", "roofline_searched_us")):
+                if r.get(key) and which in programs[r["label"]]:
+                    times[which] = r[key]
+            timed.append((r["label"], times))
     seen = set()
-    for label, us, unfused_us in timed:
-        for which, t in (("program", us), ("unfused", unfused_us)):
+    for label, times in timed:
+        for which, t in times.items():
             text = programs[label][which]
             # The examples' unfused references are the same program in
-            # several checks: one sample each.
-            if which == "unfused" and text in seen:
+            # several checks, and a case's searches may agree: one sample
+            # each.
+            if text in seen:
                 continue
             seen.add(text)
             graph = mi.from_mlir(text)

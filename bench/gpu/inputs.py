@@ -35,10 +35,10 @@ def uniform_input(shape, seed, std):
         np.float32).reshape(shape)
 
 
-def program_inputs(shapes):
+def program_inputs(shapes, scale=1.0):
     """One input per shape: matrices and larger with standard deviation 0.3,
-    vectors (biases, gains) 1.0."""
-    return [uniform_input(s, i, 0.3 if len(s) > 1 else 1.0)
+    vectors (biases, gains) 1.0, both times `scale`."""
+    return [uniform_input(s, i, scale * (0.3 if len(s) > 1 else 1.0))
             for i, s in enumerate(shapes)]
 
 

@@ -2,7 +2,7 @@
 """Launches prepared programs once each, for Nsight Compute to profile:
 
     ncu --clock-control none --section SpeedOfLight ... \\
-        python3 bench/gpu/profile.py --artifacts build/bench/gpu gqa_b8 ...
+        python3 bench/gpu/ncu_profile.py --artifacts build/bench/gpu gqa_b8 ...
 
 Each name is a case of bench/gpu/prepare.sh (its searched program) or, with
 --checks, a check of bench/gpu/prepare_checks.py (its program). A warm-up
