@@ -5,9 +5,10 @@ Reads what bench/gpu/prepare.sh built (per case: PTX and launch plan of the
 searched program and of the unfused one, and the cost model's estimates),
 runs the kernels through their launch plans (python/mlsopt/gpu.py, CuPy or
 cuda-python), checks them against PyTorch in fp32 and times them with CUDA
-events (warm-up, then the median of --iters runs, each side captured in a
-CUDA graph) against PyTorch eager (cuBLAS for the matmuls), torch.compile and,
-for the attention cases, scaled_dot_product_attention. Writes results.json
+events (warm-up, then the median of --iters timings of RUNS_PER_TIMING
+runs, each side captured in a CUDA graph) against PyTorch eager (cuBLAS
+for the matmuls), torch.compile and, for the attention cases,
+scaled_dot_product_attention. Writes results.json
 and results.md under --out.
 
 --dry-run checks the artifacts without a GPU: every launch plan parses,
@@ -137,14 +138,26 @@ def check_artifacts(case_dir, gpu):
     return meta, variants
 
 
-def time_us(fn, torch, iters, warmup=10, graph=True):
-    """Median time of `fn` in microseconds, from CUDA events around each
-    run; with `graph`, `fn` is captured once in a CUDA graph and replayed,
-    which takes launch latency out of both sides alike."""
+# Runs of the timed function between one pair of CUDA events (captured
+# back to back in one CUDA graph): on the lent H200 one graph replay of a
+# one-element add measured 18.5 us (2026-12-04), which a single run per
+# timing would add to every program and hide the small ones behind.
+RUNS_PER_TIMING = 10
+
+
+def time_us(fn, torch, iters, warmup=10, graph=True, runs=RUNS_PER_TIMING):
+    """Median time of one run of `fn` in microseconds, from CUDA events
+    around `runs` runs; with `graph`, those runs are captured once in a
+    CUDA graph and replayed, which takes launch latency out of both sides
+    alike."""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
-    run = fn
+
+    def run_all():
+        for _ in range(runs):
+            fn()
+    run = run_all
     if graph:
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
@@ -153,7 +166,7 @@ def time_us(fn, torch, iters, warmup=10, graph=True):
         torch.cuda.current_stream().wait_stream(side)
         g = torch.cuda.CUDAGraph()
         with torch.cuda.graph(g):
-            fn()
+            run_all()
         run = g.replay
         for _ in range(warmup):
             run()
@@ -165,7 +178,7 @@ def time_us(fn, torch, iters, warmup=10, graph=True):
         run()
         end.record()
         end.synchronize()
-        times.append(start.elapsed_time(end) * 1000.0)
+        times.append(start.elapsed_time(end) * 1000.0 / runs)
     return statistics.median(times)
 
 
@@ -302,13 +315,17 @@ def measure_ceilings(torch):
     a = torch.randn(8192, 8192, device="cuda", dtype=torch.float16)
     b = torch.randn(8192, 8192, device="cuda", dtype=torch.float16)
     mm_us = time_us(lambda: a @ b, torch, 10, warmup=3, graph=False)
-    # The least a case can measure: one graph replay of a one-element add
-    # between the two events.
+    # The least a case can measure: a one-element add timed as the cases
+    # are, and alone in one graph replay between the two events (what the
+    # runs of 2026-11-30 and 2026-12-04 timed each program with).
     tiny = torch.zeros(1, device="cuda")
     floor_us = time_us(lambda: tiny.add_(1), torch, 100)
+    single_us = time_us(lambda: tiny.add_(1), torch, 100, runs=1)
     return {"copy_bytes_per_s": 2 * (1 << 30) / (copy_us * 1e-6),
             "f16_matmul_flops": 2 * 8192 ** 3 / (mm_us * 1e-6),
-            "one_kernel_graph_us": floor_us}
+            "one_kernel_graph_us": floor_us,
+            "one_kernel_single_replay_us": single_us,
+            "runs_per_timing": RUNS_PER_TIMING}
 
 
 def markdown(rows):
