@@ -20,7 +20,9 @@
 
 #include "MLIRTest.h"
 
+#include <map>
 #include <regex>
+#include <set>
 
 using namespace mlir;
 using namespace mlsopt;
@@ -381,6 +383,56 @@ TEST_F(SharedMemoryPlanTest, FlashDecodingInF32FitsSm80) {
         plan.lookup(load.getTile())->rowPitch,
         cast<RankedTensorType>(load.getTile().getType()).getShape().back());
   checkPlan(partials);
+}
+
+/// Shared-memory wavefronts of one warp-wide access, each lane touching
+/// `bytes` bytes at its byte address: the most distinct 4-byte words any
+/// of the 32 banks holds, and no fewer than the 128-byte wavefronts the
+/// bytes need.
+static int64_t wavefronts(ArrayRef<int64_t> addresses, int64_t bytes) {
+  std::map<int64_t, std::set<int64_t>> wordsOfBank;
+  for (int64_t a : addresses)
+    for (int64_t w = a / 4; w < (a + bytes + 3) / 4; ++w)
+      wordsOfBank[w % 32].insert(w);
+  int64_t worst = 0;
+  for (auto &[bank, words] : wordsOfBank)
+    worst = std::max<int64_t>(worst, words.size());
+  int64_t total = static_cast<int64_t>(addresses.size()) * bytes;
+  return std::max(worst, (total + 127) / 128);
+}
+
+// With the padded rows, the accesses the lowering makes a few rows at a
+// time take the fewest wavefronts their bytes allow: a warp's store of an
+// mma accumulator fragment (lane l: row l/4, columns 2(l%4) and +1, one
+// 2-element store), its ldmatrix phases (8 rows of 16 bytes) and its tf32
+// A loads (lane l: row l/4, column l%4). Without padding each is 8-way.
+TEST(SharedMemoryPlanRowPitch, RowAccessesTakeTheFewestWavefronts) {
+  for (unsigned bits : {16u, 32u}) {
+    int64_t bytes = bits / 8;
+    for (int64_t row : {128 / bytes, 256 / bytes, 512 / bytes, 1024 / bytes}) {
+      int64_t pitch = getComputedTileRowPitch({64, row}, bits);
+      SmallVector<int64_t> fragment, unpadded;
+      for (int64_t lane = 0; lane < 32; ++lane) {
+        int64_t at = (lane / 4) * pitch + 2 * (lane % 4);
+        fragment.push_back(at * bytes);
+        unpadded.push_back(((lane / 4) * row + 2 * (lane % 4)) * bytes);
+      }
+      EXPECT_EQ(wavefronts(fragment, 2 * bytes), (64 * bytes + 127) / 128)
+          << bits << "-bit rows of " << row;
+      EXPECT_EQ(wavefronts(unpadded, 2 * bytes), 8);
+      if (bits == 16) {
+        SmallVector<int64_t> phase;
+        for (int64_t r = 0; r < 8; ++r)
+          phase.push_back(r * pitch * bytes);
+        EXPECT_EQ(wavefronts(phase, 16), 1) << "ldmatrix, rows of " << row;
+      } else {
+        SmallVector<int64_t> tf32;
+        for (int64_t lane = 0; lane < 32; ++lane)
+          tf32.push_back(((lane / 4) * pitch + lane % 4) * bytes);
+        EXPECT_EQ(wavefronts(tf32, 4), 1) << "tf32 A, rows of " << row;
+      }
+    }
+  }
 }
 
 // Rows that fill whole 128-byte lines of the banks get 16 bytes more; a
