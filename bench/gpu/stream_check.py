@@ -20,6 +20,7 @@ import sys
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import inputs as gpu_inputs  # noqa: E402
+from ncu_profile import program  # noqa: E402
 from run import load_gpu_module  # noqa: E402
 
 
@@ -30,11 +31,7 @@ def main():
     args = parser.parse_args()
     import torch
     gpu = load_gpu_module()
-    directory = pathlib.Path(args.checks) / args.name
-    runner = gpu.GPURunner(
-        json.loads((directory / "program.plan.json").read_text()),
-        (directory / "program.ptx").read_text(),
-        json.loads((directory / "meta.json").read_text())["function"])
+    runner = gpu.GPURunner(*program(pathlib.Path(args.checks) / args.name))
     tensors = runner.device_inputs(gpu_inputs.program_inputs(
         [a["shape"] for a in runner.plan.inputs]))
     want = runner(tensors)
