@@ -215,15 +215,16 @@ struct BufferLayout {
 };
 
 /// The layout of `tile`'s buffer, in `elementBits` (an f32 accumulator) or
-/// its own element type. `computed`: a block op writes it (see
-/// getComputedTileRowPitch); a loaded tile keeps its rows as they are.
-BufferLayout layoutOf(Value tile, bool computed,
+/// its own element type. `padRows`: a computed tile that warps access by
+/// rows (isAccessedByRows) gets getComputedTileRowPitch's rows; others
+/// keep their rows as they are.
+BufferLayout layoutOf(Value tile, bool padRows,
                       std::optional<unsigned> elementBits = {}) {
   auto type = cast<RankedTensorType>(tile.getType());
   unsigned bits =
       elementBits.value_or(type.getElementType().getIntOrFloatBitWidth());
   SmallVector<int64_t> rows = llvm::to_vector(type.getShape());
-  if (computed && !rows.empty())
+  if (padRows && !rows.empty())
     rows.back() = getComputedTileRowPitch(type.getShape(), bits);
   return {rows.empty() ? 1 : rows.back(), tileBytes(rows, bits)};
 }
@@ -333,7 +334,7 @@ SharedMemoryPlan::SharedMemoryPlan(kernel::CustomOp op) {
   auto computed = [](Value tile, bool fragmentResult = false) {
     return layoutOf(tile, isAccessedByRows(tile, fragmentResult));
   };
-  auto loaded = [](Value tile) { return layoutOf(tile, /*computed=*/false); };
+  auto loaded = [](Value tile) { return layoutOf(tile, /*padRows=*/false); };
   auto addTiles = [&](Operation &op, unsigned first) {
     // Thread graphs compute in registers; only their results are tiles.
     for (Value result : op.getResults())
