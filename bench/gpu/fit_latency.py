@@ -37,11 +37,11 @@ import numpy as np
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench" / "gpu"))
 
-KINDS = ("shared_accesses", "reduction_steps", "mma_steps", "transfers",
-         "barriers")
+KINDS = ("shared_accesses", "reduction_steps", "mma_steps", "mma_issues",
+         "transfers", "barriers")
 # The constants compiled into lib/Search/CostModel.cpp, in KINDS order, then
 # the launch overhead in us (lib/Support/Target.cpp).
-COMPILED = (39, 46, 27, 90, 0, 2.0)
+COMPILED = (39, 46, 0, 27, 90, 0, 2.0)
 
 
 def snapshot(mi, measured, build):
@@ -139,6 +139,24 @@ def error(rows, params):
     return float(np.sqrt(np.mean(np.log(predicted / measured) ** 2)))
 
 
+def misranked(rows, predicted, margin=1.15):
+    """Pairs of one program's variants (searched, unfused, latency- or
+    roofline-searched) that the measurement tells apart by more than
+    `margin` and the model orders the other way: what would make the
+    search keep the slower one."""
+    by_label = {}
+    for (name, t, _), p in zip(rows, predicted):
+        label, which = name.rsplit(":", 1)
+        by_label.setdefault(label, []).append((which, t, p))
+    pairs = []
+    for label, variants in sorted(by_label.items()):
+        for i, (a, ta, pa) in enumerate(variants):
+            for b, tb, pb in variants[i + 1:]:
+                if max(ta, tb) / min(ta, tb) > margin and (ta < tb) != (pa < pb):
+                    pairs.append((label, a, ta, pa, b, tb, pb))
+    return pairs, sum(len(v) * (len(v) - 1) // 2 for v in by_label.values())
+
+
 def fit(rows, free):
     """Coordinate descent in log space over the parameters whose index is
     in `free` (cycles per step, launch overhead, floor), all kept positive;
@@ -204,6 +222,14 @@ def main():
     print(f"rms log error without the latency term: "
           f"{error(rows, no_latency):.3f}")
     predicted = predict(rows, params[:n], params[n], params[n + 1])
+    compiled = predict(rows, COMPILED[:n], COMPILED[n], params[n + 1])
+    for name, values in (("fitted", predicted), ("compiled", compiled)):
+        pairs, total = misranked(rows, values)
+        print(f"mis-ranked with the {name} constants: {len(pairs)} of "
+              f"{total} pairs of one program's variants")
+        for label, a, ta, pa, b, tb, pb in pairs:
+            print(f"  {label}: {a} {ta:.1f} us (model {pa:.1f}) against "
+                  f"{b} {tb:.1f} us (model {pb:.1f})")
     for (label, t, kernels), p in sorted(zip(rows, predicted),
                                          key=lambda x: x[0][0]):
         print(f"  {label:55s} {len(kernels):2d} kernels  measured "

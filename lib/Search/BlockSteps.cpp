@@ -5,7 +5,8 @@
 // (lib/Conversion/CustomKernelToGPU): elements per thread for elementwise
 // ops over shared memory, elements per lane and shuffles for row reductions
 // (a group of lanes per row, or every warp on a row of a tile with fewer
-// rows than warps), mma.sync per warp for tensor-core matmuls, 16-byte
+// rows than warps), dependent and issued mma.syncs per warp for tensor-core
+// matmuls, 16-byte
 // copies per thread for tile transfers, and a barrier after each op. A kernel
 // whose blocks each walk a long chain of such steps is bound by their latency,
 // not by the roofline (docs/cost-model.md, "Latency").
@@ -62,6 +63,18 @@ struct StepCounter {
     steps.reductionSteps +=
         std::ceil(rows / (warps * kWarpSize / lanes)) *
         (std::ceil(length / lanes) * passes + std::log2(lanes)) * times;
+  }
+
+  /// Whether `matmul`'s product is summed over the loop in its mma
+  /// fragments (block::AccumulatorStorage::MmaFragments).
+  bool isSumInMmaFragments(block::MatmulOp matmul) {
+    for (OpOperand &use : matmul->getUses())
+      if (isa<block::YieldOp>(use.getOwner()) &&
+          use.getOwner()->getParentOp() == loop.getOperation() &&
+          block::getAccumulatorStorage(loop, use.getOperandNumber()) ==
+              block::AccumulatorStorage::MmaFragments)
+        return true;
+    return false;
   }
 
   void add(Operation *op);
@@ -128,9 +141,15 @@ void StepCounter::add(Operation *op) {
         (elementType.isF16() || elementType.isBF16() || elementType.isF32())) {
       // One ldmatrix + mma.sync per fragment and k step (k16 for f16 and
       // bf16, k8 for tf32).
-      double fragmentSteps =
-          static_cast<double>(fragments->perWarp() * fragments->kSteps) * times;
-      steps.mmaSteps += fragmentSteps;
+      double perWarp = static_cast<double>(fragments->perWarp());
+      double kSteps = static_cast<double>(fragments->kSteps);
+      double fragmentSteps = perWarp * kSteps * times;
+      steps.mmaIssues += fragmentSteps;
+      // A sum kept in mma fragments walks k once for all of a warp's
+      // fragments, so their mma.syncs overlap; any other matmul walks k
+      // fragment after fragment.
+      steps.mmaSteps +=
+          (isSumInMmaFragments(matmul) ? kSteps : perWarp * kSteps) * times;
       // Padded fragments load their elements one by one: independent
       // ld.shared that wait for shared memory once per step.
       if (fragments->padded)

@@ -42,16 +42,33 @@ static constexpr double kFractionOfSMsToSaturateMemory = 0.25;
 /// microbenchmarks of A100 and H100, not a specification figure).
 static constexpr double kL2BandwidthFactor = 2.5;
 
+/// Device memory moves a tile row by row: each contiguous run of bytes costs
+/// whole 32-byte sectors, and a run shorter than kMinDeviceRunBytes costs as
+/// much as one of that length. On an H200 a gated MLP whose weight tiles had
+/// 32-byte rows ran 1.7 times slower than one with 128-byte rows that read
+/// the same bytes, and RMSNorm + MatMul with 32-byte rows 2.3 times slower
+/// than its two library kernels (docs/benchmarks.md, 2026-12-04). 96 is the
+/// length that fits the 174 programs of that run best (rms log error 0.356
+/// against 0.387 without the term; 64 and 128 give 0.366 and 0.359, and
+/// rank more of them wrong: bench/gpu/fit_latency.py), not a hardware
+/// figure.
+static constexpr double kMinDeviceRunBytes = 64;
+static constexpr double kSectorBytes = 32;
+
 /// Clock cycles per step of each kind of BlockSteps, fitted to the times of
 /// 97 programs measured on an H200 with the launch overhead held at the
 /// target table's 2 us (rms log error 0.27, against 1.28 without these
 /// steps; docs/cost-model.md, "Latency", and bench/gpu/fit_latency.py). A
 /// transfer's cycles include the share of memory latency a block's copies do
 /// not hide. Barriers get none: in this data they trade off against the
-/// launch overhead (with both fitted, 74 cycles and 0.58 us).
+/// launch overhead (with both fitted, 74 cycles and 0.58 us). That fit
+/// counted every mma.sync as dependent: its cycles are the issued ones'
+/// here, and the dependent chain gets none until a GPU run validates a fit
+/// of both (docs/cost-model.md, "Latency").
 static constexpr double kCyclesPerSharedAccess = 39;
 static constexpr double kCyclesPerReductionStep = 46;
-static constexpr double kCyclesPerMma = 27;
+static constexpr double kCyclesPerMma = 0;
+static constexpr double kCyclesPerMmaIssue = 27;
 static constexpr double kCyclesPerTransfer = 90;
 static constexpr double kCyclesPerBarrier = 0;
 
@@ -59,6 +76,7 @@ BlockSteps &BlockSteps::operator+=(const BlockSteps &other) {
   sharedAccesses += other.sharedAccesses;
   reductionSteps += other.reductionSteps;
   mmaSteps += other.mmaSteps;
+  mmaIssues += other.mmaIssues;
   transfers += other.transfers;
   barriers += other.barriers;
   return *this;
@@ -69,6 +87,7 @@ BlockSteps BlockSteps::operator*(double factor) const {
   s.sharedAccesses *= factor;
   s.reductionSteps *= factor;
   s.mmaSteps *= factor;
+  s.mmaIssues *= factor;
   s.transfers *= factor;
   s.barriers *= factor;
   return s;
@@ -77,7 +96,8 @@ BlockSteps BlockSteps::operator*(double factor) const {
 double BlockSteps::cycles() const {
   return sharedAccesses * kCyclesPerSharedAccess +
          reductionSteps * kCyclesPerReductionStep + mmaSteps * kCyclesPerMma +
-         transfers * kCyclesPerTransfer + barriers * kCyclesPerBarrier;
+         mmaIssues * kCyclesPerMmaIssue + transfers * kCyclesPerTransfer +
+         barriers * kCyclesPerBarrier;
 }
 
 KernelCost &KernelCost::operator+=(const KernelCost &other) {
@@ -412,6 +432,29 @@ struct BlockGraphWork {
 };
 } // namespace
 
+/// The bytes that moving a tile of `tile`'s shape to or from a tensor of
+/// `tensor` costs, in the tensor's element type: its contiguous runs (the
+/// innermost dims the tile spans whole, and the first it does not), each
+/// rounded up to whole sectors and to at least `minRunBytes`.
+static double bytesInRuns(Type tile, Type tensor, double minRunBytes) {
+  ArrayRef<int64_t> tileShape = cast<ShapedType>(tile).getShape();
+  ArrayRef<int64_t> tensorShape = cast<ShapedType>(tensor).getShape();
+  double elementBytes =
+      std::ceil(cast<ShapedType>(tensor).getElementTypeBitWidth() / 8.0);
+  double total = numBytesAs(tile, tensor);
+  if (tileShape.size() != tensorShape.size() || total <= 0)
+    return total;
+  double run = elementBytes;
+  for (int64_t d = tileShape.size() - 1; d >= 0; --d) {
+    run *= static_cast<double>(tileShape[d]);
+    if (tileShape[d] != tensorShape[d])
+      break;
+  }
+  double charged =
+      std::max(std::ceil(run / kSectorBytes) * kSectorBytes, minRunBytes);
+  return total / run * charged;
+}
+
 WalkResult BlockGraphWork::add(Operation *op) {
   // An op in the loop body runs once per iteration, one after it once.
   double times = op->getParentOp() == loop.getOperation() ? iterations : 1;
@@ -434,15 +477,20 @@ WalkResult BlockGraphWork::add(Operation *op) {
       if (load.getImap().getTensorDim(g))
         distinctTiles *= static_cast<double>(grid.getSize(g));
     // A converting load reads the input's element type from memory.
-    double perBlock = numBytesAs(load.getType(), load.getSource().getType()) *
-                      (load.getFmap().has_value() ? iterations : 1);
-    bytes += perBlock * distinctTiles;
-    loadedBytes += perBlock * blocks;
+    // Device memory is read in runs of at least kMinDeviceRunBytes, the
+    // L2 serves whole sectors.
+    double loads = load.getFmap().has_value() ? iterations : 1;
+    Type source = load.getSource().getType();
+    bytes += bytesInRuns(load.getType(), source, kMinDeviceRunBytes) * loads *
+             distinctTiles;
+    loadedBytes +=
+        bytesInRuns(load.getType(), source, kSectorBytes) * loads * blocks;
     return WalkResult::advance();
   }
   if (auto store = dyn_cast<block::StoreOp>(op)) {
     // Every block writes its own tile, in the output's element type.
-    bytes += numBytesAs(store.getTile().getType(), store.getDest().getType()) *
+    bytes += bytesInRuns(store.getTile().getType(), store.getDest().getType(),
+                         kMinDeviceRunBytes) *
              blocks;
     return WalkResult::advance();
   }

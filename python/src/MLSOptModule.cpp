@@ -224,6 +224,7 @@ NB_MODULE(_mlsopt, m) {
       .def_ro("shared_accesses", &search::BlockSteps::sharedAccesses)
       .def_ro("reduction_steps", &search::BlockSteps::reductionSteps)
       .def_ro("mma_steps", &search::BlockSteps::mmaSteps)
+      .def_ro("mma_issues", &search::BlockSteps::mmaIssues)
       .def_ro("transfers", &search::BlockSteps::transfers)
       .def_ro("barriers", &search::BlockSteps::barriers)
       .def("cycles", &search::BlockSteps::cycles);

@@ -406,6 +406,8 @@ def test_latency_ranks_the_long_loop_last():
     (kernel,) = fused.kernel_costs("sm_90", latency=True)
     assert kernel.latency_us > max(kernel.memory_us, kernel.compute_us)
     assert kernel.steps.mma_steps > 0 and kernel.steps.reduction_steps > 0
+    # Dependent mma.syncs are some of those issued.
+    assert 0 < kernel.steps.mma_steps <= kernel.steps.mma_issues
     assert kernel.steps.cycles() == pytest.approx(kernel.latency_us * 1980)
     # Reported either way, charged only with latency=True.
     assert fused.cost("sm_90").latency_us == pytest.approx(kernel.latency_us)

@@ -320,6 +320,82 @@ TEST_F(CostModelTest, BlockStepsFollowTheLowering) {
   EXPECT_EQ(steps.barriers, 4 * 3);
   EXPECT_EQ(steps.reductionSteps, 0);
   EXPECT_EQ(steps.mmaSteps, 0);
+  EXPECT_EQ(steps.mmaIssues, 0);
+}
+
+/// A gated-MLP-like kernel: each of `grid` blocks sums x [8, 4096] times its
+/// [4096, n] column strip of w over 8 iterations of k = 512, with `epilogue`
+/// between the matmul and the yield (so the sum is kept in shared memory).
+std::string stripMatmulKernel(int64_t n, bool epilogue) {
+  std::string yielded = epilogue ? "%e" : "%m";
+  std::string graph = epilogue ? llvm::formatv(R"mlir(
+      %e = thread.graph(%m) : (tensor<8x{0}xf32>) -> tensor<8x{0}xf32> {{
+      ^bb0(%v: f32):
+        %u = thread.unary exp %v : f32
+        thread.yield %u : f32
+      })mlir",
+                                               n)
+                                     .str()
+                               : "";
+  return llvm::formatv(R"mlir(
+func.func @k(%x: tensor<8x4096xf16>, %w: tensor<4096x4096xf16>) -> tensor<8x4096xf16> {{
+  %o = kernel.custom (%x, %w) grid <{1}, 1, 1> block <128, 1, 1>
+      : (tensor<8x4096xf16>, tensor<4096x4096xf16>) -> tensor<8x4096xf16> {{
+  ^bb0(%in0: tensor<8x4096xf16>, %in1: tensor<4096x4096xf16>, %out0: tensor<8x4096xf16>):
+    %acc = block.for_loop 8 iterations accumulate (sum) : tensor<8x{0}xf32> {{
+      %a = block.load %in0 imap <> fmap 1 : tensor<8x4096xf16> -> tensor<8x512xf16>
+      %b = block.load %in1 imap <x = 1> fmap 0 : tensor<4096x4096xf16> -> tensor<512x{0}xf16>
+      %m = block.matmul %a, %b : tensor<8x512xf16>, tensor<512x{0}xf16> -> tensor<8x{0}xf32>{2}
+      block.yield {3} : tensor<8x{0}xf32>
+    }
+    block.store %acc, %out0 omap <x = 1> : tensor<8x{0}xf32> into tensor<8x4096xf16>
+    block.return
+  }
+  return %o : tensor<8x4096xf16>
+}
+)mlir",
+                       n, 4096 / n, graph, yielded)
+      .str();
+}
+
+TEST_F(CostModelTest, NarrowTileRowsCostWholeDeviceRuns) {
+  // Both kernels read all of w once, but in rows of 32 and of 128 bytes. On
+  // an H200 the gated MLP with 32-byte weight rows ran 1.7x slower than with
+  // 128-byte rows (docs/benchmarks.md, 2026-12-04).
+  OwningOpRef<ModuleOp> narrow = parseOrFail(stripMatmulKernel(16, false));
+  OwningOpRef<ModuleOp> wide = parseOrFail(stripMatmulKernel(64, false));
+  ASSERT_TRUE(narrow && wide);
+  KernelCost n = cost(*narrow, "k", sm90());
+  KernelCost w = cost(*wide, "k", sm90());
+  double weights = 4096.0 * 4096 * 2;
+  EXPECT_DOUBLE_EQ(w.deviceBytes, weights + 2 * (8 * 4096 * 2));
+  // A 32-byte run costs two sectors, as a 64-byte one does: the weights'
+  // rows and the output's.
+  EXPECT_DOUBLE_EQ(n.deviceBytes - w.deviceBytes, weights + 8 * 4096 * 2);
+  EXPECT_GT(n.memoryUs, 1.9 * w.memoryUs);
+  OwningOpRef<ModuleOp> half = parseOrFail(stripMatmulKernel(32, false));
+  ASSERT_TRUE(half);
+  EXPECT_DOUBLE_EQ(cost(*half, "k", sm90()).deviceBytes, w.deviceBytes);
+}
+
+TEST_F(CostModelTest, MmaSumsInFragmentsOverlapTheirChains) {
+  // 8 x 64 results are 8 fragments, 2 per warp, each 32 k steps per
+  // iteration.
+  OwningOpRef<ModuleOp> inFragments = parseOrFail(stripMatmulKernel(64, false));
+  OwningOpRef<ModuleOp> inShared = parseOrFail(stripMatmulKernel(64, true));
+  ASSERT_TRUE(inFragments && inShared);
+  kernel::CustomOp a, b;
+  lookupFunc(*inFragments, "k").walk([&](kernel::CustomOp op) { a = op; });
+  lookupFunc(*inShared, "k").walk([&](kernel::CustomOp op) { b = op; });
+  ASSERT_TRUE(a && b);
+  BlockSteps fragments = countBlockSteps(a);
+  BlockSteps shared = countBlockSteps(b);
+  EXPECT_EQ(fragments.mmaIssues, 8 * 2 * 32);
+  EXPECT_EQ(shared.mmaIssues, 8 * 2 * 32);
+  // A sum kept in fragments walks k once for both of a warp's fragments;
+  // a product stored to shared memory walks it once per fragment.
+  EXPECT_EQ(fragments.mmaSteps, 8 * 32);
+  EXPECT_EQ(shared.mmaSteps, 8 * 2 * 32);
 }
 
 TEST_F(CostModelTest, LatencyIsReportedAndChargedOnlyWhenAsked) {

@@ -72,8 +72,10 @@ TEST_F(GridChoicesTest, SkeletonBoundNeverExceedsACostTheSearchCouldChoose) {
     EXPECT_GE(boundUs, programBoundUs * (1 - 1e-12));
 
     // Every size the search would try: the bound is at most its cost, and
-    // the cheapest meets it (the kernel is memory-bound, and its memory
-    // time is all the bound leaves out of the cost).
+    // the cheapest comes within 15% of it (the kernel is memory-bound, and
+    // the bound counts its bytes but not that device memory moves runs of
+    // at least 64 bytes: grids that fill the SMs cut w into narrow column
+    // tiles, whose 32-byte rows cost 64).
     std::array<SmallVector<int64_t>, 3> sizes =
         getGridSizeChoices(*problem, skeleton);
     double cheapestUs = std::numeric_limits<double>::infinity();
@@ -99,7 +101,8 @@ TEST_F(GridChoicesTest, SkeletonBoundNeverExceedsACostTheSearchCouldChoose) {
           func->erase();
         }
     ASSERT_GT(costed, 0u);
-    EXPECT_LE(cheapestUs, boundUs * 1.01);
+    EXPECT_LE(cheapestUs, boundUs * 1.15)
+        << "grid classes " << grid[0] << " " << grid[1];
   }
 
   // One block, or one per row, leaves SMs idle; a grid over the columns

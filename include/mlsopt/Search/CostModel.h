@@ -40,8 +40,11 @@ struct BlockSteps {
   /// Row reductions and norms: per lane, the elements of its rows and the
   /// shuffles that combine them.
   double reductionSteps = 0;
-  /// ldmatrix + mma.sync per warp.
+  /// ldmatrix + mma.sync per warp that wait for the one before: the
+  /// longest chain of dependent mma.syncs.
   double mmaSteps = 0;
+  /// ldmatrix + mma.sync per warp in all, dependent or not.
+  double mmaIssues = 0;
   /// 16-byte copies per thread between device and shared memory.
   double transfers = 0;
   /// Barriers between ops.

@@ -23,8 +23,8 @@
 
 namespace mlsopt::search {
 
-/// Bumped whenever the search or the entry format changes.
-constexpr unsigned kResultCacheVersion = 9;
+/// Bumped whenever the search, its cost model or the entry format changes.
+constexpr unsigned kResultCacheVersion = 10;
 
 /// The key of `problem` searched with `options`: a hex digest.
 std::string getResultCacheKey(const SearchProblem &problem,

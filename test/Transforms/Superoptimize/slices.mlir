@@ -10,9 +10,12 @@
 // RUN: mlsopt-opt %t.mlir --verify-equivalence -o /dev/null 2>&1 | FileCheck %s --check-prefix=VERIFY
 // RUN: mlsopt-opt %s --superoptimize="timeout=10" | mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_90 | FileCheck %s --check-prefix=GPU
 
+// The gate-and-up product stays the library matmul (its default block
+// graph, 16 blocks reading the weight in 64x64 tiles, beats every custom
+// kernel the search finds); the kernel after it reads its halves in place.
 // CHECK-LABEL: func.func @gated_mlp_fused_gate_up
 // CHECK-NOT: tensor.extract_slice
-// CHECK: %[[H:.*]] = kernel.custom(%arg0, %arg1)
+// CHECK: %[[H:.*]] = kernel.matmul %arg0, %arg1
 // CHECK: kernel.custom(%[[H]]
 // CHECK-DAG: block.load %in0 window [0, 0] [8, 512]
 // CHECK-DAG: block.load %in0 window [0, 512] [8, 512]
