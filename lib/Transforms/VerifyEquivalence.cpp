@@ -363,9 +363,13 @@ struct VerifyEquivalencePass
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
       withExponents.push_back(lhs.needsInputExponents(i) ||
                               rhs.needsInputExponents(i));
+    // The JIT-compiled program reads zeros past a ragged tile's end; a
+    // test retried with random padding there runs on the evaluator.
     auto run = [&](unsigned function) {
       return [&, function](ArrayRef<verify::FieldTensor> inputs,
                            const verify::FieldOptions &options) {
+        if (options.paddingSeed)
+          return (function == 0 ? lhs : rhs).evaluate(inputs, options);
         return (*jit)->evaluate(function, inputs, options);
       };
     };

@@ -811,3 +811,77 @@ func.func @big(%x: tensor<70000x3x1024xf16>) -> tensor<70000x3x1024xf16> attribu
   %r = kernel.mul_scalar %e, 3.0 : tensor<70000x3x1024xf16>
   return %r : tensor<70000x3x1024xf16>
 }
+
+// -----
+
+// Accepted: a kernel whose grid cuts 40 columns into 3 tiles of 14 divides
+// by c in every lane; past the last tile's end c reads 0 (as on the GPU),
+// where no result is stored. The test with zero padding divides by zero;
+// retried with random padding, it proves the stored results equal.
+func.func @ref(%x: tensor<24x40xf32>, %c: tensor<1x40xf32>, %r: tensor<24x1xf32>) -> tensor<24x40xf32> {
+  %0 = kernel.neg %x : tensor<24x40xf32>
+  %1 = kernel.exp %0 : tensor<24x40xf32>
+  %5 = kernel.div %1, %c : tensor<24x40xf32>, tensor<1x40xf32>
+  %6 = kernel.tanh %r : tensor<24x1xf32>
+  %7 = kernel.sub %5, %6 : tensor<24x40xf32>, tensor<24x1xf32>
+  return %7 : tensor<24x40xf32>
+}
+// expected-remark @+1 {{@ragged_divide is equivalent to @ref: }}
+func.func @ragged_divide(%arg0: tensor<24x40xf32>, %arg1: tensor<1x40xf32>, %arg2: tensor<24x1xf32>) -> tensor<24x40xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %0 = kernel.custom(%arg0, %arg1, %arg2) grid <24, 3, 1> block <128, 1, 1> : (tensor<24x40xf32>, tensor<1x40xf32>, tensor<24x1xf32>) -> tensor<24x40xf32> {
+  ^bb0(%in0: tensor<24x40xf32>, %in1: tensor<1x40xf32>, %in2: tensor<24x1xf32>, %out0: tensor<24x40xf32>):
+    %1 = block.for_loop 1 iterations accumulate (sum) : tensor<1x14xf32> {
+      %2 = block.load %in0 imap <x = 0, y = 1> : tensor<24x40xf32> -> tensor<1x14xf32>
+      %3 = block.load %in1 imap <y = 1> : tensor<1x40xf32> -> tensor<1x14xf32>
+      %4 = block.load %in2 imap <x = 0> : tensor<24x1xf32> -> tensor<1x1xf32>
+      %5 = thread.graph(%2, %4, %3) : (tensor<1x14xf32>, tensor<1x1xf32>, tensor<1x14xf32>) -> tensor<1x14xf32> {
+      ^bb0(%arg3: f32, %arg4: f32, %arg5: f32):
+        %6 = thread.unary neg %arg3 : f32
+        %7 = thread.unary tanh %arg4 : f32
+        %8 = thread.unary exp %6 : f32
+        %9 = thread.binary div %8, %arg5 : f32
+        %10 = thread.binary sub %9, %7 : f32
+        thread.yield %10 : f32
+      }
+      block.yield %5 : tensor<1x14xf32>
+    }
+    block.store %1, %out0 omap <x = 0, y = 1> : tensor<1x14xf32> into tensor<24x40xf32>
+    block.return
+  }
+  return %0 : tensor<24x40xf32>
+}
+
+// -----
+
+// Refused: the same division past the end of a ragged loop tile feeds the
+// row sum (on the GPU, exp(0) / 0 = inf would reach it). Retried with
+// random padding, the sum differs.
+func.func @ref(%x: tensor<24x40xf32>, %c: tensor<1x40xf32>) -> tensor<24x1xf32> {
+  %0 = kernel.neg %x : tensor<24x40xf32>
+  %1 = kernel.exp %0 : tensor<24x40xf32>
+  %2 = kernel.div %1, %c : tensor<24x40xf32>, tensor<1x40xf32>
+  %3 = kernel.reduce_sum %2 dim 1 : tensor<24x40xf32>
+  return %3 : tensor<24x1xf32>
+}
+// expected-error @+1 {{@padded_sum is not equivalent to @ref: result #0 differs}}
+func.func @padded_sum(%x: tensor<24x40xf32>, %c: tensor<1x40xf32>) -> tensor<24x1xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %0 = kernel.custom(%x, %c) grid <24, 1, 1> block <128, 1, 1> : (tensor<24x40xf32>, tensor<1x40xf32>) -> tensor<24x1xf32> {
+  ^bb0(%in0: tensor<24x40xf32>, %in1: tensor<1x40xf32>, %out0: tensor<24x1xf32>):
+    %1 = block.for_loop 3 iterations accumulate (sum) : tensor<1x14xf32> {
+      %2 = block.load %in0 imap <x = 0> fmap 1 : tensor<24x40xf32> -> tensor<1x14xf32>
+      %3 = block.load %in1 imap <> fmap 1 : tensor<1x40xf32> -> tensor<1x14xf32>
+      %4 = thread.graph(%2, %3) : (tensor<1x14xf32>, tensor<1x14xf32>) -> tensor<1x14xf32> {
+      ^bb0(%a: f32, %b: f32):
+        %5 = thread.unary neg %a : f32
+        %6 = thread.unary exp %5 : f32
+        %7 = thread.binary div %6, %b : f32
+        thread.yield %7 : f32
+      }
+      block.yield %4 : tensor<1x14xf32>
+    }
+    %8 = block.reduce_sum %1 dim 1 : tensor<1x14xf32>
+    block.store %8, %out0 omap <x = 0> : tensor<1x1xf32> into tensor<24x1xf32>
+    block.return
+  }
+  return %0 : tensor<24x1xf32>
+}

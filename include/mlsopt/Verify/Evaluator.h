@@ -81,6 +81,14 @@ struct FieldOptions {
   /// their residues mod q. Both programs of a comparison must use the same
   /// one.
   uint64_t functionSeed = 0;
+  /// 0: what lies past the end of a ragged tile (docs/gpu.md) reads zeros,
+  /// as on the GPU. Otherwise it reads residues drawn from this seed. A
+  /// result equal to the reference's with random padding does not depend on
+  /// the padding (but with probability about its degree / p), so a division
+  /// by a zero of the GPU's padding cannot reach it: compareInField retries
+  /// a test that divided by zero this way (docs/verification.md, "Division
+  /// by zero"). The JIT engine ignores it.
+  uint64_t paddingSeed = 0;
 };
 
 /// What one evaluation produced.

@@ -5,10 +5,19 @@
 // Searched after its reader, it stays kernel ops (with the reader's kernel
 // computing them, the function is one launch: fusionBeatsAnswer) and joins
 // the reader's kernel. 48 columns, not 40: the cheapest reader kernel for
-// 40 cuts them raggedly (3 tiles of 14), its last tile's padding (zeros)
-// divides by zero where no result is stored, and the full-shape check
-// counts that as a void test, so the reader stays kernel ops (a known gap:
-// docs/verification.md).
+// 40 cuts them raggedly (3 tiles of 14), and the chain, which is not 0
+// where the tile's padding is, cannot join a ragged load; it becomes a
+// kernel of its own (RAGGED). That reader divides by the chain's result in
+// every lane, by zero past the last tile's end, where it stores nothing:
+// the full-shape check retries such a test with random padding
+// (docs/verification.md, "Division by zero"); before, it counted it void
+// and the reader stayed kernel ops.
+// RUN: sed 's/48x/40x/g' %s | mlsopt-opt --superoptimize="timeout=10" 2>&1 | FileCheck %s --check-prefix=RAGGED
+// RAGGED-NOT: warning
+// RAGGED: remark: superoptimize: replaced 5 kernel ops {{.*}} by 1 kernels
+// RAGGED: kernel.custom(%arg0, %{{.*}}, %{{.*}}) grid <24, 3, 1>
+// RAGGED: block.load %in1 imap <y = 1> : tensor<1x40xf32> -> tensor<1x14xf32>
+// RAGGED: thread.binary div
 // RUN: mlsopt-opt %s --superoptimize="timeout=10 keep-reference=true" -o %t 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s < %t
 // RUN: mlsopt-opt %t --verify-equivalence 2>&1 | FileCheck %s --check-prefix=VERIFY
