@@ -132,9 +132,14 @@ class TBGraph:
     def new_input(self, dtensor, input_map, forloop_dim, store_in_dmem=False):
         if not isinstance(dtensor, DTensor):
             raise TypeError(f"expected a DTensor, got {type(dtensor).__name__}")
-        if store_in_dmem:
-            raise ValueError("mlsopt loads every input iterator's tile into "
-                             "shared memory (store_in_dmem=True is not supported)")
+        # store_in_dmem only says where Mirage keeps the tile (device memory,
+        # for a tile too large for shared memory); the values are the same.
+        # mlsopt stages every tile through shared memory: a tile that does
+        # not fit is an error of the chip's shared-memory limit, as for any
+        # other input.
+        if not isinstance(store_in_dmem, bool):
+            raise TypeError("store_in_dmem must be a bool, got "
+                            f"{type(store_in_dmem).__name__}")
         file, line = _caller()
         dims = list(dtensor.dims)
         input_map = tuple(_map_entry(d, "input_map") for d in input_map)

@@ -353,6 +353,36 @@ def test_clamp_in_a_threadblock_graph_runs_to_numpys_numbers():
                                atol=1e-5)
 
 
+def test_store_in_dmem_tiles_are_staged_through_shared_memory():
+    # Mirage keeps such a tile in device memory; the values are the same,
+    # and mlsopt loads it like any other tile.
+    def build(store_in_dmem):
+        graph = mi.new_kernel_graph()
+        X = graph.new_input(dims=(16, 64), dtype=mi.float32)
+        W = graph.new_input(dims=(64, 128), dtype=mi.float32)
+        tb = mi.new_threadblock_graph(grid_dim=(4, 1, 1),
+                                      block_dim=(128, 1, 1), forloop_range=4)
+        tX = tb.new_input(dtensor=X, input_map=(-1, -1, -1), forloop_dim=1)
+        tW = tb.new_input(dtensor=W, input_map=(1, -1, -1), forloop_dim=0,
+                          store_in_dmem=store_in_dmem)
+        tb.new_output(stensor=tb.forloop_accum(tb.matmul(tX, tW)),
+                      output_map=(1, -1, -1))
+        graph.mark_output(graph.customized([X, W], tb)[0])
+        return graph
+
+    staged, plain = build(True), build(False)
+    assert staged.mlir() == plain.mlir()
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((16, 64)).astype(np.float32)
+    w = rng.standard_normal((64, 128)).astype(np.float32)
+    (out,) = staged(inputs=[x, w])
+    np.testing.assert_allclose(out, x @ w, rtol=1e-5, atol=1e-5)
+    with pytest.raises(TypeError, match="store_in_dmem must be a bool"):
+        mi.new_threadblock_graph((1, 1, 1), (128, 1, 1), 1).new_input(
+            mi.new_kernel_graph().new_input(dims=(4, 4), dtype=mi.float32),
+            (-1, -1, -1), -1, store_in_dmem="yes")
+
+
 def test_input_read_after_the_loop_is_loaded_there_once():
     # A linear layer's bias and residual, inputs with forloop_dim=-1 read by
     # ops after forloop_accum: the kernel loads their tiles after the loop
