@@ -157,6 +157,14 @@ def misranked(rows, predicted, margin=1.15):
     return pairs, sum(len(v) * (len(v) - 1) // 2 for v in by_label.values())
 
 
+def compiled_error(rows):
+    """The rms log error of the compiled constants, with the floor (the
+    timing's own overhead, which the model does not know) that suits
+    them best, and that floor."""
+    return min((error(rows, np.array(COMPILED + (f,))), f)
+               for f in np.linspace(0, 20, 201))
+
+
 def fit(rows, free):
     """Coordinate descent in log space over the parameters whose index is
     in `free` (cycles per step, launch overhead, floor), all kept positive;
@@ -206,15 +214,13 @@ def main():
     # model, which the search ranks with by default, uses it too.
     params, best = fit(rows, list(range(n)) + [n + 1])
     free, free_error = fit(rows, list(range(n + 2)))
-    floors = np.linspace(0, 20, 201)
-    compiled_error = min(error(rows, np.array(COMPILED + (f,)))
-                         for f in floors)
+    compiled_rms, _ = compiled_error(rows)
     print(f"{len(rows)} timed programs")
     print(f"fitted cycles per step (launch overhead held at "
           f"{params[n]:.2f} us): " +
           ", ".join(f"{k} {v:.1f}" for k, v in zip(KINDS, params)) +
           f"; floor {params[n + 1]:.2f} us")
-    print(f"rms log error: fitted {best:.3f}, compiled {compiled_error:.3f}")
+    print(f"rms log error: fitted {best:.3f}, compiled {compiled_rms:.3f}")
     print(f"with the launch overhead fitted too ({free[n]:.2f} us): " +
           ", ".join(f"{k} {v:.1f}" for k, v in zip(KINDS, free)) +
           f"; rms log error {free_error:.3f}")

@@ -65,18 +65,6 @@ struct StepCounter {
         (std::ceil(length / lanes) * passes + std::log2(lanes)) * times;
   }
 
-  /// Whether `matmul`'s product is summed over the loop in its mma
-  /// fragments (block::AccumulatorStorage::MmaFragments).
-  bool isSumInMmaFragments(block::MatmulOp matmul) {
-    for (OpOperand &use : matmul->getUses())
-      if (isa<block::YieldOp>(use.getOwner()) &&
-          use.getOwner()->getParentOp() == loop.getOperation() &&
-          block::getAccumulatorStorage(loop, use.getOperandNumber()) ==
-              block::AccumulatorStorage::MmaFragments)
-        return true;
-    return false;
-  }
-
   void add(Operation *op);
 
   block::ForLoopOp loop;
@@ -149,7 +137,9 @@ void StepCounter::add(Operation *op) {
       // fragments, so their mma.syncs overlap; any other matmul walks k
       // fragment after fragment.
       steps.mmaSteps +=
-          (isSumInMmaFragments(matmul) ? kSteps : perWarp * kSteps) * times;
+          (block::isAccumulatedInRegisters(matmul) ? kSteps
+                                                   : perWarp * kSteps) *
+          times;
       // Padded fragments load their elements one by one: independent
       // ld.shared that wait for shared memory once per step.
       if (fragments->padded)

@@ -47,11 +47,12 @@ static constexpr double kL2BandwidthFactor = 2.5;
 /// much as one of that length. On an H200 a gated MLP whose weight tiles had
 /// 32-byte rows ran 1.7 times slower than one with 128-byte rows that read
 /// the same bytes, and RMSNorm + MatMul with 32-byte rows 2.3 times slower
-/// than its two library kernels (docs/benchmarks.md, 2026-12-04). 96 is the
-/// length that fits the 174 programs of that run best (rms log error 0.356
-/// against 0.387 without the term; 64 and 128 give 0.366 and 0.359, and
-/// rank more of them wrong: bench/gpu/fit_latency.py), not a hardware
-/// figure.
+/// than its two library kernels (docs/benchmarks.md, 2026-12-04). Over the
+/// 174 programs of that run, 64 gives an rms log error of 0.366 against
+/// 0.387 without the term (bench/gpu/fit_latency.py). 96 fits them better
+/// (0.356) but would charge 64-byte rows half again, and the examples'
+/// gated MLP, which reads 64-byte rows, measured 30 us, as fast as with
+/// 128-byte rows (docs/cost-model.md, "Custom kernels").
 static constexpr double kMinDeviceRunBytes = 64;
 static constexpr double kSectorBytes = 32;
 

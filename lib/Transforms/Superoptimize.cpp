@@ -145,8 +145,7 @@ public:
       // reads: with random padding there the check proves as much
       // (docs/verification.md, "Division by zero").
       verify::FieldOptions padded = options;
-      padded.paddingSeed =
-          verify::mix64(options.functionSeed ^ 0x2545f4914f6cdd1dULL);
+      padded.paddingSeed = verify::getPaddingSeed(options.functionSeed);
       result = evaluator->evaluate(inputs, padded);
     }
     if (failed(result) || result->divisionByZero)

@@ -1700,18 +1700,14 @@ struct FieldEvaluator::Impl {
     SmallVector<int64_t, 6> offsets = tileOffsets(instr, tile.shape, pos);
     for (auto [offset, start] : llvm::zip(offsets, instr.windowOffsets))
       offset += start;
-    function_ref<uint64_t()> residues = nullptr, exponents = nullptr;
     auto nextResidue = [&] { return padding->nextResidue(); };
     auto nextExponent = [&] { return padding->nextExponent(); };
-    if (padding) {
-      residues = nextResidue;
-      exponents = nextExponent;
-    }
+    using Draw = function_ref<uint64_t()>;
     extractBox(source.p, source.shape, tile.p, tile.shape, offsets,
-               instr.limits, residues);
+               instr.limits, padding ? Draw(nextResidue) : nullptr);
     if (tile.hasExponents())
       extractBox(source.q, source.shape, tile.q, tile.shape, offsets,
-                 instr.limits, exponents);
+                 instr.limits, padding ? Draw(nextExponent) : nullptr);
   }
 
   void runStore(Instr &instr, const BlockPosition &pos) {
@@ -2057,7 +2053,7 @@ FailureOr<FieldComparison> mlsopt::verify::compareInField(
     if (a->divisionByZero || b->divisionByZero) {
       // The zero may be padding past a ragged tile's end, which no result
       // reads: with random padding the test proves as much as any other.
-      options.paddingSeed = mix64(testSeed ^ 0x2545f4914f6cdd1dULL);
+      options.paddingSeed = getPaddingSeed(testSeed);
       a = evaluateLhs(inputs, options);
       if (failed(a))
         return failure();

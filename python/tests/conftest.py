@@ -1,5 +1,6 @@
 """Shared fixtures: where the built tools and the built package are."""
 
+import importlib.util
 import os
 import pathlib
 import sys
@@ -13,6 +14,15 @@ BUILD_DIR = pathlib.Path(os.environ.get("MLSOPT_BUILD_DIR", REPO / "build"))
 # sets PYTHONPATH to it, and this makes a bare `pytest python/tests` work too.
 if str(BUILD_DIR / "python") not in sys.path:
     sys.path.insert(0, str(BUILD_DIR / "python"))
+
+
+def load_bench_gpu_script(name):
+    """bench/gpu/<name>.py as a module (bench/gpu is not a package)."""
+    spec = importlib.util.spec_from_file_location(
+        name, REPO / "bench" / "gpu" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="session")

@@ -2,26 +2,13 @@
 measured (bench/gpu/measured/), and how it lists the variants it ranks
 against the measurement."""
 
-import importlib.util
-import sys
-
-import pytest
-
-from conftest import REPO
+from conftest import REPO, load_bench_gpu_script
 
 MEASURED = REPO / "bench" / "gpu" / "measured" / "h200-2026-12-04"
 
 
-def load_fit():
-    spec = importlib.util.spec_from_file_location(
-        "fit_latency", REPO / "bench" / "gpu" / "fit_latency.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_misranked_lists_pairs_the_model_orders_wrongly():
-    fit = load_fit()
+    fit = load_bench_gpu_script("fit_latency")
     rows = [("a:program", 10.0, []), ("a:unfused", 20.0, []),
             ("a:roofline", 10.5, []), ("b:program", 5.0, []),
             ("b:unfused", 50.0, [])]
@@ -41,13 +28,11 @@ def test_compiled_model_ranks_the_measured_variants(build_dir):
     # pairs and an rms log error of 0.387 to 12 and 0.366
     # (docs/cost-model.md, "Latency").
     import mlsopt as mi
-    fit = load_fit()
+    fit = load_bench_gpu_script("fit_latency")
     rows = fit.samples(mi, MEASURED)
     assert len(rows) == 174
     n = len(fit.KINDS)
-    floors = [f / 10 for f in range(201)]
-    error, floor = min((fit.error(rows, list(fit.COMPILED) + [f]), f)
-                       for f in floors)
+    error, floor = fit.compiled_error(rows)
     assert error < 0.37
     predicted = fit.predict(rows, fit.COMPILED[:n], fit.COMPILED[n], floor)
     pairs, total = fit.misranked(rows, predicted)

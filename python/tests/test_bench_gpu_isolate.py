@@ -2,10 +2,9 @@
 so that one that kills its process (as a faulting kernel does to its CUDA
 context) costs that job only."""
 
-import importlib.util
 import sys
 
-from conftest import REPO
+from conftest import REPO, load_bench_gpu_script
 
 WORKER = """
 import os, sys
@@ -26,16 +25,8 @@ sys.exit(isolate.worker_loop([(l, l) for l in only], run_job, jsonl,
 """
 
 
-def load_isolate():
-    spec = importlib.util.spec_from_file_location(
-        "isolate", REPO / "bench" / "gpu" / "isolate.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_a_failing_job_costs_only_itself(tmp_path):
-    isolate = load_isolate()
+    isolate = load_bench_gpu_script("isolate")
     script = tmp_path / "worker.py"
     script.write_text(WORKER.format(gpu_dir=str(REPO / "bench" / "gpu")))
     labels = ["a", "raises", "b", "dies", "c"]
@@ -52,7 +43,7 @@ def test_a_failing_job_costs_only_itself(tmp_path):
 
 
 def test_jobs_past_the_deadline_are_not_run(tmp_path):
-    isolate = load_isolate()
+    isolate = load_bench_gpu_script("isolate")
     script = tmp_path / "worker.py"
     script.write_text(WORKER.format(gpu_dir=str(REPO / "bench" / "gpu")))
     rows = isolate.run_in_workers([sys.executable, str(script)], ["a", "b"],
@@ -61,7 +52,7 @@ def test_jobs_past_the_deadline_are_not_run(tmp_path):
 
 
 def test_workers_that_always_die_end_the_run(tmp_path):
-    isolate = load_isolate()
+    isolate = load_bench_gpu_script("isolate")
     script = tmp_path / "worker.py"
     script.write_text("import sys; sys.exit(1)\n")
     rows = isolate.run_in_workers([sys.executable, str(script)], list("abcde"),

@@ -91,6 +91,12 @@ struct FieldOptions {
   uint64_t paddingSeed = 0;
 };
 
+/// The paddingSeed of the retry of a test drawn from `seed` that divided by
+/// zero.
+inline uint64_t getPaddingSeed(uint64_t seed) {
+  return mix64(seed ^ 0x2545f4914f6cdd1dULL);
+}
+
 /// What one evaluation produced.
 struct FieldEvaluation {
   /// The function's results, in order.
