@@ -135,11 +135,11 @@ void StepCounter::add(Operation *op) {
       steps.mmaIssues += fragmentSteps;
       // A sum kept in mma fragments walks k once for all of a warp's
       // fragments, so their mma.syncs overlap; any other matmul walks k
-      // fragment after fragment.
-      steps.mmaSteps +=
-          (block::isAccumulatedInRegisters(matmul) ? kSteps
-                                                   : perWarp * kSteps) *
-          times;
+      // once per group of them (MmaFragmentGrid::kWalks).
+      double walks = block::isAccumulatedInRegisters(matmul)
+                         ? 1.0
+                         : static_cast<double>(fragments->kWalks());
+      steps.mmaSteps += walks * kSteps * times;
       // Padded fragments load their elements one by one: independent
       // ld.shared that wait for shared memory once per step.
       if (fragments->padded)

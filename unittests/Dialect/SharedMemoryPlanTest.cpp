@@ -605,4 +605,93 @@ TEST(ReductionLanes, AtLeastEightElementsPerLaneUpToAWarp) {
   EXPECT_EQ(block::getReductionLanesPerRow(4096), 32);
 }
 
+// A walk over k loads an operand fragment once for all the items that
+// read it. Two items may share one only if, in every warp, their result
+// fragments have the same batch index and row (A) or batch index and
+// column (B), and must share it if so. Checked against the fragments'
+// coordinates over grids with batch dims, with fewer and more columns than
+// warps, and with a last item that some warps do not have.
+TEST(MmaFragmentGrid, ItemsShareExactlyTheOperandFragmentsTheyRead) {
+  struct Case {
+    SmallVector<int64_t> shape;
+    int64_t warps;
+  };
+  for (const Case &c : {Case{{2, 32}, 4}, Case{{4, 32}, 4}, Case{{1, 5}, 4},
+                        Case{{2, 2}, 4}, Case{{8, 3}, 4}, Case{{3, 4, 2}, 4},
+                        Case{{2, 4, 8}, 8}, Case{{6, 12}, 8}}) {
+    MmaFragmentGrid grid;
+    grid.shape = c.shape;
+    grid.warps = c.warps;
+    grid.count = 1;
+    for (int64_t s : c.shape)
+      grid.count *= s;
+    grid.kStep = 16;
+    grid.kSteps = 1;
+    grid.padded = false;
+    int64_t rank = c.shape.size();
+    // (batch..., row, col) of item j of warp w, row-major.
+    auto coordinates = [&](int64_t j, int64_t w) {
+      int64_t f = std::min(w + j * grid.warps, grid.count - 1);
+      SmallVector<int64_t> at(rank);
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        at[d] = f % c.shape[d];
+        f /= c.shape[d];
+      }
+      return at;
+    };
+    auto operandCoordinates = [&](int64_t j, int64_t w, bool lhs) {
+      SmallVector<int64_t> at = coordinates(j, w);
+      // A: drop the column; B: drop the row.
+      at.erase(at.begin() + (lhs ? rank - 1 : rank - 2));
+      return at;
+    };
+    int64_t perWarp = grid.perWarp();
+    for (int64_t first = 0; first < perWarp; first += 3) {
+      int64_t n = std::min<int64_t>(5, perWarp - first);
+      for (bool lhs : {true, false}) {
+        SmallVector<unsigned> same =
+            grid.firstItemsWithSameOperand(first, n, lhs);
+        ASSERT_EQ(static_cast<int64_t>(same.size()), n);
+        for (int64_t i = 0; i < n; ++i) {
+          ASSERT_LE(same[i], i);
+          for (int64_t p = 0; p <= i; ++p) {
+            bool equalInEveryWarp = true;
+            for (int64_t w = 0; w < grid.warps; ++w)
+              equalInEveryWarp &= operandCoordinates(first + p, w, lhs) ==
+                                  operandCoordinates(first + i, w, lhs);
+            if (p < static_cast<int64_t>(same[i]))
+              EXPECT_FALSE(equalInEveryWarp)
+                  << "item " << first + i << " shares with a later item";
+            if (p == static_cast<int64_t>(same[i]))
+              EXPECT_TRUE(equalInEveryWarp)
+                  << "item " << first + i << " reads another fragment than "
+                  << first + p << (lhs ? " (A)" : " (B)");
+          }
+        }
+      }
+    }
+  }
+  // The attention scores of test/Target/GPU/mma-walks.mlir: 2 A and 8 B
+  // fragments for a warp's 16 items.
+  MmaFragmentGrid scores;
+  scores.shape = {2, 32};
+  scores.warps = 4;
+  scores.count = 64;
+  scores.kStep = 16;
+  scores.kSteps = 4;
+  scores.padded = false;
+  EXPECT_EQ(scores.kWalks(), 1);
+  auto distinct = [](ArrayRef<unsigned> same) {
+    int64_t n = 0;
+    for (auto [i, s] : llvm::enumerate(same))
+      n += s == i;
+    return n;
+  };
+  EXPECT_EQ(distinct(scores.firstItemsWithSameOperand(0, 16, true)), 2);
+  EXPECT_EQ(distinct(scores.firstItemsWithSameOperand(0, 16, false)), 8);
+  scores.shape = {4, 32};
+  scores.count = 128;
+  EXPECT_EQ(scores.kWalks(), 2);
+}
+
 } // namespace

@@ -239,10 +239,25 @@ private:
   /// result lies.
   MmaFragment fragmentAt(const block::MmaFragmentGrid &grid, mlir::Value f,
                          block::MatmulOp op);
-  /// `init` plus the product of `op`'s operands over `frag`: the k loop of
-  /// mma steps, carrying the f32 accumulator fragment.
-  mlir::Value mmaFragmentProduct(block::MatmulOp op, MmaKind kind,
-                                 const MmaFragment &frag, mlir::Value init);
+  /// The fragments of `op` that this warp computes as its items first ..
+  /// first+n-1 (item j is fragment warpId + j * warps): the last item,
+  /// when some warps have no such fragment, is the last fragment again.
+  llvm::SmallVector<MmaFragment>
+  warpFragments(const block::MmaFragmentGrid &grid, block::MatmulOp op,
+                int64_t first, int64_t n);
+  /// accs[i] plus the product of `op`'s operands over frags[i] (the warp's
+  /// item first + i), in one k loop: every k step loads each distinct A and
+  /// B operand fragment of the items once, then issues their mma.syncs,
+  /// which do not wait for one another.
+  llvm::SmallVector<mlir::Value>
+  mmaFragmentsProduct(block::MatmulOp op, MmaKind kind,
+                      const block::MmaFragmentGrid &grid, int64_t first,
+                      llvm::ArrayRef<MmaFragment> frags, mlir::ValueRange accs);
+  /// Stores `acc`, the warp's item `j` of `grid`, unless the warp has no
+  /// such fragment.
+  void storeOwnedFragment(const block::MmaFragmentGrid &grid, int64_t j,
+                          mlir::Value acc, mlir::Value result,
+                          const MmaFragment &frag);
   /// `sum`'s running values before the first iteration: zeros.
   llvm::SmallVector<mlir::Value> registerSumInit(const RegisterSum &sum);
   /// Adds this iteration's product to `running`; returns the new values.
@@ -262,20 +277,27 @@ private:
   forEachOwnedItem(int64_t count, int64_t owners, mlir::Value owner,
                    mlir::ValueRange running,
                    llvm::function_ref<mlir::Value(int64_t, mlir::Value)> body);
-  /// One k step of 16: ldmatrix of A and B (element loads where the
-  /// fragment is padded), mma.sync m16n8k16 (f16, bf16).
-  mlir::Value mmaStepB16(block::MatmulOp op, const MmaFragment &frag,
-                         mlir::Value kk, mlir::Value acc, MmaKind kind);
+  /// The registers of the A (`lhs`) or B operand of `frag` at k step `kk`,
+  /// as the mma.sync of `kind` takes them: for f16 and bf16 ldmatrix
+  /// (element loads where the fragment is padded), one vector for f16 and
+  /// packed i32 pairs for bf16; for tf32 mmaOperandTF32's.
+  llvm::SmallVector<mlir::Value, 4> mmaOperand(block::MatmulOp op, MmaKind kind,
+                                               const MmaFragment &frag,
+                                               mlir::Value kk, bool lhs);
+  /// acc + a * b: mma.sync m16n8k16 (f16, bf16) or m16n8k8 (tf32).
+  mlir::Value mmaSync(MmaKind kind, mlir::ValueRange a, mlir::ValueRange bRegs,
+                      mlir::Value acc);
   /// Element (row, col) of matmul operand `operand` (A is m x k, B k x n),
   /// read from its tile or, through a transposed view, from the view's
   /// source. `kAt` says which of row and col is k: past k's end the address
   /// is clamped and the element is zero, so padded k steps add nothing.
   mlir::Value mmaOperandElement(mlir::Value operand, const MmaFragment &frag,
                                 mlir::Value row, mlir::Value col, unsigned kAt);
-  /// One k step of 8: 32-bit fragment loads, cvt.rna.tf32.f32, mma.sync
-  /// m16n8k8 .tf32.
-  mlir::Value mmaStepTF32(block::MatmulOp op, const MmaFragment &frag,
-                          mlir::Value kk, mlir::Value acc);
+  /// A k step of 8 of an operand for mma.sync m16n8k8 .tf32: 32-bit
+  /// fragment loads rounded with cvt.rna.tf32.f32.
+  llvm::SmallVector<mlir::Value, 4> mmaOperandTF32(block::MatmulOp op,
+                                                   const MmaFragment &frag,
+                                                   mlir::Value kk, bool lhs);
   /// nvvm.mma.sync on packed A and B registers with a vector<2x2xf32>
   /// accumulator.
   mlir::Value mmaSyncNVVM(mlir::ValueRange a, mlir::ValueRange bRegs,

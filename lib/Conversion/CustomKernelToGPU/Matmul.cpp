@@ -67,38 +67,94 @@ BlockGraphToGPU::fragmentAt(const block::MmaFragmentGrid &grid, Value f,
   return frag;
 }
 
-Value BlockGraphToGPU::mmaFragmentProduct(block::MatmulOp op, MmaKind kind,
-                                          const MmaFragment &frag, Value init) {
+SmallVector<BlockGraphToGPU::MmaFragment>
+BlockGraphToGPU::warpFragments(const block::MmaFragmentGrid &grid,
+                               block::MatmulOp op, int64_t first, int64_t n) {
+  SmallVector<MmaFragment> frags;
+  for (int64_t j = first; j < first + n; ++j) {
+    Value f = arith::AddIOp::create(b, loc, warpId,
+                                    indexConstant(b, loc, j * grid.warps));
+    // Only the last item can be past the fragments; it computes the last
+    // fragment again, which keeps the warp's steps free of branches, and
+    // is not stored.
+    if ((j + 1) * grid.warps > grid.count)
+      f = arith::MinUIOp::create(b, loc, f,
+                                 indexConstant(b, loc, grid.count - 1));
+    frags.push_back(fragmentAt(grid, f, op));
+  }
+  return frags;
+}
+
+SmallVector<Value> BlockGraphToGPU::mmaFragmentsProduct(
+    block::MatmulOp op, MmaKind kind, const block::MmaFragmentGrid &grid,
+    int64_t first, ArrayRef<MmaFragment> frags, ValueRange accs) {
+  int64_t n = frags.size();
+  SmallVector<unsigned> sameA =
+      grid.firstItemsWithSameOperand(first, n, /*lhs=*/true);
+  SmallVector<unsigned> sameB =
+      grid.firstItemsWithSameOperand(first, n, /*lhs=*/false);
   int64_t k = shapeOf(op.getLhs()).back();
-  int64_t kStep = kind == MmaKind::tf32 ? 8 : 16;
-  auto kLoop = scf::ForOp::create(
-      b, loc, indexConstant(b, loc, 0), indexConstant(b, loc, k),
-      indexConstant(b, loc, kStep), ValueRange{init});
+  auto kLoop = scf::ForOp::create(b, loc, indexConstant(b, loc, 0),
+                                  indexConstant(b, loc, k),
+                                  indexConstant(b, loc, grid.kStep), accs);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(kLoop.getBody());
   Value kk = kLoop.getInductionVar();
-  Value acc = kLoop.getRegionIterArg(0);
-  scf::YieldOp::create(b, loc,
-                       kind == MmaKind::tf32
-                           ? mmaStepTF32(op, frag, kk, acc)
-                           : mmaStepB16(op, frag, kk, acc, kind));
-  return kLoop.getResult(0);
+  // Each operand fragment is loaded once per step and feeds every mma.sync
+  // of the items that read it: a warp's items of one row of the result
+  // share A, those of one column share B. The mma.syncs of different items
+  // do not wait for one another.
+  SmallVector<SmallVector<Value, 4>> aRegs(n), bRegs(n);
+  SmallVector<Value> next;
+  for (int64_t i = 0; i < n; ++i) {
+    if (sameA[i] == i)
+      aRegs[i] = mmaOperand(op, kind, frags[i], kk, /*lhs=*/true);
+    if (sameB[i] == i)
+      bRegs[i] = mmaOperand(op, kind, frags[i], kk, /*lhs=*/false);
+    next.push_back(mmaSync(kind, aRegs[sameA[i]], bRegs[sameB[i]],
+                           kLoop.getRegionIterArgs()[i]));
+  }
+  scf::YieldOp::create(b, loc, next);
+  return SmallVector<Value>(kLoop.getResults());
 }
 
 void BlockGraphToGPU::emitMatmulTensorCore(block::MatmulOp op, MmaKind kind) {
   Value result = buffers.lookup(op.getResult());
-  // Each warp owns 16x8 fragments of the result, taken round-robin. Rows past
-  // m (when m is not a multiple of 16) read row m-1 and are not stored, and
+  // Each warp owns 16x8 fragments of the result, taken round-robin, and
+  // computes them a group at a time (MmaFragmentGrid::kWalks). Rows past m
+  // (when m is not a multiple of 16) read row m-1 and are not stored, and
   // so do columns past n.
   block::MmaFragmentGrid grid = *block::getMmaFragments(op, numThreads);
+  int64_t perWarp = grid.perWarp();
+  int64_t perWalk = llvm::divideCeil(perWarp, grid.kWalks());
   auto accType = VectorType::get({2, 2}, b.getF32Type());
-  forEachWarpItem(grid.count, [&](Value f) {
-    MmaFragment frag = fragmentAt(grid, f, op);
+  for (int64_t first = 0; first < perWarp; first += perWalk) {
+    int64_t n = std::min(perWalk, perWarp - first);
+    SmallVector<MmaFragment> frags = warpFragments(grid, op, first, n);
     Value zero = arith::ConstantOp::create(
         b, loc, accType, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
-    storeAccumulatorFragment(mmaFragmentProduct(op, kind, frag, zero), result,
-                             frag);
-  });
+    SmallVector<Value> sums = mmaFragmentsProduct(op, kind, grid, first, frags,
+                                                  SmallVector<Value>(n, zero));
+    for (int64_t i = 0; i < n; ++i)
+      storeOwnedFragment(grid, first + i, sums[i], result, frags[i]);
+  }
+}
+
+void BlockGraphToGPU::storeOwnedFragment(const block::MmaFragmentGrid &grid,
+                                         int64_t j, Value acc, Value result,
+                                         const MmaFragment &frag) {
+  if ((j + 1) * grid.warps <= grid.count) {
+    storeAccumulatorFragment(acc, result, frag);
+    return;
+  }
+  Value item = arith::AddIOp::create(b, loc, warpId,
+                                     indexConstant(b, loc, j * grid.warps));
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, item,
+                                        indexConstant(b, loc, grid.count));
+  auto ifOp = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  storeAccumulatorFragment(acc, result, frag);
 }
 
 SmallVector<Value>
@@ -163,28 +219,12 @@ BlockGraphToGPU::registerSumAccumulate(const RegisterSum &sum,
         [&](int64_t j, Value e) {
           return matmulElement(op, delinearize(b, loc, e, shape), running[j]);
         });
+  // One walk over k for all of the warp's fragments (the plan bounds
+  // them): a fragment past the last one accumulates a copy of it, which
+  // registerSumStore does not store.
   block::MmaFragmentGrid grid = *block::getMmaFragments(op, numThreads);
-  int64_t k = shapeOf(op.getLhs()).back();
-  int64_t kStep = *sum.kind == MmaKind::tf32 ? 8 : 16;
-  // One k loop for all of the warp's fragments: each step's mma.syncs are
-  // independent, and fragments in one row (column) read the same A (B)
-  // fragment, which LLVM loads once.
-  auto kLoop = scf::ForOp::create(b, loc, indexConstant(b, loc, 0),
-                                  indexConstant(b, loc, k),
-                                  indexConstant(b, loc, kStep), running);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(kLoop.getBody());
-  Value kk = kLoop.getInductionVar();
-  ValueRange accs = kLoop.getRegionIterArgs();
-  SmallVector<Value> next = forEachOwnedItem(
-      grid.count, grid.warps, warpId, accs, [&](int64_t j, Value f) {
-        MmaFragment frag = fragmentAt(grid, f, op);
-        return *sum.kind == MmaKind::tf32
-                   ? mmaStepTF32(op, frag, kk, accs[j])
-                   : mmaStepB16(op, frag, kk, accs[j], *sum.kind);
-      });
-  scf::YieldOp::create(b, loc, next);
-  return SmallVector<Value>(kLoop.getResults());
+  return mmaFragmentsProduct(op, *sum.kind, grid, 0,
+                             warpFragments(grid, op, 0, sum.count), running);
 }
 
 void BlockGraphToGPU::registerSumStore(const RegisterSum &sum,
@@ -205,14 +245,17 @@ void BlockGraphToGPU::registerSumStore(const RegisterSum &sum,
     return;
   }
   block::MmaFragmentGrid grid = *block::getMmaFragments(op, numThreads);
-  forEachOwnedItem(grid.count, grid.warps, warpId, {}, [&](int64_t j, Value f) {
-    storeAccumulatorFragment(running[j], result, fragmentAt(grid, f, op));
-    return Value();
-  });
+  SmallVector<MmaFragment> frags = warpFragments(grid, op, 0, sum.count);
+  for (int64_t j = 0; j < sum.count; ++j)
+    storeOwnedFragment(grid, j, running[j], result, frags[j]);
 }
 
-Value BlockGraphToGPU::mmaStepB16(block::MatmulOp op, const MmaFragment &frag,
-                                  Value kk, Value acc, MmaKind kind) {
+SmallVector<Value, 4> BlockGraphToGPU::mmaOperand(block::MatmulOp op,
+                                                  MmaKind kind,
+                                                  const MmaFragment &frag,
+                                                  Value kk, bool lhs) {
+  if (kind == MmaKind::tf32)
+    return mmaOperandTF32(op, frag, kk, lhs);
   Type elementType = elementTypeOf(op.getLhs());
   auto aType = VectorType::get({4, 2}, elementType);
   auto bType = VectorType::get({2, 2}, elementType);
@@ -233,8 +276,9 @@ Value BlockGraphToGPU::mmaStepB16(block::MatmulOp op, const MmaFragment &frag,
     return arith::MulIOp::create(b, loc, v, indexConstant(b, loc, 8));
   };
   Value lane16 = rem(laneId, 16);
-  SmallVector<Value> aIdx(frag.batch);
-  Value a, bFrag;
+  Value operand = lhs ? op.getLhs() : op.getRhs();
+  SmallVector<Value> idx(frag.batch);
+  Value fragment;
   if (frag.padded) {
     // Fragments past n or k (PTX ISA, "Matrix Fragments for mma.m16n8k16"),
     // element by element, g = lane / 4 and t = lane % 4: A register r holds
@@ -246,84 +290,91 @@ Value BlockGraphToGPU::mmaStepB16(block::MatmulOp op, const MmaFragment &frag,
     auto plusConst = [&](Value v, int64_t c) -> Value {
       return plus(v, indexConstant(b, loc, c));
     };
-    Value row = plus(frag.row0, frag.group);
     Value k0 = plus(kk, arith::MulIOp::create(b, loc, frag.threadInGroup,
                                               indexConstant(b, loc, 2)));
-    Value col = clampTo(plus(frag.col0, frag.group), frag.lastCol);
-    SmallVector<Value> aElements, bElements;
-    for (int64_t r = 0; r < 4; ++r) {
-      Value aRow = clampTo(plusConst(row, 8 * (r % 2)), frag.lastRow);
-      for (int64_t e = 0; e < 2; ++e)
-        aElements.push_back(mmaOperandElement(
-            op.getLhs(), frag, aRow, plusConst(k0, 8 * (r / 2) + e), 1));
+    SmallVector<Value> elements;
+    if (lhs) {
+      Value row = plus(frag.row0, frag.group);
+      for (int64_t r = 0; r < 4; ++r) {
+        Value aRow = clampTo(plusConst(row, 8 * (r % 2)), frag.lastRow);
+        for (int64_t e = 0; e < 2; ++e)
+          elements.push_back(mmaOperandElement(
+              operand, frag, aRow, plusConst(k0, 8 * (r / 2) + e), 1));
+      }
+    } else {
+      Value col = clampTo(plus(frag.col0, frag.group), frag.lastCol);
+      for (int64_t r = 0; r < 2; ++r)
+        for (int64_t e = 0; e < 2; ++e)
+          elements.push_back(mmaOperandElement(
+              operand, frag, plusConst(k0, 8 * r + e), col, 0));
     }
-    for (int64_t r = 0; r < 2; ++r)
-      for (int64_t e = 0; e < 2; ++e)
-        bElements.push_back(mmaOperandElement(
-            op.getRhs(), frag, plusConst(k0, 8 * r + e), col, 0));
-    a = vector::FromElementsOp::create(b, loc, aType, aElements);
-    bFrag = vector::FromElementsOp::create(b, loc, bType, bElements);
-  } else if (Value source = matmulViews.lookup(op.getLhs())) {
+    fragment =
+        vector::FromElementsOp::create(b, loc, lhs ? aType : bType, elements);
+  } else if (Value source = matmulViews.lookup(operand); source && lhs) {
     // A viewed from a k x m tile (m a multiple of 16): ldmatrix.trans of
     // its 8 x 8 pieces, lane l giving row l % 8 of piece l / 8, the pieces
     // in the order of A's registers: (m 0-7, k 0-7), (m 8-15, k 0-7),
     // (m 0-7, k 8-15), (m 8-15, k 8-15).
     Value piece = div(laneId, 8);
-    aIdx.push_back(plus(kk, plus(times8(div(piece, 2)), rem(laneId, 8))));
-    aIdx.push_back(plus(frag.row0, times8(rem(piece, 2))));
-    a = nvgpu::LdMatrixOp::create(b, loc, aType, buffers.lookup(source),
-                                  tileIndices(source, aIdx),
-                                  /*transpose=*/true, /*numTiles=*/4);
-  } else {
-    aIdx.push_back(arith::MinUIOp::create(b, loc, plus(frag.row0, lane16),
-                                          indexConstant(b, loc, frag.lastRow)));
-    aIdx.push_back(plus(kk, times8(div(laneId, 16))));
-    a = nvgpu::LdMatrixOp::create(b, loc, aType, buffers.lookup(op.getLhs()),
-                                  tileIndices(op.getLhs(), aIdx),
-                                  /*transpose=*/false, /*numTiles=*/4);
-  }
-  SmallVector<Value> bIdx(frag.batch);
-  if (frag.padded) {
-    // Loaded with A above.
-  } else if (Value source = matmulViews.lookup(op.getRhs())) {
+    idx.push_back(plus(kk, plus(times8(div(piece, 2)), rem(laneId, 8))));
+    idx.push_back(plus(frag.row0, times8(rem(piece, 2))));
+    fragment = nvgpu::LdMatrixOp::create(b, loc, aType, buffers.lookup(source),
+                                         tileIndices(source, idx),
+                                         /*transpose=*/true, /*numTiles=*/4);
+  } else if (lhs) {
+    idx.push_back(arith::MinUIOp::create(b, loc, plus(frag.row0, lane16),
+                                         indexConstant(b, loc, frag.lastRow)));
+    idx.push_back(plus(kk, times8(div(laneId, 16))));
+    fragment = nvgpu::LdMatrixOp::create(b, loc, aType, buffers.lookup(operand),
+                                         tileIndices(operand, idx),
+                                         /*transpose=*/false, /*numTiles=*/4);
+  } else if (source) {
     // B viewed from an n x k tile: its 8 x 8 pieces are stored as mma wants
     // them (k contiguous for each n), so ldmatrix reads them untransposed,
     // lanes 0-7 the rows of k 0-7 and lanes 8-15 those of k 8-15.
-    bIdx.push_back(plus(frag.col0, rem(lane16, 8)));
-    bIdx.push_back(plus(kk, times8(div(lane16, 8))));
-    bFrag = nvgpu::LdMatrixOp::create(b, loc, bType, buffers.lookup(source),
-                                      tileIndices(source, bIdx),
-                                      /*transpose=*/false, /*numTiles=*/2);
+    idx.push_back(plus(frag.col0, rem(lane16, 8)));
+    idx.push_back(plus(kk, times8(div(lane16, 8))));
+    fragment = nvgpu::LdMatrixOp::create(b, loc, bType, buffers.lookup(source),
+                                         tileIndices(source, idx),
+                                         /*transpose=*/false, /*numTiles=*/2);
   } else {
-    bIdx.push_back(plus(kk, lane16));
-    bIdx.push_back(frag.col0);
-    bFrag =
-        nvgpu::LdMatrixOp::create(b, loc, bType, buffers.lookup(op.getRhs()),
-                                  tileIndices(op.getRhs(), bIdx),
-                                  /*transpose=*/true, /*numTiles=*/2);
+    idx.push_back(plus(kk, lane16));
+    idx.push_back(frag.col0);
+    fragment = nvgpu::LdMatrixOp::create(b, loc, bType, buffers.lookup(operand),
+                                         tileIndices(operand, idx),
+                                         /*transpose=*/true, /*numTiles=*/2);
   }
   if (kind == MmaKind::f16)
-    return nvgpu::MmaSyncOp::create(b, loc, a, bFrag, acc,
-                                    ArrayRef<int64_t>{16, 8, 16})
-        .getResult();
+    return {fragment};
   // nvgpu.mma.sync cannot lower bf16 fragments; nvvm.mma.sync takes them as
   // packed pairs: A as 4 x i32, B as 2 x i32.
   Type i32 = b.getI32Type();
-  auto packRows = [&](Value fragment) {
-    SmallVector<Value> packed;
-    int64_t rows = cast<VectorType>(fragment.getType()).getDimSize(0);
-    for (int64_t r = 0; r < rows; ++r) {
-      Value pair =
-          vector::ExtractOp::create(b, loc, fragment, ArrayRef<int64_t>{r});
-      Value word =
-          vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), pair);
-      packed.push_back(
-          vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0}));
-    }
-    return packed;
-  };
-  return mmaSyncNVVM(packRows(a), packRows(bFrag), acc, {16, 8, 16},
-                     NVVM::MMATypes::bf16);
+  SmallVector<Value, 4> packed;
+  int64_t rows = cast<VectorType>(fragment.getType()).getDimSize(0);
+  for (int64_t r = 0; r < rows; ++r) {
+    Value pair =
+        vector::ExtractOp::create(b, loc, fragment, ArrayRef<int64_t>{r});
+    Value word =
+        vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), pair);
+    packed.push_back(
+        vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0}));
+  }
+  return packed;
+}
+
+Value BlockGraphToGPU::mmaSync(MmaKind kind, ValueRange a, ValueRange bRegs,
+                               Value acc) {
+  switch (kind) {
+  case MmaKind::f16:
+    return nvgpu::MmaSyncOp::create(b, loc, a.front(), bRegs.front(), acc,
+                                    ArrayRef<int64_t>{16, 8, 16})
+        .getResult();
+  case MmaKind::bf16:
+    return mmaSyncNVVM(a, bRegs, acc, {16, 8, 16}, NVVM::MMATypes::bf16);
+  case MmaKind::tf32:
+    return mmaSyncNVVM(a, bRegs, acc, {16, 8, 8}, NVVM::MMATypes::tf32);
+  }
+  llvm_unreachable("an MmaKind");
 }
 
 Value BlockGraphToGPU::mmaOperandElement(Value operand, const MmaFragment &frag,
@@ -354,8 +405,9 @@ Value BlockGraphToGPU::mmaOperandElement(Value operand, const MmaFragment &frag,
   return x;
 }
 
-Value BlockGraphToGPU::mmaStepTF32(block::MatmulOp op, const MmaFragment &frag,
-                                   Value kk, Value acc) {
+SmallVector<Value, 4> BlockGraphToGPU::mmaOperandTF32(block::MatmulOp op,
+                                                      const MmaFragment &frag,
+                                                      Value kk, bool lhs) {
   // m16n8k8 .tf32 fragments (PTX ISA, "Matrix Fragments for mma.m16n8k8"),
   // with g = lane / 4 and t = lane % 4:
   //   A: a0 = (g, t), a1 = (g + 8, t), a2 = (g, t + 4), a3 = (g + 8, t + 4)
@@ -380,25 +432,24 @@ Value BlockGraphToGPU::mmaStepTF32(block::MatmulOp op, const MmaFragment &frag,
     return arith::MinUIOp::create(b, loc, v, indexConstant(b, loc, last))
         .getResult();
   };
-  Value row = arith::AddIOp::create(b, loc, frag.row0, frag.group);
-  Value rowLo = clampTo(row, frag.lastRow),
-        rowHi = clampTo(plus(row, 8), frag.lastRow);
   Value kLo = arith::AddIOp::create(b, loc, kk, frag.threadInGroup);
   Value kHi = plus(kLo, 4);
+  if (lhs) {
+    Value row = arith::AddIOp::create(b, loc, frag.row0, frag.group);
+    Value rowLo = clampTo(row, frag.lastRow),
+          rowHi = clampTo(plus(row, 8), frag.lastRow);
+    auto aAt = [&](Value r, Value k) {
+      return tf32(mmaOperandElement(op.getLhs(), frag, r, k, 1));
+    };
+    return {aAt(rowLo, kLo), aAt(rowHi, kLo), aAt(rowLo, kHi), aAt(rowHi, kHi)};
+  }
   Value col = arith::AddIOp::create(b, loc, frag.col0, frag.group);
   if (frag.padded)
     col = clampTo(col, frag.lastCol);
-  Value lhs = op.getLhs(), rhs = op.getRhs();
-  auto aAt = [&](Value r, Value k) {
-    return tf32(mmaOperandElement(lhs, frag, r, k, 1));
-  };
   auto bAt = [&](Value k) {
-    return tf32(mmaOperandElement(rhs, frag, k, col, 0));
+    return tf32(mmaOperandElement(op.getRhs(), frag, k, col, 0));
   };
-  SmallVector<Value> a = {aAt(rowLo, kLo), aAt(rowHi, kLo), aAt(rowLo, kHi),
-                          aAt(rowHi, kHi)};
-  SmallVector<Value> bRegs = {bAt(kLo), bAt(kHi)};
-  return mmaSyncNVVM(a, bRegs, acc, {16, 8, 8}, NVVM::MMATypes::tf32);
+  return {bAt(kLo), bAt(kHi)};
 }
 
 Value BlockGraphToGPU::mmaSyncNVVM(ValueRange a, ValueRange bRegs, Value acc,

@@ -8,9 +8,11 @@
 // The sum is kept in registers across the 4 iterations: each warp owns 2
 // of the 8 16x8 result fragments; their f32 accumulators are the loop's
 // iteration arguments, zero before it. Per k step of 8, each lane loads 4
-// elements of A and 2 of B per fragment as f32 from shared memory, rounds
+// elements of A per fragment and 2 of B as f32 from shared memory, rounds
 // each to tf32 (round to nearest, ties away) and issues one m16n8k8 mma
-// into the running accumulator: the k loop walks the tile's 32-long
+// per fragment into its running accumulator. The warp's two fragments,
+// w and w + 4 of the 2 x 4 grid, lie in one column of the result, so both
+// mmas take the same B registers. The k loop walks the tile's 32-long
 // contraction in steps of 8, carrying both fragments. Nothing is stored in
 // the loop; after it, each fragment is stored once into the block's
 // shared-memory result tile.
@@ -26,15 +28,17 @@
 // TF32-NEXT: nvvm.convert.float.to.tf32 %{{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
 // TF32-NOT: nvvm.convert.float.to.tf32
 // TF32: vector.extract %[[ACC0]][0, 0]
-// TF32: nvvm.mma.sync A[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] B[%{{.*}}, %{{.*}}] C[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}]
+// TF32: nvvm.mma.sync A[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] B[%[[B0:.*]], %[[B1:.*]]] C[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}]
 // TF32-SAME: layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>
 // TF32-SAME: multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>
 // TF32-SAME: shape = #nvvm.shape<m = 16, n = 8, k = 8>
 // TF32-SAME: (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // TF32: %[[NEXT0:.*]] = vector.from_elements
 // TF32-NOT: memref.store
+// TF32-COUNT-4: nvvm.convert.float.to.tf32
+// TF32-NOT: nvvm.convert.float.to.tf32
 // TF32: vector.extract %[[ACC1]][0, 0]
-// TF32: nvvm.mma.sync
+// TF32: nvvm.mma.sync A[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] B[%[[B0]], %[[B1]]]
 // TF32: %[[NEXT1:.*]] = vector.from_elements
 // TF32-NEXT: scf.yield %[[NEXT0]], %[[NEXT1]] : vector<2x2xf32>, vector<2x2xf32>
 // TF32-NEXT: }
@@ -52,12 +56,13 @@
 // TF32-NOT: arith.mulf
 // TF32: gpu.return
 
-// Six roundings per fragment and k step (4 of A, 2 of B), all in the k
-// loop that carries the warp's two fragments, and no others in the kernel.
+// Ten roundings per k step (4 of A for each fragment, 2 of the B they
+// share), all in the k loop that carries the warp's two fragments, and no
+// others in the kernel.
 // ROUNDS-LABEL: gpu.func @tf32_kernel0
 // ROUNDS-NOT: nvvm.convert.float.to.tf32
 // ROUNDS: scf.for %{{.*}} step %c8{{.*}} iter_args
-// ROUNDS-COUNT-12: nvvm.convert.float.to.tf32 %{{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
+// ROUNDS-COUNT-10: nvvm.convert.float.to.tf32 %{{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
 // ROUNDS-NOT: nvvm.convert.float.to.tf32
 // ROUNDS: gpu.return
 

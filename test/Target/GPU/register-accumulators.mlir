@@ -23,21 +23,25 @@
 // RUN: %if ptxas %{ FileCheck %s --check-prefix=PTX < %t.f16.sm_90.ptx %}
 
 // A 16x40 sum is 5 fragments for 4 warps: every warp carries 2, and only
-// warp 0 has a second one (fragment 4), so the second mma of each k step
-// and the second store after the loop are guarded by fragment < 5.
+// warp 0 has a second one (fragment 4). The other warps compute fragment 4
+// as their second too (min(warp + 4, 4)), which keeps the k loop free of
+// branches, and only the store after the loop is guarded by fragment < 5.
+// Both fragments lie in the result's one row of fragments, so both
+// mma.syncs of a k step take the A operand of one ldmatrix.
 // CHECK-LABEL: gpu.func @guarded_kernel0
 // CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<2x2xf32>
 // CHECK: %[[SUMS:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %c3{{.*}} step %c1{{.*}} iter_args(%[[RUN0:.*]] = %[[ZERO]], %[[RUN1:.*]] = %[[ZERO]]) -> (vector<2x2xf32>, vector<2x2xf32>)
 // CHECK-NOT: memref.store
-// CHECK: %[[K:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %c32{{.*}} step %c16{{.*}} iter_args(%[[ACC0:.*]] = %[[RUN0]], %[[ACC1:.*]] = %[[RUN1]]) -> (vector<2x2xf32>, vector<2x2xf32>)
-// CHECK: %[[NEXT0:.*]] = nvgpu.mma.sync(%{{.*}}, %{{.*}}, %[[ACC0]]) {mmaShape = [16, 8, 16]}
 // CHECK: %[[SECOND:.*]] = arith.addi %{{.*}}, %c4{{.*}} : index
-// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[SECOND]], %c5{{.*}} : index
-// CHECK: %[[NEXT1:.*]] = scf.if %[[IN]] -> (vector<2x2xf32>) {
-// CHECK: %[[MMA1:.*]] = nvgpu.mma.sync(%{{.*}}, %{{.*}}, %[[ACC1]]) {mmaShape = [16, 8, 16]}
-// CHECK-NEXT: scf.yield %[[MMA1]] : vector<2x2xf32>
-// CHECK-NEXT: } else {
-// CHECK-NEXT: scf.yield %[[ACC1]] : vector<2x2xf32>
+// CHECK: arith.minui %[[SECOND]], %c4{{.*}} : index
+// CHECK: %[[K:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %c32{{.*}} step %c16{{.*}} iter_args(%[[ACC0:.*]] = %[[RUN0]], %[[ACC1:.*]] = %[[RUN1]]) -> (vector<2x2xf32>, vector<2x2xf32>)
+// CHECK-NOT: scf.if
+// CHECK: %[[A:.*]] = nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK-NOT: scf.if
+// CHECK: %[[NEXT0:.*]] = nvgpu.mma.sync(%[[A]], %{{.*}}, %[[ACC0]]) {mmaShape = [16, 8, 16]}
+// CHECK-NOT: scf.if
+// CHECK-NOT: numTiles = 4
+// CHECK: %[[NEXT1:.*]] = nvgpu.mma.sync(%[[A]], %{{.*}}, %[[ACC1]]) {mmaShape = [16, 8, 16]}
 // CHECK: scf.yield %[[NEXT0]], %[[NEXT1]] : vector<2x2xf32>, vector<2x2xf32>
 // CHECK-NOT: memref.store
 // CHECK: gpu.barrier

@@ -22,6 +22,34 @@ int64_t mlsopt::block::getReductionLanesPerRow(int64_t rowLength) {
   return lanes;
 }
 
+int64_t MmaFragmentGrid::kWalks() const {
+  return llvm::divideCeil(perWarp(), kMaxFragmentsPerKWalk);
+}
+
+SmallVector<unsigned>
+MmaFragmentGrid::firstItemsWithSameOperand(int64_t first, int64_t n,
+                                           bool lhs) const {
+  int64_t cols = shape.back();
+  int64_t rowsAndCols = shape[shape.size() - 2] * cols;
+  // Fragments are numbered row-major over (batch..., row, col): f / cols is
+  // the batch index and row together, f / rowsAndCols the batch index.
+  auto operandOf = [&](int64_t j, int64_t w) {
+    int64_t f = std::min(w + j * warps, count - 1);
+    return lhs ? f / cols : (f / rowsAndCols) * cols + f % cols;
+  };
+  SmallVector<unsigned> firstWith;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t same = i;
+    for (int64_t p = 0; p < i && same == i; ++p)
+      if (llvm::all_of(llvm::seq<int64_t>(0, warps), [&](int64_t w) {
+            return operandOf(first + p, w) == operandOf(first + i, w);
+          }))
+        same = p;
+    firstWith.push_back(static_cast<unsigned>(same));
+  }
+  return firstWith;
+}
+
 std::optional<MmaFragmentGrid>
 mlsopt::block::getMmaFragments(MatmulOp matmul, int64_t numThreads) {
   constexpr int64_t kWarpSize = 32;

@@ -68,7 +68,24 @@ struct MmaFragmentGrid {
 
   /// The most fragments one warp computes.
   int64_t perWarp() const { return (count + warps - 1) / warps; }
+  /// How many times a warp walks k for a matmul whose sum is not kept in
+  /// registers: its fragments in groups of at most kMaxFragmentsPerKWalk,
+  /// each group's mma.syncs independent of one another at every k step.
+  int64_t kWalks() const;
+  /// For a warp's items first .. first+n-1 (item j of warp w is fragment
+  /// min(w + j * warps, count - 1)), the index, counted from `first`, of
+  /// the first of them that reads, in every warp, the same fragment of A
+  /// (`lhs`) or B as item first+i. A's fragment is given by the result
+  /// fragment's batch index and row, B's by its batch index and column; a
+  /// walk over k loads each once per step.
+  llvm::SmallVector<unsigned>
+  firstItemsWithSameOperand(int64_t first, int64_t n, bool lhs) const;
 };
+
+/// At most this many fragments of a warp share one walk over k, outside
+/// sums kept in registers: 4 f32 accumulator registers each, 64 in all,
+/// beside their A and B operand registers.
+constexpr int64_t kMaxFragmentsPerKWalk = 16;
 
 /// The fragments of `matmul` in a block of `numThreads` threads, or nullopt
 /// when it cannot run on tensor cores: the block is not whole warps or the
