@@ -199,6 +199,25 @@ private:
   /// place of their operands relies on besides the emission order.
   void assertInPlaceOperandsUnswizzled(mlir::Operation &op);
   void emitElementwise(mlir::Operation &op);
+  /// Elements of a row each thread takes at once in an elementwise op over
+  /// `shape` that reads `operands` and writes `results` (block-graph
+  /// tiles): as many as 16 bytes of the widest element type hold, halved
+  /// until they divide the rows and every row-wise buffer's row pitch; 1
+  /// where none fits.
+  int64_t elementwiseVectorWidth(llvm::ArrayRef<int64_t> shape,
+                                 mlir::ValueRange operands,
+                                 mlir::ValueRange results);
+  /// Runs `compute` (operand elements -> result elements) for every element
+  /// of `shape`, each thread taking elementwiseVectorWidth consecutive
+  /// elements of a row with one vector access per operand and result (an
+  /// operand that broadcasts along rows: one element), and reading each
+  /// operand of the result's type at exactly the indices it writes.
+  void forEachElementVector(llvm::ArrayRef<int64_t> shape,
+                            mlir::ValueRange operands,
+                            llvm::function_ref<llvm::SmallVector<mlir::Value>(
+                                llvm::ArrayRef<mlir::Value>)>
+                                compute,
+                            mlir::ValueRange results);
   void emitThreadGraph(thread::GraphOp graph);
   void emitConcat(block::ConcatOp op);
   void emitTriangleFill(block::TriangleFillOp op);

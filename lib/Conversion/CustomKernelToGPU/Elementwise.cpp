@@ -8,8 +8,9 @@
 
 #include "BlockGraphToGPU.h"
 
-#include "mlsopt/Conversion/ElementwiseMath.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlsopt/Conversion/ElementwiseMath.h"
 
 using namespace mlir;
 using namespace mlsopt;
@@ -35,19 +36,132 @@ void BlockGraphToGPU::assertInPlaceOperandsUnswizzled(Operation &op) {
   }
 }
 
+namespace {
+/// Whether `operand` (a tile of shape `operandShape`) broadcasts along the
+/// last dim of an elementwise result of shape `shape`: one element serves
+/// a whole row.
+bool broadcastsAlongRows(ArrayRef<int64_t> operandShape,
+                         ArrayRef<int64_t> shape) {
+  return operandShape.back() == 1 && shape.back() != 1;
+}
+} // namespace
+
+int64_t BlockGraphToGPU::elementwiseVectorWidth(ArrayRef<int64_t> shape,
+                                                ValueRange operands,
+                                                ValueRange results) {
+  // 16 bytes of the widest element type among the accesses by row; every
+  // such buffer's rows must start at multiples of the width (its pitch),
+  // and the width must divide the rows.
+  SmallVector<Value> rowBuffers;
+  for (Value operand : operands)
+    if (!broadcastsAlongRows(shapeOf(operand), shape))
+      rowBuffers.push_back(buffers.lookup(operand));
+  for (Value result : results)
+    rowBuffers.push_back(buffers.lookup(result));
+  int64_t width = kVectorBytes;
+  for (Value buffer : rowBuffers)
+    width = std::min<int64_t>(
+        width,
+        kVectorBytes / (elementTypeOf(buffer).getIntOrFloatBitWidth() / 8));
+  auto fits = [&](int64_t w) {
+    if (shape.back() % w != 0)
+      return false;
+    return llvm::all_of(rowBuffers, [&](Value buffer) {
+      auto type = cast<MemRefType>(buffer.getType());
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      if (failed(type.getStridesAndOffset(strides, offset)))
+        return false;
+      // A flat swizzled buffer has rank 1 where the tile has more; its
+      // elements are not where a row-major access expects them.
+      if (type.getRank() != static_cast<int64_t>(shape.size()) &&
+          type.getShape().back() != shape.back())
+        return false;
+      return offset % w == 0 && strides.back() == 1 &&
+             llvm::all_of(ArrayRef<int64_t>(strides).drop_back(),
+                          [&](int64_t s) { return s % w == 0; });
+    });
+  };
+  while (width > 1 && !fits(width))
+    width /= 2;
+  return width;
+}
+
+void BlockGraphToGPU::forEachElementVector(
+    ArrayRef<int64_t> shape, ValueRange operands,
+    function_ref<SmallVector<Value>(ArrayRef<Value>)> compute,
+    ValueRange results) {
+  int64_t width = elementwiseVectorWidth(shape, operands, results);
+  if (width == 1) {
+    forEachElement(shape, [&](ValueRange idx) {
+      SmallVector<Value> args;
+      for (Value operand : operands)
+        args.push_back(memref::LoadOp::create(
+            b, loc, buffers.lookup(operand),
+            broadcastIndices(b, loc, idx, shapeOf(operand), shape)));
+      for (auto [v, result] : llvm::zip(compute(args), results))
+        memref::StoreOp::create(b, loc, v, buffers.lookup(result), idx);
+    });
+    return;
+  }
+  // Each thread takes `width` consecutive elements of a row: one 16-byte
+  // (or narrower) shared-memory access per operand and result instead of
+  // `width`, the elements computed one by one in registers.
+  SmallVector<int64_t> pieces(shape);
+  pieces.back() /= width;
+  forEachElement(pieces, [&](ValueRange pieceIdx) {
+    SmallVector<Value> idx = llvm::to_vector(pieceIdx);
+    idx.back() =
+        arith::MulIOp::create(b, loc, idx.back(), indexConstant(b, loc, width));
+    auto alignOf = [&](Type element) {
+      return llvm::MaybeAlign(width * element.getIntOrFloatBitWidth() / 8);
+    };
+    // Per operand: a vector of the row's elements, or the one element a
+    // broadcast row repeats.
+    SmallVector<Value> loaded;
+    for (Value operand : operands) {
+      Value buffer = buffers.lookup(operand);
+      SmallVector<Value> at =
+          broadcastIndices(b, loc, idx, shapeOf(operand), shape);
+      Type element = elementTypeOf(buffer);
+      if (broadcastsAlongRows(shapeOf(operand), shape))
+        loaded.push_back(memref::LoadOp::create(b, loc, buffer, at));
+      else
+        loaded.push_back(vector::LoadOp::create(
+            b, loc, VectorType::get({width}, element), buffer, at,
+            /*nontemporal=*/false, alignOf(element)));
+    }
+    SmallVector<SmallVector<Value>> computed(results.size());
+    for (int64_t e = 0; e < width; ++e) {
+      SmallVector<Value> args;
+      for (Value v : loaded)
+        args.push_back(
+            isa<VectorType>(v.getType())
+                ? vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{e})
+                      .getResult()
+                : v);
+      for (auto [i, v] : llvm::enumerate(compute(args)))
+        computed[i].push_back(v);
+    }
+    for (auto [values, result] : llvm::zip(computed, results)) {
+      Value buffer = buffers.lookup(result);
+      Type element = elementTypeOf(buffer);
+      Value v = vector::FromElementsOp::create(
+          b, loc, VectorType::get({width}, element), values);
+      vector::StoreOp::create(b, loc, v, buffer, idx, /*nontemporal=*/false,
+                              alignOf(element));
+    }
+  });
+}
+
 void BlockGraphToGPU::emitElementwise(Operation &op) {
   assertInPlaceOperandsUnswizzled(op);
-  Value result = buffers.lookup(op.getResult(0));
-  ArrayRef<int64_t> shape = shapeOf(op.getResult(0));
-  forEachElement(shape, [&](ValueRange idx) {
-    SmallVector<Value> args;
-    for (Value operand : op.getOperands())
-      args.push_back(memref::LoadOp::create(
-          b, loc, buffers.lookup(operand),
-          broadcastIndices(b, loc, idx, shapeOf(operand), shape)));
-    Value v = *mlsopt::emitElementwise(b, &op, args);
-    memref::StoreOp::create(b, loc, v, result, idx);
-  });
+  forEachElementVector(
+      shapeOf(op.getResult(0)), op.getOperands(),
+      [&](ArrayRef<Value> args) -> SmallVector<Value> {
+        return {*mlsopt::emitElementwise(b, &op, args)};
+      },
+      op.getResults());
 }
 
 void BlockGraphToGPU::emitThreadGraph(thread::GraphOp graph) {
@@ -56,24 +170,21 @@ void BlockGraphToGPU::emitThreadGraph(thread::GraphOp graph) {
   assertInPlaceOperandsUnswizzled(*graph);
   Block &body = graph.getBody().front();
   auto yield = cast<thread::YieldOp>(body.getTerminator());
-  ArrayRef<int64_t> shape = shapeOf(graph.getResult(0));
-  forEachElement(shape, [&](ValueRange idx) {
-    IRMapping scalars;
-    for (auto [arg, input] :
-         llvm::zip(body.getArguments(), graph.getInputs()))
-      scalars.map(arg, memref::LoadOp::create(
-                           b, loc, buffers.lookup(input),
-                           broadcastIndices(b, loc, idx, shapeOf(input), shape)));
-    for (Operation &op : body.without_terminator()) {
-      SmallVector<Value> args = llvm::map_to_vector(
-          op.getOperands(), [&](Value v) { return scalars.lookup(v); });
-      scalars.map(op.getResult(0), *mlsopt::emitElementwise(b, &op, args));
-    }
-    for (auto [value, result] :
-         llvm::zip(yield.getValues(), graph.getResults()))
-      memref::StoreOp::create(b, loc, scalars.lookup(value),
-                              buffers.lookup(result), idx);
-  });
+  forEachElementVector(
+      shapeOf(graph.getResult(0)), graph.getInputs(),
+      [&](ArrayRef<Value> args) {
+        IRMapping scalars;
+        scalars.map(body.getArguments(), args);
+        for (Operation &op : body.without_terminator()) {
+          SmallVector<Value> opArgs = llvm::map_to_vector(
+              op.getOperands(), [&](Value v) { return scalars.lookup(v); });
+          scalars.map(op.getResult(0),
+                      *mlsopt::emitElementwise(b, &op, opArgs));
+        }
+        return llvm::map_to_vector(yield.getValues(),
+                                   [&](Value v) { return scalars.lookup(v); });
+      },
+      graph.getResults());
 }
 
 void BlockGraphToGPU::emitConcat(block::ConcatOp op) {

@@ -1,7 +1,8 @@
 // A matmul operand the kernel computes, rounded to the program's f16 (bf16)
 // by block.convert: attention's exp(S), summed in f32 and multiplied by V
 // in f16. The thread graph that exponentiates writes each element twice,
-// in f32 for the row sums and rounded (cvt.rn) for the product, and both
+// in f32 for the row sums and rounded for the product (cvt.rn of two
+// elements at once: each thread takes 4 of a row), and both
 // products run on the f16 (bf16) tensor cores with f32 accumulators; no
 // product is tf32. ptxas accepts the PTX for sm_80 and sm_90.
 // RUN: mlsopt-opt %s --mlsopt-gpu-pipeline=chip=sm_90 | mlsopt-translate --emit-ptx -o %t.sm_90.ptx
@@ -17,13 +18,13 @@
 // CHECK-NOT: tf32
 // CHECK: ex2.approx
 // CHECK-NOT: tf32
-// CHECK: cvt.rn.f16.f32
+// CHECK: cvt.rn.f16x2.f32
 // CHECK-NOT: tf32
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CHECK-NOT: tf32
 // BF16-LABEL: .entry attention_kernel0(
 // BF16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-// BF16: cvt.rn.bf16.f32
+// BF16: cvt.rn.bf16x2.f32
 // BF16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // BF16-NOT: tf32
 func.func @attention(%q: tensor<2x64x64xf16>, %k: tensor<2x64x512xf16>, %v: tensor<2x512x64xf16>) -> tensor<2x64x64xf16> {
