@@ -359,7 +359,14 @@ def ConvertCustomKernelToGPU : Pass<"convert-custom-kernel-to-gpu",
       (`nvvm.convert.float.to.tf32` with round-to-nearest-away, then
       `nvvm.mma.sync` m16n8k8, f32 accumulation) when n and k are multiples
       of 8, unless `allow-tf32=false`; other matmuls are CUDA-core FMA
-      loops;
+      loops; a warp computes up to 16 of its 16x8 result fragments in one
+      walk over k, loading each A and B operand fragment they share once
+      per step; a thread graph that is the product's only reader is
+      applied to the fragments in registers where no tile live during the
+      matmul shares its results' bytes, and the product is then never
+      stored;
+    - elementwise ops and thread graphs take up to 16 bytes of a row per
+      thread and access;
     - reductions and `rms_norm` give each row to a warp, which combines its
       lanes with `gpu.shuffle xor`;
     - output savers write 16-byte vectors.
@@ -367,6 +374,10 @@ def ConvertCustomKernelToGPU : Pass<"convert-custom-kernel-to-gpu",
     Functions must contain only custom kernels (run
     `--convert-kernel-to-custom` first) and `func.return`.
   }];
+  let statistics = [
+    Statistic<"numFusedEpilogues", "fused-epilogues",
+               "Thread graphs applied to mma fragments in registers">,
+  ];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
            "Target chip: sm_80, sm_86, sm_89 or sm_90">,

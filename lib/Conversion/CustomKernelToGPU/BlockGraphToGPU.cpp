@@ -119,9 +119,12 @@ void BlockGraphToGPU::forEachWarpItem(int64_t count,
 }
 
 LogicalResult BlockGraphToGPU::emitCompute(Operation &op, bool waitForCopies) {
-  if (auto graph = dyn_cast<thread::GraphOp>(op))
+  if (auto graph = dyn_cast<thread::GraphOp>(op)) {
+    // Applied to its matmul's fragments, ended by the matmul's barrier.
+    if (fusedEpilogues.contains(graph))
+      return success();
     emitThreadGraph(graph);
-  else if (auto matmul = dyn_cast<block::MatmulOp>(op))
+  } else if (auto matmul = dyn_cast<block::MatmulOp>(op))
     emitMatmul(matmul);
   else if (isa<block::ReduceSumOp>(op))
     emitReduce(op, /*isMax=*/false);
@@ -235,7 +238,8 @@ FailureOr<int64_t> BlockGraphToGPU::emit() {
                 limits);
     } else if (!isa<block::ReturnOp>(op)) {
       for (Value result : op.getResults())
-        buffers.map(result, tileBuffer(result));
+        if (!buffers.contains(result))
+          buffers.map(result, tileBuffer(result));
       if (failed(emitCompute(op)))
         return failure();
     }

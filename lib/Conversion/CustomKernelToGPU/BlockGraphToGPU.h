@@ -25,6 +25,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+
 #include <array>
 
 namespace mlsopt::gpu_codegen {
@@ -109,6 +111,8 @@ public:
 
   /// Emits the kernel; returns the dynamic shared memory it needs, in bytes.
   mlir::FailureOr<int64_t> emit();
+  /// Thread graphs applied to mma fragments in registers (fusibleEpilogue).
+  unsigned getNumFusedEpilogues() const { return fusedEpilogues.size(); }
 
 private:
   // Shared memory (BlockGraphToGPU.cpp) --------------------------------------
@@ -219,6 +223,10 @@ private:
                                 compute,
                             mlir::ValueRange results);
   void emitThreadGraph(thread::GraphOp graph);
+  /// The values `graph`'s body yields for the scalars `args`, computed in
+  /// registers.
+  llvm::SmallVector<mlir::Value>
+  emitThreadGraphBody(thread::GraphOp graph, llvm::ArrayRef<mlir::Value> args);
   void emitConcat(block::ConcatOp op);
   void emitTriangleFill(block::TriangleFillOp op);
   void emitTranspose(block::TransposeOp op);
@@ -253,7 +261,10 @@ private:
   void emitMatmul(block::MatmulOp op);
   /// The tensor-core instruction `op` runs on, or nullopt for FMA loops.
   std::optional<MmaKind> mmaKindFor(block::MatmulOp op);
-  void emitMatmulTensorCore(block::MatmulOp op, MmaKind kind);
+  /// With `epilogue` (fusibleEpilogue), applies it to the fragments instead
+  /// of storing the product.
+  void emitMatmulTensorCore(block::MatmulOp op, MmaKind kind,
+                            thread::GraphOp epilogue = {});
   /// Where fragment `f` (a linear index into `grid`'s shape) of `op`'s
   /// result lies.
   MmaFragment fragmentAt(const block::MmaFragmentGrid &grid, mlir::Value f,
@@ -272,11 +283,28 @@ private:
   mmaFragmentsProduct(block::MatmulOp op, MmaKind kind,
                       const block::MmaFragmentGrid &grid, int64_t first,
                       llvm::ArrayRef<MmaFragment> frags, mlir::ValueRange accs);
-  /// Stores `acc`, the warp's item `j` of `grid`, unless the warp has no
-  /// such fragment.
-  void storeOwnedFragment(const block::MmaFragmentGrid &grid, int64_t j,
-                          mlir::Value acc, mlir::Value result,
-                          const MmaFragment &frag);
+  /// Runs `then` unless the warp has no item `j` of `grid`.
+  void ifOwned(const block::MmaFragmentGrid &grid, int64_t j,
+               llvm::function_ref<void()> then);
+  /// The thread graph that the matmul `op` hands its result to and that the
+  /// lowering applies to the accumulator fragments in registers, or null:
+  /// the product's only reader, of its shape, emitted right after it, not
+  /// reading the matmul's operands, no copy issued at it, and none of its
+  /// results in bytes a tile live during the matmul holds (other than the
+  /// product's and its own inputs'). The product is then never stored.
+  thread::GraphOp fusibleEpilogue(block::MatmulOp op);
+  /// Runs `body(value, indices)` for each f32 element of the accumulator
+  /// fragment `acc` that lies within the result (rows and columns past it
+  /// are skipped).
+  void forEachFragmentElement(
+      mlir::Value acc, const MmaFragment &frag,
+      llvm::function_ref<void(mlir::Value, mlir::ValueRange)> body);
+  /// Applies `epilogue` (fusibleEpilogue) to each element of `op`'s
+  /// fragment `acc`, rounded to the product's element type, and stores its
+  /// results; its other inputs are read from their tiles.
+  void storeFragmentThroughEpilogue(mlir::Value acc, block::MatmulOp op,
+                                    thread::GraphOp epilogue,
+                                    const MmaFragment &frag);
   /// `sum`'s running values before the first iteration: zeros.
   llvm::SmallVector<mlir::Value> registerSumInit(const RegisterSum &sum);
   /// Adds this iteration's product to `running`; returns the new values.
@@ -382,6 +410,9 @@ private:
   /// block.transpose results read in place (block::isTransposedMatmulView) ->
   /// the tile they view, laid out [..., n, k].
   llvm::DenseMap<mlir::Value, mlir::Value> matmulViews;
+  /// Thread graphs applied to a matmul's fragments (fusibleEpilogue): they
+  /// emit nothing of their own.
+  llvm::SmallPtrSet<mlir::Operation *, 4> fusedEpilogues;
 };
 
 } // namespace mlsopt::gpu_codegen

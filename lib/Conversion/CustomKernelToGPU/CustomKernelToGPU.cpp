@@ -203,9 +203,11 @@ static LogicalResult emitNotImported(Operation *op, StringRef more) {
 }
 
 /// Rewrites one function: its custom kernels become gpu.funcs in `kernels`,
-/// the function itself a host function that launches them.
+/// the function itself a host function that launches them. Adds the thread
+/// graphs applied to mma fragments to `fusedEpilogues`.
 LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
-                            const TargetInfo &target, bool allowTF32) {
+                            const TargetInfo &target, bool allowTF32,
+                            unsigned &fusedEpilogues) {
   Block &entry = func.getBody().front();
   // A linalg op the import left (a structured op, or a linalg.softmax) is
   // the cause to report, rather than the tensor.empty or constant it reads.
@@ -415,6 +417,7 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
     if (auto custom = dyn_cast<kernel::CustomOp>(launch)) {
       BlockGraphToGPU emitter(custom, gpuFunc, target, allowTF32);
       sharedBytes = emitter.emit();
+      fusedEpilogues += emitter.getNumFusedEpilogues();
     } else {
       emitCopyKernel(launch, gpuFunc);
     }
@@ -606,9 +609,14 @@ struct ConvertCustomKernelToGPUPass
     SymbolTable(module).insert(kernels);
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     b.getUnitAttr());
-    for (func::FuncOp func : funcs)
-      if (failed(lowerFunction(func, kernels, *target, allowTF32)))
+    for (func::FuncOp func : funcs) {
+      unsigned fusedEpilogues = 0;
+      LogicalResult rewritten =
+          lowerFunction(func, kernels, *target, allowTF32, fusedEpilogues);
+      numFusedEpilogues += fusedEpilogues;
+      if (failed(rewritten))
         return signalPassFailure();
+    }
   }
 };
 

@@ -164,26 +164,28 @@ void BlockGraphToGPU::emitElementwise(Operation &op) {
       op.getResults());
 }
 
+SmallVector<Value> BlockGraphToGPU::emitThreadGraphBody(thread::GraphOp graph,
+                                                        ArrayRef<Value> args) {
+  Block &body = graph.getBody().front();
+  IRMapping scalars;
+  scalars.map(body.getArguments(), args);
+  for (Operation &op : body.without_terminator()) {
+    SmallVector<Value> opArgs = llvm::map_to_vector(
+        op.getOperands(), [&](Value v) { return scalars.lookup(v); });
+    scalars.map(op.getResult(0), *mlsopt::emitElementwise(b, &op, opArgs));
+  }
+  auto yield = cast<thread::YieldOp>(body.getTerminator());
+  return llvm::map_to_vector(yield.getValues(),
+                             [&](Value v) { return scalars.lookup(v); });
+}
+
 void BlockGraphToGPU::emitThreadGraph(thread::GraphOp graph) {
   // The whole chain runs in registers: one load per input element, one store
   // per output element.
   assertInPlaceOperandsUnswizzled(*graph);
-  Block &body = graph.getBody().front();
-  auto yield = cast<thread::YieldOp>(body.getTerminator());
   forEachElementVector(
       shapeOf(graph.getResult(0)), graph.getInputs(),
-      [&](ArrayRef<Value> args) {
-        IRMapping scalars;
-        scalars.map(body.getArguments(), args);
-        for (Operation &op : body.without_terminator()) {
-          SmallVector<Value> opArgs = llvm::map_to_vector(
-              op.getOperands(), [&](Value v) { return scalars.lookup(v); });
-          scalars.map(op.getResult(0),
-                      *mlsopt::emitElementwise(b, &op, opArgs));
-        }
-        return llvm::map_to_vector(yield.getValues(),
-                                   [&](Value v) { return scalars.lookup(v); });
-      },
+      [&](ArrayRef<Value> args) { return emitThreadGraphBody(graph, args); },
       graph.getResults());
 }
 

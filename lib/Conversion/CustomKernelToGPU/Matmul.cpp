@@ -36,10 +36,20 @@ BlockGraphToGPU::mmaKindFor(block::MatmulOp op) {
 }
 
 void BlockGraphToGPU::emitMatmul(block::MatmulOp op) {
-  if (std::optional<MmaKind> kind = mmaKindFor(op))
-    emitMatmulTensorCore(op, *kind);
-  else
+  std::optional<MmaKind> kind = mmaKindFor(op);
+  if (!kind) {
     emitMatmulScalar(op);
+    return;
+  }
+  thread::GraphOp epilogue = fusibleEpilogue(op);
+  if (epilogue) {
+    assertInPlaceOperandsUnswizzled(*epilogue);
+    for (Value result : epilogue.getResults())
+      if (!buffers.contains(result))
+        buffers.map(result, tileBuffer(result));
+    fusedEpilogues.insert(epilogue);
+  }
+  emitMatmulTensorCore(op, *kind, epilogue);
 }
 
 BlockGraphToGPU::MmaFragment
@@ -118,7 +128,8 @@ SmallVector<Value> BlockGraphToGPU::mmaFragmentsProduct(
   return SmallVector<Value>(kLoop.getResults());
 }
 
-void BlockGraphToGPU::emitMatmulTensorCore(block::MatmulOp op, MmaKind kind) {
+void BlockGraphToGPU::emitMatmulTensorCore(block::MatmulOp op, MmaKind kind,
+                                           thread::GraphOp epilogue) {
   Value result = buffers.lookup(op.getResult());
   // Each warp owns 16x8 fragments of the result, taken round-robin, and
   // computes them a group at a time (MmaFragmentGrid::kWalks). Rows past m
@@ -136,15 +147,19 @@ void BlockGraphToGPU::emitMatmulTensorCore(block::MatmulOp op, MmaKind kind) {
     SmallVector<Value> sums = mmaFragmentsProduct(op, kind, grid, first, frags,
                                                   SmallVector<Value>(n, zero));
     for (int64_t i = 0; i < n; ++i)
-      storeOwnedFragment(grid, first + i, sums[i], result, frags[i]);
+      ifOwned(grid, first + i, [&] {
+        if (epilogue)
+          storeFragmentThroughEpilogue(sums[i], op, epilogue, frags[i]);
+        else
+          storeAccumulatorFragment(sums[i], result, frags[i]);
+      });
   }
 }
 
-void BlockGraphToGPU::storeOwnedFragment(const block::MmaFragmentGrid &grid,
-                                         int64_t j, Value acc, Value result,
-                                         const MmaFragment &frag) {
+void BlockGraphToGPU::ifOwned(const block::MmaFragmentGrid &grid, int64_t j,
+                              function_ref<void()> then) {
   if ((j + 1) * grid.warps <= grid.count) {
-    storeAccumulatorFragment(acc, result, frag);
+    then();
     return;
   }
   Value item = arith::AddIOp::create(b, loc, warpId,
@@ -154,7 +169,7 @@ void BlockGraphToGPU::storeOwnedFragment(const block::MmaFragmentGrid &grid,
   auto ifOp = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  storeAccumulatorFragment(acc, result, frag);
+  then();
 }
 
 SmallVector<Value>
@@ -247,7 +262,8 @@ void BlockGraphToGPU::registerSumStore(const RegisterSum &sum,
   block::MmaFragmentGrid grid = *block::getMmaFragments(op, numThreads);
   SmallVector<MmaFragment> frags = warpFragments(grid, op, 0, sum.count);
   for (int64_t j = 0; j < sum.count; ++j)
-    storeOwnedFragment(grid, j, running[j], result, frags[j]);
+    ifOwned(grid, j,
+            [&] { storeAccumulatorFragment(running[j], result, frags[j]); });
 }
 
 SmallVector<Value, 4> BlockGraphToGPU::mmaOperand(block::MatmulOp op,
@@ -476,21 +492,20 @@ Value BlockGraphToGPU::mmaSyncNVVM(ValueRange a, ValueRange bRegs, Value acc,
   return vector::FromElementsOp::create(b, loc, acc.getType(), elements);
 }
 
-void BlockGraphToGPU::storeAccumulatorFragment(Value acc, Value result,
-                                               const MmaFragment &frag) {
+void BlockGraphToGPU::forEachFragmentElement(
+    Value acc, const MmaFragment &frag,
+    function_ref<void(Value, ValueRange)> body) {
   // Accumulator fragment: lane l holds rows l/4 and l/4 + 8, columns
   // 2(l%4) and 2(l%4) + 1.
-  Type f32 = b.getF32Type();
   Value pair = arith::MulIOp::create(b, loc, frag.threadInGroup,
                                      indexConstant(b, loc, 2));
-  Type resultElement = elementTypeOf(result);
-  auto storeIf = [&](Value index, int64_t last, function_ref<void()> store) {
+  auto ifInRange = [&](Value index, int64_t last, function_ref<void()> then) {
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
                                           index, indexConstant(b, loc, last));
     auto ifOp = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    store();
+    then();
   };
   bool rowsFit = (frag.lastRow + 1) % 16 == 0,
        colsFit = (frag.lastCol + 1) % 8 == 0;
@@ -499,32 +514,134 @@ void BlockGraphToGPU::storeAccumulatorFragment(Value acc, Value result,
         b, loc, frag.row0,
         arith::AddIOp::create(b, loc, frag.group,
                               indexConstant(b, loc, 8 * r)));
-    auto storeRow = [&]() {
+    auto rowElements = [&]() {
       for (int64_t c = 0; c < 2; ++c) {
         Value col = arith::AddIOp::create(
             b, loc, frag.col0,
             arith::AddIOp::create(b, loc, pair, indexConstant(b, loc, c)));
-        auto store = [&]() {
+        auto element = [&]() {
           Value v =
               vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{r, c});
-          if (resultElement != f32)
-            v = arith::TruncFOp::create(b, loc, resultElement, v);
           SmallVector<Value> at(frag.batch);
           at.push_back(row);
           at.push_back(col);
-          memref::StoreOp::create(b, loc, v, result, at);
+          body(v, at);
         };
         if (colsFit)
-          store();
+          element();
         else
-          storeIf(col, frag.lastCol, store);
+          ifInRange(col, frag.lastCol, element);
       }
     };
     if (rowsFit)
-      storeRow();
+      rowElements();
     else
-      storeIf(row, frag.lastRow, storeRow);
+      ifInRange(row, frag.lastRow, rowElements);
   }
+}
+
+void BlockGraphToGPU::storeAccumulatorFragment(Value acc, Value result,
+                                               const MmaFragment &frag) {
+  Type resultElement = elementTypeOf(result);
+  forEachFragmentElement(acc, frag, [&](Value v, ValueRange at) {
+    if (resultElement != b.getF32Type())
+      v = arith::TruncFOp::create(b, loc, resultElement, v);
+    memref::StoreOp::create(b, loc, v, result, at);
+  });
+}
+
+void BlockGraphToGPU::storeFragmentThroughEpilogue(Value acc,
+                                                   block::MatmulOp op,
+                                                   thread::GraphOp epilogue,
+                                                   const MmaFragment &frag) {
+  Value product = op.getResult();
+  Type productElement = elementTypeOf(product);
+  ArrayRef<int64_t> shape = shapeOf(product);
+  forEachFragmentElement(acc, frag, [&](Value v, ValueRange at) {
+    // The product element as the tile would have held it.
+    if (productElement != b.getF32Type())
+      v = arith::TruncFOp::create(b, loc, productElement, v);
+    SmallVector<Value> args;
+    for (Value input : epilogue.getInputs())
+      args.push_back(
+          input == product
+              ? v
+              : memref::LoadOp::create(
+                    b, loc, buffers.lookup(input),
+                    broadcastIndices(b, loc, at, shapeOf(input), shape))
+                    .getResult());
+    for (auto [value, result] :
+         llvm::zip(emitThreadGraphBody(epilogue, args), epilogue.getResults()))
+      memref::StoreOp::create(b, loc, value, buffers.lookup(result), at);
+  });
+}
+
+thread::GraphOp BlockGraphToGPU::fusibleEpilogue(block::MatmulOp op) {
+  Value product = op.getResult();
+  if (!product.hasOneUse())
+    return {};
+  auto epilogue = dyn_cast<thread::GraphOp>(*product.getUsers().begin());
+  if (!epilogue || epilogue->getBlock() != op->getBlock() ||
+      shapeOf(epilogue.getResult(0)) != shapeOf(product))
+    return {};
+  // The thread graph computes right after the matmul: nothing else is
+  // emitted between them (loads are copied elsewhere).
+  for (Operation *between = op->getNextNode(); between != epilogue;
+       between = between->getNextNode())
+    if (!isa<block::LoadOp>(between))
+      return {};
+  // Its other inputs are read in the fragments' order while other warps may
+  // still run their mma.syncs, so the matmul must not read them (nor write
+  // over them: only the product is its).
+  auto readByMatmul = [&](Value v) {
+    for (Value operand : {op.getLhs(), op.getRhs()}) {
+      if (v == operand)
+        return true;
+      if (auto view = operand.getDefiningOp<block::TransposeOp>();
+          view && view.getInput() == v)
+        return true;
+    }
+    return false;
+  };
+  for (Value input : epilogue.getInputs())
+    if (input != product && readByMatmul(input))
+      return {};
+  // A copy issued at the thread graph lands in bytes that are free only
+  // once the matmul is done; one issued at the matmul lands when the matmul
+  // ends, after the thread graph would have read it.
+  bool copyInTheWay = false;
+  custom.walk([&](block::LoadOp load) {
+    Operation *issue = block::getCopyIssueOp(load);
+    copyInTheWay |= issue == epilogue ||
+                    (issue == op &&
+                     llvm::is_contained(epilogue.getInputs(), load.getTile()));
+  });
+  if (copyInTheWay)
+    return {};
+  // The thread graph's results are written while the matmul computes: the
+  // plan gives them bytes from the thread graph on, which may be those of a
+  // tile the matmul still reads (its operands die at the matmul). Fuse only
+  // where no tile live at the matmul shares their bytes, but for the
+  // product, which is never written now, and the thread graph's own inputs,
+  // which each lane reads before it writes the same element.
+  const block::SharedBuffer *productBuffer = plan.lookup(product);
+  if (!productBuffer)
+    return {};
+  unsigned point = productBuffer->firstPoint;
+  for (Value result : epilogue.getResults()) {
+    const block::SharedBuffer *resultBuffer = plan.lookup(result);
+    if (!resultBuffer)
+      return {};
+    for (const block::SharedBuffer &other : plan.getBuffers()) {
+      if (&other == productBuffer || &other == resultBuffer ||
+          other.firstPoint > point || other.lastPoint < point ||
+          llvm::is_contained(epilogue.getInputs(), other.value))
+        continue;
+      if (resultBuffer->overlapsBytesOf(other))
+        return {};
+    }
+  }
+  return epilogue;
 }
 
 Value BlockGraphToGPU::matmulElement(block::MatmulOp op, ValueRange idx,
