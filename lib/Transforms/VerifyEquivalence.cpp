@@ -190,6 +190,56 @@ copyWithConstantsAsArguments(func::FuncOp func, func::FuncOp reference,
   return {copy(func), copy(reference)};
 }
 
+/// Calls nested deeper than this are taken for recursion.
+constexpr unsigned kMaxInlinedCalls = 1024;
+
+/// A copy of `func` in `scratch` in which every func.call is replaced by the
+/// body of the function it calls, and so on for calls in those bodies: both
+/// engines compile the ops of one function. Null when `func` calls nothing.
+/// A call of a function without a body, or calls nested without end, are
+/// errors at the call.
+static FailureOr<func::FuncOp>
+copyWithCallsInlined(func::FuncOp func, SymbolTableCollection &symbols,
+                     ModuleOp scratch) {
+  auto firstCall = [](func::FuncOp f) {
+    func::CallOp call;
+    f.walk([&](func::CallOp c) {
+      call = c;
+      return WalkResult::interrupt();
+    });
+    return call;
+  };
+  if (!firstCall(func))
+    return func::FuncOp();
+  OpBuilder b = OpBuilder::atBlockEnd(scratch.getBody());
+  auto copy = cast<func::FuncOp>(b.clone(*func));
+  for (unsigned inlined = 0;; ++inlined) {
+    func::CallOp call = firstCall(copy);
+    if (!call)
+      return copy;
+    auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
+        func, call.getCalleeAttr());
+    if (!callee || callee.isExternal() || !callee.getBody().hasOneBlock())
+      return call.emitError("verify-equivalence: cannot evaluate the call "
+                            "of @")
+             << call.getCallee()
+             << ": it is not a function of one block in this module";
+    if (inlined == kMaxInlinedCalls)
+      return call.emitError("verify-equivalence: calls nest more than ")
+             << kMaxInlinedCalls << " deep (a recursive call?)";
+    Block &body = callee.getBody().front();
+    IRMapping mapping;
+    mapping.map(body.getArguments(), call.getOperands());
+    b.setInsertionPoint(call);
+    for (Operation &op : body.without_terminator())
+      b.clone(op, mapping);
+    for (auto [result, value] :
+         llvm::zip(call.getResults(), body.getTerminator()->getOperands()))
+      result.replaceAllUsesWith(mapping.lookupOrDefault(value));
+    call.erase();
+  }
+}
+
 namespace {
 
 struct VerifyEquivalencePass
@@ -252,6 +302,19 @@ struct VerifyEquivalencePass
                            << ": the same program, op for op";
       return success();
     }
+    // Calls are evaluated as the bodies they call.
+    OwningOpRef<ModuleOp> inlined = ModuleOp::create(func.getLoc());
+    SymbolTableCollection symbols;
+    FailureOr<func::FuncOp> funcInlined =
+        copyWithCallsInlined(func, symbols, *inlined);
+    FailureOr<func::FuncOp> referenceInlined =
+        copyWithCallsInlined(reference, symbols, *inlined);
+    if (failed(funcInlined) || failed(referenceInlined))
+      return failure();
+    if (*funcInlined)
+      func = *funcInlined;
+    if (*referenceInlined)
+      reference = *referenceInlined;
     // Both programs run at full shapes, with field elements of 16 bytes
     // (p- and q-parts): a program too large for memory is refused before
     // the first allocation, not killed by the operating system.

@@ -885,3 +885,63 @@ func.func @padded_sum(%x: tensor<24x40xf32>, %c: tensor<1x40xf32>) -> tensor<24x
   }
   return %0 : tensor<24x1xf32>
 }
+
+// -----
+
+// Calls are evaluated as the bodies they call, calls inside those too: a
+// front end's helper function (here an activation, which itself calls a
+// scale) against the same computation written out.
+func.func private @scale(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
+  %r = kernel.mul_scalar %x, 2.0 : tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
+func.func private @act(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
+  %e = kernel.exp %x : tensor<4x6xf32>
+  %r = func.call @scale(%e) : (tensor<4x6xf32>) -> tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
+func.func @ref(%a: tensor<4x8xf32>, %b: tensor<8x6xf32>) -> tensor<4x6xf32> {
+  %m = kernel.matmul %a, %b : tensor<4x8xf32>, tensor<8x6xf32>
+  %r = func.call @act(%m) : (tensor<4x6xf32>) -> tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
+// expected-remark @+1 {{@written_out is equivalent to @ref: equal on}}
+func.func @written_out(%a: tensor<4x8xf32>, %b: tensor<8x6xf32>) -> tensor<4x6xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %m = kernel.matmul %a, %b : tensor<4x8xf32>, tensor<8x6xf32>
+  %e = kernel.exp %m : tensor<4x6xf32>
+  %r = kernel.add %e, %e : tensor<4x6xf32>, tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
+// expected-error @+1 {{@forgets_scale is not equivalent to @ref: result #0 differs}}
+func.func @forgets_scale(%a: tensor<4x8xf32>, %b: tensor<8x6xf32>) -> tensor<4x6xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %m = kernel.matmul %a, %b : tensor<4x8xf32>, tensor<8x6xf32>
+  %e = kernel.exp %m : tensor<4x6xf32>
+  return %e : tensor<4x6xf32>
+}
+
+// -----
+
+// A call of a function without a body cannot be evaluated.
+func.func private @external(%x: tensor<4x6xf32>) -> tensor<4x6xf32>
+func.func @ref(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
+  %r = kernel.exp %x : tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
+func.func @calls_external(%x: tensor<4x6xf32>) -> tensor<4x6xf32> attributes {mlsopt.equivalent_to = @ref} {
+  // expected-error @+1 {{verify-equivalence: cannot evaluate the call of @external: it is not a function of one block in this module}}
+  %r = func.call @external(%x) : (tensor<4x6xf32>) -> tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
+
+// -----
+
+// Nor can a recursive one: its calls nest without end.
+func.func @ref(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
+  %r = kernel.exp %x : tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
+func.func @recursive(%x: tensor<4x6xf32>) -> tensor<4x6xf32> attributes {mlsopt.equivalent_to = @ref} {
+  // expected-error @+1 {{verify-equivalence: calls nest more than 1024 deep (a recursive call?)}}
+  %r = func.call @recursive(%x) : (tensor<4x6xf32>) -> tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
