@@ -27,6 +27,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlsopt/Support/Constants.h"
 #include "mlsopt/Support/TileShapes.h"
+#include "mlsopt/Support/UnsupportedOps.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
 
@@ -784,8 +785,9 @@ struct FieldEvaluator::Impl {
         return setBinary(instr, *kind);
       }
     }
-    return op.emitError("the finite-field evaluator does not support '")
-           << op.getName() << "'";
+    Operation *cause = getUnsupportedCause(&op);
+    return cause->emitError("the finite-field evaluator does not support '")
+           << cause->getName() << "'";
   }
 
   /// A static slice (any offsets and strides, rank-reducing too) or a

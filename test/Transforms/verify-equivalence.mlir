@@ -945,3 +945,27 @@ func.func @recursive(%x: tensor<4x6xf32>) -> tensor<4x6xf32> attributes {mlsopt.
   %r = func.call @recursive(%x) : (tensor<4x6xf32>) -> tensor<4x6xf32>
   return %r : tensor<4x6xf32>
 }
+
+// -----
+
+// An op neither engine takes is named, not the scalar constant that it
+// reads and that comes first (a tensor.pad's padding value).
+func.func @ref(%x: tensor<4x6xf32>) -> tensor<6x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  // expected-error @+1 {{the finite-field evaluator does not support 'tensor.pad'}}
+  %p = tensor.pad %x low[1, 1] high[1, 1] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %zero : f32
+  } : tensor<4x6xf32> to tensor<6x8xf32>
+  return %p : tensor<6x8xf32>
+}
+func.func @padded(%x: tensor<4x6xf32>) -> tensor<6x8xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %zero = arith.constant 0.0 : f32
+  %e = kernel.exp %x : tensor<4x6xf32>
+  // expected-error @+1 {{the finite-field evaluator does not support 'tensor.pad'}}
+  %p = tensor.pad %e low[1, 1] high[1, 1] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %zero : f32
+  } : tensor<4x6xf32> to tensor<6x8xf32>
+  return %p : tensor<6x8xf32>
+}

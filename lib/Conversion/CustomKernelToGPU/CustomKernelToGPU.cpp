@@ -28,6 +28,7 @@
 #include "mlsopt/Conversion/Passes.h"
 #include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"
 #include "mlsopt/Support/ShapeInference.h"
+#include "mlsopt/Support/UnsupportedOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -230,13 +231,16 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
     if (op.getDialect() && op.getDialect()->getNamespace() == "kernel")
       return op.emitOpError("is not inside a custom kernel; run "
                             "--convert-kernel-to-custom first");
-    return op.emitOpError("cannot run on the GPU: a function lowered by "
-                          "--convert-custom-kernel-to-gpu may hold only "
-                          "custom kernels, kernel.transpose, kernel.convert, "
-                          "tensor.collapse_shape, tensor.expand_shape, static "
-                          "tensor.extract_slice and linalg.broadcast, dense "
-                          "f16, bf16 or f32 tensor constants and "
-                          "func.return");
+    // A scalar constant is reported at the op that reads it (a tensor.pad's
+    // padding value), which is what cannot run.
+    return getUnsupportedCause(&op)->emitOpError(
+        "cannot run on the GPU: a function lowered by "
+        "--convert-custom-kernel-to-gpu may hold only "
+        "custom kernels, kernel.transpose, kernel.convert, "
+        "tensor.collapse_shape, tensor.expand_shape, static "
+        "tensor.extract_slice and linalg.broadcast, dense "
+        "f16, bf16 or f32 tensor constants and "
+        "func.return");
   }
   if (!func.getBody().hasOneBlock())
     return func.emitOpError("must have a single block to run on the GPU");

@@ -22,6 +22,7 @@
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
 #include "mlsopt/Support/TileShapes.h"
+#include "mlsopt/Support/UnsupportedOps.h"
 #include "mlsopt/Verify/FieldRuntime.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -396,8 +397,9 @@ private:
         isa_and_nonnull<kernel::KernelDialect, block::BlockDialect>(
             op.getDialect()))
       return emitElementwiseOp(op);
-    return op.emitError("the finite-field program does not support '")
-           << op.getName() << "'";
+    Operation *cause = getUnsupportedCause(&op);
+    return cause->emitError("the finite-field program does not support '")
+           << cause->getName() << "'";
   }
 
   LogicalResult emitElementwiseOp(Operation &op) {

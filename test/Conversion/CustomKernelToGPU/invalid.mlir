@@ -111,6 +111,21 @@ func.func @dynamic_slice(%a: tensor<64xf16>, %i: index) -> tensor<8xf16> {
 
 // -----
 
+// The padding value comes first, but the error names the tensor.pad that
+// reads it: the pad is what cannot run.
+func.func @pad(%a: tensor<64xf16>) -> (tensor<64xf16>, tensor<66xf16>) {
+  %zero = arith.constant 0.0 : f16
+  %e = kernel.exp %a : tensor<64xf16>
+  // expected-error @+1 {{'tensor.pad' op cannot run on the GPU: a function lowered by --convert-custom-kernel-to-gpu may hold only}}
+  %p = tensor.pad %a low[1] high[1] {
+  ^bb0(%i: index):
+    tensor.yield %zero : f16
+  } : tensor<64xf16> to tensor<66xf16>
+  return %e, %p : tensor<64xf16>, tensor<66xf16>
+}
+
+// -----
+
 // A tensor.empty is only the shape of a broadcast; returned, its contents
 // would be undefined.
 func.func @empty_result(%a: tensor<64xf16>) -> (tensor<64xf16>, tensor<64xf16>) {
