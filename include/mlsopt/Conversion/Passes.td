@@ -362,9 +362,9 @@ def ConvertCustomKernelToGPU : Pass<"convert-custom-kernel-to-gpu",
       loops; a warp computes up to 16 of its 16x8 result fragments in one
       walk over k, loading each A and B operand fragment they share once
       per step; a thread graph that is the product's only reader is
-      applied to the fragments in registers where no tile live during the
-      matmul shares its results' bytes, and the product is then never
-      stored;
+      applied to the fragments in registers (after a barrier where it
+      reads the operands, waits for a copy or shares their bytes), and the
+      product is then never stored;
     - elementwise ops and thread graphs take up to 16 bytes of a row per
       thread and access;
     - reductions and `rms_norm` give each row to a warp, which combines its

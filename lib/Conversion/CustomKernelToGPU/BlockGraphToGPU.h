@@ -25,6 +25,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <array>
@@ -261,10 +262,18 @@ private:
   void emitMatmul(block::MatmulOp op);
   /// The tensor-core instruction `op` runs on, or nullopt for FMA loops.
   std::optional<MmaKind> mmaKindFor(block::MatmulOp op);
+  /// A thread graph applied to a matmul's accumulator fragments in
+  /// registers; the product is then never stored.
+  struct FusedEpilogue {
+    thread::GraphOp graph;
+    /// The warps pass a barrier between their mma.syncs and the thread
+    /// graph.
+    bool afterBarrier = false;
+  };
   /// With `epilogue` (fusibleEpilogue), applies it to the fragments instead
   /// of storing the product.
   void emitMatmulTensorCore(block::MatmulOp op, MmaKind kind,
-                            thread::GraphOp epilogue = {});
+                            FusedEpilogue epilogue);
   /// Where fragment `f` (a linear index into `grid`'s shape) of `op`'s
   /// result lies.
   MmaFragment fragmentAt(const block::MmaFragmentGrid &grid, mlir::Value f,
@@ -286,13 +295,15 @@ private:
   /// Runs `then` unless the warp has no item `j` of `grid`.
   void ifOwned(const block::MmaFragmentGrid &grid, int64_t j,
                llvm::function_ref<void()> then);
-  /// The thread graph that the matmul `op` hands its result to and that the
-  /// lowering applies to the accumulator fragments in registers, or null:
-  /// the product's only reader, of its shape, emitted right after it, not
-  /// reading the matmul's operands, no copy issued at it, and none of its
-  /// results in bytes a tile live during the matmul holds (other than the
-  /// product's and its own inputs'). The product is then never stored.
-  thread::GraphOp fusibleEpilogue(block::MatmulOp op);
+  /// The thread graph that the matmul `op` hands its result to, if it can
+  /// run on the fragments: the product's only reader, of its shape, emitted
+  /// right after it. Without a barrier when it reads neither matmul
+  /// operand nor a tile whose copy is issued at the matmul, no copy is
+  /// issued at it, and none of its results is in bytes a tile live during
+  /// the matmul holds (other than the product's and its own inputs');
+  /// otherwise after one, where each warp's fragments take one walk over
+  /// k (they wait in registers).
+  FusedEpilogue fusibleEpilogue(block::MatmulOp op);
   /// Runs `body(value, indices)` for each f32 element of the accumulator
   /// fragment `acc` that lies within the result (rows and columns past it
   /// are skipped).
@@ -382,6 +393,9 @@ private:
       llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)> addElement,
       llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)> merge);
   // ForLoopPipeline.cpp
+  /// Starts the copy of `load`'s tile for `iteration` into `destination`.
+  void issueLoad(block::LoadOp load, mlir::Value destination,
+                 mlir::Value iteration);
   mlir::LogicalResult emitForLoop(block::ForLoopOp loop);
   void emitAccumulatorUpdate(block::ForLoopOp loop,
                              llvm::ArrayRef<mlir::Value> accs);
@@ -413,6 +427,10 @@ private:
   /// Thread graphs applied to a matmul's fragments (fusibleEpilogue): they
   /// emit nothing of their own.
   llvm::SmallPtrSet<mlir::Operation *, 4> fusedEpilogues;
+  /// Loads of a one-iteration loop whose copies a later body op issues
+  /// (block::getCopyIssueOp), by that op, while the loop is emitted.
+  llvm::MapVector<mlir::Operation *, llvm::SmallVector<block::LoadOp>>
+      deferredCopies;
 };
 
 } // namespace mlsopt::gpu_codegen

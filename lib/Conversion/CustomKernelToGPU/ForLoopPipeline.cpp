@@ -94,6 +94,18 @@ void BlockGraphToGPU::emitAccumulatorUpdate(block::ForLoopOp loop,
     barrier();
 }
 
+void BlockGraphToGPU::issueLoad(block::LoadOp load, Value destination,
+                                Value iteration) {
+  ArrayRef<int64_t> tile = shapeOf(load.getTile());
+  std::optional<SharedMemorySwizzle> swizzle;
+  if (auto it = swizzles.find(load.getTile()); it != swizzles.end())
+    swizzle = it->second;
+  copyTileAsync(buffers.lookup(load.getSource()), destination, tile,
+                loadOffsets(load, iteration), loadVectorWidth(load),
+                raggedLimits(load.getRaggedDims(), load.getWindowEnds()),
+                swizzle);
+}
+
 LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
   Block &body = loop.getBody().front();
   int64_t iterations = loop.getIterations();
@@ -107,7 +119,9 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
   SmallVector<StreamedLoad> streamed;
   SmallVector<block::LoadOp> invariant;
   // Loads of a one-iteration loop copied during a body op, by that op.
-  llvm::MapVector<Operation *, SmallVector<block::LoadOp>> deferred;
+  llvm::MapVector<Operation *, SmallVector<block::LoadOp>> &deferred =
+      deferredCopies;
+  deferred.clear();
   for (Operation &op : body.without_terminator()) {
     if (auto load = dyn_cast<block::LoadOp>(op)) {
       // Tiles that only tensor cores read get the bank-conflict-free layout;
@@ -191,17 +205,6 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
     }
   }
 
-  auto issueLoad = [&](block::LoadOp load, Value destination, Value iteration) {
-    ArrayRef<int64_t> tile = shapeOf(load.getTile());
-    std::optional<SharedMemorySwizzle> swizzle;
-    if (auto it = swizzles.find(load.getTile()); it != swizzles.end())
-      swizzle = it->second;
-    copyTileAsync(buffers.lookup(load.getSource()), destination, tile,
-                  loadOffsets(load, iteration), loadVectorWidth(load),
-                  raggedLimits(load.getRaggedDims(), load.getWindowEnds()),
-                  swizzle);
-  };
-
   // Prologue: initialize the accumulators, start the copies of the
   // loop-invariant tiles and of iteration 0's tiles (one cp.async group),
   // except those a one-iteration loop copies later.
@@ -269,6 +272,10 @@ LogicalResult BlockGraphToGPU::emitForLoop(block::ForLoopOp loop) {
   llvm::scope_exit leaveLoop([&] { loopIteration = {}; });
   for (Operation &op : body.without_terminator()) {
     if (isa<block::LoadOp>(op))
+      continue;
+    // A thread graph applied to its matmul's fragments: the matmul issued
+    // and waited for its copies.
+    if (fusedEpilogues.contains(&op))
       continue;
     // Copies issued here land while `op` computes, in bytes the plan keeps
     // free of every tile live during it.

@@ -41,13 +41,13 @@ void BlockGraphToGPU::emitMatmul(block::MatmulOp op) {
     emitMatmulScalar(op);
     return;
   }
-  thread::GraphOp epilogue = fusibleEpilogue(op);
-  if (epilogue) {
-    assertInPlaceOperandsUnswizzled(*epilogue);
-    for (Value result : epilogue.getResults())
+  FusedEpilogue epilogue = fusibleEpilogue(op);
+  if (epilogue.graph) {
+    assertInPlaceOperandsUnswizzled(*epilogue.graph);
+    for (Value result : epilogue.graph.getResults())
       if (!buffers.contains(result))
         buffers.map(result, tileBuffer(result));
-    fusedEpilogues.insert(epilogue);
+    fusedEpilogues.insert(epilogue.graph);
   }
   emitMatmulTensorCore(op, *kind, epilogue);
 }
@@ -129,7 +129,7 @@ SmallVector<Value> BlockGraphToGPU::mmaFragmentsProduct(
 }
 
 void BlockGraphToGPU::emitMatmulTensorCore(block::MatmulOp op, MmaKind kind,
-                                           thread::GraphOp epilogue) {
+                                           FusedEpilogue epilogue) {
   Value result = buffers.lookup(op.getResult());
   // Each warp owns 16x8 fragments of the result, taken round-robin, and
   // computes them a group at a time (MmaFragmentGrid::kWalks). Rows past m
@@ -146,13 +146,33 @@ void BlockGraphToGPU::emitMatmulTensorCore(block::MatmulOp op, MmaKind kind,
         b, loc, accType, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
     SmallVector<Value> sums = mmaFragmentsProduct(op, kind, grid, first, frags,
                                                   SmallVector<Value>(n, zero));
+    bool waitForEpilogueCopies = false;
+    if (epilogue.afterBarrier) {
+      assert(perWalk == perWarp && "the fragments wait in registers");
+      // Copies issued at the matmul may be inputs of the thread graph.
+      if (deferredCopies.count(op))
+        NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0));
+      barrier();
+      // What the thread graph's own op would have issued, into bytes free
+      // from the thread graph on: the operands' bytes are among them.
+      if (auto copies = deferredCopies.find(epilogue.graph);
+          copies != deferredCopies.end()) {
+        for (block::LoadOp load : copies->second)
+          issueLoad(load, buffers.lookup(load.getTile()), loopIteration);
+        NVVM::CpAsyncCommitGroupOp::create(b, loc);
+        waitForEpilogueCopies = true;
+      }
+    }
     for (int64_t i = 0; i < n; ++i)
       ifOwned(grid, first + i, [&] {
-        if (epilogue)
-          storeFragmentThroughEpilogue(sums[i], op, epilogue, frags[i]);
+        if (epilogue.graph)
+          storeFragmentThroughEpilogue(sums[i], op, epilogue.graph, frags[i]);
         else
           storeAccumulatorFragment(sums[i], result, frags[i]);
       });
+    // The barrier that ends the op publishes these copies too.
+    if (waitForEpilogueCopies)
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0));
   }
 }
 
@@ -576,7 +596,8 @@ void BlockGraphToGPU::storeFragmentThroughEpilogue(Value acc,
   });
 }
 
-thread::GraphOp BlockGraphToGPU::fusibleEpilogue(block::MatmulOp op) {
+BlockGraphToGPU::FusedEpilogue
+BlockGraphToGPU::fusibleEpilogue(block::MatmulOp op) {
   Value product = op.getResult();
   if (!product.hasOneUse())
     return {};
@@ -590,9 +611,25 @@ thread::GraphOp BlockGraphToGPU::fusibleEpilogue(block::MatmulOp op) {
        between = between->getNextNode())
     if (!isa<block::LoadOp>(between))
       return {};
-  // Its other inputs are read in the fragments' order while other warps may
-  // still run their mma.syncs, so the matmul must not read them (nor write
-  // over them: only the product is its).
+  const block::SharedBuffer *productBuffer = plan.lookup(product);
+  if (!productBuffer)
+    return {};
+  if (llvm::any_of(epilogue.getResults(),
+                   [&](Value result) { return !plan.lookup(result); }))
+    return {};
+  // After a barrier that follows the warps' mma.syncs, the thread graph
+  // runs where its own op would have: the operands are read, the copies
+  // issued at the matmul have landed (the lowering waits for them before
+  // the barrier) and those issued at the thread graph are issued after it.
+  // That needs every fragment of the warp in registers at the barrier: one
+  // walk over k.
+  block::MmaFragmentGrid grid = *block::getMmaFragments(op, numThreads);
+  FusedEpilogue afterBarrier{epilogue, /*afterBarrier=*/true};
+  bool oneWalk = grid.kWalks() == 1;
+  // Without the barrier, the thread graph's inputs are read in the
+  // fragments' order while other warps may still run their mma.syncs, so
+  // the matmul must not read them (nor write over them: only the product is
+  // its).
   auto readByMatmul = [&](Value v) {
     for (Value operand : {op.getLhs(), op.getRhs()}) {
       if (v == operand)
@@ -605,7 +642,7 @@ thread::GraphOp BlockGraphToGPU::fusibleEpilogue(block::MatmulOp op) {
   };
   for (Value input : epilogue.getInputs())
     if (input != product && readByMatmul(input))
-      return {};
+      return oneWalk ? afterBarrier : FusedEpilogue();
   // A copy issued at the thread graph lands in bytes that are free only
   // once the matmul is done; one issued at the matmul lands when the matmul
   // ends, after the thread graph would have read it.
@@ -617,31 +654,27 @@ thread::GraphOp BlockGraphToGPU::fusibleEpilogue(block::MatmulOp op) {
                      llvm::is_contained(epilogue.getInputs(), load.getTile()));
   });
   if (copyInTheWay)
-    return {};
+    return oneWalk ? afterBarrier : FusedEpilogue();
   // The thread graph's results are written while the matmul computes: the
   // plan gives them bytes from the thread graph on, which may be those of a
-  // tile the matmul still reads (its operands die at the matmul). Fuse only
-  // where no tile live at the matmul shares their bytes, but for the
-  // product, which is never written now, and the thread graph's own inputs,
-  // which each lane reads before it writes the same element.
-  const block::SharedBuffer *productBuffer = plan.lookup(product);
-  if (!productBuffer)
-    return {};
+  // tile the matmul still reads (its operands die at the matmul). Without
+  // the barrier, fuse only where no tile live at the matmul shares their
+  // bytes, but for the product, which is never written now, and the thread
+  // graph's own inputs, which each lane reads before it writes the same
+  // element.
   unsigned point = productBuffer->firstPoint;
   for (Value result : epilogue.getResults()) {
     const block::SharedBuffer *resultBuffer = plan.lookup(result);
-    if (!resultBuffer)
-      return {};
     for (const block::SharedBuffer &other : plan.getBuffers()) {
       if (&other == productBuffer || &other == resultBuffer ||
           other.firstPoint > point || other.lastPoint < point ||
           llvm::is_contained(epilogue.getInputs(), other.value))
         continue;
       if (resultBuffer->overlapsBytesOf(other))
-        return {};
+        return oneWalk ? afterBarrier : FusedEpilogue();
     }
   }
-  return epilogue;
+  return {epilogue, /*afterBarrier=*/false};
 }
 
 Value BlockGraphToGPU::matmulElement(block::MatmulOp op, ValueRange idx,

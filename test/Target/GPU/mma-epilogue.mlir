@@ -1,11 +1,14 @@
 // A thread graph that is the only reader of a tensor-core matmul's product
 // is applied to the accumulator fragments in registers: the product is
-// never stored, and the thread graph's results are written from the
-// fragments before the barrier that ends the matmul. It is not where its
-// results would share bytes with a tile the matmul reads, where it reads
-// the matmul's operands or a tile whose copy lands only when the matmul
-// ends, or where the product has another reader. ptxas accepts the PTX
-// for sm_80 and sm_90 in f16 and bf16.
+// never stored. Where nothing else stands in the way, the thread graph's
+// results are written from the fragments before the barrier that ends the
+// matmul. Where its results would share bytes with a tile the matmul reads,
+// where it reads the matmul's operands or a tile whose copy lands only when
+// the matmul ends, or where a copy is issued at it, the warps first pass a
+// barrier, which needs each warp's fragments in one walk over k (they wait
+// in registers); otherwise it is not fused. Nor where the product has
+// another reader. ptxas accepts the PTX for sm_80 and sm_90 in f16 and
+// bf16.
 // RUN: mlsopt-opt %s --convert-custom-kernel-to-gpu=chip=sm_90 | FileCheck %s
 // RUN: %if ptxas %{ mlsopt-opt %s --mlsopt-gpu-pipeline=chip=sm_90 | mlsopt-translate --emit-ptx -o %t.f16.sm_90.ptx %}
 // RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.f16.sm_90.ptx -o %t.f16.sm_90.cubin %}
@@ -104,15 +107,19 @@ func.func @rounded(%x: tensor<32x64xf16>, %w: tensor<64x64xf16>, %s: tensor<32x1
   return %o : tensor<32x32xf16>
 }
 
-// Not fused: the thread graph also reads the matmul's left operand, which
-// other warps may still be reading through ldmatrix.
+// After a barrier: the thread graph also reads the matmul's left operand,
+// which other warps may still be reading through ldmatrix until then. The
+// product is not stored.
 // CHECK-LABEL: gpu.func @reads_operand_kernel0
 // CHECK: nvvm.mma.sync
-// CHECK-NOT: math.exp
-// CHECK: memref.store %{{.*}} : memref<32x32xf32
-// CHECK-NOT: math.exp
+// CHECK-NOT: memref.store
 // CHECK: gpu.barrier
+// CHECK-NOT: memref.store
+// CHECK-NOT: gpu.barrier
+// CHECK: vector.extract
+// CHECK-NOT: gpu.barrier
 // CHECK: math.exp
+// CHECK: gpu.barrier
 // CHECK: gpu.return
 func.func @reads_operand(%x: tensor<32x32xf32>, %w: tensor<32x32xf32>) -> tensor<32x32xf32> {
   %o = kernel.custom (%x, %w) grid <1, 1, 1> block <128, 1, 1>
@@ -136,14 +143,18 @@ func.func @reads_operand(%x: tensor<32x32xf32>, %w: tensor<32x32xf32>) -> tensor
   return %o : tensor<32x32xf32>
 }
 
-// Not fused: in a loop of one iteration the row scale's copy is issued
-// while the matmul computes and lands at its end, after the thread graph
-// would have read it.
+// After a barrier: in a loop of one iteration the row scale's copy is
+// issued while the matmul computes and lands at its end; the warps wait
+// for it before the barrier, then the thread graph reads it.
 // CHECK-LABEL: gpu.func @late_copy_kernel0
 // CHECK: nvgpu.mma.sync
 // CHECK-NOT: math.exp
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK-NEXT: gpu.barrier
+// CHECK-NOT: memref.store
+// CHECK-NOT: gpu.barrier
+// CHECK: vector.extract
+// CHECK-NOT: gpu.barrier
 // CHECK: math.exp
 // CHECK: gpu.return
 func.func @late_copy(%x: tensor<32x64xf16>, %k: tensor<64x256xf16>, %r: tensor<32x1xf32>) -> tensor<32x256xf32> {
@@ -202,4 +213,87 @@ func.func @two_readers(%x: tensor<32x64xf16>, %w: tensor<64x64xf16>) -> (tensor<
     block.return
   }
   return %o#0, %o#1 : tensor<32x64xf32>, tensor<32x1xf32>
+}
+
+// After a barrier: GQA's flash-decoding partials in a loop of one
+// iteration. V's tile takes the bytes of K's once the scores are computed,
+// so its copy is issued at the exp: here after the barrier that follows
+// the mma.syncs and before the exp runs on the fragments, and waited for
+// before the barrier that ends both.
+// CHECK-LABEL: gpu.func @partials_kernel0
+// CHECK: %[[S:.*]]:16 = scf.for %{{.*}} step %c16{{.*}} iter_args
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK: nvgpu.device_async_copy %{{.*}} : memref<2x512x64xf16> to
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NOT: memref.store
+// CHECK-NOT: gpu.barrier
+// CHECK: vector.extract %[[S]]#0[0, 0]
+// CHECK-NEXT: math.exp
+// CHECK-NOT: gpu.barrier
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
+// CHECK: nvgpu.mma.sync
+// CHECK: gpu.return
+func.func @partials(%q: tensor<2x32x64xf16>, %k: tensor<2x64x512xf16>, %v: tensor<2x512x64xf16>) -> (tensor<2x32x128xf32>, tensor<2x32x2xf32>) {
+  %o:2 = kernel.custom (%q, %k, %v) grid <2, 2, 1> block <128, 1, 1>
+      : (tensor<2x32x64xf16>, tensor<2x64x512xf16>, tensor<2x512x64xf16>) -> (tensor<2x32x128xf32>, tensor<2x32x2xf32>) {
+  ^bb0(%in0: tensor<2x32x64xf16>, %in1: tensor<2x64x512xf16>, %in2: tensor<2x512x64xf16>, %out0: tensor<2x32x128xf32>, %out1: tensor<2x32x2xf32>):
+    %acc:2 = block.for_loop 1 iterations accumulate (sum, sum) : tensor<1x32x64xf32>, tensor<1x32x1xf32> {
+      %qt = block.load %in0 imap <x = 0> : tensor<2x32x64xf16> -> tensor<1x32x64xf16>
+      %kt = block.load %in1 imap <x = 0, y = 2> : tensor<2x64x512xf16> -> tensor<1x64x256xf16>
+      %vt = block.load %in2 imap <x = 0, y = 1> : tensor<2x512x64xf16> -> tensor<1x256x64xf16>
+      %s = block.matmul %qt, %kt : tensor<1x32x64xf16>, tensor<1x64x256xf16> -> tensor<1x32x256xf32>
+      %e:2 = thread.graph(%s) : (tensor<1x32x256xf32>) -> (tensor<1x32x256xf32>, tensor<1x32x256xf16>) {
+      ^bb0(%a: f32):
+        %x = thread.unary exp %a : f32
+        %h = thread.convert %x : f32 to f16
+        thread.yield %x, %h : f32, f16
+      }
+      %pv = block.matmul %e#1, %vt : tensor<1x32x256xf16>, tensor<1x256x64xf16> -> tensor<1x32x64xf32>
+      %l = block.reduce_sum %e#0 dim 2 : tensor<1x32x256xf32>
+      block.yield %pv, %l : tensor<1x32x64xf32>, tensor<1x32x1xf32>
+    }
+    block.store %acc#0, %out0 omap <x = 0, y = 2> : tensor<1x32x64xf32> into tensor<2x32x128xf32>
+    block.store %acc#1, %out1 omap <x = 0, y = 2> : tensor<1x32x1xf32> into tensor<2x32x2xf32>
+    block.return
+  }
+  return %o#0, %o#1 : tensor<2x32x128xf32>, tensor<2x32x2xf32>
+}
+
+// Not fused: the thread graph reads the matmul's right operand (64 x 128,
+// k = m) and each of the 2 warps has 32 fragments, two walks over k, so
+// the first walk's fragments cannot wait in registers for a barrier.
+// CHECK-LABEL: gpu.func @two_walks_kernel0
+// CHECK: nvgpu.mma.sync
+// CHECK-NOT: math.exp
+// CHECK: memref.store %{{.*}} : memref<64x128xf32
+// CHECK-NOT: math.exp
+// CHECK: :16 = scf.for
+// CHECK-NOT: math.exp
+// CHECK: gpu.barrier
+// CHECK: math.exp
+// CHECK: gpu.return
+func.func @two_walks(%x: tensor<64x64xf16>, %w: tensor<64x256xf16>) -> tensor<64x128xf32> {
+  %o = kernel.custom (%x, %w) grid <1, 1, 1> block <64, 1, 1>
+      : (tensor<64x64xf16>, tensor<64x256xf16>) -> tensor<64x128xf32> {
+  ^bb0(%in0: tensor<64x64xf16>, %in1: tensor<64x256xf16>, %out0: tensor<64x128xf32>):
+    %acc = block.for_loop 2 iterations accumulate (sum) : tensor<64x128xf32> {
+      %xt = block.load %in0 imap <> : tensor<64x64xf16> -> tensor<64x64xf16>
+      %wt = block.load %in1 imap <> fmap 1 : tensor<64x256xf16> -> tensor<64x128xf16>
+      %m = block.matmul %xt, %wt : tensor<64x64xf16>, tensor<64x128xf16> -> tensor<64x128xf32>
+      %t = thread.graph(%m, %wt) : (tensor<64x128xf32>, tensor<64x128xf16>) -> tensor<64x128xf32> {
+      ^bb0(%a: f32, %b: f16):
+        %e = thread.unary exp %a : f32
+        %c = thread.convert %b : f16 to f32
+        %p = thread.binary add %e, %c : f32
+        thread.yield %p : f32
+      }
+      block.yield %t : tensor<64x128xf32>
+    }
+    block.store %acc, %out0 omap <> : tensor<64x128xf32> into tensor<64x128xf32>
+    block.return
+  }
+  return %o : tensor<64x128xf32>
 }
