@@ -378,11 +378,41 @@ TEST_F(CostModelTest, NarrowTileRowsCostWholeDeviceRuns) {
   EXPECT_DOUBLE_EQ(cost(*half, "k", sm90()).deviceBytes, w.deviceBytes);
 }
 
-TEST_F(CostModelTest, MmaSumsInFragmentsOverlapTheirChains) {
-  // 8 x 64 results are 8 fragments, 2 per warp, each 32 k steps per
-  // iteration.
-  OwningOpRef<ModuleOp> inFragments = parseOrFail(stripMatmulKernel(64, false));
-  OwningOpRef<ModuleOp> inShared = parseOrFail(stripMatmulKernel(64, true));
+/// One warp's 16 x 256 product of a 2-iteration loop: 32 fragments, each 4
+/// k steps per iteration, summed in registers or, with `epilogue`, stored
+/// for an exp to read.
+std::string oneWarpMatmulKernel(bool epilogue) {
+  std::string graph = epilogue ? R"mlir(
+      %e = thread.graph(%m) : (tensor<16x256xf32>) -> tensor<16x256xf32> {
+      ^bb0(%v: f32):
+        %u = thread.unary exp %v : f32
+        thread.yield %u : f32
+      })mlir"
+                               : "";
+  return llvm::formatv(R"mlir(
+func.func @k(%x: tensor<16x128xf16>, %w: tensor<128x256xf16>) -> tensor<16x256xf16> {{
+  %o = kernel.custom (%x, %w) grid <1, 1, 1> block <32, 1, 1>
+      : (tensor<16x128xf16>, tensor<128x256xf16>) -> tensor<16x256xf16> {{
+  ^bb0(%in0: tensor<16x128xf16>, %in1: tensor<128x256xf16>, %out0: tensor<16x256xf16>):
+    %acc = block.for_loop 2 iterations accumulate (sum) : tensor<16x256xf32> {{
+      %a = block.load %in0 imap <> fmap 1 : tensor<16x128xf16> -> tensor<16x64xf16>
+      %b = block.load %in1 imap <> fmap 0 : tensor<128x256xf16> -> tensor<64x256xf16>
+      %m = block.matmul %a, %b : tensor<16x64xf16>, tensor<64x256xf16> -> tensor<16x256xf32>{0}
+      block.yield {1} : tensor<16x256xf32>
+    }
+    block.store %acc, %out0 omap <> : tensor<16x256xf32> into tensor<16x256xf16>
+    block.return
+  }
+  return %o : tensor<16x256xf16>
+}
+)mlir",
+                       graph, epilogue ? "%e" : "%m")
+      .str();
+}
+
+TEST_F(CostModelTest, MmaFragmentsShareWalksOverK) {
+  OwningOpRef<ModuleOp> inFragments = parseOrFail(oneWarpMatmulKernel(false));
+  OwningOpRef<ModuleOp> inShared = parseOrFail(oneWarpMatmulKernel(true));
   ASSERT_TRUE(inFragments && inShared);
   kernel::CustomOp a, b;
   lookupFunc(*inFragments, "k").walk([&](kernel::CustomOp op) { a = op; });
@@ -390,12 +420,13 @@ TEST_F(CostModelTest, MmaSumsInFragmentsOverlapTheirChains) {
   ASSERT_TRUE(a && b);
   BlockSteps fragments = countBlockSteps(a);
   BlockSteps shared = countBlockSteps(b);
-  EXPECT_EQ(fragments.mmaIssues, 8 * 2 * 32);
-  EXPECT_EQ(shared.mmaIssues, 8 * 2 * 32);
-  // A sum kept in fragments walks k once for both of a warp's fragments;
-  // a product stored to shared memory walks it once per fragment.
-  EXPECT_EQ(fragments.mmaSteps, 8 * 32);
-  EXPECT_EQ(shared.mmaSteps, 8 * 2 * 32);
+  EXPECT_EQ(fragments.mmaIssues, 32 * 4 * 2);
+  EXPECT_EQ(shared.mmaIssues, 32 * 4 * 2);
+  // A sum kept in fragments walks k once for all 32 of the warp's
+  // fragments; a product stored to shared memory once per group of 16
+  // (MmaFragmentGrid::kWalks), their mma.syncs overlapping within a walk.
+  EXPECT_EQ(fragments.mmaSteps, 4 * 2);
+  EXPECT_EQ(shared.mmaSteps, 2 * 4 * 2);
 }
 
 TEST_F(CostModelTest, LatencyIsReportedAndChargedOnlyWhenAsked) {
