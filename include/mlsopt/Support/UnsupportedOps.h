@@ -1,5 +1,4 @@
-//===- UnsupportedOps.h - Which op a "not supported" error names -*- C++
-//-*-===//
+//===- UnsupportedOps.h - The op a "not supported" error names -*- C++ -*-===//
 //
 // The verifier's engines and the GPU lowering walk a function op by op and
 // stop at the first they cannot take. A scalar constant comes before the op

@@ -109,6 +109,18 @@ void BlockGraphToGPU::forEachElement(ArrayRef<int64_t> shape,
   body(delinearize(b, loc, loop.getInductionVar(), shape));
 }
 
+void BlockGraphToGPU::forEachRowPiece(ArrayRef<int64_t> shape, int64_t width,
+                                      function_ref<void(ValueRange)> body) {
+  SmallVector<int64_t> pieces(shape);
+  pieces.back() /= width;
+  forEachElement(pieces, [&](ValueRange pieceIdx) {
+    SmallVector<Value> idx = llvm::to_vector(pieceIdx);
+    idx.back() =
+        arith::MulIOp::create(b, loc, idx.back(), indexConstant(b, loc, width));
+    body(idx);
+  });
+}
+
 void BlockGraphToGPU::forEachWarpItem(int64_t count,
                                       function_ref<void(Value)> body) {
   auto loop = scf::ForOp::create(b, loc, warpId, indexConstant(b, loc, count),

@@ -132,6 +132,11 @@ private:
   /// addresses).
   void forEachElement(llvm::ArrayRef<int64_t> shape,
                       llvm::function_ref<void(mlir::ValueRange)> body);
+  /// Runs `body` for the first element of every piece of `width`
+  /// consecutive elements of a row of `shape` (`width` divides the rows),
+  /// the block's threads taking consecutive pieces.
+  void forEachRowPiece(llvm::ArrayRef<int64_t> shape, int64_t width,
+                       llvm::function_ref<void(mlir::ValueRange)> body);
   /// Runs `body` for every index in [0, count) handed out to warps.
   void forEachWarpItem(int64_t count,
                        llvm::function_ref<void(mlir::Value)> body);
@@ -292,9 +297,11 @@ private:
   mmaFragmentsProduct(block::MatmulOp op, MmaKind kind,
                       const block::MmaFragmentGrid &grid, int64_t first,
                       llvm::ArrayRef<MmaFragment> frags, mlir::ValueRange accs);
-  /// Runs `then` unless the warp has no item `j` of `grid`.
-  void ifOwned(const block::MmaFragmentGrid &grid, int64_t j,
-               llvm::function_ref<void()> then);
+  /// Runs `then(item)` for `owner`'s item j of `count` items dealt
+  /// round-robin to `owners` (item = owner + j * owners) unless it is past
+  /// `count`: without a branch where every owner has its j-th item.
+  void ifOwned(int64_t count, int64_t owners, mlir::Value owner, int64_t j,
+               llvm::function_ref<void(mlir::Value)> then);
   /// The thread graph that the matmul `op` hands its result to, if it can
   /// run on the fragments: the product's only reader, of its shape, emitted
   /// right after it. Without a barrier when it reads neither matmul

@@ -107,12 +107,7 @@ void BlockGraphToGPU::forEachElementVector(
   // Each thread takes `width` consecutive elements of a row: one 16-byte
   // (or narrower) shared-memory access per operand and result instead of
   // `width`, the elements computed one by one in registers.
-  SmallVector<int64_t> pieces(shape);
-  pieces.back() /= width;
-  forEachElement(pieces, [&](ValueRange pieceIdx) {
-    SmallVector<Value> idx = llvm::to_vector(pieceIdx);
-    idx.back() =
-        arith::MulIOp::create(b, loc, idx.back(), indexConstant(b, loc, width));
+  forEachRowPiece(shape, width, [&](ValueRange idx) {
     auto alignOf = [&](Type element) {
       return llvm::MaybeAlign(width * element.getIntOrFloatBitWidth() / 8);
     };

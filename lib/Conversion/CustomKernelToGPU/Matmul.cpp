@@ -164,7 +164,7 @@ void BlockGraphToGPU::emitMatmulTensorCore(block::MatmulOp op, MmaKind kind,
       }
     }
     for (int64_t i = 0; i < n; ++i)
-      ifOwned(grid, first + i, [&] {
+      ifOwned(grid.count, grid.warps, warpId, first + i, [&](Value) {
         if (epilogue.graph)
           storeFragmentThroughEpilogue(sums[i], op, epilogue.graph, frags[i]);
         else
@@ -176,20 +176,20 @@ void BlockGraphToGPU::emitMatmulTensorCore(block::MatmulOp op, MmaKind kind,
   }
 }
 
-void BlockGraphToGPU::ifOwned(const block::MmaFragmentGrid &grid, int64_t j,
-                              function_ref<void()> then) {
-  if ((j + 1) * grid.warps <= grid.count) {
-    then();
+void BlockGraphToGPU::ifOwned(int64_t count, int64_t owners, Value owner,
+                              int64_t j, function_ref<void(Value)> then) {
+  Value item =
+      arith::AddIOp::create(b, loc, owner, indexConstant(b, loc, j * owners));
+  if ((j + 1) * owners <= count) {
+    then(item);
     return;
   }
-  Value item = arith::AddIOp::create(b, loc, warpId,
-                                     indexConstant(b, loc, j * grid.warps));
   Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, item,
-                                        indexConstant(b, loc, grid.count));
+                                        indexConstant(b, loc, count));
   auto ifOp = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  then();
+  then(item);
 }
 
 SmallVector<Value>
@@ -198,24 +198,19 @@ BlockGraphToGPU::forEachOwnedItem(int64_t count, int64_t owners, Value owner,
                                   function_ref<Value(int64_t, Value)> body) {
   SmallVector<Value> next;
   for (int64_t j = 0, e = llvm::divideCeil(count, owners); j < e; ++j) {
+    if (running.empty()) {
+      ifOwned(count, owners, owner, j, [&](Value item) { body(j, item); });
+      continue;
+    }
     Value item =
         arith::AddIOp::create(b, loc, owner, indexConstant(b, loc, j * owners));
     // Every owner has its j-th item: no branch.
     if ((j + 1) * owners <= count) {
-      Value v = body(j, item);
-      if (!running.empty())
-        next.push_back(v);
+      next.push_back(body(j, item));
       continue;
     }
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                           item, indexConstant(b, loc, count));
-    if (running.empty()) {
-      auto ifOp = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-      body(j, item);
-      continue;
-    }
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{running[j].getType()},
                                   inRange, /*withElse=*/true);
     {
@@ -282,8 +277,9 @@ void BlockGraphToGPU::registerSumStore(const RegisterSum &sum,
   block::MmaFragmentGrid grid = *block::getMmaFragments(op, numThreads);
   SmallVector<MmaFragment> frags = warpFragments(grid, op, 0, sum.count);
   for (int64_t j = 0; j < sum.count; ++j)
-    ifOwned(grid, j,
-            [&] { storeAccumulatorFragment(running[j], result, frags[j]); });
+    ifOwned(grid.count, grid.warps, warpId, j, [&](Value) {
+      storeAccumulatorFragment(running[j], result, frags[j]);
+    });
 }
 
 SmallVector<Value, 4> BlockGraphToGPU::mmaOperand(block::MatmulOp op,
@@ -646,13 +642,13 @@ BlockGraphToGPU::fusibleEpilogue(block::MatmulOp op) {
   // A copy issued at the thread graph lands in bytes that are free only
   // once the matmul is done; one issued at the matmul lands when the matmul
   // ends, after the thread graph would have read it.
-  bool copyInTheWay = false;
-  custom.walk([&](block::LoadOp load) {
-    Operation *issue = block::getCopyIssueOp(load);
-    copyInTheWay |= issue == epilogue ||
-                    (issue == op &&
-                     llvm::is_contained(epilogue.getInputs(), load.getTile()));
-  });
+  auto matmulCopies = deferredCopies.find(op);
+  bool copyInTheWay =
+      deferredCopies.count(epilogue) ||
+      (matmulCopies != deferredCopies.end() &&
+       llvm::any_of(matmulCopies->second, [&](block::LoadOp load) {
+         return llvm::is_contained(epilogue.getInputs(), load.getTile());
+       }));
   if (copyInTheWay)
     return oneWalk ? afterBarrier : FusedEpilogue();
   // The thread graph's results are written while the matmul computes: the

@@ -172,15 +172,10 @@ void BlockGraphToGPU::copyTileAsync(
     });
     return;
   }
-  SmallVector<int64_t> pieces(tile);
-  pieces.back() /= width;
-  forEachElement(pieces, [&](ValueRange idx) {
-    SmallVector<Value> dst = llvm::to_vector(idx);
-    dst.back() =
-        arith::MulIOp::create(b, loc, dst.back(), indexConstant(b, loc, width));
+  forEachRowPiece(tile, width, [&](ValueRange dst) {
     // A swizzled tile's chunks move whole: the XOR keeps the 16 bytes of a
     // chunk together, so one cp.async still writes one chunk.
-    SmallVector<Value> at = dst;
+    SmallVector<Value> at = llvm::to_vector(dst);
     if (swizzle)
       at = {swizzle->emitSwizzledOffset(b, loc, linearize(b, loc, dst, tile))};
     SmallVector<Value> from = addOffsets(dst, offsets);
@@ -236,13 +231,8 @@ void BlockGraphToGPU::storeTile(Value shared, Value global,
     });
     return;
   }
-  SmallVector<int64_t> pieces(tile);
-  pieces.back() /= width;
   auto vectorType = VectorType::get({width}, elementType);
-  forEachElement(pieces, [&](ValueRange idx) {
-    SmallVector<Value> src = llvm::to_vector(idx);
-    src.back() =
-        arith::MulIOp::create(b, loc, src.back(), indexConstant(b, loc, width));
+  forEachRowPiece(tile, width, [&](ValueRange src) {
     // Both sides are 16-byte aligned (vectorWidth checked the rows; tiles
     // and device buffers start 16-byte aligned), so each piece is one
     // ld.shared.v4 and one st.global.v4.
