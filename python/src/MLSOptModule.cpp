@@ -229,10 +229,10 @@ NB_MODULE(_mlsopt, m) {
       .def_ro("barriers", &search::BlockSteps::barriers)
       .def("cycles", &search::BlockSteps::cycles);
 
-  nb::class_<search::KernelCost>(m, "Cost",
-                                 "The cost model's estimate of a graph "
-                                 "(docs/cost-model.md); times in us.")
-      .def_ro("total_us", &search::KernelCost::totalUs)
+  nb::class_<search::KernelCost> cost(m, "Cost",
+                                      "The cost model's estimate of a graph "
+                                      "(docs/cost-model.md); times in us.");
+  cost.def_ro("total_us", &search::KernelCost::totalUs)
       .def_ro("launch_us", &search::KernelCost::launchUs)
       .def_ro("compute_us", &search::KernelCost::computeUs)
       .def_ro("memory_us", &search::KernelCost::memoryUs)
@@ -246,13 +246,28 @@ NB_MODULE(_mlsopt, m) {
       .def_ro("waves", &search::KernelCost::waves)
       .def("is_memory_bound", &search::KernelCost::isMemoryBound)
       .def("__float__",
-           [](const search::KernelCost &cost) { return cost.totalUs; })
-      .def("__repr__", [](const search::KernelCost &cost) {
-        std::string text;
-        llvm::raw_string_ostream os(text);
-        os << "Cost(" << cost << ")";
-        return text;
-      });
+           [](const search::KernelCost &cost) { return cost.totalUs; });
+  // Estimates order by their totals, against another estimate or a number
+  // of microseconds: `optimized.cost() < graph.cost()`.
+  auto defOrder = [&](const char *name, auto less) {
+    cost.def(name,
+             [less](const search::KernelCost &a, const search::KernelCost &b) {
+               return less(a.totalUs, b.totalUs);
+             });
+    cost.def(name, [less](const search::KernelCost &a, double us) {
+      return less(a.totalUs, us);
+    });
+  };
+  defOrder("__lt__", [](double a, double b) { return a < b; });
+  defOrder("__le__", [](double a, double b) { return a <= b; });
+  defOrder("__gt__", [](double a, double b) { return a > b; });
+  defOrder("__ge__", [](double a, double b) { return a >= b; });
+  cost.def("__repr__", [](const search::KernelCost &cost) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "Cost(" << cost << ")";
+    return text;
+  });
 
   nb::class_<Graph> graph(m, "Graph");
   graph.def_static("create", &Graph::create)

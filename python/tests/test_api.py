@@ -422,6 +422,11 @@ def test_fused_example_costs_less_than_its_reference():
     fused = mi.from_mlir(text, function="fused").cost("sm_90")
     assert reference.launches == 2 and fused.launches == 1
     assert fused.total_us < reference.total_us
+    # Estimates order by their totals, against each other or a number.
+    assert fused < reference and reference > fused
+    assert fused <= fused and fused >= fused
+    assert not reference < fused
+    assert fused < reference.total_us and reference > 0.0
 
 
 def test_to_dot_and_visualize(tmp_path):
