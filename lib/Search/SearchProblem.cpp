@@ -11,6 +11,48 @@ using namespace mlir;
 using namespace mlsopt;
 using namespace mlsopt::search;
 
+/// Whether converting from `from` to `to` can change a value.
+static bool rounds(Type from, Type to) {
+  auto fromFloat = dyn_cast<FloatType>(from);
+  auto toFloat = dyn_cast<FloatType>(to);
+  return !fromFloat || !toFloat ||
+         !llvm::APFloat::isRepresentableBy(fromFloat.getFloatSemantics(),
+                                           toFloat.getFloatSemantics());
+}
+
+/// Whether `value` is read by an op that computes with it: anything but a
+/// conversion or the function's return.
+static bool isComputedWith(Value value) {
+  return llvm::any_of(value.getUsers(), [](Operation *user) {
+    return !isa<kernel::ConvertOp>(user) &&
+           !user->hasTrait<OpTrait::ReturnLike>();
+  });
+}
+
+bool search::isExplicitRounding(kernel::ConvertOp convert) {
+  if (!rounds(convert.getInput().getType().getElementType(),
+              convert.getType().getElementType()))
+    return false;
+  // Where the unrounded value is otherwise only converted or returned, the
+  // search's kernels computing from it more exactly is the policy of
+  // buildSearchProblem (f16 ops computed in f32). Where the program also
+  // computes with it, it uses both values (the rounding error x - q(x), a
+  // straight-through estimator), which abstract expressions and the finite
+  // field cannot tell apart: the search would find x - x.
+  if (!isComputedWith(convert.getInput()))
+    return false;
+  SmallVector<Value> rounded = {convert.getResult()};
+  while (!rounded.empty()) {
+    Value v = rounded.pop_back_val();
+    if (isComputedWith(v))
+      return true;
+    for (Operation *user : v.getUsers())
+      if (auto next = dyn_cast<kernel::ConvertOp>(user))
+        rounded.push_back(next.getResult());
+  }
+  return false;
+}
+
 bool search::isSearchableOp(Operation *op) {
   // A transpose only moves data, and block graphs load tiles in the order
   // of their input's dims: a transposed operand is an input of the
@@ -29,9 +71,11 @@ bool search::isSearchableOp(Operation *op) {
       !result || result.getRank() == 0)
     return false;
   // The search sees through a conversion (buildSearchProblem): the kernels
-  // it builds convert as they load and store.
-  if (isa<kernel::ConvertOp>(op))
-    return true;
+  // it builds convert as they load and store. Not through a rounding the
+  // program computes with (isExplicitRounding): it stays a kernel.convert
+  // between subprograms.
+  if (auto convert = dyn_cast<kernel::ConvertOp>(op))
+    return !isExplicitRounding(convert);
   return lookupOpKind(op->getName().stripDialect()).has_value();
 }
 

@@ -13,6 +13,7 @@
 
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/Search/SearchProblem.h"
 #include "mlsopt/Transforms/KernelElementwiseFusion.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -35,6 +36,23 @@ struct FuseConvertIntoLoads : OpRewritePattern<kernel::ConvertOp> {
         }))
       return rewriter.notifyMatchFailure(convert,
                                          "read by an op other than a kernel");
+    // A load of the unconverted tensor converts once, to its tile's type;
+    // a rounding the program computes with (search::isExplicitRounding)
+    // must survive that, so its tiles must be of the type it rounds to.
+    Type rounded = convert.getType().getElementType();
+    if (search::isExplicitRounding(convert) &&
+        llvm::any_of(convert->getUses(), [&](OpOperand &use) {
+          auto custom = cast<kernel::CustomOp>(use.getOwner());
+          Value arg =
+              custom.getBody().front().getArgument(use.getOperandNumber());
+          return llvm::any_of(arg.getUsers(), [&](Operation *user) {
+            auto load = dyn_cast<block::LoadOp>(user);
+            return !load ||
+                   load.getTile().getType().getElementType() != rounded;
+          });
+        }))
+      return rewriter.notifyMatchFailure(
+          convert, "a rounding that the kernel's loads would skip");
     Value narrow = convert.getInput();
     for (OpOperand &use : llvm::make_early_inc_range(convert->getUses())) {
       auto custom = cast<kernel::CustomOp>(use.getOwner());

@@ -371,6 +371,43 @@ func.func @f(%x: tensor<16x512xf32>, %w: tensor<512x256xf16>) -> tensor<16x256xf
     assert_one_kernel_in_range(graph, [x, w], expected, 2e-3)
 
 
+def test_a_rounding_the_program_computes_with_is_kept():
+    # x.to(bfloat16).float() - x, as a front end writes a fake quantization:
+    # the search sees through conversions, and found x - x (zeros).
+    graph = mi.from_mlir("""
+#id = affine_map<(i, j) -> (i, j)>
+func.func @f(%x: tensor<16x32xf32>) -> tensor<16x32xf32> {
+  %e = tensor.empty() : tensor<16x32xbf16>
+  %q = linalg.generic {indexing_maps = [#id, #id],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<16x32xf32>) outs(%e : tensor<16x32xbf16>) {
+  ^bb0(%a: f32, %o: bf16):
+    %r = arith.truncf %a : f32 to bf16
+    linalg.yield %r : bf16
+  } -> tensor<16x32xbf16>
+  %e2 = tensor.empty() : tensor<16x32xf32>
+  %d = linalg.generic {indexing_maps = [#id, #id, #id],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%q, %x : tensor<16x32xbf16>, tensor<16x32xf32>)
+      outs(%e2 : tensor<16x32xf32>) {
+  ^bb0(%a: bf16, %b: f32, %o: f32):
+    %w = arith.extf %a : bf16 to f32
+    %s = arith.subf %w, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<16x32xf32>
+  return %d : tensor<16x32xf32>
+}""")
+    x = np.random.default_rng(23).standard_normal((16, 32)).astype(np.float32)
+    bits = x.view(np.uint32).astype(np.uint64)
+    # Round to nearest even at bit 16: bf16.
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000)
+    expected = rounded.astype(np.uint32).view(np.float32) - x
+    assert np.abs(expected).max() > 1e-3
+    optimized = graph.superoptimize(timeout=20, threads=1)
+    np.testing.assert_array_equal(graph(inputs=[x])[0], expected)
+    np.testing.assert_array_equal(optimized(inputs=[x])[0], expected)
+
+
 def test_column_major_weight_is_loaded_as_stored_and_keeps_its_numbers():
     # Mirage's Qwen demos give the weight as a linear layer stores it,
     # [N, K], with strides (1, K). The kernel found loads [n, k] tiles of it

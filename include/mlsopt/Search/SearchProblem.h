@@ -18,6 +18,10 @@
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SetVector.h"
 
+namespace mlsopt::kernel {
+class ConvertOp;
+} // namespace mlsopt::kernel
+
 namespace mlsopt::search {
 
 struct SearchProblem {
@@ -77,6 +81,11 @@ struct SearchProblem {
 
 /// Whether the search can take `op` into a subprogram.
 bool isSearchableOp(mlir::Operation *op);
+
+/// Whether `convert` rounds a value that the program computes with both
+/// before and after the rounding (`extf(truncf(x)) - x`). Such a conversion
+/// is no part of a search problem: the search sees through conversions.
+bool isExplicitRounding(kernel::ConvertOp convert);
 
 /// Builds the problem for `ops` (pre-defined kernel ops in program order;
 /// isSearchableOp holds for each), whose arguments are `inputs` and whose

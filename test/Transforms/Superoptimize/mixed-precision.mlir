@@ -98,7 +98,29 @@ func.func @returned_in_two_types(%x: tensor<16x256xbf16>, %w: tensor<256x512xbf1
   return %s, %o : tensor<16x512xbf16>, tensor<16x512xf32>
 }
 
+// A rounding the program computes with: the bf16 rounding error of x
+// (a fake quantization). The search, whose abstract expressions and finite
+// field have no rounding, would see x - x (and found a kernel storing
+// zeros): the rounding is no part of the subprogram, it stays a
+// conversion, and the kernel loads its bf16 result.
+// REMARK: remark: superoptimize: replaced 2 kernel ops ({{.*}}) by 1 kernels
+// CHECK-LABEL: func.func @rounding_error(
+// CHECK: %[[Q:.*]] = kernel.convert %arg0 : tensor<16x32xf32> to tensor<16x32xbf16>
+// CHECK: kernel.custom(%[[Q]], %arg0)
+// CHECK: block.load %in0 {{.*}} : tensor<16x32xbf16> -> tensor<{{.*}}xf32>
+// CHECK: block.load %in1 {{.*}} : tensor<16x32xf32> -> tensor<{{.*}}xf32>
+// CHECK: thread.binary sub %[[A:arg[0-9]+]], %[[B:arg[0-9]+]]
+// CHECK-NOT: kernel.
+// CHECK: return
+func.func @rounding_error(%x: tensor<16x32xf32>) -> tensor<16x32xf32> {
+  %q = kernel.convert %x : tensor<16x32xf32> to tensor<16x32xbf16>
+  %w = kernel.convert %q : tensor<16x32xbf16> to tensor<16x32xf32>
+  %e = kernel.sub %w, %x : tensor<16x32xf32>, tensor<16x32xf32>
+  return %e : tensor<16x32xf32>
+}
+
 // VERIFY: remark: @gated_mlp_f32_silu is equivalent to @gated_mlp_f32_silu_reference
 // VERIFY: remark: @bf16_between_f32 is equivalent to @bf16_between_f32_reference
 // VERIFY: remark: @f16_product_of_f32 is equivalent to @f16_product_of_f32_reference
 // VERIFY: remark: @returned_in_two_types is equivalent to @returned_in_two_types_reference
+// VERIFY: remark: @rounding_error is equivalent to @rounding_error_reference
