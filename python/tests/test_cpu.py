@@ -352,6 +352,34 @@ def test_mixed_precision_linalg_runs_to_numpys_numbers():
 
 
 
+def test_a_linear_layer_on_sequences_with_an_nk_weight_is_one_kernel(rng):
+    # torch's F.linear on [b, s, k] with its weight stored [n, k], as one
+    # generic: imported as a matmul of the flattened rows (it was left as
+    # linalg, which the verifier and the GPU pipeline refuse).
+    graph = mi.from_mlir("""
+func.func @linear(%x: tensor<2x16x64xf32>, %w: tensor<48x64xf32>) -> tensor<2x16x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x16x48xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x16x48xf32>) -> tensor<2x16x48xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, s, n, k) -> (b, s, k)>, affine_map<(b, s, n, k) -> (n, k)>, affine_map<(b, s, n, k) -> (b, s, n)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<2x16x64xf32>, tensor<48x64xf32>) outs(%z : tensor<2x16x48xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x16x48xf32>
+  return %r : tensor<2x16x48xf32>
+}""")
+    assert "linalg." not in graph.mlir()
+    x = rng.standard_normal((2, 16, 64)).astype(np.float32)
+    w = rng.standard_normal((48, 64)).astype(np.float32)
+    optimized = graph.superoptimize(timeout=10, threads=1)
+    for g in (graph, optimized):
+        np.testing.assert_allclose(g(inputs=[x, w])[0], x @ w.T, rtol=1e-5,
+                                   atol=1e-4)
+    assert optimized.cost().launches == 1
+
+
 def test_a_rank0_input_runs_as_a_scalar():
     # A linalg argument tensor<f32> (a scale handed in at run time): its 0-d
     # array was made 1-d on the way in, and the call failed on its shape.

@@ -1585,7 +1585,8 @@ struct ContractionToMatmul
 /// linear layer applied to a batch of sequences, one weight for all. The rows
 /// are contiguous in the left operand and the result, so it is one matmul of
 /// the flattened rows: collapse, kernel.matmul, expand. Loops that all three
-/// operands index stay batch dims of the matmul.
+/// operands index stay batch dims of the matmul; a right operand stored
+/// [n, k] (F.linear's weight) is read through a transpose.
 struct FlattenedRowsToMatmul
     : public OpInterfaceRewritePattern<linalg::LinalgOp> {
   FlattenedRowsToMatmul(MLIRContext *context)
@@ -1645,13 +1646,16 @@ struct FlattenedRowsToMatmul
     SmallVector<unsigned> expectedRhs(batch), productOrder(outer);
     expectedRhs.append({k, n});
     productOrder.push_back(n);
-    if (*rhsDims != expectedRhs ||
+    // The right operand may hold its dims in another order (torch's
+    // F.linear reads a weight stored [n, k]): a transpose reads it.
+    if (!std::is_permutation(rhsDims->begin(), rhsDims->end(),
+                             expectedRhs.begin(), expectedRhs.end()) ||
         outer != llvm::to_vector(llvm::concat<unsigned>(batch, rows)) ||
         !std::is_permutation(resultDims->begin(), resultDims->end(),
                              productOrder.begin(), productOrder.end()))
       return rewriter.notifyMatchFailure(
           op, "rows are not contiguous after the batch dims in the left "
-              "operand, or the right operand is transposed");
+              "operand");
 
     // Collapse the rows of the left operand into one dim; the result
     // expands back the same way.
@@ -1676,7 +1680,12 @@ struct FlattenedRowsToMatmul
     Value flat = tensor::CollapseShapeOp::create(
         rewriter, loc, RankedTensorType::get(flatShape, elementType),
         lhs->get(), groups);
-    Value product = kernel::MatmulOp::create(rewriter, loc, flat, rhs->get());
+    SmallVector<int64_t> rhsShape = llvm::map_to_vector(
+        expectedRhs, [&](unsigned d) { return loopShape[d]; });
+    Value rhsValue =
+        readOperand(rewriter, loc, rhs->get(), op.getMatchingIndexingMap(rhs),
+                    expectedRhs, rhsShape);
+    Value product = kernel::MatmulOp::create(rewriter, loc, flat, rhsValue);
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     SmallVector<int64_t> productShape = llvm::map_to_vector(
         productOrder, [&](unsigned d) { return loopShape[d]; });

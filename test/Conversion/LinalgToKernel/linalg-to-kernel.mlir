@@ -193,6 +193,33 @@ func.func @shared_weight(%a: tensor<3x16x48xf32>, %w: tensor<48x80xf32>) -> tens
 
 // -----
 
+// torch's F.linear on a batch of sequences: the weight is stored [n, k].
+// One matmul of the flattened rows, reading the weight through a transpose
+// (which the kernel that loads it then permutes as it loads).
+// CHECK-LABEL: func.func @shared_weight_stored_nk
+// CHECK-SAME: (%[[A:[a-zA-Z0-9_]+]]: tensor<3x16x48xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<80x48xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[F:.*]] = tensor.collapse_shape %[[A]] {{\[\[}}0, 1], [2]] : tensor<3x16x48xf32> into tensor<48x48xf32>
+// CHECK-NEXT: %[[T:.*]] = kernel.transpose %[[W]] [1, 0] : tensor<80x48xf32>
+// CHECK-NEXT: %[[P:.*]] = kernel.matmul %[[F]], %[[T]] : tensor<48x48xf32>, tensor<48x80xf32>
+// CHECK-NEXT: %[[R:.*]] = tensor.expand_shape %[[P]] {{\[\[}}0, 1], [2]] output_shape [3, 16, 80] : tensor<48x80xf32> into tensor<3x16x80xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @shared_weight_stored_nk(%a: tensor<3x16x48xf32>, %w: tensor<80x48xf32>) -> tensor<3x16x80xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x16x80xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3x16x80xf32>) -> tensor<3x16x80xf32>
+  %c = linalg.generic {indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %w : tensor<3x16x48xf32>, tensor<80x48xf32>) outs(%f : tensor<3x16x80xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<3x16x80xf32>
+  return %c : tensor<3x16x80xf32>
+}
+
+// -----
+
 // The left operand orders its rows otherwise than the result (m before b):
 // one matmul of the rows in the left operand's order, whose product is
 // transposed into the result's.
