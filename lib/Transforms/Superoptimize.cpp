@@ -757,6 +757,25 @@ void SuperoptimizePass::runOnOperation() {
     auto start = std::chrono::steady_clock::now();
     SmallVector<Subprogram> subprograms =
         partitionIntoSubprograms(func, maxKernelOps);
+    // Subprograms are cut from the function's top-level ops: kernel ops in
+    // a loop or a branch are left as they are, which deserves a word.
+    Operation *firstNested = nullptr;
+    unsigned nested = 0;
+    func.walk([&](Operation *op) {
+      if (op->getParentOp() == func ||
+          !isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) ||
+          op->getParentOfType<kernel::CustomOp>())
+        return;
+      if (!firstNested)
+        firstNested = op;
+      ++nested;
+    });
+    if (firstNested)
+      emitRemark(firstNested->getLoc())
+          << "superoptimize: " << nested << " kernel ops inside '"
+          << firstNested->getParentOp()->getName()
+          << "' are not searched: subprograms are cut from a function's "
+             "top-level ops (a loop over layers can be unrolled first)";
     if (subprograms.empty()) {
       // A linalg program handed to the pass as it is: say why nothing
       // happened rather than return it unchanged without a word. (By name:

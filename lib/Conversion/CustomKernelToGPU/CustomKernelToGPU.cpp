@@ -549,7 +549,10 @@ struct ConvertCustomKernelToGPUPass
             !isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) ||
             op->getParentOfType<kernel::CustomOp>())
           return WalkResult::advance();
-        op->emitOpError("is inside '")
+        // Not emitOpError: the op may be the custom kernel that
+        // --convert-kernel-to-custom made of the kernel op the user wrote
+        // at this location, whose name would mislead.
+        emitError(op->getLoc(), "this kernel op is inside '")
             << op->getParentOp()->getName()
             << "'; the GPU pipeline launches kernel ops at the top level of "
                "a function only (a loop over layers can be unrolled first)";
