@@ -20,37 +20,62 @@ static bool rounds(Type from, Type to) {
                                            toFloat.getFloatSemantics());
 }
 
-/// Whether `value` is read by an op that computes with it: anything but a
-/// conversion or the function's return.
-static bool isComputedWith(Value value) {
-  return llvm::any_of(value.getUsers(), [](Operation *user) {
-    return !isa<kernel::ConvertOp>(user) &&
-           !user->hasTrait<OpTrait::ReturnLike>();
-  });
+bool search::isRoundingConversion(kernel::ConvertOp convert) {
+  return rounds(
+      cast<RankedTensorType>(convert.getInput().getType()).getElementType(),
+      convert.getType().getElementType());
+}
+
+/// Whether `value`, or a conversion of it (through any chain of them), is
+/// read by an op that computes with it: anything but a conversion or the
+/// function's return.
+static bool reachesComputation(Value value) {
+  SmallVector<Value> worklist = {value};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (auto next = dyn_cast<kernel::ConvertOp>(user))
+        worklist.push_back(next.getResult());
+      else if (!user->hasTrait<OpTrait::ReturnLike>())
+        return true;
+    }
+  }
+  return false;
 }
 
 bool search::isExplicitRounding(kernel::ConvertOp convert) {
-  if (!rounds(convert.getInput().getType().getElementType(),
-              convert.getType().getElementType()))
+  Value input = convert.getInput();
+  Type to = convert.getType().getElementType();
+  if (!isRoundingConversion(convert) ||
+      !reachesComputation(convert.getResult()))
     return false;
-  // Where the unrounded value is otherwise only converted or returned, the
-  // search's kernels computing from it more exactly is the policy of
+  // Where the unrounded value is otherwise only returned, the search's
+  // kernels computing from it more exactly is the policy of
   // buildSearchProblem (f16 ops computed in f32). Where the program also
-  // computes with it, it uses both values (the rounding error x - q(x), a
-  // straight-through estimator), which abstract expressions and the finite
-  // field cannot tell apart: the search would find x - x.
-  if (!isComputedWith(convert.getInput()))
-    return false;
-  SmallVector<Value> rounded = {convert.getResult()};
-  while (!rounded.empty()) {
-    Value v = rounded.pop_back_val();
-    if (isComputedWith(v))
+  // computes with it, unrounded or rounded otherwise, it uses both values
+  // (the rounding error x - q(x), a straight-through estimator), which
+  // abstract expressions and the finite field cannot tell apart: the search
+  // would find x - x.
+  // A function argument rounded and widened again before the program
+  // computes with it (a quantization-aware weight, x.half().float()) is
+  // the program's own request: no op of the program computed the wider
+  // value, as a front end's f16 op computed in f32 does before it rounds
+  // its result for the next op to widen again.
+  if (isa<BlockArgument>(input) &&
+      llvm::any_of(convert->getUsers(), [](Operation *user) {
+        auto widen = dyn_cast<kernel::ConvertOp>(user);
+        return widen && reachesComputation(widen.getResult());
+      }))
+    return true;
+  return llvm::any_of(input.getUsers(), [&](Operation *user) {
+    if (user == convert.getOperation() || user->hasTrait<OpTrait::ReturnLike>())
+      return false;
+    auto other = dyn_cast<kernel::ConvertOp>(user);
+    if (!other)
       return true;
-    for (Operation *user : v.getUsers())
-      if (auto next = dyn_cast<kernel::ConvertOp>(user))
-        rounded.push_back(next.getResult());
-  }
-  return false;
+    return other.getType().getElementType() != to &&
+           reachesComputation(other.getResult());
+  });
 }
 
 bool search::isSearchableOp(Operation *op) {

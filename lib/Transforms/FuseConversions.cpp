@@ -36,11 +36,12 @@ struct FuseConvertIntoLoads : OpRewritePattern<kernel::ConvertOp> {
         }))
       return rewriter.notifyMatchFailure(convert,
                                          "read by an op other than a kernel");
-    // A load of the unconverted tensor converts once, to its tile's type;
-    // a rounding the program computes with (search::isExplicitRounding)
-    // must survive that, so its tiles must be of the type it rounds to.
+    // A load of the unconverted tensor converts once, to its tile's type:
+    // a rounding must survive that, so its tiles must be of the type it
+    // rounds to. (Loaded into f32 tiles, x.to(bfloat16).float() * 2 was
+    // computed as x * 2.)
     Type rounded = convert.getType().getElementType();
-    if (search::isExplicitRounding(convert) &&
+    if (search::isRoundingConversion(convert) &&
         llvm::any_of(convert->getUses(), [&](OpOperand &use) {
           auto custom = cast<kernel::CustomOp>(use.getOwner());
           Value arg =

@@ -408,6 +408,65 @@ func.func @f(%x: tensor<16x32xf32>) -> tensor<16x32xf32> {
     np.testing.assert_array_equal(optimized(inputs=[x])[0], expected)
 
 
+def test_an_input_rounded_and_widened_again_keeps_its_rounding():
+    # x.half().float() * 2 and x @ w.to(bfloat16).float() (a quantization-
+    # aware weight): the inputs' roundings are the programs' own, which the
+    # kernels' f32 tiles skipped (no inf past 65504, the product of the
+    # unrounded weight).
+    def round_trip(narrow):
+        return f"""
+#id = affine_map<(i, j) -> (i, j)>
+func.func @f(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {{
+  %two = arith.constant 2.0 : f32
+  %en = tensor.empty() : tensor<2x8x{narrow}>
+  %n = linalg.generic {{indexing_maps = [#id, #id],
+                       iterator_types = ["parallel", "parallel"]}}
+      ins(%x : tensor<2x8xf32>) outs(%en : tensor<2x8x{narrow}>) {{
+  ^bb0(%a: f32, %o: {narrow}):
+    %t = arith.truncf %a : f32 to {narrow}
+    linalg.yield %t : {narrow}
+  }} -> tensor<2x8x{narrow}>
+  %e = tensor.empty() : tensor<2x8xf32>
+  %r = linalg.generic {{indexing_maps = [#id, #id],
+                       iterator_types = ["parallel", "parallel"]}}
+      ins(%n : tensor<2x8x{narrow}>) outs(%e : tensor<2x8xf32>) {{
+  ^bb0(%a: {narrow}, %o: f32):
+    %t = arith.extf %a : {narrow} to f32
+    %y = arith.mulf %t, %two : f32
+    linalg.yield %y : f32
+  }} -> tensor<2x8xf32>
+  return %r : tensor<2x8xf32>
+}}"""
+
+    x = np.linspace(-7e4, 7e4, 16).reshape(2, 8).astype(np.float32)
+    graph = mi.from_mlir(round_trip("f16"))
+    with np.errstate(over="ignore"):
+        expected = x.astype(np.float16).astype(np.float32) * 2
+    assert np.isinf(expected).sum() == 2
+    for g in (graph, graph.superoptimize(timeout=10, threads=1)):
+        np.testing.assert_array_equal(g(inputs=[x])[0], expected)
+
+    weight = mi.from_mlir("""
+func.func @f(%x: tensor<16x64xf32>, %w: tensor<64x24xf32>) -> tensor<16x24xf32> {
+  %q = kernel.convert %w : tensor<64x24xf32> to tensor<64x24xbf16>
+  %d = kernel.convert %q : tensor<64x24xbf16> to tensor<64x24xf32>
+  %y = kernel.matmul %x, %d : tensor<16x64xf32>, tensor<64x24xf32>
+  return %y : tensor<16x24xf32>
+}""")
+    rng = np.random.default_rng(24)
+    x = rng.standard_normal((16, 64)).astype(np.float32)
+    w = rng.standard_normal((64, 24)).astype(np.float32)
+    bits = w.view(np.uint32).astype(np.uint64)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000)
+    wq = rounded.astype(np.uint32).view(np.float32).astype(np.float64)
+    expected = x.astype(np.float64) @ wq
+    assert np.abs(expected - x.astype(np.float64) @ w).max() > 1e-2
+    optimized = weight.superoptimize(timeout=10, threads=1)
+    for g in (weight, optimized):
+        np.testing.assert_allclose(g(inputs=[x, w])[0], expected, rtol=0,
+                                   atol=1e-4)
+
+
 def test_column_major_weight_is_loaded_as_stored_and_keeps_its_numbers():
     # Mirage's Qwen demos give the weight as a linear layer stores it,
     # [N, K], with strides (1, K). The kernel found loads [n, k] tiles of it

@@ -82,9 +82,14 @@ struct SearchProblem {
 /// Whether the search can take `op` into a subprogram.
 bool isSearchableOp(mlir::Operation *op);
 
-/// Whether `convert` rounds a value that the program computes with both
-/// before and after the rounding (`extf(truncf(x)) - x`). Such a conversion
-/// is no part of a search problem: the search sees through conversions.
+/// Whether `convert` can change a value (f32 to f16, f16 to bf16, ...).
+bool isRoundingConversion(kernel::ConvertOp convert);
+
+/// Whether `convert` is a rounding the program asks for: of a value it also
+/// computes with unrounded or rounded otherwise (`extf(truncf(x)) - x`), or
+/// of a function argument widened again before the program computes with
+/// it (`extf(truncf(x)) * 2`). Such a conversion is no part of a search
+/// problem: the search sees through conversions, and would drop it.
 bool isExplicitRounding(kernel::ConvertOp convert);
 
 /// Builds the problem for `ops` (pre-defined kernel ops in program order;

@@ -119,8 +119,48 @@ func.func @rounding_error(%x: tensor<16x32xf32>) -> tensor<16x32xf32> {
   return %e : tensor<16x32xf32>
 }
 
+// Two roundings of one value, to f16 and to bf16, subtracted: neither is
+// x to the search's kernels, which load both rounded.
+// REMARK: remark: superoptimize: replaced 3 kernel ops ({{.*}}) by 1 kernels
+// CHECK-LABEL: func.func @two_roundings(
+// CHECK-DAG: %[[H:.*]] = kernel.convert %arg0 : tensor<16x32xf32> to tensor<16x32xf16>
+// CHECK-DAG: %[[B:.*]] = kernel.convert %arg0 : tensor<16x32xf32> to tensor<16x32xbf16>
+// CHECK: kernel.custom(%[[H]], %[[B]])
+// CHECK: block.load %in0 {{.*}} : tensor<16x32xf16> -> tensor<{{.*}}xf32>
+// CHECK: block.load %in1 {{.*}} : tensor<16x32xbf16> -> tensor<{{.*}}xf32>
+// CHECK-NOT: kernel.
+// CHECK: return
+func.func @two_roundings(%x: tensor<16x32xf32>) -> tensor<16x32xf32> {
+  %h = kernel.convert %x : tensor<16x32xf32> to tensor<16x32xf16>
+  %b = kernel.convert %x : tensor<16x32xf32> to tensor<16x32xbf16>
+  %hw = kernel.convert %h : tensor<16x32xf16> to tensor<16x32xf32>
+  %bw = kernel.convert %b : tensor<16x32xbf16> to tensor<16x32xf32>
+  %e = kernel.sub %hw, %bw : tensor<16x32xf32>, tensor<16x32xf32>
+  return %e : tensor<16x32xf32>
+}
+
+// An input rounded and widened again before the program computes with it
+// (a quantization-aware weight): the rounding is the program's own, so the
+// kernel reads the rounded weight, not f32 tiles of the unrounded one.
+// REMARK: remark: superoptimize: replaced 2 kernel ops ({{.*}}) by 1 kernels
+// CHECK-LABEL: func.func @rounded_weight(
+// CHECK: %[[Q:.*]] = kernel.convert %arg1 : tensor<64x24xf32> to tensor<64x24xbf16>
+// CHECK: kernel.custom(
+// CHECK-SAME: %[[Q]]
+// CHECK: block.load %in{{[01]}} {{.*}} : tensor<64x24xbf16> -> tensor<{{.*}}>
+// CHECK-NOT: kernel.
+// CHECK: return
+func.func @rounded_weight(%x: tensor<16x64xf32>, %w: tensor<64x24xf32>) -> tensor<16x24xf32> {
+  %q = kernel.convert %w : tensor<64x24xf32> to tensor<64x24xbf16>
+  %d = kernel.convert %q : tensor<64x24xbf16> to tensor<64x24xf32>
+  %y = kernel.matmul %x, %d : tensor<16x64xf32>, tensor<64x24xf32>
+  return %y : tensor<16x24xf32>
+}
+
 // VERIFY: remark: @gated_mlp_f32_silu is equivalent to @gated_mlp_f32_silu_reference
 // VERIFY: remark: @bf16_between_f32 is equivalent to @bf16_between_f32_reference
 // VERIFY: remark: @f16_product_of_f32 is equivalent to @f16_product_of_f32_reference
 // VERIFY: remark: @returned_in_two_types is equivalent to @returned_in_two_types_reference
 // VERIFY: remark: @rounding_error is equivalent to @rounding_error_reference
+// VERIFY: remark: @two_roundings is equivalent to @two_roundings_reference
+// VERIFY: remark: @rounded_weight is equivalent to @rounded_weight_reference
