@@ -46,7 +46,10 @@ void mlsopt::buildCPUPipeline(OpPassManager &pm) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  // LLVM intrinsics where they exist; libm calls for the rest (erf, tanh).
+  // LLVM intrinsics where they exist and are exact; libm calls for the
+  // rest (erf, tanh, and log1p and expm1, which the intrinsics' lowering
+  // computes as log(1 + x) and exp(x) - 1).
+  pm.addPass(createAccurateMathToLibm());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   // Front ends and test harnesses print with vector.print.

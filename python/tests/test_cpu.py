@@ -380,6 +380,37 @@ func.func @linear(%x: tensor<2x16x64xf32>, %w: tensor<48x64xf32>) -> tensor<2x16
     assert optimized.cost().launches == 1
 
 
+def test_log1p_and_expm1_keep_the_digits_of_small_arguments():
+    # Upstream's LLVM lowering computes log(1 + x) and exp(x) - 1, which
+    # gave log1p(1e-10) = 0 and log1p(1e-7) 19% too large.
+    graph = mi.from_mlir("""
+#id = affine_map<(i, j) -> (i, j)>
+func.func @f(%x: tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>) {
+  %e = tensor.empty() : tensor<1x8xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<1x8xf32>) outs(%e : tensor<1x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = math.log1p %v : f32
+    linalg.yield %y : f32
+  } -> tensor<1x8xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<1x8xf32>) outs(%e : tensor<1x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = math.expm1 %v : f32
+    linalg.yield %y : f32
+  } -> tensor<1x8xf32>
+  return %a, %b : tensor<1x8xf32>, tensor<1x8xf32>
+}""")
+    x = np.array([[1e-10, -1e-10, 1e-7, 2e-9, 1e-5, 0.5, -0.5, 3.0]],
+                 np.float32)
+    log1p, expm1 = graph(inputs=[x])
+    for got, want in ((log1p, np.log1p(x.astype(np.float64))),
+                      (expm1, np.expm1(x.astype(np.float64)))):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=0)
+
+
 def test_a_rank0_input_runs_as_a_scalar():
     # A linalg argument tensor<f32> (a scale handed in at run time): its 0-d
     # array was made 1-d on the way in, and the call failed on its shape.

@@ -467,6 +467,20 @@ def ExpandDynamicExpandShapes : Pass<"mlsopt-expand-dynamic-expand-shapes"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def AccurateMathToLibm : Pass<"mlsopt-accurate-math-to-libm",
+                              "::mlir::ModuleOp"> {
+  let summary = "Lower f32 and f64 log1p and expm1 to libm calls";
+  let description = [{
+    Upstream's `--convert-math-to-llvm` lowers `math.log1p` as `log(1 + x)`
+    and `math.expm1` as `exp(x) - 1`, which lose every digit of a small
+    `x` (`log1p(1e-10)` was 0, `log1p(1e-7)` 19% too large): the terms of
+    a softplus or a Mish far from zero. This pass calls libm's `log1pf`,
+    `expm1f`, `log1p` and `expm1` for them instead, as the GPU lowering
+    calls libdevice's. `--mlsopt-cpu-pipeline` runs it before that pass.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def CheckLoweredToLLVM : Pass<"mlsopt-check-lowered-to-llvm",
                               "::mlir::ModuleOp"> {
   let summary = "Fail if an op outside the LLVM dialect is left";
