@@ -74,7 +74,9 @@ if os.path.exists(mlir_runner) and os.path.exists(
 # Linalg on tensors -> LLVM dialect for the CPU, in one place so every
 # execution test (and a CPU pipeline) lowers the same way. expand-strided-metadata
 # leaves affine.apply for dynamic offsets, hence lower-affine; math ops without
-# an LLVM intrinsic (erf, tanh) become libm calls.
+# an LLVM intrinsic (erf, tanh) become libm calls, and so do log1p and
+# expm1, whose intrinsics' lowering loses small arguments (as in
+# --mlsopt-cpu-pipeline).
 config.substitutions.append(("%lower_to_llvm", " ".join([
     "--one-shot-bufferize=bufferize-function-boundaries",
     "--convert-linalg-to-loops",
@@ -82,6 +84,7 @@ config.substitutions.append(("%lower_to_llvm", " ".join([
     "--lower-affine",
     "--convert-scf-to-cf",
     "--finalize-memref-to-llvm",
+    "--mlsopt-accurate-math-to-libm",
     "--convert-math-to-llvm",
     "--convert-math-to-libm",
     "--convert-arith-to-llvm",
