@@ -30,6 +30,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/TargetSelect.h"
@@ -219,6 +220,24 @@ CPURunner::create(ModuleOp module, ArrayRef<StringRef> functions) {
     runner->signatures[name] = std::move(signature);
     addEntryPoint(*copy, func);
   }
+
+  // A call of a function the module only declares would fail when the JIT
+  // first looks it up, with the symbol's name and no location; unless the
+  // process has the symbol (a libm function), say so at the call.
+  WalkResult undefined = copy->walk([&](func::CallOp call) {
+    auto callee = copy->lookupSymbol<func::FuncOp>(call.getCallee());
+    if (!callee || !callee.isExternal() ||
+        llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
+            callee.getSymName().str()))
+      return WalkResult::advance();
+    emitError(call.getLoc(), "@")
+        << callee.getSymName()
+        << " is only declared in the module, and the host has no definition "
+           "of it to run this call with";
+    return WalkResult::interrupt();
+  });
+  if (undefined.wasInterrupted())
+    return failure();
 
   // Every function, as the runnable ones may call the others.
   WalkResult tooLarge = copy->walk([&](func::FuncOp f) {

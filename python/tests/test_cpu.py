@@ -411,6 +411,22 @@ func.func @f(%x: tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>) {
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=0)
 
 
+def test_a_call_of_a_declared_function_is_an_error_at_the_call():
+    # The JIT found out only when it looked the symbol up, and said
+    # "Symbols not found: [ ext ]" with no location.
+    graph = mi.from_mlir("""
+func.func @main(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %y = func.call @ext(%x) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %y : tensor<8x8xf32>
+}
+func.func private @ext(tensor<8x8xf32>) -> tensor<8x8xf32>
+""", function="main")
+    with pytest.raises(mi.MLIRError,
+                       match=r":3:\d+: error: @ext is only declared in the "
+                             r"module, and the host has no definition"):
+        graph(inputs=[np.ones((8, 8), np.float32)])
+
+
 def test_a_rank0_input_runs_as_a_scalar():
     # A linalg argument tensor<f32> (a scale handed in at run time): its 0-d
     # array was made 1-d on the way in, and the call failed on its shape.
