@@ -762,9 +762,7 @@ void SuperoptimizePass::runOnOperation() {
     Operation *firstNested = nullptr;
     unsigned nested = 0;
     func.walk([&](Operation *op) {
-      if (op->getParentOp() == func ||
-          !isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) ||
-          op->getParentOfType<kernel::CustomOp>())
+      if (!kernel::isNestedKernelOp(op, func))
         return;
       if (!firstNested)
         firstNested = op;

@@ -545,9 +545,7 @@ struct ConvertCustomKernelToGPUPass
       // A kernel op inside a loop or a branch would be left as it is, and
       // the module would end with no GPU binary and no word why.
       WalkResult nested = func.walk([&](Operation *op) {
-        if (op->getParentOp() == func ||
-            !isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) ||
-            op->getParentOfType<kernel::CustomOp>())
+        if (!kernel::isNestedKernelOp(op, func))
           return WalkResult::advance();
         // Not emitOpError: the op may be the custom kernel that
         // --convert-kernel-to-custom made of the kernel op the user wrote

@@ -96,3 +96,9 @@ LogicalResult CustomOp::verifyRegions() {
 
 #define GET_OP_CLASSES
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.cpp.inc"
+
+bool mlsopt::kernel::isNestedKernelOp(Operation *op, Operation *function) {
+  return op->getParentOp() != function &&
+         isa_and_nonnull<KernelDialect>(op->getDialect()) &&
+         !op->getParentOfType<CustomOp>();
+}

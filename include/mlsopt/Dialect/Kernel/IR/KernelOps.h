@@ -17,4 +17,13 @@
 #define GET_OP_CLASSES
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h.inc"
 
+namespace mlsopt::kernel {
+
+/// Whether `op` is a kernel-dialect op of `function` below its top level (in
+/// a loop or a branch) and outside any custom kernel: one that the search
+/// does not partition and the GPU pipeline does not launch.
+bool isNestedKernelOp(mlir::Operation *op, mlir::Operation *function);
+
+} // namespace mlsopt::kernel
+
 #endif // MLSOPT_DIALECT_KERNEL_IR_KERNELOPS_H
