@@ -162,6 +162,92 @@ struct GenericToBroadcast : public OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// A parallel linalg.generic that computes on inputs which all leave some
+/// loops out (an addmm's init written as `b + 0.0` broadcast to every row,
+/// a per-channel scale stretched to the whole tensor) computes the same
+/// value at every point of those loops. It becomes the generic over the
+/// loops its inputs read, then a linalg.broadcast of that: kernel ops have
+/// no broadcast, and the import reads a broadcast through numpy
+/// broadcasting (BroadcastOperandToUnitDims) where the generic could not be
+/// imported at all. A payload that reads its loop indices or its output
+/// varies along every loop.
+struct ComputeBeforeBroadcast : public OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() == 0 ||
+        op.getNumDpsInits() != 1 ||
+        op.getNumParallelLoops() != op.getNumLoops() ||
+        !op.getIndexingMapsArray().back().isIdentity())
+      return rewriter.notifyMatchFailure(op, "not a parallel elementwise op");
+    Block &body = op.getRegion().front();
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    if (!op.getRegionOutputArgs().front().use_empty() ||
+        !body.getOps<linalg::IndexOp>().empty())
+      return rewriter.notifyMatchFailure(op,
+                                         "reads its output or loop indices");
+    // A copy in order is GenericToBroadcast's; one that also transposes
+    // becomes a transpose here, then the broadcast.
+    if (isa<BlockArgument>(yield.getOperand(0)) && op.getNumDpsInputs() == 1 &&
+        llvm::is_sorted(op.getIndexingMapsArray().front().getResults(),
+                        [](AffineExpr a, AffineExpr b) {
+                          auto da = dyn_cast<AffineDimExpr>(a);
+                          auto db = dyn_cast<AffineDimExpr>(b);
+                          return da && db &&
+                                 da.getPosition() < db.getPosition();
+                        }))
+      return rewriter.notifyMatchFailure(op, "a copy without a transpose");
+    llvm::SmallBitVector read(op.getNumLoops());
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(input);
+      if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
+        return rewriter.notifyMatchFailure(op, "an input map is not a view");
+      for (AffineExpr expr : map.getResults())
+        read.set(cast<AffineDimExpr>(expr).getPosition());
+    }
+    auto initType = cast<RankedTensorType>(op.getDpsInits()[0].getType());
+    SmallVector<int64_t> kept, added, keptShape;
+    for (int64_t d = 0; d < initType.getRank(); ++d) {
+      if (read.test(d)) {
+        kept.push_back(d);
+        keptShape.push_back(initType.getDimSize(d));
+      } else {
+        added.push_back(d);
+      }
+    }
+    // Along size-1 loops there is nothing to broadcast: the import takes
+    // such a generic as it is.
+    if (!initType.hasStaticShape() || kept.empty() ||
+        llvm::all_of(added,
+                     [&](int64_t d) { return initType.getDimSize(d) == 1; }))
+      return rewriter.notifyMatchFailure(op, "no loop to broadcast along");
+
+    // Loop kept[i] becomes loop i of the narrower generic.
+    SmallVector<AffineExpr> renumbered(op.getNumLoops(),
+                                       rewriter.getAffineConstantExpr(0));
+    for (auto [i, d] : llvm::enumerate(kept))
+      renumbered[d] = rewriter.getAffineDimExpr(i);
+    SmallVector<AffineMap> maps;
+    for (OpOperand *input : op.getDpsInputOperands())
+      maps.push_back(op.getMatchingIndexingMap(input).replaceDimsAndSymbols(
+          renumbered, {}, kept.size(), 0));
+    maps.push_back(rewriter.getMultiDimIdentityMap(kept.size()));
+    Location loc = op.getLoc();
+    Value init = tensor::EmptyOp::create(rewriter, loc, keptShape,
+                                         initType.getElementType());
+    auto narrow = linalg::GenericOp::create(
+        rewriter, loc, init.getType(), op.getDpsInputs(), init, maps,
+        SmallVector<utils::IteratorType>(kept.size(),
+                                         utils::IteratorType::parallel));
+    rewriter.inlineRegionBefore(op.getRegion(), narrow.getRegion(),
+                                narrow.getRegion().end());
+    rewriter.replaceOpWithNewOp<linalg::BroadcastOp>(
+        op, narrow.getResult(0), op.getDpsInits()[0], added);
+    return success();
+  }
+};
+
 /// How a transpose by `permutation` of a broadcast that adds `added` dims
 /// is a broadcast of the transposed input: the dims the broadcast adds to
 /// it (`added`), and the permutation of the input (`input`).
@@ -276,8 +362,9 @@ struct MatmulOfBroadcastWeight : public OpRewritePattern<kernel::MatmulOp> {
 } // namespace
 
 void mlsopt::populateBroadcastOperandPatterns(RewritePatternSet &patterns) {
-  patterns
-      .add<ContractionReadsBroadcastInput, GenericToBroadcast,
-           MatmulOfBroadcastWeight, TransposeOfBroadcast<linalg::TransposeOp>,
-           TransposeOfBroadcast<kernel::TransposeOp>>(patterns.getContext());
+  patterns.add<ComputeBeforeBroadcast, ContractionReadsBroadcastInput,
+               GenericToBroadcast, MatmulOfBroadcastWeight,
+               TransposeOfBroadcast<linalg::TransposeOp>,
+               TransposeOfBroadcast<kernel::TransposeOp>>(
+      patterns.getContext());
 }

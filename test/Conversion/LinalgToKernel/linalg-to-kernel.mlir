@@ -1473,14 +1473,17 @@ func.func @batch_times_broadcast_weight(%x: tensor<4x64x256xf16>, %w: tensor<256
 // torch-mlir's aten.expand is a copy generic. One that adds a dim is the
 // linalg.broadcast an elementwise op reads through (numpy broadcasting);
 // one that reads a size-1 dim at index 0 is the broadcast of its input
-// without that dim. A copy that also transposes is no broadcast.
+// without that dim. A copy that also transposes is the transpose, then the
+// broadcast (which stays: kernel ops have none, and only the function's
+// return reads it).
 // CHECK-LABEL: func.func @expand_copies
 // CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<4x8xf32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<2x4x8xf32>, %[[Z:[a-zA-Z0-9_]+]]: tensor<4x1x8xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<4x3x8xf32>, %[[T:[a-zA-Z0-9_]+]]: tensor<8x4xf32>)
-// CHECK-NOT: linalg.broadcast
-// CHECK: kernel.add %[[X]], %[[Y]] : tensor<4x8xf32>, tensor<2x4x8xf32>
-// CHECK: kernel.add %[[Z]], %[[W]] : tensor<4x1x8xf32>, tensor<4x3x8xf32>
-// CHECK: linalg.generic
-// CHECK: return
+// CHECK-NOT: linalg.generic
+// CHECK: %[[A:.*]] = kernel.add %[[X]], %[[Y]] : tensor<4x8xf32>, tensor<2x4x8xf32>
+// CHECK: %[[B:.*]] = kernel.add %[[Z]], %[[W]] : tensor<4x1x8xf32>, tensor<4x3x8xf32>
+// CHECK: %[[TT:.*]] = kernel.transpose %[[T]] [1, 0] : tensor<8x4xf32>
+// CHECK: %[[TB:.*]] = linalg.broadcast ins(%[[TT]] : tensor<4x8xf32>) outs({{.*}} : tensor<2x4x8xf32>) dimensions = [0]
+// CHECK: return %[[A]], %[[B]], %[[TB]]
 #id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 func.func @expand_copies(%x: tensor<4x8xf32>, %y: tensor<2x4x8xf32>, %z: tensor<4x1x8xf32>, %w: tensor<4x3x8xf32>, %t: tensor<8x4xf32>) -> (tensor<2x4x8xf32>, tensor<4x3x8xf32>, tensor<2x4x8xf32>) {
   %e = tensor.empty() : tensor<2x4x8xf32>
@@ -1500,6 +1503,46 @@ func.func @expand_copies(%x: tensor<4x8xf32>, %y: tensor<2x4x8xf32>, %z: tensor<
     linalg.yield %in : f32
   } -> tensor<2x4x8xf32>
   return %a, %b, %tb : tensor<2x4x8xf32>, tensor<4x3x8xf32>, tensor<2x4x8xf32>
+}
+
+// -----
+
+// A generic whose inputs all leave a loop out computes the same value at
+// every point of it: it is computed once over the loops it reads, and the
+// broadcast left is read through numpy broadcasting. An addmm whose init
+// is the bias written `b + 0.0` broadcast to every row is the add_scalar
+// of the bias, then the add to the product; an exp of a weight read
+// transposed into every batch is the exp of its transpose, multiplied in.
+// CHECK-LABEL: func.func @computed_broadcasts
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<16x32xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<32x64xf32>, %[[B:[a-zA-Z0-9_]+]]: tensor<64xf32>, %[[T:[a-zA-Z0-9_]+]]: tensor<64x16xf32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<2x16x64xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[INIT:.*]] = kernel.add_scalar %[[B]], 0.000000e+00 : tensor<64xf32>
+// CHECK: %[[P:.*]] = kernel.matmul %[[X]], %[[W]]
+// CHECK: %[[R:.*]] = kernel.add %[[INIT]], %[[P]] : tensor<64xf32>, tensor<16x64xf32>
+// CHECK: %[[TT:.*]] = kernel.transpose %[[T]] [1, 0] : tensor<64x16xf32>
+// CHECK: %[[E:.*]] = kernel.exp %[[TT]] : tensor<16x64xf32>
+// CHECK: %[[S:.*]] = kernel.mul %[[E]], %[[Y]] : tensor<16x64xf32>, tensor<2x16x64xf32>
+// CHECK-NOT: linalg.
+// CHECK: return %[[R]], %[[S]]
+#rows = affine_map<(d0, d1) -> (d0, d1)>
+#cols = affine_map<(d0, d1) -> (d1)>
+func.func @computed_broadcasts(%x: tensor<16x32xf32>, %w: tensor<32x64xf32>, %b: tensor<64xf32>, %t: tensor<64x16xf32>, %y: tensor<2x16x64xf32>) -> (tensor<16x64xf32>, tensor<2x16x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x64xf32>
+  %init = linalg.generic {indexing_maps = [#cols, #rows], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<64xf32>) outs(%e : tensor<16x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %zero : f32
+    linalg.yield %s : f32
+  } -> tensor<16x64xf32>
+  %r = linalg.matmul ins(%x, %w : tensor<16x32xf32>, tensor<32x64xf32>) outs(%init : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %e3 = tensor.empty() : tensor<2x16x64xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%t : tensor<64x16xf32>) outs(%e3 : tensor<2x16x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<2x16x64xf32>
+  %m = linalg.mul ins(%g, %y : tensor<2x16x64xf32>, tensor<2x16x64xf32>) outs(%e3 : tensor<2x16x64xf32>) -> tensor<2x16x64xf32>
+  return %r, %m : tensor<16x64xf32>, tensor<2x16x64xf32>
 }
 
 // -----
