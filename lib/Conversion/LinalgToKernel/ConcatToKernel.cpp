@@ -46,6 +46,9 @@ struct ConcatToKernel : public OpRewritePattern<tensor::ConcatOp> {
 /// The last of a chain of tensor.insert_slice ops that write whole slabs of
 /// a tensor.empty along one dim, covering it without overlap, each slab read
 /// only by the next insert: tensor.concat of the slabs in offset order.
+/// Into any other tensor (a KV cache, an argument, that a decode step writes
+/// its new rows into), the slabs need not cover it: what they leave is
+/// extracted from that tensor, between them in the concatenation.
 struct InsertSlicesToConcat : public OpRewritePattern<tensor::InsertSliceOp> {
   using OpRewritePattern<tensor::InsertSliceOp>::OpRewritePattern;
 
@@ -68,8 +71,9 @@ struct InsertSlicesToConcat : public OpRewritePattern<tensor::InsertSliceOp> {
       inserts.push_back(insert);
       dest = insert.getDest();
     }
-    if (!dest.getDefiningOp<tensor::EmptyOp>() || inserts.size() < 2)
-      return rewriter.notifyMatchFailure(op, "does not fill a tensor.empty");
+    bool intoEmpty = dest.getDefiningOp<tensor::EmptyOp>() != nullptr;
+    if (intoEmpty && inserts.size() < 2)
+      return rewriter.notifyMatchFailure(op, "one slab of a tensor.empty");
     // Each slab spans every dim but `dim`, where it starts at `offset`.
     std::optional<int64_t> dim;
     SmallVector<std::pair<int64_t, Value>> slabs;
@@ -94,16 +98,33 @@ struct InsertSlicesToConcat : public OpRewritePattern<tensor::InsertSliceOp> {
       return rewriter.notifyMatchFailure(op, "an insert writes everything");
     llvm::stable_sort(
         slabs, [](const auto &a, const auto &b) { return a.first < b.first; });
-    int64_t next = 0;
+    // The slab of `dest` from `begin` to `end` along the dim.
+    auto extract = [&](int64_t begin, int64_t end) -> Value {
+      SmallVector<OpFoldResult> offsets(type.getRank(),
+                                        rewriter.getIndexAttr(0));
+      SmallVector<OpFoldResult> sizes,
+          strides(type.getRank(), rewriter.getIndexAttr(1));
+      for (int64_t size : type.getShape())
+        sizes.push_back(rewriter.getIndexAttr(size));
+      offsets[*dim] = rewriter.getIndexAttr(begin);
+      sizes[*dim] = rewriter.getIndexAttr(end - begin);
+      return tensor::ExtractSliceOp::create(rewriter, op.getLoc(), dest,
+                                            offsets, sizes, strides);
+    };
+    int64_t next = 0, extent = type.getDimSize(*dim);
     SmallVector<Value> inputs;
     for (auto [offset, source] : slabs) {
-      if (offset != next)
+      if (offset < next || (offset > next && intoEmpty))
         return rewriter.notifyMatchFailure(op, "slabs leave a gap or overlap");
-      next += cast<RankedTensorType>(source.getType()).getDimSize(*dim);
+      if (offset > next)
+        inputs.push_back(extract(next, offset));
+      next = offset + cast<RankedTensorType>(source.getType()).getDimSize(*dim);
       inputs.push_back(source);
     }
-    if (next != type.getDimSize(*dim))
+    if (next > extent || (next < extent && intoEmpty))
       return rewriter.notifyMatchFailure(op, "slabs do not cover the tensor");
+    if (next < extent)
+      inputs.push_back(extract(next, extent));
     rewriter.replaceOpWithNewOp<tensor::ConcatOp>(op, type, *dim, inputs);
     return success();
   }
