@@ -410,6 +410,41 @@ func.func @addmm(%x: tensor<16x32xf32>, %w: tensor<32x64xf32>, %b: tensor<64xf32
     assert optimized.cost().launches == 1
 
 
+def test_an_einsum_over_two_dims_and_a_cache_write_are_imported(rng):
+    # A multi-head output projection written as one einsum, bhsd,hdo->bso
+    # (a contraction over two dims), and a decode step's write of new keys
+    # into the cache argument with tensor.insert_slice: both were left as
+    # linalg and tensor ops, which the verifier and the GPU pipeline refuse.
+    graph = mi.from_mlir("""
+func.func @f(%o: tensor<2x4x16x8xf32>, %w: tensor<4x8x32xf32>, %cache: tensor<24x32xf32>, %new: tensor<8x32xf32>) -> (tensor<2x16x32xf32>, tensor<24x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x16x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x16x32xf32>) -> tensor<2x16x32xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(b, s, o, h, d) -> (b, h, s, d)>, affine_map<(b, s, o, h, d) -> (h, d, o)>, affine_map<(b, s, o, h, d) -> (b, s, o)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%o, %w : tensor<2x4x16x8xf32>, tensor<4x8x32xf32>) outs(%z : tensor<2x16x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x16x32xf32>
+  %k = tensor.insert_slice %new into %cache[8, 0] [8, 32] [1, 1] : tensor<8x32xf32> into tensor<24x32xf32>
+  return %p, %k : tensor<2x16x32xf32>, tensor<24x32xf32>
+}""")
+    assert "linalg." not in graph.mlir()
+    assert "insert_slice" not in graph.mlir()
+    o = rng.standard_normal((2, 4, 16, 8)).astype(np.float32)
+    w = rng.standard_normal((4, 8, 32)).astype(np.float32)
+    cache = rng.standard_normal((24, 32)).astype(np.float32)
+    new = rng.standard_normal((8, 32)).astype(np.float32)
+    written = cache.copy()
+    written[8:16] = new
+    for g in (graph, graph.superoptimize(timeout=10, threads=1)):
+        p, k = g(inputs=[o, w, cache, new])
+        np.testing.assert_allclose(p, np.einsum("bhsd,hdo->bso", o, w),
+                                   rtol=1e-5, atol=1e-4)
+        np.testing.assert_array_equal(k, written)
+
+
 @pytest.mark.parametrize("op,reference", [("log1p", np.log1p),
                                           ("expm1", np.expm1)])
 def test_log1p_and_expm1_keep_the_digits_of_small_arguments(op, reference):

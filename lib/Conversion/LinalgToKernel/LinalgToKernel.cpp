@@ -1454,17 +1454,25 @@ Value PayloadPlanner::emit(Location loc, unsigned root) {
 
 namespace {
 
-/// A contraction with one M, N and K loop, and batch loops indexed by every
+/// A contraction with M, N and K loops, and batch loops indexed by every
 /// operand, to `kernel.matmul` (batched over leading dims), with
-/// `kernel.transpose` where an operand's map orders its dims otherwise. Covers
+/// `kernel.transpose` where an operand's map orders its dims otherwise.
+/// Several M, N or K loops (an einsum `bhsd,hdo->bso`, a multi-head output
+/// projection written as one op) are flattened into one each, around the
+/// matmul, after the transposes that make each group's loops adjacent. Covers
 /// `linalg.matmul` and `linalg.batch_matmul` with any `indexing_maps` (the
 /// transposed-operand forms), `linalg.contract` and `linalg.generic`
 /// matmuls. `C += A B` with an init that is not a zero fill becomes
 /// `kernel.add` of the init and the product.
+/// With `grouped`, only contractions with several loops in some group,
+/// at a lower benefit than the patterns that read such contractions without
+/// a transpose (FlattenedRowsToMatmul).
 struct ContractionToMatmul
     : public OpInterfaceRewritePattern<linalg::LinalgOp> {
-  ContractionToMatmul(MLIRContext *context)
-      : OpInterfaceRewritePattern(context, /*benefit=*/2) {}
+  ContractionToMatmul(MLIRContext *context, bool grouped)
+      : OpInterfaceRewritePattern(context, /*benefit=*/grouped ? 1 : 2),
+        grouped(grouped) {}
+  bool grouped;
 
   LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
@@ -1474,20 +1482,28 @@ struct ContractionToMatmul
 
     FailureOr<linalg::ContractionDimensions> dims =
         linalg::inferContractionDims(op);
-    if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-        dims->k.size() != 1 ||
-        dims->batch.size() + 3 != static_cast<size_t>(op.getNumLoops()))
+    if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.empty() ||
+        dims->batch.size() + dims->m.size() + dims->n.size() + dims->k.size() !=
+            static_cast<size_t>(op.getNumLoops()))
       return rewriter.notifyMatchFailure(
-          op, "loops are not batch dims plus one M, N and K dim");
+          op, "loops are not batch dims plus M, N and K dims");
+    bool single =
+        dims->m.size() == 1 && dims->n.size() == 1 && dims->k.size() == 1;
+    if (single == grouped)
+      return rewriter.notifyMatchFailure(
+          op, grouped ? "one M, N and K loop" : "several M, N or K loops");
 
     OpOperand *lhs = op.getDpsInputOperand(0);
     OpOperand *rhs = op.getDpsInputOperand(1);
     OpOperand *init = op.getDpsInitOperand(0);
-    for (OpOperand *operand : {lhs, rhs, init}) {
+    size_t numBatch = dims->batch.size();
+    for (auto [operand, rank] :
+         {std::pair(lhs, numBatch + dims->m.size() + dims->k.size()),
+          std::pair(rhs, numBatch + dims->k.size() + dims->n.size()),
+          std::pair(init, numBatch + dims->m.size() + dims->n.size())}) {
       AffineMap map = op.getMatchingIndexingMap(operand);
       // Every dim is read once: no broadcast, no constant index.
-      if (!map.isProjectedPermutation() ||
-          map.getNumResults() != dims->batch.size() + 2)
+      if (!map.isProjectedPermutation() || map.getNumResults() != rank)
         return rewriter.notifyMatchFailure(
             op, "an operand broadcasts or reads at a constant index");
     }
@@ -1501,10 +1517,23 @@ struct ContractionToMatmul
       if (llvm::is_contained(dims->batch, dim))
         batch.push_back(dim);
     }
-    unsigned m = dims->m.front(), n = dims->n.front(), k = dims->k.front();
-    auto withBatch = [&](unsigned first, unsigned second) {
+    // Each group's loops in the order the result (M, N) or the rhs (K)
+    // has them: a plain matmul's maps then need no transpose.
+    auto inOrderOf = [&](OpOperand *operand, ArrayRef<unsigned> group) {
+      SmallVector<unsigned> order;
+      for (AffineExpr expr : op.getMatchingIndexingMap(operand).getResults())
+        if (unsigned d = cast<AffineDimExpr>(expr).getPosition();
+            llvm::is_contained(group, d))
+          order.push_back(d);
+      return order;
+    };
+    SmallVector<unsigned> m = inOrderOf(init, dims->m);
+    SmallVector<unsigned> n = inOrderOf(init, dims->n);
+    SmallVector<unsigned> k = inOrderOf(rhs, dims->k);
+    auto withBatch = [&](ArrayRef<unsigned> first, ArrayRef<unsigned> second) {
       SmallVector<unsigned> order(batch);
-      order.append({first, second});
+      llvm::append_range(order, first);
+      llvm::append_range(order, second);
       return order;
     };
     SmallVector<unsigned> lhsOrder = withBatch(m, k);
@@ -1515,19 +1544,59 @@ struct ContractionToMatmul
       return llvm::map_to_vector(order,
                                  [&](unsigned dim) { return loopShape[dim]; });
     };
-    SmallVector<int64_t> lhsShape = shapeOf(lhsOrder);
-    SmallVector<int64_t> rhsShape = shapeOf(rhsOrder);
+    // The batch dims one by one, then each group as one dim.
+    auto groupsOf = [&](size_t first, size_t second) {
+      SmallVector<ReassociationIndices> groups;
+      int64_t next = 0;
+      for (size_t i = 0; i < numBatch; ++i)
+        groups.push_back({next++});
+      for (size_t size : {first, second}) {
+        ReassociationIndices group;
+        for (size_t i = 0; i < size; ++i)
+          group.push_back(next++);
+        groups.push_back(std::move(group));
+      }
+      return groups;
+    };
+    auto flatShapeOf = [&](ArrayRef<unsigned> order,
+                           ArrayRef<ReassociationIndices> groups) {
+      SmallVector<int64_t> shape = shapeOf(order), flat;
+      for (const ReassociationIndices &group : groups) {
+        flat.push_back(1);
+        for (int64_t i : group)
+          flat.back() *= shape[i];
+      }
+      return flat;
+    };
+    SmallVector<ReassociationIndices> lhsGroups = groupsOf(m.size(), k.size());
+    SmallVector<ReassociationIndices> rhsGroups = groupsOf(k.size(), n.size());
+    SmallVector<ReassociationIndices> resultGroups =
+        groupsOf(m.size(), n.size());
+    SmallVector<int64_t> lhsShape = flatShapeOf(lhsOrder, lhsGroups);
+    SmallVector<int64_t> rhsShape = flatShapeOf(rhsOrder, rhsGroups);
     if (ShapeOrError shape = matmulShape(lhsShape, rhsShape); !shape.ok())
       return rewriter.notifyMatchFailure(op, shape.error);
 
     Location loc = op.getLoc();
-    Value lhsValue =
-        readOperand(rewriter, loc, lhs->get(), op.getMatchingIndexingMap(lhs),
-                    lhsOrder, lhsShape);
-    Value rhsValue =
-        readOperand(rewriter, loc, rhs->get(), op.getMatchingIndexingMap(rhs),
-                    rhsOrder, rhsShape);
+    auto read = [&](OpOperand *operand, ArrayRef<unsigned> order,
+                    ArrayRef<ReassociationIndices> groups) -> Value {
+      Value value = readOperand(rewriter, loc, operand->get(),
+                                op.getMatchingIndexingMap(operand), order,
+                                shapeOf(order));
+      if (groups.size() == order.size())
+        return value;
+      return tensor::CollapseShapeOp::create(rewriter, loc, value, groups);
+    };
+    Value lhsValue = read(lhs, lhsOrder, lhsGroups);
+    Value rhsValue = read(rhs, rhsOrder, rhsGroups);
     Value product = kernel::MatmulOp::create(rewriter, loc, lhsValue, rhsValue);
+    if (resultGroups.size() != resultOrder.size())
+      product = tensor::ExpandShapeOp::create(
+          rewriter, loc,
+          RankedTensorType::get(
+              shapeOf(resultOrder),
+              cast<RankedTensorType>(product.getType()).getElementType()),
+          product, resultGroups);
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     Value result =
         writeResult(rewriter, loc, product, resultOrder, resultMap, resultType);
@@ -1535,14 +1604,13 @@ struct ContractionToMatmul
     return success();
   }
 
-  /// True if the payload is exactly `yield(init + lhs * rhs)`, in any operand
-  /// order, without casts: a product kernel.matmul computes.
-  /// A two-operand contraction over one reduction loop, on kernel operand
-  /// types (`elementType` is theirs), whose payload is init + lhs * rhs.
+  /// A two-operand contraction over one or more reduction loops, on kernel
+  /// operand types (`elementType` is theirs), whose payload is
+  /// init + lhs * rhs.
   static LogicalResult matchMulAddContraction(linalg::LinalgOp op,
                                               PatternRewriter &rewriter,
                                               Type &elementType) {
-    if (op.getNumDpsInputs() != 2 || op.getNumReductionLoops() != 1)
+    if (op.getNumDpsInputs() != 2 || op.getNumReductionLoops() == 0)
       return rewriter.notifyMatchFailure(op,
                                          "is not a two-operand contraction");
     if (failed(checkKernelOperands(op, rewriter, elementType)))
@@ -2224,10 +2292,13 @@ std::optional<std::string> mlsopt::explainNotImported(Operation *op) {
   if (!target)
     imported = DecomposeSoftmax(op->getContext())
                    .matchAndRewrite(cast<linalg::SoftmaxOp>(copied), rewriter);
-  else if (linalg::isaContractionOpInterface(target))
-    imported =
-        ContractionToMatmul(op->getContext()).matchAndRewrite(target, rewriter);
-  else if (target.isAllParallelLoops())
+  else if (linalg::isaContractionOpInterface(target)) {
+    imported = ContractionToMatmul(op->getContext(), /*grouped=*/false)
+                   .matchAndRewrite(target, rewriter);
+    if (failed(imported) && listener.reason == "several M, N or K loops")
+      imported = ContractionToMatmul(op->getContext(), /*grouped=*/true)
+                     .matchAndRewrite(target, rewriter);
+  } else if (target.isAllParallelLoops())
     imported =
         ElementwiseToKernel(op->getContext()).matchAndRewrite(target, rewriter);
   else
@@ -2239,9 +2310,11 @@ std::optional<std::string> mlsopt::explainNotImported(Operation *op) {
 }
 
 void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
+  patterns.add<ContractionToMatmul>(patterns.getContext(), /*grouped=*/false);
+  patterns.add<ContractionToMatmul>(patterns.getContext(), /*grouped=*/true);
   patterns
-      .add<ContractionToMatmul, FlattenedRowsToMatmul, ReductionToKernel,
-           ElementwiseToKernel, BroadcastOperandToUnitDims<kernel::AddOp>,
+      .add<FlattenedRowsToMatmul, ReductionToKernel, ElementwiseToKernel,
+           BroadcastOperandToUnitDims<kernel::AddOp>,
            BroadcastOperandToUnitDims<kernel::SubOp>,
            BroadcastOperandToUnitDims<kernel::MulOp>,
            BroadcastOperandToUnitDims<kernel::DivOp>,

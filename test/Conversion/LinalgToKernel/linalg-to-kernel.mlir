@@ -1870,28 +1870,57 @@ func.func @other_reductions_stay(%x: tensor<8x16x64xf32>, %init: tensor<8x16xf32
 
 // -----
 
-// A batch-reduce matmul sums over two loops: it stays.
-// CHECK-LABEL: func.func @batch_reduce_matmul_stays
-// CHECK-NOT: kernel.
-// CHECK: %[[R:.*]] = linalg.batch_reduce_matmul
-// CHECK: return %[[R]]
-func.func @batch_reduce_matmul_stays(%a: tensor<4x8x64xf32>, %b: tensor<4x64x32xf32>, %c: tensor<8x32xf32>) -> tensor<8x32xf32> {
+// Contractions with several loops in a group are one matmul of the
+// flattened groups. A batch-reduce matmul sums over the batch and K: the
+// lhs is transposed so that they are adjacent, and both are flattened into
+// one K of 4 x 64. An einsum `bhsd,hdo->bso` (a multi-head output
+// projection as one op) sums over the heads and the head dim: M is (b, s)
+// and K is (h, d), which the rhs already holds adjacent.
+// CHECK-LABEL: func.func @grouped_contractions
+// CHECK-SAME: (%[[A:[a-zA-Z0-9_]+]]: tensor<4x8x64xf32>, %[[B:[a-zA-Z0-9_]+]]: tensor<4x64x32xf32>, %[[C:[a-zA-Z0-9_]+]]: tensor<8x32xf32>, %[[O:[a-zA-Z0-9_]+]]: tensor<2x4x16x8xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<4x8x32xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[AT:.*]] = kernel.transpose %[[A]] [1, 0, 2] : tensor<4x8x64xf32>
+// CHECK-NEXT: %[[AF:.*]] = tensor.collapse_shape %[[AT]] {{\[\[}}0], [1, 2]] : tensor<8x4x64xf32> into tensor<8x256xf32>
+// CHECK-NEXT: %[[BF:.*]] = tensor.collapse_shape %[[B]] {{\[\[}}0, 1], [2]] : tensor<4x64x32xf32> into tensor<256x32xf32>
+// CHECK-NEXT: %[[P:.*]] = kernel.matmul %[[AF]], %[[BF]] : tensor<8x256xf32>, tensor<256x32xf32>
+// CHECK-NEXT: %[[R:.*]] = kernel.add %[[C]], %[[P]]
+// CHECK: %[[OT:.*]] = kernel.transpose %[[O]] [0, 2, 1, 3] : tensor<2x4x16x8xf32>
+// CHECK-NEXT: %[[OF:.*]] = tensor.collapse_shape %[[OT]] {{\[\[}}0, 1], [2, 3]] : tensor<2x16x4x8xf32> into tensor<32x32xf32>
+// CHECK-NEXT: %[[WF:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0, 1], [2]] : tensor<4x8x32xf32> into tensor<32x32xf32>
+// CHECK-NEXT: %[[Q:.*]] = kernel.matmul %[[OF]], %[[WF]] : tensor<32x32xf32>, tensor<32x32xf32>
+// CHECK-NEXT: %[[E:.*]] = tensor.expand_shape %[[Q]] {{\[\[}}0, 1], [2]] output_shape [2, 16, 32] : tensor<32x32xf32> into tensor<2x16x32xf32>
+// CHECK-NEXT: return %[[R]], %[[E]]
+func.func @grouped_contractions(%a: tensor<4x8x64xf32>, %b: tensor<4x64x32xf32>, %c: tensor<8x32xf32>, %o: tensor<2x4x16x8xf32>, %w: tensor<4x8x32xf32>) -> (tensor<8x32xf32>, tensor<2x16x32xf32>) {
   %r = linalg.batch_reduce_matmul ins(%a, %b : tensor<4x8x64xf32>, tensor<4x64x32xf32>) outs(%c : tensor<8x32xf32>) -> tensor<8x32xf32>
-  return %r : tensor<8x32xf32>
+  %zero = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<2x16x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x16x32xf32>) -> tensor<2x16x32xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(b, s, o, h, d) -> (b, h, s, d)>, affine_map<(b, s, o, h, d) -> (h, d, o)>, affine_map<(b, s, o, h, d) -> (b, s, o)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%o, %w : tensor<2x4x16x8xf32>, tensor<4x8x32xf32>) outs(%z : tensor<2x16x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x16x32xf32>
+  return %r, %p : tensor<8x32xf32>, tensor<2x16x32xf32>
 }
 
 // -----
 
 // The kernel dialect has no broadcast op: a linalg.broadcast that no kernel
-// binary op reads stays (see below), and so does a batch matmul whose operand
-// broadcasts over the batch (as a product summed over K it would build a
-// tensor larger than any operand).
-// CHECK-LABEL: func.func @broadcasts_stay
-// CHECK-NOT: kernel.
-// CHECK: %[[B:.*]] = linalg.broadcast
-// CHECK: %[[M:.*]] = linalg.batch_matmul
-// CHECK: return %[[B]], %[[M]]
-func.func @broadcasts_stay(%v: tensor<96xf32>, %a: tensor<16x64xf32>, %b: tensor<4x64x32xf32>) -> (tensor<8x96xf32>, tensor<4x16x32xf32>) {
+// binary op reads stays (see below). A batch matmul whose lhs does not
+// vary along the batch has the batch as a second N loop: one matmul of the
+// lhs by the rhs's batches side by side, transposed back.
+// CHECK-LABEL: func.func @unbatched_lhs
+// CHECK-SAME: (%[[V:[a-zA-Z0-9_]+]]: tensor<96xf32>, %[[A:[a-zA-Z0-9_]+]]: tensor<16x64xf32>, %[[B:[a-zA-Z0-9_]+]]: tensor<4x64x32xf32>)
+// CHECK: %[[R:.*]] = linalg.broadcast
+// CHECK-NEXT: %[[BT:.*]] = kernel.transpose %[[B]] [1, 0, 2] : tensor<4x64x32xf32>
+// CHECK-NEXT: %[[BF:.*]] = tensor.collapse_shape %[[BT]] {{\[\[}}0], [1, 2]] : tensor<64x4x32xf32> into tensor<64x128xf32>
+// CHECK-NEXT: %[[P:.*]] = kernel.matmul %[[A]], %[[BF]] : tensor<16x64xf32>, tensor<64x128xf32>
+// CHECK-NEXT: %[[E:.*]] = tensor.expand_shape %[[P]] {{\[\[}}0], [1, 2]] output_shape [16, 4, 32]
+// CHECK-NEXT: %[[M:.*]] = kernel.transpose %[[E]] [1, 0, 2] : tensor<16x4x32xf32>
+// CHECK-NEXT: return %[[R]], %[[M]]
+func.func @unbatched_lhs(%v: tensor<96xf32>, %a: tensor<16x64xf32>, %b: tensor<4x64x32xf32>) -> (tensor<8x96xf32>, tensor<4x16x32xf32>) {
   %e = tensor.empty() : tensor<8x96xf32>
   %r = linalg.broadcast ins(%v : tensor<96xf32>) outs(%e : tensor<8x96xf32>) dimensions = [0]
   %zero = arith.constant 0.000000e+00 : f32
@@ -2731,6 +2760,24 @@ func.func @insert_slices(%x: tensor<4x8x16xf32>, %y: tensor<4x8x16xf32>) -> (ten
   %c = tensor.insert_slice %x into %g[0, 0, 0] [4, 8, 16] [1, 1, 1] : tensor<4x8x16xf32> into tensor<4x8x48xf32>
   %d = tensor.insert_slice %y into %c[0, 0, 32] [4, 8, 16] [1, 1, 1] : tensor<4x8x16xf32> into tensor<4x8x48xf32>
   return %b, %d : tensor<4x8x32xf32>, tensor<4x8x48xf32>
+}
+
+// -----
+
+// A decode step's KV-cache write: new rows inserted into the cache, an
+// argument, here in the middle and at the end. The rows the inserts leave
+// are slices of the cache, concatenated around the new ones.
+// CHECK-LABEL: func.func @cache_writes
+// CHECK-SAME: (%[[C:[a-zA-Z0-9_]+]]: tensor<32x16xf32>, %[[N:[a-zA-Z0-9_]+]]: tensor<8x16xf32>, %[[M:[a-zA-Z0-9_]+]]: tensor<4x16xf32>)
+// CHECK-NOT: insert_slice
+// CHECK: %[[A:.*]] = tensor.extract_slice %[[C]][0, 0] [8, 16] [1, 1]
+// CHECK: %[[B:.*]] = tensor.extract_slice %[[C]][16, 0] [12, 16] [1, 1]
+// CHECK: %[[W:.*]] = kernel.concat %[[A]], %[[N]], %[[B]], %[[M]] dim 0
+// CHECK: return %[[W]]
+func.func @cache_writes(%cache: tensor<32x16xf32>, %new: tensor<8x16xf32>, %last: tensor<4x16xf32>) -> tensor<32x16xf32> {
+  %a = tensor.insert_slice %new into %cache[8, 0] [8, 16] [1, 1] : tensor<8x16xf32> into tensor<32x16xf32>
+  %b = tensor.insert_slice %last into %a[28, 0] [4, 16] [1, 1] : tensor<4x16xf32> into tensor<32x16xf32>
+  return %b : tensor<32x16xf32>
 }
 
 // -----
