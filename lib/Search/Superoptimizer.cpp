@@ -201,6 +201,15 @@ private:
   std::optional<KernelCost> referenceCost;
   /// Whether `best` is still the input program.
   bool bestIsReference = false;
+  /// What a candidate must cost less than to be kept (consider): the best
+  /// program's cost, or kMinGainOverInput less while that is the input's.
+  /// The cost bounds prune with it, so a search whose every program reads
+  /// more than that (RMSNorm before a matmul: the weight is the input's
+  /// bytes almost all) ends at once instead of running to its timeout.
+  double getCostToBeatUs() const {
+    return bestIsReference ? bestCost.totalUs * (1 - kMinGainOverInput)
+                           : bestCost.totalUs;
+  }
 
   /// Block enumeration results per input set (by the inputs' expressions
   /// and dims), block-op count and scope, with inputs numbered 0..n-1, per
@@ -361,6 +370,7 @@ Search::chooseCustomSizes(const BlockGraph &custom, ArrayRef<Dims> inputDims,
   std::optional<std::pair<Layout, KernelCost>> bestSizes;
   uint64_t minBlocks = 0;
   uint64_t maxBlocks = 16 * options.target.smCount;
+  std::optional<KernelCost> tierBest;
   while (true) {
     bool larger = false;
     for (int64_t x : choices[0])
@@ -380,8 +390,19 @@ Search::chooseCustomSizes(const BlockGraph &custom, ArrayRef<Dims> inputDims,
               bestSizes = std::make_pair(layout, *cost);
           }
         }
-    if (bestSizes || !larger)
+    if (!larger)
       break;
+    // By the latency term, more blocks are not the same cost: each walks a
+    // smaller tile, and the default block graphs the input is costed as
+    // use as many as their tiles make. So larger grids are tried while
+    // they lower the estimate; by the roofline alone, only when no grid
+    // has fit yet.
+    if (bestSizes) {
+      if (!byLatency ||
+          (tierBest && !isCheaperSizing(bestSizes->second, *tierBest)))
+        break;
+      tierBest = bestSizes->second;
+    }
     minBlocks = maxBlocks;
     maxBlocks = llvm::SaturatingMultiply(maxBlocks, uint64_t(16));
   }
@@ -638,8 +659,7 @@ void Search::consider(KernelGraph candidate) {
   // wave fewer of a tiny elementwise op), and kept as an op it can still
   // join a custom kernel next to it (--fuse-kernel-elementwise), which a
   // custom kernel of its own cannot.
-  if (bestIsReference &&
-      cost->totalUs >= bestCost.totalUs * (1 - kMinGainOverInput))
+  if (bestIsReference && cost->totalUs >= getCostToBeatUs())
     return;
   // The roofline ranks; the latency term only keeps out a program it says
   // is slower than the input (a one-kernel attention whose 16 blocks each
@@ -821,7 +841,7 @@ Search::Room Search::getRoom(ArrayRef<unsigned> subset, uint64_t unmatched,
   Room room;
   room.mustComplete = last;
   if (options.costPruning && best)
-    room.budgetUs = bestCost.totalUs - prefixUs;
+    room.budgetUs = getCostToBeatUs() - prefixUs;
   // The masks below have a bit per target and per input.
   if (targets.size() > 64)
     return room;
@@ -990,7 +1010,7 @@ void Search::descendWithCustom(ArrayRef<unsigned> subset,
   for (const SearchValue &out : c.outputs)
     tensors.push_back(&out.dims);
   double bound = std::max(lowerBoundUs(tensors), skeletonBoundUs);
-  if (options.costPruning && best && prefixUs + bound >= bestCost.totalUs) {
+  if (options.costPruning && best && prefixUs + bound >= getCostToBeatUs()) {
     ++counters.prunedByCost;
     return;
   }
@@ -1017,7 +1037,7 @@ void Search::dfs(OpKey last) {
     return;
   // Branch and bound: one more launch at least.
   if (options.costPruning && best &&
-      prefixUs + options.target.launchOverheadUs >= bestCost.totalUs) {
+      prefixUs + options.target.launchOverheadUs >= getCostToBeatUs()) {
     ++counters.prunedByCost;
     return;
   }
@@ -1057,7 +1077,7 @@ void Search::dfs(OpKey last) {
     bool last =
         graph.nodes.size() + 1 >= kernelOpsLimit ||
         (options.costPruning && best &&
-         prefixUs + 2 * options.target.launchOverheadUs >= bestCost.totalUs);
+         prefixUs + 2 * options.target.launchOverheadUs >= getCostToBeatUs());
     Room room = getRoom(subset, unmatched, last);
     if (last && !room.canComplete)
       continue;
@@ -1095,7 +1115,7 @@ void Search::dfs(OpKey last) {
               tensors.push_back(&value.dims);
               double bound = lowerBoundUs(tensors);
               if (options.costPruning && best &&
-                  prefixUs + bound >= bestCost.totalUs) {
+                  prefixUs + bound >= getCostToBeatUs()) {
                 ++counters.prunedByCost;
                 return true;
               }
@@ -1245,17 +1265,20 @@ SearchResult Search::run() {
   // have been merged, so the result stays the same for any thread count.
   SmallVector<unsigned> neededInputs = getNeededInputs();
   double programBoundUs = lowerBoundUs(getProgramTensors(neededInputs));
-  bool reachedBound = false;
+  // Likewise no program can be kept when that bound is within
+  // kMinGainOverInput of the input's cost.
+  bool reachedBound = false, inputAtBound = false;
   // Whether the search ends after a level: out of time, or at that bound.
   auto finished = [&] {
     if (core->timedOut())
       return true;
-    reachedBound = best && bestCost.totalUs <= programBoundUs * (1 + 1e-9);
-    return reachedBound;
+    if (!best || getCostToBeatUs() > programBoundUs * (1 + 1e-9))
+      return false;
+    (bestIsReference ? inputAtBound : reachedBound) = true;
+    return true;
   };
   for (bool literal : {true, false}) {
-    if (!screeningReference || !referenceCost || core->timedOut() ||
-        reachedBound)
+    if (!screeningReference || !referenceCost || finished())
       break;
     // Without pruning, the literal pass would be pruning too.
     if (literal && !options.abstractPruning)
@@ -1321,6 +1344,7 @@ SearchResult Search::run() {
   s.oracleCacheHits = oracleStats.cacheHits;
   s.timedOut = stop;
   s.reachedLowerBound = reachedBound;
+  s.inputAtLowerBound = inputAtBound;
   s.unverifiable = !screeningReference;
   s.bestSeconds = result.improved ? bestSeconds : 0;
   s.seconds = std::chrono::duration<double>(

@@ -512,10 +512,13 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
       os << "searched for " << formatFixed(s.seconds, 1) << " s"
          << (s.timedOut ? " (timed out)" : "")
          << (s.reachedLowerBound ? " (stopped at the cost lower bound)" : "")
-         << ": " << s.enumerated
-         << " ops enumerated, " << s.prunedByAbstractExpr
-         << " pruned by abstract expression, " << s.prunedByCost
-         << " by cost, " << s.blockGraphs << " block graphs, "
+         << (s.inputAtLowerBound
+                 ? " (ended at once: the cost lower bound of any program is "
+                   "within 1% of the input's)"
+                 : "")
+         << ": " << s.enumerated << " ops enumerated, "
+         << s.prunedByAbstractExpr << " pruned by abstract expression, "
+         << s.prunedByCost << " by cost, " << s.blockGraphs << " block graphs, "
          << s.screened << " candidates screened, " << s.screenPassed
          << " passed; " << s.oracleQueries << " oracle queries, "
          << s.oracleCacheHits << " from its cache";

@@ -56,6 +56,9 @@ struct SearchStatistics {
   /// any program can: one launch that reads the inputs and writes the
   /// results once (the cost model's lower bound for the whole subprogram).
   bool reachedLowerBound = false;
+  /// Nothing was searched: the input costs less than 1% more than that
+  /// lower bound, and a program must save 1% to replace it.
+  bool inputAtLowerBound = false;
   /// The reference cannot be evaluated over the finite field (it is not
   /// LAX: an exp of a square root, say), so nothing was searched.
   bool unverifiable = false;
