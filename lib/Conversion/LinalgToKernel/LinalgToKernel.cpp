@@ -2389,6 +2389,18 @@ struct ConvertLinalgToKernelPass
         remark << ": " << *reason;
       return WalkResult::advance();
     });
+    // Tensor ops that compute data (a pad, an insert into a tensor that
+    // is not rebuilt as a concat, a gather) stop the GPU pipeline and the
+    // verifier as well; views, shapes and sizes are not reported.
+    getOperation()->walk([](Operation *op) {
+      if (isa_and_nonnull<tensor::TensorDialect>(op->getDialect()) &&
+          isa<FunctionOpInterface>(op->getParentOp()) &&
+          !isa<tensor::EmptyOp, tensor::DimOp, tensor::CastOp,
+               tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+               tensor::ExtractSliceOp>(op))
+        op->emitRemark("convert-linalg-to-kernel: left as it is: no kernel op "
+                       "computes it");
+    });
   }
 };
 } // namespace
