@@ -19,7 +19,11 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       index, `(b, m, k) x (k, n)`, rows contiguous in the left operand, into
       a matmul of the flattened rows between a `tensor.collapse_shape` and a
       `tensor.expand_shape`, then a `kernel.transpose` where the result
-      orders its dims otherwise (`[b, n, m]`);
+      orders its dims otherwise (`[b, n, m]`); one with several M, N or K
+      loops (an einsum `bhsd,hdo->bso`, `linalg.batch_reduce_matmul`, a
+      batch matmul whose left operand has no batch dim) into a matmul of
+      each group flattened, after a `kernel.transpose` where an operand
+      does not hold a group's dims adjacent;
     - `linalg.transpose`;
     - `linalg.softmax`, decomposed as upstream does it (a max, exp of the
       difference, a sum, a division);
@@ -134,11 +138,18 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       consecutive in the operand (torch's K^T of `[b, h, s, d]` keys,
       collapsed to `[b h, d, s]` for a batch matmul) is the transpose of
       the collapsed operand, on the matmul's shape;
-    - `tensor.concat` of static tensors (`torch.cat`) into `kernel.concat`;
+    - `tensor.concat` of static tensors (`torch.cat`) into `kernel.concat`,
+      as are `tensor.insert_slice` ops that fill a `tensor.empty` slab by
+      slab along one dim, and those that write slabs along one dim into
+      any other tensor (a decode step's KV-cache write), between slices of
+      that tensor;
     - a generic that only copies its input along added dims, or along
       size-1 dims it reads at index 0 (torch-mlir's `aten.expand`), into the
       `linalg.broadcast` of the input without those size-1 dims, which the
-      patterns above read through.
+      patterns above read through; a parallel generic whose inputs all leave
+      out some loops (an addmm's bias written `b + 0.0` on every row), or
+      a copy that also transposes, into the generic over the loops they
+      read, then such a broadcast.
 
     Then, once the ops between batch matmuls are kernel ops:
 
@@ -164,7 +175,8 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
     batched operand, a reduction, a unary op, an op that stays, a
     binary op whose other operand is also size 1 there), bodies with
     other uses of `linalg.index` (a band of two comparisons, `j > 2 i`) or
-    other ops, dynamic shapes, integer and f64 types, linalg on
+    other ops, tensor ops that compute data (`tensor.pad`, an insert along
+    two dims), dynamic shapes, integer and f64 types, linalg on
     memrefs. The conversion is partial, the module stays valid and function
     signatures do not change.
 
