@@ -60,14 +60,16 @@ Value mlsopt::emitUnary(OpBuilder &b, Location loc, thread::UnaryKind kind,
     case UnaryKind::sigmoid:
       return sigmoid();
     case UnaryKind::gelu: {
-      // The exact (erf) form: v * (1 + erf(v / sqrt(2))) / 2.
+      // The exact (erf) form, in torch's order: (v / 2) (1 + erf(v /
+      // sqrt(2))). Halving last, v (1 + erf) overflowed past half the
+      // largest float, where the result is v.
       Value scaled =
           arith::MulFOp::create(b, loc, v, constant(b, loc, t, M_SQRT1_2));
       Value cdf = arith::AddFOp::create(b, loc, one(),
                                         math::ErfOp::create(b, loc, scaled));
       return arith::MulFOp::create(
-          b, loc, arith::MulFOp::create(b, loc, v, cdf),
-          constant(b, loc, t, 0.5));
+          b, loc, arith::MulFOp::create(b, loc, v, constant(b, loc, t, 0.5)),
+          cdf);
     }
     case UnaryKind::relu:
       return arith::MaximumFOp::create(b, loc, v, constant(b, loc, t, 0.0));
@@ -104,9 +106,9 @@ Value mlsopt::emitUnary(OpBuilder &b, Location loc, thread::UnaryKind kind,
           b, loc, inner, constant(b, loc, t, M_2_SQRTPI * M_SQRT1_2));
       Value cdf = arith::AddFOp::create(b, loc, one(),
                                         math::TanhOp::create(b, loc, scaled));
-      return arith::MulFOp::create(b, loc,
-                                   arith::MulFOp::create(b, loc, v, cdf),
-                                   constant(b, loc, t, 0.5));
+      return arith::MulFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, v, constant(b, loc, t, 0.5)),
+          cdf);
     }
     }
     llvm_unreachable("unknown unary kind");

@@ -445,6 +445,19 @@ func.func @f(%o: tensor<2x4x16x8xf32>, %w: tensor<4x8x32xf32>, %cache: tensor<24
         np.testing.assert_array_equal(k, written)
 
 
+@pytest.mark.parametrize("op", ["gelu", "gelu_tanh"])
+def test_gelu_halves_first_so_the_largest_floats_stay_finite(op):
+    # torch computes (x / 2) (1 + erf(...)); x (1 + erf(...)) / 2 overflowed
+    # to inf for x past half the largest f32, where GELU(x) is x.
+    graph = mi.new_kernel_graph()
+    x = graph.new_input(dims=(1, 4), dtype=mi.float32)
+    graph.mark_output(getattr(graph, op)(x))
+    values = np.array([[3e38, 1.8e38, 1e38, -3e38]], dtype=np.float32)
+    out = graph(inputs=[values])[0]
+    np.testing.assert_array_equal(out[:, :3], values[:, :3])
+    assert out[0, 3] == 0
+
+
 @pytest.mark.parametrize("op,reference", [("log1p", np.log1p),
                                           ("expm1", np.expm1)])
 def test_log1p_and_expm1_keep_the_digits_of_small_arguments(op, reference):
