@@ -142,7 +142,8 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       as are `tensor.insert_slice` ops that fill a `tensor.empty` slab by
       slab along one dim, and those that write slabs along one dim into
       any other tensor (a decode step's KV-cache write), between slices of
-      that tensor;
+      that tensor, and a `tensor.pad` by a constant (`F.pad`), between
+      splat constants along each padded dim;
     - a generic that only copies its input along added dims, or along
       size-1 dims it reads at index 0 (torch-mlir's `aten.expand`), into the
       `linalg.broadcast` of the input without those size-1 dims, which the
@@ -175,8 +176,8 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
     batched operand, a reduction, a unary op, an op that stays, a
     binary op whose other operand is also size 1 there), bodies with
     other uses of `linalg.index` (a band of two comparisons, `j > 2 i`) or
-    other ops, tensor ops that compute data (`tensor.pad`, an insert along
-    two dims), dynamic shapes, integer and f64 types, linalg on
+    other ops, tensor ops that compute data (a `tensor.pad` by a value
+    known only at run time, an insert along two dims), dynamic shapes, integer and f64 types, linalg on
     memrefs. The conversion is partial, the module stays valid and function
     signatures do not change.
 

@@ -6,14 +6,17 @@
 // tensor.empty piece by piece along one dim. A concatenation the import leaves
 // as a tensor op cuts the program in two for the search and keeps the function
 // off the GPU; as kernel.concat it is a kernel op like the others, which
-// the search may fuse and the GPU pipeline launches.
+// the search may fuse and the GPU pipeline launches. A tensor.pad by a
+// constant is such a concatenation too, with splat constants around it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/Conversion/LinalgToKernel/LinalgToKernel.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlsopt;
@@ -130,8 +133,57 @@ struct InsertSlicesToConcat : public OpRewritePattern<tensor::InsertSliceOp> {
   }
 };
 
+/// torch's F.pad by a constant (sequence padding; -inf before a softmax) is
+/// a tensor.pad with static widths: along each padded dim, the
+/// concatenation of splat constants around the tensor. Tensor constants are
+/// values kernel programs may hold (the search and the verifier take them
+/// as inputs, the GPU pipeline as data).
+struct PadToConcat : public OpRewritePattern<tensor::PadOp> {
+  using OpRewritePattern<tensor::PadOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::PadOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getResultType();
+    if (!isKernelTensor(type) || !isKernelTensor(op.getSourceType()) ||
+        ShapedType::isDynamicShape(op.getStaticLow()) ||
+        ShapedType::isDynamicShape(op.getStaticHigh()))
+      return rewriter.notifyMatchFailure(op, "not a static pad of a kernel "
+                                             "tensor");
+    FloatAttr fill;
+    Value padding = op.getConstantPaddingValue();
+    if (!padding || !matchPattern(padding, m_Constant(&fill)))
+      return rewriter.notifyMatchFailure(op, "not padded by a constant");
+    Location loc = op.getLoc();
+    Value padded = op.getSource();
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      int64_t low = op.getStaticLow()[d], high = op.getStaticHigh()[d];
+      if (low == 0 && high == 0)
+        continue;
+      SmallVector<int64_t> shape(
+          cast<RankedTensorType>(padded.getType()).getShape());
+      auto splat = [&](int64_t width) -> Value {
+        shape[d] = width;
+        auto pieceType = RankedTensorType::get(shape, type.getElementType());
+        return arith::ConstantOp::create(
+            rewriter, loc, pieceType,
+            DenseElementsAttr::get(pieceType, fill.getValue()));
+      };
+      SmallVector<Value> pieces;
+      if (low > 0)
+        pieces.push_back(splat(low));
+      pieces.push_back(padded);
+      if (high > 0)
+        pieces.push_back(splat(high));
+      padded = tensor::ConcatOp::create(rewriter, loc, d, pieces);
+    }
+    rewriter.replaceOp(op, padded);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlsopt::populateConcatToKernelPatterns(RewritePatternSet &patterns) {
-  patterns.add<ConcatToKernel, InsertSlicesToConcat>(patterns.getContext());
+  patterns.add<ConcatToKernel, InsertSlicesToConcat, PadToConcat>(
+      patterns.getContext());
 }

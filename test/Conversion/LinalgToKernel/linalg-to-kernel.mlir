@@ -2782,6 +2782,41 @@ func.func @cache_writes(%cache: tensor<32x16xf32>, %new: tensor<8x16xf32>, %last
 
 // -----
 
+// F.pad by a constant: along each padded dim, the concat of splat
+// constants around the tensor (zeros after 20 rows, -inf on both sides of
+// the columns), which the matmul and the softmax then read.
+// CHECK-LABEL: func.func @pads
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<20x64xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<64x16xf32>, %[[S:[a-zA-Z0-9_]+]]: tensor<8x20xf32>)
+// CHECK-NOT: tensor.pad
+// CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<12x64xf32>
+// CHECK: %[[XP:.*]] = kernel.concat %[[X]], %[[Z]] dim 0
+// CHECK: kernel.matmul %[[XP]], %[[W]]
+// CHECK: %[[L:.*]] = arith.constant dense<0xFF800000> : tensor<8x4xf32>
+// CHECK: %[[H:.*]] = arith.constant dense<0xFF800000> : tensor<8x8xf32>
+// CHECK: %[[SP:.*]] = kernel.concat %[[L]], %[[S]], %[[H]] dim 1
+// CHECK: kernel.reduce_max %[[SP]]
+// CHECK-NOT: tensor.pad
+func.func @pads(%x: tensor<20x64xf32>, %w: tensor<64x16xf32>, %s: tensor<8x20xf32>) -> (tensor<32x16xf32>, tensor<8x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %xp = tensor.pad %x low[0, 0] high[12, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %zero : f32
+  } : tensor<20x64xf32> to tensor<32x64xf32>
+  %e = tensor.empty() : tensor<32x16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %m = linalg.matmul ins(%xp, %w : tensor<32x64xf32>, tensor<64x16xf32>) outs(%z : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %sp = tensor.pad %s low[0, 4] high[0, 8] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %ninf : f32
+  } : tensor<8x20xf32> to tensor<8x32xf32>
+  %e2 = tensor.empty() : tensor<8x32xf32>
+  %p = linalg.softmax dimension(1) ins(%sp : tensor<8x32xf32>) outs(%e2 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  return %m, %p : tensor<32x16xf32>, tensor<8x32xf32>
+}
+
+// -----
+
 // A value with a 3-D user before its collapse: the op flattens where it
 // is, so the flat op comes before both users and the 3-D one reads it
 // expanded back (and, being elementwise, flattens in turn).

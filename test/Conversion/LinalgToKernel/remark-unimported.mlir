@@ -52,18 +52,18 @@ func.func @dynamic_softmax(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
 
 // -----
 
-// Tensor ops that compute data have no kernel op either: a pad, and an
-// insert along two dims (one along one dim is a concat). Views of the
-// input (slices, reshapes) are not remarked.
+// Tensor ops that compute data have no kernel op either: a pad by a value
+// only known at run time (one by a constant is a concat), and an insert
+// along two dims (one along one dim is a concat). Views of the input
+// (slices, reshapes) are not remarked.
 // CHECK-LABEL: func.func @tensor_ops
 // CHECK: tensor.pad
 // CHECK: tensor.insert_slice
-func.func @tensor_ops(%a: tensor<8x64xf32>, %b: tensor<4x4xf32>) -> (tensor<8x80xf32>, tensor<8x64xf32>, tensor<4x64xf32>) {
-  %zero = arith.constant 0.0 : f32
+func.func @tensor_ops(%a: tensor<8x64xf32>, %b: tensor<4x4xf32>, %fill: f32) -> (tensor<8x80xf32>, tensor<8x64xf32>, tensor<4x64xf32>) {
   // expected-remark @+1 {{convert-linalg-to-kernel: left as it is: no kernel op computes it}}
   %p = tensor.pad %a low[0, 8] high[0, 8] {
   ^bb0(%i: index, %j: index):
-    tensor.yield %zero : f32
+    tensor.yield %fill : f32
   } : tensor<8x64xf32> to tensor<8x80xf32>
   // expected-remark @+1 {{convert-linalg-to-kernel: left as it is: no kernel op computes it}}
   %i = tensor.insert_slice %b into %a[2, 8] [4, 4] [1, 1] : tensor<4x4xf32> into tensor<8x64xf32>
