@@ -25,6 +25,8 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       each group flattened, after a `kernel.transpose` where an operand
       does not hold a group's dims adjacent;
     - `linalg.transpose`;
+    - a `linalg.generic` with several results, none of whose payloads
+      reads another result's output, as one generic per result first;
     - `linalg.softmax`, decomposed as upstream does it (a max, exp of the
       difference, a sum, a division);
     - `linalg.reduce` and generics with reduction dims (several: one

@@ -2337,6 +2337,7 @@ void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
   populateBroadcastOperandPatterns(patterns);
   populateFlattenRowsPatterns(patterns);
   populateConcatToKernelPatterns(patterns);
+  populateSplitResultsPatterns(patterns);
   populateGeluTanhPatterns(patterns);
 }
 

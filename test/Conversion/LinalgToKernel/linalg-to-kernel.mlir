@@ -2817,6 +2817,69 @@ func.func @pads(%x: tensor<20x64xf32>, %w: tensor<64x16xf32>, %s: tensor<8x20xf3
 
 // -----
 
+// Generics with several results (IREE's fusions, norms written by hand):
+// a row's sum and sum of squares in one reduction, and a gated product
+// with its gate. Each result is a generic of its own, imported as usual.
+// CHECK-LABEL: func.func @several_results
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>, %[[G:[a-zA-Z0-9_]+]]: tensor<8x64xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[S:.*]] = kernel.reduce_sum %[[X]] dim 1
+// CHECK: %[[SQ:.*]] = kernel.square %[[X]]
+// CHECK: kernel.reduce_sum %[[SQ]] dim 1
+// CHECK: %[[A:.*]] = kernel.silu %[[G]]
+// CHECK: kernel.mul %[[X]], %[[A]]
+// CHECK: kernel.silu %[[G]]
+// CHECK-NOT: linalg.
+// CHECK: return
+func.func @several_results(%x: tensor<8x64xf32>, %g: tensor<8x64xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8x64xf32>, tensor<8x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %s:2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x64xf32>) outs(%z, %z : tensor<8xf32>, tensor<8xf32>) {
+  ^bb0(%v: f32, %sum: f32, %sq: f32):
+    %a = arith.addf %sum, %v : f32
+    %m = arith.mulf %v, %v : f32
+    %b = arith.addf %sq, %m : f32
+    linalg.yield %a, %b : f32, f32
+  } -> (tensor<8xf32>, tensor<8xf32>)
+  %e2 = tensor.empty() : tensor<8x64xf32>
+  %t:2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %g : tensor<8x64xf32>, tensor<8x64xf32>) outs(%e2, %e2 : tensor<8x64xf32>, tensor<8x64xf32>) {
+  ^bb0(%v: f32, %w: f32, %o1: f32, %o2: f32):
+    %n = arith.negf %w : f32
+    %ex = math.exp %n : f32
+    %d = arith.addf %ex, %one : f32
+    %silu = arith.divf %w, %d : f32
+    %p = arith.mulf %v, %silu : f32
+    linalg.yield %p, %silu : f32, f32
+  } -> (tensor<8x64xf32>, tensor<8x64xf32>)
+  return %s#0, %s#1, %t#0, %t#1 : tensor<8xf32>, tensor<8xf32>, tensor<8x64xf32>, tensor<8x64xf32>
+}
+
+// -----
+
+// A result that reads another's output (a running max that a sum then
+// rescales by) is no independent result: such a generic stays.
+// CHECK-LABEL: func.func @dependent_results
+// CHECK: linalg.generic
+func.func @dependent_results(%x: tensor<8x64xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %s:2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x64xf32>) outs(%z, %z : tensor<8xf32>, tensor<8xf32>) {
+  ^bb0(%v: f32, %mx: f32, %sum: f32):
+    %a = arith.maximumf %mx, %v : f32
+    %b = arith.addf %sum, %mx : f32
+    linalg.yield %a, %b : f32, f32
+  } -> (tensor<8xf32>, tensor<8xf32>)
+  return %s#0, %s#1 : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
 // A value with a 3-D user before its collapse: the op flattens where it
 // is, so the flat op comes before both users and the 3-D one reads it
 // expanded back (and, being elementwise, flattens in turn).

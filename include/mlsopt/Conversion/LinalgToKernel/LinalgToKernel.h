@@ -107,6 +107,11 @@ void populateNarrowSoftmaxPatterns(mlir::RewritePatternSet &patterns);
 /// Part of populateLinalgToKernelPatterns.
 void populateConcatToKernelPatterns(mlir::RewritePatternSet &patterns);
 
+/// A linalg.generic with several results, none of whose payloads reads
+/// another's output, as one generic per result. Part of
+/// populateLinalgToKernelPatterns.
+void populateSplitResultsPatterns(mlir::RewritePatternSet &patterns);
+
 /// GELU's tanh approximation spelled out in kernel ops (as the import of
 /// GPT-2's MLP writes it) -> kernel.gelu_tanh.
 void populateGeluTanhPatterns(mlir::RewritePatternSet &patterns);
