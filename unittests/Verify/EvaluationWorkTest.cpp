@@ -57,4 +57,24 @@ func.func @f(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
             2 * (3 * (64 + 128 + 64) + 64 + 64) + 256 + 128);
 }
 
+// An f16 program computed in f32 converts its inputs: a conversion is its
+// operand's buffer in the field programs, so it holds nothing more. A
+// decode MLP of 4096 x 11008 weights counted twice its weights, and its
+// check was refused as too large for memory.
+TEST_F(EvaluationWorkTest, ConversionsShareTheirOperandsBuffers) {
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+func.func @f(%x: tensor<2x64xf16>, %w: tensor<64x32xf16>) -> tensor<2x32xf16> {
+  %a = kernel.convert %x : tensor<2x64xf16> to tensor<2x64xf32>
+  %b = kernel.convert %w : tensor<64x32xf16> to tensor<64x32xf32>
+  %p = kernel.matmul %a, %b : tensor<2x64xf32>, tensor<64x32xf32>
+  %r = kernel.convert %p : tensor<2x32xf32> to tensor<2x32xf16>
+  return %r : tensor<2x32xf16>
+}
+)mlir");
+  ASSERT_TRUE(module) << diagnostics;
+  // x, w and the product.
+  EXPECT_EQ(verify::countEvaluatedElements(lookupFunc(*module, "f")),
+            128u + 2048 + 64);
+}
+
 } // namespace

@@ -19,7 +19,8 @@ namespace mlsopt::verify {
 
 /// The elements of every tensor `func` takes or computes: what its
 /// finite-field evaluation holds in memory at most, since every value keeps
-/// its buffer. Saturates instead of overflowing on absurd shapes.
+/// its buffer (a kernel.convert shares its operand's, and is not counted).
+/// Saturates instead of overflowing on absurd shapes.
 uint64_t countEvaluatedElements(mlir::func::FuncOp func);
 
 /// About how many field operations one evaluation of `func` takes: the

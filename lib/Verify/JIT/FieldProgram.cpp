@@ -389,9 +389,17 @@ private:
     if (isa<tensor::ExtractSliceOp, linalg::BroadcastOp>(op))
       return emitCopy(op);
     // A conversion keeps each value (the field does not model rounding) and
-    // the shape: a copy, as a reshape is.
-    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, kernel::ConvertOp,
-            block::ConvertOp>(op))
+    // the shape. Between kernels, where each buffer is written once, it is
+    // its operand's buffer: an f16 program computed in f32 converts every
+    // weight, and copies doubled the memory a decode MLP's check needs
+    // (countEvaluatedElements counts them so). Inside a kernel a tile is
+    // written again each iteration: a copy, as a reshape is.
+    if (isa<kernel::ConvertOp>(op)) {
+      buffers[op.getResult(0)] = bufferOf(op.getOperand(0));
+      return success();
+    }
+    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, block::ConvertOp>(
+            op))
       return emitReshape(op);
     if (op.getNumResults() == 1 &&
         isa_and_nonnull<kernel::KernelDialect, block::BlockDialect>(
