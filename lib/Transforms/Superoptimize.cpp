@@ -664,7 +664,7 @@ void SuperoptimizePass::runOnOperation() {
   }
   if (timeout < 0 || !std::isfinite(timeout)) {
     module.emitError() << "superoptimize: timeout must be a finite number of "
-                          "seconds, not "
+                          "seconds >= 0, not "
                        << timeout;
     return signalPassFailure();
   }
