@@ -203,9 +203,9 @@ private:
   bool bestIsReference = false;
   /// What a candidate must cost less than to be kept (consider): the best
   /// program's cost, or kMinGainOverInput less while that is the input's.
-  /// The cost bounds prune with it, so a search whose every program reads
-  /// more than that (RMSNorm before a matmul: the weight is the input's
-  /// bytes almost all) ends at once instead of running to its timeout.
+  /// The cost bounds prune with it, so a search where no program can read
+  /// and write less than that (an exp of a large tensor, which the input
+  /// already runs at the cost of its bytes) ends at once.
   double getCostToBeatUs() const {
     return bestIsReference ? bestCost.totalUs * (1 - kMinGainOverInput)
                            : bestCost.totalUs;

@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -103,16 +104,15 @@ struct InsertSlicesToConcat : public OpRewritePattern<tensor::InsertSliceOp> {
         slabs, [](const auto &a, const auto &b) { return a.first < b.first; });
     // The slab of `dest` from `begin` to `end` along the dim.
     auto extract = [&](int64_t begin, int64_t end) -> Value {
-      SmallVector<OpFoldResult> offsets(type.getRank(),
-                                        rewriter.getIndexAttr(0));
-      SmallVector<OpFoldResult> sizes,
-          strides(type.getRank(), rewriter.getIndexAttr(1));
-      for (int64_t size : type.getShape())
-        sizes.push_back(rewriter.getIndexAttr(size));
-      offsets[*dim] = rewriter.getIndexAttr(begin);
-      sizes[*dim] = rewriter.getIndexAttr(end - begin);
-      return tensor::ExtractSliceOp::create(rewriter, op.getLoc(), dest,
-                                            offsets, sizes, strides);
+      SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()),
+          strides(type.getRank(), 1);
+      offsets[*dim] = begin;
+      sizes[*dim] = end - begin;
+      MLIRContext *context = rewriter.getContext();
+      return tensor::ExtractSliceOp::create(
+          rewriter, op.getLoc(), dest, getAsIndexOpFoldResult(context, offsets),
+          getAsIndexOpFoldResult(context, sizes),
+          getAsIndexOpFoldResult(context, strides));
     };
     int64_t next = 0, extent = type.getDimSize(*dim);
     SmallVector<Value> inputs;

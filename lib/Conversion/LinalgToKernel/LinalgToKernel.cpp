@@ -1469,6 +1469,10 @@ namespace {
 /// a transpose (FlattenedRowsToMatmul).
 struct ContractionToMatmul
     : public OpInterfaceRewritePattern<linalg::LinalgOp> {
+  /// Why the ungrouped pattern leaves what the grouped one takes.
+  static constexpr llvm::StringLiteral kSeveralLoops =
+      "several M, N or K loops";
+
   ContractionToMatmul(MLIRContext *context, bool grouped)
       : OpInterfaceRewritePattern(context, /*benefit=*/grouped ? 1 : 2),
         grouped(grouped) {}
@@ -1491,7 +1495,8 @@ struct ContractionToMatmul
         dims->m.size() == 1 && dims->n.size() == 1 && dims->k.size() == 1;
     if (single == grouped)
       return rewriter.notifyMatchFailure(
-          op, grouped ? "one M, N and K loop" : "several M, N or K loops");
+          op, grouped ? llvm::StringRef("one M, N and K loop")
+                      : llvm::StringRef(kSeveralLoops));
 
     OpOperand *lhs = op.getDpsInputOperand(0);
     OpOperand *rhs = op.getDpsInputOperand(1);
@@ -2295,7 +2300,8 @@ std::optional<std::string> mlsopt::explainNotImported(Operation *op) {
   else if (linalg::isaContractionOpInterface(target)) {
     imported = ContractionToMatmul(op->getContext(), /*grouped=*/false)
                    .matchAndRewrite(target, rewriter);
-    if (failed(imported) && listener.reason == "several M, N or K loops")
+    if (failed(imported) &&
+        listener.reason == ContractionToMatmul::kSeveralLoops)
       imported = ContractionToMatmul(op->getContext(), /*grouped=*/true)
                      .matchAndRewrite(target, rewriter);
   } else if (target.isAllParallelLoops())

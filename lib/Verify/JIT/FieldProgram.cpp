@@ -392,7 +392,7 @@ private:
     // the shape. Between kernels, where each buffer is written once, it is
     // its operand's buffer: an f16 program computed in f32 converts every
     // weight, and copies doubled the memory a decode MLP's check needs
-    // (countEvaluatedElements counts them so). Inside a kernel a tile is
+    // (countEvaluatedElements does not count them). Inside a kernel a tile is
     // written again each iteration: a copy, as a reshape is.
     if (isa<kernel::ConvertOp>(op)) {
       buffers[op.getResult(0)] = bufferOf(op.getOperand(0));
