@@ -35,6 +35,7 @@ void mlsopt::buildCPUPipeline(OpPassManager &pm) {
   // The deallocation pipeline leaves bufferization.clone behind.
   pm.addPass(createConvertBufferizationToMemRefPass());
 
+  pm.addNestedPass<func::FuncOp>(mlsopt::createTileContractionsForCPU());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // vector.print of a whole vector and transfers a test harness reads
   // results with become loops of scalar ones.
