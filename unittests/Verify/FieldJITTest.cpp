@@ -149,6 +149,13 @@ func.func @batched(%a: tensor<2x3x5xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3x4
   %m = kernel.matmul %a, %t : tensor<2x3x5xf32>, tensor<2x5x4xf32>
   return %m : tensor<2x3x4xf32>
 }
+// Blocks of 16 x 16 outputs with ragged edges in both dims; the exp needs
+// the q-parts of the products too.
+func.func @ragged_blocks(%a: tensor<2x37x21xf32>, %b: tensor<2x21x19xf32>) -> (tensor<2x37x19xf32>, tensor<2x37x19xf32>) {
+  %m = kernel.matmul %a, %b : tensor<2x37x21xf32>, tensor<2x21x19xf32>
+  %e = kernel.exp %m : tensor<2x37x19xf32>
+  return %m, %e : tensor<2x37x19xf32>, tensor<2x37x19xf32>
+}
 )mlir");
   ASSERT_TRUE(small) << diagnostics;
   for (auto func : small->getOps<func::FuncOp>()) {

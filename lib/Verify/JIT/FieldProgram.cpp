@@ -163,6 +163,40 @@ private:
                        });
   }
 
+  /// Calls body(batch ivs, i, j) for every row i < m and column j < n of
+  /// `shape`'s last two dims, in blocks of 16 rows and 16 columns, as the
+  /// evaluator's matmul does: both blocks' k-vectors stay in cache while
+  /// each is reused 16 times (a 512 x 4096 by 4096 x 4096 product streamed
+  /// the whole rhs from memory once per row without).
+  void forEachBlockedPair(ArrayRef<int64_t> shape,
+                          function_ref<void(ValueRange, Value, Value)> body) {
+    constexpr int64_t block = 16;
+    int64_t rank = shape.size();
+    SmallVector<int64_t> outer(shape);
+    outer[rank - 2] = llvm::divideCeil(shape[rank - 2], block);
+    outer[rank - 1] = llvm::divideCeil(shape[rank - 1], block);
+    forEachIndex(outer, [&](ValueRange ivs) {
+      Value size = index(block);
+      auto range = [&](Value blockIndex, int64_t extent) {
+        Value from = arith::MulIOp::create(b, loc(), blockIndex, size);
+        Value to = arith::MinSIOp::create(
+            b, loc(), arith::AddIOp::create(b, loc(), from, size),
+            index(extent));
+        return std::make_pair(from, to);
+      };
+      auto [iFrom, iTo] = range(ivs[rank - 2], shape[rank - 2]);
+      auto [jFrom, jTo] = range(ivs[rank - 1], shape[rank - 1]);
+      scf::buildLoopNest(b, loc(), {iFrom, jFrom}, {iTo, jTo},
+                         {index(1), index(1)},
+                         [&](OpBuilder &nested, Location, ValueRange pair) {
+                           OpBuilder::InsertionGuard guard(b);
+                           b.setInsertionPoint(nested.getInsertionBlock(),
+                                               nested.getInsertionPoint());
+                           body(ivs.drop_back(2), pair[0], pair[1]);
+                         });
+    });
+  }
+
   /// A loop from `from` to `to` carrying one field element.
   Value foldRange(int64_t from, int64_t to, Value init,
                   function_ref<Value(Value iv, Value acc)> step) {
@@ -505,9 +539,7 @@ private:
           b, loc(), arith::CmpIPredicate::ne, high, zero);
       return arith::SelectOp::create(b, loc(), isMarker, q, zero);
     };
-    forEachIndex(shape, [&](ValueRange ivs) {
-      ValueRange batch = ivs.drop_back(2);
-      Value i = ivs[rank - 2], j = ivs[rank - 1];
+    forEachBlockedPair(shape, [&](ValueRange batch, Value i, Value j) {
       Value zero128 = arith::ConstantOp::create(
           b, loc(), fieldType, b.getIntegerAttr(fieldType, 0));
       Value zero64 = arith::ConstantIntOp::create(b, loc(), i64, 0);
@@ -545,7 +577,9 @@ private:
                       loop.getResult(2), loop.getResult(4)})
               : call("mlsopt_field_reduce_wide",
                      {loop.getResult(1), loop.getResult(0)});
-      store(result, out, ivs);
+      SmallVector<Value> at(batch);
+      at.append({i, j});
+      store(result, out, at);
     });
   }
 
