@@ -35,6 +35,7 @@
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/ThreadPool.h"
 
 #include <chrono>
 
@@ -80,6 +81,11 @@ private:
                          ArrayRef<Value> inputs, const SearchOptions &options,
                          Location loc, StringRef figures);
 
+  /// The threads the full-shape evaluations share (verify::FieldEvaluator::
+  /// setThreadPool), `threads` of them; null for one thread. Shared, as
+  /// the pass is copied.
+  std::shared_ptr<llvm::StdThreadPool> evaluationPool;
+
   /// Outputs of subprograms already replaced, and what replaced them: the
   /// later subprograms of a function were cut before and may read them.
   DenseMap<Value, Value> replaced;
@@ -97,7 +103,8 @@ namespace {
 class ReferenceRun {
 public:
   static std::optional<ReferenceRun> create(func::FuncOp reference,
-                                            uint64_t seed) {
+                                            uint64_t seed,
+                                            llvm::ThreadPoolInterface *pool) {
     auto start = std::chrono::steady_clock::now();
     ScopedDiagnosticHandler quiet(reference.getContext(),
                                   [](Diagnostic &) { return success(); });
@@ -105,7 +112,9 @@ public:
         verify::FieldEvaluator::create(reference);
     if (failed(evaluator))
       return std::nullopt;
+    evaluator->setThreadPool(pool);
     ReferenceRun run;
+    run.pool = pool;
     // A division by a zero residue proves nothing; a second draw is all but
     // certain not to hit one again.
     for (uint64_t attempt = 0; attempt < 2; ++attempt) {
@@ -138,6 +147,7 @@ public:
         verify::FieldEvaluator::create(candidate);
     if (failed(evaluator))
       return verify::FieldVerdict::Inconclusive;
+    evaluator->setThreadPool(pool);
     FailureOr<verify::FieldEvaluation> result =
         evaluator->evaluate(inputs, options);
     if (succeeded(result) && result->divisionByZero) {
@@ -161,6 +171,7 @@ public:
   double seconds = 0;
 
 private:
+  llvm::ThreadPoolInterface *pool = nullptr;
   SmallVector<verify::FieldTensor> inputs;
   verify::FieldOptions options;
   SmallVector<verify::FieldTensor> outputs;
@@ -235,15 +246,18 @@ static std::string formatFixed(double value, int decimals) {
 /// machine as busy as a parallel lit run keeps it; a machine busier still
 /// can overrun the timeout by the difference.
 static double predictEvaluationSeconds(func::FuncOp func, uint64_t elements,
-                                       const TargetInfo &target) {
+                                       const TargetInfo &target,
+                                       unsigned threads) {
   constexpr double kSecondsPerElement = 4e-8;
   constexpr double kSecondsPerFlop = 1.5e-9;
   double flops = 0;
   FailureOr<KernelCost> cost = estimateFunctionCost(func, target);
   if (succeeded(cost))
     flops = cost->tensorCoreFlops + cost->cudaCoreFlops;
+  // The products' rows and the kernels' blocks are shared among the
+  // threads; the rest runs on one.
   return kSecondsPerElement * static_cast<double>(elements) +
-         kSecondsPerFlop * flops;
+         kSecondsPerFlop * flops / std::max(1u, threads);
 }
 
 /// The cost of `sub`'s ops as they are (all kernel ops, each a launch);
@@ -408,12 +422,14 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
   // gets the whole budget, and a winner is reported, not committed.
   std::optional<double> predictedSeconds;
   if (!tooLarge && (!keepReference || !cacheDir.empty())) {
-    double seconds = predictEvaluationSeconds(*reference, elements,
-                                              options.target);
+    double seconds = predictEvaluationSeconds(
+        *reference, elements, options.target,
+        evaluationPool ? evaluationPool->getMaxConcurrency() : 1);
     if (3.5 * seconds > secondsLeft)
       predictedSeconds = seconds;
     else
-      referenceRun = ReferenceRun::create(*reference, seed);
+      referenceRun =
+          ReferenceRun::create(*reference, seed, evaluationPool.get());
   }
 
   // The answer: a function over the subprogram's inputs. What the remark
@@ -672,6 +688,10 @@ void SuperoptimizePass::runOnOperation() {
   options.maxKernelOps = maxKernelOps;
   options.maxBlockOps = maxBlockOps;
   options.threads = threads;
+  evaluationPool.reset();
+  llvm::ThreadPoolStrategy strategy = llvm::hardware_concurrency(threads);
+  if (strategy.compute_thread_count() > 1)
+    evaluationPool = std::make_shared<llvm::StdThreadPool>(strategy);
   options.target = *targetInfo;
   options.seed = seed;
   options.abstractPruning = abstractPruning;

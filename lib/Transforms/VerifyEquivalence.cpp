@@ -354,6 +354,12 @@ struct VerifyEquivalencePass
         verify::FieldEvaluator::create(rhsFunc ? rhsFunc : reference);
     if (failed(lhs) || failed(rhs))
       return failure();
+    // The context's threads (--mlir-disable-threading: none) share the
+    // evaluator's large ops; the results do not depend on them.
+    if (func.getContext()->isMultithreadingEnabled()) {
+      lhs->setThreadPool(&func.getContext()->getThreadPool());
+      rhs->setThreadPool(&func.getContext()->getThreadPool());
+    }
 
     uint64_t degree = verify::getComparisonDegree(*lhs, *rhs);
     unsigned count = tests;

@@ -495,6 +495,12 @@ struct FieldEvaluator::Impl {
   bool divisionByZero = false;
   FieldTensor scratch, scratch2, oldMax;
   std::vector<uint64_t> transposed, rowMarkers, colMarkers;
+  /// Threads that share the work of large ops (setThreadPool); null in
+  /// the evaluators of a grid's threads, whose ops run alone.
+  llvm::ThreadPoolInterface *pool = nullptr;
+  /// A grid thread's evaluator (makeGridWorker): the one whose storage holds
+  /// the custom kernel's outputs.
+  Impl *owner = nullptr;
 
   //===--------------------------------------------------------------------===//
   // Compilation and forward analysis
@@ -1466,17 +1472,44 @@ struct FieldEvaluator::Impl {
                       Field::reduceWide(top1, acc1));
   }
 
-  /// Calls fn(i, j) for every row i < m and column j < n, in blocks of 16
-  /// rows and 16 columns so that both blocks' k-vectors stay in cache while
-  /// each is reused 16 times.
+  static constexpr int64_t kPairBlock = 16;
+
+  /// Calls fn(i, j) for every row rowBegin <= i < rowEnd and column j < n,
+  /// in blocks of 16 rows and 16 columns so that both blocks' k-vectors stay
+  /// in cache while each is reused 16 times.
   template <typename Fn>
-  static void forEachBlockedPair(int64_t m, int64_t n, Fn &&fn) {
-    constexpr int64_t block = 16;
-    for (int64_t i0 = 0; i0 < m; i0 += block)
-      for (int64_t j0 = 0; j0 < n; j0 += block)
-        for (int64_t i = i0, ie = std::min(i0 + block, m); i < ie; ++i)
-          for (int64_t j = j0, je = std::min(j0 + block, n); j < je; ++j)
+  static void forEachBlockedPair(int64_t rowBegin, int64_t rowEnd, int64_t n,
+                                 Fn &&fn) {
+    for (int64_t i0 = rowBegin; i0 < rowEnd; i0 += kPairBlock)
+      for (int64_t j0 = 0; j0 < n; j0 += kPairBlock)
+        for (int64_t i = i0, ie = std::min(i0 + kPairBlock, rowEnd); i < ie;
+             ++i)
+          for (int64_t j = j0, je = std::min(j0 + kPairBlock, n); j < je; ++j)
             fn(i, j);
+  }
+
+  /// forEachBlockedPair over m rows, the blocks of rows shared among the
+  /// pool's threads when the m x n pairs of k-vectors are enough work.
+  /// fn must only write what pair (i, j) owns.
+  template <typename Fn>
+  void forEachBlockedPairShared(int64_t m, int64_t n, int64_t k, Fn &&fn) {
+    int64_t rowBlocks = llvm::divideCeil(m, kPairBlock);
+    int64_t threads =
+        pool ? std::min<int64_t>(pool->getMaxConcurrency(), rowBlocks) : 1;
+    // A task costs microseconds to start: a product of fewer than about a
+    // million multiply-adds is done sooner alone.
+    if (threads < 2 || m * n * k < (int64_t(1) << 20)) {
+      forEachBlockedPair(0, m, n, fn);
+      return;
+    }
+    llvm::ThreadPoolTaskGroup group(*pool);
+    for (int64_t t = 0; t < threads; ++t)
+      group.async([&, t] {
+        forEachBlockedPair(
+            rowBlocks * t / threads * kPairBlock,
+            std::min(m, rowBlocks * (t + 1) / threads * kPairBlock), n, fn);
+      });
+    group.wait();
   }
 
   /// Transposes the k x n matrix at `b` into `transposed` (n x k).
@@ -1502,7 +1535,7 @@ struct FieldEvaluator::Impl {
       const uint64_t *ap = a.p.data() + batch * m * k;
       uint64_t *yp = y.p.data() + batch * m * n;
       transposeInto(b.p.data() + batch * k * n, k, n);
-      forEachBlockedPair(m, n, [&](int64_t i, int64_t j) {
+      forEachBlockedPairShared(m, n, k, [&](int64_t i, int64_t j) {
         yp[i * n + j] =
             dot<PrimeField>(ap + i * k, transposed.data() + j * k, k);
       });
@@ -1525,7 +1558,7 @@ struct FieldEvaluator::Impl {
         rowMarkers[i] = markerOf(aq + i * k, k);
       for (int64_t j = 0; j < n; ++j)
         colMarkers[j] = markerOf(transposed.data() + j * k, k);
-      forEachBlockedPair(m, n, [&](int64_t i, int64_t j) {
+      forEachBlockedPairShared(m, n, k, [&](int64_t i, int64_t j) {
         uint64_t marker = std::max(rowMarkers[i], colMarkers[j]);
         yq[i * n + j] =
             marker
@@ -1714,7 +1747,7 @@ struct FieldEvaluator::Impl {
 
   void runStore(Instr &instr, const BlockPosition &pos) {
     const FieldTensor &tile = in(instr.operands[0]);
-    FieldTensor &dest = storage[instr.operands[1]];
+    FieldTensor &dest = (owner ? owner->storage : storage)[instr.operands[1]];
     SmallVector<int64_t, 6> offsets = tileOffsets(instr, tile.shape, pos);
     insertBox(dest.p, dest.shape, tile.p, tile.shape, offsets, instr.limits);
     if (dest.hasExponents())
@@ -1722,11 +1755,100 @@ struct FieldEvaluator::Impl {
   }
 
   LogicalResult runCustom(Instr &instr) {
-    for (unsigned r : instr.results) {
-      FieldTensor &t = out(r);
-      std::fill(t.p.begin(), t.p.end(), 0);
-      std::fill(t.q.begin(), t.q.end(), 0);
+    auto clearResults = [&] {
+      for (unsigned r : instr.results) {
+        FieldTensor &t = out(r);
+        std::fill(t.p.begin(), t.p.end(), 0);
+        std::fill(t.q.begin(), t.q.end(), 0);
+      }
+    };
+    clearResults();
+    // The verifier has every store map each grid dim of several blocks, so
+    // the blocks write disjoint tiles and may run at once. Random padding
+    // is drawn in the blocks' order, so it keeps them in it.
+    if (pool && !padding && pool->getMaxConcurrency() > 1) {
+      if (succeeded(runGridInParallel(instr)))
+        return success();
+      // A block failed: run them in order, so that the error is the one
+      // the first failing block gives without threads.
+      clearResults();
     }
+    return runSerialGrid(instr);
+  }
+
+  /// Adds the slots the ops of `body` define, at every depth.
+  static void collectDefinedSlots(const std::vector<Instr> &body,
+                                  SmallVectorImpl<unsigned> &slots) {
+    for (const Instr &op : body) {
+      slots.append(op.results.begin(), op.results.end());
+      for (auto [operand, arg] : op.broadcasts)
+        slots.push_back(arg);
+      collectDefinedSlots(op.body, slots);
+    }
+  }
+
+  /// The evaluator of one thread of a custom kernel's grid: it reads the
+  /// slots outside the kernel through this one's views, stores into this
+  /// one's outputs, and has its own storage and scratch for the slots
+  /// `bodySlots` the kernel defines.
+  std::unique_ptr<Impl> makeGridWorker(ArrayRef<unsigned> bodySlots) {
+    auto worker = std::make_unique<Impl>();
+    worker->func = func;
+    worker->shapes = shapes;
+    worker->withQ = withQ;
+    worker->functionKeys = functionKeys;
+    worker->exponentKeys = exponentKeys;
+    worker->functionSeed = functionSeed;
+    worker->owner = this;
+    worker->storage.resize(storage.size());
+    worker->view = view;
+    for (unsigned slot : bodySlots)
+      worker->view[slot] = &worker->storage[slot];
+    return worker;
+  }
+
+  /// Runs the grid's blocks as contiguous ranges of the order runCustom
+  /// follows, one range per thread of the pool.
+  LogicalResult runGridInParallel(Instr &instr) {
+    auto [gx, gy, gz] = instr.grid;
+    int64_t blocks = gx * gy * gz;
+    int64_t threads = std::min<int64_t>(pool->getMaxConcurrency(), blocks);
+    if (threads < 2)
+      return runSerialGrid(instr);
+    SmallVector<unsigned> bodySlots;
+    collectDefinedSlots(instr.body, bodySlots);
+    std::vector<std::unique_ptr<Impl>> workers;
+    for (int64_t t = 0; t < threads; ++t)
+      workers.push_back(makeGridWorker(bodySlots));
+    std::vector<char> failedAt(threads, 0);
+    {
+      // Errors a worker would emit are dropped: the serial rerun emits the
+      // first block's.
+      ScopedDiagnosticHandler quiet(func.getContext(),
+                                    [](Diagnostic &) { return success(); });
+      llvm::ThreadPoolTaskGroup group(*pool);
+      for (int64_t t = 0; t < threads; ++t)
+        group.async([&, t] {
+          Impl &worker = *workers[t];
+          for (int64_t b = blocks * t / threads,
+                       end = blocks * (t + 1) / threads;
+               b < end; ++b) {
+            BlockPosition pos;
+            pos.block = {b / (gy * gz), b / gz % gy, b % gz};
+            if (failed(worker.run(instr.body, pos))) {
+              failedAt[t] = 1;
+              return;
+            }
+          }
+        });
+      group.wait();
+    }
+    for (const auto &worker : workers)
+      divisionByZero |= worker->divisionByZero;
+    return success(llvm::none_of(failedAt, [](char f) { return f; }));
+  }
+
+  LogicalResult runSerialGrid(Instr &instr) {
     BlockPosition pos;
     for (pos.block[0] = 0; pos.block[0] < instr.grid[0]; ++pos.block[0])
       for (pos.block[1] = 0; pos.block[1] < instr.grid[1]; ++pos.block[1])
@@ -1910,6 +2032,10 @@ FailureOr<FieldEvaluator> FieldEvaluator::create(func::FuncOp func) {
 }
 
 func::FuncOp FieldEvaluator::getFunction() const { return impl->func; }
+
+void FieldEvaluator::setThreadPool(llvm::ThreadPoolInterface *pool) {
+  impl->pool = pool;
+}
 
 ArrayRef<uint64_t> FieldEvaluator::getResultDegrees() const {
   return impl->resultDegrees;

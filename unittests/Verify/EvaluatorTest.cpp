@@ -19,6 +19,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/ThreadPool.h"
 
 #include "MLIRTest.h"
 #include "TestPrograms.h"
@@ -761,6 +762,59 @@ TEST_F(EvaluatorTest, EvaluationIsDeterministicAndReusable) {
   EXPECT_EQ(a->results[0].shape, (SmallVector<int64_t, 4>{8, 8}));
   // Results mod p only: no exp reads them mod q.
   EXPECT_FALSE(a->results[0].hasExponents());
+}
+
+/// A custom kernel over a 4 x 2 grid, with a for-loop and exp, and a matmul
+/// of 2^21 multiply-adds followed by exp: each shared among threads or not.
+static const char *const kThreaded = R"mlir(
+func.func @grid(%x: tensor<64x96xf32>, %w: tensor<96x32xf32>) -> tensor<64x32xf32> {
+  %o = kernel.custom (%x, %w) grid <4, 2, 1> block <128, 1, 1>
+      : (tensor<64x96xf32>, tensor<96x32xf32>) -> tensor<64x32xf32> {
+  ^bb0(%in0: tensor<64x96xf32>, %in1: tensor<96x32xf32>, %out0: tensor<64x32xf32>):
+    %acc = block.for_loop 3 iterations accumulate (sum) : tensor<16x16xf32> {
+      %xt = block.load %in0 imap <x = 0> fmap 1 : tensor<64x96xf32> -> tensor<16x32xf32>
+      %wt = block.load %in1 imap <y = 1> fmap 0 : tensor<96x32xf32> -> tensor<32x16xf32>
+      %m = block.matmul %xt, %wt : tensor<16x32xf32>, tensor<32x16xf32>
+      block.yield %m : tensor<16x16xf32>
+    }
+    %e = block.exp %acc : tensor<16x16xf32>
+    block.store %e, %out0 omap <x = 0, y = 1> : tensor<16x16xf32> into tensor<64x32xf32>
+    block.return
+  }
+  return %o : tensor<64x32xf32>
+}
+func.func @product(%a: tensor<2x64x128xf32>, %b: tensor<2x128x128xf32>) -> tensor<2x64x128xf32> {
+  %m = kernel.matmul %a, %b : tensor<2x64x128xf32>, tensor<2x128x128xf32>
+  %e = kernel.exp %m : tensor<2x64x128xf32>
+  return %e : tensor<2x64x128xf32>
+}
+)mlir";
+
+TEST_F(EvaluatorTest, ThreadsGiveTheSameResults) {
+  OwningOpRef<ModuleOp> module = parse(kThreaded);
+  ASSERT_TRUE(module) << diagnostics;
+  llvm::StdThreadPool pool(llvm::hardware_concurrency(4));
+  for (StringRef name : {"grid", "product"}) {
+    FailureOr<FieldEvaluator> alone =
+        FieldEvaluator::create(lookupFunc(*module, name));
+    FailureOr<FieldEvaluator> shared =
+        FieldEvaluator::create(lookupFunc(*module, name));
+    ASSERT_TRUE(succeeded(alone) && succeeded(shared)) << diagnostics;
+    shared->setThreadPool(&pool);
+    FieldRandom random(5);
+    SmallVector<FieldTensor> inputs =
+        drawRandomInputs(alone->getFunction(), random);
+    FieldOptions options;
+    options.functionSeed = 11;
+    FailureOr<FieldEvaluation> a = alone->evaluate(inputs, options);
+    FailureOr<FieldEvaluation> b = shared->evaluate(inputs, options);
+    ASSERT_TRUE(succeeded(a) && succeeded(b)) << diagnostics;
+    ASSERT_EQ(a->results.size(), 1u);
+    EXPECT_EQ(a->results[0].p, b->results[0].p) << name.str();
+    EXPECT_EQ(a->results[0].q, b->results[0].q) << name.str();
+    // Every tile was written: no zero left where the stores put values.
+    EXPECT_EQ(llvm::count(b->results[0].p, 0u), 0) << name.str();
+  }
 }
 
 } // namespace

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/ThreadPool.h"
 
 #include <memory>
 #include <vector>
@@ -128,6 +129,13 @@ public:
   /// signature.
   mlir::FailureOr<FieldEvaluation> evaluate(llvm::ArrayRef<FieldTensor> inputs,
                                             const FieldOptions &options);
+
+  /// Shares later evaluations' work among `pool`'s threads (null: the
+  /// calling thread alone): the blocks of a custom kernel whose stores cover
+  /// disjoint tiles, and the rows of a large matmul. The field is exact and
+  /// every element is computed as alone, so the results do not depend on
+  /// the pool.
+  void setThreadPool(llvm::ThreadPoolInterface *pool);
 
   mlir::func::FuncOp getFunction() const;
 
