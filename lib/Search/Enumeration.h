@@ -67,6 +67,7 @@ struct Counters {
   std::atomic<uint64_t> screened{0};
   std::atomic<uint64_t> screenPassed{0};
   std::atomic<uint64_t> vetoedByLatency{0};
+  std::atomic<uint64_t> tooLateToCheck{0};
   std::atomic<uint64_t> blockGraphs{0};
 };
 
@@ -77,7 +78,9 @@ struct SearchCore {
   ExprContext &exprs;
   SubexprOracle &oracle;
   Counters &counters;
-  std::chrono::steady_clock::time_point deadline;
+  /// When the search ends, in steady_clock ticks: moved as the best
+  /// program's check needs (SearchOptions::checkSeconds).
+  std::atomic<std::chrono::steady_clock::rep> &deadline;
   /// Set once the deadline passed: every loop unwinds.
   std::atomic<bool> &stop;
   /// The first pass of the search keeps only values whose whole
@@ -119,7 +122,9 @@ struct SearchCore {
     thread_local unsigned calls = 0;
     if (++calls % 64 != 0)
       return false;
-    if (std::chrono::steady_clock::now() < deadline && !areSearchesCancelled())
+    if (std::chrono::steady_clock::now().time_since_epoch().count() <
+            deadline.load(std::memory_order_relaxed) &&
+        !areSearchesCancelled())
       return false;
     stop = true;
     return true;

@@ -485,27 +485,49 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
   }
 
   if (!answer) {
-    // The search gets what is left once the reference's evaluation, and
-    // the winner's, are paid for: the winner follows block schedules tile
-    // by tile and takes up to about twice as long (measured on the bench
-    // cases).
-    double spent = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
-    double checking = referenceRun ? 2.5 * referenceRun->seconds : 0;
+    // The search gets what is left once the reference's evaluation is paid
+    // for, and keeps back the winner's check as it goes: the check of its
+    // best program, predicted from the ratio of the two programs' field
+    // work (SearchOptions::checkSeconds). Holding back 2.5 times the
+    // reference's evaluation from the start left a LLaMA QKV projection
+    // over 512 tokens (18 s to evaluate) no search at all, where its
+    // winner took 1.25 times that to check.
+    double spent =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     // The search stops at its first clock check past its deadline and then
     // lets every thread finish its op; the winner is then built, given its
-    // thread graphs, checked and spliced in, and a winner of several
-    // kernels with for-loops can take more than 2.5 times the reference's
-    // evaluation to check. 5% of the time (at most 3 s) is held back for
+    // thread graphs, checked and spliced in. 5% of the time (at most 3 s)
+    // is held back for
     // these, so that the pass ends within `timeout` (ntrans at b = 1 took
     // 60.3 s at timeout=60 without it, and a softmax over rows of 65536,
     // whose winner is a for-loop kernel and an elementwise one, 61.2 s
     // with 2%, both under load).
     double finishing = std::min(3.0, 0.05 * secondsLeft);
     SearchOptions timed = options;
-    timed.timeoutSeconds =
-        std::max(0.0, secondsLeft - spent - checking - finishing);
+    timed.timeoutSeconds = std::max(0.0, secondsLeft - spent - finishing);
+    OwningOpRef<ModuleOp> sizing;
+    if (referenceRun) {
+      sizing = ModuleOp::create(loc);
+      double referenceWork =
+          std::max<double>(1.0, verify::countEvaluationWork(*reference));
+      timed.minCheckSeconds = referenceRun->seconds;
+      // Called under the search's lock, while this thread waits for it.
+      timed.checkSeconds = [&, referenceWork](const KernelGraph &graph) {
+        OpBuilder b(ctx);
+        b.setInsertionPointToEnd(sizing->getBody());
+        ScopedDiagnosticHandler quiet(ctx,
+                                      [](Diagnostic &) { return success(); });
+        FailureOr<func::FuncOp> candidate =
+            materializeFunction(b, loc, "sized", graph, problem->shapes);
+        if (failed(candidate))
+          return 2.5 * referenceRun->seconds;
+        double work =
+            static_cast<double>(verify::countEvaluationWork(*candidate));
+        candidate->erase();
+        return std::max(1.0, work / referenceWork) * referenceRun->seconds;
+      };
+    }
     SearchResult result = search::superoptimize(*problem, timed, ctx);
     const SearchStatistics &s = result.stats;
     numEnumerated += s.enumerated;
@@ -548,11 +570,16 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
       // checks are paid for: what the search time above is measured
       // against, and, unlike it, the same on a loaded machine.
       os << "; its share of the time " << formatFixed(secondsLeft, 1) << " s";
+      if (s.tooLateToCheck)
+        os << "; " << s.tooLateToCheck
+           << " better found too late to check in the time left";
       // Where checking a winner at full shapes takes most of the share,
       // say so: the search had little or no time of its own.
-      if (checking > 0 && timed.timeoutSeconds < 0.25 * secondsLeft)
+      double checking = referenceRun ? 1.5 * referenceRun->seconds : 0;
+      if (checking > 0 && secondsLeft - spent - checking < 0.25 * secondsLeft)
         os << ", of which " << formatFixed(spent, 1)
-           << " s went to evaluating the subprogram at full shapes and "
+           << " s went to evaluating the subprogram at full shapes and at "
+              "least "
            << formatFixed(checking, 1)
            << " s are held for checking a winner (a larger timeout, or "
               "keep-reference=true, which leaves the check to "
@@ -606,15 +633,18 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
               std::max<double>(1.0, verify::countEvaluationWork(*reference)));
       // A check overruns when the reference was not evaluated for lack of
       // time (it would take that evaluation and the winner's), or when the
-      // winner's evaluation alone takes longer than what was set aside for
-      // it (2.5 times the reference's) plus the slack a timeout allows (10%
-      // and a second).
+      // winner's evaluation would end past the time left plus the slack a
+      // timeout allows (10% and a second). The search took its best only
+      // where 1.5 times this fit, so this catches what the thread graphs
+      // add.
       std::optional<double> checkSeconds;
+      double elapsed = std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - start)
+                           .count();
       if (predictedSeconds)
         checkSeconds = (1 + ratio) * *predictedSeconds;
-      else if (referenceRun &&
-               ratio * referenceRun->seconds >
-                   2.5 * referenceRun->seconds + 0.1 * secondsLeft + 1.0)
+      else if (referenceRun && elapsed + ratio * referenceRun->seconds >
+                                   1.1 * secondsLeft + 1.0)
         checkSeconds = ratio * referenceRun->seconds;
       if (checkSeconds) {
         emitRemark(loc) << "superoptimize: kept the subprogram of "

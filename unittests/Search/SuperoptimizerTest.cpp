@@ -69,6 +69,40 @@ TEST_F(SuperoptimizerTest, SameAnswerForAnyThreadCount) {
   EXPECT_EQ(one, three);
 }
 
+TEST_F(SuperoptimizerTest, TakesOnlyWinnersWhoseCheckFits) {
+  SearchOptions options;
+  options.timeoutSeconds = 30;
+  options.threads = 1;
+  // A check that could never fit in the timeout: every better candidate is
+  // refused and the input stays (until the timeout: nothing taken, so
+  // nothing reaches the cost lower bound).
+  options.timeoutSeconds = 3;
+  unsigned asked = 0;
+  options.checkSeconds = [&](const KernelGraph &) {
+    ++asked;
+    return 100.0;
+  };
+  SearchResult refused = searchF(kGatedMlp, options);
+  EXPECT_FALSE(refused.improved);
+  EXPECT_GT(refused.stats.tooLateToCheck, 0u);
+  EXPECT_EQ(refused.stats.tooLateToCheck, asked);
+  // A check that fits: the same winner as without one.
+  options.timeoutSeconds = 30;
+  options.checkSeconds = [](const KernelGraph &) { return 1.0; };
+  SearchResult taken = searchF(kGatedMlp, options);
+  EXPECT_TRUE(taken.improved);
+  EXPECT_EQ(taken.stats.tooLateToCheck, 0u);
+  options.checkSeconds = nullptr;
+  EXPECT_EQ(toString(taken.best), toString(searchF(kGatedMlp, options).best));
+  // While the input is the best, the search ends the least check before
+  // the timeout: here at once.
+  options.checkSeconds = [](const KernelGraph &) { return 1.0; };
+  options.minCheckSeconds = 30;
+  SearchResult none = searchF(kGatedMlp, options);
+  EXPECT_TRUE(none.stats.timedOut);
+  EXPECT_FALSE(none.improved);
+}
+
 TEST_F(SuperoptimizerTest, PruningKeepsTheWinner) {
   // Small enough for the unpruned search to finish.
   constexpr StringLiteral kExpMul = R"mlir(

@@ -19,6 +19,8 @@
 
 #include "mlir/IR/MLIRContext.h"
 
+#include <functional>
+
 namespace mlsopt::search {
 
 struct SearchOptions {
@@ -37,6 +39,15 @@ struct SearchOptions {
   bool costPruning = true;
   /// What the cost model that ranks candidates charges for.
   CostModelOptions cost;
+  /// The seconds a full-shape check of a candidate is predicted to take
+  /// (the caller's, which runs it after the search). When set,
+  /// `timeoutSeconds` covers the search and that check: the search ends
+  /// 1.5 times its best program's check before the timeout, or
+  /// `minCheckSeconds` before it while the input is the best, and a
+  /// candidate whose check could no longer fit is not taken.
+  std::function<double(const KernelGraph &)> checkSeconds;
+  /// The least any check takes: the reference's evaluation.
+  double minCheckSeconds = 0;
 };
 
 struct SearchStatistics {
@@ -62,6 +73,10 @@ struct SearchStatistics {
   /// The reference cannot be evaluated over the finite field (it is not
   /// LAX: an exp of a square root, say), so nothing was searched.
   bool unverifiable = false;
+  /// Candidates better than the best so far that were not taken because
+  /// their check would not have fit in the time left
+  /// (SearchOptions::checkSeconds).
+  uint64_t tooLateToCheck = 0;
   double seconds = 0;
   /// When the best program was found, in seconds into the search (0 when
   /// nothing beat the reference): a search that runs to its timeout long
