@@ -580,3 +580,49 @@ def test_a_ragged_loop_reads_zeros_past_the_end_of_k():
     (out,) = graph(inputs=[x, w])
     np.testing.assert_allclose(out, x.astype(np.float64) @ w, rtol=1e-4,
                                atol=1e-4)
+
+
+def test_an_alibi_bias_built_from_positions_is_imported(rng):
+    # ALiBi as front ends emit it: slope[h] * float(j - i) computed in the
+    # payload from linalg.index. The float of the indices is now a constant
+    # table the generic reads; it was left as linalg (a payload reading
+    # loop indices), which the verifier and the GPU pipeline refuse.
+    graph = mi.from_mlir("""
+func.func @alibi_attention(%q: tensor<4x16x32xf32>, %kt: tensor<4x32x16xf32>, %v: tensor<4x16x32xf32>, %slopes: tensor<4xf32>) -> tensor<4x16x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %es = tensor.empty() : tensor<4x16x16xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<4x16x16xf32>) -> tensor<4x16x16xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<4x16x32xf32>, tensor<4x32x16xf32>) outs(%zs : tensor<4x16x16xf32>) -> tensor<4x16x16xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(h, i, j) -> (h, i, j)>, affine_map<(h, i, j) -> (h)>, affine_map<(h, i, j) -> (h, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s, %slopes : tensor<4x16x16xf32>, tensor<4xf32>) outs(%es : tensor<4x16x16xf32>) {
+  ^bb0(%x: f32, %m: f32, %o: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %d = arith.subi %j, %i : index
+    %di = arith.index_cast %d : index to i64
+    %df = arith.sitofp %di : i64 to f32
+    %t = arith.mulf %m, %df : f32
+    %y = arith.addf %x, %t : f32
+    linalg.yield %y : f32
+  } -> tensor<4x16x16xf32>
+  %p = linalg.softmax dimension(2) ins(%b : tensor<4x16x16xf32>) outs(%es : tensor<4x16x16xf32>) -> tensor<4x16x16xf32>
+  %eo = tensor.empty() : tensor<4x16x32xf32>
+  %zo = linalg.fill ins(%zero : f32) outs(%eo : tensor<4x16x32xf32>) -> tensor<4x16x32xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<4x16x16xf32>, tensor<4x16x32xf32>) outs(%zo : tensor<4x16x32xf32>) -> tensor<4x16x32xf32>
+  return %o : tensor<4x16x32xf32>
+}""")
+    assert "linalg." not in graph.mlir()
+    q = rng.standard_normal((4, 16, 32)).astype(np.float32) / 4
+    kt = rng.standard_normal((4, 32, 16)).astype(np.float32) / 4
+    v = rng.standard_normal((4, 16, 32)).astype(np.float32)
+    slopes = np.array([0.5, 0.25, 0.125, 0.0625], np.float32)
+    positions = np.arange(16)
+    scores = q @ kt + slopes[:, None, None] * (positions[None, :] -
+                                               positions[:, None])
+    e = np.exp(scores - scores.max(-1, keepdims=True))
+    expected = (e / e.sum(-1, keepdims=True)) @ v
+    optimized = graph.superoptimize(timeout=10, threads=1)
+    for g in (graph, optimized):
+        np.testing.assert_allclose(g(inputs=[q, kt, v, slopes])[0], expected,
+                                   rtol=1e-4, atol=1e-5)
+    assert optimized.cost().launches < graph.cost().launches

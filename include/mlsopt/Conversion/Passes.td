@@ -152,7 +152,11 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       patterns above read through; a parallel generic whose inputs all leave
       out some loops (an addmm's bias written `b + 0.0` on every row), or
       a copy that also transposes, into the generic over the loops they
-      read, then such a broadcast.
+      read, then such a broadcast;
+    - a float a payload converts from integers of its loop indices and
+      constants alone (ALiBi's `slope * float(j - i)`, a clamped relative
+      position), of up to 2^22 values, into a dense constant over the loops
+      it reads, which the generic takes as one more input.
 
     Then, once the ops between batch matmuls are kernel ops:
 

@@ -2344,6 +2344,7 @@ void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
   populateFlattenRowsPatterns(patterns);
   populateConcatToKernelPatterns(patterns);
   populateSplitResultsPatterns(patterns);
+  populateIndexTablePatterns(patterns);
   populateGeluTanhPatterns(patterns);
 }
 

@@ -1407,13 +1407,14 @@ func.func @conv_2d_stays(%x: tensor<1x8x16x16xf32>, %w: tensor<4x8x3x3xf32>) -> 
 
 // -----
 
-// CHECK-LABEL: func.func @index_payload_stays
-// CHECK-NOT: kernel.
-// CHECK: %[[Y:.*]] = linalg.generic
-// CHECK: linalg.index 1
-// CHECK: arith.addf
+// A payload reading its loop indices: the float it converts them to is a
+// table of the column index (see @index_tables).
+// CHECK-LABEL: func.func @index_payload
+// CHECK-NOT: linalg.
+// CHECK: %[[T:.*]] = arith.constant dense<[0.000000e+00, 1.000000e+00, {{.*}}, 6.300000e+01]> : tensor<64xf32>
+// CHECK: %[[Y:.*]] = kernel.add %arg0, %[[T]] : tensor<8x64xf32>, tensor<64xf32>
 // CHECK: return %[[Y]]
-func.func @index_payload_stays(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+func.func @index_payload(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
   %e = tensor.empty() : tensor<8x64xf32>
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
       ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
@@ -3656,4 +3657,71 @@ func.func @reciprocal(%x: tensor<8x64xf32>, %y: tensor<8x64xf16>) -> (tensor<8x6
     linalg.yield %q : f16
   } -> tensor<8x64xf16>
   return %r, %rh : tensor<8x64xf32>, tensor<8x64xf16>
+}
+
+// -----
+
+// Floats a payload converts from integers of the loop indices alone become
+// a constant over the loops they read: ALiBi's slope * float(j - i) (the
+// heads' loop is not read: a 3 x 4 table), and a T5-style relative
+// position clamped to [-2, 2] and halved by a floor division (a 4-element
+// table over j alone, from a constant defined outside the payload).
+// CHECK-LABEL: func.func @index_tables
+// CHECK-NOT: linalg.
+// CHECK-DAG: %[[ALIBI:.*]] = arith.constant dense<{{\[}}[0.000000e+00, 1.000000e+00, 2.000000e+00, 3.000000e+00], [-1.000000e+00, 0.000000e+00, 1.000000e+00, 2.000000e+00], [-2.000000e+00, -1.000000e+00, 0.000000e+00, 1.000000e+00]]> : tensor<3x4xf32>
+// CHECK-DAG: %[[REL:.*]] = arith.constant dense<[-1.000000e+00, -1.000000e+00, -1.000000e+00, 0.000000e+00]> : tensor<4xf32>
+// CHECK-DAG: kernel.mul %{{.*}}, %[[ALIBI]]
+// CHECK-DAG: kernel.add %{{.*}}, %[[REL]]
+func.func @index_tables(%s: tensor<2x3x4xf32>, %slopes: tensor<2xf32>) -> (tensor<2x3x4xf32>, tensor<2x3x4xf32>) {
+  %e = tensor.empty() : tensor<2x3x4xf32>
+  %alibi = linalg.generic {indexing_maps = [affine_map<(h, i, j) -> (h, i, j)>, affine_map<(h, i, j) -> (h)>, affine_map<(h, i, j) -> (h, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s, %slopes : tensor<2x3x4xf32>, tensor<2xf32>) outs(%e : tensor<2x3x4xf32>) {
+  ^bb0(%x: f32, %m: f32, %o: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %d = arith.subi %j, %i : index
+    %di = arith.index_cast %d : index to i64
+    %df = arith.sitofp %di : i64 to f32
+    %b = arith.mulf %m, %df : f32
+    %y = arith.addf %x, %b : f32
+    linalg.yield %y : f32
+  } -> tensor<2x3x4xf32>
+  %c2 = arith.constant 2 : i32
+  %rel = linalg.generic {indexing_maps = [affine_map<(h, i, j) -> (h, i, j)>, affine_map<(h, i, j) -> (h, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x3x4xf32>) outs(%e : tensor<2x3x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %j = linalg.index 2 : index
+    %ji = arith.index_cast %j : index to i32
+    %c3 = arith.constant 3 : i32
+    %m2 = arith.constant -2 : i32
+    %d = arith.subi %ji, %c3 : i32
+    %lo = arith.maxsi %d, %m2 : i32
+    %hi = arith.minsi %lo, %c2 : i32
+    %q = arith.floordivsi %hi, %c2 : i32
+    %qf = arith.sitofp %q : i32 to f32
+    %y = arith.addf %x, %qf : f32
+    linalg.yield %y : f32
+  } -> tensor<2x3x4xf32>
+  return %alibi, %rel : tensor<2x3x4xf32>, tensor<2x3x4xf32>
+}
+
+// -----
+
+// Left as it is: the integers come from an input, not from the indices.
+// CHECK-LABEL: func.func @integers_from_an_input
+// CHECK: linalg.generic
+// CHECK: arith.sitofp
+func.func @integers_from_an_input(%s: tensor<3x4xf32>, %n: tensor<3x4xi32>) -> tensor<3x4xf32> {
+  %e = tensor.empty() : tensor<3x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%s, %n : tensor<3x4xf32>, tensor<3x4xi32>) outs(%e : tensor<3x4xf32>) {
+  ^bb0(%x: f32, %k: i32, %o: f32):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i32
+    %t = arith.addi %k, %ji : i32
+    %f = arith.sitofp %t : i32 to f32
+    %y = arith.addf %x, %f : f32
+    linalg.yield %y : f32
+  } -> tensor<3x4xf32>
+  return %r : tensor<3x4xf32>
 }

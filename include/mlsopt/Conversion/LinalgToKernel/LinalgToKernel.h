@@ -27,6 +27,12 @@ void populateMixedPrecisionPatterns(mlir::RewritePatternSet &patterns);
 /// populateLinalgToKernelPatterns.
 void populateBroadcastOperandPatterns(mlir::RewritePatternSet &patterns);
 
+/// Adds the pattern that computes a float a generic's payload converts from
+/// integers of its loop indices alone (ALiBi's float(j - i)) into a dense
+/// constant the generic reads instead. Part of
+/// populateLinalgToKernelPatterns.
+void populateIndexTablePatterns(mlir::RewritePatternSet &patterns);
+
 /// Adds the patterns that move elementwise kernel ops, reductions and RMS
 /// norms off a [batch, seq, ...] shape onto the rows a matmul flattened it
 /// into, so that reshapes end up at the arguments and results instead of
