@@ -260,6 +260,20 @@ static double predictEvaluationSeconds(func::FuncOp func, uint64_t elements,
          kSecondsPerFlop * flops / std::max(1u, threads);
 }
 
+/// How many times as long as the reference's evaluation checking
+/// `candidate` takes, at least once: the ratio of their field work (the
+/// count --verify-equivalence bounds with max-work). The evaluator runs
+/// every block of every custom kernel, so a μGraph that recomputes (a
+/// reduction redone by each block) takes longer. (FLOPs were a poor proxy:
+/// a decode attention over 50257 keys was foreseen at 219 s and checked in
+/// 9.)
+static double getCheckWorkRatio(func::FuncOp candidate,
+                                func::FuncOp reference) {
+  return std::max(
+      1.0, static_cast<double>(verify::countEvaluationWork(candidate)) /
+               std::max<double>(1.0, verify::countEvaluationWork(reference)));
+}
+
 /// The cost of `sub`'s ops as they are (all kernel ops, each a launch);
 /// failure if the model cannot cost one.
 static FailureOr<KernelCost> estimateAsGiven(const Subprogram &sub,
@@ -508,11 +522,9 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
     OwningOpRef<ModuleOp> sizing;
     if (referenceRun) {
       sizing = ModuleOp::create(loc);
-      double referenceWork =
-          std::max<double>(1.0, verify::countEvaluationWork(*reference));
       timed.minCheckSeconds = referenceRun->seconds;
       // Called under the search's lock, while this thread waits for it.
-      timed.checkSeconds = [&, referenceWork](const KernelGraph &graph) {
+      timed.checkSeconds = [&](const KernelGraph &graph) {
         OpBuilder b(ctx);
         b.setInsertionPointToEnd(sizing->getBody());
         ScopedDiagnosticHandler quiet(ctx,
@@ -521,10 +533,9 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
             materializeFunction(b, loc, "sized", graph, problem->shapes);
         if (failed(candidate))
           return 2.5 * referenceRun->seconds;
-        double work =
-            static_cast<double>(verify::countEvaluationWork(*candidate));
+        double ratio = getCheckWorkRatio(*candidate, *reference);
         candidate->erase();
-        return std::max(1.0, work / referenceWork) * referenceRun->seconds;
+        return ratio * referenceRun->seconds;
       };
     }
     SearchResult result = search::superoptimize(*problem, timed, ctx);
@@ -620,16 +631,8 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
                "--verify-equivalence)";
         return true;
       }
-      // The evaluator runs every block of every custom kernel, so a μGraph
-      // that recomputes (a reduction redone by each block) takes longer to
-      // check, by the ratio of the field work of the two (which
-      // --verify-equivalence bounds too). A check that would overrun the
-      // time left by far is not started. (FLOPs were a poor proxy: a decode
-      // attention over 50257 keys was foreseen at 219 s and checked in 9.)
-      double ratio = std::max(
-          1.0,
-          static_cast<double>(verify::countEvaluationWork(answer)) /
-              std::max<double>(1.0, verify::countEvaluationWork(*reference)));
+      // A check that would overrun the time left by far is not started.
+      double ratio = getCheckWorkRatio(answer, *reference);
       // A check overruns when the reference was not evaluated for lack of
       // time (it would take that evaluation and the winner's), or when the
       // winner's evaluation would end past the time left plus the slack a

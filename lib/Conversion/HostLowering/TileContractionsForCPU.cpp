@@ -53,19 +53,21 @@ FailureOr<linalg::ContractionDimensions> getTileableDims(linalg::LinalgOp op) {
 struct TileContractionsForCPUPass
     : mlsopt::impl::TileContractionsForCPUBase<TileContractionsForCPUPass> {
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> contractions;
+    SmallVector<std::pair<linalg::LinalgOp, linalg::ContractionDimensions>>
+        contractions;
     getOperation()->walk([&](linalg::LinalgOp op) {
-      if (succeeded(getTileableDims(op)))
-        contractions.push_back(op);
+      if (FailureOr<linalg::ContractionDimensions> dims = getTileableDims(op);
+          succeeded(dims))
+        contractions.emplace_back(op, *dims);
     });
     IRRewriter rewriter(&getContext());
-    for (linalg::LinalgOp op : contractions)
-      if (failed(rewrite(rewriter, op)))
+    for (auto &[op, dims] : contractions)
+      if (failed(rewrite(rewriter, op, dims)))
         return signalPassFailure();
   }
 
-  LogicalResult rewrite(RewriterBase &rewriter, linalg::LinalgOp op) {
-    linalg::ContractionDimensions dims = *getTileableDims(op);
+  LogicalResult rewrite(RewriterBase &rewriter, linalg::LinalgOp op,
+                        const linalg::ContractionDimensions &dims) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     // The innermost M, N and K dims are tiled where they are larger than
     // a tile; the tile loops keep the op's order, so each element of C
