@@ -443,8 +443,15 @@ struct VerifyEquivalencePass
       };
     };
     auto runLhs = run(0), runRhs = run(1);
+    // The compiled programs are reentrant (each run has its own buffers and
+    // runtime context), so the context's threads run both at once. Not so
+    // for the evaluator engine, which shares out each op's work instead.
+    MLIRContext *context = func.getContext();
+    llvm::ThreadPoolInterface *pool = context->isMultithreadingEnabled()
+                                          ? &context->getThreadPool()
+                                          : nullptr;
     return verify::compareInField(func, reference, withExponents, runLhs,
-                                  runRhs, count, seed);
+                                  runRhs, count, seed, pool);
   }
 
   /// Runs both functions in f32 and warns when they differ by more than the
@@ -464,8 +471,19 @@ struct VerifyEquivalencePass
     for (Type t : module->lookupSymbol<func::FuncOp>(name).getArgumentTypes())
       inputs.push_back(
           normalTensor(cast<RankedTensorType>(t).getShape(), random));
-    auto got = (*runner)->run(name, inputs);
-    auto want = (*runner)->run(refName, inputs);
+    // The two runs share nothing but the read-only inputs: with threads,
+    // the reference runs as a task while this thread runs the other.
+    FailureOr<SmallVector<HostTensor>> got = failure(), want = failure();
+    MLIRContext *context = func.getContext();
+    if (context->isMultithreadingEnabled()) {
+      llvm::ThreadPoolTaskGroup group(context->getThreadPool());
+      group.async([&] { want = (*runner)->run(refName, inputs); });
+      got = (*runner)->run(name, inputs);
+      group.wait();
+    } else {
+      got = (*runner)->run(name, inputs);
+      want = (*runner)->run(refName, inputs);
+    }
     if (failed(got) || failed(want)) {
       func.emitWarning("running @") << name << " or @" << refName
                                    << " in f32 failed";

@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlsopt/Support/Constants.h"
 #include "mlsopt/Support/TileShapes.h"
@@ -2144,10 +2145,40 @@ FailureOr<FieldComparison> mlsopt::verify::compareInField(FieldEvaluator &lhs,
                         evaluateLhs, evaluateRhs, tests, seed);
 }
 
+/// Runs both programs of one test into `a` and `b`: one after the other, or
+/// with a pool, the lhs as its task while this thread runs the rhs. Fails
+/// when either fails; their errors come in lhs, rhs order either way.
+static LogicalResult
+evaluateBoth(func::FuncOp l, FieldEvaluateFn evaluateLhs,
+             FieldEvaluateFn evaluateRhs, ArrayRef<FieldTensor> inputs,
+             const FieldOptions &options, llvm::ThreadPoolInterface *pool,
+             FailureOr<FieldEvaluation> &a, FailureOr<FieldEvaluation> &b) {
+  if (!pool) {
+    a = evaluateLhs(inputs, options);
+    if (failed(a))
+      return failure();
+    b = evaluateRhs(inputs, options);
+    return failure(failed(b));
+  }
+  ParallelDiagnosticHandler diagnostics(l.getContext());
+  llvm::ThreadPoolTaskGroup group(*pool);
+  group.async([&] {
+    diagnostics.setOrderIDForThread(0);
+    a = evaluateLhs(inputs, options);
+    diagnostics.eraseOrderIDForThread();
+  });
+  diagnostics.setOrderIDForThread(1);
+  b = evaluateRhs(inputs, options);
+  diagnostics.eraseOrderIDForThread();
+  // A pool thread waiting here runs the lhs itself if no other has taken it.
+  group.wait();
+  return failure(failed(a) || failed(b));
+}
+
 FailureOr<FieldComparison> mlsopt::verify::compareInField(
     func::FuncOp l, func::FuncOp r, ArrayRef<bool> withExponents,
     FieldEvaluateFn evaluateLhs, FieldEvaluateFn evaluateRhs, unsigned tests,
-    uint64_t seed) {
+    uint64_t seed, llvm::ThreadPoolInterface *pool) {
   // Element types do not matter in the field; shapes do.
   auto sameShapes = [](TypeRange a, TypeRange b) {
     return a.size() == b.size() && llvm::all_of_zip(a, b, [](Type x, Type y) {
@@ -2171,22 +2202,20 @@ FailureOr<FieldComparison> mlsopt::verify::compareInField(
     fillRandomInputs(inputs, l, random, withExponents);
     FieldOptions options;
     options.functionSeed = mix64(testSeed ^ 0x5851f42d4c957f2dULL);
-    FailureOr<FieldEvaluation> a = evaluateLhs(inputs, options);
-    if (failed(a))
-      return failure();
-    FailureOr<FieldEvaluation> b = evaluateRhs(inputs, options);
-    if (failed(b))
+    FailureOr<FieldEvaluation> a = failure(), b = failure();
+    if (failed(evaluateBoth(l, evaluateLhs, evaluateRhs, inputs, options, pool,
+                            a, b)))
       return failure();
     ++comparison.tests;
     if (a->divisionByZero || b->divisionByZero) {
       // The zero may be padding past a ragged tile's end, which no result
       // reads: with random padding the test proves as much as any other.
+      // One program after the other: an engine may hand such runs to the
+      // evaluator, whose grids silence diagnostics while their threads run,
+      // the other program's included.
       options.paddingSeed = getPaddingSeed(testSeed);
-      a = evaluateLhs(inputs, options);
-      if (failed(a))
-        return failure();
-      b = evaluateRhs(inputs, options);
-      if (failed(b))
+      if (failed(evaluateBoth(l, evaluateLhs, evaluateRhs, inputs, options,
+                              /*pool=*/nullptr, a, b)))
         return failure();
     }
     if (a->divisionByZero || b->divisionByZero) {

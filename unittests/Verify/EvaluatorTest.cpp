@@ -25,6 +25,9 @@
 #include "TestPrograms.h"
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 
 using namespace mlir;
 using namespace mlsopt;
@@ -815,6 +818,76 @@ TEST_F(EvaluatorTest, ThreadsGiveTheSameResults) {
     // Every tile was written: no zero left where the stores put values.
     EXPECT_EQ(llvm::count(b->results[0].p, 0u), 0) << name.str();
   }
+}
+
+// compareInField with a pool runs the two programs of a test at once (the
+// JIT engine of --verify-equivalence does): the same comparison as one after
+// the other, and the errors in the same order.
+TEST_F(EvaluatorTest, BothProgramsRunAtOnceWithTheSameOutcome) {
+  OwningOpRef<ModuleOp> module = parse(schedules());
+  ASSERT_TRUE(module) << diagnostics;
+  llvm::StdThreadPool pool(llvm::hardware_concurrency(2));
+  func::FuncOp reference = lookupFunc(*module, "reference");
+  FailureOr<FieldEvaluator> rhs = FieldEvaluator::create(reference);
+  ASSERT_TRUE(succeeded(rhs)) << diagnostics;
+  SmallVector<bool> withExponents(reference.getNumArguments(), false);
+  for (StringRef name : {"right", "wrong", "wrong_omap"}) {
+    FailureOr<FieldEvaluator> lhs =
+        FieldEvaluator::create(lookupFunc(*module, name));
+    ASSERT_TRUE(succeeded(lhs)) << diagnostics;
+    // The lhs waits until the rhs has started: one after the other, it
+    // would wait in vain.
+    std::mutex mutex;
+    std::condition_variable started;
+    bool rhsStarted = false, lhsSawIt = true;
+    auto runLhs = [&](ArrayRef<FieldTensor> inputs,
+                      const FieldOptions &options) {
+      std::unique_lock<std::mutex> lock(mutex);
+      lhsSawIt &= started.wait_for(lock, std::chrono::seconds(10),
+                                   [&] { return rhsStarted; });
+      lock.unlock();
+      return lhs->evaluate(inputs, options);
+    };
+    auto runRhs = [&](ArrayRef<FieldTensor> inputs,
+                      const FieldOptions &options) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        rhsStarted = true;
+      }
+      started.notify_all();
+      return rhs->evaluate(inputs, options);
+    };
+    FailureOr<FieldComparison> together =
+        compareInField(lhs->getFunction(), reference, withExponents, runLhs,
+                       runRhs, /*tests=*/2, /*seed=*/9, &pool);
+    FailureOr<FieldComparison> alone =
+        compareInField(*lhs, *rhs, /*tests=*/2, /*seed=*/9);
+    ASSERT_TRUE(succeeded(together) && succeeded(alone)) << diagnostics;
+    EXPECT_TRUE(lhsSawIt) << name.str();
+    EXPECT_EQ(together->verdict, alone->verdict) << name.str();
+    EXPECT_EQ(together->tests, alone->tests) << name.str();
+    EXPECT_EQ(together->index, alone->index) << name.str();
+    EXPECT_EQ(together->lhsValue, alone->lhsValue) << name.str();
+    EXPECT_EQ(together->rhsValue, alone->rhsValue) << name.str();
+  }
+
+  // Both fail: the lhs's error first, though it comes later.
+  std::string errors;
+  {
+    test::DiagnosticCollector collect(&context, errors);
+    auto failLate = [&](ArrayRef<FieldTensor>,
+                        const FieldOptions &) -> FailureOr<FieldEvaluation> {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      return reference.emitError("lhs failed");
+    };
+    auto failAtOnce = [&](ArrayRef<FieldTensor>,
+                          const FieldOptions &) -> FailureOr<FieldEvaluation> {
+      return reference.emitError("rhs failed");
+    };
+    EXPECT_TRUE(failed(compareInField(reference, reference, withExponents,
+                                      failLate, failAtOnce, 1, 1, &pool)));
+  }
+  EXPECT_EQ(errors, "lhs failed\nrhs failed\n");
 }
 
 } // namespace

@@ -217,10 +217,15 @@ using FieldEvaluateFn = llvm::function_ref<mlir::FailureOr<FieldEvaluation>(
 /// withExponents[i], and compares every result element mod p. Both engines
 /// draw the same inputs and random functions for a seed. Emits an error on
 /// `lhs` and fails when the signatures' shapes differ or an evaluation fails.
+/// With a `pool`, each test runs both programs at once, the lhs as a task of
+/// the pool (a retry with random padding excepted); both functions must then
+/// be safe to call concurrently. The verdict and the order of the
+/// diagnostics do not depend on it.
 mlir::FailureOr<FieldComparison>
 compareInField(mlir::func::FuncOp lhs, mlir::func::FuncOp rhs,
                llvm::ArrayRef<bool> withExponents, FieldEvaluateFn evaluateLhs,
-               FieldEvaluateFn evaluateRhs, unsigned tests, uint64_t seed);
+               FieldEvaluateFn evaluateRhs, unsigned tests, uint64_t seed,
+               llvm::ThreadPoolInterface *pool = nullptr);
 
 /// Runs `lhs` and `rhs` on `tests` draws of random inputs from `seed` and
 /// compares every result element mod p. The functions must have the same
