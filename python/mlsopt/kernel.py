@@ -112,6 +112,24 @@ _DEFAULT_TARGET = _core.default_target()
 _TARGETS = tuple(_core.supported_targets())
 
 
+def _local_gpu_target():
+    """The chip of the CUDA device torch sees, if the script has imported
+    torch (Mirage's scripts do, for their inputs) and mlsopt knows the chip;
+    else None. A program searched for another chip may need more shared
+    memory than this one has, and then would not run here."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    try:
+        if not torch.cuda.is_available():
+            return None
+        major, minor = torch.cuda.get_device_capability()
+    except Exception:  # a torch without CUDA support, or no usable driver
+        return None
+    chip = f"sm_{major}{minor}"
+    return chip if chip in _TARGETS else None
+
+
 def _check_target(target):
     """`target` if it names a chip mlsopt knows, else ValueError."""
     if target not in _TARGETS:
@@ -197,6 +215,17 @@ def _caller():
             return frame.f_code.co_filename, frame.f_lineno
         frame = frame.f_back
     return "", 0
+
+
+def _warn(message):
+    """warnings.warn(message), reported at the first frame outside this
+    package, however many of its functions lie between."""
+    level, frame = 1, sys._getframe(0)
+    while (frame is not None and os.path.dirname(
+            os.path.abspath(frame.f_code.co_filename)) == _PACKAGE_DIR):
+        level += 1
+        frame = frame.f_back
+    warnings.warn(message, stacklevel=level)
 
 
 class DTensor:
@@ -517,9 +546,9 @@ class KernelGraph:
             return graph.cost(target, latency)
         uncosted = self._core.uncosted_ops()
         if uncosted:
-            warnings.warn(
+            _warn(
                 f"the cost leaves out {len(uncosted)} ops outside the kernel "
-                f"dialect: {', '.join(sorted(set(uncosted)))}", stacklevel=2)
+                f"dialect: {', '.join(sorted(set(uncosted)))}")
         if target is not None:
             _check_target(target)
         return self._on_chip(
@@ -568,7 +597,7 @@ class KernelGraph:
     # Optimizing
     # ----------------------------------------------------------------------
 
-    def superoptimize(self, target=_DEFAULT_TARGET, timeout=None,
+    def superoptimize(self, target=None, timeout=None,
                       max_kernel_ops=None, max_block_ops=None, threads=None,
                       seed=None, cache_dir=None, keep_reference=None,
                       latency_model=None, latency_veto=None,
@@ -576,8 +605,9 @@ class KernelGraph:
         """Searches for a faster equivalent graph (the `--superoptimize`
         pass) and returns it as a new KernelGraph; this one is unchanged.
 
-        `target` is the GPU to optimize for ("sm_80", ..., "sm_90"),
-        `timeout` the search budget in seconds, `max_kernel_ops` and
+        `target` is the GPU to optimize for ("sm_80", ..., "sm_90"; by
+        default the chip of the CUDA device torch sees, as Mirage searches
+        for the GPU it runs on, and sm_90 without one), `timeout` the search budget in seconds, `max_kernel_ops` and
         `max_block_ops` bound the size of the graphs it enumerates, `threads`
         the search threads, `seed` its random tests, `cache_dir` where
         results are cached; `latency_model=True` ranks candidates with the
@@ -600,15 +630,16 @@ class KernelGraph:
         for options, why in _MIRAGE_ONLY_OPTION_GROUPS:
             ignored = sorted(set(mirage_options) & set(options))
             if ignored:
-                warnings.warn(f"mlsopt ignores Mirage's {why[0]} {ignored}: "
-                              f"{why[1]}", stacklevel=2)
+                _warn(f"mlsopt ignores Mirage's {why[0]} {ignored}: "
+                      f"{why[1]}")
         if backend not in ("cuda", "mlir"):
             raise ValueError(
                 f"backend {backend!r} is not available: mlsopt has the "
                 "backends 'cuda' (PTX through MLIR's GPU path) and 'mlir' "
                 "(the same); Mirage's Triton and NKI code generators are "
                 "not provided")
-        target = _check_target(target or _DEFAULT_TARGET)
+        target = _check_target(target or _local_gpu_target()
+                               or _DEFAULT_TARGET)
         source = self._with_default_outputs("superoptimize()")
         if verbose is None:
             verbose = global_config.verbose
@@ -886,10 +917,10 @@ class KernelGraph:
             raise ValueError(
                 f"the graph has no outputs; call mark_output(tensor) before "
                 f"{what}")
-        warnings.warn(
+        _warn(
             f"the graph has no outputs: {what} takes the {len(unread)} "
             "tensors no op reads as its outputs, as Mirage's demos do; "
-            "mark_output(tensor) chooses them", stacklevel=3)
+            "mark_output(tensor) chooses them")
         return self._with_outputs([self._tensor(i) for i in unread])
 
     def _check(self, *tensors):
@@ -1211,10 +1242,9 @@ def generate_cuda_program(graph, target_cc=90, input_strides=None,
                     "new_input declared; declare it with those strides")
     if output_tensors is not None:
         graph = graph._with_outputs(output_tensors)
-    warnings.warn(
+    _warn(
         "mlsopt generates no CUDA C++: the program's \"code\" is the PTX "
-        f"of the graph lowered for {target} through MLIR's GPU path",
-        stacklevel=2)
+        f"of the graph lowered for {target} through MLIR's GPU path")
     return {"code": graph.ptx(target), "launch_plan": graph.launch_plan(target)}
 
 

@@ -110,17 +110,19 @@ class TBGraph:
         # The width Mirage's "sum_todimx" accumulations fold the last dim to.
         self.reduction_dimx = reduction_dimx
         self._inputs = []   # (DTensor, STensor)
-        self._loop_ops = []  # MLIR lines in the for-loop body
+        # The for-loop body: (tile name, names of the tiles it reads, MLIR
+        # line) per op.
+        self._loop_ops = []
         self._accumulators = []  # (kind, yielded STensor, result STensor)
         self._post_ops = []  # MLIR lines after the loop
         self._outputs = []  # (STensor, omap text, output dims, loc)
         self._count = 0
-        # Inputs the loop does not walk: tile name -> its load after the
-        # loop (built when an op after the loop first reads the input), and
-        # the names of tiles ops in the loop read.
+        # Tiles the same in every iteration, of inputs the loop does not
+        # walk and ops on those alone: tile name -> how to build it after
+        # the loop (the load's text, or the op and its operands), and the
+        # copy after the loop, built when an op there first reads it.
         self._invariant = {}
         self._after_loop = {}
-        self._read_in_loop = set()
         # Tiles new_input loaded: name -> (input index, imap, fmap, DTensor,
         # input_map), for the loads sum_todimx reads in their place.
         self._loads = {}
@@ -169,18 +171,24 @@ class TBGraph:
                 f"{_type(tile.dims, tile.dtype)}{_loc(file, line)}")
         if not fmap:
             self._invariant[tile._name] = load
-        self._loop_ops.append(f"{tile._name} = {load}")
+        self._loop_ops.append((tile._name, (), f"{tile._name} = {load}"))
         self._loads[tile._name] = (index, imap, fmap, dtensor, input_map)
         return tile
 
     def _loaded_after_loop(self, tile):
-        """The tile of input `tile` (one the loop does not walk) loaded after
-        the loop."""
+        """The invariant tile `tile` computed after the loop: its input
+        loaded there, and the ops from those loads to it done again."""
         after = self._after_loop.get(tile._name)
         if after is None:
-            after = self._new(tile.dims, tile.dtype, in_loop=False)
-            self._post_ops.append(
-                f"{after._name} = {self._invariant[tile._name]}")
+            how = self._invariant[tile._name]
+            if isinstance(how, str):
+                after = self._new(tile.dims, tile.dtype, in_loop=False)
+                self._post_ops.append(f"{after._name} = {how}")
+            else:
+                name, operands, rule, file, line, dim, suffix = how
+                after = self._op(name,
+                                 [self._loaded_after_loop(t) for t in operands],
+                                 rule, file, line, dim, suffix)
             self._after_loop[tile._name] = after
         return after
 
@@ -225,7 +233,6 @@ class TBGraph:
         file, line = _caller()
         if acc == "sum_todimx":
             return self._accumulated("sum", self._folded_to_dimx(A, file, line))
-        self._read_in_loop.add(A._name)
         value, kind = A, "sum"
         if acc is not None:
             last = A.num_dims - 1
@@ -285,17 +292,16 @@ class TBGraph:
         for k in range(n // dimx):
             tile = self._new(dims, A.dtype, in_loop=True)
             offsets = [0] * last + [k * dimx]
-            self._loop_ops.append(
+            self._loop_ops.append((tile._name, (), (
                 f"{tile._name} = block.load %in{index} window "
                 f"[{', '.join(map(str, offsets))}] "
                 f"[{', '.join(map(str, sizes))}] imap {imap}{fmap} : "
                 f"{_type(dtensor.dims, dtensor.dtype)} -> "
-                f"{_type(dims, A.dtype)}{_loc(file, line)}")
+                f"{_type(dims, A.dtype)}{_loc(file, line)}")))
             groups.append(tile)
         folded = groups[0]
         for tile in groups[1:]:
             folded = self._op("add", [folded, tile], "broadcast", file, line)
-        self._read_in_loop.add(folded._name)
         return folded
 
     def forloop_accum_max(self, A):
@@ -304,7 +310,6 @@ class TBGraph:
         self._check(A)
         if not A._in_loop:
             raise ValueError(f"{A!r} is already accumulated")
-        self._read_in_loop.add(A._name)
         return self._accumulated("max", A)
 
     def _accumulated(self, kind, value):
@@ -404,13 +409,15 @@ class TBGraph:
             lines.append(f"    %acc:{len(accs)} = block.for_loop "
                          f"{self.forloop_range} iterations accumulate "
                          f"({kinds}) : {acc_types} {{")
-            # An input no op of the loop reads (one read only after the
-            # loop, or only through sum_todimx's windows) is not loaded in
-            # it.
-            unread = {name for name in self._loads
-                      if name not in self._read_in_loop}
-            lines += [f"      {op}" for op in self._loop_ops
-                      if op.split(" = ", 1)[0] not in unread]
+            # Only what the accumulators read is computed in the loop: not
+            # an input read only after it, or only through sum_todimx's
+            # windows, nor an invariant tile an op after it computes again.
+            live = {a[1]._name for a in accs}
+            for name, reads, _ in reversed(self._loop_ops):
+                if name in live:
+                    live.update(reads)
+            lines += [f"      {text}" for name, _, text in self._loop_ops
+                      if name in live]
             lines.append("      block.yield "
                          + ", ".join(a[1]._name for a in accs)
                          + f" : {acc_types}")
@@ -448,19 +455,19 @@ class TBGraph:
         self._check(*operands)
         where = {t._in_loop for t in operands}
         if len(where) > 1:
-            # An input the loop does not walk is the same tile in every
-            # iteration: an op after the loop reads it loaded there.
+            # A tile the same in every iteration (of inputs the loop does
+            # not walk) is computed again after the loop for an op there.
             operands = [self._loaded_after_loop(t)
                         if t._in_loop and t._name in self._invariant else t
                         for t in operands]
             where = {t._in_loop for t in operands}
         if len(where) > 1:
-            raise ValueError(
-                f"{name} mixes tiles of the for-loop with accumulated ones: "
-                "accumulate every operand with forloop_accum first (only an "
-                "input with forloop_dim=-1 is also read after the loop)")
-        if True in where:
-            self._read_in_loop.update(t._name for t in operands)
+            raise MLIRError(
+                f"{file}:{line}: error: {name} mixes tiles of the for-loop "
+                "with accumulated ones: accumulate every operand with "
+                "forloop_accum first (only tiles of inputs with "
+                "forloop_dim=-1, and ops on those alone, are also read after "
+                "the loop)")
         dtypes = {t.dtype for t in operands}
         if len(dtypes) > 1:
             raise MLIRError(f"{file}:{line}: error: {name} of tiles of "
@@ -473,7 +480,13 @@ class TBGraph:
         text = (f"{result._name} = block.{name} "
                 + ", ".join(t._name for t in operands)
                 + f"{suffix} : {operand_types}{_loc(file, line)}")
-        (self._loop_ops if result._in_loop else self._post_ops).append(text)
+        if not result._in_loop:
+            self._post_ops.append(text)
+            return result
+        self._loop_ops.append((result._name, [t._name for t in operands], text))
+        if all(t._name in self._invariant for t in operands):
+            self._invariant[result._name] = (name, operands, rule, file, line,
+                                             dim, suffix)
         return result
 
 

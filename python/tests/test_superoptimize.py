@@ -5,6 +5,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import types
 import warnings
 
 import numpy as np
@@ -215,6 +216,18 @@ def test_mirage_search_options_are_accepted_with_a_warning():
                                          r"options \['config', 'griddims'\]"):
         gated_mlp().superoptimize(config="mlp", griddims=[(64, 1, 1)],
                                   timeout=30)
+
+
+def test_warnings_point_at_the_callers_line():
+    """However many of the package's functions lie between, as through
+    Mirage's module-level mi.superoptimize(graph, ...)."""
+    graph = mi.new_kernel_graph()
+    graph.mark_output(graph.exp(graph.new_input(dims=(4, 64),
+                                                dtype=mi.float32)))
+    with pytest.warns(UserWarning, match="ignores Mirage's") as record:
+        mi.superoptimize(graph, config="mlp", timeout=5)
+        graph.superoptimize(config="mlp", timeout=5)
+    assert [w.filename for w in record] == [__file__] * 2
 
 
 def test_rms_norm_matmul_built_with_mirages_api_becomes_one_kernel():
@@ -981,3 +994,25 @@ def test_attention_over_a_prime_token_count_runs_ragged_tiles():
     expected = (s / s.sum(-1, keepdims=True)) @ v
     np.testing.assert_allclose(out, expected, rtol=1e-4,
                                atol=1e-5 * np.abs(expected).max())
+
+
+def _fake_torch(capability):
+    """A stand-in for torch whose CUDA device has compute `capability`
+    (None: no CUDA device)."""
+    cuda = types.SimpleNamespace(
+        is_available=lambda: capability is not None,
+        get_device_capability=lambda device=None: capability)
+    return types.SimpleNamespace(cuda=cuda)
+
+
+@pytest.mark.parametrize("capability, chip", [
+    ((8, 0), "sm_80"), ((8, 6), "sm_86"), ((9, 0), "sm_90"),
+    # No CUDA device, or a chip mlsopt does not optimize for.
+    (None, "sm_90"), ((12, 0), "sm_90")])
+def test_the_search_targets_the_gpu_torch_sees(monkeypatch, capability, chip):
+    graph = mi.new_kernel_graph()
+    graph.mark_output(graph.exp(graph.new_input(dims=(4, 64),
+                                                dtype=mi.float32)))
+    monkeypatch.setitem(sys.modules, "torch", _fake_torch(capability))
+    assert graph.superoptimize(timeout=5).target == chip
+    assert graph.superoptimize(target="sm_89", timeout=5).target == "sm_89"

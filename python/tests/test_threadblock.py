@@ -532,3 +532,55 @@ def test_column_major_inputs_feed_a_threadblock_graph():
     np.testing.assert_array_equal(again, out)
     with pytest.raises(ValueError, match=r"input 1 has shape \(512, 256\)"):
         graph(inputs=[x, w.T], outputs=O)
+
+
+def test_ops_on_invariant_tiles_run_after_the_loop():
+    """A LoRA-like μGraph (Mirage schedules an op by its operands' place, so
+    it accepts this): relu(D B) reads only inputs the loop does not walk, so
+    it is the same in every iteration and the add after the loop reads it
+    computed there; the loop body keeps only what its accumulator needs."""
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(16, 256), dtype=mi.float32)
+    W = graph.new_input(dims=(256, 256), dtype=mi.float32)
+    D = graph.new_input(dims=(16, 16), dtype=mi.float32)
+    B = graph.new_input(dims=(16, 256), dtype=mi.float32)
+    tb = mi.new_threadblock_graph(grid_dim=(4, 1, 1), block_dim=(128, 1, 1),
+                                  forloop_range=4)
+    tX = tb.new_input(dtensor=X, input_map=(-1, -1, -1), forloop_dim=1)
+    tW = tb.new_input(dtensor=W, input_map=(1, -1, -1), forloop_dim=0)
+    tD = tb.new_input(dtensor=D, input_map=(-1, -1, -1), forloop_dim=-1)
+    tB = tb.new_input(dtensor=B, input_map=(1, -1, -1), forloop_dim=-1)
+    low_rank = tb.relu(tb.matmul(tD, tB))
+    acc = tb.forloop_accum(tb.matmul(tX, tW))
+    tb.new_output(stensor=tb.add(acc, low_rank), output_map=(1, -1, -1))
+    (O,) = graph.customized([X, W, D, B], tb)
+    graph.mark_output(O)
+
+    loop, after = graph.mlir().split("block.yield")
+    assert loop.count("block.load") == 2 and loop.count("block.matmul") == 1
+    assert "block.relu" not in loop
+    assert after.count("block.load") == 2 and after.count("block.matmul") == 1
+    assert "block.relu" in after
+
+    rng = np.random.default_rng(8)
+    x, w, d, b = (rng.standard_normal(s).astype(np.float32)
+                  for s in [(16, 256), (256, 256), (16, 16), (16, 256)])
+    (out,) = graph(inputs=[x, w, d, b])
+    np.testing.assert_allclose(out, x @ w + np.maximum(d @ b, 0), rtol=1e-4,
+                               atol=1e-4)
+
+
+def test_a_loop_tile_read_after_the_loop_is_an_error_at_its_line():
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(16, 256), dtype=mi.float32)
+    W = graph.new_input(dims=(256, 64), dtype=mi.float32)
+    tb = mi.new_threadblock_graph(grid_dim=(1, 1, 1), block_dim=(128, 1, 1),
+                                  forloop_range=4)
+    tX = tb.new_input(dtensor=X, input_map=(-1, -1, -1), forloop_dim=1)
+    tW = tb.new_input(dtensor=W, input_map=(-1, -1, -1), forloop_dim=0)
+    product = tb.matmul(tX, tW)
+    acc = tb.forloop_accum(product)
+    with pytest.raises(mi.MLIRError,
+                       match=r"test_threadblock\.py:\d+: error: add mixes "
+                             r"tiles of the for-loop with accumulated ones"):
+        tb.add(acc, product)
