@@ -1473,11 +1473,10 @@ struct FieldEvaluator::Impl {
                       Field::reduceWide(top1, acc1));
   }
 
-  static constexpr int64_t kPairBlock = 16;
+  static constexpr int64_t kPairBlock = kMatmulPairBlock;
 
   /// Calls fn(i, j) for every row rowBegin <= i < rowEnd and column j < n,
-  /// in blocks of 16 rows and 16 columns so that both blocks' k-vectors stay
-  /// in cache while each is reused 16 times.
+  /// in blocks of kMatmulPairBlock rows and columns.
   template <typename Fn>
   static void forEachBlockedPair(int64_t rowBegin, int64_t rowEnd, int64_t n,
                                  Fn &&fn) {

@@ -164,13 +164,11 @@ private:
   }
 
   /// Calls body(batch ivs, i, j) for every row i < m and column j < n of
-  /// `shape`'s last two dims, in blocks of 16 rows and 16 columns, as the
-  /// evaluator's matmul does: both blocks' k-vectors stay in cache while
-  /// each is reused 16 times (a 512 x 4096 by 4096 x 4096 product streamed
-  /// the whole rhs from memory once per row without).
+  /// `shape`'s last two dims, in blocks of kMatmulPairBlock rows and
+  /// columns, as the evaluator's matmul does.
   void forEachBlockedPair(ArrayRef<int64_t> shape,
                           function_ref<void(ValueRange, Value, Value)> body) {
-    constexpr int64_t block = 16;
+    constexpr int64_t block = kMatmulPairBlock;
     int64_t rank = shape.size();
     SmallVector<int64_t> outer(shape);
     outer[rank - 2] = llvm::divideCeil(shape[rank - 2], block);
