@@ -1179,11 +1179,14 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
                        "have rounded");
       return {addStep(buildConstantDividedBy, x.step, 1.0), unrounded};
     }
-    // x^0.5 is sqrt(x) (they differ at -0 and -inf only).
-    if (floatPower && toDouble(*floatPower) == 0.5) {
+    // x^0.5 is sqrt(x) and x^-0.5 rsqrt(x), torch's `x.pow(-0.5)` in a
+    // norm (each pair differs at -0 and -inf only).
+    if (floatPower && llvm::is_contained({0.5, -0.5}, toDouble(*floatPower))) {
       PlannedValue x = getTensor(base);
       if (!x.unrounded)
-        return {addStep(buildUnary<kernel::SqrtOp>, x.step),
+        return {toDouble(*floatPower) > 0
+                    ? addStep(buildUnary<kernel::SqrtOp>, x.step)
+                    : addStep(buildUnary<kernel::RsqrtOp>, x.step),
                 type != elementType};
     }
     return invalid("is a power with no kernel op");

@@ -1618,7 +1618,7 @@ func.func @f64_stays(%x: tensor<8x64xf64>) -> tensor<8xf64> {
 // -----
 
 // A select that passes on another value than it compares (exp(x) where
-// x > 0) and a powf of a non-integer exponent other than 0.5 have no kernel
+// x > 0) and a powf of a non-integer exponent other than +-0.5 have no kernel
 // op: the whole generic stays, the exp in its payload included.
 // CHECK-LABEL: func.func @unsupported_payload_stays
 // CHECK-NOT: kernel.
@@ -2555,7 +2555,8 @@ func.func @gelu_tanh_near_misses(%xf16: tensor<8x64xf16>, %xbf16: tensor<8x64xbf
 
 // Powers torch-mlir writes: x.pow(2) (math.powf or math.fpowi) is square(x),
 // exact; x^3 (the tanh form of gelu) square(x) * x, within an ulp; a vector
-// norm's |x|^2 square(x) and its s^0.5 sqrt(s). A clamp_min whose bound is
+// norm's |x|^2 square(x) and its s^0.5 sqrt(s), a norm's x.pow(-0.5)
+// rsqrt(x). A clamp_min whose bound is
 // an f64 scalar truncated in the body, and compared and selected as two
 // constant ops of one value, is max_scalar.
 // CHECK-LABEL: func.func @torch_powers
@@ -2567,9 +2568,10 @@ func.func @gelu_tanh_near_misses(%xf16: tensor<8x64xf16>, %xbf16: tensor<8x64xbf
 // CHECK: %[[N:.*]] = kernel.square %[[X]]
 // CHECK: %[[R:.*]] = kernel.sqrt %[[N]]
 // CHECK: %[[M:.*]] = kernel.max_scalar %[[X]], 9.999999960041972E-13
-// CHECK: return %[[SQ]], %[[C]], %[[R]], %[[M]]
+// CHECK: %[[RS:.*]] = kernel.rsqrt %[[X]]
+// CHECK: return %[[SQ]], %[[C]], %[[R]], %[[M]], %[[RS]]
 #id3 = affine_map<(i, j) -> (i, j)>
-func.func @torch_powers(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>) {
+func.func @torch_powers(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>) {
   %e = tensor.empty() : tensor<8x64xf32>
   %eps = arith.constant 9.9999999999999998E-13 : f64
   %sq = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
@@ -2601,7 +2603,13 @@ func.func @torch_powers(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64x
     %r = arith.select %p, %lo2, %a : f32
     linalg.yield %r : f32
   } -> tensor<8x64xf32>
-  return %sq, %cube, %norm, %clamp : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
+  %rs = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m_half = arith.constant -0.5 : f32
+    %p = math.powf %a, %m_half : f32
+    linalg.yield %p : f32
+  } -> tensor<8x64xf32>
+  return %sq, %cube, %norm, %clamp, %rs : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
 }
 
 // -----
