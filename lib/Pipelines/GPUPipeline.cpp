@@ -3,6 +3,7 @@
 #include "mlsopt/Conversion/Passes.h"
 #include "mlsopt/Pipelines/Pipelines.h"
 #include "mlsopt/Support/Target.h"
+#include "mlsopt/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -78,6 +79,9 @@ void mlsopt::buildGPUPipeline(OpPassManager &pm,
   ConvertKernelToCustomOptions custom;
   if (std::optional<TargetInfo> target = lookupTarget(options.chip))
     custom.maxSharedMemory = static_cast<int64_t>(target->maxSharedMemPerBlock);
+  // A host function of launches makes no calls: a helper's body takes the
+  // place of each call to it.
+  pm.addPass(createInlineHelpers());
   pm.addPass(createConvertKernelToCustom(custom));
   // The kernels of the ops the search left alone read slices in place too.
   pm.addPass(createFoldSlicesIntoLoads());

@@ -29,6 +29,7 @@
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
@@ -730,6 +731,14 @@ void SuperoptimizePass::runOnOperation() {
   options.costPruning = costPruning;
   options.cost.latency = latencyModel;
   options.cost.latencyVeto = latencyVeto;
+
+  // Calls to helpers are inlined first: subprograms are cut inside one
+  // function, so a call parted the ops on its two sides (a helper's
+  // activation from the matmul before it).
+  OpPassManager inlining(ModuleOp::getOperationName());
+  inlining.addPass(createInlineHelpers());
+  if (failed(runPipeline(inlining, module)))
+    return signalPassFailure();
 
   // Spelled-out normalizations become single ops, which the search splits
   // across for-loops itself. Functions already linked to a reference are

@@ -1251,6 +1251,8 @@ def generate_cuda_program(graph, target_cc=90, input_strides=None,
 def from_mlir(text, function=None):
     """A kernel graph from MLIR text: a module in the kernel dialect, or in
     linalg on tensors (converted with --convert-linalg-to-kernel). The graph
-    is `function`, by default the module's first function with a body; the
-    graph's module keeps it and the functions it calls, nothing else."""
+    is `function`, by default the module's first public function with a
+    body (a private one is a helper; the first of those if all are); the
+    graph's module keeps it and the functions it calls, nothing else.
+    superoptimize() inlines the calls."""
     return KernelGraph(_core.Graph.parse(text, function or ""))

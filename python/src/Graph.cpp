@@ -329,11 +329,12 @@ std::unique_ptr<Graph> Graph::parse(StringRef text, StringRef function) {
     if (!func || func.isExternal())
       throw MLIRError(("the module has no function @" + function).str());
   } else {
+    // The first entry point: a private function is a helper the others
+    // call (only when all are private, the first of those).
     for (auto candidate : module->getOps<func::FuncOp>())
-      if (!candidate.isExternal()) {
+      if (!candidate.isExternal() &&
+          (!func || (func.isPrivate() && !candidate.isPrivate())))
         func = candidate;
-        break;
-      }
     if (!func)
       throw MLIRError("the module has no function with a body");
   }

@@ -82,8 +82,9 @@ public:
 
   /// Parses `text`, converts what it can from linalg to the kernel dialect
   /// and verifies the result. The graph is the function named `function`,
-  /// or the first function with a body when it is empty; the module keeps
-  /// only it and the functions it calls.
+  /// or when it is empty the first public function with a body (the first
+  /// private one if none is public); the module keeps only it and the
+  /// functions it calls.
   static std::unique_ptr<Graph> parse(llvm::StringRef text,
                                       llvm::StringRef function);
 

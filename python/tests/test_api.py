@@ -179,6 +179,32 @@ def test_from_mlir_keeps_the_functions_the_graph_calls():
                                np.exp(x / (1 + np.exp(-x))), rtol=1e-6)
 
 
+def test_from_mlir_takes_the_entry_point_and_superoptimize_inlines_calls():
+    """A private function is a helper (StableHLO's func.call): the graph is
+    the public function after it, and the search sees through the calls."""
+    graph = mi.from_mlir("""
+      func.func private @act(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+        %t = kernel.tanh %x : tensor<8x16xf32>
+        return %t : tensor<8x16xf32>
+      }
+      func.func @f(%x: tensor<8x32xf32>, %w: tensor<32x16xf32>) -> tensor<8x16xf32> {
+        %m = kernel.matmul %x, %w : tensor<8x32xf32>, tensor<32x16xf32>
+        %a = func.call @act(%m) : (tensor<8x16xf32>) -> tensor<8x16xf32>
+        return %a : tensor<8x16xf32>
+      }""")
+    assert [t.dims for t in graph.inputs] == [(8, 32), (32, 16)]
+    optimized = graph.superoptimize(timeout=10)
+    text = optimized.mlir()
+    assert "call" not in text and "@act" not in text
+    assert text.count("kernel.custom") == 1
+    import numpy as np
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((8, 32)).astype(np.float32)
+    w = rng.standard_normal((32, 16)).astype(np.float32)
+    np.testing.assert_allclose(optimized(inputs=[x, w])[0], np.tanh(x @ w),
+                               rtol=1e-5, atol=1e-6)
+
+
 def test_from_mlir_converts_linalg():
     text = (REPO / "examples" / "linalg" / "rmsnorm_matmul.mlir").read_text()
     graph = mi.from_mlir(text)

@@ -71,6 +71,20 @@ def VerifyEquivalence : Pass<"verify-equivalence", "::mlir::ModuleOp"> {
   ];
 }
 
+def InlineHelpers : Pass<"mlsopt-inline-helpers", "::mlir::ModuleOp"> {
+  let summary = "Inline the calls to private functions";
+  let description = [{
+    Replaces every call to a private function with a body (a helper, as
+    StableHLO's `func.call` and hand-written IR have them) by the body, and
+    erases the helpers no call is left to. Nothing else is simplified. A
+    call to a public function is an entry point calling another, and stays:
+    each is optimized on its own. `--superoptimize` runs it first, since it
+    cuts subprograms inside one function and a call parted the ops on its
+    two sides; `--mlsopt-gpu-pipeline` too, since a host function of
+    launches makes no calls.
+  }];
+}
+
 def RaiseKernelIdioms : Pass<"raise-kernel-idioms", "::mlir::func::FuncOp"> {
   let summary = "Raise spelled-out kernel idioms (RMSNorm) to single ops "
                 "and move scales of matmul products to the smaller operand";
@@ -179,7 +193,8 @@ def FuseKernelElementwise : Pass<"fuse-kernel-elementwise", "::mlir::func::FuncO
 def Superoptimize : Pass<"superoptimize", "::mlir::ModuleOp"> {
   let summary = "Search kernel, block and thread graphs for a faster program";
   let description = [{
-    Cuts every function into subprograms of at most `max-kernel-ops`
+    Inlines the calls to private functions first (`--mlsopt-inline-helpers`),
+    then cuts every function into subprograms of at most `max-kernel-ops`
     pre-defined kernel ops (along the data flow, never across an op the
     search cannot take, and so that each subprogram can be replaced in one
     place; a row maximum subtracted from the row it was taken over, and the
