@@ -3,10 +3,10 @@
 #include "mlsopt/Dialect/Block/IR/BlockDialect.h"
 #include "mlsopt/Dialect/Block/IR/BlockGraphVerifier.h"
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
+#include "mlsopt/Dialect/Common/InlineAnywhere.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
-#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -18,21 +18,6 @@ using namespace mlsopt::block;
 #define GET_ATTRDEF_CLASSES
 #include "mlsopt/Dialect/Block/IR/BlockAttributes.cpp.inc"
 
-namespace {
-/// Block ops live in the regions of kernel.custom, which is isolated from
-/// above: a function of them inlines anywhere. The superoptimizer inlines calls
-/// so that a helper's ops join the subprograms around the call.
-struct BlockInlinerInterface : public DialectInlinerInterface {
-  using DialectInlinerInterface::DialectInlinerInterface;
-  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
-    return true;
-  }
-  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
-    return true;
-  }
-};
-} // namespace
-
 void BlockDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
@@ -42,7 +27,7 @@ void BlockDialect::initialize() {
 #define GET_ATTRDEF_LIST
 #include "mlsopt/Dialect/Block/IR/BlockAttributes.cpp.inc"
       >();
-  addInterfaces<BlockGraphVerifier, BlockInlinerInterface>();
+  addInterfaces<BlockGraphVerifier, mlsopt::InlineAnywhereInterface>();
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,11 +1,11 @@
 //===- KernelDialect.cpp - The kernel-level dialect -----------------------===//
 
 #include "mlsopt/Dialect/Kernel/IR/KernelDialect.h"
+#include "mlsopt/Dialect/Common/InlineAnywhere.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
-#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -16,21 +16,6 @@ using namespace mlsopt::kernel;
 #define GET_ATTRDEF_CLASSES
 #include "mlsopt/Dialect/Kernel/IR/KernelAttributes.cpp.inc"
 
-namespace {
-/// Kernel ops compute their results from their operands alone: a function of
-/// them inlines anywhere. The superoptimizer inlines calls so that a helper's
-/// ops join the subprograms around the call.
-struct KernelInlinerInterface : public DialectInlinerInterface {
-  using DialectInlinerInterface::DialectInlinerInterface;
-  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
-    return true;
-  }
-  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
-    return true;
-  }
-};
-} // namespace
-
 void KernelDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
@@ -40,7 +25,7 @@ void KernelDialect::initialize() {
 #define GET_ATTRDEF_LIST
 #include "mlsopt/Dialect/Kernel/IR/KernelAttributes.cpp.inc"
       >();
-  addInterfaces<KernelInlinerInterface>();
+  addInterfaces<mlsopt::InlineAnywhereInterface>();
 }
 
 LogicalResult Dim3Attr::verify(function_ref<InFlightDiagnostic()> emitError,
