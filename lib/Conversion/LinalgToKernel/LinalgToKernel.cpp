@@ -2349,6 +2349,7 @@ void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
   populateSplitResultsPatterns(patterns);
   populateIndexTablePatterns(patterns);
   populateGeluTanhPatterns(patterns);
+  populateConstantFillPatterns(patterns);
 }
 
 //===----------------------------------------------------------------------===//

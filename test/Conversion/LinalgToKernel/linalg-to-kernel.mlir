@@ -2064,18 +2064,20 @@ func.func @zero_sized_stays(%x: tensor<0x4xf32>) -> (tensor<0x4xf32>, tensor<0xf
 
 // -----
 
-// Fills have no kernel op: a linalg.fill, and a generic yielding a constant
-// or a scalar operand, stay.
+// Fills have no kernel op: a linalg.fill of a constant that no linalg op
+// reads is the splat constant (constant-fills.mlir); a fill of a scalar
+// argument, and a generic yielding a constant or a scalar operand, stay.
 // CHECK-LABEL: func.func @fills_stay
 // CHECK-SAME: (%[[S:[a-zA-Z0-9_]+]]: f32)
 // CHECK-NOT: kernel.
-// CHECK: %[[F:.*]] = linalg.fill
+// CHECK: %[[F:.*]] = arith.constant dense<2.000000e+00> : tensor<8x64xf32>
 // CHECK: %[[G:.*]] = linalg.generic
 // CHECK: linalg.yield %{{.*}} : f32
 // CHECK: %[[H:.*]] = linalg.generic
 // CHECK-SAME: ins(%[[S]] : f32)
-// CHECK: return %[[F]], %[[G]], %[[H]]
-func.func @fills_stay(%s: f32) -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>) {
+// CHECK: %[[FS:.*]] = linalg.fill ins(%[[S]] : f32)
+// CHECK: return %[[F]], %[[G]], %[[H]], %[[FS]]
+func.func @fills_stay(%s: f32) -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>) {
   %two = arith.constant 2.000000e+00 : f32
   %e = tensor.empty() : tensor<8x64xf32>
   %f = linalg.fill ins(%two : f32) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
@@ -2090,7 +2092,8 @@ func.func @fills_stay(%s: f32) -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x
     %n = arith.negf %in : f32
     linalg.yield %n : f32
   } -> tensor<8x64xf32>
-  return %f, %g, %h : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
+  %fs = linalg.fill ins(%s : f32) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  return %f, %g, %h, %fs : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
 }
 
 // -----
