@@ -157,8 +157,9 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       constants alone (ALiBi's `slope * float(j - i)`, a clamped relative
       position), of up to 2^22 values, into a dense constant over the loops
       it reads, which the generic takes as one more input.
-    - a `linalg.fill` of a constant that no linalg op reads (a returned
-      `torch.zeros_like`) into the splat `arith.constant` it fills.
+    - a `linalg.fill` of a constant, or a parallel generic yielding one,
+      that no linalg op reads (a returned `torch.zeros_like` or
+      `full_like`) into the splat `arith.constant` it fills.
 
     Then, once the ops between batch matmuls are kernel ops:
 

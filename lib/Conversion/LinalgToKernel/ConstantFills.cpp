@@ -1,11 +1,12 @@
 //===- ConstantFills.cpp - Fills of a constant as splat constants ---------===//
 //
-// A linalg.fill of a constant that no linalg op reads (torch.zeros_like
-// returned as an output, a constant added by a kernel op) is the splat
-// constant it fills: a value of the kernel-level program, which the
-// verifier reads as a constant input and the GPU pipeline copies from a
-// global. Fills that linalg ops read stay for those ops' imports, which
-// take them as scalars (a matmul's zero init is dropped).
+// A linalg.fill of a constant, or a parallel generic whose payload yields
+// one (torch.full_like), that no linalg op reads (a zeros_like returned as
+// an output) is the splat constant it fills: a value of the kernel-level
+// program, which the verifier reads as a constant input and the GPU
+// pipeline copies from a global. Fills that linalg ops read stay for those
+// ops' imports, which take them as scalars (a matmul's zero init is
+// dropped).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,29 +23,41 @@ using namespace mlsopt;
 
 namespace {
 
-struct FillToSplatConstant : OpRewritePattern<linalg::FillOp> {
-  using OpRewritePattern::OpRewritePattern;
+/// The value a fill or a parallel generic writes to every element, or null.
+Value getFilledValue(linalg::LinalgOp op) {
+  if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation()))
+    return fill.value();
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || generic.getNumReductionLoops() != 0)
+    return {};
+  return generic.getBody()->getTerminator()->getOperand(0);
+}
 
-  LogicalResult matchAndRewrite(linalg::FillOp fill,
+struct FillToSplatConstant
+    : public OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!fill.hasPureTensorSemantics())
-      return rewriter.notifyMatchFailure(fill, "fills a buffer");
-    auto type = dyn_cast<RankedTensorType>(fill.getResult(0).getType());
+    if (!op.hasPureTensorSemantics() || op->getNumResults() != 1)
+      return rewriter.notifyMatchFailure(op, "not one tensor result");
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
     if (!type || !type.hasStaticShape() ||
         !isa<Float16Type, BFloat16Type, Float32Type>(type.getElementType()))
       return rewriter.notifyMatchFailure(
-          fill, "not a static f16, bf16 or f32 tensor");
+          op, "not a static f16, bf16 or f32 tensor");
+    Value filled = getFilledValue(op);
     FloatAttr value;
-    if (!matchPattern(fill.value(), m_Constant(&value)) ||
+    if (!filled || !matchPattern(filled, m_Constant(&value)) ||
         value.getType() != type.getElementType())
-      return rewriter.notifyMatchFailure(fill,
-                                         "not a constant of the element type");
-    if (llvm::any_of(fill->getUsers(), [](Operation *user) {
+      return rewriter.notifyMatchFailure(
+          op, "does not fill a constant of the element type");
+    if (llvm::any_of(op->getUsers(), [](Operation *user) {
           return isa<linalg::LinalgOp>(user);
         }))
-      return rewriter.notifyMatchFailure(fill, "a linalg op reads it");
+      return rewriter.notifyMatchFailure(op, "a linalg op reads it");
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(
-        fill, DenseElementsAttr::get(type, value.getValue()));
+        op, DenseElementsAttr::get(type, value.getValue()));
     return success();
   }
 };

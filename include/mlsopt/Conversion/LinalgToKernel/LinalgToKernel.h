@@ -122,9 +122,9 @@ void populateSplitResultsPatterns(mlir::RewritePatternSet &patterns);
 /// GPT-2's MLP writes it) -> kernel.gelu_tanh.
 void populateGeluTanhPatterns(mlir::RewritePatternSet &patterns);
 
-/// A linalg.fill of a constant that no linalg op reads (a returned
-/// torch.zeros_like) -> the splat constant. Part of
-/// populateLinalgToKernelPatterns.
+/// A linalg.fill of a constant, or a parallel generic yielding one, that no
+/// linalg op reads (a returned torch.zeros_like) -> the splat constant. Part
+/// of populateLinalgToKernelPatterns.
 void populateConstantFillPatterns(mlir::RewritePatternSet &patterns);
 
 } // namespace mlsopt
