@@ -2350,6 +2350,7 @@ void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
   populateIndexTablePatterns(patterns);
   populateGeluTanhPatterns(patterns);
   populateConstantFillPatterns(patterns);
+  populateScaledContractionPatterns(patterns);
 }
 
 //===----------------------------------------------------------------------===//

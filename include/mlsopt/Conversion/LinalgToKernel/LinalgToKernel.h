@@ -127,6 +127,11 @@ void populateGeluTanhPatterns(mlir::RewritePatternSet &patterns);
 /// of populateLinalgToKernelPatterns.
 void populateConstantFillPatterns(mlir::RewritePatternSet &patterns);
 
+/// A contraction whose payload scales each product by a constant,
+/// `acc + a * b * c` -> the plain contraction on zeros, scaled by c and
+/// added to the init. Part of populateLinalgToKernelPatterns.
+void populateScaledContractionPatterns(mlir::RewritePatternSet &patterns);
+
 } // namespace mlsopt
 
 #endif // MLSOPT_CONVERSION_LINALGTOKERNEL_LINALGTOKERNEL_H
