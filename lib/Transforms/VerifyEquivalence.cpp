@@ -213,6 +213,8 @@ copyWithCallsInlined(func::FuncOp func, SymbolTableCollection &symbols,
     return func::FuncOp();
   OpBuilder b = OpBuilder::atBlockEnd(scratch.getBody());
   auto copy = cast<func::FuncOp>(b.clone(*func));
+  // The scratch module holds no reference for the link to name.
+  copy->removeAttr(MLSOptDialect::kEquivalentToAttrName);
   for (unsigned inlined = 0;; ++inlined) {
     func::CallOp call = firstCall(copy);
     if (!call)

@@ -3,7 +3,7 @@
 // Calls to private functions with bodies take their bodies, helpers of
 // helpers too, and the helpers go; nothing else is simplified (the dead
 // kernel.neg stays). A call to a public function, or to a declaration,
-// stays.
+// stays, as does a private function nothing calls.
 // CHECK-NOT: func.func private @scale(
 // CHECK-NOT: func.func private @act(
 // CHECK-LABEL: func.func @entry(
@@ -16,6 +16,9 @@
 // CHECK-NEXT: return %[[D]]
 // CHECK-LABEL: func.func @public_exp(
 // CHECK: func.func private @external(
+// A private function nothing called is no helper, and stays.
+// CHECK-LABEL: func.func private @uncalled(
+// CHECK-NEXT: kernel.exp
 func.func private @scale(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %s = kernel.mul_scalar %a, 2.0 : tensor<4x8xf32>
   return %s : tensor<4x8xf32>
@@ -37,3 +40,7 @@ func.func @public_exp(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
   return %e : tensor<4x8xf32>
 }
 func.func private @external(tensor<4x8xf32>) -> tensor<4x8xf32>
+func.func private @uncalled(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = kernel.exp %a : tensor<4x8xf32>
+  return %e : tensor<4x8xf32>
+}

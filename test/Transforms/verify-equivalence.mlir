@@ -921,6 +921,25 @@ func.func @forgets_scale(%a: tensor<4x8xf32>, %b: tensor<8x6xf32>) -> tensor<4x6
 
 // -----
 
+// Only the checked function calls: its copy with the calls inlined no longer
+// names a reference it cannot find in the scratch module ("not a function
+// here" before).
+func.func private @half(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
+  %r = kernel.mul_scalar %x, 0.5 : tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
+func.func @ref(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
+  %r = kernel.mul_scalar %x, 0.5 : tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
+// expected-remark @+1 {{@calls_half is equivalent to @ref: equal on}}
+func.func @calls_half(%x: tensor<4x6xf32>) -> tensor<4x6xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %r = func.call @half(%x) : (tensor<4x6xf32>) -> tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
+
+// -----
+
 // A call of a function without a body cannot be evaluated.
 func.func private @external(%x: tensor<4x6xf32>) -> tensor<4x6xf32>
 func.func @ref(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {

@@ -157,11 +157,11 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       constants alone (ALiBi's `slope * float(j - i)`, a clamped relative
       position), of up to 2^22 values, into a dense constant over the loops
       it reads, which the generic takes as one more input.
-    - a contraction whose payload scales each product by a constant,
-      `acc + a * b * c` in any association (`alpha * A B` in one generic),
-      into the plain contraction on zeros, scaled by `c` and added to the
-      init (a matmul, a `kernel.mul_scalar` and, unless the init is zeros,
-      a `kernel.add`);
+    - a contraction whose payload scales each product by a finite
+      constant, `acc + a * b * c` in any association (`alpha * A B` in one
+      generic), into the plain contraction of the smaller operand scaled
+      (`kernel.mul_scalar`, then the matmul: the same terms, so an f16 sum
+      the scale keeps in range stays in range);
     - a `linalg.fill` of a constant, or a parallel generic yielding one,
       that no linalg op reads (a returned `torch.zeros_like` or
       `full_like`) into the splat `arith.constant` it fills.

@@ -24,11 +24,16 @@ using namespace mlsopt;
 namespace {
 
 /// The value a fill or a parallel generic writes to every element, or null.
+/// A generic whose output map is no permutation (a diagonal `(i) -> (i,
+/// i)`, a stride) writes some elements only, and leaves the init's in the
+/// others.
 Value getFilledValue(linalg::LinalgOp op) {
   if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation()))
     return fill.value();
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  if (!generic || generic.getNumReductionLoops() != 0)
+  if (!generic || generic.getNumReductionLoops() != 0 ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+           .isPermutation())
     return {};
   return generic.getBody()->getTerminator()->getOperand(0);
 }

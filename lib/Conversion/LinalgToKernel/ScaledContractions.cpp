@@ -2,12 +2,13 @@
 //
 // A contraction whose payload scales each product by a constant,
 // `acc + a * b * c` in any association (an einsum with a scale folded in,
-// alpha * A B written in one generic), sums c * a * b: c times the plain
-// contraction. It becomes the plain contraction on a zero-filled init, then
-// an elementwise generic that scales it and adds the old init (unless that
-// is a zero fill), which the patterns of LinalgToKernel.cpp import: a matmul
-// and a mul_scalar. Over the reals both sum the same terms; in floating
-// point the scale moves from each term to the sum, a rounding's difference.
+// alpha * A B written in one generic), is the plain contraction of c * a
+// (or c * b, whichever operand is smaller) with the other operand: the
+// same terms, associated (a c) b instead of (a b) c. The patterns of
+// LinalgToKernel.cpp then import a mul_scalar and a matmul. Scaling the sum
+// instead would have changed more than a rounding: an f16 sum of products
+// that only the scale brings back into range (attention scores with 1/sqrt(d)
+// folded in) would overflow.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,11 +34,6 @@ void collectFactors(Value v, Block *body, SmallVectorImpl<Value> &factors) {
   }
   collectFactors(mul.getLhs(), body, factors);
   collectFactors(mul.getRhs(), body, factors);
-}
-
-bool isZeroFill(Value v) {
-  auto fill = v.getDefiningOp<linalg::FillOp>();
-  return fill && matchPattern(fill.value(), m_AnyZeroFloat());
 }
 
 struct ScaledContraction : OpRewritePattern<linalg::GenericOp> {
@@ -90,45 +86,58 @@ struct ScaledContraction : OpRewritePattern<linalg::GenericOp> {
         llvm::count_if(body->getOperations(), computes) != 4)
       return rewriter.notifyMatchFailure(op, "payload is not acc + a * b * c");
 
+    // An infinite scale or a NaN is not moved: a * inf is no longer the
+    // NaN of (a * b) * inf where b is 0.
+    if (!scale.getValue().isFinite())
+      return rewriter.notifyMatchFailure(op, "the scale is not finite");
+    // Only where the plain contraction imports as a matmul: else the scale
+    // alone would become a kernel op amid linalg.
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(op);
+    if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.empty() ||
+        dims->batch.size() + dims->m.size() + dims->n.size() + dims->k.size() !=
+            static_cast<size_t>(op.getNumLoops()))
+      return rewriter.notifyMatchFailure(op, "not a matmul-shaped contraction");
+
+    // The smaller operand, scaled elementwise.
     Location loc = op.getLoc();
-    Value init = op.getDpsInitOperand(0)->get();
-    auto type = cast<RankedTensorType>(init.getType());
-    if (!type.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "dynamic shape");
-    // The plain contraction, on zeros.
-    Value zero = arith::ConstantOp::create(
-        rewriter, loc, rewriter.getFloatAttr(elementType, 0.0));
+    SmallVector<Value> inputs(op.getDpsInputs());
+    auto elements = [](Value v) {
+      return cast<RankedTensorType>(v.getType()).getNumElements();
+    };
+    auto operandType = [&](unsigned i) {
+      return dyn_cast<RankedTensorType>(inputs[i].getType());
+    };
+    if (!operandType(0) || !operandType(1) ||
+        !operandType(0).hasStaticShape() || !operandType(1).hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "an operand of dynamic shape");
+    unsigned scaledInput = elements(inputs[1]) < elements(inputs[0]) ? 1 : 0;
+    RankedTensorType type = operandType(scaledInput);
+    Value c = arith::ConstantOp::create(rewriter, loc, scale);
     Value empty =
         tensor::EmptyOp::create(rewriter, loc, type.getShape(), elementType);
-    Value zeros =
-        linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+    AffineMap id = rewriter.getMultiDimIdentityMap(type.getRank());
+    SmallVector<utils::IteratorType> parallel(type.getRank(),
+                                              utils::IteratorType::parallel);
+    inputs[scaledInput] =
+        linalg::GenericOp::create(
+            rewriter, loc, type, ValueRange{inputs[scaledInput]},
+            ValueRange{empty}, ArrayRef<AffineMap>{id, id}, parallel,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              linalg::YieldOp::create(
+                  b, l, Value(arith::MulFOp::create(b, l, args[0], c)));
+            })
+            .getResult(0);
+    // The contraction of the scaled operand: acc + a * b, on the same init.
     auto plain = linalg::GenericOp::create(
-        rewriter, loc, type, op.getDpsInputs(), ValueRange{zeros},
+        rewriter, loc, op->getResultTypes(), inputs, op.getDpsInits(),
         op.getIndexingMapsArray(), op.getIteratorTypesArray(),
         [](OpBuilder &b, Location l, ValueRange args) {
           Value p = arith::MulFOp::create(b, l, args[0], args[1]);
           linalg::YieldOp::create(
               b, l, Value(arith::AddFOp::create(b, l, args[2], p)));
         });
-    // Scaled, plus the old init unless it is zeros.
-    Value c = arith::ConstantOp::create(rewriter, loc, scale);
-    bool addInit = !isZeroFill(init);
-    AffineMap id = rewriter.getMultiDimIdentityMap(type.getRank());
-    SmallVector<Value> ins = {plain.getResult(0)};
-    if (addInit)
-      ins.push_back(init);
-    SmallVector<AffineMap> maps(ins.size() + 1, id);
-    SmallVector<utils::IteratorType> parallel(type.getRank(),
-                                              utils::IteratorType::parallel);
-    auto scaled = linalg::GenericOp::create(
-        rewriter, loc, type, ins, ValueRange{empty}, maps, parallel,
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Value s = arith::MulFOp::create(b, l, args[0], c);
-          if (addInit)
-            s = arith::AddFOp::create(b, l, args[1], s);
-          linalg::YieldOp::create(b, l, s);
-        });
-    rewriter.replaceOp(op, scaled.getResults());
+    rewriter.replaceOp(op, plain.getResults());
     return success();
   }
 };

@@ -10,6 +10,7 @@
 
 #include "mlir/Analysis/CallGraph.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/Inliner.h"
 
 namespace mlsopt {
@@ -23,6 +24,19 @@ namespace {
 
 struct InlineHelpersPass : mlsopt::impl::InlineHelpersBase<InlineHelpersPass> {
   void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // The inliner erases every private function nothing calls once it is
+    // done. One nothing called before is no helper but a program of its
+    // own (Python's from_mlir may hold just that): it stays, public for
+    // the inliner's run.
+    SmallVector<func::FuncOp> uncalled;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func.isPrivate() && !func.isExternal() &&
+          SymbolTable::symbolKnownUseEmpty(func, module))
+        uncalled.push_back(func);
+    for (func::FuncOp func : uncalled)
+      func.setPublic();
+
     CallGraph &callGraph = getAnalysis<CallGraph>();
     InlinerConfig config;
     config.setDefaultPipeline([](OpPassManager &) {});
@@ -35,9 +49,12 @@ struct InlineHelpersPass : mlsopt::impl::InlineHelpersBase<InlineHelpersPass> {
     auto runPipeline = [this](Pass &, OpPassManager &pipeline, Operation *op) {
       return this->runPipeline(pipeline, op);
     };
-    Inliner inliner(getOperation(), callGraph, *this, getAnalysisManager(),
-                    runPipeline, config, isHelperCall);
-    if (failed(inliner.doInlining()))
+    Inliner inliner(module, callGraph, *this, getAnalysisManager(), runPipeline,
+                    config, isHelperCall);
+    LogicalResult inlined = inliner.doInlining();
+    for (func::FuncOp func : uncalled)
+      func.setPrivate();
+    if (failed(inlined))
       return signalPassFailure();
   }
 };

@@ -2098,6 +2098,24 @@ func.func @fills_stay(%s: f32) -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x
 
 // -----
 
+// A generic yielding a constant through an output map that is no
+// permutation writes some elements only (the diagonal here, the init's
+// values elsewhere): it stays, not a splat.
+// CHECK-LABEL: func.func @partial_constant_write_stays
+// CHECK-NOT: arith.constant dense
+// CHECK: linalg.generic
+func.func @partial_constant_write_stays(%x: tensor<4xf32>, %y: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %c = arith.constant 2.0 : f32
+  %h = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i, i)>], iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%y : tensor<4x4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %c : f32
+  } -> tensor<4x4xf32>
+  return %h : tensor<4x4xf32>
+}
+
+// -----
+
 // linalg on buffers stays.
 // CHECK-LABEL: func.func @buffers_stay
 // CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: memref<8x64xf32>, %[[Y:[a-zA-Z0-9_]+]]: memref<8x64xf32>)

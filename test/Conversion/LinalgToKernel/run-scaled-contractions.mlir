@@ -1,9 +1,9 @@
 // REQUIRES: mlir-runner
 // A contraction whose payload scales each product by a constant (alpha * A B
 // written in one generic, an einsum with its scale folded in) computes the
-// same numbers before and after --convert-linalg-to-kernel, which makes it a
-// matmul, a mul_scalar and, for an init that is not zeros, an add. Small
-// integers and power-of-two scales keep every sum exact on both sides.
+// same numbers before and after --convert-linalg-to-kernel, which scales the
+// smaller operand (a mul_scalar) and multiplies (a matmul, plus the init).
+// Small integers and power-of-two scales keep every sum exact on both sides.
 // RUN: mlsopt-opt %s %lower_to_llvm \
 // RUN: | %mlir_runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_runner_utils.so \
@@ -15,7 +15,7 @@
 // The second run tests the conversion only if the programs were converted.
 // RUN: mlsopt-opt %s --convert-linalg-to-kernel | FileCheck %s --check-prefix=KERNEL
 
-// x = [[1, 2, 3], [4, 5, 6]], w = [[1, 0], [0, 1], [1, 1]]: x w = [[4, 5], [10, 11]].
+// x = [[1, 2, 3]], [4, 5, 6]], w = [[1, 0], [0, 1], [1, 1]]: x w = [[4, 5], [10, 11]].
 // 2 x w, on zeros:
 // CHECK: {{\[\[}}8,   10],
 // CHECK-NEXT: [20,   22]]
@@ -25,20 +25,34 @@
 // x w w (each product times w again, no constant): linalg on both sides.
 // CHECK: {{\[\[}}4,   5],
 // CHECK-NEXT: [10,   11]]
+// f16 scores of 512 products 16 * 16 scaled by 1/64: 2048. Their sum before
+// the scale, 131072, is past f16's 65504: scaling the sum gave inf.
+// CHECK: {{\[\[}}2048,   2048],
+// CHECK-NEXT: [2048,   2048],
+// CHECK-NEXT: [2048,   2048],
+// CHECK-NEXT: [2048,   2048]]
 
 // KERNEL-LABEL: func.func @scaled(
 // KERNEL-NOT: linalg.
-// KERNEL: %[[M:.*]] = kernel.matmul
-// KERNEL: %[[S:.*]] = kernel.mul_scalar %[[M]], 2.000000e+00
-// KERNEL: return %[[S]]
+// KERNEL: %[[S:.*]] = kernel.mul_scalar %{{.*}}, 2.000000e+00 : tensor<2x3xf32>
+// KERNEL: %[[M:.*]] = kernel.matmul %[[S]]
+// KERNEL: return %[[M]]
 // KERNEL-LABEL: func.func @scaled_onto_bias(
 // KERNEL-SAME: %[[BIAS:[a-zA-Z0-9_]+]]: tensor<2x2xf32>)
 // KERNEL-NOT: linalg.
-// KERNEL: %[[M:.*]] = kernel.matmul
-// KERNEL: %[[S:.*]] = kernel.mul_scalar %[[M]], 5.000000e-01
-// KERNEL: %[[A:.*]] = kernel.add %[[BIAS]], %[[S]]
+// KERNEL: %[[S:.*]] = kernel.mul_scalar %{{.*}}, 5.000000e-01
+// KERNEL: %[[M:.*]] = kernel.matmul %[[S]]
+// KERNEL: %[[A:.*]] = kernel.add %[[BIAS]], %[[M]]
 // KERNEL: return %[[A]]
 // KERNEL-LABEL: func.func @no_constant(
+// KERNEL-NOT: kernel.
+// KERNEL: linalg.generic
+// The scale goes to the smaller operand, the keys here.
+// KERNEL-LABEL: func.func @f16_scores(
+// KERNEL: %[[S:.*]] = kernel.mul_scalar %{{.*}}, 1.562500e-02 : tensor<512x2xf16>
+// KERNEL: kernel.matmul %{{.*}}, %[[S]]
+// An infinite scale stays: a * inf is no longer the NaN of (a * 0) * inf.
+// KERNEL-LABEL: func.func @infinite_scale(
 // KERNEL-NOT: kernel.
 // KERNEL: linalg.generic
 
@@ -90,6 +104,38 @@ func.func @no_constant(%x: tensor<2x3xf32>, %w: tensor<3x2xf32>) -> tensor<2x2xf
   return %y : tensor<2x2xf32>
 }
 
+func.func @f16_scores(%q: tensor<4x512xf16>, %k: tensor<512x2xf16>) -> tensor<4x2xf16> {
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<4x2xf16>
+  %f = linalg.fill ins(%zero : f16) outs(%e : tensor<4x2xf16>) -> tensor<4x2xf16>
+  %y = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<4x512xf16>, tensor<512x2xf16>) outs(%f : tensor<4x2xf16>) {
+  ^bb0(%p: f16, %r: f16, %o: f16):
+    %scale = arith.constant 1.562500e-02 : f16
+    %m = arith.mulf %p, %r : f16
+    %m2 = arith.mulf %scale, %m : f16
+    %s = arith.addf %o, %m2 : f16
+    linalg.yield %s : f16
+  } -> tensor<4x2xf16>
+  return %y : tensor<4x2xf16>
+}
+
+func.func @infinite_scale(%x: tensor<2x3xf32>, %w: tensor<3x2xf32>) -> tensor<2x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %inf = arith.constant 0x7F800000 : f32
+  %e = tensor.empty() : tensor<2x2xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %y = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<2x3xf32>, tensor<3x2xf32>) outs(%f : tensor<2x2xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %m2 = arith.mulf %m, %inf : f32
+    %r = arith.addf %o, %m2 : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}
+
 func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}
 
 func.func @print(%t: tensor<2x2xf32>) {
@@ -109,5 +155,18 @@ func.func @main() {
   call @print(%b) : (tensor<2x2xf32>) -> ()
   %n = call @no_constant(%x, %w) : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
   call @print(%n) : (tensor<2x2xf32>) -> ()
+  %q = arith.constant dense<16.0> : tensor<4x512xf16>
+  %k = arith.constant dense<16.0> : tensor<512x2xf16>
+  %h = call @f16_scores(%q, %k) : (tensor<4x512xf16>, tensor<512x2xf16>) -> tensor<4x2xf16>
+  %e = tensor.empty() : tensor<4x2xf32>
+  %hf = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%h : tensor<4x2xf16>) outs(%e : tensor<4x2xf32>) {
+  ^bb0(%v: f16, %o: f32):
+    %w32 = arith.extf %v : f16 to f32
+    linalg.yield %w32 : f32
+  } -> tensor<4x2xf32>
+  %hu = tensor.cast %hf : tensor<4x2xf32> to tensor<*xf32>
+  %hm = bufferization.to_buffer %hu : tensor<*xf32> to memref<*xf32>
+  call @printMemrefF32(%hm) : (memref<*xf32>) -> ()
   return
 }

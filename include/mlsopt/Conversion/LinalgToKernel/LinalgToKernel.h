@@ -127,9 +127,9 @@ void populateGeluTanhPatterns(mlir::RewritePatternSet &patterns);
 /// of populateLinalgToKernelPatterns.
 void populateConstantFillPatterns(mlir::RewritePatternSet &patterns);
 
-/// A contraction whose payload scales each product by a constant,
-/// `acc + a * b * c` -> the plain contraction on zeros, scaled by c and
-/// added to the init. Part of populateLinalgToKernelPatterns.
+/// A contraction whose payload scales each product by a finite constant,
+/// `acc + a * b * c` -> the plain contraction of the smaller operand scaled
+/// by c. Part of populateLinalgToKernelPatterns.
 void populateScaledContractionPatterns(mlir::RewritePatternSet &patterns);
 
 } // namespace mlsopt
