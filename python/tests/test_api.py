@@ -205,6 +205,22 @@ def test_from_mlir_takes_the_entry_point_and_superoptimize_inlines_calls():
                                rtol=1e-5, atol=1e-6)
 
 
+def test_a_graph_of_a_private_function_survives_superoptimize():
+    """All functions private: the graph is the first, which nothing calls,
+    so superoptimize() keeps it (the inliner used to erase it with the
+    helpers, leaving "no function @f")."""
+    graph = mi.from_mlir("""
+      func.func private @f(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+        %t = kernel.tanh %x : tensor<8x16xf32>
+        %e = kernel.exp %t : tensor<8x16xf32>
+        return %e : tensor<8x16xf32>
+      }""")
+    import numpy as np
+    x = np.linspace(-1, 1, 128, dtype=np.float32).reshape(8, 16)
+    (out,) = graph.superoptimize(timeout=5)(inputs=[x])
+    np.testing.assert_allclose(out, np.exp(np.tanh(x)), rtol=1e-5)
+
+
 def test_from_mlir_converts_linalg():
     text = (REPO / "examples" / "linalg" / "rmsnorm_matmul.mlir").read_text()
     graph = mi.from_mlir(text)
