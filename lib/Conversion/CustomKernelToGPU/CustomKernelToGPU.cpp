@@ -580,6 +580,30 @@ struct ConvertCustomKernelToGPUPass
       return;
     }
 
+    // Whether `func` reaches a call of itself through the calls in the
+    // functions it calls.
+    auto callsItself = [&](func::FuncOp func) {
+      SmallVector<func::FuncOp> worklist{func};
+      llvm::SmallPtrSet<Operation *, 8> seen;
+      while (!worklist.empty()) {
+        func::FuncOp f = worklist.pop_back_val();
+        bool found = false;
+        f.walk([&](func::CallOp inner) {
+          auto target = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+              inner, inner.getCalleeAttr());
+          if (!target)
+            return;
+          if (target == func)
+            found = true;
+          else if (seen.insert(target).second)
+            worklist.push_back(target);
+        });
+        if (found)
+          return true;
+      }
+      return false;
+    };
+
     // A lowered function takes its results as buffers and launches
     // kernels; a call to it from elsewhere cannot follow, and is reported
     // rather than left calling the old signature.
@@ -589,6 +613,15 @@ struct ConvertCustomKernelToGPUPass
           SymbolTable::lookupNearestSymbolFrom(call, call.getCalleeAttr());
       if (!callee || !lowered.contains(callee))
         return WalkResult::advance();
+      // A recursion is what keeps the GPU pipeline's inliner from a
+      // helper: say so rather than name the callee as an entry point.
+      if (callsItself(cast<func::FuncOp>(callee))) {
+        call.emitOpError("calls @")
+            << call.getCallee()
+            << ", which calls itself, directly or not; GPU launches cannot "
+               "recurse";
+        return WalkResult::interrupt();
+      }
       call.emitOpError("calls @")
           << call.getCallee()
           << ", which becomes a host function of GPU launches with its "

@@ -163,6 +163,21 @@ func.func @caller(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
 
 // -----
 
+// A recursion (which also keeps the GPU pipeline's inliner from a helper)
+// is reported as one.
+func.func private @ping(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  // expected-error @+1 {{calls @pong, which calls itself, directly or not; GPU launches cannot recurse}}
+  %y = call @pong(%x) : (tensor<8x64xf32>) -> tensor<8x64xf32>
+  return %y : tensor<8x64xf32>
+}
+func.func private @pong(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %e = kernel.exp %x : tensor<8x64xf32>
+  %y = call @ping(%e) : (tensor<8x64xf32>) -> tensor<8x64xf32>
+  return %y : tensor<8x64xf32>
+}
+
+// -----
+
 // A kernel op in a loop is reported, not left behind without a binary.
 func.func @in_a_loop(%a: tensor<64xf16>) -> tensor<64xf16> {
   %c0 = arith.constant 0 : index
