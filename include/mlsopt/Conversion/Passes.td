@@ -486,8 +486,10 @@ def TileContractionsForCPU : Pass<"mlsopt-tile-contractions-for-cpu",
     then reads B down a column, a cache line per product, and a 512 x 4096
     by 4096 x 4096 matmul took minutes in the f32 check of
     `--verify-equivalence`. This pass tiles each contraction on buffers
-    (`linalg.matmul`, `linalg.batch_matmul` and contraction generics whose
-    rhs and result are both indexed by the N dim last) by 32 rows, 256
+    (`linalg.matmul`, `linalg.batch_matmul` and contraction generics over
+    one K dim whose rhs and result are both indexed by the N dim last; with
+    several K dims, tiling the innermost would sum the terms in another
+    order) by 32 rows, 256
     columns and 256 terms, where a dim is larger, and interchanges each
     tile's loops to batch, M, K, N: the innermost loop then runs along rows
     of B and C, which LLVM vectorizes. Each element still sums its terms in

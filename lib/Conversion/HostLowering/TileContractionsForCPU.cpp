@@ -31,8 +31,9 @@ bool isIndexedLastBy(linalg::LinalgOp op, OpOperand &operand, unsigned dim) {
 }
 
 /// The contraction dims of `op` when the pass applies to it: a contraction
-/// on buffers with static loop ranges whose rhs and result both run along
-/// the innermost N dim, so that N innermost reads and writes rows.
+/// over one K dim on buffers with static loop ranges whose rhs and result
+/// both run along the innermost N dim, so that N innermost reads and writes
+/// rows.
 FailureOr<linalg::ContractionDimensions> getTileableDims(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
@@ -41,7 +42,11 @@ FailureOr<linalg::ContractionDimensions> getTileableDims(linalg::LinalgOp op) {
     return failure();
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
-  if (failed(dims) || dims->n.empty() || dims->k.empty() || dims->m.empty())
+  if (failed(dims) || dims->n.empty() || dims->m.empty())
+    return failure();
+  // One K dim: tiling the innermost of several would run its tile loop
+  // outside the others, and sum each element's terms in another order.
+  if (dims->k.size() != 1)
     return failure();
   unsigned n = dims->n.back();
   if (!isIndexedLastBy(op, *op.getDpsInitOperand(0), n) ||

@@ -63,18 +63,25 @@ func.func @batched(%a: memref<4x64x16xf32>, %b: memref<4x16x8xf32>, %c: memref<4
 // -----
 
 // Left alone: a rhs stored [N, K] (its rows are the terms, so K innermost
-// already reads rows), a dynamic size, and tensors.
+// already reads rows), a dynamic size, tensors, and two K dims (tiling the
+// inner one put its tile loop outside the outer one: each element summed
+// its terms in another order, and 14 of 15 elements of a 3x3x300 by
+// 3x300x5 contraction moved in their last bits).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT: scf.for
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
 // CHECK: linalg.matmul
 // CHECK: linalg.matmul
+// CHECK-NOT: scf.for
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : memref<64x3x300xf32>, memref<3x300x600xf32>)
 #lhs = affine_map<(m, n, k) -> (m, k)>
 #rhs_nk = affine_map<(m, n, k) -> (n, k)>
 #out = affine_map<(m, n, k) -> (m, n)>
 func.func @left_alone(%a: memref<64x300xf32>, %bt: memref<600x300xf32>, %c: memref<64x600xf32>,
                       %d: memref<?x300xf32>, %b: memref<300x600xf32>, %e: memref<?x600xf32>,
-                      %ta: tensor<64x300xf32>, %tb: tensor<300x600xf32>, %tc: tensor<64x600xf32>) -> tensor<64x600xf32> {
+                      %ta: tensor<64x300xf32>, %tb: tensor<300x600xf32>, %tc: tensor<64x600xf32>,
+                      %a3: memref<64x3x300xf32>, %b3: memref<3x300x600xf32>) -> tensor<64x600xf32> {
   linalg.generic {indexing_maps = [#lhs, #rhs_nk, #out], iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%a, %bt : memref<64x300xf32>, memref<600x300xf32>) outs(%c : memref<64x600xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
@@ -84,6 +91,14 @@ func.func @left_alone(%a: memref<64x300xf32>, %bt: memref<600x300xf32>, %c: memr
   }
   linalg.matmul ins(%d, %b : memref<?x300xf32>, memref<300x600xf32>) outs(%e : memref<?x600xf32>)
   %r = linalg.matmul ins(%ta, %tb : tensor<64x300xf32>, tensor<300x600xf32>) outs(%tc : tensor<64x600xf32>) -> tensor<64x600xf32>
+  linalg.generic {indexing_maps = [affine_map<(m, n, k0, k1) -> (m, k0, k1)>, affine_map<(m, n, k0, k1) -> (k0, k1, n)>, affine_map<(m, n, k0, k1) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%a3, %b3 : memref<64x3x300xf32>, memref<3x300x600xf32>) outs(%c : memref<64x600xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
   return %r : tensor<64x600xf32>
 }
 
