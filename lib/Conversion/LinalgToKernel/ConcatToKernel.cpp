@@ -114,20 +114,28 @@ struct InsertSlicesToConcat : public OpRewritePattern<tensor::InsertSliceOp> {
           getAsIndexOpFoldResult(context, sizes),
           getAsIndexOpFoldResult(context, strides));
     };
+    // The pieces in order: an inserted slab, or the range of `dest`
+    // between two (no slab, {begin, end}). All checked before any op is
+    // made: a pattern that fails must leave the IR as it was (overlapping
+    // writes into an argument left extract_slice ops behind, and the
+    // driver never converged).
     int64_t next = 0, extent = type.getDimSize(*dim);
-    SmallVector<Value> inputs;
+    SmallVector<std::pair<Value, std::pair<int64_t, int64_t>>> pieces;
     for (auto [offset, source] : slabs) {
       if (offset < next || (offset > next && intoEmpty))
         return rewriter.notifyMatchFailure(op, "slabs leave a gap or overlap");
       if (offset > next)
-        inputs.push_back(extract(next, offset));
+        pieces.push_back({Value(), {next, offset}});
       next = offset + cast<RankedTensorType>(source.getType()).getDimSize(*dim);
-      inputs.push_back(source);
+      pieces.push_back({source, {}});
     }
     if (next > extent || (next < extent && intoEmpty))
       return rewriter.notifyMatchFailure(op, "slabs do not cover the tensor");
     if (next < extent)
-      inputs.push_back(extract(next, extent));
+      pieces.push_back({Value(), {next, extent}});
+    SmallVector<Value> inputs;
+    for (auto [source, range] : pieces)
+      inputs.push_back(source ? source : extract(range.first, range.second));
     rewriter.replaceOpWithNewOp<tensor::ConcatOp>(op, type, *dim, inputs);
     return success();
   }

@@ -2379,9 +2379,16 @@ struct ConvertLinalgToKernelPass
     GreedyRewriteConfig config;
     config.enableConstantCSE(false).setRegionSimplificationLevel(
         GreedySimplifyRegionLevel::Disabled);
+    // A pattern set that never settles is a bug of the import; it is
+    // reported, not left as an exit code alone.
+    auto notConverged = [&] {
+      getOperation()->emitError(
+          "convert-linalg-to-kernel: the import's rewrites did not converge");
+      signalPassFailure();
+    };
     if (failed(
             applyPatternsGreedily(getOperation(), std::move(patterns), config)))
-      return signalPassFailure();
+      return notConverged();
     // The batch matmuls' rows are decided by the ops between two matmuls,
     // which must be kernel ops by then, as must the softmax that is
     // narrowed.
@@ -2391,7 +2398,7 @@ struct ConvertLinalgToKernelPass
       populateNarrowSoftmaxPatterns(afterImport);
     if (failed(applyPatternsGreedily(getOperation(), std::move(afterImport),
                                      config)))
-      return signalPassFailure();
+      return notConverged();
     if (!remarkUnimported)
       return;
     walkLeftLinalgOps(getOperation(), [](Operation *op) {

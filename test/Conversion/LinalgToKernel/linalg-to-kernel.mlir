@@ -2812,6 +2812,23 @@ func.func @cache_writes(%cache: tensor<32x16xf32>, %new: tensor<8x16xf32>, %last
 
 // -----
 
+// Overlapping writes into an argument (the second overwrites rows 6 and 7
+// of the first) are no concatenation: they stay, and the import leaves no
+// op behind. It made the cache's slices before it saw the overlap, never
+// converged, and failed with no message.
+// CHECK-LABEL: func.func @overlapping_cache_writes
+// CHECK-NOT: extract_slice
+// CHECK-NOT: kernel.
+// CHECK: tensor.insert_slice
+// CHECK: tensor.insert_slice
+func.func @overlapping_cache_writes(%c: tensor<16x4xf32>, %n: tensor<6x4xf32>, %m: tensor<4x4xf32>) -> tensor<16x4xf32> {
+  %a = tensor.insert_slice %n into %c[2, 0] [6, 4] [1, 1] : tensor<6x4xf32> into tensor<16x4xf32>
+  %b = tensor.insert_slice %m into %a[6, 0] [4, 4] [1, 1] : tensor<4x4xf32> into tensor<16x4xf32>
+  return %b : tensor<16x4xf32>
+}
+
+// -----
+
 // F.pad by a constant: along each padded dim, the concat of splat
 // constants around the tensor (zeros after 20 rows, -inf on both sides of
 // the columns), which the matmul and the softmax then read.
