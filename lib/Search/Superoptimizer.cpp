@@ -693,14 +693,14 @@ void Search::consider(KernelGraph candidate) {
                            c.computeUs, std::cref(name));
   };
   if (!best || rank(*cost, text) < rank(bestCost, bestText)) {
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     if (options.checkSeconds) {
       // Half as much again as the prediction: the winners of the bench
       // cases took 0.4 to 0.6 times it to check (their blocks run on both
       // cores), a fused gate and up projection over 512 tokens 1.11 times.
       double reserve = 1.5 * options.checkSeconds(candidate);
-      double elapsed = std::chrono::duration<double>(
-                           std::chrono::steady_clock::now() - start)
-                           .count();
       if (elapsed + reserve > options.timeoutSeconds) {
         ++counters.tooLateToCheck;
         return;
@@ -711,9 +711,7 @@ void Search::consider(KernelGraph candidate) {
     bestCost = *cost;
     bestUs = cost->totalUs;
     bestIsReference = false;
-    bestSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
+    bestSeconds = elapsed;
     bestText = std::move(text);
   }
 }

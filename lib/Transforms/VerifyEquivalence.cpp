@@ -193,6 +193,13 @@ copyWithConstantsAsArguments(func::FuncOp func, func::FuncOp reference,
 /// Calls nested deeper than this are taken for recursion.
 constexpr unsigned kMaxInlinedCalls = 1024;
 
+/// The context's threads, or null under --mlir-disable-threading: what the
+/// checks below share their work with. Their results do not depend on it.
+static llvm::ThreadPoolInterface *getThreads(MLIRContext *context) {
+  return context->isMultithreadingEnabled() ? &context->getThreadPool()
+                                            : nullptr;
+}
+
 /// A copy of `func` in `scratch` in which every func.call is replaced by the
 /// body of the function it calls, and so on for calls in those bodies: both
 /// engines compile the ops of one function. Null when `func` calls nothing.
@@ -356,12 +363,9 @@ struct VerifyEquivalencePass
         verify::FieldEvaluator::create(rhsFunc ? rhsFunc : reference);
     if (failed(lhs) || failed(rhs))
       return failure();
-    // The context's threads (--mlir-disable-threading: none) share the
-    // evaluator's large ops; the results do not depend on them.
-    if (func.getContext()->isMultithreadingEnabled()) {
-      lhs->setThreadPool(&func.getContext()->getThreadPool());
-      rhs->setThreadPool(&func.getContext()->getThreadPool());
-    }
+    // The context's threads share the evaluator's large ops.
+    lhs->setThreadPool(getThreads(func.getContext()));
+    rhs->setThreadPool(getThreads(func.getContext()));
 
     uint64_t degree = verify::getComparisonDegree(*lhs, *rhs);
     unsigned count = tests;
@@ -448,12 +452,9 @@ struct VerifyEquivalencePass
     // The compiled programs are reentrant (each run has its own buffers and
     // runtime context), so the context's threads run both at once. Not so
     // for the evaluator engine, which shares out each op's work instead.
-    MLIRContext *context = func.getContext();
-    llvm::ThreadPoolInterface *pool = context->isMultithreadingEnabled()
-                                          ? &context->getThreadPool()
-                                          : nullptr;
     return verify::compareInField(func, reference, withExponents, runLhs,
-                                  runRhs, count, seed, pool);
+                                  runRhs, count, seed,
+                                  getThreads(func.getContext()));
   }
 
   /// Runs both functions in f32 and warns when they differ by more than the
@@ -476,9 +477,8 @@ struct VerifyEquivalencePass
     // The two runs share nothing but the read-only inputs: with threads,
     // the reference runs as a task while this thread runs the other.
     FailureOr<SmallVector<HostTensor>> got = failure(), want = failure();
-    MLIRContext *context = func.getContext();
-    if (context->isMultithreadingEnabled()) {
-      llvm::ThreadPoolTaskGroup group(context->getThreadPool());
+    if (llvm::ThreadPoolInterface *threads = getThreads(func.getContext())) {
+      llvm::ThreadPoolTaskGroup group(*threads);
       group.async([&] { want = (*runner)->run(refName, inputs); });
       got = (*runner)->run(name, inputs);
       group.wait();

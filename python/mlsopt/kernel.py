@@ -205,27 +205,32 @@ def _input_dims(dims):
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
+def _user_frame():
+    """The first frame outside this package (where the user called the
+    API) and how many frames up from this function's caller it is, or
+    (None, that count past the last frame)."""
+    depth, frame = 1, sys._getframe(1)
+    while frame is not None and os.path.dirname(
+            os.path.abspath(frame.f_code.co_filename)) == _PACKAGE_DIR:
+        depth += 1
+        frame = frame.f_back
+    return frame, depth
+
+
 def _caller():
     """(file, line) of the first frame outside this package: where the user
     called the API, for diagnostics."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        path = os.path.abspath(frame.f_code.co_filename)
-        if os.path.dirname(path) != _PACKAGE_DIR:
-            return frame.f_code.co_filename, frame.f_lineno
-        frame = frame.f_back
-    return "", 0
+    frame, _ = _user_frame()
+    if frame is None:
+        return "", 0
+    return frame.f_code.co_filename, frame.f_lineno
 
 
 def _warn(message):
     """warnings.warn(message), reported at the first frame outside this
     package, however many of its functions lie between."""
-    level, frame = 1, sys._getframe(0)
-    while (frame is not None and os.path.dirname(
-            os.path.abspath(frame.f_code.co_filename)) == _PACKAGE_DIR):
-        level += 1
-        frame = frame.f_back
-    warnings.warn(message, stacklevel=level)
+    _, depth = _user_frame()
+    warnings.warn(message, stacklevel=depth)
 
 
 class DTensor:
@@ -607,8 +612,8 @@ class KernelGraph:
 
         `target` is the GPU to optimize for ("sm_80", ..., "sm_90"; by
         default the chip of the CUDA device torch sees, as Mirage searches
-        for the GPU it runs on, and sm_90 without one), `timeout` the search budget in seconds, `max_kernel_ops` and
-        `max_block_ops` bound the size of the graphs it enumerates, `threads`
+        for the GPU it runs on, and sm_90 without one), `timeout` the
+        search budget in seconds, `max_kernel_ops` and `max_block_ops` bound the size of the graphs it enumerates, `threads`
         the search threads, `seed` its random tests, `cache_dir` where
         results are cached; `latency_model=True` ranks candidates with the
         cost model's latency term (`cost(latency=True)`); ranking by the

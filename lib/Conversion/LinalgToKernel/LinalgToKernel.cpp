@@ -1181,12 +1181,12 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
     }
     // x^0.5 is sqrt(x) and x^-0.5 rsqrt(x), torch's `x.pow(-0.5)` in a
     // norm (each pair differs at -0 and -inf only).
-    if (floatPower && llvm::is_contained({0.5, -0.5}, toDouble(*floatPower))) {
+    double half = floatPower ? toDouble(*floatPower) : 0;
+    if (half == 0.5 || half == -0.5) {
       PlannedValue x = getTensor(base);
       if (!x.unrounded)
-        return {toDouble(*floatPower) > 0
-                    ? addStep(buildUnary<kernel::SqrtOp>, x.step)
-                    : addStep(buildUnary<kernel::RsqrtOp>, x.step),
+        return {half > 0 ? addStep(buildUnary<kernel::SqrtOp>, x.step)
+                         : addStep(buildUnary<kernel::RsqrtOp>, x.step),
                 type != elementType};
     }
     return invalid("is a power with no kernel op");
@@ -1455,6 +1455,17 @@ Value PayloadPlanner::emit(Location loc, unsigned root) {
 // Patterns
 //===----------------------------------------------------------------------===//
 
+FailureOr<linalg::ContractionDimensions>
+mlsopt::inferMatmulDims(linalg::LinalgOp op) {
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.empty() ||
+      dims->batch.size() + dims->m.size() + dims->n.size() + dims->k.size() !=
+          static_cast<size_t>(op.getNumLoops()))
+    return failure();
+  return dims;
+}
+
 namespace {
 
 /// A contraction with M, N and K loops, and batch loops indexed by every
@@ -1487,11 +1498,8 @@ struct ContractionToMatmul
     if (failed(matchMulAddContraction(op, rewriter, elementType)))
       return failure();
 
-    FailureOr<linalg::ContractionDimensions> dims =
-        linalg::inferContractionDims(op);
-    if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.empty() ||
-        dims->batch.size() + dims->m.size() + dims->n.size() + dims->k.size() !=
-            static_cast<size_t>(op.getNumLoops()))
+    FailureOr<linalg::ContractionDimensions> dims = inferMatmulDims(op);
+    if (failed(dims))
       return rewriter.notifyMatchFailure(
           op, "loops are not batch dims plus M, N and K dims");
     bool single =

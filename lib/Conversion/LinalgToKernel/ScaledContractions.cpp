@@ -92,27 +92,20 @@ struct ScaledContraction : OpRewritePattern<linalg::GenericOp> {
       return rewriter.notifyMatchFailure(op, "the scale is not finite");
     // Only where the plain contraction imports as a matmul: else the scale
     // alone would become a kernel op amid linalg.
-    FailureOr<linalg::ContractionDimensions> dims =
-        linalg::inferContractionDims(op);
-    if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.empty() ||
-        dims->batch.size() + dims->m.size() + dims->n.size() + dims->k.size() !=
-            static_cast<size_t>(op.getNumLoops()))
+    if (failed(inferMatmulDims(op)))
       return rewriter.notifyMatchFailure(op, "not a matmul-shaped contraction");
 
     // The smaller operand, scaled elementwise.
     Location loc = op.getLoc();
     SmallVector<Value> inputs(op.getDpsInputs());
-    auto elements = [](Value v) {
-      return cast<RankedTensorType>(v.getType()).getNumElements();
-    };
-    auto operandType = [&](unsigned i) {
-      return dyn_cast<RankedTensorType>(inputs[i].getType());
-    };
-    if (!operandType(0) || !operandType(1) ||
-        !operandType(0).hasStaticShape() || !operandType(1).hasStaticShape())
+    auto lhsType = dyn_cast<RankedTensorType>(inputs[0].getType());
+    auto rhsType = dyn_cast<RankedTensorType>(inputs[1].getType());
+    if (!lhsType || !rhsType || !lhsType.hasStaticShape() ||
+        !rhsType.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "an operand of dynamic shape");
-    unsigned scaledInput = elements(inputs[1]) < elements(inputs[0]) ? 1 : 0;
-    RankedTensorType type = operandType(scaledInput);
+    unsigned scaledInput =
+        rhsType.getNumElements() < lhsType.getNumElements() ? 1 : 0;
+    RankedTensorType type = scaledInput ? rhsType : lhsType;
     Value c = arith::ConstantOp::create(rewriter, loc, scale);
     Value empty =
         tensor::EmptyOp::create(rewriter, loc, type.getShape(), elementType);

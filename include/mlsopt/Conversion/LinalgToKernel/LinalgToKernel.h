@@ -16,6 +16,12 @@ namespace mlsopt {
 /// Adds the patterns of --convert-linalg-to-kernel to `patterns`.
 void populateLinalgToKernelPatterns(mlir::RewritePatternSet &patterns);
 
+/// The contraction dims of `op` when they make a matmul: batch dims, and M,
+/// N and K dims (none of them empty) that cover every loop. Those are the
+/// contractions the import makes kernel.matmul of.
+mlir::FailureOr<mlir::linalg::ContractionDimensions>
+inferMatmulDims(mlir::linalg::LinalgOp op);
+
 /// Adds the patterns that split mixed-precision linalg ops into
 /// `kernel.convert`s and ops of one element type (part of
 /// populateLinalgToKernelPatterns, at a lower benefit than the imports).
