@@ -57,8 +57,7 @@ mlsopt::verify::fieldFillConstant(double value,
                                   llvm::ArrayRef<int64_t> extents) {
   if (std::optional<FieldElement> c = fieldConstant(value, extents))
     return *c;
-  uint64_t bits =
-      mix64(llvm::bit_cast<uint64_t>(value) ^ 0x66696c6c5f696e66ULL);
+  uint64_t bits = mix64(llvm::bit_cast<uint64_t>(value) ^ kFillKey);
   return {bits % PrimeField::kModulus, mix64(bits) % ExponentField::kModulus};
 }
 

@@ -888,6 +888,51 @@ func.func @padded_sum(%x: tensor<24x40xf32>, %c: tensor<1x40xf32>) -> tensor<24x
 
 // -----
 
+// Refused: a row max walked by a ragged loop (3 tiles of 14 over 40
+// columns). The last tile reads 2 zeros past the end, as the GPU does, so
+// the kernel computes max(row, 0): wrong for a row of negatives. In the
+// order max uses, 0 is above every other residue, so the padding wins.
+func.func @ref(%x: tensor<4x40xf32>) -> tensor<4x1xf32> {
+  %m = kernel.reduce_max %x dim 1 : tensor<4x40xf32>
+  return %m : tensor<4x1xf32>
+}
+// expected-error @+1 {{@padded_max is not equivalent to @ref: result #0 differs at flat element 0 in random test 0 (0 vs}}
+func.func @padded_max(%x: tensor<4x40xf32>) -> tensor<4x1xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %o = kernel.custom (%x) grid <2, 1, 1> block <32, 1, 1> : (tensor<4x40xf32>) -> tensor<4x1xf32> {
+  ^bb0(%in0: tensor<4x40xf32>, %out0: tensor<4x1xf32>):
+    %acc = block.for_loop 3 iterations accumulate (max) : tensor<2x1xf32> {
+      %t = block.load %in0 imap <x = 0> fmap 1 : tensor<4x40xf32> -> tensor<2x14xf32>
+      %s = block.reduce_max %t dim 1 : tensor<2x14xf32>
+      block.yield %s : tensor<2x1xf32>
+    }
+    block.store %acc, %out0 omap <x = 0> : tensor<2x1xf32> into tensor<4x1xf32>
+    block.return
+  }
+  return %o : tensor<4x1xf32>
+}
+
+// -----
+
+// Accepted: a row max over a causal mask's -inf equals the max of the
+// elements the mask keeps, as -inf is below every residue in max's order.
+// Row 0 keeps column 0 alone, so its max is x[0, 0] (a residue the -inf
+// stand-in would otherwise beat about half of the time).
+func.func @ref(%x: tensor<8x2x2xf32>) -> tensor<8x2x1xf32> {
+  %m = kernel.triangle_fill %x dims [1, 2] diagonal 1 value 0xFFF0000000000000 : tensor<8x2x2xf32>
+  %r = kernel.reduce_max %m dim 2 : tensor<8x2x2xf32>
+  return %r : tensor<8x2x1xf32>
+}
+// expected-remark @+1 {{@kept_only is equivalent to @ref: }}
+func.func @kept_only(%x: tensor<8x2x2xf32>) -> tensor<8x2x1xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %row0 = tensor.extract_slice %x[0, 0, 0] [8, 1, 1] [1, 1, 1] : tensor<8x2x2xf32> to tensor<8x1x1xf32>
+  %row1 = tensor.extract_slice %x[0, 1, 0] [8, 1, 2] [1, 1, 1] : tensor<8x2x2xf32> to tensor<8x1x2xf32>
+  %max1 = kernel.reduce_max %row1 dim 2 : tensor<8x1x2xf32>
+  %r = kernel.concat %row0, %max1 dim 1 : tensor<8x1x1xf32>, tensor<8x1x1xf32>
+  return %r : tensor<8x2x1xf32>
+}
+
+// -----
+
 // Calls are evaluated as the bodies they call, calls inside those too: a
 // front end's helper function (here an activation, which itself calls a
 // scale) against the same computation written out.

@@ -217,7 +217,7 @@ uint64_t binaryFunctionId(bool isMin);
 uint64_t exponentFunctionKey(uint64_t seed, uint64_t function);
 
 /// splitmix64's finalizer: a bijective 64-bit mixer.
-inline uint64_t mix64(uint64_t z) {
+constexpr uint64_t mix64(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
@@ -255,12 +255,34 @@ inline uint64_t applyExponentFunction(uint64_t key, uint64_t x) {
       (uint128_t(hashResidue(key, x)) * ExponentField::kModulus) >> 64);
 }
 
-/// True if `a` is the larger element in the total order max uses: the
-/// canonical residues mod p compared as integers, ties broken by the q-part.
-/// A total order makes max associative, commutative and idempotent, so the
-/// max of tile maxima is the max of all elements.
+/// The bits fieldFillConstant keys a non-finite fill by.
+constexpr uint64_t kFillKey = 0x66696c6c5f696e66ULL;
+
+/// The residue mod p of a fill of -inf (fieldFillConstant): the causal
+/// mask's value.
+constexpr uint64_t kNegInfResidue =
+    mix64(0xfff0000000000000ULL ^ kFillKey) % PrimeField::kModulus;
+
+/// The rank of residue `p` in the order max uses: -inf's below all others,
+/// 0 above all others, the others in between as integers.
+///
+/// -inf at the bottom keeps max(x, -inf) = x, which a row max over a
+/// causal mask relies on. 0 at the top is what a ragged tile's padding
+/// reads (docs/gpu.md): the GPU's zeros take part in a max there, where
+/// they are wrong for a row of negatives, and would pass unseen as the
+/// smallest residue; on top, a max that reads the padding returns 0, which
+/// differs from the reference's max of its real elements but with
+/// probability about (elements) / p.
+constexpr uint64_t maxOrderRank(uint64_t p) {
+  return p == 0 ? PrimeField::kModulus + 1 : p == kNegInfResidue ? 0 : p + 1;
+}
+
+/// True if `a` is the larger element in the total order max uses
+/// (maxOrderRank), ties broken by the q-part. A total order makes max
+/// associative, commutative and idempotent, so the max of tile maxima is the
+/// max of all elements.
 inline bool fieldGreater(uint64_t ap, uint64_t aq, uint64_t bp, uint64_t bq) {
-  return ap != bp ? ap > bp : aq > bq;
+  return ap != bp ? maxOrderRank(ap) > maxOrderRank(bp) : aq > bq;
 }
 
 /// A deterministic generator of random field elements (splitmix64), the same
