@@ -157,11 +157,15 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       constants alone (ALiBi's `slope * float(j - i)`, a clamped relative
       position), of up to 2^22 values, into a dense constant over the loops
       it reads, which the generic takes as one more input.
-    - a contraction whose payload scales each product by a finite
-      constant, `acc + a * b * c` in any association (`alpha * A B` in one
-      generic), into the plain contraction of the smaller operand scaled
-      (`kernel.mul_scalar`, then the matmul: the same terms, so an f16 sum
-      the scale keeps in range stays in range);
+    - a contraction whose payload multiplies more than its two operands,
+      `acc + f1 * ... * fn` in any association (`alpha * A B` in one
+      generic, an einsum `ik,kj,k->ij`, an activation or a gain that
+      upstream's `-linalg-fuse-elementwise-ops` folded into the matmul),
+      into the plain contraction of two parallel generics, each the product
+      of the factors that read one side of the matmul (its M and K loops,
+      or its K and N loops), computed in the layout of an operand that reads
+      them all; a finite constant goes to the smaller side (the same terms,
+      so an f16 sum the scale keeps in range stays in range);
     - a `linalg.fill` of a constant, or a parallel generic yielding one,
       that no linalg op reads (a returned `torch.zeros_like` or
       `full_like`) into the splat `arith.constant` it fills.

@@ -21,22 +21,22 @@
 using namespace mlir;
 using namespace mlsopt;
 
-namespace {
-
-/// The value a fill or a parallel generic writes to every element, or null.
-/// A generic whose output map is no permutation (a diagonal `(i) -> (i,
-/// i)`, a stride) writes some elements only, and leaves the init's in the
-/// others.
-Value getFilledValue(linalg::LinalgOp op) {
+Value mlsopt::getFilledValue(linalg::LinalgOp op) {
   if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation()))
     return fill.value();
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  if (!generic || generic.getNumReductionLoops() != 0 ||
+  // A generic whose output map is no permutation (a diagonal `(i) -> (i,
+  // i)`, a stride) writes some elements only, and leaves the init's in the
+  // others.
+  if (!generic || generic.getNumDpsInits() != 1 ||
+      generic.getNumReductionLoops() != 0 ||
       !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
            .isPermutation())
     return {};
   return generic.getBody()->getTerminator()->getOperand(0);
 }
+
+namespace {
 
 struct FillToSplatConstant
     : public OpInterfaceRewritePattern<linalg::LinalgOp> {

@@ -119,6 +119,15 @@ static std::optional<APFloat> getSplatValue(Value tensor) {
       return std::nullopt;
     return getConstantOfType(fill.getInputs().front(), type.getElementType());
   }
+  // A fill written as a generic (-linalg-generalize-named-ops).
+  if (auto generic = tensor.getDefiningOp<linalg::GenericOp>()) {
+    FloatAttr value;
+    if (Value filled = getFilledValue(generic);
+        filled && matchPattern(filled, m_Constant(&value)) &&
+        value.getType() == type.getElementType())
+      return value.getValue();
+    return std::nullopt;
+  }
   DenseElementsAttr dense;
   if (matchPattern(tensor, m_Constant(&dense)) && dense.isSplat() &&
       isa<FloatType>(dense.getElementType()))
@@ -2358,7 +2367,7 @@ void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
   populateIndexTablePatterns(patterns);
   populateGeluTanhPatterns(patterns);
   populateConstantFillPatterns(patterns);
-  populateScaledContractionPatterns(patterns);
+  populateFactoredContractionPatterns(patterns);
 }
 
 //===----------------------------------------------------------------------===//

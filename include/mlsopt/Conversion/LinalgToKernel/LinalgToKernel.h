@@ -128,15 +128,22 @@ void populateSplitResultsPatterns(mlir::RewritePatternSet &patterns);
 /// GPT-2's MLP writes it) -> kernel.gelu_tanh.
 void populateGeluTanhPatterns(mlir::RewritePatternSet &patterns);
 
+/// The value a linalg.fill, or a parallel generic of one output through a
+/// permutation map, writes to every element of its output (a payload value,
+/// constant or not, for the generic), or null.
+mlir::Value getFilledValue(mlir::linalg::LinalgOp op);
+
 /// A linalg.fill of a constant, or a parallel generic yielding one, that no
 /// linalg op reads (a returned torch.zeros_like) -> the splat constant. Part
 /// of populateLinalgToKernelPatterns.
 void populateConstantFillPatterns(mlir::RewritePatternSet &patterns);
 
-/// A contraction whose payload scales each product by a finite constant,
-/// `acc + a * b * c` -> the plain contraction of the smaller operand scaled
-/// by c. Part of populateLinalgToKernelPatterns.
-void populateScaledContractionPatterns(mlir::RewritePatternSet &patterns);
+/// A contraction whose payload multiplies more than its two operands,
+/// `acc + f1 * ... * fn` (a finite scale, a third einsum operand, a fused
+/// activation) -> the plain contraction of two parallel generics, each the
+/// product of the factors that read one side of the matmul; a constant
+/// scales the smaller side. Part of populateLinalgToKernelPatterns.
+void populateFactoredContractionPatterns(mlir::RewritePatternSet &patterns);
 
 } // namespace mlsopt
 
