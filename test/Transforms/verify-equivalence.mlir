@@ -436,6 +436,41 @@ func.func @cancelling(%x: tensor<64xf32>) -> tensor<64xf32> attributes {mlsopt.e
 
 // -----
 
+// The f32 run leaves out the elements both runs make -inf (a causal mask's)
+// and compares the others, where adding 2^27 rounds x away.
+func.func @ref(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %m = kernel.triangle_fill %x dims [0, 1] diagonal 1 value 0xFFF0000000000000 : tensor<8x8xf32>
+  return %m : tensor<8x8xf32>
+}
+// expected-remark @+2 {{@masked_cancelling is equivalent to @ref}}
+// expected-warning @+1 {{@masked_cancelling and @ref are equal over the field but differ in f32 on random normal inputs: result #0 has relative difference}}
+func.func @masked_cancelling(%x: tensor<8x8xf32>) -> tensor<8x8xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %big = kernel.add_scalar %x, 134217728.0 : tensor<8x8xf32>
+  %back = kernel.add_scalar %big, -134217728.0 : tensor<8x8xf32>
+  %m = kernel.triangle_fill %back dims [0, 1] diagonal 1 value 0xFFF0000000000000 : tensor<8x8xf32>
+  return %m : tensor<8x8xf32>
+}
+
+// -----
+
+// Equal over the field, where the exponents agree mod q (2^62 - 2285 is q),
+// but exp(x + q) overflows in f32 where exp(x) does not: a warning naming
+// the element.
+func.func @ref(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %e = kernel.exp %x : tensor<8xf32>
+  return %e : tensor<8xf32>
+}
+// expected-remark @+2 {{@exponent_wraps is equivalent to @ref}}
+// expected-warning @+1 {{@exponent_wraps and @ref are equal over the field but differ in f32 on random normal inputs: result #0 is INF at flat element 0, and}}
+func.func @exponent_wraps(%x: tensor<8xf32>) -> tensor<8xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %a = kernel.add_scalar %x, 4611686018427387904.0 : tensor<8xf32>
+  %b = kernel.add_scalar %a, -2285.0 : tensor<8xf32>
+  %e = kernel.exp %b : tensor<8xf32>
+  return %e : tensor<8xf32>
+}
+
+// -----
+
 // Accepted: a mean over 80 elements whose factor is 1/80 rounded to f32 (no
 // dyadic rational is 1/80) against rms_norm, which divides by 80 exactly.
 // The rounded factor stands for 1/80.
