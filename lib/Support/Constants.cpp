@@ -47,26 +47,29 @@ bool mlsopt::isRoundingOf(double value, double exact) {
 }
 
 static std::optional<int64_t>
-computeRoundedReciprocal(double value, llvm::ArrayRef<int64_t> extents);
+computeRoundedReciprocal(double value, llvm::ArrayRef<int64_t> extents,
+                         mlir::Type elementType);
 
 std::optional<int64_t>
-mlsopt::getRoundedReciprocal(double value, llvm::ArrayRef<int64_t> extents) {
+mlsopt::getRoundedReciprocal(double value, llvm::ArrayRef<int64_t> extents,
+                             mlir::Type elementType) {
   if (!(value > 0 && value <= 0.5))
     return std::nullopt;
-  if (!extents.empty())
-    return computeRoundedReciprocal(value, extents);
+  if (!extents.empty() || elementType)
+    return computeRoundedReciprocal(value, extents, elementType);
   // The search's normal form reads the same few constants millions of
   // times; each thread remembers its answers.
   thread_local llvm::DenseMap<uint64_t, std::optional<int64_t>> cache;
   auto [it, inserted] =
       cache.try_emplace(llvm::bit_cast<uint64_t>(value), std::nullopt);
   if (inserted)
-    it->second = computeRoundedReciprocal(value, {});
+    it->second = computeRoundedReciprocal(value, {}, {});
   return it->second;
 }
 
 static std::optional<int64_t>
-computeRoundedReciprocal(double value, llvm::ArrayRef<int64_t> extents) {
+computeRoundedReciprocal(double value, llvm::ArrayRef<int64_t> extents,
+                         mlir::Type elementType) {
   // In f64 at most one n has 1.0 / n == value; a narrower type may have
   // rounded several others to it (2^-12 is f16(1 / 4097) too).
   static const RoundingType kTypes[] = {
@@ -85,6 +88,12 @@ computeRoundedReciprocal(double value, llvm::ArrayRef<int64_t> extents) {
   int exponent = 0;
   std::frexp(value, &exponent);
   for (const RoundingType &type : kTypes) {
+    // A program of one narrow type wrote no constant rounded to the other.
+    if (elementType && type.precision < 24 &&
+        (!llvm::isa<mlir::FloatType>(elementType) ||
+         &llvm::cast<mlir::FloatType>(elementType).getFloatSemantics() !=
+             type.semantics))
+      continue;
     // Only a type that holds `value` can have rounded 1/n to it.
     if (roundTo(value, *type.semantics) != value)
       continue;

@@ -682,7 +682,10 @@ struct FieldEvaluator::Impl {
   /// Decodes a compute op of the kernel, block or thread level.
   LogicalResult classifyCompute(Operation &op, Instr &instr) {
     auto scalarOf = [&](double value) -> LogicalResult {
-      std::optional<FieldElement> c = fieldConstant(value, constantExtents);
+      std::optional<FieldElement> c = fieldConstant(
+          value, constantExtents,
+          op.getNumResults() ? getElementTypeOrSelf(op.getResult(0).getType())
+                             : Type());
       if (!c)
         return op.emitError("the constant ")
                << value << " has no finite-field image";

@@ -22,7 +22,8 @@ template <typename Field> static uint64_t powerOfTwo(int64_t e) {
 }
 
 std::optional<FieldElement>
-mlsopt::verify::fieldConstant(double value, llvm::ArrayRef<int64_t> extents) {
+mlsopt::verify::fieldConstant(double value, llvm::ArrayRef<int64_t> extents,
+                              mlir::Type elementType) {
   if (!std::isfinite(value))
     return std::nullopt;
   if (value == 0)
@@ -30,7 +31,7 @@ mlsopt::verify::fieldConstant(double value, llvm::ArrayRef<int64_t> extents) {
   // 1/n rounded to the element type stands for 1/n
   // (mlsopt/Support/Constants.h).
   if (std::optional<int64_t> n =
-          getRoundedReciprocal(std::fabs(value), extents)) {
+          getRoundedReciprocal(std::fabs(value), extents, elementType)) {
     FieldElement r{PrimeField::inverse(PrimeField::fromInteger(*n)),
                    ExponentField::inverse(ExponentField::fromInteger(*n))};
     if (value < 0)

@@ -471,6 +471,41 @@ func.func @exponent_wraps(%x: tensor<8xf32>) -> tensor<8xf32> attributes {mlsopt
 
 // -----
 
+// A constant is read as 1/n only where it is 1/n rounded to f64, f32 or the
+// type of the values it multiplies. In f32, 2^-12 is 1/4096, although it is
+// also 1/4097 rounded to f16 and an extent here is 4097.
+func.func @ref(%x: tensor<4x4097xf32>) -> tensor<4x4097xf32> {
+  %y = kernel.mul_scalar %x, 0.000244140625 : tensor<4x4097xf32>
+  return %y : tensor<4x4097xf32>
+}
+// expected-remark @+1 {{@power_of_two is equivalent to @ref}}
+func.func @power_of_two(%x: tensor<4x4097xf32>) -> tensor<4x4097xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %t = kernel.mul_scalar %x, 0.0001220703125 : tensor<4x4097xf32>
+  %y = kernel.mul_scalar %t, 2.0 : tensor<4x4097xf32>
+  return %y : tensor<4x4097xf32>
+}
+// 1/4097 in f64 is not 1/4096.
+// expected-error @+1 {{@over_4097 is not equivalent to @ref}}
+func.func @over_4097(%x: tensor<4x4097xf32>) -> tensor<4x4097xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %y = kernel.mul_scalar %x, 2.4408103490358799E-4 : tensor<4x4097xf32>
+  return %y : tensor<4x4097xf32>
+}
+
+// -----
+
+// 1/3 rounded to f16 is no third in an f32 program.
+func.func @ref(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %y = kernel.mul_scalar %x, 0.33333333333333331 : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+// expected-error @+1 {{@f16_third is not equivalent to @ref}}
+func.func @f16_third(%x: tensor<4x8xf32>) -> tensor<4x8xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %y = kernel.mul_scalar %x, 0.333251953125 : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
 // Accepted: a mean over 80 elements whose factor is 1/80 rounded to f32 (no
 // dyadic rational is 1/80) against rms_norm, which divides by 80 exactly.
 // The rounded factor stands for 1/80.

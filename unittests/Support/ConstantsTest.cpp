@@ -2,6 +2,8 @@
 
 #include "mlsopt/Support/Constants.h"
 
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/APFloat.h"
 #include "gtest/gtest.h"
 
@@ -51,4 +53,27 @@ TEST(Constants, AmbiguousRoundingsReadAsTheProgramsExtent) {
   EXPECT_EQ(getRoundedReciprocal(f16(4097)), 4096);
   // An extent the rounding does not hold is no candidate.
   EXPECT_EQ(getRoundedReciprocal(f16(3072), {3100}), 3072);
+}
+
+// With the element type of the values a constant multiplies, only f64, f32
+// and that type's roundings count: an f32 program's 2^-12 is 1/4096 even
+// beside an extent of 4097, and its f16 rounding of 1/3 is no third.
+TEST(Constants, TheElementTypeDecidesWhichRoundingsCount) {
+  mlir::MLIRContext context;
+  mlir::Type f32 = mlir::Float32Type::get(&context);
+  mlir::Type f16 = mlir::Float16Type::get(&context);
+  mlir::Type bf16 = mlir::BFloat16Type::get(&context);
+  double f16Third = roundTo(1.0 / 3, llvm::APFloat::IEEEhalf());
+  double bf16Third = roundTo(1.0 / 3, llvm::APFloat::BFloat());
+  EXPECT_EQ(getRoundedReciprocal(1.0 / 4096, {4097}), 4097);
+  EXPECT_EQ(getRoundedReciprocal(1.0 / 4096, {4097}, f32), 4096);
+  EXPECT_EQ(getRoundedReciprocal(1.0 / 4096, {4097}, f16), 4097);
+  EXPECT_EQ(getRoundedReciprocal(f16Third, {}, f32), std::nullopt);
+  EXPECT_EQ(getRoundedReciprocal(f16Third, {}, bf16), std::nullopt);
+  EXPECT_EQ(getRoundedReciprocal(f16Third, {}, f16), 3);
+  EXPECT_EQ(getRoundedReciprocal(bf16Third, {}, bf16), 3);
+  EXPECT_EQ(getRoundedReciprocal(bf16Third, {}, f16), std::nullopt);
+  // f32 and f64 roundings count for every type.
+  EXPECT_EQ(getRoundedReciprocal(0.010416666977107525, {}, f16), 96);
+  EXPECT_EQ(getRoundedReciprocal(1.0 / 96, {}, bf16), 96);
 }

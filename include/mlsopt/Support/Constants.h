@@ -22,6 +22,8 @@ namespace llvm {
 struct fltSemantics;
 } // namespace llvm
 
+#include "mlir/IR/Types.h"
+
 namespace mlir {
 class Operation;
 } // namespace mlir
@@ -46,8 +48,14 @@ bool isRoundingOf(double value, double exact);
 /// may divide by) nearest 1 / value, or without one there, the n divisible
 /// by the highest power of two (1/3072 rounded to f16 is also 1/3073's
 /// rounding, and the mean is over 3072).
+///
+/// With `elementType` (the type of the values the constant multiplies), only
+/// f64, f32 and that type's own rounding count: an f32 program's 2^-12 is
+/// 1/4096, not the f16 rounding of 1/4097, and its 0.333251953125 (1/3 in
+/// f16) is no third.
 std::optional<int64_t>
-getRoundedReciprocal(double value, llvm::ArrayRef<int64_t> extents = {});
+getRoundedReciprocal(double value, llvm::ArrayRef<int64_t> extents = {},
+                     mlir::Type elementType = {});
 
 /// The extents of the static tensors that `root` and the ops in it define
 /// (results and block arguments), and the products of every contiguous run

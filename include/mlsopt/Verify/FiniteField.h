@@ -17,6 +17,7 @@
 #ifndef MLSOPT_VERIFY_FINITEFIELD_H
 #define MLSOPT_VERIFY_FINITEFIELD_H
 
+#include "mlir/IR/Types.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Compiler.h"
@@ -164,9 +165,11 @@ FieldElement fieldInteger(int64_t value);
 /// 1/n (getRoundedReciprocal): a mean's factor 1.0 / 96 in f32 is what
 /// rms_norm over 96 elements divides by. None for NaN and infinities.
 /// `extents` (getReciprocalExtents of the function) resolve a rounding that
-/// holds 1/n for several n.
+/// holds 1/n for several n; `elementType`, the type of the values the
+/// constant meets, which roundings count (getRoundedReciprocal).
 std::optional<FieldElement> fieldConstant(double value,
-                                          llvm::ArrayRef<int64_t> extents = {});
+                                          llvm::ArrayRef<int64_t> extents = {},
+                                          mlir::Type elementType = {});
 
 /// The element a triangle_fill writes for `value`: fieldConstant's for a
 /// finite value; for an infinity or NaN (the -inf of a causal mask), which

@@ -329,7 +329,8 @@ private:
         return call("mlsopt_field_random_scalar", {context, function, args[0]});
       }
       std::optional<FieldElement> c = fieldConstant(
-          scalar.getValueAsDouble(), analysis.getConstantExtents());
+          scalar.getValueAsDouble(), analysis.getConstantExtents(),
+          getElementTypeOrSelf(op.getResult(0).getType()));
       if (!c)
         return op.emitError("the constant ")
                << scalar.getValueAsDouble() << " has no finite-field image";
@@ -615,7 +616,8 @@ private:
     auto epsilonAttr = op.getAttrOfType<FloatAttr>("epsilon");
     std::optional<FieldElement> epsilon =
         epsilonAttr ? fieldConstant(epsilonAttr.getValueAsDouble(),
-                                    analysis.getConstantExtents())
+                                    analysis.getConstantExtents(),
+                                    getElementTypeOrSelf(op.getResult(0)))
                     : std::nullopt;
     if (!epsilon)
       return op.emitError("rms_norm needs a finite 'epsilon'");
