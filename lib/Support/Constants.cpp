@@ -4,6 +4,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -48,15 +49,15 @@ bool mlsopt::isRoundingOf(double value, double exact) {
 
 static std::optional<int64_t>
 computeRoundedReciprocal(double value, llvm::ArrayRef<int64_t> extents,
-                         mlir::Type elementType);
+                         mlir::Type roundingType);
 
 std::optional<int64_t>
 mlsopt::getRoundedReciprocal(double value, llvm::ArrayRef<int64_t> extents,
-                             mlir::Type elementType) {
+                             mlir::Type roundingType) {
   if (!(value > 0 && value <= 0.5))
     return std::nullopt;
-  if (!extents.empty() || elementType)
-    return computeRoundedReciprocal(value, extents, elementType);
+  if (!extents.empty() || roundingType)
+    return computeRoundedReciprocal(value, extents, roundingType);
   // The search's normal form reads the same few constants millions of
   // times; each thread remembers its answers.
   thread_local llvm::DenseMap<uint64_t, std::optional<int64_t>> cache;
@@ -69,7 +70,7 @@ mlsopt::getRoundedReciprocal(double value, llvm::ArrayRef<int64_t> extents,
 
 static std::optional<int64_t>
 computeRoundedReciprocal(double value, llvm::ArrayRef<int64_t> extents,
-                         mlir::Type elementType) {
+                         mlir::Type roundingType) {
   // In f64 at most one n has 1.0 / n == value; a narrower type may have
   // rounded several others to it (2^-12 is f16(1 / 4097) too).
   static const RoundingType kTypes[] = {
@@ -89,9 +90,9 @@ computeRoundedReciprocal(double value, llvm::ArrayRef<int64_t> extents,
   std::frexp(value, &exponent);
   for (const RoundingType &type : kTypes) {
     // A program of one narrow type wrote no constant rounded to the other.
-    if (elementType && type.precision < 24 &&
-        (!llvm::isa<mlir::FloatType>(elementType) ||
-         &llvm::cast<mlir::FloatType>(elementType).getFloatSemantics() !=
+    if (roundingType && type.precision < 24 &&
+        (!llvm::isa<mlir::FloatType>(roundingType) ||
+         &llvm::cast<mlir::FloatType>(roundingType).getFloatSemantics() !=
              type.semantics))
       continue;
     // Only a type that holds `value` can have rounded 1/n to it.
@@ -174,4 +175,25 @@ llvm::SmallVector<int64_t> mlsopt::getReciprocalExtents(mlir::Operation *root) {
   llvm::sort(extents);
   extents.erase(std::unique(extents.begin(), extents.end()), extents.end());
   return extents;
+}
+
+mlir::Type mlsopt::getReciprocalRoundingType(mlir::Operation *func) {
+  auto typeAttr = func->getAttrOfType<mlir::TypeAttr>("function_type");
+  auto type = typeAttr ? llvm::dyn_cast<mlir::FunctionType>(typeAttr.getValue())
+                       : mlir::FunctionType();
+  if (!type)
+    return {};
+  mlir::Type narrow;
+  bool several = false;
+  for (mlir::Type t :
+       llvm::concat<const mlir::Type>(type.getInputs(), type.getResults())) {
+    mlir::Type element = mlir::getElementTypeOrSelf(t);
+    if (!llvm::isa<mlir::Float16Type, mlir::BFloat16Type>(element))
+      continue;
+    several |= narrow && narrow != element;
+    narrow = element;
+  }
+  if (several)
+    return {};
+  return narrow ? narrow : mlir::Float32Type::get(func->getContext());
 }

@@ -468,6 +468,7 @@ struct FieldEvaluator::Impl {
   func::FuncOp func;
   /// getReciprocalExtents(func): a rounded 1/n reads as one of these.
   SmallVector<int64_t> constantExtents;
+  Type constantRoundingType;
   std::vector<Instr> program;
   SmallVector<unsigned> argumentSlots;
   SmallVector<unsigned> resultSlots;
@@ -682,10 +683,8 @@ struct FieldEvaluator::Impl {
   /// Decodes a compute op of the kernel, block or thread level.
   LogicalResult classifyCompute(Operation &op, Instr &instr) {
     auto scalarOf = [&](double value) -> LogicalResult {
-      std::optional<FieldElement> c = fieldConstant(
-          value, constantExtents,
-          op.getNumResults() ? getElementTypeOrSelf(op.getResult(0).getType())
-                             : Type());
+      std::optional<FieldElement> c =
+          fieldConstant(value, constantExtents, constantRoundingType);
       if (!c)
         return op.emitError("the constant ")
                << value << " has no finite-field image";
@@ -734,7 +733,8 @@ struct FieldEvaluator::Impl {
         instr.gridMap = fill.getImap().getGridToTensorDims();
         instr.loopDim = fill.getFmap();
       }
-      instr.scalar = fieldFillConstant(fillValue, constantExtents);
+      instr.scalar =
+          fieldFillConstant(fillValue, constantExtents, constantRoundingType);
       return success();
     }
     auto setDim = [&](OpClass cls) {
@@ -2019,6 +2019,7 @@ FailureOr<FieldEvaluator> FieldEvaluator::create(func::FuncOp func) {
   auto impl = std::make_unique<Impl>();
   impl->func = func;
   impl->constantExtents = getReciprocalExtents(func);
+  impl->constantRoundingType = getReciprocalRoundingType(func);
   if (failed(impl->compileFunction()))
     return failure();
   size_t numSlots = impl->shapes.size();
@@ -2048,6 +2049,10 @@ bool FieldEvaluator::hasMaxSelection() const { return impl->hasMaxSelection; }
 
 ArrayRef<int64_t> FieldEvaluator::getConstantExtents() const {
   return impl->constantExtents;
+}
+
+Type FieldEvaluator::getConstantRoundingType() const {
+  return impl->constantRoundingType;
 }
 
 bool FieldEvaluator::needsInputExponents(unsigned i) const {

@@ -23,7 +23,7 @@ template <typename Field> static uint64_t powerOfTwo(int64_t e) {
 
 std::optional<FieldElement>
 mlsopt::verify::fieldConstant(double value, llvm::ArrayRef<int64_t> extents,
-                              mlir::Type elementType) {
+                              mlir::Type roundingType) {
   if (!std::isfinite(value))
     return std::nullopt;
   if (value == 0)
@@ -31,7 +31,7 @@ mlsopt::verify::fieldConstant(double value, llvm::ArrayRef<int64_t> extents,
   // 1/n rounded to the element type stands for 1/n
   // (mlsopt/Support/Constants.h).
   if (std::optional<int64_t> n =
-          getRoundedReciprocal(std::fabs(value), extents, elementType)) {
+          getRoundedReciprocal(std::fabs(value), extents, roundingType)) {
     FieldElement r{PrimeField::inverse(PrimeField::fromInteger(*n)),
                    ExponentField::inverse(ExponentField::fromInteger(*n))};
     if (value < 0)
@@ -53,10 +53,11 @@ mlsopt::verify::fieldConstant(double value, llvm::ArrayRef<int64_t> extents,
   return r;
 }
 
-FieldElement
-mlsopt::verify::fieldFillConstant(double value,
-                                  llvm::ArrayRef<int64_t> extents) {
-  if (std::optional<FieldElement> c = fieldConstant(value, extents))
+FieldElement mlsopt::verify::fieldFillConstant(double value,
+                                               llvm::ArrayRef<int64_t> extents,
+                                               mlir::Type roundingType) {
+  if (std::optional<FieldElement> c =
+          fieldConstant(value, extents, roundingType))
     return *c;
   uint64_t bits = mix64(llvm::bit_cast<uint64_t>(value) ^ kFillKey);
   return {bits % PrimeField::kModulus, mix64(bits) % ExponentField::kModulus};

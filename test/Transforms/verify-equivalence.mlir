@@ -493,6 +493,23 @@ func.func @over_4097(%x: tensor<4x4097xf32>) -> tensor<4x4097xf32> attributes {m
 
 // -----
 
+// Which roundings count is the program's, from its signature, not each op's:
+// a searched f16 program computes in f32 with the f16 program's constants,
+// here an epsilon that is 1/n rounded to f16 for many n.
+func.func @ref(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
+  %y = kernel.add_scalar %x, 1.0132789611816406E-6 : tensor<4x8xf16>
+  return %y : tensor<4x8xf16>
+}
+// expected-remark @+1 {{@computed_in_f32 is equivalent to @ref}}
+func.func @computed_in_f32(%x: tensor<4x8xf16>) -> tensor<4x8xf16> attributes {mlsopt.equivalent_to = @ref} {
+  %w = kernel.convert %x : tensor<4x8xf16> to tensor<4x8xf32>
+  %y = kernel.add_scalar %w, 1.0132789611816406E-6 : tensor<4x8xf32>
+  %n = kernel.convert %y : tensor<4x8xf32> to tensor<4x8xf16>
+  return %n : tensor<4x8xf16>
+}
+
+// -----
+
 // 1/3 rounded to f16 is no third in an f32 program.
 func.func @ref(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %y = kernel.mul_scalar %x, 0.33333333333333331 : tensor<4x8xf32>

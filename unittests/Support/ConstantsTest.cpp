@@ -3,7 +3,10 @@
 #include "mlsopt/Support/Constants.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Location.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/OperationSupport.h"
 #include "llvm/ADT/APFloat.h"
 #include "gtest/gtest.h"
 
@@ -55,10 +58,10 @@ TEST(Constants, AmbiguousRoundingsReadAsTheProgramsExtent) {
   EXPECT_EQ(getRoundedReciprocal(f16(3072), {3100}), 3072);
 }
 
-// With the element type of the values a constant multiplies, only f64, f32
-// and that type's roundings count: an f32 program's 2^-12 is 1/4096 even
-// beside an extent of 4097, and its f16 rounding of 1/3 is no third.
-TEST(Constants, TheElementTypeDecidesWhichRoundingsCount) {
+// With the program's rounding type, only f64, f32 and that type's roundings
+// count: an f32 program's 2^-12 is 1/4096 even beside an extent of 4097,
+// and its f16 rounding of 1/3 is no third.
+TEST(Constants, TheRoundingTypeDecidesWhichRoundingsCount) {
   mlir::MLIRContext context;
   mlir::Type f32 = mlir::Float32Type::get(&context);
   mlir::Type f16 = mlir::Float16Type::get(&context);
@@ -76,4 +79,32 @@ TEST(Constants, TheElementTypeDecidesWhichRoundingsCount) {
   // f32 and f64 roundings count for every type.
   EXPECT_EQ(getRoundedReciprocal(0.010416666977107525, {}, f16), 96);
   EXPECT_EQ(getRoundedReciprocal(1.0 / 96, {}, bf16), 96);
+}
+
+// The rounding type is read from a function's signature: its one narrow
+// float type, f32 where it has none, null (all) where it has both.
+TEST(Constants, TheRoundingTypeIsTheSignaturesNarrowType) {
+  mlir::MLIRContext context;
+  context.allowUnregisteredDialects();
+  mlir::Type f32 = mlir::Float32Type::get(&context);
+  mlir::Type f16 = mlir::Float16Type::get(&context);
+  mlir::Type bf16 = mlir::BFloat16Type::get(&context);
+  auto roundingTypeOf = [&](llvm::ArrayRef<mlir::Type> inputs,
+                            llvm::ArrayRef<mlir::Type> results) {
+    mlir::OperationState state(mlir::UnknownLoc::get(&context), "test.fn");
+    state.addAttribute("function_type",
+                       mlir::TypeAttr::get(
+                           mlir::FunctionType::get(&context, inputs, results)));
+    mlir::Operation *fn = mlir::Operation::create(state);
+    mlir::Type type = getReciprocalRoundingType(fn);
+    fn->destroy();
+    return type;
+  };
+  auto tensor = [](mlir::Type element) {
+    return mlir::RankedTensorType::get({4, 8}, element);
+  };
+  EXPECT_EQ(roundingTypeOf({tensor(f16)}, {tensor(f16)}), f16);
+  EXPECT_EQ(roundingTypeOf({tensor(f32)}, {tensor(bf16)}), bf16);
+  EXPECT_EQ(roundingTypeOf({tensor(f32)}, {tensor(f32)}), f32);
+  EXPECT_EQ(roundingTypeOf({tensor(f16), tensor(bf16)}, {}), mlir::Type());
 }

@@ -49,18 +49,26 @@ bool isRoundingOf(double value, double exact);
 /// by the highest power of two (1/3072 rounded to f16 is also 1/3073's
 /// rounding, and the mean is over 3072).
 ///
-/// With `elementType` (the type of the values the constant multiplies), only
-/// f64, f32 and that type's own rounding count: an f32 program's 2^-12 is
+/// With `roundingType` (getReciprocalRoundingType of the program), only f64,
+/// f32 and that type's own roundings count: an f32 program's 2^-12 is
 /// 1/4096, not the f16 rounding of 1/4097, and its 0.333251953125 (1/3 in
 /// f16) is no third.
 std::optional<int64_t>
 getRoundedReciprocal(double value, llvm::ArrayRef<int64_t> extents = {},
-                     mlir::Type elementType = {});
+                     mlir::Type roundingType = {});
 
 /// The extents of the static tensors that `root` and the ops in it define
 /// (results and block arguments), and the products of every contiguous run
 /// of their dims, sorted: what a constant 1/n may count.
 llvm::SmallVector<int64_t> getReciprocalExtents(mlir::Operation *root);
+
+/// The narrow float type whose roundings of 1/n the constants of function
+/// `func` may be (getRoundedReciprocal): f16 or bf16 where its arguments and
+/// results hold that one of them, f32 (neither) where they hold neither,
+/// and null (both) otherwise. It is read from the signature, which a
+/// rewrite keeps: a searched program computes an f16 program's mean in f32
+/// with the f16 program's constants, which must read as they did.
+mlir::Type getReciprocalRoundingType(mlir::Operation *func);
 
 } // namespace mlsopt
 

@@ -163,6 +163,10 @@ public:
   /// (getReciprocalExtents), which its constants are read with.
   llvm::ArrayRef<int64_t> getConstantExtents() const;
 
+  /// The narrow type whose roundings of 1/n its constants may be
+  /// (getReciprocalRoundingType).
+  mlir::Type getConstantRoundingType() const;
+
   /// A bound on the degree of the exponents (exp arguments and rescale
   /// differences) in this function.
   uint64_t getExponentDegree() const;

@@ -165,11 +165,11 @@ FieldElement fieldInteger(int64_t value);
 /// 1/n (getRoundedReciprocal): a mean's factor 1.0 / 96 in f32 is what
 /// rms_norm over 96 elements divides by. None for NaN and infinities.
 /// `extents` (getReciprocalExtents of the function) resolve a rounding that
-/// holds 1/n for several n; `elementType`, the type of the values the
-/// constant meets, which roundings count (getRoundedReciprocal).
+/// holds 1/n for several n; `roundingType` (getReciprocalRoundingType of
+/// the function) which roundings count.
 std::optional<FieldElement> fieldConstant(double value,
                                           llvm::ArrayRef<int64_t> extents = {},
-                                          mlir::Type elementType = {});
+                                          mlir::Type roundingType = {});
 
 /// The element a triangle_fill writes for `value`: fieldConstant's for a
 /// finite value; for an infinity or NaN (the -inf of a causal mask), which
@@ -177,7 +177,8 @@ std::optional<FieldElement> fieldConstant(double value,
 /// does not model exp(-inf) = 0: both programs must fill the same places
 /// with the same value and compute the same from them.
 FieldElement fieldFillConstant(double value,
-                               llvm::ArrayRef<int64_t> extents = {});
+                               llvm::ArrayRef<int64_t> extents = {},
+                               mlir::Type roundingType = {});
 
 /// w^x mod p for a residue x mod q, through a table of 8-bit windows (seven
 /// multiplications).

@@ -330,7 +330,7 @@ private:
       }
       std::optional<FieldElement> c = fieldConstant(
           scalar.getValueAsDouble(), analysis.getConstantExtents(),
-          getElementTypeOrSelf(op.getResult(0).getType()));
+          analysis.getConstantRoundingType());
       if (!c)
         return op.emitError("the constant ")
                << scalar.getValueAsDouble() << " has no finite-field image";
@@ -617,7 +617,7 @@ private:
     std::optional<FieldElement> epsilon =
         epsilonAttr ? fieldConstant(epsilonAttr.getValueAsDouble(),
                                     analysis.getConstantExtents(),
-                                    getElementTypeOrSelf(op.getResult(0)))
+                                    analysis.getConstantRoundingType())
                     : std::nullopt;
     if (!epsilon)
       return op.emitError("rms_norm needs a finite 'epsilon'");
@@ -682,7 +682,8 @@ private:
       return failure();
     Value in = bufferOf(op.getInput()), out = bufferOf(op.getResult());
     Value fill = element(fieldFillConstant(op.getValue().convertToDouble(),
-                                           analysis.getConstantExtents()));
+                                           analysis.getConstantExtents(),
+                                           analysis.getConstantRoundingType()));
     int64_t rows = op.getDims()[0], cols = op.getDims()[1];
     forEachIndex(shapeOfBuffer(out), [&](ValueRange ivs) {
       Value filled = emitTriangleCondition(
