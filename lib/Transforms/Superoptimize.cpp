@@ -879,6 +879,7 @@ void SuperoptimizePass::runOnOperation() {
     // attention, it held back a share that the check of the attention's
     // winner then lacked (kept at 8.7 s of 10 s, where 10 s found it).
     SmallVector<bool> leftToFusion;
+    DenseMap<Operation *, std::pair<Location, OperationName>> leftOps;
     size_t opsLeft = 0;
     for (const Subprogram &sub : subprograms) {
       leftToFusion.push_back(isLeftToFusion(sub));
@@ -894,6 +895,11 @@ void SuperoptimizePass::runOnOperation() {
             << "superoptimize: kept the subprogram of 1 kernel ops, not "
                "searched: an elementwise op beside another kernel, left to "
                "join it";
+        // Remembered, so that the op, if it is still there after the
+        // fusion below, can say that it did not join. (An attribute would
+        // keep it out of the fusion.)
+        Operation *op = sub.ops.front();
+        leftOps.try_emplace(op, op->getLoc(), op->getName());
         continue;
       }
       // What is left of the function's time, shared by what is left of it.
@@ -911,6 +917,19 @@ void SuperoptimizePass::runOnOperation() {
     // custom kernels beside them.
     int64_t before = countLaunches(func);
     fuseBesideKernels(func, options);
+    // The ops are looked up by address, and their location and name
+    // confirm that the address is not that of a new op.
+    func.walk([&](Operation *op) {
+      auto it = leftOps.find(op);
+      if (it == leftOps.end() || it->second.first != op->getLoc() ||
+          it->second.second != op->getName())
+        return;
+      emitRemark(op->getLoc())
+          << "superoptimize: the elementwise op left to join a kernel beside "
+             "it stays a launch of its own: no kernel beside it computes it "
+             "in the estimate's favour or within the target's shared memory "
+             "(--fuse-kernel-elementwise)";
+    });
     if (int64_t after = countLaunches(func); after < before) {
       FailureOr<KernelCost> cost = estimateQuietly(func, options);
       InFlightDiagnostic remark = emitRemark(func.getLoc());

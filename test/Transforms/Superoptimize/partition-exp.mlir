@@ -23,8 +23,12 @@ func.func @exp_of_tanh(%x: tensor<64x256xf32>) -> tensor<64x256xf32> {
 
 // -----
 
-// REMARK: partition-exp.mlir:[[# @LINE + 5]]:8: remark: superoptimize: kept the subprogram of 1 kernel ops
-// REMARK: partition-exp.mlir:[[# @LINE + 5]]:8: remark: superoptimize: kept the subprogram of 1 kernel ops
+// Each exp is left to join the kernel beside it, the other exp, which is no
+// custom kernel either: both say so once the fusion is done.
+// REMARK: partition-exp.mlir:[[# @LINE + 7]]:8: remark: superoptimize: kept the subprogram of 1 kernel ops
+// REMARK: partition-exp.mlir:[[# @LINE + 7]]:8: remark: superoptimize: kept the subprogram of 1 kernel ops
+// REMARK: partition-exp.mlir:[[# @LINE + 5]]:8: remark: superoptimize: the elementwise op left to join a kernel beside it stays a launch of its own
+// REMARK: partition-exp.mlir:[[# @LINE + 5]]:8: remark: superoptimize: the elementwise op left to join a kernel beside it stays a launch of its own
 // REMARK-NOT: remark
 // CHECK-LABEL: func.func @exp_of_exp(
 func.func @exp_of_exp(%x: tensor<64x256xf32>) -> tensor<64x256xf32> {
