@@ -256,9 +256,11 @@ TEST(FiniteFieldTest, MaxOrdersMinusInfFirstAndZeroLast) {
   uint64_t negInf = fieldFillConstant(-INFINITY).p;
   EXPECT_EQ(negInf, kNegInfResidue);
   // -inf is below every residue, 0 (a ragged tile's padding) above.
-  for (uint64_t x : {uint64_t(0), uint64_t(1), p / 2, p - 1})
-    if (x != negInf)
+  for (uint64_t x : {uint64_t(0), uint64_t(1), p / 2, p - 1}) {
+    if (x != negInf) {
       EXPECT_TRUE(fieldGreater(x, 0, negInf, 0)) << x;
+    }
+  }
   for (uint64_t x : {uint64_t(1), p / 2, p - 1, negInf})
     EXPECT_TRUE(fieldGreater(0, 0, x, 0)) << x;
   EXPECT_TRUE(fieldGreater(p - 1, 0, p - 2, 0));
