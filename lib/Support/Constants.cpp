@@ -88,12 +88,13 @@ computeRoundedReciprocal(double value, llvm::ArrayRef<int64_t> extents,
   llvm::SmallVector<Range, 3> ranges;
   int exponent = 0;
   std::frexp(value, &exponent);
+  const llvm::fltSemantics *narrow =
+      roundingType
+          ? &llvm::cast<mlir::FloatType>(roundingType).getFloatSemantics()
+          : nullptr;
   for (const RoundingType &type : kTypes) {
     // A program of one narrow type wrote no constant rounded to the other.
-    if (roundingType && type.precision < 24 &&
-        (!llvm::isa<mlir::FloatType>(roundingType) ||
-         &llvm::cast<mlir::FloatType>(roundingType).getFloatSemantics() !=
-             type.semantics))
+    if (narrow && type.precision < 24 && type.semantics != narrow)
       continue;
     // Only a type that holds `value` can have rounded 1/n to it.
     if (roundTo(value, *type.semantics) != value)
@@ -177,12 +178,7 @@ llvm::SmallVector<int64_t> mlsopt::getReciprocalExtents(mlir::Operation *root) {
   return extents;
 }
 
-mlir::Type mlsopt::getReciprocalRoundingType(mlir::Operation *func) {
-  auto typeAttr = func->getAttrOfType<mlir::TypeAttr>("function_type");
-  auto type = typeAttr ? llvm::dyn_cast<mlir::FunctionType>(typeAttr.getValue())
-                       : mlir::FunctionType();
-  if (!type)
-    return {};
+mlir::Type mlsopt::getReciprocalRoundingType(mlir::FunctionType type) {
   mlir::Type narrow;
   bool several = false;
   for (mlir::Type t :
@@ -195,5 +191,5 @@ mlir::Type mlsopt::getReciprocalRoundingType(mlir::Operation *func) {
   }
   if (several)
     return {};
-  return narrow ? narrow : mlir::Float32Type::get(func->getContext());
+  return narrow ? narrow : mlir::Float32Type::get(type.getContext());
 }

@@ -917,19 +917,20 @@ void SuperoptimizePass::runOnOperation() {
     // custom kernels beside them.
     int64_t before = countLaunches(func);
     fuseBesideKernels(func, options);
-    // The ops are looked up by address, and their location and name
-    // confirm that the address is not that of a new op.
-    func.walk([&](Operation *op) {
-      auto it = leftOps.find(op);
-      if (it == leftOps.end() || it->second.first != op->getLoc() ||
-          it->second.second != op->getName())
-        return;
-      emitRemark(op->getLoc())
+    // Subprograms are cut from the function's top-level ops. The ops are
+    // looked up by address, and their location and name confirm that the
+    // address is not that of a new op.
+    for (Operation &op : func.getBody().getOps()) {
+      auto it = leftOps.find(&op);
+      if (it == leftOps.end() || it->second.first != op.getLoc() ||
+          it->second.second != op.getName())
+        continue;
+      emitRemark(op.getLoc())
           << "superoptimize: the elementwise op left to join a kernel beside "
              "it stays a launch of its own: no kernel beside it computes it "
              "in the estimate's favour or within the target's shared memory "
              "(--fuse-kernel-elementwise)";
-    });
+    }
     if (int64_t after = countLaunches(func); after < before) {
       FailureOr<KernelCost> cost = estimateQuietly(func, options);
       InFlightDiagnostic remark = emitRemark(func.getLoc());

@@ -2019,7 +2019,8 @@ FailureOr<FieldEvaluator> FieldEvaluator::create(func::FuncOp func) {
   auto impl = std::make_unique<Impl>();
   impl->func = func;
   impl->constantExtents = getReciprocalExtents(func);
-  impl->constantRoundingType = getReciprocalRoundingType(func);
+  impl->constantRoundingType =
+      getReciprocalRoundingType(func.getFunctionType());
   if (failed(impl->compileFunction()))
     return failure();
   size_t numSlots = impl->shapes.size();

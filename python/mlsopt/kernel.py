@@ -613,8 +613,9 @@ class KernelGraph:
         `target` is the GPU to optimize for ("sm_80", ..., "sm_90"; by
         default the chip of the CUDA device torch sees, as Mirage searches
         for the GPU it runs on, and sm_90 without one), `timeout` the
-        search budget in seconds, `max_kernel_ops` and `max_block_ops` bound the size of the graphs it enumerates, `threads`
-        the search threads, `seed` its random tests, `cache_dir` where
+        search budget in seconds, `max_kernel_ops` and `max_block_ops`
+        bound the size of the graphs it enumerates, `threads` the search
+        threads, `seed` its random tests, `cache_dir` where
         results are cached; `latency_model=True` ranks candidates with the
         cost model's latency term (`cost(latency=True)`); ranking by the
         roofline, the latency term by default refuses what it says is

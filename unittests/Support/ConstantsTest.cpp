@@ -3,10 +3,8 @@
 #include "mlsopt/Support/Constants.h"
 
 #include "mlir/IR/BuiltinTypes.h"
-#include "mlir/IR/Location.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/Operation.h"
-#include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/TypeRange.h"
 #include "llvm/ADT/APFloat.h"
 #include "gtest/gtest.h"
 
@@ -85,20 +83,13 @@ TEST(Constants, TheRoundingTypeDecidesWhichRoundingsCount) {
 // float type, f32 where it has none, null (all) where it has both.
 TEST(Constants, TheRoundingTypeIsTheSignaturesNarrowType) {
   mlir::MLIRContext context;
-  context.allowUnregisteredDialects();
   mlir::Type f32 = mlir::Float32Type::get(&context);
   mlir::Type f16 = mlir::Float16Type::get(&context);
   mlir::Type bf16 = mlir::BFloat16Type::get(&context);
   auto roundingTypeOf = [&](llvm::ArrayRef<mlir::Type> inputs,
                             llvm::ArrayRef<mlir::Type> results) {
-    mlir::OperationState state(mlir::UnknownLoc::get(&context), "test.fn");
-    state.addAttribute("function_type",
-                       mlir::TypeAttr::get(
-                           mlir::FunctionType::get(&context, inputs, results)));
-    mlir::Operation *fn = mlir::Operation::create(state);
-    mlir::Type type = getReciprocalRoundingType(fn);
-    fn->destroy();
-    return type;
+    return getReciprocalRoundingType(mlir::FunctionType::get(
+        &context, mlir::TypeRange(inputs), mlir::TypeRange(results)));
   };
   auto tensor = [](mlir::Type element) {
     return mlir::RankedTensorType::get({4, 8}, element);

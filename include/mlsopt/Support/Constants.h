@@ -12,6 +12,7 @@
 #ifndef MLSOPT_SUPPORT_CONSTANTS_H
 #define MLSOPT_SUPPORT_CONSTANTS_H
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -21,8 +22,6 @@
 namespace llvm {
 struct fltSemantics;
 } // namespace llvm
-
-#include "mlir/IR/Types.h"
 
 namespace mlir {
 class Operation;
@@ -62,13 +61,13 @@ getRoundedReciprocal(double value, llvm::ArrayRef<int64_t> extents = {},
 /// of their dims, sorted: what a constant 1/n may count.
 llvm::SmallVector<int64_t> getReciprocalExtents(mlir::Operation *root);
 
-/// The narrow float type whose roundings of 1/n the constants of function
-/// `func` may be (getRoundedReciprocal): f16 or bf16 where its arguments and
-/// results hold that one of them, f32 (neither) where they hold neither,
-/// and null (both) otherwise. It is read from the signature, which a
-/// rewrite keeps: a searched program computes an f16 program's mean in f32
-/// with the f16 program's constants, which must read as they did.
-mlir::Type getReciprocalRoundingType(mlir::Operation *func);
+/// The narrow float type whose roundings of 1/n the constants of a function
+/// of type `type` may be (getRoundedReciprocal): f16 or bf16 where its
+/// arguments and results hold that one of them, f32 (neither) where they
+/// hold neither, and null (both) otherwise. It is read from the signature,
+/// which a rewrite keeps: a searched program computes an f16 program's mean
+/// in f32 with the f16 program's constants, which must read as they did.
+mlir::Type getReciprocalRoundingType(mlir::FunctionType type);
 
 } // namespace mlsopt
 

@@ -222,7 +222,7 @@ struct FactoredContraction : OpRewritePattern<linalg::GenericOp> {
         continue;
       }
       auto [value, map] = materialize(
-          rewriter, op, *side, factors,
+          rewriter, op, maps, *side, factors,
           side == scaled ? ArrayRef<Value>(constants) : ArrayRef<Value>(),
           elementType, ranges);
       operands.push_back(value);
@@ -279,11 +279,12 @@ struct FactoredContraction : OpRewritePattern<linalg::GenericOp> {
     return arg.getArgNumber();
   }
 
-  /// A parallel generic over the side's loops (in loop order) that
-  /// multiplies its factors and `constants`, computed as the payload
-  /// computes them, and the map by which the contraction reads it.
+  /// A parallel generic over the side's loops that multiplies its factors
+  /// and `constants`, computed as the payload computes them, and the map by
+  /// which the contraction reads it. `maps` are the op's indexing maps.
   static std::pair<Value, AffineMap>
-  materialize(PatternRewriter &rewriter, linalg::GenericOp op, const Side &side,
+  materialize(PatternRewriter &rewriter, linalg::GenericOp op,
+              ArrayRef<AffineMap> maps, const Side &side,
               ArrayRef<Factor> factors, ArrayRef<Value> constants,
               Type elementType, ArrayRef<int64_t> ranges) {
     MLIRContext *ctx = op.getContext();
@@ -293,13 +294,12 @@ struct FactoredContraction : OpRewritePattern<linalg::GenericOp> {
     // scaled by a vector stays in its layout, which the import then reads
     // without a transpose), else in loop order.
     SmallVector<unsigned> order(side.loops.set_bits());
-    SmallVector<AffineMap> opMaps = op.getIndexingMapsArray();
     auto readsAll = [&](unsigned f) -> std::optional<AffineMap> {
       for (unsigned i = 0, e = op.getNumDpsInputs(); i < e; ++i)
         if ((factors[f].args & (uint64_t(1) << i)) &&
-            opMaps[i].isProjectedPermutation() &&
-            opMaps[i].getNumResults() == order.size())
-          return opMaps[i];
+            maps[i].isProjectedPermutation() &&
+            maps[i].getNumResults() == order.size())
+          return maps[i];
       return std::nullopt;
     };
     for (unsigned f : side.factors) {
@@ -336,23 +336,23 @@ struct FactoredContraction : OpRewritePattern<linalg::GenericOp> {
     }
 
     SmallVector<Value> inputs;
-    SmallVector<AffineMap> maps;
+    SmallVector<AffineMap> inputMaps;
     SmallVector<BlockArgument> reads;
     for (unsigned i = 0, e = op.getNumDpsInputs(); i < e; ++i) {
       if (!(args & (uint64_t(1) << i)))
         continue;
       inputs.push_back(op.getDpsInputs()[i]);
-      maps.push_back(
-          opMaps[i].replaceDimsAndSymbols(renumbered, {}, shape.size(), 0));
+      inputMaps.push_back(
+          maps[i].replaceDimsAndSymbols(renumbered, {}, shape.size(), 0));
       reads.push_back(body->getArgument(i));
     }
     Location loc = op.getLoc();
     Value empty = tensor::EmptyOp::create(rewriter, loc, shape, elementType);
-    maps.push_back(rewriter.getMultiDimIdentityMap(shape.size()));
+    inputMaps.push_back(rewriter.getMultiDimIdentityMap(shape.size()));
     SmallVector<utils::IteratorType> parallel(shape.size(),
                                               utils::IteratorType::parallel);
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, empty.getType(), inputs, ValueRange{empty}, maps,
+        rewriter, loc, empty.getType(), inputs, ValueRange{empty}, inputMaps,
         parallel, [&](OpBuilder &b, Location l, ValueRange blockArgs) {
           IRMapping mapping;
           for (auto [from, to] : llvm::zip(reads, blockArgs))
