@@ -29,6 +29,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Debug.h"
 
+#include <array>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -156,6 +157,8 @@ private:
     std::shared_ptr<const std::vector<CustomCandidate>> graphs;
     double boundUs;
   };
+  struct Level;
+  struct SubsetLevels;
   /// The custom kernels over `subset` with exactly `blockOps` block ops and
   /// a layout of `scope`, by skeleton, from the skeletons whose kernels fit
   /// `room`.
@@ -163,6 +166,18 @@ private:
                                                   unsigned blockOps,
                                                   GridScope scope,
                                                   const Room &room);
+  /// The same for the skeletons `fitting` of `level` (getFittingSkeletons),
+  /// which dfs finds once for all block-op counts.
+  SmallVector<SkeletonGraphs>
+  getCustomCandidates(const SubsetLevels &subsetLevels, Level &level,
+                      ArrayRef<unsigned> fitting, ArrayRef<unsigned> subset,
+                      unsigned blockOps);
+  /// The skeletons of the kernels over a set of values in `scope`, built on
+  /// first use.
+  Level &getLevel(SubsetLevels &subsetLevels, GridScope scope);
+  /// The skeletons of `level` whose kernels fit `room`, in skeleton order.
+  SmallVector<unsigned> getFittingSkeletons(const SubsetLevels &subsetLevels,
+                                            Level &level, const Room &room);
 
   const SearchProblem &problem;
   const SearchOptions &options;
@@ -224,6 +239,9 @@ private:
   /// kMaxCachedCandidates candidates: a long search would otherwise keep
   /// every block graph it ever enumerated (13 GB after 40 s of a softmax);
   /// past the budget, skeletons are enumerated again when they are needed.
+  /// The skeletons of the custom kernels over one set of values in one
+  /// grid scope, their bounds, and their block graphs. Neither the
+  /// skeletons nor the bounds depend on the number of block ops.
   struct Level {
     SmallVector<Layout> skeletons;
     /// Per skeleton: the lower bound of its kernels, outputs not counted.
@@ -231,16 +249,46 @@ private:
     /// Per skeleton and set of unmatched targets: the lower bound of its
     /// kernels that store those targets.
     llvm::SmallDenseMap<uint64_t, SmallVector<double>, 2> completingBoundUs;
-    /// Per skeleton: its block graphs; null until enumerated.
-    SmallVector<std::shared_ptr<const std::vector<CustomCandidate>>> graphs;
+    /// The skeletons in ascending order of the bound a kernel of theirs
+    /// must fit in the room, per kind of room (the unmatched targets where
+    /// it can complete the program, and its flags). A node asks for the
+    /// skeletons under its budget for every set of values it may read, and
+    /// nearly all are over it: a scan of them all took a quarter of a
+    /// search's time.
+    struct NeedOrder {
+      SmallVector<double> needUs;
+      SmallVector<unsigned> skeletons;
+    };
+    llvm::DenseMap<std::pair<uint64_t, unsigned>, NeedOrder> needOrders;
+    /// Per block-op count and skeleton: its block graphs; null until
+    /// enumerated.
+    SmallVector<
+        SmallVector<std::shared_ptr<const std::vector<CustomCandidate>>>>
+        graphs;
   };
-  llvm::StringMap<std::unique_ptr<Level>> customCache;
+  /// The levels of custom kernels over one set of values, per grid scope
+  /// (null until asked for), with those values. Sets of values with the
+  /// same expressions and dims share them.
+  struct SubsetLevels {
+    SmallVector<SearchValue> inputs;
+    std::array<std::unique_ptr<Level>, 2> levels;
+  };
+  llvm::StringMap<std::unique_ptr<SubsetLevels>> customCache;
+  SubsetLevels &getSubsetLevels(ArrayRef<unsigned> subset);
   llvm::DenseMap<ExprRef, uint64_t> inputMasks;
   size_t cachedCandidates = 0;
   static constexpr size_t kMaxCachedCandidates = size_t(1) << 19;
   static constexpr size_t kMaxCandidatesPerSkeleton = size_t(1) << 14;
   /// The most kernel values one custom kernel reads.
   static constexpr unsigned kMaxCustomInputs = 4;
+  /// Custom kernels read only the first this many values of a node.
+  static constexpr unsigned kMaxSubsetValues = 12;
+  /// Every set of up to kMaxCustomInputs of the first n values (n up to
+  /// kMaxSubsetValues), larger sets first; built once per n, not at every
+  /// node of the search.
+  ArrayRef<SmallVector<unsigned>> getSubsets(unsigned n);
+  std::array<SmallVector<SmallVector<unsigned>>, kMaxSubsetValues + 1>
+      subsetsByCount;
   /// The most inputs of the one kernel over all of them that
   /// sweepSingleKernels weighs. Only that one set is enumerated, so it may
   /// be larger: a linear layer with a bias, a layer-scale gain and a
@@ -877,12 +925,8 @@ Search::Room Search::getRoom(ArrayRef<unsigned> subset, uint64_t unmatched,
   return room;
 }
 
-SmallVector<Search::SkeletonGraphs>
-Search::getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps,
-                            GridScope scope, const Room &room) {
-  SmallVector<int64_t, 32> fields = {blockOps, static_cast<int64_t>(scope)};
-  SmallVector<SearchValue> inputs;
-  SmallVector<const Dims *> inputDims;
+Search::SubsetLevels &Search::getSubsetLevels(ArrayRef<unsigned> subset) {
+  SmallVector<int64_t, 32> fields;
   for (unsigned v : subset) {
     fields.push_back(reinterpret_cast<intptr_t>(values[v].expr));
     fields.push_back(values[v].dims.size());
@@ -890,67 +934,129 @@ Search::getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps,
       fields.push_back(d.cls);
       fields.push_back(d.chunks);
     }
-    inputs.push_back(values[v]);
-    inputDims.push_back(&values[v].dims);
   }
   StringRef key(reinterpret_cast<const char *>(fields.data()),
                 fields.size() * sizeof(int64_t));
-  std::unique_ptr<Level> &slot = customCache[key];
+  std::unique_ptr<SubsetLevels> &slot = customCache[key];
   if (!slot) {
-    slot = std::make_unique<Level>();
-    slot->skeletons = getLayoutSkeletons(problem, inputs, scope);
-    for (const Layout &skeleton : slot->skeletons)
-      slot->boundUs.push_back(getCustomKernelLowerBoundUs(
-          problem, options.target, skeleton, inputDims, {}));
-    slot->graphs.resize(slot->skeletons.size());
+    slot = std::make_unique<SubsetLevels>();
+    for (unsigned v : subset)
+      slot->inputs.push_back(values[v]);
   }
-  Level &level = *slot;
-  size_t numSkeletons = level.skeletons.size();
+  return *slot;
+}
 
-  // A kernel either stores every target still unmatched or is followed by
-  // at least one more launch; a skeleton neither way cheaper than the room
-  // left is not enumerated. A kernel that ties the best program can still
-  // win on compute (consider's tie-break), so the literal pass, which is
-  // small, keeps the skeletons that could tie; the pass over everything
-  // the axioms allow, which grows fast, looks for cheaper programs only.
+SmallVector<Search::SkeletonGraphs>
+Search::getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps,
+                            GridScope scope, const Room &room) {
+  SubsetLevels &subsetLevels = getSubsetLevels(subset);
+  Level &level = getLevel(subsetLevels, scope);
+  SmallVector<unsigned> fitting =
+      getFittingSkeletons(subsetLevels, level, room);
+  counters.prunedByCost += level.skeletons.size() - fitting.size();
+  return getCustomCandidates(subsetLevels, level, fitting, subset, blockOps);
+}
+
+Search::Level &Search::getLevel(SubsetLevels &subsetLevels, GridScope scope) {
+  std::unique_ptr<Level> &slot =
+      subsetLevels.levels[static_cast<size_t>(scope)];
+  if (slot)
+    return *slot;
+  slot = std::make_unique<Level>();
+  slot->skeletons = getLayoutSkeletons(problem, subsetLevels.inputs, scope);
+  SmallVector<const Dims *> inputDims;
+  for (const SearchValue &input : subsetLevels.inputs)
+    inputDims.push_back(&input.dims);
+  for (const Layout &skeleton : slot->skeletons)
+    slot->boundUs.push_back(getCustomKernelLowerBoundUs(
+        problem, options.target, skeleton, inputDims, {}));
+  return *slot;
+}
+
+SmallVector<unsigned>
+Search::getFittingSkeletons(const SubsetLevels &subsetLevels, Level &level,
+                            const Room &room) {
+  size_t numSkeletons = level.skeletons.size();
+  // A room that cannot complete the program reads no completing bound, so
+  // the unmatched targets do not key its order.
+  std::pair<uint64_t, unsigned> orderKey = {
+      room.canComplete ? room.unmatched : 0,
+      unsigned(room.canComplete) | unsigned(room.mustComplete) << 1};
+  Level::NeedOrder &order = level.needOrders[orderKey];
+  if (order.skeletons.size() != numSkeletons) {
+    // A kernel either stores every target still unmatched or is followed
+    // by at least one more launch: it needs the cheaper of the two bounds.
+    ArrayRef<double> completing;
+    if (room.canComplete) {
+      // Every request with the same values' key reads inputs only or none
+      // does, so the unmatched targets alone key these bounds.
+      SmallVector<double> &bounds = level.completingBoundUs[room.unmatched];
+      if (bounds.empty()) {
+        SmallVector<const Dims *> inputDims, stored;
+        for (const SearchValue &input : subsetLevels.inputs)
+          inputDims.push_back(&input.dims);
+        for (auto [i, t] : llvm::enumerate(targets))
+          if (room.unmatched & (uint64_t(1) << i))
+            stored.push_back(&t.dims);
+        for (const Layout &skeleton : level.skeletons)
+          bounds.push_back(
+              room.readsInputsOnly &&
+                      !mayStoreFromInputs(skeleton, room.unmatched)
+                  ? std::numeric_limits<double>::infinity()
+                  : getCustomKernelLowerBoundUs(problem, options.target,
+                                                skeleton, inputDims, stored));
+      }
+      completing = bounds;
+    }
+    SmallVector<double> needs(numSkeletons);
+    for (size_t i = 0; i < numSkeletons; ++i) {
+      double needUs = std::numeric_limits<double>::infinity();
+      if (room.canComplete)
+        needUs = completing[i];
+      if (!room.mustComplete)
+        needUs = std::min(needUs,
+                          level.boundUs[i] + options.target.launchOverheadUs);
+      needs[i] = needUs;
+    }
+    order.skeletons = llvm::to_vector(llvm::seq<unsigned>(0, numSkeletons));
+    llvm::stable_sort(order.skeletons, [&](unsigned a, unsigned b) {
+      return needs[a] < needs[b];
+    });
+    order.needUs.clear();
+    for (unsigned i : order.skeletons)
+      order.needUs.push_back(needs[i]);
+  }
+  // The skeletons that fit are a prefix of the order: those whose need is
+  // under the budget. A kernel that ties the best program can still win on
+  // compute (consider's tie-break), so the literal pass, which is small,
+  // keeps the skeletons that could tie; the pass over everything the axioms
+  // allow, which grows fast, looks for cheaper programs only.
   bool keepTies = core->literalSubterms != nullptr;
-  ArrayRef<double> completing;
-  if (room.canComplete) {
-    // Every request with the same subset's key reads inputs only or none
-    // does, so the unmatched targets alone key these bounds.
-    SmallVector<double> &bounds = level.completingBoundUs[room.unmatched];
-    if (bounds.empty()) {
-      SmallVector<const Dims *> stored;
-      for (auto [i, t] : llvm::enumerate(targets))
-        if (room.unmatched & (uint64_t(1) << i))
-          stored.push_back(&t.dims);
-      for (const Layout &skeleton : level.skeletons)
-        bounds.push_back(
-            room.readsInputsOnly &&
-                    !mayStoreFromInputs(skeleton, room.unmatched)
-                ? std::numeric_limits<double>::infinity()
-                : getCustomKernelLowerBoundUs(problem, options.target, skeleton,
-                                              inputDims, stored));
-    }
-    completing = bounds;
-  }
-  SmallVector<bool> wanted(numSkeletons, false);
+  auto end = keepTies ? llvm::upper_bound(order.needUs, room.budgetUs)
+                      : llvm::lower_bound(order.needUs, room.budgetUs);
+  // In skeleton order, so the enumeration and its results do not depend on
+  // the bounds.
+  SmallVector<unsigned> fitting(
+      ArrayRef(order.skeletons).take_front(end - order.needUs.begin()));
+  llvm::sort(fitting);
+  return fitting;
+}
+
+SmallVector<Search::SkeletonGraphs>
+Search::getCustomCandidates(const SubsetLevels &subsetLevels, Level &level,
+                            ArrayRef<unsigned> fitting,
+                            ArrayRef<unsigned> subset, unsigned blockOps) {
+  if (fitting.empty())
+    return {};
+  if (level.graphs.size() <= blockOps)
+    level.graphs.resize(blockOps + 1);
+  auto &graphs = level.graphs[blockOps];
+  if (graphs.empty())
+    graphs.resize(level.skeletons.size());
   SmallVector<size_t> toEnumerate;
-  for (size_t i = 0; i < numSkeletons; ++i) {
-    double needUs = std::numeric_limits<double>::infinity();
-    if (room.canComplete)
-      needUs = completing[i];
-    if (!room.mustComplete)
-      needUs =
-          std::min(needUs, level.boundUs[i] + options.target.launchOverheadUs);
-    if (keepTies ? needUs > room.budgetUs : needUs >= room.budgetUs) {
-      ++counters.prunedByCost;
-      continue;
-    }
-    wanted[i] = true;
-    if (!level.graphs[i])
+  for (unsigned i : fitting)
+    if (!graphs[i])
       toEnumerate.push_back(i);
-  }
 
   // Each skeleton is enumerated on its own thread; the results are joined
   // in skeleton order, so the answer does not depend on the thread count.
@@ -968,8 +1074,9 @@ Search::getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps,
   SmallVector<unsigned> local =
       llvm::to_vector(llvm::seq<unsigned>(0, subset.size()));
   auto enumerate = [&](size_t j) {
-    enumerateBlockGraphs(*core, local, inputs, level.skeletons[toEnumerate[j]],
-                         blockOps, {}, [&](CustomCandidate &&c) {
+    enumerateBlockGraphs(*core, local, subsetLevels.inputs,
+                         level.skeletons[toEnumerate[j]], blockOps, {},
+                         [&](CustomCandidate &&c) {
                            if (atRoot)
                              considerSingleKernel(c, subset);
                            if (perSkeleton[j].size() <
@@ -990,22 +1097,43 @@ Search::getCustomCandidates(ArrayRef<unsigned> subset, unsigned blockOps,
   // used.
   if (core->timedOut())
     return {};
-  SmallVector<std::shared_ptr<const std::vector<CustomCandidate>>> fresh(
-      numSkeletons);
+  llvm::SmallDenseMap<unsigned,
+                      std::shared_ptr<const std::vector<CustomCandidate>>>
+      fresh;
   for (auto [j, i] : llvm::enumerate(toEnumerate)) {
-    fresh[i] = std::make_shared<const std::vector<CustomCandidate>>(
+    auto candidates = std::make_shared<const std::vector<CustomCandidate>>(
         std::move(perSkeleton[j]));
-    if (cachedCandidates + fresh[i]->size() <= kMaxCachedCandidates) {
-      cachedCandidates += fresh[i]->size();
-      level.graphs[i] = fresh[i];
+    if (cachedCandidates + candidates->size() <= kMaxCachedCandidates) {
+      cachedCandidates += candidates->size();
+      graphs[i] = candidates;
     }
+    fresh[i] = std::move(candidates);
   }
   SmallVector<SkeletonGraphs> result;
-  for (size_t i = 0; i < numSkeletons; ++i)
-    if (wanted[i])
-      result.push_back(
-          {fresh[i] ? fresh[i] : level.graphs[i], level.boundUs[i]});
+  for (unsigned i : fitting)
+    result.push_back(
+        {graphs[i] ? graphs[i] : fresh.lookup(i), level.boundUs[i]});
   return result;
+}
+
+ArrayRef<SmallVector<unsigned>> Search::getSubsets(unsigned n) {
+  n = std::min(n, kMaxSubsetValues);
+  SmallVector<SmallVector<unsigned>> &subsets = subsetsByCount[n];
+  if (!subsets.empty() || n == 0)
+    return subsets;
+  for (unsigned mask = 1; mask < (1u << n); ++mask) {
+    if (llvm::popcount(mask) > static_cast<int>(kMaxCustomInputs))
+      continue;
+    SmallVector<unsigned> subset;
+    for (unsigned v = 0; v < n; ++v)
+      if (mask & (1u << v))
+        subset.push_back(v);
+    subsets.push_back(std::move(subset));
+  }
+  llvm::stable_sort(subsets, [](const auto &a, const auto &b) {
+    return a.size() > b.size();
+  });
+  return subsets;
 }
 
 bool Search::isNovel(const CustomCandidate &c) const {
@@ -1061,22 +1189,9 @@ void Search::dfs(OpKey last) {
   // sets first:
   // one kernel over all inputs is the likeliest winner and tightens the
   // bound early.
-  unsigned n = values.size();
   uint64_t unmatched = getUnmatchedTargets();
-  SmallVector<SmallVector<unsigned>> subsets;
-  for (unsigned mask = 1; mask < (1u << std::min(n, 12u)); ++mask) {
-    if (llvm::popcount(mask) > static_cast<int>(kMaxCustomInputs))
-      continue;
-    SmallVector<unsigned> subset;
-    for (unsigned v = 0; v < n; ++v)
-      if (mask & (1u << v))
-        subset.push_back(v);
-    subsets.push_back(std::move(subset));
-  }
-  llvm::stable_sort(subsets, [](const auto &a, const auto &b) {
-    return a.size() > b.size();
-  });
-  for (auto [subsetIndex, subset] : llvm::enumerate(subsets)) {
+  for (auto [subsetIndex, subset] :
+       llvm::enumerate(getSubsets(values.size()))) {
     // Canonical order: a kernel must use a value the previous node made,
     // unless it is the first node of its kind after inputs only.
     OpKey key{static_cast<int>(subset.back()), 100,
@@ -1096,14 +1211,30 @@ void Search::dfs(OpKey last) {
     Room room = getRoom(subset, unmatched, last);
     if (last && !room.canComplete)
       continue;
+    // The skeletons that fit the room are the same for every number of
+    // block ops.
+    SubsetLevels &subsetLevels = getSubsetLevels(subset);
+    Level &results = getLevel(subsetLevels, GridScope::Results);
+    SmallVector<unsigned> fitResults =
+        getFittingSkeletons(subsetLevels, results, room);
+    size_t pruned = results.skeletons.size() - fitResults.size();
+    Level *intermediates = nullptr;
+    SmallVector<unsigned> fitIntermediates;
+    if (!last) {
+      intermediates = &getLevel(subsetLevels, GridScope::Intermediates);
+      fitIntermediates =
+          getFittingSkeletons(subsetLevels, *intermediates, room);
+      pruned += intermediates->skeletons.size() - fitIntermediates.size();
+    }
     SmallVector<SkeletonGraphs> levels;
     for (unsigned blockOps = 2; blockOps <= blockOpsLimit && !core->timedOut();
          ++blockOps) {
-      levels.append(
-          getCustomCandidates(subset, blockOps, GridScope::Results, room));
-      if (!last)
-        levels.append(getCustomCandidates(subset, blockOps,
-                                          GridScope::Intermediates, room));
+      counters.prunedByCost += pruned;
+      levels.append(getCustomCandidates(subsetLevels, results, fitResults,
+                                        subset, blockOps));
+      if (intermediates)
+        levels.append(getCustomCandidates(subsetLevels, *intermediates,
+                                          fitIntermediates, subset, blockOps));
     }
     for (const SkeletonGraphs &level : levels)
       for (const CustomCandidate &c : *level.graphs) {
