@@ -154,8 +154,11 @@ private:
 
   /// The block graphs of one skeleton and that skeleton's lower bound.
   struct SkeletonGraphs {
-    std::shared_ptr<const std::vector<CustomCandidate>> graphs;
+    const std::vector<CustomCandidate> *graphs;
     double boundUs;
+    /// The graphs when the cache had no room for them; null when it holds
+    /// them, so that passing the list around touches no reference counts.
+    std::shared_ptr<const std::vector<CustomCandidate>> owner;
   };
   struct Level;
   struct SubsetLevels;
@@ -1110,9 +1113,13 @@ Search::getCustomCandidates(const SubsetLevels &subsetLevels, Level &level,
     fresh[i] = std::move(candidates);
   }
   SmallVector<SkeletonGraphs> result;
-  for (unsigned i : fitting)
-    result.push_back(
-        {graphs[i] ? graphs[i] : fresh.lookup(i), level.boundUs[i]});
+  result.reserve(fitting.size());
+  for (unsigned i : fitting) {
+    if (graphs[i])
+      result.push_back({graphs[i].get(), level.boundUs[i], nullptr});
+    else
+      result.push_back({fresh[i].get(), level.boundUs[i], fresh[i]});
+  }
   return result;
 }
 
@@ -1225,6 +1232,11 @@ void Search::dfs(OpKey last) {
       fitIntermediates =
           getFittingSkeletons(subsetLevels, *intermediates, room);
       pruned += intermediates->skeletons.size() - fitIntermediates.size();
+    }
+    if (fitResults.empty() && fitIntermediates.empty()) {
+      if (blockOpsLimit >= 2)
+        counters.prunedByCost += pruned * (blockOpsLimit - 1);
+      continue;
     }
     SmallVector<SkeletonGraphs> levels;
     for (unsigned blockOps = 2; blockOps <= blockOpsLimit && !core->timedOut();
