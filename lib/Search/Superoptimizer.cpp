@@ -285,6 +285,9 @@ private:
   static constexpr size_t kMaxCandidatesPerSkeleton = size_t(1) << 14;
   /// The most kernel values one custom kernel reads.
   static constexpr unsigned kMaxCustomInputs = 4;
+  /// The most block ops of the custom kernels in the literal pass's
+  /// programs of as many kernels as the reference has ops.
+  static constexpr unsigned kWideBlockOps = 5;
   /// Custom kernels read only the first this many values of a node.
   static constexpr unsigned kMaxSubsetValues = 12;
   /// Every set of up to kMaxCustomInputs of the first n values (n up to
@@ -345,6 +348,9 @@ std::optional<KernelCost> Search::costOf(const KernelGraph &g,
       builder, UnknownLoc::get(context), "cost", g, shapes);
   if (failed(func))
     return std::nullopt;
+  if (options.foldConversions &&
+      !func->getBody().getOps<kernel::ConvertOp>().empty())
+    options.foldConversions(*func);
   std::optional<KernelCost> result;
   // The verifier refuses block graphs whose shared-memory plan (the one the
   // GPU lowering allocates) exceeds the target's per-block limit. Most
@@ -1201,6 +1207,37 @@ void Search::dfs(OpKey last) {
     return;
   }
 
+  // Pre-defined ops, before custom kernels: programs that keep some of the
+  // reference's ops as they are then come early, and bound the rest (a
+  // long softmax's library reductions beside small kernels were found 3 s
+  // in at 8 rows of 8192, where with custom kernels first they were not
+  // after 28 s). The canonical keys, not this order, decide which graphs
+  // are built.
+  SmallVector<SearchValue> snapshot = values;
+  forEachOp(*core, Site(), snapshot, last,
+            [&](const SOp &op, const OpKey &key, SearchValue &&value) {
+              if (graph.nodes.size() + 1 >= kernelOpsLimit && !completes(value))
+                return true;
+              SmallVector<const Dims *> tensors;
+              for (unsigned v : op.operands)
+                tensors.push_back(&values[v].dims);
+              tensors.push_back(&value.dims);
+              double bound = lowerBoundUs(tensors);
+              if (options.costPruning && best &&
+                  prefixUs + bound >= getCostToBeatUs()) {
+                ++counters.prunedByCost;
+                return true;
+              }
+              graph.nodes.push_back(KernelNode{op, -1});
+              values.push_back(std::move(value));
+              prefixUs += bound;
+              dfs(key);
+              prefixUs -= bound;
+              values.pop_back();
+              graph.nodes.pop_back();
+              return !core->timedOut();
+            });
+
   // Custom kernels over every set of up to kMaxCustomInputs values, larger
   // sets first:
   // one kernel over all inputs is the likeliest winner and tightens the
@@ -1268,33 +1305,6 @@ void Search::dfs(OpKey last) {
         descendWithCustom(subset, c, key, level.boundUs);
       }
   }
-
-  // Pre-defined ops.
-  SmallVector<SearchValue> snapshot = values;
-  forEachOp(*core, Site(), snapshot, last,
-            [&](const SOp &op, const OpKey &key, SearchValue &&value) {
-              if (graph.nodes.size() + 1 >= kernelOpsLimit &&
-                  !completes(value))
-                return true;
-              SmallVector<const Dims *> tensors;
-              for (unsigned v : op.operands)
-                tensors.push_back(&values[v].dims);
-              tensors.push_back(&value.dims);
-              double bound = lowerBoundUs(tensors);
-              if (options.costPruning && best &&
-                  prefixUs + bound >= getCostToBeatUs()) {
-                ++counters.prunedByCost;
-                return true;
-              }
-              graph.nodes.push_back(KernelNode{op, -1});
-              values.push_back(std::move(value));
-              prefixUs += bound;
-              dfs(key);
-              prefixUs -= bound;
-              values.pop_back();
-              graph.nodes.pop_back();
-              return !core->timedOut();
-            });
 }
 
 void Search::setDeadline(double reserveSeconds) {
@@ -1452,6 +1462,10 @@ SearchResult Search::run() {
     (bestIsReference ? inputAtBound : reachedBound) = true;
     return true;
   };
+  // More launches than the reference has ops only add launch overhead and
+  // device-memory round trips.
+  unsigned maxKernels =
+      std::min<unsigned>(options.maxKernelOps, problem.reference.nodes.size());
   for (bool literal : {true, false}) {
     if (!screeningReference || !referenceCost || finished())
       break;
@@ -1479,13 +1493,22 @@ SearchResult Search::run() {
         sweepSplitPairs(neededInputs);
       if (finished())
         break;
+      // Then every literal program of as many kernels as the
+      // reference has ops whose custom kernels are small: the deepening
+      // reaches programs of four kernels only at 9 block ops, where the
+      // custom kernels are too many to walk in the time. A long softmax
+      // keeps its two reductions as library kernels (split over their
+      // rows) and is improved by small kernels for the elementwise ops
+      // between them; before this step it ran to the timeout with no
+      // program found.
+      blockOpsLimit = std::min(kWideBlockOps, options.maxBlockOps);
+      kernelOpsLimit = maxKernels;
+      dfs(kNoKey);
+      if (finished())
+        break;
     }
     for (unsigned limit = 3; limit <= options.maxBlockOps; ++limit) {
       blockOpsLimit = limit;
-      // More launches than the reference has ops only add launch
-      // overhead and device-memory round trips.
-      unsigned maxKernels = std::min<unsigned>(
-          options.maxKernelOps, problem.reference.nodes.size());
       kernelOpsLimit = limit == options.maxBlockOps
                            ? maxKernels
                            : std::min(maxKernels, 1 + (limit - 3) / 2);

@@ -731,6 +731,22 @@ void SuperoptimizePass::runOnOperation() {
   options.costPruning = costPruning;
   options.cost.latency = latencyModel;
   options.cost.latencyVeto = latencyVeto;
+  // The fusion this pass closes with gives a conversion beside a kept
+  // pre-defined op to that op's default block graph (fuseBesideKernels), so
+  // the search costs such an op as that kernel, not as two launches: an f16
+  // row max kept beside a custom kernel is computed in f32 and read through
+  // a conversion of its whole input.
+  {
+    RewritePatternSet patterns(&getContext());
+    populateWrapKernelsBesideCopiesPatterns(
+        patterns, static_cast<int64_t>(targetInfo->maxSharedMemPerBlock));
+    populateFuseConversionPatterns(patterns);
+    auto frozen =
+        std::make_shared<FrozenRewritePatternSet>(std::move(patterns));
+    options.foldConversions = [frozen](func::FuncOp func) {
+      (void)applyPatternsGreedily(func, *frozen);
+    };
+  }
 
   // Calls to helpers are inlined first: subprograms are cut inside one
   // function, so a call parted the ops on its two sides (a helper's

@@ -35,17 +35,29 @@ struct WrapKernelBesideCopy : RewritePattern {
     if (!isa<kernel::ConvertOp, kernel::TransposeOp>(copy))
       return rewriter.notifyMatchFailure(copy, "not a conversion or a "
                                                "transpose");
-    // Not an elementwise op of a custom kernel's output: the fusion
-    // patterns make that the kernel's epilogue, with the copy after it (the
-    // division and the transposed output of an attention).
+    // Not an elementwise op that can be a custom kernel's epilogue: the
+    // fusion patterns make it that, with the copy after it (the division
+    // and the transposed output of an attention). It can where it reads
+    // the kernel's outputs and values made before the kernel only; a
+    // softmax's division of a kernel's exp by a library kernel's row sum
+    // cannot be one, and stayed a launch beside its conversion.
+    auto mayBeEpilogue = [](Operation *op) {
+      if (!op->hasTrait<OpTrait::ElementwiseByIndex>())
+        return false;
+      return llvm::any_of(op->getOperands(), [&](Value v) {
+        auto custom = v.getDefiningOp<kernel::CustomOp>();
+        return custom && llvm::all_of(op->getOperands(), [&](Value w) {
+                 Operation *def = w.getDefiningOp();
+                 return !def || def == custom ||
+                        (def->getBlock() == custom->getBlock() &&
+                         def->isBeforeInBlock(custom));
+               });
+      });
+    };
     auto isWrappable = [&](Operation *op) {
       return op && !isa<kernel::ConvertOp, kernel::TransposeOp>(op) &&
              isa<kernel::KernelDialect>(op->getDialect()) &&
-             !(op->hasTrait<OpTrait::ElementwiseByIndex>() &&
-               llvm::any_of(op->getOperands(),
-                            [](Value v) {
-                              return v.getDefiningOp<kernel::CustomOp>();
-                            })) &&
+             !mayBeEpilogue(op) &&
              canWrapInDefaultBlockGraph(op, maxSharedMemBytes);
     };
     // The producer, when only the copy reads it: its kernel stores tiles

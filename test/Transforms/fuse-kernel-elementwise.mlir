@@ -527,6 +527,37 @@ func.func @conversion_of_a_shared_result(%x: tensor<64x512xf32>) -> (tensor<64x5
 
 // -----
 
+// A softmax's division of a kernel's exp by a library kernel's row sum,
+// then the conversion to f16: the division reads the sum, made after the
+// kernel, so it is no epilogue of it; it becomes its default block graph,
+// which stores f16. One launch for the two, where two stayed.
+// CHECK-LABEL: func.func @division_by_a_library_sum(
+// CHECK: %[[E:.*]] = kernel.custom(%arg0)
+// CHECK: %[[S:.*]] = kernel.reduce_sum %[[E]] dim 1
+// CHECK: %[[O:.*]] = kernel.custom(%[[E]], %[[S]]) {{.*}} -> tensor<8x4096xf16>
+// CHECK: thread.binary div
+// CHECK: block.store %{{.*}} into tensor<8x4096xf16>
+// CHECK-NOT: kernel.
+// CHECK: return %[[O]]
+func.func @division_by_a_library_sum(%x: tensor<8x4096xf16>) -> tensor<8x4096xf16> {
+  %e = kernel.custom(%x) grid <8, 16, 1> block <128, 1, 1> : (tensor<8x4096xf16>) -> tensor<8x4096xf32> {
+  ^bb0(%in0: tensor<8x4096xf16>, %out0: tensor<8x4096xf32>):
+    %r = block.for_loop 1 iterations accumulate (sum) : tensor<1x256xf32> {
+      %a = block.load %in0 imap <x = 0, y = 1> : tensor<8x4096xf16> -> tensor<1x256xf32>
+      %t = block.exp %a : tensor<1x256xf32>
+      block.yield %t : tensor<1x256xf32>
+    }
+    block.store %r, %out0 omap <x = 0, y = 1> : tensor<1x256xf32> into tensor<8x4096xf32>
+    block.return
+  }
+  %s = kernel.reduce_sum %e dim 1 : tensor<8x4096xf32>
+  %d = kernel.div %e, %s : tensor<8x4096xf32>, tensor<8x1xf32>
+  %o = kernel.convert %d : tensor<8x4096xf32> to tensor<8x4096xf16>
+  return %o : tensor<8x4096xf16>
+}
+
+// -----
+
 // A linear layer whose output is handed on transposed, the matmul kept as
 // it is by the search: the matmul becomes its default block graph, whose
 // blocks store their tiles permuted. One launch, not two.

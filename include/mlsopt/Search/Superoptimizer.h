@@ -48,6 +48,14 @@ struct SearchOptions {
   std::function<double(const KernelGraph &)> checkSeconds;
   /// The least any check takes: the reference's evaluation.
   double minCheckSeconds = 0;
+  /// Rewrites a function the search costs as the caller's closing fusion
+  /// rewrites the answer (--fuse-kernel-elementwise does, after
+  /// --superoptimize): a pre-defined op that reads or stores through a
+  /// kernel.convert (an f16 program's op computed in f32) becomes the
+  /// kernel of its default block graph, whose loads or stores convert.
+  /// Called only on functions that hold a conversion; when null, they are
+  /// costed as materialized, a launch per conversion.
+  std::function<void(mlir::func::FuncOp)> foldConversions;
 };
 
 struct SearchStatistics {

@@ -157,7 +157,12 @@ def FuseKernelElementwise : Pass<"fuse-kernel-elementwise", "::mlir::func::FuncO
       that only custom kernels read becomes converting loads of its operand
       in them, and one of a custom kernel's output that nothing else reads
       a converting store: an f16 softmax computed in f32 is one kernel that
-      loads f16, computes in f32 and stores f16.
+      loads f16, computes in f32 and stores f16. A pre-defined op beside a
+      conversion (the one it converts, or those that read it) becomes its
+      default block graph for this, unless it is an elementwise op that
+      can be the epilogue of a custom kernel (it reads the kernel's outputs
+      and values made before the kernel only). `--superoptimize` costs the
+      pre-defined ops it keeps as these kernels.
 
     A fused kernel must pass the block-graph verifier (shared memory on the
     module's target), or the ops stay apart. The new block ops join the

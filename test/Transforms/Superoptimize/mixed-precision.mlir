@@ -102,8 +102,12 @@ func.func @returned_in_two_types(%x: tensor<16x256xbf16>, %w: tensor<256x512xbf1
 // (a fake quantization). The search, whose abstract expressions and finite
 // field have no rounding, would see x - x (and found a kernel storing
 // zeros): the rounding is no part of the subprogram, it stays a
-// conversion, and the kernel loads its bf16 result.
-// REMARK: remark: superoptimize: replaced 2 kernel ops ({{.*}}) by 1 kernels
+// conversion, and the kernel loads its bf16 result. The widening and the
+// subtraction are already one kernel at the cost's lower bound (the
+// closing fusion's, which the search costs with), so the search ends at
+// once and that fusion makes the kernel.
+// REMARK: remark: superoptimize: kept the subprogram of 2 kernel ops ({{.*}}); searched for {{.*}} (ended at once
+// REMARK: remark: superoptimize: computed 1 elementwise kernel ops{{.*}}; @rounding_error launches 2 kernels
 // CHECK-LABEL: func.func @rounding_error(
 // CHECK: %[[Q:.*]] = kernel.convert %arg0 : tensor<16x32xf32> to tensor<16x32xbf16>
 // CHECK: kernel.custom(%[[Q]], %arg0)
@@ -121,7 +125,8 @@ func.func @rounding_error(%x: tensor<16x32xf32>) -> tensor<16x32xf32> {
 
 // Two roundings of one value, to f16 and to bf16, subtracted: neither is
 // x to the search's kernels, which load both rounded.
-// REMARK: remark: superoptimize: replaced 3 kernel ops ({{.*}}) by 1 kernels
+// REMARK: remark: superoptimize: kept the subprogram of 3 kernel ops ({{.*}}); searched for {{.*}} (ended at once
+// REMARK: remark: superoptimize: computed 2 elementwise kernel ops{{.*}}; @two_roundings launches 3 kernels
 // CHECK-LABEL: func.func @two_roundings(
 // CHECK-DAG: %[[H:.*]] = kernel.convert %arg0 : tensor<16x32xf32> to tensor<16x32xf16>
 // CHECK-DAG: %[[B:.*]] = kernel.convert %arg0 : tensor<16x32xf32> to tensor<16x32xbf16>
