@@ -1115,17 +1115,19 @@ Search::getCustomCandidates(const SubsetLevels &subsetLevels, Level &level,
   // used.
   if (core->timedOut())
     return {};
+  // The graphs the cache has no room for, owned by the result.
   llvm::SmallDenseMap<unsigned,
                       std::shared_ptr<const std::vector<CustomCandidate>>>
-      fresh;
+      uncached;
   for (auto [j, i] : llvm::enumerate(toEnumerate)) {
     auto candidates = std::make_shared<const std::vector<CustomCandidate>>(
         std::move(perSkeleton[j]));
     if (cachedCandidates + candidates->size() <= kMaxCachedCandidates) {
       cachedCandidates += candidates->size();
-      graphs[i] = candidates;
+      graphs[i] = std::move(candidates);
+    } else {
+      uncached[i] = std::move(candidates);
     }
-    fresh[i] = std::move(candidates);
   }
   SmallVector<SkeletonGraphs> result;
   result.reserve(fitting.size());
@@ -1133,7 +1135,7 @@ Search::getCustomCandidates(const SubsetLevels &subsetLevels, Level &level,
     if (graphs[i])
       result.push_back({graphs[i].get(), level.boundUs[i], nullptr});
     else
-      result.push_back({fresh[i].get(), level.boundUs[i], fresh[i]});
+      result.push_back({uncached[i].get(), level.boundUs[i], uncached[i]});
   }
   return result;
 }

@@ -226,6 +226,31 @@ Operation *getReshapeToHoist(Value value, Operation *op) {
   return def;
 }
 
+} // namespace
+
+kernel::CustomOp mlsopt::getEpilogueKernel(Operation *op) {
+  kernel::CustomOp custom;
+  for (Value operand : op->getOperands())
+    if ((custom = operand.getDefiningOp<kernel::CustomOp>()))
+      break;
+  if (!custom || op->getBlock() != custom->getBlock())
+    return {};
+  // Any other operand is loaded by the kernel, so it must exist before it
+  // (or be a reshape that can move there); a transpose permutes the tiles
+  // the kernel stores and loads nothing.
+  for (Value operand : op->getOperands()) {
+    auto produced = dyn_cast<OpResult>(operand);
+    if (produced && produced.getOwner() == custom)
+      continue;
+    if (isa<kernel::TransposeOp>(op) || (!isDefinedBefore(operand, custom) &&
+                                         !getReshapeToHoist(operand, custom)))
+      return {};
+  }
+  return custom;
+}
+
+namespace {
+
 /// Adds `values` as inputs of `custom` from input `firstInput` on and loads
 /// each at the rewriter's insertion point, cut as `reference` stores the
 /// tiles of `shape` (tiles `refTile`) along the dims it does not broadcast,
@@ -322,12 +347,11 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
           op, "not an elementwise kernel op or a transpose");
     if (hasRankZeroTensor(op))
       return rewriter.notifyMatchFailure(op, "a rank-0 tensor has no tiles");
-    kernel::CustomOp custom;
-    for (Value operand : op->getOperands())
-      if ((custom = operand.getDefiningOp<kernel::CustomOp>()))
-        break;
-    if (!custom || op->getBlock() != custom->getBlock())
-      return rewriter.notifyMatchFailure(op, "not after a custom kernel");
+    kernel::CustomOp custom = getEpilogueKernel(op);
+    if (!custom)
+      return rewriter.notifyMatchFailure(
+          op, "not after a custom kernel, or an operand is neither an output "
+              "of it nor defined before it");
     Value result = op->getResult(0);
     ArrayRef<int64_t> shape = shapeOf(result);
 
@@ -344,11 +368,6 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
     for (Value operand : op->getOperands()) {
       auto produced = dyn_cast<OpResult>(operand);
       if (!produced || produced.getOwner() != custom) {
-        if (transpose || (!isDefinedBefore(operand, custom) &&
-                          !getReshapeToHoist(operand, custom)))
-          return rewriter.notifyMatchFailure(
-              op, "an operand is neither an output of the custom kernel nor "
-                  "defined before it");
         stores.push_back({});
         if (!llvm::is_contained(loaded, operand))
           loaded.push_back(operand);

@@ -37,22 +37,12 @@ struct WrapKernelBesideCopy : RewritePattern {
                                                "transpose");
     // Not an elementwise op that can be a custom kernel's epilogue: the
     // fusion patterns make it that, with the copy after it (the division
-    // and the transposed output of an attention). It can where it reads
-    // the kernel's outputs and values made before the kernel only; a
-    // softmax's division of a kernel's exp by a library kernel's row sum
+    // and the transposed output of an attention). A softmax's division of
+    // a kernel's exp by a library kernel's row sum, made after the kernel,
     // cannot be one, and stayed a launch beside its conversion.
     auto mayBeEpilogue = [](Operation *op) {
-      if (!op->hasTrait<OpTrait::ElementwiseByIndex>())
-        return false;
-      return llvm::any_of(op->getOperands(), [&](Value v) {
-        auto custom = v.getDefiningOp<kernel::CustomOp>();
-        return custom && llvm::all_of(op->getOperands(), [&](Value w) {
-                 Operation *def = w.getDefiningOp();
-                 return !def || def == custom ||
-                        (def->getBlock() == custom->getBlock() &&
-                         def->isBeforeInBlock(custom));
-               });
-      });
+      return op->hasTrait<OpTrait::ElementwiseByIndex>() &&
+             getEpilogueKernel(op);
     };
     auto isWrappable = [&](Operation *op) {
       return op && !isa<kernel::ConvertOp, kernel::TransposeOp>(op) &&

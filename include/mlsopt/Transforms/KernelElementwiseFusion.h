@@ -3,6 +3,7 @@
 #ifndef MLSOPT_TRANSFORMS_KERNELELEMENTWISEFUSION_H
 #define MLSOPT_TRANSFORMS_KERNELELEMENTWISEFUSION_H
 
+#include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Search/CostModel.h"
 #include "mlsopt/Support/Target.h"
 
@@ -37,6 +38,12 @@ void populateFuseKernelElementwisePatterns(
 /// dims): what populateFuseKernelElementwisePatterns moves into a kernel
 /// beside it. A causal mask is too, given its tile's place (createTileOp).
 bool isFusableElementwise(mlir::Operation *op);
+
+/// The custom kernel whose epilogue populateFuseKernelElementwisePatterns
+/// may make `op`: the first custom kernel `op` reads, in its block, where
+/// every other operand of `op` is an output of it or exists before it (a
+/// bias, a gain); null if there is none.
+kernel::CustomOp getEpilogueKernel(mlir::Operation *op);
 
 /// Moves kernel.convert ops into the custom kernels beside them: a
 /// conversion only kernels read becomes converting loads of its operand, and
