@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/ExecutionEngine/CPURunner.h"
+#include "CheckedAllocation.h"
 #include "mlsopt/ExecutionEngine/MemRefDescriptor.h"
 #include "mlsopt/Pipelines/Pipelines.h"
 
@@ -251,6 +252,7 @@ CPURunner::create(ModuleOp module, ArrayRef<StringRef> functions) {
   buildCPUPipeline(pm);
   if (failed(pm.run(*copy)))
     return failure();
+  redirectAllocations(*copy);
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -270,20 +272,29 @@ CPURunner::create(ModuleOp module, ArrayRef<StringRef> functions) {
     return module.emitError("JIT compilation failed: ")
            << llvm::toString(engine.takeError());
   runner->engine = std::move(*engine);
+  registerCheckedAllocations(*runner->engine);
   return runner;
 }
 
-FailureOr<SmallVector<HostTensor>>
-CPURunner::run(StringRef function, ArrayRef<HostTensor> inputs) const {
+FailureOr<SmallVector<HostTensor>> CPURunner::run(StringRef function,
+                                                  ArrayRef<HostTensor> inputs,
+                                                  std::string *error) const {
+  auto fail = [&](const Twine &message) {
+    if (error)
+      *error = message.str();
+    return failure();
+  };
   auto it = signatures.find(function);
   if (it == signatures.end())
-    return failure();
+    return fail("@" + function + " was not compiled to run");
   const Signature &signature = it->second;
   if (inputs.size() != signature.inputs.size())
-    return failure();
-  for (auto [input, shape] : llvm::zip(inputs, signature.inputs))
+    return fail("@" + function + " takes " + Twine(signature.inputs.size()) +
+                " inputs, got " + Twine(inputs.size()));
+  for (auto [i, input, shape] : llvm::enumerate(inputs, signature.inputs))
     if (ArrayRef<int64_t>(input.shape) != ArrayRef<int64_t>(shape))
-      return failure();
+      return fail("input " + Twine(i) + " of @" + function +
+                  " has another shape than its signature's");
 
   SmallVector<HostTensor> results;
   for (const SmallVector<int64_t> &shape : signature.results)
@@ -303,10 +314,11 @@ CPURunner::run(StringRef function, ArrayRef<HostTensor> inputs) const {
     pointers.push_back(d.words.data());
   for (void *&p : pointers)
     args.push_back(&p);
-  if (llvm::Error error = engine->invokePacked(
-          ("_mlir_ciface_" + entryName(function)), args)) {
-    llvm::consumeError(std::move(error));
-    return failure();
-  }
+  auto entry = engine->lookupPacked("_mlir_ciface_" + entryName(function));
+  if (!entry)
+    return fail(llvm::toString(entry.takeError()));
+  size_t failedBytes = 0;
+  if (!callWithCheckedAllocations(*entry, args.data(), failedBytes))
+    return fail("the host could not allocate " + Twine(failedBytes) + " bytes");
   return results;
 }

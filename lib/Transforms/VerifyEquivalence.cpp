@@ -477,18 +477,20 @@ struct VerifyEquivalencePass
     // The two runs share nothing but the read-only inputs: with threads,
     // the reference runs as a task while this thread runs the other.
     FailureOr<SmallVector<HostTensor>> got = failure(), want = failure();
+    std::string gotError, wantError;
     if (llvm::ThreadPoolInterface *threads = getThreads(func.getContext())) {
       llvm::ThreadPoolTaskGroup group(*threads);
-      group.async([&] { want = (*runner)->run(refName, inputs); });
-      got = (*runner)->run(name, inputs);
+      group.async([&] { want = (*runner)->run(refName, inputs, &wantError); });
+      got = (*runner)->run(name, inputs, &gotError);
       group.wait();
     } else {
-      got = (*runner)->run(name, inputs);
-      want = (*runner)->run(refName, inputs);
+      got = (*runner)->run(name, inputs, &gotError);
+      want = (*runner)->run(refName, inputs, &wantError);
     }
     if (failed(got) || failed(want)) {
-      func.emitWarning("running @") << name << " or @" << refName
-                                   << " in f32 failed";
+      func.emitWarning("running @")
+          << (failed(got) ? name : refName)
+          << " in f32 failed: " << (failed(got) ? gotError : wantError);
       return;
     }
     for (auto [i, pair] : llvm::enumerate(llvm::zip(*got, *want))) {

@@ -807,11 +807,12 @@ std::vector<HostTensor> Graph::runOnCPU(std::vector<HostTensor> inputs) {
           formatTuple(expected));
   }
   compileForCPU();
+  std::string error;
   FailureOr<SmallVector<HostTensor>> results =
-      runner->run(func.getSymName(), inputs);
+      runner->run(func.getSymName(), inputs, &error);
   if (failed(results))
     throw MLIRError("running @" + func.getSymName().str() +
-                    " on the CPU failed");
+                    " on the CPU failed: " + error);
   return std::vector<HostTensor>(std::make_move_iterator(results->begin()),
                                  std::make_move_iterator(results->end()));
 }

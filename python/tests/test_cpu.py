@@ -2,8 +2,11 @@
 computes: every op, in f32, f16 and bf16, the examples' μGraphs, and a gated
 MLP built with the Mirage-style API."""
 
+import os
 import pathlib
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -145,6 +148,10 @@ def test_wrong_inputs_are_python_errors(rng):
         graph(inputs=[np.zeros((8, 4), dtype=np.float32)])
     with pytest.raises(ValueError, match="takes 1 inputs, got 2"):
         graph(inputs=[np.zeros((4, 8))] * 2)
+    # A dict's keys are no inputs.
+    with pytest.raises(TypeError, match="inputs must be a list with one "
+                                        "array per input.*got dict"):
+        graph(inputs={"X": np.zeros((4, 8))})
 
 
 def test_outputs_argument_returns_the_tensors_it_names(rng):
@@ -190,6 +197,48 @@ def test_a_tensor_larger_than_memory_is_an_error_not_a_crash():
                                            r"machine's memory"):
         graph(inputs=[np.ones((1000000, 1), np.float32),
                       np.ones((1, 1000000), np.float32)])
+
+
+def test_running_out_of_memory_during_a_run_is_an_error_not_a_crash(
+        build_dir, tmp_path):
+    # Each tensor fits the machine, but not the process's address-space
+    # limit: malloc returns null inside the JIT-compiled code, which wrote
+    # through it and killed the interpreter. Now the call stops, frees what
+    # it allocated, and the next call runs.
+    script = tmp_path / "oom.py"
+    script.write_text("""
+import resource
+import numpy as np
+import mlsopt as mi
+
+def graph(n):
+    g = mi.new_kernel_graph()
+    A = g.new_input(dims=(n, 1), dtype=mi.float32)
+    B = g.new_input(dims=(1, n), dtype=mi.float32)
+    g.mark_output(g.reduction(g.exp(g.add(A, B)), 1))
+    return g, [np.zeros((n, 1), np.float32), np.zeros((1, n), np.float32)]
+
+small, small_inputs = graph(64)
+large, large_inputs = graph(32768)   # a 4 GiB intermediate
+small(inputs=small_inputs)
+limit = 3 << 30
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+try:
+    large(inputs=large_inputs)
+    print("ran")
+except mi.MLIRError as error:
+    print(error)
+(out,) = small(inputs=small_inputs)
+print(float(out[0, 0]))
+""")
+    env = dict(os.environ, PYTHONPATH=str(build_dir / "python"))
+    run = subprocess.run([sys.executable, str(script)], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.strip().splitlines()
+    assert re.fullmatch(r"running @\w+ on the CPU failed: the host could "
+                        r"not allocate \d+ bytes", lines[0]), lines
+    assert lines[1] == "64.0"
 
 
 def test_graph_recompiles_after_it_grows(rng):

@@ -15,6 +15,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace mlir {
@@ -47,9 +48,12 @@ public:
   create(mlir::ModuleOp module, llvm::ArrayRef<llvm::StringRef> functions);
 
   /// Runs `function` on `inputs` (shapes must match its signature) and
-  /// returns its results.
+  /// returns its results. Fails on a signature mismatch, and where the host
+  /// runs out of memory during the call (what it allocated is freed), saying
+  /// why in `error` if given.
   llvm::FailureOr<llvm::SmallVector<HostTensor>>
-  run(llvm::StringRef function, llvm::ArrayRef<HostTensor> inputs) const;
+  run(llvm::StringRef function, llvm::ArrayRef<HostTensor> inputs,
+      std::string *error = nullptr) const;
 
 private:
   struct Signature {
