@@ -644,8 +644,9 @@ class KernelGraph:
                 "backends 'cuda' (PTX through MLIR's GPU path) and 'mlir' "
                 "(the same); Mirage's Triton and NKI code generators are "
                 "not provided")
-        target = _check_target(target or _local_gpu_target()
-                               or _DEFAULT_TARGET)
+        if target is None:
+            target = _local_gpu_target() or _DEFAULT_TARGET
+        target = _check_target(target)
         source = self._with_default_outputs("superoptimize()")
         if verbose is None:
             verbose = global_config.verbose
@@ -710,8 +711,9 @@ class KernelGraph:
             lambda core, chip: core.emit_launch_plan(chip), target))
 
     def _gpu_target(self, target):
-        return _check_target(
-            target or self._core.target() or _DEFAULT_TARGET)
+        if target is None:
+            target = self._core.target() or _DEFAULT_TARGET
+        return _check_target(target)
 
     def _lowered(self, emit, target):
         """`emit(core, chip)` of the core graph (with its default outputs)
@@ -781,6 +783,11 @@ class KernelGraph:
         graph = self._with_default_outputs("running it")
         if graph is not self:
             return graph(inputs=inputs, target=target, stream=stream)
+        if isinstance(inputs, (dict, str, bytes)) or (
+                inputs is not None and not hasattr(inputs, "__iter__")):
+            raise TypeError(
+                "inputs must be a list with one array per input, in the "
+                f"order of new_input; got {type(inputs).__name__}")
         inputs = list(inputs if inputs is not None else [])
         # A column-major input goes in as the row-major tensor it is
         # transposed (the graph argument); for a column-major array that is
@@ -1261,4 +1268,9 @@ def from_mlir(text, function=None):
     body (a private one is a helper; the first of those if all are); the
     graph's module keeps it and the functions it calls, nothing else.
     superoptimize() inlines the calls."""
+    if isinstance(text, (bytes, bytearray)):
+        text = text.decode()
+    if not isinstance(text, str):
+        raise TypeError(f"from_mlir() takes MLIR text (str or bytes), got "
+                        f"{type(text).__name__}")
     return KernelGraph(_core.Graph.parse(text, function or ""))

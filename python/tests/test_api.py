@@ -73,6 +73,12 @@ def test_mlir_text_is_the_kernel_dialect_program():
     # The text is a valid module: it parses back to the same program.
     again = mi.from_mlir(text)
     assert again.mlir() == text
+    # As a file read in binary mode gives it; anything else is a TypeError
+    # that says what from_mlir() takes.
+    assert mi.from_mlir(text.encode()).mlir() == text
+    with pytest.raises(TypeError, match=r"from_mlir\(\) takes MLIR text "
+                                        r"\(str or bytes\), got int"):
+        mi.from_mlir(42)
 
 
 def test_rms_norm_and_reduction_attributes_reach_the_ir():

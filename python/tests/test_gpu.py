@@ -162,10 +162,12 @@ def test_lowering_errors_unrelated_to_the_chip_get_no_search_advice():
     assert str(error.value) == resource
 
 
-@pytest.mark.parametrize("target", ["sm 80", "sm_xx", "sm_12", "80"])
+@pytest.mark.parametrize("target", ["sm 80", "sm_xx", "sm_12", "80", ""])
 def test_unknown_targets_are_rejected_before_any_pipeline(target, capfd):
     graph = gated_mlp()
-    for lower in (graph.ptx, graph.launch_plan):
+    # An empty name is no chip either: only None means the default.
+    for lower in (graph.ptx, graph.launch_plan, graph.cost,
+                  graph.kernel_costs, graph.compile):
         with pytest.raises(ValueError,
                            match=rf"unknown target '{target}'; supported "
                                  r"targets: sm_80, sm_86, sm_89, sm_90"):
