@@ -659,13 +659,15 @@ TEST(MmaFragmentGrid, ItemsShareExactlyTheOperandFragmentsTheyRead) {
             for (int64_t w = 0; w < grid.warps; ++w)
               equalInEveryWarp &= operandCoordinates(first + p, w, lhs) ==
                                   operandCoordinates(first + i, w, lhs);
-            if (p < static_cast<int64_t>(same[i]))
+            if (p < static_cast<int64_t>(same[i])) {
               EXPECT_FALSE(equalInEveryWarp)
                   << "item " << first + i << " shares with a later item";
-            if (p == static_cast<int64_t>(same[i]))
+            }
+            if (p == static_cast<int64_t>(same[i])) {
               EXPECT_TRUE(equalInEveryWarp)
                   << "item " << first + i << " reads another fragment than "
                   << first + p << (lhs ? " (A)" : " (B)");
+            }
           }
         }
       }
