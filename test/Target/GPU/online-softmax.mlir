@@ -3,7 +3,7 @@
 // and `rescale by 0` accumulators) lowers to one launch that ptxas accepts
 // for sm_80 and sm_90.
 // REQUIRES: ptxas
-// RUN: mlsopt-opt %S/../../Transforms/Superoptimize/online-softmax.mlir --superoptimize="timeout=60 target=sm_80" 2>/dev/null -o %t.found.mlir
+// RUN: mlsopt-opt %S/../../Transforms/Superoptimize/online-softmax.mlir --superoptimize="timeout=20 target=sm_80" 2>/dev/null -o %t.found.mlir
 // RUN: mlsopt-opt %t.found.mlir --mlsopt-gpu-pipeline=chip=sm_80 -o %t.sm_80.mlir
 // RUN: mlsopt-translate --emit-ptx %t.sm_80.mlir -o %t.sm_80.ptx
 // RUN: %ptxas -arch=sm_80 %t.sm_80.ptx -o %t.sm_80.cubin
