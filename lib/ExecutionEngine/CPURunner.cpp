@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/ExecutionEngine/CPURunner.h"
-#include "CheckedAllocation.h"
+#include "mlsopt/ExecutionEngine/CheckedAllocation.h"
 #include "mlsopt/ExecutionEngine/MemRefDescriptor.h"
 #include "mlsopt/Pipelines/Pipelines.h"
 

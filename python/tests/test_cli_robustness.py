@@ -9,6 +9,7 @@ ERROR` fails the test.
 import pathlib
 import random
 import re
+import resource
 import subprocess
 
 import pytest
@@ -119,3 +120,39 @@ def test_version_names_mlsopt(mlsopt_opt):
     result = subprocess.run([str(mlsopt_opt), "--version"], capture_output=True, text=True)
     assert result.returncode == 0
     assert "mlsopt version" in result.stdout
+
+
+def test_verify_equivalence_out_of_memory_is_a_diagnostic(mlsopt_opt):
+    # Two orders of an add whose [8192, 8192] intermediate takes 1 GiB of
+    # field elements, checked under a 2.5 GB address-space limit: the field
+    # JIT's malloc fails inside the compiled code, which wrote through the
+    # null pointer. Now each function's check is an error naming the size.
+    text = """
+func.func @f(%x: tensor<8192x1xf32>, %y: tensor<1x8192xf32>) -> tensor<8192x1xf32> attributes {mlsopt.equivalent_to = @f_reference} {
+  %s = kernel.add %x, %y : tensor<8192x1xf32>, tensor<1x8192xf32>
+  %e = kernel.exp %s : tensor<8192x8192xf32>
+  %r = kernel.reduce_sum %e dim 1 : tensor<8192x8192xf32>
+  return %r : tensor<8192x1xf32>
+}
+func.func @f_reference(%x: tensor<8192x1xf32>, %y: tensor<1x8192xf32>) -> tensor<8192x1xf32> {
+  %s = kernel.add %y, %x : tensor<1x8192xf32>, tensor<8192x1xf32>
+  %e = kernel.exp %s : tensor<8192x8192xf32>
+  %r = kernel.reduce_sum %e dim 1 : tensor<8192x8192xf32>
+  return %r : tensor<8192x1xf32>
+}
+"""
+    limit = 2500 << 20
+
+    def limit_memory():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    result = subprocess.run(
+        [str(mlsopt_opt), "-", "-o", "/dev/null",
+         "--verify-equivalence=max-elements=1000000000"],
+        input=text, capture_output=True, text=True, timeout=120,
+        preexec_fn=limit_memory)
+    check_clean(result, "verify-equivalence under a memory limit")
+    assert result.returncode == 1
+    assert re.search(r"error: running the finite-field program failed: the "
+                     r"host could not allocate \d+ bytes", result.stderr), \
+        result.stderr[-2000:]

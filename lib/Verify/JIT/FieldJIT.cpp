@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/Verify/FieldJIT.h"
+#include "mlsopt/ExecutionEngine/CheckedAllocation.h"
 #include "mlsopt/ExecutionEngine/MemRefDescriptor.h"
 #include "mlsopt/Verify/FieldProgram.h"
 #include "mlsopt/Verify/FieldRuntime.h"
@@ -75,6 +76,7 @@ FieldJIT::create(ArrayRef<func::FuncOp> functions) {
   if (failed(pm.run(*module)))
     return first.emitError(
         "lowering the finite-field program to LLVM failed");
+  redirectAllocations(*module);
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -100,6 +102,7 @@ FieldJIT::create(ArrayRef<func::FuncOp> functions) {
                                  llvm::JITSymbolFlags::Exported};
     return symbols;
   });
+  registerCheckedAllocations(*jit->engine);
   return jit;
 }
 
@@ -170,9 +173,15 @@ FieldJIT::evaluate(unsigned function, ArrayRef<FieldTensor> inputs,
     args.push_back(&p);
   std::string entry =
       "_mlir_ciface_" + getFieldProgramName(func.getSymName());
-  if (llvm::Error error = engine->invokePacked(entry, args))
+  auto packed = engine->lookupPacked(entry);
+  if (!packed)
     return func.emitError("running the finite-field program failed: ")
-           << llvm::toString(std::move(error));
+           << llvm::toString(packed.takeError());
+  size_t failedBytes = 0;
+  if (!callWithCheckedAllocations(*packed, args.data(), failedBytes))
+    return func.emitError("running the finite-field program failed: the "
+                          "host could not allocate ")
+           << failedBytes << " bytes";
   if (runtime.notLax)
     return func.emitError("exp of a value without a residue mod q: the "
                           "program is not LAX");

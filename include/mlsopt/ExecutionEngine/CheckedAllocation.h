@@ -1,18 +1,17 @@
-//===- CheckedAllocation.h - JIT allocations that report failure -*- C++
-//-*-===//
+//===- CheckedAllocation.h - JIT allocations that fail cleanly --*- C++ -*-===//
 //
-// The CPU pipeline lowers memref.alloc to a call of malloc whose result the
-// code writes through unchecked: on a host out of memory (a process limit, or
-// tensors that each fit but not together) the JIT-compiled call would crash
-// its caller, the Python interpreter included. CPURunner redirects the
-// lowered module's malloc and free to versions that remember what a call has
-// allocated and, when malloc fails, free it and return to the caller, which
-// reports an error.
+// MLIR's LLVM lowering turns memref.alloc into a call of malloc whose result
+// the code writes through unchecked: on a host out of memory (a process
+// limit, or tensors that each fit but not together) a JIT-compiled call
+// would crash its caller, the Python interpreter included. CPURunner and
+// FieldJIT redirect their lowered modules' malloc and free to versions that
+// remember what a call has allocated and, when malloc fails, free it and
+// return to the caller, which reports an error.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MLSOPT_LIB_EXECUTIONENGINE_CHECKEDALLOCATION_H
-#define MLSOPT_LIB_EXECUTIONENGINE_CHECKEDALLOCATION_H
+#ifndef MLSOPT_EXECUTIONENGINE_CHECKEDALLOCATION_H
+#define MLSOPT_EXECUTIONENGINE_CHECKEDALLOCATION_H
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -41,4 +40,4 @@ bool callWithCheckedAllocations(void (*entry)(void **), void **args,
 
 } // namespace mlsopt
 
-#endif // MLSOPT_LIB_EXECUTIONENGINE_CHECKEDALLOCATION_H
+#endif // MLSOPT_EXECUTIONENGINE_CHECKEDALLOCATION_H
