@@ -314,11 +314,8 @@ FailureOr<SmallVector<HostTensor>> CPURunner::run(StringRef function,
     pointers.push_back(d.words.data());
   for (void *&p : pointers)
     args.push_back(&p);
-  auto entry = engine->lookupPacked("_mlir_ciface_" + entryName(function));
-  if (!entry)
-    return fail(llvm::toString(entry.takeError()));
-  size_t failedBytes = 0;
-  if (!callWithCheckedAllocations(*entry, args.data(), failedBytes))
-    return fail("the host could not allocate " + Twine(failedBytes) + " bytes");
+  if (llvm::Error failure = invokePackedCheckingAllocations(
+          *engine, "_mlir_ciface_" + entryName(function), args))
+    return fail(llvm::toString(std::move(failure)));
   return results;
 }

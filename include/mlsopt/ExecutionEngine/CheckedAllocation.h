@@ -14,8 +14,7 @@
 #define MLSOPT_EXECUTIONENGINE_CHECKEDALLOCATION_H
 
 #include "mlir/IR/BuiltinOps.h"
-
-#include <cstddef>
+#include "llvm/Support/Error.h"
 
 namespace mlir {
 class ExecutionEngine;
@@ -32,11 +31,12 @@ void redirectAllocations(mlir::ModuleOp module);
 /// lookup.
 void registerCheckedAllocations(mlir::ExecutionEngine &engine);
 
-/// Calls a packed entry point of a module that redirectAllocations changed.
-/// Returns false where an allocation failed: the call stopped there, what it
-/// had allocated is freed, and `failedBytes` is the size it asked for.
-bool callWithCheckedAllocations(void (*entry)(void **), void **args,
-                                size_t &failedBytes);
+/// ExecutionEngine::invokePacked for a module that redirectAllocations
+/// changed: where an allocation fails, the call stops there, what it had
+/// allocated is freed, and the error says how many bytes it asked for.
+llvm::Error invokePackedCheckingAllocations(mlir::ExecutionEngine &engine,
+                                            llvm::StringRef name,
+                                            llvm::MutableArrayRef<void *> args);
 
 } // namespace mlsopt
 

@@ -80,8 +80,11 @@ void mlsopt::registerCheckedAllocations(ExecutionEngine &engine) {
   });
 }
 
-bool mlsopt::callWithCheckedAllocations(void (*entry)(void **), void **args,
-                                        size_t &failedBytes) {
+/// Calls `entry` under a scope of its own. Returns false, with the size
+/// that failed in `failedBytes`, where an allocation failed. Nothing in this
+/// frame needs destroying when the allocator jumps back to it.
+static bool callInScope(void (*entry)(void **), void **args,
+                        size_t &failedBytes) {
   AllocationScope scope;
   AllocationScope *outer = currentScope;
   currentScope = &scope;
@@ -95,4 +98,17 @@ bool mlsopt::callWithCheckedAllocations(void (*entry)(void **), void **args,
   entry(args);
   currentScope = outer;
   return true;
+}
+
+llvm::Error
+mlsopt::invokePackedCheckingAllocations(ExecutionEngine &engine, StringRef name,
+                                        MutableArrayRef<void *> args) {
+  auto entry = engine.lookupPacked(name);
+  if (!entry)
+    return entry.takeError();
+  size_t failedBytes = 0;
+  if (!callInScope(*entry, args.data(), failedBytes))
+    return llvm::createStringError("the host could not allocate " +
+                                   llvm::Twine(failedBytes) + " bytes");
+  return llvm::Error::success();
 }

@@ -173,15 +173,9 @@ FieldJIT::evaluate(unsigned function, ArrayRef<FieldTensor> inputs,
     args.push_back(&p);
   std::string entry =
       "_mlir_ciface_" + getFieldProgramName(func.getSymName());
-  auto packed = engine->lookupPacked(entry);
-  if (!packed)
+  if (llvm::Error error = invokePackedCheckingAllocations(*engine, entry, args))
     return func.emitError("running the finite-field program failed: ")
-           << llvm::toString(packed.takeError());
-  size_t failedBytes = 0;
-  if (!callWithCheckedAllocations(*packed, args.data(), failedBytes))
-    return func.emitError("running the finite-field program failed: the "
-                          "host could not allocate ")
-           << failedBytes << " bytes";
+           << llvm::toString(std::move(error));
   if (runtime.notLax)
     return func.emitError("exp of a value without a residue mod q: the "
                           "program is not LAX");
