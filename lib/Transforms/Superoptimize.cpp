@@ -33,6 +33,8 @@
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Process.h"
@@ -61,16 +63,37 @@ constexpr int64_t kMaxVerifiedElements = int64_t(1) << 28;
 /// keeps the loops over block-graph sizes short.
 constexpr unsigned kMaxBlockOpsOption = 64;
 
+/// What the search made of each subprogram of one run, by its cache key
+/// (getResultCacheKey: the subprogram's ops, shapes and types, and the
+/// options). A model repeats its layers, and each layer's subprograms are
+/// the same search problems as the first layer's, which get the same
+/// answer: searched again, 40 LLaMA-style MLP layers ran out of time after
+/// about 11 of them.
+struct SearchedSubprograms {
+  struct Outcome {
+    /// The μGraph that replaced the subprogram, in `answers`; null where a
+    /// search that ran to its end found nothing faster.
+    func::FuncOp answer;
+    /// Where the subprogram searched was, as file:line:col.
+    std::string where;
+  };
+  explicit SearchedSubprograms(MLIRContext *context)
+      : answers(ModuleOp::create(UnknownLoc::get(context))) {}
+  OwningOpRef<ModuleOp> answers;
+  llvm::StringMap<Outcome> outcomes;
+};
+
 struct SuperoptimizePass
     : public mlsopt::impl::SuperoptimizeBase<SuperoptimizePass> {
   using Base::Base;
   void runOnOperation() override;
 
 private:
-  /// Searches, verifies and splices in one subprogram. Returns false on an
-  /// error already emitted.
+  /// Searches, verifies and splices in one subprogram, or gives it the
+  /// answer of an identical one in `searched`, and records its own there.
+  /// Returns false on an error already emitted.
   bool optimize(Subprogram &sub, const SearchOptions &options,
-                double secondsLeft);
+                double secondsLeft, SearchedSubprograms &searched);
   /// Computes the elementwise ops, transposes and conversions beside the
   /// custom kernels under `root` inside them (elementwiseFusion), then the
   /// kernels' thread graphs, where those fit the target's shared memory.
@@ -301,6 +324,50 @@ static FailureOr<KernelCost> estimateQuietly(func::FuncOp func,
   return estimateFunctionCost(func, options.target, options.cost);
 }
 
+/// The key of `sub`'s search problem (getResultCacheKey); empty where it
+/// cannot be searched.
+static std::string getSubprogramKey(const Subprogram &sub,
+                                    const SearchOptions &options) {
+  FailureOr<SearchProblem> problem =
+      buildSearchProblem(sub.ops, sub.inputs, sub.outputs);
+  return succeeded(problem) ? getResultCacheKey(*problem, options)
+                            : std::string();
+}
+
+/// `loc` as a diagnostic's prefix spells it: file:line:col.
+static std::string describeLocation(Location loc) {
+  if (auto file = loc->findInstanceOf<FileLineColLoc>())
+    return (file.getFilename().strref() + ":" + Twine(file.getLine()) + ":" +
+            Twine(file.getColumn()))
+        .str();
+  std::string text;
+  llvm::raw_string_ostream(text) << loc;
+  return text;
+}
+
+/// "replaced N kernel ops (X us) by K kernels (Y us)", for an answer that
+/// was not searched for now, comparing it with what a search compares
+/// with: the subprogram as given where the reference computes it in f32.
+static std::string describeReplacement(size_t ops, const SearchProblem &problem,
+                                       func::FuncOp reference,
+                                       func::FuncOp answer,
+                                       const SearchOptions &options) {
+  FailureOr<KernelCost> before =
+      problem.inputCost
+          ? FailureOr<KernelCost>(*problem.inputCost)
+          : estimateFunctionCost(reference, options.target, options.cost);
+  FailureOr<KernelCost> after =
+      estimateFunctionCost(answer, options.target, options.cost);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "superoptimize: replaced " << ops << " kernel ops";
+  if (succeeded(before) && succeeded(after))
+    os << " (" << formatFixed(before->totalUs, 2) << " us) by "
+       << after->launches << " kernels (" << formatFixed(after->totalUs, 2)
+       << " us)";
+  return text;
+}
+
 /// How much cheaper the function must be with a searched subprogram kept
 /// as it is, its ops fused into the kernels beside it, than with the
 /// μGraph in its place, for the subprogram to stay.
@@ -394,7 +461,8 @@ void SuperoptimizePass::fuseBesideKernels(Operation *root,
 }
 
 bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
-                                 double secondsLeft) {
+                                 double secondsLeft,
+                                 SearchedSubprograms &searched) {
   MLIRContext *ctx = &getContext();
   Location loc = sub.ops.back()->getLoc();
   FailureOr<SearchProblem> problem =
@@ -450,10 +518,40 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
   // The answer: a function over the subprogram's inputs. What the remark
   // says of it waits for the comparison with fusion (fusionBeatsAnswer).
   func::FuncOp answer;
-  std::string key;
+  std::string key = getResultCacheKey(*problem, options);
   std::string replacedText, figures;
-  if (!cacheDir.empty()) {
-    key = getResultCacheKey(*problem, options);
+  if (auto it = searched.outcomes.find(key); it != searched.outcomes.end()) {
+    SearchedSubprograms::Outcome &first = it->second;
+    if (!first.answer) {
+      ++numRepeats;
+      emitRemark(loc) << "superoptimize: kept the subprogram of "
+                      << sub.ops.size()
+                      << " kernel ops, not searched: it is the subprogram "
+                         "searched at "
+                      << first.where << ", for which nothing faster was found";
+      return true;
+    }
+    // Checked like a cache entry, where the pass checks at all: the key
+    // is a digest, and the check costs one evaluation, not a search.
+    if (first.answer.getFunctionType() == reference->getFunctionType() &&
+        (referenceRun
+             ? referenceRun->check(first.answer) == verify::FieldVerdict::Equal
+             : keepReference)) {
+      ++numRepeats;
+      if (referenceRun)
+        ++numVerified;
+      answer = cast<func::FuncOp>(first.answer->clone());
+      scratch->push_back(answer);
+      llvm::raw_string_ostream remark(replacedText);
+      remark << describeReplacement(sub.ops.size(), *problem, *reference,
+                                    answer, options)
+             << " as the subprogram searched at " << first.where
+             << ", not searched again";
+      if (referenceRun)
+        remark << "; verified at full shapes";
+    }
+  }
+  if (!answer && !cacheDir.empty()) {
     CacheEntry entry;
     switch (lookupResult(cacheDir, key, ctx, entry)) {
     case CacheLookup::Miss:
@@ -470,23 +568,10 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
               verify::FieldVerdict::Equal) {
         ++numCacheHits;
         ++numVerified;
-        // What a fresh search compares with: the subprogram as given where
-        // the reference computes it in f32.
-        FailureOr<KernelCost> before =
-            problem->inputCost ? FailureOr<KernelCost>(*problem->inputCost)
-                               : estimateFunctionCost(
-                                     *reference, options.target, options.cost);
-        FailureOr<KernelCost> after =
-            estimateFunctionCost(entry.function, options.target, options.cost);
-        llvm::raw_string_ostream remark(replacedText);
-        remark << "superoptimize: replaced " << sub.ops.size()
-               << " kernel ops";
-        if (succeeded(before) && succeeded(after))
-          remark << " (" << formatFixed(before->totalUs, 2) << " us) by "
-                 << after->launches << " kernels ("
-                 << formatFixed(after->totalUs, 2) << " us)";
-        remark << " with the result from the cache, verified again at full "
-                  "shapes";
+        replacedText = describeReplacement(sub.ops.size(), *problem, *reference,
+                                           entry.function, options) +
+                       " with the result from the cache, verified again at "
+                       "full shapes";
         entry.function->remove();
         scratch->push_back(entry.function);
         answer = entry.function;
@@ -596,6 +681,12 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
               "keep-reference=true, which leaves the check to "
               "--verify-equivalence, gives the search more)";
     }
+    // Its repeats are not searched again: the search had the time of all
+    // of them (the shares count a repeated subprogram once).
+    if (s.unverifiable || !result.improved)
+      searched.outcomes.try_emplace(
+          key,
+          SearchedSubprograms::Outcome{func::FuncOp(), describeLocation(loc)});
     if (s.unverifiable) {
       emitRemark(loc) << "superoptimize: kept the subprogram of "
                       << sub.ops.size() << " kernel ops ("
@@ -676,13 +767,21 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
         << formatFixed(result.referenceCost.totalUs, 2) << " us) by "
         << result.bestCost.launches << " kernels ("
         << formatFixed(result.bestCost.totalUs, 2) << " us); " << figures;
-    if (!key.empty()) {
+    if (!cacheDir.empty()) {
       std::string error;
       if (failed(storeResult(cacheDir, key, answer, error)))
         emitWarning(loc) << "superoptimize: " << error;
     }
   }
 
+  // Whether fusion beats the answer depends on the ops beside the
+  // subprogram, so a repeat weighs the answer again in its own place.
+  if (!searched.outcomes.count(key)) {
+    auto kept = cast<func::FuncOp>(answer->clone());
+    searched.answers->push_back(kept);
+    searched.outcomes.try_emplace(
+        key, SearchedSubprograms::Outcome{kept, describeLocation(loc)});
+  }
   if (fusionBeatsAnswer(sub, answer, problem->inputValues, options, loc,
                         figures))
     return true;
@@ -832,6 +931,7 @@ void SuperoptimizePass::runOnOperation() {
     return llvm::count_if(func.getBody().getOps(),
                           [](Operation &op) { return isKernelOp(&op); });
   };
+  SearchedSubprograms searched(&getContext());
   for (func::FuncOp func : functions) {
     replaced.clear();
     auto start = std::chrono::steady_clock::now();
@@ -894,12 +994,21 @@ void SuperoptimizePass::runOnOperation() {
     // An op left to fusion is not searched and takes no share: after an
     // attention, it held back a share that the check of the attention's
     // winner then lacked (kept at 8.7 s of 10 s, where 10 s found it).
-    SmallVector<bool> leftToFusion;
+    // A subprogram identical to an earlier one (a repeated layer's) takes
+    // no share either: it gets the earlier one's answer, and the time its
+    // check takes comes out of the shares of those after it.
+    SmallVector<bool> leftToFusion, repeat;
     DenseMap<Operation *, std::pair<Location, OperationName>> leftOps;
+    llvm::StringSet<> keys;
     size_t opsLeft = 0;
     for (const Subprogram &sub : subprograms) {
       leftToFusion.push_back(isLeftToFusion(sub));
-      if (!leftToFusion.back())
+      repeat.push_back(false);
+      if (leftToFusion.back())
+        continue;
+      std::string key = getSubprogramKey(sub, options);
+      repeat.back() = !key.empty() && !keys.insert(key).second;
+      if (!repeat.back())
         opsLeft += sub.ops.size();
     }
     for (auto [index, sub] : llvm::enumerate(subprograms)) {
@@ -922,11 +1031,13 @@ void SuperoptimizePass::runOnOperation() {
       double elapsed = std::chrono::duration<double>(
                            std::chrono::steady_clock::now() - start)
                            .count();
-      // Never below zero: at timeout=0 a remark read "-0.0 s".
-      double share =
-          std::max(0.0, timeout - elapsed) * sub.ops.size() / opsLeft;
-      opsLeft -= sub.ops.size();
-      if (!optimize(sub, options, share))
+      // Never below zero: at timeout=0 a remark read "-0.0 s". A repeat's
+      // share bounds its check, and what it leaves goes to the rest.
+      double share = std::max(0.0, timeout - elapsed) * sub.ops.size() /
+                     (opsLeft + (repeat[index] ? sub.ops.size() : 0));
+      if (!repeat[index])
+        opsLeft -= sub.ops.size();
+      if (!optimize(sub, options, share, searched))
         return signalPassFailure();
     }
     // Elementwise ops and transposes the partition left alone join the

@@ -227,7 +227,11 @@ def Superoptimize : Pass<"superoptimize", "::mlir::ModuleOp"> {
 
     On timeout the best verified program found so far is kept (or the input,
     unchanged); a timeout is never an error. Results are the same for any
-    `threads` when the search finishes in time. With `cache-dir`, results
+    `threads` when the search finishes in time. A subprogram identical to
+    one searched before in the same run (a model's repeated layers: the same
+    ops, shapes and types) is not searched again: it gets that search's
+    answer, checked at full shapes, and its share of the time goes to the
+    rest. With `cache-dir`, results
     are stored by a hash of the subprogram and the options, and entries are
     verified again when they are loaded.
   }];
@@ -284,6 +288,9 @@ def Superoptimize : Pass<"superoptimize", "::mlir::ModuleOp"> {
     Statistic<"numVerified", "verified",
               "Winners verified at full shapes">,
     Statistic<"numCacheHits", "cache-hits", "Subprograms found in the cache">,
+    Statistic<"numRepeats", "repeats",
+              "Subprograms identical to one searched before in the run, "
+              "given its outcome">,
     Statistic<"numRewritten", "subprograms-rewritten",
               "Subprograms replaced by a faster μGraph">,
   ];
