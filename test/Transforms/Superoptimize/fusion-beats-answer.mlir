@@ -17,7 +17,7 @@
 // RUN: mlsopt-opt %t --mlsopt-gpu-pipeline=chip=sm_90 | mlsopt-translate --emit-ptx -o %t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.ptx -o %t.cubin %}
 
-// REMARK: remark: superoptimize: kept the subprogram of 3 kernel ops: with the kernels beside it computing its ops, @rope_k_scores costs 2.03 us (1 launches), with the best μGraph 10.02 us (5 launches);
+// REMARK: remark: superoptimize: kept the subprogram of 3 kernel ops: with the kernels beside it computing its ops, the 17 ops of @rope_k_scores within 16 steps of it cost 2.03 us (1 launches), with the best μGraph 10.02 us (5 launches);
 // REMARK: @rope_k_scores launches 1 kernels (2.03 us), 8 before
 // CHECK-LABEL: func.func @rope_k_scores(
 // CHECK-NOT: kernel.{{[a-z_]+}} %
