@@ -635,6 +635,7 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
                                     answer, options)
              << " as the subprogram searched at " << first.where
              << ", not searched again";
+      figures = "the μGraph of the subprogram searched at " + first.where;
       if (referenceRun)
         remark << "; verified at full shapes";
     }
@@ -660,6 +661,7 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
                                            entry.function, options) +
                        " with the result from the cache, verified again at "
                        "full shapes";
+        figures = "the μGraph from the cache";
         entry.function->remove();
         scratch->push_back(entry.function);
         answer = entry.function;
@@ -1125,6 +1127,16 @@ void SuperoptimizePass::runOnOperation() {
                      (opsLeft + (repeat[index] ? sub.ops.size() : 0));
       if (!repeat[index])
         opsLeft -= sub.ops.size();
+      // Once the function's time is spent, what is left stays as it is:
+      // each search would end at once and its checks would overrun (a
+      // 2000-op chain at timeout=5 took 6.6 s).
+      if (share <= 0) {
+        emitRemark(sub.ops.back()->getLoc())
+            << "superoptimize: kept the subprogram of " << sub.ops.size()
+            << " kernel ops, not searched: @" << func.getName()
+            << "'s timeout of " << formatFixed(timeout, 1) << " s has run out";
+        continue;
+      }
       if (!optimize(sub, options, share, searched))
         return signalPassFailure();
     }

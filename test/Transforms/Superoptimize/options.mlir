@@ -14,7 +14,7 @@
 
 // A timeout of zero is not an error: the program stays as it was.
 // RUN: mlsopt-opt %s --superoptimize=timeout=0 2>&1 | FileCheck %s --check-prefix=ZERO
-// ZERO: remark: superoptimize: kept the subprogram of 2 kernel ops
+// ZERO: remark: superoptimize: kept the subprogram of 2 kernel ops, not searched: @f's timeout of 0.0 s has run out
 // ZERO: kernel.exp
 // ZERO-NEXT: kernel.mul
 // ZERO-NOT: kernel.custom

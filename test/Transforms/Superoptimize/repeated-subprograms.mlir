@@ -89,3 +89,40 @@ func.func @sum_again(%x: tensor<1024x1024xf16>, %y: tensor<1024x1024xf16>) -> te
   %p = kernel.add %x, %y : tensor<1024x1024xf16>, tensor<1024x1024xf16>
   return %p : tensor<1024x1024xf16>
 }
+
+// A repeat whose μGraph the fusion beats in its place says whose μGraph it
+// weighed: an elementwise chain, searched in pieces of five ops.
+// REMARK: remark: superoptimize: kept the subprogram of 5 kernel ops: with the kernels beside it computing its ops, {{.*}}; the μGraph of the subprogram searched at [[FILE]]:{{[0-9]+:[0-9]+$}}
+func.func @chain(%x: tensor<64x256xf32>, %y: tensor<64x256xf32>) -> tensor<64x256xf32> {
+  %v0 = kernel.silu %x : tensor<64x256xf32>
+  %v1 = kernel.mul_scalar %v0, 5.000000e-01 : tensor<64x256xf32>
+  %v2 = kernel.add %v1, %y : tensor<64x256xf32>, tensor<64x256xf32>
+  %v3 = kernel.silu %v2 : tensor<64x256xf32>
+  %v4 = kernel.mul_scalar %v3, 5.000000e-01 : tensor<64x256xf32>
+  %v5 = kernel.add %v4, %y : tensor<64x256xf32>, tensor<64x256xf32>
+  %v6 = kernel.silu %v5 : tensor<64x256xf32>
+  %v7 = kernel.mul_scalar %v6, 5.000000e-01 : tensor<64x256xf32>
+  %v8 = kernel.add %v7, %y : tensor<64x256xf32>, tensor<64x256xf32>
+  %v9 = kernel.silu %v8 : tensor<64x256xf32>
+  %v10 = kernel.mul_scalar %v9, 5.000000e-01 : tensor<64x256xf32>
+  %v11 = kernel.add %v10, %y : tensor<64x256xf32>, tensor<64x256xf32>
+  %v12 = kernel.silu %v11 : tensor<64x256xf32>
+  %v13 = kernel.mul_scalar %v12, 5.000000e-01 : tensor<64x256xf32>
+  %v14 = kernel.add %v13, %y : tensor<64x256xf32>, tensor<64x256xf32>
+  %v15 = kernel.silu %v14 : tensor<64x256xf32>
+  %v16 = kernel.mul_scalar %v15, 5.000000e-01 : tensor<64x256xf32>
+  %v17 = kernel.add %v16, %y : tensor<64x256xf32>, tensor<64x256xf32>
+  %v18 = kernel.silu %v17 : tensor<64x256xf32>
+  %v19 = kernel.mul_scalar %v18, 5.000000e-01 : tensor<64x256xf32>
+  %v20 = kernel.add %v19, %y : tensor<64x256xf32>, tensor<64x256xf32>
+  %v21 = kernel.silu %v20 : tensor<64x256xf32>
+  %v22 = kernel.mul_scalar %v21, 5.000000e-01 : tensor<64x256xf32>
+  %v23 = kernel.add %v22, %y : tensor<64x256xf32>, tensor<64x256xf32>
+  %v24 = kernel.silu %v23 : tensor<64x256xf32>
+  %v25 = kernel.mul_scalar %v24, 5.000000e-01 : tensor<64x256xf32>
+  %v26 = kernel.add %v25, %y : tensor<64x256xf32>, tensor<64x256xf32>
+  %v27 = kernel.silu %v26 : tensor<64x256xf32>
+  %v28 = kernel.mul_scalar %v27, 5.000000e-01 : tensor<64x256xf32>
+  %v29 = kernel.add %v28, %y : tensor<64x256xf32>, tensor<64x256xf32>
+  return %v29 : tensor<64x256xf32>
+}
