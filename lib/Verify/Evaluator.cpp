@@ -298,8 +298,18 @@ uint64_t satMul(uint64_t a, uint64_t b) {
 }
 uint64_t Degree::total() const { return satAdd(num, den); }
 
-/// A fresh variable: the value of exp, sqrt or a random function.
+/// A fresh variable: the value of exp, rsqrt or a random function.
 Degree freshDegree() { return {1, 0}; }
+
+/// A square root: the inverse of the fresh variable that stands for its
+/// reciprocal. The model takes root values as independent uniform field
+/// elements (docs/verification.md, "The false-positive bound"), so their
+/// inverses are as good a choice of variables, and the better one: the
+/// programs normalize by 1/rms, and a variable in each denominator summed
+/// over a matmul's k, which the bound cannot see is shared, multiplied
+/// the degree by k at every layer (two RMSNorm + MLP layers had a bound
+/// past 2^62, which no test count reaches).
+Degree rootDegree() { return {0, 1}; }
 
 Degree addDegree(Degree a, Degree b) {
   if (a.den == 0 && b.den == 0)
@@ -873,7 +883,7 @@ struct FieldEvaluator::Impl {
       }
       Degree result = instr.unary == UnaryKind::neg      ? d
                       : instr.unary == UnaryKind::square ? mulDegree(d, d)
-                      : instr.unary == UnaryKind::rsqrt  ? Degree{0, 1}
+                      : instr.unary == UnaryKind::sqrt   ? rootDegree()
                                                          : freshDegree();
       forward(instr, result,
               isLaxUnary(instr.unary)            ? ExponentImage::FromOperands
@@ -923,9 +933,10 @@ struct FieldEvaluator::Impl {
       forward(instr, in(0));
       return success();
     case OpClass::RmsNorm:
-      // x times the inverse of a fresh variable, in both fields: mod q the
-      // variable is sqrt's random function of the mean square mod p.
-      forward(instr, {in(0).num, satAdd(in(0).den, 1)});
+      // x times a fresh variable, 1/rms (rootDegree), in both fields: mod q
+      // the variable is the inverse of sqrt's random function of the mean
+      // square mod p.
+      forward(instr, mulDegree(in(0), freshDegree()));
       return success();
     case OpClass::TriangleFill:
       // Each element is x's or a constant: no degree above x's.
@@ -1004,10 +1015,10 @@ struct FieldEvaluator::Impl {
         degrees[result] = d;
         break;
       case block::AccumKind::rms:
-        // sqrt of the mean square: a fresh variable, whose residue mod q is
+        // sqrt of the mean square (rootDegree), whose residue mod q is
         // sqrt's random function of the mean mod p.
         hasResidueQ[result] = true;
-        degrees[result] = freshDegree();
+        degrees[result] = rootDegree();
         break;
       case block::AccumKind::rescale: {
         std::optional<int64_t> k = acc.getScaleBy();

@@ -567,6 +567,56 @@ func.func @other_eps(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   EXPECT_EQ(verdict(source, "op", "other_eps"), FieldVerdict::Different);
 }
 
+// The degree bound counts 1/rms as the fresh variable of a normalization,
+// and a square root as its inverse. With the root itself as the variable,
+// each normalized row summed over a matmul's k had k denominators that the
+// bound could not see are one: two RMSNorm + matmul layers over 64 features
+// came to about 8300, and a model of a few layers past 2^62, which no test
+// count brings under the bound. Every spelling of the norm, divided by the
+// root or multiplied by its inverse, has the same small degree.
+TEST_F(EvaluatorTest, NormalizedLayersKeepASmallDegree) {
+  constexpr StringLiteral source = R"mlir(
+func.func @layers(%x: tensor<4x64xf32>, %w: tensor<64x64xf32>, %v: tensor<64x64xf32>) -> tensor<4x64xf32> {
+  %n = kernel.rms_norm %x {epsilon = 1.0e-05 : f64} : tensor<4x64xf32>
+  %h = kernel.matmul %n, %w : tensor<4x64xf32>, tensor<64x64xf32>
+  %m = kernel.rms_norm %h {epsilon = 1.0e-05 : f64} : tensor<4x64xf32>
+  %y = kernel.matmul %m, %v : tensor<4x64xf32>, tensor<64x64xf32>
+  return %y : tensor<4x64xf32>
+}
+func.func @divided(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %s = kernel.square %x : tensor<4x64xf32>
+  %t = kernel.reduce_sum %s dim 1 : tensor<4x64xf32>
+  %e = kernel.mul_scalar %t, 0.015625 : tensor<4x1xf32>
+  %r = kernel.sqrt %e : tensor<4x1xf32>
+  %y = kernel.div %x, %r : tensor<4x64xf32>, tensor<4x1xf32>
+  return %y : tensor<4x64xf32>
+}
+func.func @multiplied(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %s = kernel.square %x : tensor<4x64xf32>
+  %t = kernel.reduce_sum %s dim 1 : tensor<4x64xf32>
+  %e = kernel.mul_scalar %t, 0.015625 : tensor<4x1xf32>
+  %r = kernel.rsqrt %e : tensor<4x1xf32>
+  %y = kernel.mul %x, %r : tensor<4x64xf32>, tensor<4x1xf32>
+  return %y : tensor<4x64xf32>
+}
+)mlir";
+  OwningOpRef<ModuleOp> module = parse(source);
+  ASSERT_TRUE(module);
+  auto degreeOf = [&](StringRef name) -> uint64_t {
+    FailureOr<FieldEvaluator> evaluator =
+        FieldEvaluator::create(lookupFunc(*module, name));
+    EXPECT_TRUE(succeeded(evaluator)) << diagnostics;
+    if (failed(evaluator) || evaluator->getResultDegrees().size() != 1)
+      return 0;
+    return evaluator->getResultDegrees()[0];
+  };
+  // x (1), times 1/rms (2), times w (3), times 1/rms (4), times v (5).
+  EXPECT_EQ(degreeOf("layers"), 5u);
+  // x over the root: x times the variable, as rms_norm.
+  EXPECT_EQ(degreeOf("divided"), 2u);
+  EXPECT_EQ(degreeOf("multiplied"), 2u);
+}
+
 // sqrt, rsqrt, rms_norm, the rms accumulator and the random functions have
 // residues mod q (one random function of the operand mod p per op, sqrt's
 // for every root), so exp of them verifies. Every result below is exp of

@@ -149,7 +149,8 @@ public:
 
   /// A bound on the degree of each result as a rational function of the
   /// inputs (numerator plus denominator degree), where the value of every
-  /// exp, sqrt and non-LAX op counts as a fresh variable; saturates at 2^62.
+  /// exp, rsqrt (a square root is the inverse of one) and non-LAX op counts
+  /// as a fresh variable; saturates at 2^62.
   llvm::ArrayRef<uint64_t> getResultDegrees() const;
 
   /// Whether some result may depend on a max (reduce_max or a max
