@@ -40,6 +40,8 @@ void mlsopt::buildCPUPipeline(OpPassManager &pm) {
   // vector.print of a whole vector and transfers a test harness reads
   // results with become loops of scalar ones.
   pm.addPass(createConvertVectorToSCFPass());
+  // A long program's loop nests compile apart, in linear time.
+  pm.addPass(mlsopt::createOutlineLoopNests());
   pm.addPass(createSCFToControlFlowPass());
   // Upstream's expand-strided-metadata crashes on an expand of one dim
   // into several dynamic ones; those become reinterpret casts first.

@@ -537,6 +537,31 @@ def AccurateMathToLibm : Pass<"mlsopt-accurate-math-to-libm",
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def OutlineLoopNests : Pass<"mlsopt-outline-loop-nests", "::mlir::ModuleOp"> {
+  let summary = "Move each top-level scf.for nest of a long function into a "
+                "noinline function of its own";
+  let description = [{
+    A lowered μGraph is one function whose ops are loop nests one after
+    another. LLVM's scalar evolution walks back through every nest before a
+    loop to find its guards, so compiling such a function grows with the
+    square of its nests: a JIT compile of 40 MLP layers took about a
+    minute. Where the module holds at least `min-nests` `scf.for` ops at
+    the top level of its functions, each becomes a private function
+    (`passthrough = ["noinline"]`, so LLVM keeps it apart) called in its
+    place. What the nest reads from above becomes an argument, except
+    constants, which are cloned into it so that its bounds stay known; its
+    results are the function's. `--mlsopt-cpu-pipeline` runs it before
+    lowering scf, and the finite-field JIT of `--verify-equivalence` does
+    too.
+  }];
+  let options = [
+    Option<"minNests", "min-nests", "unsigned", "256",
+           "Fewest top-level loop nests in the module for outlining; below "
+           "it the calls cost more compile time than the walks save">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def CheckLoweredToLLVM : Pass<"mlsopt-check-lowered-to-llvm",
                               "::mlir::ModuleOp"> {
   let summary = "Fail if an op outside the LLVM dialect is left";

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/Verify/FieldJIT.h"
+#include "mlsopt/Conversion/Passes.h"
 #include "mlsopt/ExecutionEngine/CheckedAllocation.h"
 #include "mlsopt/ExecutionEngine/MemRefDescriptor.h"
 #include "mlsopt/Verify/FieldProgram.h"
@@ -37,6 +38,10 @@ FieldJIT::~FieldJIT() = default;
 static void buildFieldLoweringPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Ops are loop nests one after another in one function: a long program's
+  // compile in linear time apart (16 MLP layers against their μGraph, 270
+  // nests: 9.7 s to check, 8.1 s outlined; 40 layers 64 s, 20.7 s).
+  pm.addPass(mlsopt::createOutlineLoopNests());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
