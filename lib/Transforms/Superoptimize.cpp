@@ -90,10 +90,12 @@ struct SuperoptimizePass
 
 private:
   /// Searches, verifies and splices in one subprogram, or gives it the
-  /// answer of an identical one in `searched`, and records its own there.
-  /// Returns false on an error already emitted.
+  /// answer of an identical one in `searched`, and records its own there
+  /// under `key` (getSubprogramKey). Returns false on an error already
+  /// emitted.
   bool optimize(Subprogram &sub, const SearchOptions &options,
-                double secondsLeft, SearchedSubprograms &searched);
+                double secondsLeft, SearchedSubprograms &searched,
+                StringRef key);
   /// Computes the elementwise ops, transposes and conversions beside the
   /// custom kernels under `root` inside them (elementwiseFusion), then the
   /// kernels' thread graphs, where those fit the target's shared memory.
@@ -550,7 +552,7 @@ void SuperoptimizePass::fuseBesideKernels(Operation *root,
 
 bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
                                  double secondsLeft,
-                                 SearchedSubprograms &searched) {
+                                 SearchedSubprograms &searched, StringRef key) {
   MLIRContext *ctx = &getContext();
   Location loc = sub.ops.back()->getLoc();
   FailureOr<SearchProblem> problem =
@@ -606,7 +608,6 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
   // The answer: a function over the subprogram's inputs. What the remark
   // says of it waits for the comparison with fusion (fusionBeatsAnswer).
   func::FuncOp answer;
-  std::string key = getResultCacheKey(*problem, options);
   std::string replacedText, figures;
   if (auto it = searched.outcomes.find(key); it != searched.outcomes.end()) {
     SearchedSubprograms::Outcome &first = it->second;
@@ -628,8 +629,7 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
       ++numRepeats;
       if (referenceRun)
         ++numVerified;
-      answer = cast<func::FuncOp>(first.answer->clone());
-      scratch->push_back(answer);
+      answer = first.answer;
       llvm::raw_string_ostream remark(replacedText);
       remark << describeReplacement(sub.ops.size(), *problem, *reference,
                                     answer, options)
@@ -867,10 +867,10 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
   // Whether fusion beats the answer depends on the ops beside the
   // subprogram, so a repeat weighs the answer again in its own place.
   if (!searched.outcomes.count(key)) {
-    auto kept = cast<func::FuncOp>(answer->clone());
-    searched.answers->push_back(kept);
+    answer->remove();
+    searched.answers->push_back(answer);
     searched.outcomes.try_emplace(
-        key, SearchedSubprograms::Outcome{kept, describeLocation(loc)});
+        key, SearchedSubprograms::Outcome{answer, describeLocation(loc)});
   }
   if (fusionBeatsAnswer(sub, answer, problem->inputValues, options, loc,
                         figures))
@@ -1087,17 +1087,22 @@ void SuperoptimizePass::runOnOperation() {
     // A subprogram identical to an earlier one (a repeated layer's) takes
     // no share either: it gets the earlier one's answer, and the time its
     // check takes comes out of the shares of those after it.
+    // Each subprogram's key is taken once, here: its inputs may be
+    // replaced before it is searched, by values of the same types, which
+    // the key does not see.
     SmallVector<bool> leftToFusion, repeat;
+    SmallVector<std::string> keys;
     DenseMap<Operation *, std::pair<Location, OperationName>> leftOps;
-    llvm::StringSet<> keys;
+    llvm::StringSet<> seen;
     size_t opsLeft = 0;
     for (const Subprogram &sub : subprograms) {
       leftToFusion.push_back(isLeftToFusion(sub));
       repeat.push_back(false);
+      keys.emplace_back();
       if (leftToFusion.back())
         continue;
-      std::string key = getSubprogramKey(sub, options);
-      repeat.back() = !key.empty() && !keys.insert(key).second;
+      keys.back() = getSubprogramKey(sub, options);
+      repeat.back() = !keys.back().empty() && !seen.insert(keys.back()).second;
       if (!repeat.back())
         opsLeft += sub.ops.size();
     }
@@ -1137,7 +1142,7 @@ void SuperoptimizePass::runOnOperation() {
             << "'s timeout of " << formatFixed(timeout, 1) << " s has run out";
         continue;
       }
-      if (!optimize(sub, options, share, searched))
+      if (!optimize(sub, options, share, searched, keys[index]))
         return signalPassFailure();
     }
     // Elementwise ops and transposes the partition left alone join the
