@@ -166,6 +166,27 @@ FailureOr<Value> mlsopt::emitElementwise(OpBuilder &b, Operation *op,
   if (name == "convert" && args.size() == 1 && op->getNumResults() == 1)
     return buildFloatConversion(
         b, loc, args[0], getElementTypeOrSelf(op->getResult(0).getType()));
+  // kernel.where, block.where and thread.where: a select of two constants
+  // in the result's element type, on a mask element or a vector of them.
+  if (name == "where" && args.size() == 1 && op->getNumResults() == 1) {
+    auto onTrue = op->getAttrOfType<FloatAttr>("on_true");
+    auto onFalse = op->getAttrOfType<FloatAttr>("on_false");
+    if (!onTrue || !onFalse)
+      return failure();
+    Type type = getElementTypeOrSelf(op->getResult(0).getType());
+    if (auto vector = dyn_cast<VectorType>(args[0].getType()))
+      type = vector.clone(type);
+    auto constant = [&](FloatAttr value) -> Value {
+      Type element = getElementTypeOrSelf(type);
+      TypedAttr attr = b.getFloatAttr(element, value.getValueAsDouble());
+      if (auto vector = dyn_cast<VectorType>(type))
+        attr = DenseElementsAttr::get(vector, attr);
+      return arith::ConstantOp::create(b, loc, type, attr);
+    };
+    return arith::SelectOp::create(b, loc, args[0], constant(onTrue),
+                                   constant(onFalse))
+        .getResult();
+  }
   if (auto unary = dyn_cast<thread::UnaryOp>(op))
     return emitUnary(b, loc, unary.getKind(), args[0]);
   if (auto binary = dyn_cast<thread::BinaryOp>(op))

@@ -7,7 +7,8 @@
 // works on the caller's buffers and the calling convention is the plain
 // memref descriptor of CRunnerUtils.h. The memrefs are always f32; for a
 // function on f16 or bf16 tensors the entry point converts elementwise on the
-// way in and out, so callers never handle 16-bit floats.
+// way in and out, so callers never handle 16-bit floats. A boolean mask
+// input is passed as floats too, true where nonzero.
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,12 +83,18 @@ static Value convertElements(OpBuilder &b, Location loc, Value tensor,
   auto generic = linalg::GenericOp::create(
       b, loc, resultType, tensor, init, maps, iterators,
       [&](OpBuilder &nested, Location loc, ValueRange args) {
-        Value converted =
-            narrowing
-                ? arith::TruncFOp::create(nested, loc, elementType, args[0])
-                      .getResult()
-                : arith::ExtFOp::create(nested, loc, elementType, args[0])
-                      .getResult();
+        Value converted;
+        if (elementType.isInteger(1)) {
+          Value zero = arith::ConstantOp::create(
+              nested, loc, nested.getFloatAttr(args[0].getType(), 0.0));
+          converted = arith::CmpFOp::create(
+              nested, loc, arith::CmpFPredicate::UNE, args[0], zero);
+        } else if (narrowing) {
+          converted =
+              arith::TruncFOp::create(nested, loc, elementType, args[0]);
+        } else {
+          converted = arith::ExtFOp::create(nested, loc, elementType, args[0]);
+        }
         linalg::YieldOp::create(nested, loc, converted);
       });
   return generic.getResult(0);
@@ -202,22 +209,24 @@ CPURunner::create(ModuleOp module, ArrayRef<StringRef> functions) {
       return module.emitError("no function @") << name << " to run";
     Signature signature;
     auto collect = [&](TypeRange types,
-                       SmallVectorImpl<SmallVector<int64_t>> &shapes) {
+                       SmallVectorImpl<SmallVector<int64_t>> &shapes,
+                       bool masks) {
       for (Type t : types) {
         auto tensor = dyn_cast<RankedTensorType>(t);
         if (!tensor || !tensor.hasStaticShape() ||
-            !isRunnableElementType(tensor.getElementType()))
+            !(isRunnableElementType(tensor.getElementType()) ||
+              (masks && tensor.getElementType().isInteger(1))))
           return false;
         shapes.emplace_back(tensor.getShape());
       }
       return true;
     };
-    if (!collect(func.getArgumentTypes(), signature.inputs) ||
-        !collect(func.getResultTypes(), signature.results))
+    if (!collect(func.getArgumentTypes(), signature.inputs, true) ||
+        !collect(func.getResultTypes(), signature.results, false))
       return func.emitError("@")
              << name
-             << " cannot run on the host: it must take and return statically "
-                "shaped f16, bf16 or f32 tensors";
+             << " cannot run on the host: it must take statically shaped f16, "
+                "bf16, f32 or i1 tensors and return f16, bf16 or f32 ones";
     runner->signatures[name] = std::move(signature);
     addEntryPoint(*copy, func);
   }

@@ -33,6 +33,32 @@ LogicalResult verifyConversion(mlir::Operation *op, mlir::Type input,
   return success();
 }
 
+LogicalResult verifyWhere(mlir::Operation *op, mlir::Type mask,
+                          mlir::Type result, APFloat onTrue, APFloat onFalse) {
+  auto in = dyn_cast<mlir::RankedTensorType>(mask);
+  auto out = dyn_cast<mlir::RankedTensorType>(result);
+  if (in && out && in.getShape() != out.getShape())
+    return op->emitOpError("maps a mask of shape ")
+           << formatShape(in.getShape()) << " to a result of shape "
+           << formatShape(out.getShape()) << "; the shapes must be equal";
+  auto element = dyn_cast<mlir::FloatType>(mlir::getElementTypeOrSelf(result));
+  if (!element)
+    return success();
+  for (auto [name, value] : {std::pair<StringRef, APFloat>("on_true", onTrue),
+                             {"on_false", onFalse}}) {
+    if (!value.isFinite())
+      continue;
+    bool lost = false;
+    APFloat narrowed = value;
+    narrowed.convert(element.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                     &lost);
+    if (!narrowed.isFinite())
+      return op->emitOpError() << name << " " << value.convertToDouble()
+                               << " is out of the range of " << element;
+  }
+  return success();
+}
+
 static ShapeOrError fail(const Twine &message) {
   ShapeOrError r;
   r.error = message.str();

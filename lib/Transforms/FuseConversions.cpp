@@ -49,7 +49,7 @@ struct FuseConvertIntoLoads : OpRewritePattern<kernel::ConvertOp> {
           return llvm::any_of(arg.getUsers(), [&](Operation *user) {
             auto load = dyn_cast<block::LoadOp>(user);
             return !load ||
-                   load.getTile().getType().getElementType() != rounded;
+                   getElementTypeOrSelf(load.getTile().getType()) != rounded;
           });
         }))
       return rewriter.notifyMatchFailure(

@@ -55,6 +55,9 @@ bool keepsZeros(Operation *op) {
           kernel::NegOp, kernel::Log1pOp, kernel::MulScalarOp, kernel::MulOp,
           kernel::ConvertOp, kernel::TransposeOp>(op))
     return true;
+  // Past its end a mask's tile reads false.
+  if (auto where = dyn_cast<kernel::WhereOp>(op))
+    return where.getOnFalse().isZero();
   if (isa<kernel::AddOp, kernel::SubOp, kernel::MaxOp, kernel::MinOp>(op))
     return op->getOperand(0).getType() == op->getOperand(1).getType();
   return false;
@@ -153,9 +156,11 @@ GridToTensorDims remapTensorDims(GridToTensorDims map, ArrayRef<int64_t> to) {
 /// sums of a split matmul); the store rounds.
 Value createBroadcastTileOp(RewriterBase &rewriter, Operation *op,
                             ValueRange tiles, ArrayRef<int64_t> shape,
-                            block::DimMapAttr imap, IntegerAttr fmap = {}) {
-  auto type = RankedTensorType::get(
-      shape, cast<RankedTensorType>(tiles.front().getType()).getElementType());
+                            block::DimMapAttr imap, IntegerAttr fmap = {},
+                            Type elementType = {}) {
+  if (!elementType)
+    elementType = getElementTypeOrSelf(tiles.front().getType());
+  auto type = RankedTensorType::get(shape, elementType);
   return createTileOp(rewriter, op, tiles, type, imap, fmap);
 }
 
@@ -522,8 +527,11 @@ struct FuseElementwisePrologue : KernelFusionPattern {
     // end. Where that graph is a split pair (X^T X: one output tile, a long
     // k), `combining` is its second kernel, which sums the partials of the
     // first and stays if the fusion is made.
+    // So does one that reads a mask's where (a masked_fill kept as its
+    // kernel op), which then loads the mask itself.
     kernel::CustomOp wrapped, combining;
-    if (!custom && (transpose || concat) && hasDefaultBlockGraph(reader)) {
+    if (!custom && (transpose || concat || isa<kernel::WhereOp>(op)) &&
+        hasDefaultBlockGraph(reader)) {
       trial.setInsertionPoint(reader);
       Operation *copy = trial.clone(*reader);
       ScopedDiagnosticHandler quiet(op->getContext(),
@@ -685,8 +693,12 @@ struct FuseElementwisePrologue : KernelFusionPattern {
           windowOffsets = trial.getDenseI64ArrayAttr(offsets);
           windowSizes = trial.getDenseI64ArrayAttr(sizes);
         }
+        // A mask is loaded as it is stored; block.where maps it to the
+        // load's element type.
         auto tileType = RankedTensorType::get(
-            operandTile, load.getTile().getType().getElementType());
+            operandTile, isa<kernel::WhereOp>(op)
+                             ? getElementTypeOrSelf(operand.getType())
+                             : getElementTypeOrSelf(load.getTile().getType()));
         auto dimMap = block::DimMapAttr::get(rewriter.getContext(), imap);
         Value source = argumentOf(operand);
         // A tile the iteration loads anyway is loaded once (X^T X reads
@@ -712,9 +724,11 @@ struct FuseElementwisePrologue : KernelFusionPattern {
                                                      windowSizes)
                                    .getTile());
       }
-      trial.replaceOp(load, createBroadcastTileOp(trial, op, tiles, tile,
-                                                  load.getImapAttr(),
-                                                  load.getFmapAttr()));
+      trial.replaceOp(load,
+                      createBroadcastTileOp(
+                          trial, op, tiles, tile, load.getImapAttr(),
+                          load.getFmapAttr(),
+                          getElementTypeOrSelf(load.getTile().getType())));
     }
     for (BlockArgument arg : llvm::reverse(resultArgs))
       body.eraseArgument(arg.getArgNumber());

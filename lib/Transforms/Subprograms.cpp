@@ -85,10 +85,13 @@ bool readsInputWithMatmulResult(Operation *op) {
   if (!isa<kernel::AddOp, kernel::SubOp, kernel::MulOp, kernel::DivOp,
            kernel::MaxOp, kernel::MinOp>(op))
     return false;
+  // A boolean mask mapped to its bias (kernel.where) is an input too: the
+  // kernel that reads it loads the mask.
   auto isComputed = [&](Value value) {
     Operation *def = value.getDefiningOp();
     return def && def->getBlock() == op->getBlock() &&
-           isa<kernel::KernelDialect>(def->getDialect());
+           isa<kernel::KernelDialect>(def->getDialect()) &&
+           !isa<kernel::WhereOp>(def);
   };
   Value lhs = op->getOperand(0), rhs = op->getOperand(1);
   if (isComputed(lhs) == isComputed(rhs))

@@ -112,6 +112,16 @@ static HostTensor normalTensor(ArrayRef<int64_t> shape,
   return t;
 }
 
+/// A boolean mask of fair coin flips, as the 0 and 1 floats CPURunner
+/// takes for it.
+static HostTensor maskTensor(ArrayRef<int64_t> shape,
+                             verify::FieldRandom &random) {
+  HostTensor t = HostTensor::zeros(shape);
+  for (float &x : t.data)
+    x = static_cast<float>(random.next() >> 63);
+  return t;
+}
+
 /// Copies of `func` and `reference` in `scratch` whose tensor constants
 /// (weights a front end inlined as `arith.constant`) are arguments, appended
 /// to both in one order: the same constant is the same argument in both,
@@ -471,9 +481,12 @@ struct VerifyEquivalencePass
     }
     verify::FieldRandom random(seed);
     SmallVector<HostTensor> inputs;
-    for (Type t : module->lookupSymbol<func::FuncOp>(name).getArgumentTypes())
-      inputs.push_back(
-          normalTensor(cast<RankedTensorType>(t).getShape(), random));
+    for (Type t : module->lookupSymbol<func::FuncOp>(name).getArgumentTypes()) {
+      auto tensor = cast<RankedTensorType>(t);
+      inputs.push_back(tensor.getElementType().isInteger(1)
+                           ? maskTensor(tensor.getShape(), random)
+                           : normalTensor(tensor.getShape(), random));
+    }
     // The two runs share nothing but the read-only inputs: with threads,
     // the reference runs as a task while this thread runs the other.
     FailureOr<SmallVector<HostTensor>> got = failure(), want = failure();

@@ -359,6 +359,10 @@ enum class OpClass {
   /// the masked tensor (the tile's place by `gridMap` and `loopDim`, as a
   /// load's) is in the triangle `dims`, `diagonal`.
   TriangleFill,
+  /// where: `scalar` (on_true) where the mask is 1 and `otherScalar`
+  /// (on_false) where it is 0, as the affine `f + m (t - f)` of the mask's
+  /// element m, which is a field element like every input's.
+  Where,
   /// A static tensor.extract_slice or a linalg.broadcast: each result
   /// element reads the operand at gatherBase plus the strides.
   Gather,
@@ -432,8 +436,11 @@ struct Instr {
   SmallVector<unsigned, 2> results;
   /// Reduction or concat dim.
   int64_t dim = 0;
-  /// The constant of mul_scalar/add_scalar, the epsilon of rms_norm.
+  /// The constant of mul_scalar/add_scalar, the epsilon of rms_norm,
+  /// where's on_true.
   FieldElement scalar;
+  /// where's on_false.
+  FieldElement otherScalar;
   /// The random function of max_scalar/min_scalar (scalarFunctionId), or
   /// of max/min (binaryFunctionId).
   uint64_t function = 0;
@@ -747,6 +754,19 @@ struct FieldEvaluator::Impl {
           fieldFillConstant(fillValue, constantExtents, constantRoundingType);
       return success();
     }
+    if (isa<kernel::WhereOp, block::WhereOp, thread::WhereOp>(op)) {
+      // The constants as a fill's (fieldFillConstant): -inf, the usual
+      // on_false of a mask, has an image.
+      instr.cls = OpClass::Where;
+      auto constant = [&](StringRef name) {
+        return fieldFillConstant(
+            op.getAttrOfType<FloatAttr>(name).getValueAsDouble(),
+            constantExtents, constantRoundingType);
+      };
+      instr.scalar = constant("on_true");
+      instr.otherScalar = constant("on_false");
+      return success();
+    }
     auto setDim = [&](OpClass cls) {
       return [&instr, cls](auto typed) {
         instr.cls = cls;
@@ -942,6 +962,10 @@ struct FieldEvaluator::Impl {
       // Each element is x's or a constant: no degree above x's.
       forward(instr, in(0));
       return success();
+    case OpClass::Where:
+      // Affine in the mask's element.
+      forward(instr, {std::max(in(0).num, in(0).den), in(0).den});
+      return success();
     case OpClass::Concat: {
       Degree d;
       for (unsigned i = 0; i < instr.operands.size(); ++i)
@@ -1130,6 +1154,7 @@ struct FieldEvaluator::Impl {
       case OpClass::ReduceMax:
       case OpClass::Concat:
       case OpClass::TriangleFill:
+      case OpClass::Where:
       case OpClass::Transpose:
       case OpClass::Gather:
       case OpClass::Reshape:
@@ -1233,6 +1258,9 @@ struct FieldEvaluator::Impl {
       return success();
     case OpClass::TriangleFill:
       runTriangleFill(instr, pos);
+      return success();
+    case OpClass::Where:
+      runWhere(instr);
       return success();
     case OpClass::Transpose:
       runTranspose(instr);
@@ -1740,6 +1768,20 @@ struct FieldEvaluator::Impl {
       y.p[i] = filled ? instr.scalar.p : x.p[i];
       if (y.hasExponents())
         y.q[i] = filled ? instr.scalar.q : x.q[i];
+    }
+  }
+
+  void runWhere(Instr &instr) {
+    const FieldTensor &m = in(instr.operands[0]);
+    FieldTensor &y = out(instr.results[0]);
+    FieldElement t = instr.scalar, f = instr.otherScalar;
+    uint64_t step = PF::sub(t.p, f.p);
+    for (int64_t i = 0, n = y.getNumElements(); i < n; ++i)
+      y.p[i] = PF::add(f.p, PF::mul(m.p[i], step));
+    if (y.hasExponents()) {
+      uint64_t exponentStep = EP::sub(t.q, f.q);
+      for (int64_t i = 0, n = y.getNumElements(); i < n; ++i)
+        y.q[i] = EP::add(f.q, EP::mul(m.q[i], exponentStep));
     }
   }
 

@@ -24,6 +24,7 @@ from .kernel import (
     GlobalConfig,
     KernelGraph,
     bfloat16,
+    bool_,
     convert_dtype_to_torch_type,
     dtype,
     float16,
@@ -58,6 +59,7 @@ KNGraph = KernelGraph
 
 __all__ = [
     "Cost",
+    "bool_",
     "DTensor",
     "KernelGraph",
     "KNGraph",

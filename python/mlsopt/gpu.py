@@ -20,7 +20,8 @@ _PLAN_VERSION = 1
 # CUfunction_attribute's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
 _MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 
-_TORCH_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}
+_TORCH_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32",
+                 "i1": "bool"}
 
 
 def split_ptx(text):

@@ -72,6 +72,11 @@ _DTYPE_NAMES = {
 def _as_dtype(value):
     """Our dtype for `value`: a dtype, its name, a numpy or a torch dtype;
     TypeError for one a graph cannot hold (Mirage's mlsopt.int8, ...)."""
+    if value is bool_:
+        raise TypeError(
+            "mlsopt.bool_ is the type of a mask a graph read by from_mlir "
+            "takes as an input (kernel.where reads it); new_input makes "
+            "float16, bfloat16 or float32 tensors")
     if isinstance(value, dtype):
         if value._core_type is None:
             raise TypeError(
@@ -102,7 +107,12 @@ def _is_numpy_dtype(value):
         return False
 
 
-_CORE_TO_DTYPE = {d._core_type: d for d in _DTYPES}
+# A boolean mask, which a graph read from MLIR may take as an input
+# (`tensor<...xi1>`, read through kernel.where); no op makes one, so
+# new_input does not take it.
+bool_ = dtype("bool", "i1", _core.ElementType.i1, np.bool_)
+
+_CORE_TO_DTYPE = {d._core_type: d for d in _DTYPES + (bool_,)}
 
 # What superoptimize() optimizes for and ptx() lowers for unless told.
 _DEFAULT_TARGET = _core.default_target()
@@ -807,7 +817,9 @@ class KernelGraph:
             outputs = self._run_on_gpu(inputs, target, stream)
         else:
             torch_inputs = any(_is_torch_tensor(x) for x in inputs)
-            arrays = [_host_float32(x, i) for i, x in enumerate(inputs)]
+            arrays = [_host_float32(x, i, mask=declared[i].dtype is bool_
+                                    if i < len(declared) else False)
+                      for i, x in enumerate(inputs)]
             results = self._core.run_on_cpu(arrays)
             outputs = [
                 r.astype(out.dtype._numpy, copy=False)
@@ -1113,12 +1125,22 @@ def _is_cuda_tensor(x):
     return _is_torch_tensor(x) and getattr(x, "is_cuda", False)
 
 
-def _host_float32(x, index=0):
+def _host_float32(x, index=0, mask=False):
     """`x` as a contiguous float32 numpy array: the CPU runner's host type
     (it rounds to the graph's f16/bf16 itself). TypeError, naming input
     `index`, for an array of anything but real numbers (complex, bool,
     strings, objects), which a cast would silently change or misread.
-    Integers are taken: a test's np.arange, say."""
+    Integers are taken: a test's np.arange, say. A `mask` input takes
+    booleans too, as 0 and 1 (the runner reads nonzero as true)."""
+    if mask:
+        if _is_torch_tensor(x):
+            x = x.detach().to("cpu").numpy()
+        array = np.asarray(x)
+        if array.dtype.kind not in "biu":
+            raise TypeError(
+                f"input {index} has dtype {array.dtype}; it is a mask, which "
+                "takes bool (or integer 0 and 1) arrays")
+        return array.astype(np.float32, order="C", copy=False)
     if _is_torch_tensor(x):
         if x.is_complex() or str(x.dtype) == "torch.bool":
             raise TypeError(

@@ -161,6 +161,8 @@ static Type toMLIRType(ElementType type) {
     return BFloat16Type::get(&context);
   case ElementType::F32:
     return Float32Type::get(&context);
+  case ElementType::I1:
+    return IntegerType::get(&context, 1);
   }
   llvm_unreachable("unknown element type");
 }
@@ -341,7 +343,11 @@ std::unique_ptr<Graph> Graph::parse(StringRef text, StringRef function) {
   // The graph's inputs and outputs stand for numpy arrays and torch
   // tensors: a scalar, a dynamic shape or an f64 tensor could be neither
   // shown (`dims`) nor run.
+  // An argument may be a boolean mask (kernel.where reads it).
   auto checkBoundary = [&](Location loc, Type type, StringRef what) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (what == "argument" && tensor && tensor.getElementType().isInteger(1))
+      type = tensor.clone(Float32Type::get(type.getContext()));
     if (failed(verifyTensorOperands(loc, type)))
       diagnostics.fail(
           ("@" + func.getSymName() + " has an unsupported " + what).str());
@@ -583,6 +589,8 @@ ElementType Graph::getElementType(unsigned tensor) {
     return ElementType::BF16;
   if (type.isF32())
     return ElementType::F32;
+  if (type.isInteger(1))
+    return ElementType::I1;
   std::string name;
   llvm::raw_string_ostream(name) << type;
   throw MLIRError("tensor " + std::to_string(tensor) + " has element type " +

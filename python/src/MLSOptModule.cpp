@@ -175,7 +175,8 @@ NB_MODULE(_mlsopt, m) {
   nb::enum_<ElementType>(m, "ElementType")
       .value("f16", ElementType::F16)
       .value("bf16", ElementType::BF16)
-      .value("f32", ElementType::F32);
+      .value("f32", ElementType::F32)
+      .value("i1", ElementType::I1);
 
   m.def("is_unary_op", fromPython(&isUnaryOpName));
   m.def("is_binary_op", fromPython(&isBinaryOpName));

@@ -36,6 +36,14 @@ func.func @bf16_mul(%x: tensor<2x4xbf16>, %y: tensor<2x4xbf16>) -> tensor<2x4xbf
 func.func @integer_signature(%x: tensor<8xi32>) -> tensor<8xi32> {
   return %x : tensor<8xi32>
 }
+func.func @masked(%x: tensor<2x4xf32>, %m: tensor<4xi1>) -> tensor<2x4xf32> {
+  %b = kernel.where %m, 0.0, -1.0e4 : tensor<4xi1> to tensor<4xf32>
+  %y = kernel.add %x, %b : tensor<2x4xf32>, tensor<4xf32>
+  return %y : tensor<2x4xf32>
+}
+func.func @mask_result(%m: tensor<4xi1>) -> tensor<4xi1> {
+  return %m : tensor<4xi1>
+}
 )mlir";
 }
 
@@ -125,6 +133,22 @@ TEST_F(CPURunnerTest, SixteenBitFunctionsComputeInTheirPrecision) {
     EXPECT_EQ((*product)[0].data[i], i < 4 ? 1.0f : 3.0f) << i;
 }
 
+// A boolean mask is passed as floats, true where nonzero (-0.5 included).
+TEST_F(CPURunnerTest, TakesMasksAsNonzeroFloats) {
+  ASSERT_TRUE(module);
+  FailureOr<std::unique_ptr<CPURunner>> runner =
+      CPURunner::create(*module, {"masked"});
+  ASSERT_TRUE(succeeded(runner));
+  HostTensor x = HostTensor::zeros({2, 4}), m = HostTensor::zeros({4});
+  for (int i = 0; i < 8; ++i)
+    x.data[i] = static_cast<float>(i);
+  m.data = {1.0f, 0.0f, -0.5f, 0.0f};
+  auto y = (*runner)->run("masked", {x, m});
+  ASSERT_TRUE(succeeded(y));
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ((*y)[0].data[i], m.data[i % 4] != 0 ? i : i - 1e4f) << i;
+}
+
 TEST_F(CPURunnerTest, RejectsWhatItCannotRun) {
   ASSERT_TRUE(module);
   test::DiagnosticCollector collect = collectDiagnostics();
@@ -132,9 +156,14 @@ TEST_F(CPURunnerTest, RejectsWhatItCannotRun) {
   EXPECT_NE(diagnostics.find("no function @missing to run"), std::string::npos)
       << diagnostics;
   EXPECT_TRUE(failed(CPURunner::create(*module, {"integer_signature"})));
-  EXPECT_NE(diagnostics.find("must take and return statically shaped f16, "
-                             "bf16 or f32 tensors"),
+  EXPECT_NE(diagnostics.find("must take statically shaped f16, bf16, f32 or "
+                             "i1 tensors and return f16, bf16 or f32 ones"),
             std::string::npos)
+      << diagnostics;
+  // A mask is an input only: no kernel op makes one.
+  diagnostics.clear();
+  EXPECT_TRUE(failed(CPURunner::create(*module, {"mask_result"})));
+  EXPECT_NE(diagnostics.find("return f16, bf16 or f32 ones"), std::string::npos)
       << diagnostics;
 
   FailureOr<std::unique_ptr<CPURunner>> runner =

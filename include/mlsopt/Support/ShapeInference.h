@@ -13,6 +13,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/TypeRange.h"
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -85,6 +86,13 @@ using ShapeRule =
 llvm::LogicalResult inferFromOperands(std::optional<mlir::Location> loc,
                                       mlir::TypeRange operands, ShapeRule rule,
                                       llvm::SmallVectorImpl<mlir::Type> &inferred);
+
+/// The rule of `where` at every level: the mask and the result have one
+/// shape, and each constant is finite in the result's element type where
+/// it is finite at all (a -1e9 fill does not become -inf in f16 unseen).
+llvm::LogicalResult verifyWhere(mlir::Operation *op, mlir::Type mask,
+                                mlir::Type result, llvm::APFloat onTrue,
+                                llvm::APFloat onFalse);
 
 /// The verifier of the `convert` ops of every level: `input` and `result`
 /// (tensors of one shape, or scalars) have different element types.

@@ -52,6 +52,13 @@ int64_t BlockGraphToGPU::elementwiseVectorWidth(ArrayRef<int64_t> shape,
   // 16 bytes of the widest element type among the accesses by row; every
   // such buffer's rows must start at multiples of the width (its pitch),
   // and the width must divide the rows.
+  // A mask's i1 elements are bytes in shared memory but packed bits in an
+  // LLVM vector: a chain that reads one runs an element at a time.
+  if (llvm::any_of(operands, [&](Value operand) {
+        return elementTypeOf(buffers.lookup(operand)).getIntOrFloatBitWidth() <
+               8;
+      }))
+    return 1;
   SmallVector<Value> rowBuffers;
   for (Value operand : operands)
     if (!broadcastsAlongRows(shapeOf(operand), shape))

@@ -52,6 +52,10 @@ SmallVector<Value> BlockGraphToGPU::addOffsets(ValueRange indices,
 }
 
 int64_t BlockGraphToGPU::vectorWidth(ArrayRef<int64_t> tile, Type elementType) {
+  // A mask's i1 elements are bytes in memory, but vectors of i1 are packed
+  // bits in LLVM: they move one element at a time.
+  if (elementType.getIntOrFloatBitWidth() < 8)
+    return 1;
   int64_t bytes = elementType.getIntOrFloatBitWidth() / 8;
   int64_t width = kVectorBytes / bytes;
   return tile.back() % width == 0 ? width : 1;

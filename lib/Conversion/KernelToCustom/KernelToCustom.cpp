@@ -699,10 +699,12 @@ FailureOr<kernel::CustomOp> createDefaultKernel(
                                         input.fmap, iterations);
     if (!shape.ok())
       return op->emitOpError("default block graph: ") << shape.error;
+    // A mask (where's operand) is loaded as it is stored.
+    Type inputElementType = getElementTypeOrSelf(input.value.getType());
     tileTypes.push_back(RankedTensorType::get(
         withRaggedTiles(shape.shape, input.imap, raggedTiles, input.fmap,
                         loopTile),
-        loadElementType));
+        inputElementType.isInteger(1) ? inputElementType : loadElementType));
   }
   RankedTensorType resultTile =
       tileType(outputTileShape(resultType.getShape(), grid, omap, raggedTiles));

@@ -49,7 +49,8 @@ using namespace mlsopt;
 #define MLSOPT_SCALAR_OPS(NS)                                                  \
   NS::MulScalarOp, NS::AddScalarOp, NS::MaxScalarOp, NS::MinScalarOp
 #define MLSOPT_ELEMENTWISE_OPS(NS)                                             \
-  MLSOPT_UNARY_OPS(NS), MLSOPT_BINARY_OPS(NS), MLSOPT_SCALAR_OPS(NS)
+  MLSOPT_UNARY_OPS(NS), MLSOPT_BINARY_OPS(NS), MLSOPT_SCALAR_OPS(NS),          \
+      NS::WhereOp
 #define MLSOPT_COMPUTE_OPS(NS)                                                 \
   MLSOPT_ELEMENTWISE_OPS(NS), NS::MatmulOp, NS::ReduceSumOp, NS::ReduceMaxOp,  \
       NS::RmsNormOp, NS::ConcatOp, NS::TransposeOp, NS::TriangleFillOp

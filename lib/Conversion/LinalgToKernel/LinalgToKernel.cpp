@@ -379,12 +379,15 @@ static LogicalResult checkKernelOperands(linalg::LinalgOp op,
         op.isDpsInput(&operand))
       continue;
     auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!tensor || tensor.getElementType() != elementType)
+    // A boolean mask is read as `kernel.where`, if the payload's plan can.
+    bool isMask = tensor && tensor.getElementType().isInteger(1) &&
+                  op.isDpsInput(&operand);
+    if (!tensor || (tensor.getElementType() != elementType && !isMask))
       return rewriter.notifyMatchFailure(
           op, "operands do not all have the result's element type");
     if (!tensor.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "has a dynamic shape");
-    tensorTypes.push_back(tensor);
+    tensorTypes.push_back(isMask ? tensor.clone(elementType) : tensor);
   }
   // Whatever else kernel ops require of a tensor (no zero-sized dim, ...),
   // by the rule their type inference applies. Every tensor the replacement
@@ -497,6 +500,10 @@ struct Step {
   /// The mask of a triangle_fill of args[0] by `scalar`, in the dims of
   /// the step (`build` is null).
   std::optional<TriangleCondition> triangle;
+  /// `where(mask, on_true, on_false)` of the boolean operand `operand`
+  /// (`build` is null): the mask is mapped before it is reshaped or
+  /// transposed, so that only float tensors move between kernel ops.
+  std::optional<std::pair<double, double>> where;
 };
 
 /// How a payload value relates to the tensor of its step. Kernel ops on f16
@@ -551,7 +558,7 @@ public:
 
 private:
   static bool isOperandStep(const Step &step) {
-    return !step.build && !step.triangle;
+    return !step.build && !step.triangle && !step.where;
   }
   bool isLoopShape(ArrayRef<int64_t> shape) const {
     return dropLeadingUnitDims(shape) == dropLeadingUnitDims(loopShape);
@@ -560,6 +567,9 @@ private:
   PlannedValue getTensor(Value value);
   PlannedValue planOp(Operation *payloadOp);
   std::optional<PlannedValue> planSelect(arith::SelectOp select);
+  std::optional<PlannedValue> planMaskSelect(arith::SelectOp select);
+  std::optional<std::pair<BlockArgument, bool>> getMask(Value condition);
+  unsigned addWhere(BlockArgument mask, double onTrue, double onFalse);
   std::optional<PlannedValue> planTriangleFill(arith::SelectOp select);
   std::optional<PlannedValue> planSoftplus(arith::SelectOp select);
   std::optional<PlannedValue> planElu(arith::SelectOp select);
@@ -968,6 +978,95 @@ std::optional<PlannedValue> PayloadPlanner::planSelect(arith::SelectOp select) {
   return std::nullopt;
 }
 
+/// The boolean operand that `condition` reads, and whether it reads its
+/// negation (`arith.xori` with true, as torch-mlir writes `~mask`).
+std::optional<std::pair<BlockArgument, bool>>
+PayloadPlanner::getMask(Value condition) {
+  bool negated = false;
+  while (auto xori = condition.getDefiningOp<arith::XOrIOp>()) {
+    if (xori->getBlock() != op.getBlock())
+      return std::nullopt;
+    if (matchPattern(xori.getRhs(), m_One()))
+      condition = xori.getLhs();
+    else if (matchPattern(xori.getLhs(), m_One()))
+      condition = xori.getRhs();
+    else
+      return std::nullopt;
+    negated = !negated;
+  }
+  auto arg = dyn_cast<BlockArgument>(condition);
+  if (!arg || arg.getOwner() != op.getBlock() || !arg.getType().isInteger(1) ||
+      arg == accumulator ||
+      !isa<RankedTensorType>(op.getMatchingOpOperand(arg)->get().getType()))
+    return std::nullopt;
+  return std::pair(arg, negated);
+}
+
+unsigned PayloadPlanner::addWhere(BlockArgument mask, double onTrue,
+                                  double onFalse) {
+  // The step has the shape the operand would have as a tensor step.
+  Step step;
+  step.shape = steps[getTensor(mask).step].shape;
+  step.operand = op.getMatchingOpOperand(mask)->getOperandNumber();
+  step.where = std::pair(onTrue, onFalse);
+  steps.push_back(std::move(step));
+  return steps.size() - 1;
+}
+
+/// A select on a boolean operand (torch.where(mask, x, y), masked_fill).
+/// With `keep = where(mask, 1, 0)` and `fill = where(mask, 0, c)`, a select
+/// of x or a constant c is `x * keep + fill`: exact for every finite x, as
+/// x * 1 + 0 = x and x * 0 + c = c. Where c is an infinity, x + fill alone
+/// is exact, which is the additive mask attention adds to its scores. A
+/// select of two tensors is `x * keep + y * (1 - keep)`, with `(1 - keep)`
+/// mapped from the mask too.
+std::optional<PlannedValue>
+PayloadPlanner::planMaskSelect(arith::SelectOp select) {
+  std::optional<std::pair<BlockArgument, bool>> mask =
+      getMask(select.getCondition());
+  if (!mask || select.getType() != elementType)
+    return std::nullopt;
+  auto [arg, negated] = *mask;
+  Value onTrue = select.getTrueValue(), onFalse = select.getFalseValue();
+  if (negated)
+    std::swap(onTrue, onFalse);
+  std::optional<APFloat> trueValue = getScalar(onTrue);
+  std::optional<APFloat> falseValue = getScalar(onFalse);
+  if (trueValue && falseValue)
+    return PlannedValue{
+        addWhere(arg, toDouble(*trueValue), toDouble(*falseValue))};
+  // The kept tensor x, taken where the mask is `keptWhen`, and the other side.
+  auto times = [&](unsigned x, bool keptWhen) {
+    unsigned keep =
+        keptWhen ? addWhere(arg, 1.0, 0.0) : addWhere(arg, 0.0, 1.0);
+    return addBinary(buildBinary<kernel::MulOp>, x, keep);
+  };
+  auto side = [&](Value value) -> std::optional<unsigned> {
+    PlannedValue planned = getTensor(value);
+    if (planned.unrounded)
+      return std::nullopt;
+    return planned.step;
+  };
+  if (!trueValue && !falseValue) {
+    std::optional<unsigned> x = side(onTrue), y = side(onFalse);
+    if (!x || !y)
+      return std::nullopt;
+    return PlannedValue{addBinary(buildBinary<kernel::AddOp>, times(*x, true),
+                                  times(*y, false))};
+  }
+  bool keptWhen = !trueValue;
+  std::optional<unsigned> x = side(keptWhen ? onTrue : onFalse);
+  if (!x)
+    return std::nullopt;
+  double c = toDouble(keptWhen ? *falseValue : *trueValue);
+  // A zero fill needs no add: x * 0 is a zero (of x's sign, equal to +0).
+  if (c == 0.0)
+    return PlannedValue{times(*x, keptWhen)};
+  unsigned fill = keptWhen ? addWhere(arg, 0.0, c) : addWhere(arg, c, 0.0);
+  unsigned kept = std::isinf(c) ? *x : times(*x, keptWhen);
+  return PlannedValue{addBinary(buildBinary<kernel::AddOp>, kept, fill)};
+}
+
 /// `x` when `value` is `x * c` or `c * x` for a constant c (then `factor`
 /// is c), or `value` itself (no factor).
 Value PayloadPlanner::matchScaledBy(Value value,
@@ -1200,7 +1299,17 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
     }
     return invalid("is a power with no kernel op");
   }
+  // A boolean mask as a number (torch's `mask.float()`, `mask.to(dtype)`):
+  // 1 or 0, and -1 or 0 for a signed conversion of the one-bit value.
+  if (isa<arith::UIToFPOp, arith::SIToFPOp>(payloadOp) && type == elementType)
+    if (auto mask = getMask(payloadOp->getOperand(0))) {
+      double one = isa<arith::SIToFPOp>(payloadOp) ? -1.0 : 1.0;
+      return {mask->second ? addWhere(mask->first, 0.0, one)
+                           : addWhere(mask->first, one, 0.0)};
+    }
   if (auto select = dyn_cast<arith::SelectOp>(payloadOp)) {
+    if (std::optional<PlannedValue> masked = planMaskSelect(select))
+      return *masked;
     if (std::optional<PlannedValue> bound = planSelect(select))
       return *bound;
     if (std::optional<PlannedValue> softplus = planSoftplus(select))
@@ -1446,6 +1555,18 @@ Value PayloadPlanner::emit(Location loc, unsigned root) {
     }
     SmallVector<Value, 2> args = llvm::map_to_vector(
         step.args, [&](unsigned arg) { return values[arg]; });
+    if (step.where) {
+      OpOperand &operand = op->getOpOperand(step.operand);
+      auto maskType = cast<RankedTensorType>(operand.get().getType());
+      Value mapped = kernel::WhereOp::create(
+          rewriter, loc, maskType.clone(elementType), operand.get(),
+          rewriter.getF64FloatAttr(step.where->first),
+          rewriter.getF64FloatAttr(step.where->second));
+      values[i] = readOperand(rewriter, loc, mapped,
+                              op.getMatchingIndexingMap(&operand), loopOrder,
+                              step.shape);
+      continue;
+    }
     if (step.triangle) {
       values[i] = kernel::TriangleFillOp::create(
           rewriter, loc, args[0],

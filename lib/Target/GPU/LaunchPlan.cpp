@@ -25,7 +25,8 @@ using namespace mlir;
 
 namespace {
 
-/// "f16", "bf16", "f32": the names numpy-like runtimes use (bf16 aside).
+/// "f16", "bf16", "f32": the names numpy-like runtimes use (bf16 aside);
+/// "i1" for a boolean mask, one byte per element (torch.bool, numpy's bool).
 std::string dtypeName(Type type) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -36,7 +37,9 @@ std::string dtypeName(Type type) {
 /// The bytes of a static memref; none when a dim is dynamic or the count
 /// does not fit an int64.
 std::optional<int64_t> memrefBytes(MemRefType type) {
-  std::optional<int64_t> bytes = type.getElementTypeBitWidth() / 8;
+  // An i1 element takes a byte.
+  std::optional<int64_t> bytes =
+      llvm::divideCeil(type.getElementTypeBitWidth(), 8);
   for (int64_t d : type.getShape())
     bytes = d < 0 || !bytes ? std::nullopt : llvm::checkedMul(*bytes, d);
   return bytes;

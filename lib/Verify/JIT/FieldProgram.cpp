@@ -338,6 +338,19 @@ private:
                                              : thread::BinaryKind::add,
                         args[0], element(*c));
     }
+    // f + m (t - f), the evaluator's runWhere.
+    if (name == "where" && args.size() == 1) {
+      auto constant = [&](StringRef attr) {
+        return element(fieldFillConstant(
+            op.getAttrOfType<FloatAttr>(attr).getValueAsDouble(),
+            analysis.getConstantExtents(), analysis.getConstantRoundingType()));
+      };
+      Value onFalse = constant("on_false");
+      Value step =
+          emitBinary(thread::BinaryKind::sub, constant("on_true"), onFalse);
+      return emitBinary(thread::BinaryKind::add, onFalse,
+                        emitBinary(thread::BinaryKind::mul, args[0], step));
+    }
     if (std::optional<thread::UnaryKind> kind =
             thread::symbolizeUnaryKind(name);
         kind && args.size() == 1)

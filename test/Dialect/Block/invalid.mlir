@@ -1571,3 +1571,37 @@ func.func @block_convert_same_type(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
   }
   return %o : tensor<8x64xf32>
 }
+
+// -----
+
+func.func @load_mask_as_floats(%x: tensor<8x64xi1>) -> tensor<8x64xf32> {
+  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xi1>) -> tensor<8x64xf32> {
+  ^bb0(%in0: tensor<8x64xi1>, %out0: tensor<8x64xf32>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x64xf32> {
+      // expected-error @+1 {{'block.load' op loads a tile of 'f32' from an input of 'i1'; a mask loads as i1 tiles, which block.where maps to floats}}
+      %a = block.load %in0 imap <> : tensor<8x64xi1> -> tensor<8x64xf32>
+      block.yield %a : tensor<8x64xf32>
+    }
+    block.store %m, %out0 omap <> : tensor<8x64xf32> into tensor<8x64xf32>
+    block.return
+  }
+  return %o : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @block_where_shape(%x: tensor<8x64xi1>) -> tensor<8x64xf32> {
+  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xi1>) -> tensor<8x64xf32> {
+  ^bb0(%in0: tensor<8x64xi1>, %out0: tensor<8x64xf32>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x64xf32> {
+      %a = block.load %in0 imap <> : tensor<8x64xi1> -> tensor<8x64xi1>
+      // expected-error @+1 {{'block.where' op maps a mask of shape 8x64 to a result of shape 64x8; the shapes must be equal}}
+      %w = block.where %a, 0.0, 1.0 : tensor<8x64xi1> to tensor<64x8xf32>
+      %t = block.transpose %w [1, 0] : tensor<64x8xf32>
+      block.yield %t : tensor<8x64xf32>
+    }
+    block.store %m, %out0 omap <> : tensor<8x64xf32> into tensor<8x64xf32>
+    block.return
+  }
+  return %o : tensor<8x64xf32>
+}

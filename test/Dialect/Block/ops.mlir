@@ -451,3 +451,25 @@ func.func @triangle_fill(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
   }
   return %o : tensor<4x1xf32>
 }
+
+// A mask read by a kernel: its i1 tiles are loaded as stored and mapped to
+// the scores' bias by block.where.
+// CHECK-LABEL: func.func @where
+func.func @where(%s: tensor<8x64xf32>, %m: tensor<1x64xi1>) -> tensor<8x64xf32> {
+  // CHECK: kernel.custom(%{{.*}}, %{{.*}}) {{.*}} : (tensor<8x64xf32>, tensor<1x64xi1>) -> tensor<8x64xf32>
+  %o = kernel.custom (%s, %m) grid <8, 1, 1> block <128, 1, 1> : (tensor<8x64xf32>, tensor<1x64xi1>) -> tensor<8x64xf32> {
+  ^bb0(%in0: tensor<8x64xf32>, %in1: tensor<1x64xi1>, %out0: tensor<8x64xf32>):
+    %l = block.for_loop 1 iterations accumulate (sum) : tensor<1x64xf32> {
+      %a = block.load %in0 imap <x = 0> : tensor<8x64xf32> -> tensor<1x64xf32>
+      // CHECK: block.load %in1 imap <> : tensor<1x64xi1> -> tensor<1x64xi1>
+      %b = block.load %in1 imap <> : tensor<1x64xi1> -> tensor<1x64xi1>
+      // CHECK: block.where %{{.*}}, 0.000000e+00, 0xFFF0000000000000 : tensor<1x64xi1> to tensor<1x64xf32>
+      %w = block.where %b, 0.0, 0xFFF0000000000000 : tensor<1x64xi1> to tensor<1x64xf32>
+      %r = block.add %a, %w : tensor<1x64xf32>, tensor<1x64xf32>
+      block.yield %r : tensor<1x64xf32>
+    }
+    block.store %l, %out0 omap <x = 0> : tensor<1x64xf32> into tensor<8x64xf32>
+    block.return
+  }
+  return %o : tensor<8x64xf32>
+}

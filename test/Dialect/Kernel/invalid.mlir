@@ -546,3 +546,27 @@ func.func @triangle_fill_same_dim(%s: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %0 = kernel.triangle_fill %s dims [1, 1] diagonal 1 value 0.0 : tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 }
+
+// -----
+
+func.func @where_shape(%m: tensor<8x64xi1>) -> tensor<8x32xf32> {
+  // expected-error @+1 {{'kernel.where' op maps a mask of shape 8x64 to a result of shape 8x32; the shapes must be equal}}
+  %0 = kernel.where %m, 0.0, 1.0 : tensor<8x64xi1> to tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}
+
+// -----
+
+func.func @where_out_of_range(%m: tensor<8x64xi1>) -> tensor<8x64xf16> {
+  // expected-error @+1 {{'kernel.where' op on_false -1.000000e+09 is out of the range of 'f16'}}
+  %0 = kernel.where %m, 0.0, -1.0e9 : tensor<8x64xi1> to tensor<8x64xf16>
+  return %0 : tensor<8x64xf16>
+}
+
+// -----
+
+func.func @where_float_mask(%m: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  // expected-error @+1 {{'kernel.where' op operand #0 must be statically shaped tensor of 1-bit signless integer values}}
+  %0 = kernel.where %m, 0.0, 1.0 : tensor<8x64xf32> to tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}

@@ -362,3 +362,14 @@ func.func @triangle_fill(%s: tensor<4x128x128xf32>, %h: tensor<8x16xf16>)
   %1 = kernel.triangle_fill %h dims [1, 0] diagonal -3 value -65504.0 : tensor<8x16xf16>
   return %0, %1 : tensor<4x128x128xf32>, tensor<8x16xf16>
 }
+
+// CHECK-LABEL: func.func @where
+func.func @where(%m: tensor<2x1x1x128xi1>, %n: tensor<8x64xi1>)
+    -> (tensor<2x1x1x128xf32>, tensor<8x64xf16>) {
+  // A padding mask's additive bias: 0 where a key is kept, -inf elsewhere.
+  // CHECK: kernel.where %{{.*}}, 0.000000e+00, 0xFFF0000000000000 : tensor<2x1x1x128xi1> to tensor<2x1x1x128xf32>
+  %0 = kernel.where %m, 0.0, 0xFFF0000000000000 : tensor<2x1x1x128xi1> to tensor<2x1x1x128xf32>
+  // CHECK: kernel.where %{{.*}}, 1.000000e+00, -6.550400e+04 : tensor<8x64xi1> to tensor<8x64xf16>
+  %1 = kernel.where %n, 1.0, -65504.0 : tensor<8x64xi1> to tensor<8x64xf16>
+  return %0, %1 : tensor<2x1x1x128xf32>, tensor<8x64xf16>
+}

@@ -604,3 +604,24 @@ func.func @thread_convert_same_type(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
   }
   return %o : tensor<8x64xf16>
 }
+
+// -----
+
+func.func @thread_where_of_float(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
+  %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf16>) -> tensor<8x64xf16> {
+  ^bb0(%in0: tensor<8x64xf16>, %out0: tensor<8x64xf16>):
+    %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x64xf16> {
+      %t = block.load %in0 imap <> : tensor<8x64xf16> -> tensor<8x64xf16>
+      block.yield %t : tensor<8x64xf16>
+    }
+    %y = thread.graph (%m) : (tensor<8x64xf16>) -> tensor<8x64xf16> {
+    ^bb0(%a: f16):
+      // expected-error @+1 {{'thread.where' op operand #0 must be 1-bit signless integer, but got 'f16'}}
+      %c = "thread.where"(%a) <{on_true = 0.0 : f64, on_false = 1.0 : f64}> : (f16) -> f16
+      thread.yield %c : f16
+    }
+    block.store %y, %out0 omap <> : tensor<8x64xf16> into tensor<8x64xf16>
+    block.return
+  }
+  return %o : tensor<8x64xf16>
+}

@@ -205,3 +205,29 @@ func.func @mixed_results(%x: tensor<8x64xf16>, %s: tensor<1x1xf32>)
   }
   return %o#0, %o#1 : tensor<8x64xf16>, tensor<8x64xf32>
 }
+
+// A mask element in a chain: the scores' bias, added in registers.
+// CHECK-LABEL: func.func @where
+func.func @where(%s: tensor<8x64xf32>, %m: tensor<8x64xi1>) -> tensor<8x64xf32> {
+  %o = kernel.custom (%s, %m) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf32>, tensor<8x64xi1>) -> tensor<8x64xf32> {
+  ^bb0(%in0: tensor<8x64xf32>, %in1: tensor<8x64xi1>, %out0: tensor<8x64xf32>):
+    %l = block.for_loop 1 iterations accumulate (sum) : tensor<8x64xf32> {
+      %a = block.load %in0 imap <> : tensor<8x64xf32> -> tensor<8x64xf32>
+      %b = block.load %in1 imap <> : tensor<8x64xi1> -> tensor<8x64xi1>
+      // CHECK: thread.graph(%{{.*}}, %{{.*}}) : (tensor<8x64xf32>, tensor<8x64xi1>) -> tensor<8x64xf32> {
+      // CHECK-NEXT: ^bb0(%{{.*}}: f32, %{{.*}}: i1):
+      %y = thread.graph (%a, %b) : (tensor<8x64xf32>, tensor<8x64xi1>) -> tensor<8x64xf32> {
+      ^bb0(%x: f32, %k: i1):
+        // CHECK-NEXT: %[[W:.*]] = thread.where %{{.*}}, 0.000000e+00, 0xFFF0000000000000 : i1 to f32
+        %w = thread.where %k, 0.0, 0xFFF0000000000000 : i1 to f32
+        // CHECK-NEXT: thread.binary add %{{.*}}, %[[W]] : f32
+        %r = thread.binary add %x, %w : f32
+        thread.yield %r : f32
+      }
+      block.yield %y : tensor<8x64xf32>
+    }
+    block.store %l, %out0 omap <> : tensor<8x64xf32> into tensor<8x64xf32>
+    block.return
+  }
+  return %o : tensor<8x64xf32>
+}

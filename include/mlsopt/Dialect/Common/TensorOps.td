@@ -68,6 +68,14 @@ defvar MLSOpt_ScalarOpList = [
 
 def MLSOpt_Tensor : StaticShapeTensorOf<[F16, BF16, F32]>;
 
+// A boolean mask (torch's `bool` tensors: one byte per element in memory).
+// Ops compute with floats only; a mask enters through `where`, which maps
+// it to two constants, so kernels may read masks but never produce them.
+def MLSOpt_Mask : StaticShapeTensorOf<[I1]>;
+
+// What kernels and tiles read: a tensor of floats or a mask.
+def MLSOpt_Readable : AnyTypeOf<[MLSOpt_Tensor, MLSOpt_Mask]>;
+
 // Each result element is computed from the operand elements at its index (a
 // broadcast operand's at the broadcast index) and from nothing else, so a
 // result may be written over an operand of its type that dies at the op
@@ -352,6 +360,39 @@ class MLSOpt_TriangleFillOp<Dialect dialect, string where, dag placement,
                        "$value " # placementFormat # " attr-dict `:` "
                        "type($input)";
   let hasVerifier = 1;
+}
+
+// torch.where(mask, a, b) of two constants: how a boolean mask enters the
+// float computation. `use` says what it is for at this level and `example`
+// is a typical shape.
+class MLSOpt_WhereOp<Dialect dialect, string where, string use,
+                     string example>
+    : Op<dialect, "where", [Pure, MLSOpt_ElementwiseByIndex]> {
+  let summary = "Maps each element of a boolean " # where #
+                " to one of two constants";
+  let description = [{
+    Element `i` of the result is `on_true` where `mask[i]` is true and
+    `on_false` where it is false, in the result's element type. A front end
+    writes it as a select on a mask: `torch.where(m, x, -inf)` imports as
+    `x + where(m, 0, -inf)`, exact for every finite x, so the mask becomes
+    the additive bias that attention already adds to its scores.}] # use # [{
+
+    ```mlir
+    %b = }] # dialect.name # [{.where %m, 0.000000e+00, 0xFFF0000000000000 : }] # example # [{
+    ```
+  }];
+  let arguments = (ins MLSOpt_Mask:$mask, F64Attr:$on_true, F64Attr:$on_false);
+  let results = (outs MLSOpt_Tensor:$result);
+  let assemblyFormat = "$mask `,` $on_true `,` $on_false attr-dict `:` "
+                       "type($mask) `to` type($result)";
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      return ::mlsopt::verifyWhere(getOperation(), getMask().getType(),
+                                   getResult().getType(), getOnTrue(),
+                                   getOnFalse());
+    }
+  }];
 }
 
 // Instantiates every computation shared by the kernel and block levels in

@@ -194,6 +194,13 @@ LogicalResult LoadOp::verify() {
   // (a mixed-precision program's cast, fused into the kernel).
   auto source = cast<RankedTensorType>(getSource().getType());
   auto tile = cast<RankedTensorType>(getTile().getType());
+  // A mask converts to floats only through block.where, which says how.
+  if (source.getElementType().isInteger(1) !=
+      tile.getElementType().isInteger(1))
+    return emitOpError("loads a tile of ")
+           << tile.getElementType() << " from an input of "
+           << source.getElementType()
+           << "; a mask loads as i1 tiles, which block.where maps to floats";
   if (getOffsets()) {
     ArrayRef<int64_t> offsets = *getOffsets(), sizes = *getSizes();
     if (offsets.size() != static_cast<size_t>(source.getRank()) ||

@@ -249,8 +249,9 @@ struct BufferLayout {
 BufferLayout layoutOf(Value tile, bool padRows,
                       std::optional<unsigned> elementBits = {}) {
   auto type = cast<RankedTensorType>(tile.getType());
-  unsigned bits =
-      elementBits.value_or(type.getElementType().getIntOrFloatBitWidth());
+  // A mask's tile holds one byte per element, as its tensor does.
+  unsigned bits = elementBits.value_or(
+      std::max(8u, type.getElementType().getIntOrFloatBitWidth()));
   SmallVector<int64_t> rows = llvm::to_vector(type.getShape());
   if (padRows && !rows.empty())
     rows.back() = getComputedTileRowPitch(type.getShape(), bits);

@@ -138,7 +138,7 @@ bool mlsopt::hasThreadForm(Operation *op) {
       op->getNumResults() != 1)
     return false;
   StringRef name = op->getName().stripDialect();
-  return isa<block::ConvertOp>(op) || isScalarOpName(name) ||
+  return isa<block::ConvertOp, block::WhereOp>(op) || isScalarOpName(name) ||
          thread::symbolizeUnaryKind(name) || thread::symbolizeBinaryKind(name);
 }
 

@@ -57,6 +57,10 @@ static Value createThreadOp(OpBuilder &b, Operation *op, ValueRange args) {
   if (auto convert = dyn_cast<block::ConvertOp>(op))
     return ConvertOp::create(
         b, loc, getElementTypeOrSelf(convert.getResult().getType()), args[0]);
+  if (auto where = dyn_cast<block::WhereOp>(op))
+    return WhereOp::create(
+        b, loc, getElementTypeOrSelf(where.getResult().getType()), args[0],
+        where.getOnTrueAttr(), where.getOnFalseAttr());
   StringRef name = op->getName().stripDialect();
   // The thread op of a scalar op has its mnemonic and its `scalar`.
   if (isScalarOpName(name)) {

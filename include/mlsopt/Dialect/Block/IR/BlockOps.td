@@ -112,11 +112,11 @@ def Block_LoadOp : Block_Op<"load", [
         : tensor<8x5632xf16> -> tensor<8x64xf16>
     ```
   }];
-  let arguments = (ins MLSOpt_Tensor:$source, Block_DimMapAttr:$imap,
+  let arguments = (ins MLSOpt_Readable:$source, Block_DimMapAttr:$imap,
                        OptionalAttr<I64Attr>:$fmap,
                        OptionalAttr<DenseI64ArrayAttr>:$offsets,
                        OptionalAttr<DenseI64ArrayAttr>:$sizes);
-  let results = (outs MLSOpt_Tensor:$tile);
+  let results = (outs MLSOpt_Readable:$tile);
   let assemblyFormat = [{
     $source (`window` $offsets^ $sizes)? `imap` $imap (`fmap` $fmap^)?
     attr-dict `:` type($source) `->` type($tile)
@@ -217,5 +217,11 @@ def Block_ConvertOp : MLSOpt_ConvertOp<Block_Dialect, "a tile", [{
     row before its projection). The thread level fuses it into the chain
     that computes the tile (`thread.convert`).
   }], "tensor<64x128xf32> to tensor<64x128xf16>">;
+
+def Block_WhereOp : MLSOpt_WhereOp<Block_Dialect, "tile", [{
+    A kernel that reads a mask loads its tiles (one byte per element) and
+    maps them here; the thread level fuses it into the chain that reads
+    the tile (`thread.where`).
+  }], "tensor<64x128xi1> to tensor<64x128xf32>">;
 
 #endif // MLSOPT_DIALECT_BLOCK_IR_BLOCKOPS_TD

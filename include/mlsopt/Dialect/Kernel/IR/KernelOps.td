@@ -25,6 +25,12 @@ def Kernel_ConvertOp : MLSOpt_ConvertOp<Kernel_Dialect, "a tensor", [{
     lowering launches one that no kernel absorbs as a copy kernel.
   }], "tensor<8x64xf16> to tensor<8x64xf32>">;
 
+def Kernel_WhereOp : MLSOpt_WhereOp<Kernel_Dialect, "tensor", [{
+    The search takes its result as an input like any other: the kernel that
+    reads it loads the mask's tiles and maps them there
+    (`--fuse-kernel-elementwise`), so the float tensor is never written.
+  }], "tensor<2x1x1x128xi1> to tensor<2x1x1x128xf32>">;
+
 //===----------------------------------------------------------------------===//
 // Custom kernels
 //===----------------------------------------------------------------------===//
@@ -50,7 +56,7 @@ def Kernel_CustomOp : Kernel_Op<"custom", [IsolatedFromAbove,
     }
     ```
   }];
-  let arguments = (ins Variadic<MLSOpt_Tensor>:$inputs,
+  let arguments = (ins Variadic<MLSOpt_Readable>:$inputs,
                        Kernel_Dim3Attr:$grid, Kernel_Dim3Attr:$block);
   let results = (outs Variadic<MLSOpt_Tensor>:$outputs);
   let regions = (region SizedRegion<1>:$body);

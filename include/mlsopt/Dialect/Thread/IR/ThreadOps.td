@@ -55,7 +55,7 @@ def Thread_GraphOp : Thread_Op<"graph", [IsolatedFromAbove, Pure,
     }
     ```
   }];
-  let arguments = (ins Variadic<MLSOpt_Tensor>:$inputs);
+  let arguments = (ins Variadic<MLSOpt_Readable>:$inputs);
   let results = (outs Variadic<MLSOpt_Tensor>:$outputs);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
@@ -113,6 +113,23 @@ def Thread_#op[1]#Op : Thread_Op<op[0], [Pure, SameOperandsAndResultType,
   let arguments = (ins Thread_Scalar:$input, F64Attr:$scalar);
   let results = (outs Thread_Scalar:$result);
   let assemblyFormat = "$input `,` $scalar attr-dict `:` type($result)";
+}
+
+def Thread_WhereOp : Thread_Op<"where", [Pure, HasParent<"GraphOp">]> {
+  let summary = "One of two constants, chosen by one mask element";
+  let description = [{
+    `on_true` where the element is true, `on_false` where it is false: the
+    `block.where` of a chain fused in registers, so that a mask tile is
+    read as bytes and never stored as floats.
+
+    ```mlir
+    %b = thread.where %m, 0.000000e+00, 0xFFF0000000000000 : i1 to f32
+    ```
+  }];
+  let arguments = (ins I1:$mask, F64Attr:$on_true, F64Attr:$on_false);
+  let results = (outs Thread_Scalar:$result);
+  let assemblyFormat = "$mask `,` $on_true `,` $on_false attr-dict `:` "
+                       "type($mask) `to` type($result)";
 }
 
 def Thread_ConvertOp : Thread_Op<"convert", [Pure, HasParent<"GraphOp">]> {

@@ -1,0 +1,188 @@
+// REQUIRES: mlir-runner
+// Selects on boolean masks (torch.where, masked_fill, a mask as a number),
+// as torch-mlir writes them in linalg, compute the same numbers before and
+// after --convert-linalg-to-kernel, which reads each mask through
+// kernel.where: both runs must print what the CHECK lines say.
+// RUN: mlsopt-opt %s %lower_to_llvm \
+// RUN: | %mlir_runner -e main -entry-point-result=void \
+// RUN:     -shared-libs=%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_runner_utils.so \
+// RUN: | FileCheck %s
+// RUN: mlsopt-opt %s --convert-linalg-to-kernel --mlsopt-cpu-pipeline \
+// RUN: | %mlir_runner -e main -entry-point-result=void \
+// RUN:     -shared-libs=%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_runner_utils.so \
+// RUN: | FileCheck %s
+// The second run tests the conversion only if the programs were converted.
+// RUN: mlsopt-opt %s --convert-linalg-to-kernel | FileCheck %s --check-prefix=KERNEL
+
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (j)>
+
+// torch.where(m, x, -inf): the additive bias of attention, x + where(m, 0, -inf).
+// KERNEL-LABEL: func.func @fill_neg_inf
+// KERNEL-NOT: linalg.
+// KERNEL: %[[B:.*]] = kernel.where %arg1, 0.000000e+00, 0xFFF0000000000000 : tensor<4xi1> to tensor<4xf32>
+// KERNEL-NEXT: kernel.add %arg0, %[[B]] : tensor<2x4xf32>, tensor<4xf32>
+// KERNEL-NEXT: return
+func.func @fill_neg_inf(%x: tensor<2x4xf32>, %m: tensor<4xi1>) -> tensor<2x4xf32> {
+  %e = tensor.empty() : tensor<2x4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %m : tensor<2x4xf32>, tensor<4xi1>) outs(%e : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b: i1, %o: f32):
+    %c = arith.constant 0xFF800000 : f32
+    %y = arith.select %b, %a, %c : f32
+    linalg.yield %y : f32
+  } -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
+
+// x.masked_fill(m, -1e4): a finite fill, x * where(m, 0, 1) + where(m, -1e4, 0).
+// KERNEL-LABEL: func.func @masked_fill
+// KERNEL-NOT: linalg.
+// KERNEL-DAG: %[[F:.*]] = kernel.where %arg1, -1.000000e+04, 0.000000e+00
+// KERNEL-DAG: %[[K:.*]] = kernel.where %arg1, 0.000000e+00, 1.000000e+00
+// KERNEL: %[[P:.*]] = kernel.mul %arg0, %[[K]]
+// KERNEL-NEXT: kernel.add %[[P]], %[[F]]
+// KERNEL-NEXT: return
+func.func @masked_fill(%x: tensor<2x4xf32>, %m: tensor<2x4xi1>) -> tensor<2x4xf32> {
+  %e = tensor.empty() : tensor<2x4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %m : tensor<2x4xf32>, tensor<2x4xi1>) outs(%e : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b: i1, %o: f32):
+    %c = arith.constant -1.0e+04 : f32
+    %y = arith.select %b, %c, %a : f32
+    linalg.yield %y : f32
+  } -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
+
+// torch.where(~m, x, 0): the negation swaps the sides, and a zero fill is
+// the product alone.
+// KERNEL-LABEL: func.func @not_mask
+// KERNEL-NOT: linalg.
+// KERNEL: %[[K:.*]] = kernel.where %arg1, 0.000000e+00, 1.000000e+00
+// KERNEL-NEXT: kernel.mul %arg0, %[[K]]
+// KERNEL-NEXT: return
+func.func @not_mask(%x: tensor<2x4xf32>, %m: tensor<2x4xi1>) -> tensor<2x4xf32> {
+  %e = tensor.empty() : tensor<2x4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %m : tensor<2x4xf32>, tensor<2x4xi1>) outs(%e : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b: i1, %o: f32):
+    %true = arith.constant true
+    %n = arith.xori %b, %true : i1
+    %c = arith.constant 0.0 : f32
+    %y = arith.select %n, %a, %c : f32
+    linalg.yield %y : f32
+  } -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
+
+// torch.where(m, x, y) of two tensors.
+// KERNEL-LABEL: func.func @two_tensors
+// KERNEL-NOT: linalg.
+// KERNEL-COUNT-2: kernel.where
+// KERNEL: kernel.add
+// KERNEL-NEXT: return
+func.func @two_tensors(%x: tensor<2x4xf32>, %y: tensor<2x4xf32>, %m: tensor<2x4xi1>) -> tensor<2x4xf32> {
+  %e = tensor.empty() : tensor<2x4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %y, %m : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xi1>) outs(%e : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %a2: f32, %b: i1, %o: f32):
+    %s = arith.select %b, %a, %a2 : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
+
+// x * m.float() + m.to(int1 as signed): 1 and -1 where true, 0 where false.
+// KERNEL-LABEL: func.func @as_numbers
+// KERNEL-NOT: linalg.
+// KERNEL-DAG: kernel.where %arg1, 1.000000e+00, 0.000000e+00
+// KERNEL-DAG: kernel.where %arg1, -1.000000e+00, 0.000000e+00
+// KERNEL: return
+func.func @as_numbers(%x: tensor<2x4xf32>, %m: tensor<4xi1>) -> tensor<2x4xf32> {
+  %e = tensor.empty() : tensor<2x4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %m : tensor<2x4xf32>, tensor<4xi1>) outs(%e : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b: i1, %o: f32):
+    %u = arith.uitofp %b : i1 to f32
+    %s = arith.sitofp %b : i1 to f32
+    %p = arith.mulf %a, %u : f32
+    %y = arith.addf %p, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
+
+// A select of two constants is where itself.
+// KERNEL-LABEL: func.func @constants
+// KERNEL-NOT: linalg.
+// KERNEL: kernel.where %arg0, 1.500000e+00, -2.000000e+00 : tensor<2x4xi1> to tensor<2x4xf32>
+// KERNEL-NEXT: return
+func.func @constants(%m: tensor<2x4xi1>) -> tensor<2x4xf32> {
+  %e = tensor.empty() : tensor<2x4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<2x4xi1>) outs(%e : tensor<2x4xf32>) {
+  ^bb0(%b: i1, %o: f32):
+    %t = arith.constant 1.5 : f32
+    %f = arith.constant -2.0 : f32
+    %y = arith.select %b, %t, %f : f32
+    linalg.yield %y : f32
+  } -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
+
+// Two masks combined (m1 & m2) are not read: the op stays linalg.
+// KERNEL-LABEL: func.func @two_masks
+// KERNEL: linalg.generic
+func.func @two_masks(%x: tensor<2x4xf32>, %m: tensor<2x4xi1>, %n: tensor<2x4xi1>) -> tensor<2x4xf32> {
+  %e = tensor.empty() : tensor<2x4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %m, %n : tensor<2x4xf32>, tensor<2x4xi1>, tensor<2x4xi1>) outs(%e : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b: i1, %b2: i1, %o: f32):
+    %both = arith.andi %b, %b2 : i1
+    %c = arith.constant 0.0 : f32
+    %y = arith.select %both, %a, %c : f32
+    linalg.yield %y : f32
+  } -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
+
+func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}
+
+func.func @print(%t: tensor<2x4xf32>) {
+  %m = bufferization.to_buffer %t : tensor<2x4xf32> to memref<2x4xf32>
+  %u = memref.cast %m : memref<2x4xf32> to memref<*xf32>
+  call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+  return
+}
+
+func.func @main() {
+  %x = arith.constant dense<[[1.0, -2.0, 3.0, -4.0], [5.0, -6.0, 7.0, -8.0]]> : tensor<2x4xf32>
+  %y = arith.constant dense<[[10.0, 20.0, 30.0, 40.0], [50.0, 60.0, 70.0, 80.0]]> : tensor<2x4xf32>
+  %m4 = arith.constant dense<[true, false, true, false]> : tensor<4xi1>
+  %m24 = arith.constant dense<[[true, false, false, true], [false, true, true, false]]> : tensor<2x4xi1>
+  %n24 = arith.constant dense<[[true, true, false, false], [true, true, false, false]]> : tensor<2x4xi1>
+
+  // CHECK: [1, -inf, 3, -inf]
+  // CHECK-NEXT: [5, -inf, 7, -inf]
+  %r0 = call @fill_neg_inf(%x, %m4) : (tensor<2x4xf32>, tensor<4xi1>) -> tensor<2x4xf32>
+  call @print(%r0) : (tensor<2x4xf32>) -> ()
+  // CHECK: [-10000, -2, 3, -10000]
+  // CHECK-NEXT: [5, -10000, -10000, -8]
+  %r1 = call @masked_fill(%x, %m24) : (tensor<2x4xf32>, tensor<2x4xi1>) -> tensor<2x4xf32>
+  call @print(%r1) : (tensor<2x4xf32>) -> ()
+  // CHECK: [0, -2, 3, {{-?}}0]
+  // CHECK-NEXT: [5, {{-?}}0, {{-?}}0, -8]
+  %r2 = call @not_mask(%x, %m24) : (tensor<2x4xf32>, tensor<2x4xi1>) -> tensor<2x4xf32>
+  call @print(%r2) : (tensor<2x4xf32>) -> ()
+  // CHECK: [1, 20, 30, -4]
+  // CHECK-NEXT: [50, -6, 7, 80]
+  %r3 = call @two_tensors(%x, %y, %m24) : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xi1>) -> tensor<2x4xf32>
+  call @print(%r3) : (tensor<2x4xf32>) -> ()
+  // CHECK: [0, {{-?}}0, 2, {{-?}}0]
+  // CHECK-NEXT: [4, {{-?}}0, 6, {{-?}}0]
+  %r4 = call @as_numbers(%x, %m4) : (tensor<2x4xf32>, tensor<4xi1>) -> tensor<2x4xf32>
+  call @print(%r4) : (tensor<2x4xf32>) -> ()
+  // CHECK: [1.5, -2, -2, 1.5]
+  // CHECK-NEXT: [-2, 1.5, 1.5, -2]
+  %r5 = call @constants(%m24) : (tensor<2x4xi1>) -> tensor<2x4xf32>
+  call @print(%r5) : (tensor<2x4xf32>) -> ()
+  // CHECK: [1, 0, 0, 0]
+  // CHECK-NEXT: [0, -6, 0, 0]
+  %r6 = call @two_masks(%x, %m24, %n24) : (tensor<2x4xf32>, tensor<2x4xi1>, tensor<2x4xi1>) -> tensor<2x4xf32>
+  call @print(%r6) : (tensor<2x4xf32>) -> ()
+  return
+}
