@@ -166,6 +166,15 @@ FailureOr<Value> mlsopt::emitElementwise(OpBuilder &b, Operation *op,
   if (name == "convert" && args.size() == 1 && op->getNumResults() == 1)
     return buildFloatConversion(
         b, loc, args[0], getElementTypeOrSelf(op->getResult(0).getType()));
+  // int_to_float at every level: sitofp, or uitofp where `unsigned`.
+  if (name == "int_to_float" && args.size() == 1 && op->getNumResults() == 1) {
+    Type type = getElementTypeOrSelf(op->getResult(0).getType());
+    if (auto vector = dyn_cast<VectorType>(args[0].getType()))
+      type = vector.clone(type);
+    if (op->hasAttr("is_unsigned"))
+      return arith::UIToFPOp::create(b, loc, type, args[0]).getResult();
+    return arith::SIToFPOp::create(b, loc, type, args[0]).getResult();
+  }
   // kernel.where, block.where and thread.where: a select of two constants
   // in the result's element type, on a mask element or a vector of them.
   if (name == "where" && args.size() == 1 && op->getNumResults() == 1) {

@@ -8,7 +8,8 @@
 // memref descriptor of CRunnerUtils.h. The memrefs are always f32; for a
 // function on f16 or bf16 tensors the entry point converts elementwise on the
 // way in and out, so callers never handle 16-bit floats. A boolean mask
-// input is passed as floats too, true where nonzero.
+// input is passed as floats too, true where nonzero, and an integer input
+// as the integers' values (exact up to 2^24), truncated to its width.
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,8 +79,9 @@ static Value convertElements(OpBuilder &b, Location loc, Value tensor,
   SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(type.getRank()));
   SmallVector<utils::IteratorType> iterators(type.getRank(),
                                              utils::IteratorType::parallel);
-  bool narrowing = elementType.getIntOrFloatBitWidth() <
-                   type.getElementType().getIntOrFloatBitWidth();
+  bool narrowing = !isa<IntegerType>(elementType) &&
+                   elementType.getIntOrFloatBitWidth() <
+                       type.getElementType().getIntOrFloatBitWidth();
   auto generic = linalg::GenericOp::create(
       b, loc, resultType, tensor, init, maps, iterators,
       [&](OpBuilder &nested, Location loc, ValueRange args) {
@@ -89,6 +91,13 @@ static Value convertElements(OpBuilder &b, Location loc, Value tensor,
               nested, loc, nested.getFloatAttr(args[0].getType(), 0.0));
           converted = arith::CmpFOp::create(
               nested, loc, arith::CmpFPredicate::UNE, args[0], zero);
+        } else if (isa<IntegerType>(elementType)) {
+          // Through i64, so that 200 becomes the bits of uint8's 200.
+          converted = arith::FPToSIOp::create(nested, loc, nested.getI64Type(),
+                                              args[0]);
+          if (!elementType.isInteger(64))
+            converted =
+                arith::TruncIOp::create(nested, loc, elementType, converted);
         } else if (narrowing) {
           converted =
               arith::TruncFOp::create(nested, loc, elementType, args[0]);
@@ -215,7 +224,7 @@ CPURunner::create(ModuleOp module, ArrayRef<StringRef> functions) {
         auto tensor = dyn_cast<RankedTensorType>(t);
         if (!tensor || !tensor.hasStaticShape() ||
             !(isRunnableElementType(tensor.getElementType()) ||
-              (masks && tensor.getElementType().isInteger(1))))
+              (masks && isa<IntegerType>(tensor.getElementType()))))
           return false;
         shapes.emplace_back(tensor.getShape());
       }
@@ -226,7 +235,8 @@ CPURunner::create(ModuleOp module, ArrayRef<StringRef> functions) {
       return func.emitError("@")
              << name
              << " cannot run on the host: it must take statically shaped f16, "
-                "bf16, f32 or i1 tensors and return f16, bf16 or f32 ones";
+                "bf16, f32 or integer (i1 for masks) tensors and return "
+                "f16, bf16 or f32 ones";
     runner->signatures[name] = std::move(signature);
     addEntryPoint(*copy, func);
   }

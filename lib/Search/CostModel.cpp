@@ -207,7 +207,7 @@ static FailureOr<Flops> estimateTensorOpFlops(Operation *op) {
           // A compare of the element's place and a select.
           .Case("triangle_fill", 2 * out)
           // A select of one of two constants.
-          .Case("where", out)
+          .Cases({"where", "int_to_float"}, out)
           .Cases({"exp", "log", "sqrt", "rsqrt", "square", "silu", "sigmoid",
                   "gelu", "relu", "tanh", "erf", "neg", "gelu_tanh", "sin",
                   "cos", "log1p", "softplus"},

@@ -53,7 +53,7 @@ bool keepsZeros(Operation *op) {
   if (isa<kernel::SqrtOp, kernel::SquareOp, kernel::SiluOp, kernel::GeluOp,
           kernel::GeluTanhOp, kernel::ReluOp, kernel::TanhOp, kernel::ErfOp,
           kernel::NegOp, kernel::Log1pOp, kernel::MulScalarOp, kernel::MulOp,
-          kernel::ConvertOp, kernel::TransposeOp>(op))
+          kernel::ConvertOp, kernel::TransposeOp, kernel::IntToFloatOp>(op))
     return true;
   // Past its end a mask's tile reads false.
   if (auto where = dyn_cast<kernel::WhereOp>(op))
@@ -528,9 +528,12 @@ struct FuseElementwisePrologue : KernelFusionPattern {
     // k), `combining` is its second kernel, which sums the partials of the
     // first and stays if the fusion is made.
     // So does one that reads a mask's where (a masked_fill kept as its
-    // kernel op), which then loads the mask itself.
+    // kernel op) or an input's int_to_float, which then loads the mask or
+    // the integers itself.
     kernel::CustomOp wrapped, combining;
-    if (!custom && (transpose || concat || isa<kernel::WhereOp>(op)) &&
+    if (!custom &&
+        (transpose || concat ||
+         isa<kernel::WhereOp, kernel::IntToFloatOp>(op)) &&
         hasDefaultBlockGraph(reader)) {
       trial.setInsertionPoint(reader);
       Operation *copy = trial.clone(*reader);
@@ -693,10 +696,10 @@ struct FuseElementwisePrologue : KernelFusionPattern {
           windowOffsets = trial.getDenseI64ArrayAttr(offsets);
           windowSizes = trial.getDenseI64ArrayAttr(sizes);
         }
-        // A mask is loaded as it is stored; block.where maps it to the
-        // load's element type.
+        // A mask or integers are loaded as stored; block.where or
+        // block.int_to_float makes the load's element type of them.
         auto tileType = RankedTensorType::get(
-            operandTile, isa<kernel::WhereOp>(op)
+            operandTile, isa<kernel::WhereOp, kernel::IntToFloatOp>(op)
                              ? getElementTypeOrSelf(operand.getType())
                              : getElementTypeOrSelf(load.getTile().getType()));
         auto dimMap = block::DimMapAttr::get(rewriter.getContext(), imap);

@@ -85,13 +85,26 @@ bool readsInputWithMatmulResult(Operation *op) {
   if (!isa<kernel::AddOp, kernel::SubOp, kernel::MulOp, kernel::DivOp,
            kernel::MaxOp, kernel::MinOp>(op))
     return false;
-  // A boolean mask mapped to its bias (kernel.where) is an input too: the
-  // kernel that reads it loads the mask.
+  // A boolean mask mapped to its bias (kernel.where) is an input too, as are
+  // integers made floats (kernel.int_to_float), and a chain of one-operand
+  // elementwise ops on any of them, each read once (Hugging Face's
+  // `(1 - mask) * finfo.min`): --fuse-kernel-elementwise computes the chain
+  // where the kernel that reads it loads the mask or the integers.
   auto isComputed = [&](Value value) {
     Operation *def = value.getDefiningOp();
-    return def && def->getBlock() == op->getBlock() &&
-           isa<kernel::KernelDialect>(def->getDialect()) &&
-           !isa<kernel::WhereOp>(def);
+    while (def && def->getBlock() == op->getBlock()) {
+      if (isa<kernel::WhereOp, kernel::IntToFloatOp>(def))
+        return false;
+      bool passesOn =
+          isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def) ||
+          (isa<kernel::KernelDialect>(def->getDialect()) &&
+           def->hasTrait<OpTrait::ElementwiseByIndex>() &&
+           def->getNumOperands() == 1);
+      if (!passesOn || !def->hasOneUse())
+        return isa<kernel::KernelDialect>(def->getDialect());
+      def = def->getOperand(0).getDefiningOp();
+    }
+    return false;
   };
   Value lhs = op->getOperand(0), rhs = op->getOperand(1);
   if (isComputed(lhs) == isComputed(rhs))

@@ -213,13 +213,15 @@ static bool isView(Operation *op) {
 }
 
 /// Whether a kernel op computes `value`, or the value it is a view of. A
-/// mask's where does not count: it reads an input, and joins its reader's
-/// kernel as a prologue rather than taking in an op beside it.
+/// mask's where and an input's int_to_float do not count: each reads an
+/// input, and joins its reader's kernel as a prologue rather than taking in
+/// an op beside it.
 static bool isComputedByKernelOp(Value value) {
   Operation *def = value.getDefiningOp();
   while (def && isView(def))
     def = def->getOperand(0).getDefiningOp();
-  return def && isKernelOp(def) && !isa<kernel::WhereOp>(def);
+  return def && isKernelOp(def) &&
+         !isa<kernel::WhereOp, kernel::IntToFloatOp>(def);
 }
 
 /// Whether `sub` is one op that --fuse-kernel-elementwise computes in a

@@ -112,8 +112,8 @@ static HostTensor normalTensor(ArrayRef<int64_t> shape,
   return t;
 }
 
-/// A boolean mask of fair coin flips, as the 0 and 1 floats CPURunner
-/// takes for it.
+/// A boolean mask (or integers) of fair coin flips, as the 0 and 1 floats
+/// CPURunner takes for it.
 static HostTensor maskTensor(ArrayRef<int64_t> shape,
                              verify::FieldRandom &random) {
   HostTensor t = HostTensor::zeros(shape);
@@ -483,7 +483,8 @@ struct VerifyEquivalencePass
     SmallVector<HostTensor> inputs;
     for (Type t : module->lookupSymbol<func::FuncOp>(name).getArgumentTypes()) {
       auto tensor = cast<RankedTensorType>(t);
-      inputs.push_back(tensor.getElementType().isInteger(1)
+      // Integers as coin flips too: what an attention mask holds.
+      inputs.push_back(isa<IntegerType>(tensor.getElementType())
                            ? maskTensor(tensor.getShape(), random)
                            : normalTensor(tensor.getShape(), random));
     }

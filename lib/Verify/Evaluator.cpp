@@ -792,8 +792,10 @@ struct FieldEvaluator::Impl {
     // reduction's result reshaped to the type a front end gave it).
     // A conversion between float types keeps every element's value, up to
     // the rounding the field does not model (as for every float op).
+    // An integer made a float is the integer: its residue, as an input's.
     if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, kernel::ConvertOp,
-            block::ConvertOp, thread::ConvertOp>(op)) {
+            block::ConvertOp, thread::ConvertOp, kernel::IntToFloatOp,
+            block::IntToFloatOp, thread::IntToFloatOp>(op)) {
       instr.cls = OpClass::Reshape;
       return success();
     }

@@ -94,8 +94,19 @@ __all__ = [
 ]
 
 
+# Entry points of older Mirage versions that mlsopt does not have, and what
+# a ported script calls instead.
+_MIRAGE_REPLACEMENTS = {
+    "optimize": "graph.superoptimize(...) (or mi.superoptimize(graph, ...))",
+}
+
+
 def __getattr__(name):
     # The device set_gpu_device_id keeps, read as mlsopt.gpu_device_id.
     if name == "gpu_device_id":
         return _kernel.gpu_device_id
+    if name in _MIRAGE_REPLACEMENTS:
+        raise AttributeError(
+            f"module 'mlsopt' has no attribute {name!r} (Mirage's older "
+            f"entry point); call {_MIRAGE_REPLACEMENTS[name]} instead")
     raise AttributeError(f"module 'mlsopt' has no attribute {name!r}")

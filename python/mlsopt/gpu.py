@@ -21,7 +21,8 @@ _PLAN_VERSION = 1
 _MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 
 _TORCH_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32",
-                 "i1": "bool"}
+                 "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32",
+                 "i64": "int64"}
 
 
 def split_ptx(text):

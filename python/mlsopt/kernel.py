@@ -51,10 +51,13 @@ _DTYPES = (float16, bfloat16, float32)
 
 # Mirage's other element types (mirage/_cython/core.pyx): names a ported
 # script may mention, which no mlsopt graph holds (no core type).
-int8 = dtype("int8", "i8", None, np.int8)
-int16 = dtype("int16", "i16", None, np.int16)
-int32 = dtype("int32", "i32", None, np.int32)
-int64 = dtype("int64", "i64", None, np.int64)
+# int8 to int64 are also the types of integer inputs a graph read by
+# from_mlir may take (an int64 attention_mask, made floats by
+# kernel.int_to_float); new_input does not take them.
+int8 = dtype("int8", "i8", _core.ElementType.i8, np.int8)
+int16 = dtype("int16", "i16", _core.ElementType.i16, np.int16)
+int32 = dtype("int32", "i32", _core.ElementType.i32, np.int32)
+int64 = dtype("int64", "i64", _core.ElementType.i64, np.int64)
 uint8 = dtype("uint8", "ui8", None, np.uint8)
 uint16 = dtype("uint16", "ui16", None, np.uint16)
 uint32 = dtype("uint32", "ui32", None, np.uint32)
@@ -78,12 +81,14 @@ def _as_dtype(value):
             "takes as an input (kernel.where reads it); new_input makes "
             "float16, bfloat16 or float32 tensors")
     if isinstance(value, dtype):
-        if value._core_type is None:
+        if value._core_type is None or value in _INTEGER_DTYPES:
+            role = ("is the type of integer inputs that a graph read by "
+                    "from_mlir may take" if value in _INTEGER_DTYPES else
+                    "exists only so that Mirage scripts naming it import")
             raise TypeError(
                 f"unsupported dtype {value!r}: mlsopt supports float16, "
                 "bfloat16 and float32 (mlsopt.float16, mlsopt.bfloat16, "
-                f"mlsopt.float32); {value!r} exists only so that Mirage "
-                "scripts naming it import")
+                f"mlsopt.float32); {value!r} {role}")
         return value
     if isinstance(value, str):
         name = value
@@ -112,7 +117,8 @@ def _is_numpy_dtype(value):
 # new_input does not take it.
 bool_ = dtype("bool", "i1", _core.ElementType.i1, np.bool_)
 
-_CORE_TO_DTYPE = {d._core_type: d for d in _DTYPES + (bool_,)}
+_INTEGER_DTYPES = (bool_, int8, int16, int32, int64)
+_CORE_TO_DTYPE = {d._core_type: d for d in _DTYPES + _INTEGER_DTYPES}
 
 # What superoptimize() optimizes for and ptx() lowers for unless told.
 _DEFAULT_TARGET = _core.default_target()
@@ -817,8 +823,9 @@ class KernelGraph:
             outputs = self._run_on_gpu(inputs, target, stream)
         else:
             torch_inputs = any(_is_torch_tensor(x) for x in inputs)
-            arrays = [_host_float32(x, i, mask=declared[i].dtype is bool_
-                                    if i < len(declared) else False)
+            arrays = [_host_float32(
+                x, i, integer=i < len(declared)
+                and declared[i].dtype in _INTEGER_DTYPES)
                       for i, x in enumerate(inputs)]
             results = self._core.run_on_cpu(arrays)
             outputs = [
@@ -1125,21 +1132,22 @@ def _is_cuda_tensor(x):
     return _is_torch_tensor(x) and getattr(x, "is_cuda", False)
 
 
-def _host_float32(x, index=0, mask=False):
+def _host_float32(x, index=0, integer=False):
     """`x` as a contiguous float32 numpy array: the CPU runner's host type
     (it rounds to the graph's f16/bf16 itself). TypeError, naming input
     `index`, for an array of anything but real numbers (complex, bool,
     strings, objects), which a cast would silently change or misread.
-    Integers are taken: a test's np.arange, say. A `mask` input takes
-    booleans too, as 0 and 1 (the runner reads nonzero as true)."""
-    if mask:
+    Integers are taken: a test's np.arange, say. An `integer` input (a
+    mask or integers) takes booleans and integers, as their values (the
+    runner reads a mask's nonzero as true), and no floats."""
+    if integer:
         if _is_torch_tensor(x):
             x = x.detach().to("cpu").numpy()
         array = np.asarray(x)
         if array.dtype.kind not in "biu":
             raise TypeError(
-                f"input {index} has dtype {array.dtype}; it is a mask, which "
-                "takes bool (or integer 0 and 1) arrays")
+                f"input {index} has dtype {array.dtype}; it is a mask or "
+                "integer input, which takes bool or integer arrays")
         return array.astype(np.float32, order="C", copy=False)
     if _is_torch_tensor(x):
         if x.is_complex() or str(x.dtype) == "torch.bool":
@@ -1280,7 +1288,17 @@ def generate_cuda_program(graph, target_cc=90, input_strides=None,
     _warn(
         "mlsopt generates no CUDA C++: the program's \"code\" is the PTX "
         f"of the graph lowered for {target} through MLIR's GPU path")
-    return {"code": graph.ptx(target), "launch_plan": graph.launch_plan(target)}
+    plan = graph.launch_plan(target)
+    # Mirage's keys for what to set aside before a launch: the most
+    # dynamic shared memory a kernel takes, and the bytes of the buffers
+    # between kernels (the plan says which launches use each).
+    functions = plan["functions"]
+    max_smem = max((launch["dynamic_shared_memory_bytes"]
+                    for f in functions for launch in f["launches"]),
+                   default=0)
+    buf_size = sum(b["bytes"] for f in functions for b in f["buffers"])
+    return {"code": graph.ptx(target), "launch_plan": plan,
+            "max_smem_size": max_smem, "buf_size": buf_size}
 
 
 def from_mlir(text, function=None):

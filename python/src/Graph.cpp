@@ -163,6 +163,14 @@ static Type toMLIRType(ElementType type) {
     return Float32Type::get(&context);
   case ElementType::I1:
     return IntegerType::get(&context, 1);
+  case ElementType::I8:
+    return IntegerType::get(&context, 8);
+  case ElementType::I16:
+    return IntegerType::get(&context, 16);
+  case ElementType::I32:
+    return IntegerType::get(&context, 32);
+  case ElementType::I64:
+    return IntegerType::get(&context, 64);
   }
   llvm_unreachable("unknown element type");
 }
@@ -343,10 +351,14 @@ std::unique_ptr<Graph> Graph::parse(StringRef text, StringRef function) {
   // The graph's inputs and outputs stand for numpy arrays and torch
   // tensors: a scalar, a dynamic shape or an f64 tensor could be neither
   // shown (`dims`) nor run.
-  // An argument may be a boolean mask (kernel.where reads it).
+  // An argument may be a boolean mask (kernel.where reads it) or integers
+  // (kernel.int_to_float).
   auto checkBoundary = [&](Location loc, Type type, StringRef what) {
     auto tensor = dyn_cast<RankedTensorType>(type);
-    if (what == "argument" && tensor && tensor.getElementType().isInteger(1))
+    auto integer =
+        tensor ? dyn_cast<IntegerType>(tensor.getElementType()) : nullptr;
+    if (what == "argument" && integer && integer.isSignless() &&
+        llvm::is_contained({1u, 8u, 16u, 32u, 64u}, integer.getWidth()))
       type = tensor.clone(Float32Type::get(type.getContext()));
     if (failed(verifyTensorOperands(loc, type)))
       diagnostics.fail(
@@ -591,6 +603,14 @@ ElementType Graph::getElementType(unsigned tensor) {
     return ElementType::F32;
   if (type.isInteger(1))
     return ElementType::I1;
+  if (type.isInteger(8))
+    return ElementType::I8;
+  if (type.isInteger(16))
+    return ElementType::I16;
+  if (type.isInteger(32))
+    return ElementType::I32;
+  if (type.isInteger(64))
+    return ElementType::I64;
   std::string name;
   llvm::raw_string_ostream(name) << type;
   throw MLIRError("tensor " + std::to_string(tensor) + " has element type " +

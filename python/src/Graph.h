@@ -50,7 +50,7 @@ struct SourceLocation {
 };
 
 /// The element types a graph can hold, as Python names them.
-enum class ElementType { F16, BF16, F32, I1 };
+enum class ElementType { F16, BF16, F32, I1, I8, I16, I32, I64 };
 
 /// Unary elementwise ops of the kernel dialect, by mnemonic ("exp", "silu").
 /// Returns false if `name` is not one.

@@ -176,7 +176,11 @@ NB_MODULE(_mlsopt, m) {
       .value("f16", ElementType::F16)
       .value("bf16", ElementType::BF16)
       .value("f32", ElementType::F32)
-      .value("i1", ElementType::I1);
+      .value("i1", ElementType::I1)
+      .value("i8", ElementType::I8)
+      .value("i16", ElementType::I16)
+      .value("i32", ElementType::I32)
+      .value("i64", ElementType::I64);
 
   m.def("is_unary_op", fromPython(&isUnaryOpName));
   m.def("is_binary_op", fromPython(&isBinaryOpName));

@@ -283,7 +283,8 @@ def test_from_mlir_parse_error_is_located():
     ("f32", "expected a statically shaped tensor, got 'f32'"),
     ("tensor<?x4xf32>", "expected a statically shaped tensor"),
     ("tensor<4xf64>", "element type 'f64' is not supported"),
-    ("tensor<4xi32>", "element type 'i32' is not supported"),
+    ("tensor<4xui32>", "element type 'ui32' is not supported"),
+    ("tensor<4xi4>", "element type 'i4' is not supported"),
     ("tensor<0x4xf32>", "tensor 'tensor<0x4xf32>' has a zero-sized dim"),
 ])
 def test_from_mlir_rejects_what_a_graph_input_cannot_be(argument_type,
@@ -951,3 +952,8 @@ def test_shared_memory_capacity_is_the_limit_kernels_are_sized_to():
     assert mi.get_shared_memory_capacity(80) == 163 * 1024
     with pytest.raises(ValueError, match="unknown target_cc 70"):
         mi.get_shared_memory_capacity(70)
+
+
+def test_older_mirage_entry_points_name_their_replacement():
+    with pytest.raises(AttributeError, match="call graph.superoptimize"):
+        mi.optimize

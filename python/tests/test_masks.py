@@ -1,6 +1,7 @@
-"""Boolean mask inputs (torch.where(mask, scores, -inf) in linalg): read by
-from_mlir, searched into one attention kernel that loads the mask's bytes,
-and run on the CPU to numpy's numbers (on the GPU where there is one)."""
+"""Boolean mask inputs (torch.where(mask, scores, -inf) in linalg) and
+integer ones (Hugging Face's int64 attention_mask): read by from_mlir,
+searched into one attention kernel that loads the mask, and run on the CPU
+to numpy's numbers (on the GPU where there is one)."""
 
 import importlib.util
 import pathlib
@@ -12,6 +13,8 @@ import mlsopt as mi
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 PROGRAM = (REPO / "test" / "Integration" / "bool-mask-attention.mlir").read_text()
+INT_PROGRAM = (REPO / "test" / "Integration" /
+               "int-mask-attention.mlir").read_text()
 
 
 def inputs(seed=0):
@@ -65,10 +68,28 @@ def test_masked_attention_runs_on_the_cpu_to_numpys_numbers(optimized,
 def test_a_mask_takes_no_floats_and_new_input_no_bool(optimized):
     q, kt, v, mask = inputs()
     with pytest.raises(TypeError, match="input 3 has dtype float32; it is a "
-                       "mask"):
+                       "mask or integer input"):
         optimized(inputs=[q, kt, v, mask.astype(np.float32)])
     with pytest.raises(TypeError, match="new_input makes float16"):
         mi.new_kernel_graph().new_input(dims=(4,), dtype=mi.bool_)
+
+
+def test_an_int64_attention_mask_runs_to_numpys_numbers():
+    graph = mi.from_mlir(INT_PROGRAM)
+    assert graph.inputs[3].dtype is mi.int64
+    optimized = graph.superoptimize(timeout=10)
+    assert optimized.cost().launches == 1
+    q, kt, v, mask = inputs(2)
+    mask = mask.reshape(2, 32).astype(np.int64)
+    (out,) = optimized(inputs=[q, kt, v, mask])
+    s = np.einsum("bhik,bhkj->bhij", q, kt) * np.float32(0.25)
+    s = s + ((1 - mask) * np.finfo(np.float32).min)[:, None, None, :]
+    p = np.exp(s - s.max(-1, keepdims=True))
+    expected = (p / p.sum(-1, keepdims=True)) @ v
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+    with pytest.raises(TypeError, match="new_input makes float16|mlsopt "
+                       "supports float16"):
+        mi.new_kernel_graph().new_input(dims=(4,), dtype=mi.int64)
 
 
 def has_cuda():

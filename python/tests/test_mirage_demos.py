@@ -71,6 +71,10 @@ def test_rms_norm_demo_generates_its_program(rms_norm_mugraph):
     (function,) = p["launch_plan"]["functions"]
     assert len(function["launches"]) == 1
     assert function["launches"][0]["grid"] == [64, 1, 1]
+    # Mirage's sizes: one launch, no buffers between launches.
+    assert p["max_smem_size"] == \
+        function["launches"][0]["dynamic_shared_memory_bytes"] > 0
+    assert p["buf_size"] == 0
     # A layout other than the declared one is refused.
     with pytest.raises(ValueError, match="not the layout new_input declared"):
         mi.generate_cuda_program(graph.cygraph, target_cc=80,

@@ -36,6 +36,11 @@ func.func @bf16_mul(%x: tensor<2x4xbf16>, %y: tensor<2x4xbf16>) -> tensor<2x4xbf
 func.func @integer_signature(%x: tensor<8xi32>) -> tensor<8xi32> {
   return %x : tensor<8xi32>
 }
+func.func @integers(%x: tensor<4xi8>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %s = kernel.int_to_float %x : tensor<4xi8> to tensor<4xf32>
+  %u = kernel.int_to_float %x unsigned : tensor<4xi8> to tensor<4xf32>
+  return %s, %u : tensor<4xf32>, tensor<4xf32>
+}
 func.func @masked(%x: tensor<2x4xf32>, %m: tensor<4xi1>) -> tensor<2x4xf32> {
   %b = kernel.where %m, 0.0, -1.0e4 : tensor<4xi1> to tensor<4xf32>
   %y = kernel.add %x, %b : tensor<2x4xf32>, tensor<4xf32>
@@ -149,6 +154,20 @@ TEST_F(CPURunnerTest, TakesMasksAsNonzeroFloats) {
     EXPECT_EQ((*y)[0].data[i], m.data[i % 4] != 0 ? i : i - 1e4f) << i;
 }
 
+// Integers are passed as their values: 200 is int8's -56 and uint8's 200.
+TEST_F(CPURunnerTest, TakesIntegersAsTheirValues) {
+  ASSERT_TRUE(module);
+  FailureOr<std::unique_ptr<CPURunner>> runner =
+      CPURunner::create(*module, {"integers"});
+  ASSERT_TRUE(succeeded(runner));
+  HostTensor x = HostTensor::zeros({4});
+  x.data = {0.0f, 1.0f, -3.0f, 200.0f};
+  auto y = (*runner)->run("integers", {x});
+  ASSERT_TRUE(succeeded(y));
+  EXPECT_EQ((*y)[0].data, (std::vector<float>{0, 1, -3, -56}));
+  EXPECT_EQ((*y)[1].data, (std::vector<float>{0, 1, 253, 200}));
+}
+
 TEST_F(CPURunnerTest, RejectsWhatItCannotRun) {
   ASSERT_TRUE(module);
   test::DiagnosticCollector collect = collectDiagnostics();
@@ -157,7 +176,8 @@ TEST_F(CPURunnerTest, RejectsWhatItCannotRun) {
       << diagnostics;
   EXPECT_TRUE(failed(CPURunner::create(*module, {"integer_signature"})));
   EXPECT_NE(diagnostics.find("must take statically shaped f16, bf16, f32 or "
-                             "i1 tensors and return f16, bf16 or f32 ones"),
+                             "integer (i1 for masks) tensors and return f16, "
+                             "bf16 or f32 ones"),
             std::string::npos)
       << diagnostics;
   // A mask is an input only: no kernel op makes one.

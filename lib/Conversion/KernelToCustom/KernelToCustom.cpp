@@ -699,12 +699,14 @@ FailureOr<kernel::CustomOp> createDefaultKernel(
                                         input.fmap, iterations);
     if (!shape.ok())
       return op->emitOpError("default block graph: ") << shape.error;
-    // A mask (where's operand) is loaded as it is stored.
+    // A mask or integers (where's and int_to_float's operand) are loaded
+    // as stored.
     Type inputElementType = getElementTypeOrSelf(input.value.getType());
     tileTypes.push_back(RankedTensorType::get(
         withRaggedTiles(shape.shape, input.imap, raggedTiles, input.fmap,
                         loopTile),
-        inputElementType.isInteger(1) ? inputElementType : loadElementType));
+        isa<IntegerType>(inputElementType) ? inputElementType
+                                           : loadElementType));
   }
   RankedTensorType resultTile =
       tileType(outputTileShape(resultType.getShape(), grid, omap, raggedTiles));

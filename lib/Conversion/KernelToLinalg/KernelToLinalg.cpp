@@ -50,7 +50,7 @@ using namespace mlsopt;
   NS::MulScalarOp, NS::AddScalarOp, NS::MaxScalarOp, NS::MinScalarOp
 #define MLSOPT_ELEMENTWISE_OPS(NS)                                             \
   MLSOPT_UNARY_OPS(NS), MLSOPT_BINARY_OPS(NS), MLSOPT_SCALAR_OPS(NS),          \
-      NS::WhereOp
+      NS::WhereOp, NS::IntToFloatOp
 #define MLSOPT_COMPUTE_OPS(NS)                                                 \
   MLSOPT_ELEMENTWISE_OPS(NS), NS::MatmulOp, NS::ReduceSumOp, NS::ReduceMaxOp,  \
       NS::RmsNormOp, NS::ConcatOp, NS::TransposeOp, NS::TriangleFillOp

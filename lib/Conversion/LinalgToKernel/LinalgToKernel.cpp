@@ -379,9 +379,14 @@ static LogicalResult checkKernelOperands(linalg::LinalgOp op,
         op.isDpsInput(&operand))
       continue;
     auto tensor = dyn_cast<RankedTensorType>(type);
-    // A boolean mask is read as `kernel.where`, if the payload's plan can.
-    bool isMask = tensor && tensor.getElementType().isInteger(1) &&
-                  op.isDpsInput(&operand);
+    // A boolean mask is read as `kernel.where`, and integers as
+    // `kernel.int_to_float`, if the payload's plan can.
+    auto integer =
+        tensor ? dyn_cast<IntegerType>(tensor.getElementType()) : IntegerType();
+    bool isMask =
+        integer && integer.isSignless() &&
+        llvm::is_contained({1u, 8u, 16u, 32u, 64u}, integer.getWidth()) &&
+        op.isDpsInput(&operand);
     if (!tensor || (tensor.getElementType() != elementType && !isMask))
       return rewriter.notifyMatchFailure(
           op, "operands do not all have the result's element type");
@@ -504,6 +509,9 @@ struct Step {
   /// (`build` is null): the mask is mapped before it is reshaped or
   /// transposed, so that only float tensors move between kernel ops.
   std::optional<std::pair<double, double>> where;
+  /// `int_to_float` of the integer operand `operand`, unsigned if true
+  /// (`build` is null), made before it is reshaped, as `where`.
+  std::optional<bool> intToFloat;
 };
 
 /// How a payload value relates to the tensor of its step. Kernel ops on f16
@@ -558,7 +566,7 @@ public:
 
 private:
   static bool isOperandStep(const Step &step) {
-    return !step.build && !step.triangle && !step.where;
+    return !step.build && !step.triangle && !step.where && !step.intToFloat;
   }
   bool isLoopShape(ArrayRef<int64_t> shape) const {
     return dropLeadingUnitDims(shape) == dropLeadingUnitDims(loopShape);
@@ -570,6 +578,7 @@ private:
   std::optional<PlannedValue> planMaskSelect(arith::SelectOp select);
   std::optional<std::pair<BlockArgument, bool>> getMask(Value condition);
   unsigned addWhere(BlockArgument mask, double onTrue, double onFalse);
+  unsigned addIntToFloat(BlockArgument integers, bool isUnsigned);
   std::optional<PlannedValue> planTriangleFill(arith::SelectOp select);
   std::optional<PlannedValue> planSoftplus(arith::SelectOp select);
   std::optional<PlannedValue> planElu(arith::SelectOp select);
@@ -1013,6 +1022,16 @@ unsigned PayloadPlanner::addWhere(BlockArgument mask, double onTrue,
   return steps.size() - 1;
 }
 
+unsigned PayloadPlanner::addIntToFloat(BlockArgument integers,
+                                       bool isUnsigned) {
+  Step step;
+  step.shape = steps[getTensor(integers).step].shape;
+  step.operand = op.getMatchingOpOperand(integers)->getOperandNumber();
+  step.intToFloat = isUnsigned;
+  steps.push_back(std::move(step));
+  return steps.size() - 1;
+}
+
 /// A select on a boolean operand (torch.where(mask, x, y), masked_fill).
 /// With `keep = where(mask, 1, 0)` and `fill = where(mask, 0, c)`, a select
 /// of x or a constant c is `x * keep + fill`: exact for every finite x, as
@@ -1301,12 +1320,20 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
   }
   // A boolean mask as a number (torch's `mask.float()`, `mask.to(dtype)`):
   // 1 or 0, and -1 or 0 for a signed conversion of the one-bit value.
-  if (isa<arith::UIToFPOp, arith::SIToFPOp>(payloadOp) && type == elementType)
+  if (isa<arith::UIToFPOp, arith::SIToFPOp>(payloadOp) && type == elementType) {
     if (auto mask = getMask(payloadOp->getOperand(0))) {
       double one = isa<arith::SIToFPOp>(payloadOp) ? -1.0 : 1.0;
       return {mask->second ? addWhere(mask->first, 0.0, one)
                            : addWhere(mask->first, one, 0.0)};
     }
+    // An integer operand as a number (Hugging Face's int64 attention_mask
+    // `.to(dtype)`).
+    auto arg = dyn_cast<BlockArgument>(payloadOp->getOperand(0));
+    if (arg && arg.getOwner() == op.getBlock() && arg != accumulator &&
+        isa<IntegerType>(arg.getType()) && !arg.getType().isInteger(1) &&
+        isa<RankedTensorType>(op.getMatchingOpOperand(arg)->get().getType()))
+      return {addIntToFloat(arg, isa<arith::UIToFPOp>(payloadOp))};
+  }
   if (auto select = dyn_cast<arith::SelectOp>(payloadOp)) {
     if (std::optional<PlannedValue> masked = planMaskSelect(select))
       return *masked;
@@ -1555,13 +1582,20 @@ Value PayloadPlanner::emit(Location loc, unsigned root) {
     }
     SmallVector<Value, 2> args = llvm::map_to_vector(
         step.args, [&](unsigned arg) { return values[arg]; });
-    if (step.where) {
+    if (step.where || step.intToFloat) {
       OpOperand &operand = op->getOpOperand(step.operand);
-      auto maskType = cast<RankedTensorType>(operand.get().getType());
-      Value mapped = kernel::WhereOp::create(
-          rewriter, loc, maskType.clone(elementType), operand.get(),
-          rewriter.getF64FloatAttr(step.where->first),
-          rewriter.getF64FloatAttr(step.where->second));
+      auto floatType =
+          cast<RankedTensorType>(operand.get().getType()).clone(elementType);
+      Value mapped =
+          step.where
+              ? kernel::WhereOp::create(
+                    rewriter, loc, floatType, operand.get(),
+                    rewriter.getF64FloatAttr(step.where->first),
+                    rewriter.getF64FloatAttr(step.where->second))
+                    .getResult()
+              : kernel::IntToFloatOp::create(rewriter, loc, floatType,
+                                             operand.get(), *step.intToFloat)
+                    .getResult();
       values[i] = readOperand(rewriter, loc, mapped,
                               op.getMatchingIndexingMap(&operand), loopOrder,
                               step.shape);

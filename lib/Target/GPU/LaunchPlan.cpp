@@ -26,7 +26,8 @@ using namespace mlir;
 namespace {
 
 /// "f16", "bf16", "f32": the names numpy-like runtimes use (bf16 aside);
-/// "i1" for a boolean mask, one byte per element (torch.bool, numpy's bool).
+/// "i1" for a boolean mask, one byte per element (torch.bool, numpy's bool);
+/// "i8" to "i64" for integer inputs.
 std::string dtypeName(Type type) {
   std::string s;
   llvm::raw_string_ostream os(s);

@@ -305,7 +305,7 @@ private:
   /// of each operand; none if `op` is not elementwise.
   FailureOr<Value> emitElementwise(Operation &op, ValueRange args) {
     // The field does not model rounding: a conversion keeps the element.
-    if (isa<thread::ConvertOp>(op))
+    if (isa<thread::ConvertOp, thread::IntToFloatOp>(op))
       return args[0];
     if (auto unary = dyn_cast<thread::UnaryOp>(op))
       return emitUnary(unary.getKind(), args[0]);
@@ -444,8 +444,8 @@ private:
       buffers[op.getResult(0)] = bufferOf(op.getOperand(0));
       return success();
     }
-    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, block::ConvertOp>(
-            op))
+    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, block::ConvertOp,
+            kernel::IntToFloatOp, block::IntToFloatOp>(op))
       return emitReshape(op);
     if (op.getNumResults() == 1 &&
         isa_and_nonnull<kernel::KernelDialect, block::BlockDialect>(

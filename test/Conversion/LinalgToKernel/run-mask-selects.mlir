@@ -1,8 +1,10 @@
 // REQUIRES: mlir-runner
-// Selects on boolean masks (torch.where, masked_fill, a mask as a number),
-// as torch-mlir writes them in linalg, compute the same numbers before and
+// Selects on boolean masks (torch.where, masked_fill, a mask as a number)
+// and integer inputs made floats (an int64 attention_mask, uint8), as
+// torch-mlir writes them in linalg, compute the same numbers before and
 // after --convert-linalg-to-kernel, which reads each mask through
-// kernel.where: both runs must print what the CHECK lines say.
+// kernel.where and integers through kernel.int_to_float: both runs must
+// print what the CHECK lines say.
 // RUN: mlsopt-opt %s %lower_to_llvm \
 // RUN: | %mlir_runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_runner_utils.so \
@@ -140,6 +142,48 @@ func.func @two_masks(%x: tensor<2x4xf32>, %m: tensor<2x4xi1>, %n: tensor<2x4xi1>
   return %r : tensor<2x4xf32>
 }
 
+// Hugging Face's extended mask of an int64 attention_mask:
+// x + (1 - mask.to(f32)) * -1e4.
+// KERNEL-LABEL: func.func @int64_mask
+// KERNEL-NOT: linalg.
+// KERNEL: kernel.int_to_float %arg1 : tensor<4xi64> to tensor<4xf32>
+// KERNEL: return
+func.func @int64_mask(%x: tensor<2x4xf32>, %m: tensor<4xi64>) -> tensor<2x4xf32> {
+  %e = tensor.empty() : tensor<2x4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %m : tensor<2x4xf32>, tensor<4xi64>) outs(%e : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b: i64, %o: f32):
+    %one = arith.constant 1.0 : f32
+    %min = arith.constant -1.0e+04 : f32
+    %f = arith.sitofp %b : i64 to f32
+    %inv = arith.subf %one, %f : f32
+    %bias = arith.mulf %inv, %min : f32
+    %y = arith.addf %a, %bias : f32
+    linalg.yield %y : f32
+  } -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
+
+// The bits of a uint8 tensor, read unsigned and signed: x + 1000 u + s.
+// KERNEL-LABEL: func.func @uint8_bits
+// KERNEL-NOT: linalg.
+// KERNEL-DAG: kernel.int_to_float %arg1 unsigned : tensor<4xi8> to tensor<4xf32>
+// KERNEL-DAG: kernel.int_to_float %arg1 : tensor<4xi8> to tensor<4xf32>
+// KERNEL: return
+func.func @uint8_bits(%x: tensor<2x4xf32>, %m: tensor<4xi8>) -> tensor<2x4xf32> {
+  %e = tensor.empty() : tensor<2x4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %m : tensor<2x4xf32>, tensor<4xi8>) outs(%e : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b: i8, %o: f32):
+    %k = arith.constant 1.0e+03 : f32
+    %u = arith.uitofp %b : i8 to f32
+    %s = arith.sitofp %b : i8 to f32
+    %t = arith.mulf %u, %k : f32
+    %p = arith.addf %a, %t : f32
+    %y = arith.addf %p, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
+
 func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}
 
 func.func @print(%t: tensor<2x4xf32>) {
@@ -184,5 +228,15 @@ func.func @main() {
   // CHECK-NEXT: [0, -6, 0, 0]
   %r6 = call @two_masks(%x, %m24, %n24) : (tensor<2x4xf32>, tensor<2x4xi1>, tensor<2x4xi1>) -> tensor<2x4xf32>
   call @print(%r6) : (tensor<2x4xf32>) -> ()
+  %i64 = arith.constant dense<[1, 0, 1, 0]> : tensor<4xi64>
+  // CHECK: [1, -10002, 3, -10004]
+  // CHECK-NEXT: [5, -10006, 7, -10008]
+  %r7 = call @int64_mask(%x, %i64) : (tensor<2x4xf32>, tensor<4xi64>) -> tensor<2x4xf32>
+  call @print(%r7) : (tensor<2x4xf32>) -> ()
+  %u8 = arith.constant dense<[-56, 1, 0, -1]> : tensor<4xi8>
+  // CHECK: [199945, 999, 3, 254995]
+  // CHECK-NEXT: [199949, 995, 7, 254991]
+  %r8 = call @uint8_bits(%x, %u8) : (tensor<2x4xf32>, tensor<4xi8>) -> tensor<2x4xf32>
+  call @print(%r8) : (tensor<2x4xf32>) -> ()
   return
 }

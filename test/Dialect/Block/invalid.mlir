@@ -1578,7 +1578,7 @@ func.func @load_mask_as_floats(%x: tensor<8x64xi1>) -> tensor<8x64xf32> {
   %o = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xi1>) -> tensor<8x64xf32> {
   ^bb0(%in0: tensor<8x64xi1>, %out0: tensor<8x64xf32>):
     %m = block.for_loop 1 iterations accumulate (sum) : tensor<8x64xf32> {
-      // expected-error @+1 {{'block.load' op loads a tile of 'f32' from an input of 'i1'; a mask loads as i1 tiles, which block.where maps to floats}}
+      // expected-error @+1 {{'block.load' op loads a tile of 'f32' from an input of 'i1'; a mask or integer input loads as stored, and block.where or block.int_to_float makes floats of it}}
       %a = block.load %in0 imap <> : tensor<8x64xi1> -> tensor<8x64xf32>
       block.yield %a : tensor<8x64xf32>
     }

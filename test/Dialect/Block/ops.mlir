@@ -473,3 +473,23 @@ func.func @where(%s: tensor<8x64xf32>, %m: tensor<1x64xi1>) -> tensor<8x64xf32> 
   }
   return %o : tensor<8x64xf32>
 }
+
+// Integers read by a kernel: loaded as stored, converted on the tile.
+// CHECK-LABEL: func.func @int_to_float
+func.func @int_to_float(%s: tensor<8x64xf32>, %m: tensor<1x64xi64>) -> tensor<8x64xf32> {
+  %o = kernel.custom (%s, %m) grid <8, 1, 1> block <128, 1, 1> : (tensor<8x64xf32>, tensor<1x64xi64>) -> tensor<8x64xf32> {
+  ^bb0(%in0: tensor<8x64xf32>, %in1: tensor<1x64xi64>, %out0: tensor<8x64xf32>):
+    %l = block.for_loop 1 iterations accumulate (sum) : tensor<1x64xf32> {
+      %a = block.load %in0 imap <x = 0> : tensor<8x64xf32> -> tensor<1x64xf32>
+      // CHECK: block.load %in1 imap <> : tensor<1x64xi64> -> tensor<1x64xi64>
+      %b = block.load %in1 imap <> : tensor<1x64xi64> -> tensor<1x64xi64>
+      // CHECK: block.int_to_float %{{.*}} : tensor<1x64xi64> to tensor<1x64xf32>
+      %f = block.int_to_float %b : tensor<1x64xi64> to tensor<1x64xf32>
+      %r = block.add %a, %f : tensor<1x64xf32>, tensor<1x64xf32>
+      block.yield %r : tensor<1x64xf32>
+    }
+    block.store %l, %out0 omap <x = 0> : tensor<1x64xf32> into tensor<8x64xf32>
+    block.return
+  }
+  return %o : tensor<8x64xf32>
+}

@@ -570,3 +570,19 @@ func.func @where_float_mask(%m: tensor<8x64xf32>) -> tensor<8x64xf32> {
   %0 = kernel.where %m, 0.0, 1.0 : tensor<8x64xf32> to tensor<8x64xf32>
   return %0 : tensor<8x64xf32>
 }
+
+// -----
+
+func.func @int_to_float_shape(%m: tensor<2x128xi64>) -> tensor<2x64xf32> {
+  // expected-error @+1 {{'kernel.int_to_float' op converts a tensor of shape 2x128 to one of shape 2x64; a conversion keeps the shape}}
+  %0 = kernel.int_to_float %m : tensor<2x128xi64> to tensor<2x64xf32>
+  return %0 : tensor<2x64xf32>
+}
+
+// -----
+
+func.func @int_to_float_of_floats(%m: tensor<2x128xf32>) -> tensor<2x128xf16> {
+  // expected-error @+1 {{'kernel.int_to_float' op operand #0 must be statically shaped tensor of 8-bit signless integer or 16-bit signless integer or 32-bit signless integer or 64-bit signless integer values}}
+  %0 = "kernel.int_to_float"(%m) : (tensor<2x128xf32>) -> tensor<2x128xf16>
+  return %0 : tensor<2x128xf16>
+}

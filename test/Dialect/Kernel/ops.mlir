@@ -373,3 +373,14 @@ func.func @where(%m: tensor<2x1x1x128xi1>, %n: tensor<8x64xi1>)
   %1 = kernel.where %n, 1.0, -65504.0 : tensor<8x64xi1> to tensor<8x64xf16>
   return %0, %1 : tensor<2x1x1x128xf32>, tensor<8x64xf16>
 }
+
+// CHECK-LABEL: func.func @int_to_float
+func.func @int_to_float(%m: tensor<2x128xi64>, %u: tensor<8x64xi8>)
+    -> (tensor<2x128xf32>, tensor<8x64xbf16>) {
+  // Hugging Face's int64 attention_mask, made floats.
+  // CHECK: kernel.int_to_float %{{.*}} : tensor<2x128xi64> to tensor<2x128xf32>
+  %0 = kernel.int_to_float %m : tensor<2x128xi64> to tensor<2x128xf32>
+  // CHECK: kernel.int_to_float %{{.*}} unsigned : tensor<8x64xi8> to tensor<8x64xbf16>
+  %1 = kernel.int_to_float %u unsigned : tensor<8x64xi8> to tensor<8x64xbf16>
+  return %0, %1 : tensor<2x128xf32>, tensor<8x64xbf16>
+}

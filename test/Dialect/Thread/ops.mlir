@@ -231,3 +231,27 @@ func.func @where(%s: tensor<8x64xf32>, %m: tensor<8x64xi1>) -> tensor<8x64xf32> 
   }
   return %o : tensor<8x64xf32>
 }
+
+// An integer element in a chain, unsigned.
+// CHECK-LABEL: func.func @int_to_float
+func.func @int_to_float(%s: tensor<8x64xf32>, %m: tensor<8x64xi8>) -> tensor<8x64xf32> {
+  %o = kernel.custom (%s, %m) grid <1, 1, 1> block <128, 1, 1> : (tensor<8x64xf32>, tensor<8x64xi8>) -> tensor<8x64xf32> {
+  ^bb0(%in0: tensor<8x64xf32>, %in1: tensor<8x64xi8>, %out0: tensor<8x64xf32>):
+    %l = block.for_loop 1 iterations accumulate (sum) : tensor<8x64xf32> {
+      %a = block.load %in0 imap <> : tensor<8x64xf32> -> tensor<8x64xf32>
+      %b = block.load %in1 imap <> : tensor<8x64xi8> -> tensor<8x64xi8>
+      %y = thread.graph (%a, %b) : (tensor<8x64xf32>, tensor<8x64xi8>) -> tensor<8x64xf32> {
+      ^bb0(%x: f32, %k: i8):
+        // CHECK: %[[F:.*]] = thread.int_to_float %{{.*}} unsigned : i8 to f32
+        %f = thread.int_to_float %k unsigned : i8 to f32
+        // CHECK-NEXT: thread.binary mul %{{.*}}, %[[F]] : f32
+        %r = thread.binary mul %x, %f : f32
+        thread.yield %r : f32
+      }
+      block.yield %y : tensor<8x64xf32>
+    }
+    block.store %l, %out0 omap <> : tensor<8x64xf32> into tensor<8x64xf32>
+    block.return
+  }
+  return %o : tensor<8x64xf32>
+}

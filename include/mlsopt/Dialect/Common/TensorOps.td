@@ -73,8 +73,12 @@ def MLSOpt_Tensor : StaticShapeTensorOf<[F16, BF16, F32]>;
 // it to two constants, so kernels may read masks but never produce them.
 def MLSOpt_Mask : StaticShapeTensorOf<[I1]>;
 
-// What kernels and tiles read: a tensor of floats or a mask.
-def MLSOpt_Readable : AnyTypeOf<[MLSOpt_Tensor, MLSOpt_Mask]>;
+// An integer input (torch's int64 attention_mask, a uint8 mask), which
+// enters the float computation through `int_to_float`.
+def MLSOpt_IntTensor : StaticShapeTensorOf<[I8, I16, I32, I64]>;
+
+// What kernels and tiles read: a tensor of floats, a mask or integers.
+def MLSOpt_Readable : AnyTypeOf<[MLSOpt_Tensor, MLSOpt_Mask, MLSOpt_IntTensor]>;
 
 // Each result element is computed from the operand elements at its index (a
 // broadcast operand's at the broadcast index) and from nothing else, so a
@@ -391,6 +395,37 @@ class MLSOpt_WhereOp<Dialect dialect, string where, string use,
       return ::mlsopt::verifyWhere(getOperation(), getMask().getType(),
                                    getResult().getType(), getOnTrue(),
                                    getOnFalse());
+    }
+  }];
+}
+
+// sitofp (uitofp with `unsigned`) of an integer input; `use` says what it
+// is for at this level and `example` is a typical type pair.
+class MLSOpt_IntToFloatOp<Dialect dialect, string where, string use,
+                          string example>
+    : Op<dialect, "int_to_float", [Pure, MLSOpt_ElementwiseByIndex]> {
+  let summary = "Converts each integer of " # where # " to a float";
+  let description = [{
+    Each element of the operand, read as a signed integer (unsigned with
+    `unsigned`), rounded to nearest in the result's element type: exact
+    where it fits the type's significand. A front end writes it as
+    `arith.sitofp` / `arith.uitofp` of an integer input, such as
+    Hugging Face's `(1.0 - attention_mask.to(dtype)) * finfo.min` of an
+    int64 mask.}] # use # [{
+
+    ```mlir
+    %f = }] # dialect.name # [{.int_to_float %x : }] # example # [{
+    ```
+  }];
+  let arguments = (ins MLSOpt_IntTensor:$input, UnitAttr:$is_unsigned);
+  let results = (outs MLSOpt_Tensor:$result);
+  let assemblyFormat = "$input (`unsigned` $is_unsigned^)? attr-dict `:` "
+                       "type($input) `to` type($result)";
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      return ::mlsopt::verifyConversion(getOperation(), getInput().getType(),
+                                        getResult().getType());
     }
   }];
 }

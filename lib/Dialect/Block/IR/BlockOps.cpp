@@ -194,13 +194,16 @@ LogicalResult LoadOp::verify() {
   // (a mixed-precision program's cast, fused into the kernel).
   auto source = cast<RankedTensorType>(getSource().getType());
   auto tile = cast<RankedTensorType>(getTile().getType());
-  // A mask converts to floats only through block.where, which says how.
-  if (source.getElementType().isInteger(1) !=
-      tile.getElementType().isInteger(1))
+  // A mask or integers convert to floats only through block.where or
+  // block.int_to_float, which say how.
+  if ((isa<IntegerType>(source.getElementType()) ||
+       isa<IntegerType>(tile.getElementType())) &&
+      source.getElementType() != tile.getElementType())
     return emitOpError("loads a tile of ")
            << tile.getElementType() << " from an input of "
            << source.getElementType()
-           << "; a mask loads as i1 tiles, which block.where maps to floats";
+           << "; a mask or integer input loads as stored, and block.where or "
+              "block.int_to_float makes floats of it";
   if (getOffsets()) {
     ArrayRef<int64_t> offsets = *getOffsets(), sizes = *getSizes();
     if (offsets.size() != static_cast<size_t>(source.getRank()) ||

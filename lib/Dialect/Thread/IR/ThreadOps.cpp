@@ -138,8 +138,9 @@ bool mlsopt::hasThreadForm(Operation *op) {
       op->getNumResults() != 1)
     return false;
   StringRef name = op->getName().stripDialect();
-  return isa<block::ConvertOp, block::WhereOp>(op) || isScalarOpName(name) ||
-         thread::symbolizeUnaryKind(name) || thread::symbolizeBinaryKind(name);
+  return isa<block::ConvertOp, block::WhereOp, block::IntToFloatOp>(op) ||
+         isScalarOpName(name) || thread::symbolizeUnaryKind(name) ||
+         thread::symbolizeBinaryKind(name);
 }
 
 bool mlsopt::isScalarOpName(StringRef name) {

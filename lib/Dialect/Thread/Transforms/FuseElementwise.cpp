@@ -57,6 +57,10 @@ static Value createThreadOp(OpBuilder &b, Operation *op, ValueRange args) {
   if (auto convert = dyn_cast<block::ConvertOp>(op))
     return ConvertOp::create(
         b, loc, getElementTypeOrSelf(convert.getResult().getType()), args[0]);
+  if (auto convert = dyn_cast<block::IntToFloatOp>(op))
+    return IntToFloatOp::create(
+        b, loc, getElementTypeOrSelf(convert.getResult().getType()), args[0],
+        convert.getIsUnsigned());
   if (auto where = dyn_cast<block::WhereOp>(op))
     return WhereOp::create(
         b, loc, getElementTypeOrSelf(where.getResult().getType()), args[0],

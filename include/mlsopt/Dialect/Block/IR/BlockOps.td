@@ -224,4 +224,10 @@ def Block_WhereOp : MLSOpt_WhereOp<Block_Dialect, "tile", [{
     the tile (`thread.where`).
   }], "tensor<64x128xi1> to tensor<64x128xf32>">;
 
+def Block_IntToFloatOp : MLSOpt_IntToFloatOp<Block_Dialect, "a tile", [{
+    A kernel that reads an integer input loads its tiles as stored and
+    converts them here; the thread level fuses it into the chain that
+    reads the tile (`thread.int_to_float`).
+  }], "tensor<1x128xi64> to tensor<1x128xf32>">;
+
 #endif // MLSOPT_DIALECT_BLOCK_IR_BLOCKOPS_TD

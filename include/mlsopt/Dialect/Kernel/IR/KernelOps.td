@@ -31,6 +31,11 @@ def Kernel_WhereOp : MLSOpt_WhereOp<Kernel_Dialect, "tensor", [{
     (`--fuse-kernel-elementwise`), so the float tensor is never written.
   }], "tensor<2x1x1x128xi1> to tensor<2x1x1x128xf32>">;
 
+def Kernel_IntToFloatOp : MLSOpt_IntToFloatOp<Kernel_Dialect, "a tensor", [{
+    Like `where`, the search takes its result as an input, and the kernel
+    that reads it loads the integers and converts them there.
+  }], "tensor<2x128xi64> to tensor<2x128xf32>">;
+
 //===----------------------------------------------------------------------===//
 // Custom kernels
 //===----------------------------------------------------------------------===//

@@ -132,6 +132,24 @@ def Thread_WhereOp : Thread_Op<"where", [Pure, HasParent<"GraphOp">]> {
                        "type($mask) `to` type($result)";
 }
 
+def Thread_IntToFloatOp : Thread_Op<"int_to_float",
+    [Pure, HasParent<"GraphOp">]> {
+  let summary = "Converts one integer element to a float";
+  let description = [{
+    The `block.int_to_float` of a chain fused in registers: signed unless
+    `unsigned`, rounded to nearest.
+
+    ```mlir
+    %f = thread.int_to_float %x : i64 to f32
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[I8, I16, I32, I64]>:$input,
+                       UnitAttr:$is_unsigned);
+  let results = (outs Thread_Scalar:$result);
+  let assemblyFormat = "$input (`unsigned` $is_unsigned^)? attr-dict `:` "
+                       "type($input) `to` type($result)";
+}
+
 def Thread_ConvertOp : Thread_Op<"convert", [Pure, HasParent<"GraphOp">]> {
   let summary = "Element type conversion of one element";
   let description = [{
