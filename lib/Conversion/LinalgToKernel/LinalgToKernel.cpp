@@ -64,6 +64,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 namespace mlsopt {
@@ -1033,12 +1034,14 @@ unsigned PayloadPlanner::addIntToFloat(BlockArgument integers,
 }
 
 /// A select on a boolean operand (torch.where(mask, x, y), masked_fill).
-/// With `keep = where(mask, 1, 0)` and `fill = where(mask, 0, c)`, a select
-/// of x or a constant c is `x * keep + fill`: exact for every finite x, as
-/// x * 1 + 0 = x and x * 0 + c = c. Where c is an infinity, x + fill alone
-/// is exact, which is the additive mask attention adds to its scores. A
-/// select of two tensors is `x * keep + y * (1 - keep)`, with `(1 - keep)`
-/// mapped from the mask too.
+/// A tensor x kept where the mask is `keptWhen` is `x + where(mask, 0,
+/// -inf)` (or its mirror): x where kept, -inf where dropped, which is the
+/// additive mask attention adds to its scores, and all a fill of -inf
+/// needs. Another fill c is the max of that and `where(mask, -inf, c)`, and
+/// a select of two tensors the max of both kept forms. Exact wherever x (or
+/// y) is finite or -inf, where a product by a 0/1 mask would make NaN of a
+/// masked-off -inf (scores a causal mask has filled); a dropped +inf or NaN
+/// gives NaN, not the fill.
 std::optional<PlannedValue>
 PayloadPlanner::planMaskSelect(arith::SelectOp select) {
   std::optional<std::pair<BlockArgument, bool>> mask =
@@ -1054,36 +1057,32 @@ PayloadPlanner::planMaskSelect(arith::SelectOp select) {
   if (trueValue && falseValue)
     return PlannedValue{
         addWhere(arg, toDouble(*trueValue), toDouble(*falseValue))};
-  // The kept tensor x, taken where the mask is `keptWhen`, and the other side.
-  auto times = [&](unsigned x, bool keptWhen) {
-    unsigned keep =
-        keptWhen ? addWhere(arg, 1.0, 0.0) : addWhere(arg, 0.0, 1.0);
-    return addBinary(buildBinary<kernel::MulOp>, x, keep);
-  };
-  auto side = [&](Value value) -> std::optional<unsigned> {
-    PlannedValue planned = getTensor(value);
-    if (planned.unrounded)
+  constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+  // x where the mask is `keptWhen`, -inf elsewhere.
+  auto kept = [&](Value value, bool keptWhen) -> std::optional<unsigned> {
+    PlannedValue x = getTensor(value);
+    if (x.unrounded)
       return std::nullopt;
-    return planned.step;
+    unsigned bias =
+        keptWhen ? addWhere(arg, 0.0, kNegInf) : addWhere(arg, kNegInf, 0.0);
+    return addBinary(buildBinary<kernel::AddOp>, x.step, bias);
   };
   if (!trueValue && !falseValue) {
-    std::optional<unsigned> x = side(onTrue), y = side(onFalse);
+    std::optional<unsigned> x = kept(onTrue, true), y = kept(onFalse, false);
     if (!x || !y)
       return std::nullopt;
-    return PlannedValue{addBinary(buildBinary<kernel::AddOp>, times(*x, true),
-                                  times(*y, false))};
+    return PlannedValue{addBinary(buildBinary<kernel::MaxOp>, *x, *y)};
   }
   bool keptWhen = !trueValue;
-  std::optional<unsigned> x = side(keptWhen ? onTrue : onFalse);
+  std::optional<unsigned> x = kept(keptWhen ? onTrue : onFalse, keptWhen);
   if (!x)
     return std::nullopt;
   double c = toDouble(keptWhen ? *falseValue : *trueValue);
-  // A zero fill needs no add: x * 0 is a zero (of x's sign, equal to +0).
-  if (c == 0.0)
-    return PlannedValue{times(*x, keptWhen)};
-  unsigned fill = keptWhen ? addWhere(arg, 0.0, c) : addWhere(arg, c, 0.0);
-  unsigned kept = std::isinf(c) ? *x : times(*x, keptWhen);
-  return PlannedValue{addBinary(buildBinary<kernel::AddOp>, kept, fill)};
+  if (c == kNegInf)
+    return PlannedValue{*x};
+  unsigned fill =
+      keptWhen ? addWhere(arg, kNegInf, c) : addWhere(arg, c, kNegInf);
+  return PlannedValue{addBinary(buildBinary<kernel::MaxOp>, *x, fill)};
 }
 
 /// `x` when `value` is `x * c` or `c * x` for a constant c (then `factor`
@@ -1321,8 +1320,31 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
   // A boolean mask as a number (torch's `mask.float()`, `mask.to(dtype)`):
   // 1 or 0, and -1 or 0 for a signed conversion of the one-bit value.
   if (isa<arith::UIToFPOp, arith::SIToFPOp>(payloadOp) && type == elementType) {
-    if (auto mask = getMask(payloadOp->getOperand(0))) {
-      double one = isa<arith::SIToFPOp>(payloadOp) ? -1.0 : 1.0;
+    // Through an integer extension of the mask (`mask.long().float()`): a
+    // zero extension is 1 or 0, a sign extension -1 or 0, as an integer of
+    // its width.
+    Value converted = payloadOp->getOperand(0);
+    bool signExtended = false;
+    unsigned width = 1;
+    if (auto ext = converted.getDefiningOp<arith::ExtUIOp>();
+        ext && ext->getBlock() == op.getBlock() &&
+        ext.getIn().getType().isInteger(1)) {
+      converted = ext.getIn();
+      width = ext.getType().getIntOrFloatBitWidth();
+    } else if (auto ext = converted.getDefiningOp<arith::ExtSIOp>();
+               ext && ext->getBlock() == op.getBlock() &&
+               ext.getIn().getType().isInteger(1)) {
+      converted = ext.getIn();
+      signExtended = true;
+      width = ext.getType().getIntOrFloatBitWidth();
+    }
+    if (auto mask = getMask(converted)) {
+      // The set bits read as a signed or an unsigned integer of `width`.
+      bool allOnes = signExtended || width == 1;
+      double one = !allOnes ? 1.0
+                   : isa<arith::SIToFPOp>(payloadOp)
+                       ? -1.0
+                       : std::ldexp(1.0, width) - 1;
       return {mask->second ? addWhere(mask->first, 0.0, one)
                            : addWhere(mask->first, one, 0.0)};
     }

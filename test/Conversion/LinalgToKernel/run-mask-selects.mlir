@@ -36,13 +36,14 @@ func.func @fill_neg_inf(%x: tensor<2x4xf32>, %m: tensor<4xi1>) -> tensor<2x4xf32
   return %r : tensor<2x4xf32>
 }
 
-// x.masked_fill(m, -1e4): a finite fill, x * where(m, 0, 1) + where(m, -1e4, 0).
+// x.masked_fill(m, -1e4): a finite fill, max(x + where(m, -inf, 0),
+// where(m, -1e4, -inf)), exact for a dropped -inf too (the second call).
 // KERNEL-LABEL: func.func @masked_fill
 // KERNEL-NOT: linalg.
-// KERNEL-DAG: %[[F:.*]] = kernel.where %arg1, -1.000000e+04, 0.000000e+00
-// KERNEL-DAG: %[[K:.*]] = kernel.where %arg1, 0.000000e+00, 1.000000e+00
-// KERNEL: %[[P:.*]] = kernel.mul %arg0, %[[K]]
-// KERNEL-NEXT: kernel.add %[[P]], %[[F]]
+// KERNEL: %[[B:.*]] = kernel.where %arg1, 0xFFF0000000000000, 0.000000e+00
+// KERNEL-NEXT: %[[K:.*]] = kernel.add %arg0, %[[B]]
+// KERNEL-NEXT: %[[F:.*]] = kernel.where %arg1, -1.000000e+04, 0xFFF0000000000000
+// KERNEL-NEXT: kernel.max %[[K]], %[[F]]
 // KERNEL-NEXT: return
 func.func @masked_fill(%x: tensor<2x4xf32>, %m: tensor<2x4xi1>) -> tensor<2x4xf32> {
   %e = tensor.empty() : tensor<2x4xf32>
@@ -55,12 +56,12 @@ func.func @masked_fill(%x: tensor<2x4xf32>, %m: tensor<2x4xi1>) -> tensor<2x4xf3
   return %r : tensor<2x4xf32>
 }
 
-// torch.where(~m, x, 0): the negation swaps the sides, and a zero fill is
-// the product alone.
+// torch.where(~m, x, 0): the negation swaps the sides.
 // KERNEL-LABEL: func.func @not_mask
 // KERNEL-NOT: linalg.
-// KERNEL: %[[K:.*]] = kernel.where %arg1, 0.000000e+00, 1.000000e+00
-// KERNEL-NEXT: kernel.mul %arg0, %[[K]]
+// KERNEL: kernel.where %arg1, 0xFFF0000000000000, 0.000000e+00
+// KERNEL: kernel.where %arg1, 0.000000e+00, 0xFFF0000000000000
+// KERNEL: kernel.max
 // KERNEL-NEXT: return
 func.func @not_mask(%x: tensor<2x4xf32>, %m: tensor<2x4xi1>) -> tensor<2x4xf32> {
   %e = tensor.empty() : tensor<2x4xf32>
@@ -79,7 +80,7 @@ func.func @not_mask(%x: tensor<2x4xf32>, %m: tensor<2x4xi1>) -> tensor<2x4xf32> 
 // KERNEL-LABEL: func.func @two_tensors
 // KERNEL-NOT: linalg.
 // KERNEL-COUNT-2: kernel.where
-// KERNEL: kernel.add
+// KERNEL: kernel.max
 // KERNEL-NEXT: return
 func.func @two_tensors(%x: tensor<2x4xf32>, %y: tensor<2x4xf32>, %m: tensor<2x4xi1>) -> tensor<2x4xf32> {
   %e = tensor.empty() : tensor<2x4xf32>
@@ -184,6 +185,28 @@ func.func @uint8_bits(%x: tensor<2x4xf32>, %m: tensor<4xi8>) -> tensor<2x4xf32> 
   return %r : tensor<2x4xf32>
 }
 
+// A mask through an integer extension: mask.int().float() is 1, and a
+// sign-extended mask read unsigned as an i8 is 255.
+// KERNEL-LABEL: func.func @extended
+// KERNEL-NOT: linalg.
+// KERNEL-DAG: kernel.where %arg1, 1.000000e+00, 0.000000e+00
+// KERNEL-DAG: kernel.where %arg1, 2.550000e+02, 0.000000e+00
+// KERNEL: return
+func.func @extended(%x: tensor<2x4xf32>, %m: tensor<4xi1>) -> tensor<2x4xf32> {
+  %e = tensor.empty() : tensor<2x4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %m : tensor<2x4xf32>, tensor<4xi1>) outs(%e : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b: i1, %o: f32):
+    %zi = arith.extui %b : i1 to i32
+    %si = arith.extsi %b : i1 to i8
+    %z = arith.sitofp %zi : i32 to f32
+    %s = arith.uitofp %si : i8 to f32
+    %p = arith.addf %a, %z : f32
+    %y = arith.addf %p, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
+
 func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}
 
 func.func @print(%t: tensor<2x4xf32>) {
@@ -208,6 +231,13 @@ func.func @main() {
   // CHECK-NEXT: [5, -10000, -10000, -8]
   %r1 = call @masked_fill(%x, %m24) : (tensor<2x4xf32>, tensor<2x4xi1>) -> tensor<2x4xf32>
   call @print(%r1) : (tensor<2x4xf32>) -> ()
+  // Scores a causal mask filled with -inf, filled again: -1e4 where
+  // dropped, -inf kept.
+  %xinf = arith.constant dense<[[0xFF800000, -2.0, 3.0, 0xFF800000], [0xFF800000, -6.0, 7.0, -8.0]]> : tensor<2x4xf32>
+  // CHECK: [-10000, -2, 3, -10000]
+  // CHECK-NEXT: [-inf, -10000, -10000, -8]
+  %r1i = call @masked_fill(%xinf, %m24) : (tensor<2x4xf32>, tensor<2x4xi1>) -> tensor<2x4xf32>
+  call @print(%r1i) : (tensor<2x4xf32>) -> ()
   // CHECK: [0, -2, 3, {{-?}}0]
   // CHECK-NEXT: [5, {{-?}}0, {{-?}}0, -8]
   %r2 = call @not_mask(%x, %m24) : (tensor<2x4xf32>, tensor<2x4xi1>) -> tensor<2x4xf32>
@@ -238,5 +268,9 @@ func.func @main() {
   // CHECK-NEXT: [199949, 995, 7, 254991]
   %r8 = call @uint8_bits(%x, %u8) : (tensor<2x4xf32>, tensor<4xi8>) -> tensor<2x4xf32>
   call @print(%r8) : (tensor<2x4xf32>) -> ()
+  // CHECK: [257, -2, 259, -4]
+  // CHECK-NEXT: [261, -6, 263, -8]
+  %r9 = call @extended(%x, %m4) : (tensor<2x4xf32>, tensor<4xi1>) -> tensor<2x4xf32>
+  call @print(%r9) : (tensor<2x4xf32>) -> ()
   return
 }
