@@ -204,6 +204,12 @@ bool isSupportedElementType(mlir::Type type) {
   return type.isF16() || type.isBF16() || type.isF32();
 }
 
+bool isMaskOrIntegerElementType(mlir::Type type) {
+  auto integer = dyn_cast<mlir::IntegerType>(type);
+  return integer && integer.isSignless() &&
+         llvm::is_contained({1u, 8u, 16u, 32u, 64u}, integer.getWidth());
+}
+
 LogicalResult verifyTensorOperands(std::optional<mlir::Location> loc,
                                    mlir::TypeRange types) {
   mlir::Type elementType;

@@ -531,9 +531,7 @@ struct FuseElementwisePrologue : KernelFusionPattern {
     // kernel op) or an input's int_to_float, which then loads the mask or
     // the integers itself.
     kernel::CustomOp wrapped, combining;
-    if (!custom &&
-        (transpose || concat ||
-         isa<kernel::WhereOp, kernel::IntToFloatOp>(op)) &&
+    if (!custom && (transpose || concat || kernel::isInputConversion(op)) &&
         hasDefaultBlockGraph(reader)) {
       trial.setInsertionPoint(reader);
       Operation *copy = trial.clone(*reader);
@@ -699,9 +697,9 @@ struct FuseElementwisePrologue : KernelFusionPattern {
         // A mask or integers are loaded as stored; block.where or
         // block.int_to_float makes the load's element type of them.
         auto tileType = RankedTensorType::get(
-            operandTile, isa<kernel::WhereOp, kernel::IntToFloatOp>(op)
-                             ? getElementTypeOrSelf(operand.getType())
-                             : getElementTypeOrSelf(load.getTile().getType()));
+            operandTile, block::getLoadedElementType(
+                             getElementTypeOrSelf(operand.getType()),
+                             getElementTypeOrSelf(load.getTile().getType())));
         auto dimMap = block::DimMapAttr::get(rewriter.getContext(), imap);
         Value source = argumentOf(operand);
         // A tile the iteration loads anyway is loaded once (X^T X reads

@@ -93,7 +93,7 @@ bool readsInputWithMatmulResult(Operation *op) {
   auto isComputed = [&](Value value) {
     Operation *def = value.getDefiningOp();
     while (def && def->getBlock() == op->getBlock()) {
-      if (isa<kernel::WhereOp, kernel::IntToFloatOp>(def))
+      if (kernel::isInputConversion(def))
         return false;
       bool passesOn =
           isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def) ||

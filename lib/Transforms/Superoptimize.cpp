@@ -220,8 +220,7 @@ static bool isComputedByKernelOp(Value value) {
   Operation *def = value.getDefiningOp();
   while (def && isView(def))
     def = def->getOperand(0).getDefiningOp();
-  return def && isKernelOp(def) &&
-         !isa<kernel::WhereOp, kernel::IntToFloatOp>(def);
+  return def && isKernelOp(def) && !kernel::isInputConversion(def);
 }
 
 /// Whether `sub` is one op that --fuse-kernel-elementwise computes in a

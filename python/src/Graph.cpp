@@ -355,10 +355,8 @@ std::unique_ptr<Graph> Graph::parse(StringRef text, StringRef function) {
   // (kernel.int_to_float).
   auto checkBoundary = [&](Location loc, Type type, StringRef what) {
     auto tensor = dyn_cast<RankedTensorType>(type);
-    auto integer =
-        tensor ? dyn_cast<IntegerType>(tensor.getElementType()) : nullptr;
-    if (what == "argument" && integer && integer.isSignless() &&
-        llvm::is_contained({1u, 8u, 16u, 32u, 64u}, integer.getWidth()))
+    if (what == "argument" && tensor &&
+        isMaskOrIntegerElementType(tensor.getElementType()))
       type = tensor.clone(Float32Type::get(type.getContext()));
     if (failed(verifyTensorOperands(loc, type)))
       diagnostics.fail(

@@ -65,6 +65,12 @@ std::string checkTriangleDims(llvm::ArrayRef<int64_t> dims, int64_t rank);
 /// Element types mlsopt computes in: f16, bf16 and f32.
 bool isSupportedElementType(mlir::Type type);
 
+/// Element types mlsopt reads but does not compute in: a boolean mask (i1,
+/// kernel.where's operand) and signless integers of 8 to 64 bits
+/// (kernel.int_to_float's), as the ODS constraints MLSOpt_Mask and
+/// MLSOpt_IntTensor say. Kernels load them as stored.
+bool isMaskOrIntegerElementType(mlir::Type type);
+
 /// Checks that `types` are static ranked tensors of one supported element type.
 /// Emits a diagnostic at `loc` (when given) and returns failure otherwise.
 llvm::LogicalResult verifyTensorOperands(std::optional<mlir::Location> loc,

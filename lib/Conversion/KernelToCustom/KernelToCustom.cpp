@@ -701,12 +701,11 @@ FailureOr<kernel::CustomOp> createDefaultKernel(
       return op->emitOpError("default block graph: ") << shape.error;
     // A mask or integers (where's and int_to_float's operand) are loaded
     // as stored.
-    Type inputElementType = getElementTypeOrSelf(input.value.getType());
     tileTypes.push_back(RankedTensorType::get(
         withRaggedTiles(shape.shape, input.imap, raggedTiles, input.fmap,
                         loopTile),
-        isa<IntegerType>(inputElementType) ? inputElementType
-                                           : loadElementType));
+        block::getLoadedElementType(getElementTypeOrSelf(input.value.getType()),
+                                    loadElementType)));
   }
   RankedTensorType resultTile =
       tileType(outputTileShape(resultType.getShape(), grid, omap, raggedTiles));

@@ -382,12 +382,9 @@ static LogicalResult checkKernelOperands(linalg::LinalgOp op,
     auto tensor = dyn_cast<RankedTensorType>(type);
     // A boolean mask is read as `kernel.where`, and integers as
     // `kernel.int_to_float`, if the payload's plan can.
-    auto integer =
-        tensor ? dyn_cast<IntegerType>(tensor.getElementType()) : IntegerType();
-    bool isMask =
-        integer && integer.isSignless() &&
-        llvm::is_contained({1u, 8u, 16u, 32u, 64u}, integer.getWidth()) &&
-        op.isDpsInput(&operand);
+    bool isMask = tensor &&
+                  isMaskOrIntegerElementType(tensor.getElementType()) &&
+                  op.isDpsInput(&operand);
     if (!tensor || (tensor.getElementType() != elementType && !isMask))
       return rewriter.notifyMatchFailure(
           op, "operands do not all have the result's element type");
@@ -577,7 +574,9 @@ private:
   PlannedValue planOp(Operation *payloadOp);
   std::optional<PlannedValue> planSelect(arith::SelectOp select);
   std::optional<PlannedValue> planMaskSelect(arith::SelectOp select);
+  BlockArgument getTensorArgument(Value value);
   std::optional<std::pair<BlockArgument, bool>> getMask(Value condition);
+  Step &addInputConversion(BlockArgument input);
   unsigned addWhere(BlockArgument mask, double onTrue, double onFalse);
   unsigned addIntToFloat(BlockArgument integers, bool isUnsigned);
   std::optional<PlannedValue> planTriangleFill(arith::SelectOp select);
@@ -1004,32 +1003,42 @@ PayloadPlanner::getMask(Value condition) {
       return std::nullopt;
     negated = !negated;
   }
-  auto arg = dyn_cast<BlockArgument>(condition);
-  if (!arg || arg.getOwner() != op.getBlock() || !arg.getType().isInteger(1) ||
-      arg == accumulator ||
-      !isa<RankedTensorType>(op.getMatchingOpOperand(arg)->get().getType()))
+  BlockArgument arg = getTensorArgument(condition);
+  if (!arg || !arg.getType().isInteger(1))
     return std::nullopt;
   return std::pair(arg, negated);
 }
 
+/// `value` if it is the payload's element of a tensor operand (not the
+/// accumulator); null otherwise.
+BlockArgument PayloadPlanner::getTensorArgument(Value value) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (!arg || arg.getOwner() != op.getBlock() || arg == accumulator ||
+      !isa<RankedTensorType>(op.getMatchingOpOperand(arg)->get().getType()))
+    return {};
+  return arg;
+}
+
+/// A step that makes floats of the mask or integer operand `input`, with
+/// the shape the operand would have as a tensor step; the caller says how
+/// (`where` or `intToFloat`).
+Step &PayloadPlanner::addInputConversion(BlockArgument input) {
+  Step step;
+  step.shape = steps[getTensor(input).step].shape;
+  step.operand = op.getMatchingOpOperand(input)->getOperandNumber();
+  steps.push_back(std::move(step));
+  return steps.back();
+}
+
 unsigned PayloadPlanner::addWhere(BlockArgument mask, double onTrue,
                                   double onFalse) {
-  // The step has the shape the operand would have as a tensor step.
-  Step step;
-  step.shape = steps[getTensor(mask).step].shape;
-  step.operand = op.getMatchingOpOperand(mask)->getOperandNumber();
-  step.where = std::pair(onTrue, onFalse);
-  steps.push_back(std::move(step));
+  addInputConversion(mask).where = std::pair(onTrue, onFalse);
   return steps.size() - 1;
 }
 
 unsigned PayloadPlanner::addIntToFloat(BlockArgument integers,
                                        bool isUnsigned) {
-  Step step;
-  step.shape = steps[getTensor(integers).step].shape;
-  step.operand = op.getMatchingOpOperand(integers)->getOperandNumber();
-  step.intToFloat = isUnsigned;
-  steps.push_back(std::move(step));
+  addInputConversion(integers).intToFloat = isUnsigned;
   return steps.size() - 1;
 }
 
@@ -1350,10 +1359,8 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
     }
     // An integer operand as a number (Hugging Face's int64 attention_mask
     // `.to(dtype)`).
-    auto arg = dyn_cast<BlockArgument>(payloadOp->getOperand(0));
-    if (arg && arg.getOwner() == op.getBlock() && arg != accumulator &&
-        isa<IntegerType>(arg.getType()) && !arg.getType().isInteger(1) &&
-        isa<RankedTensorType>(op.getMatchingOpOperand(arg)->get().getType()))
+    BlockArgument arg = getTensorArgument(payloadOp->getOperand(0));
+    if (arg && isa<IntegerType>(arg.getType()) && !arg.getType().isInteger(1))
       return {addIntToFloat(arg, isa<arith::UIToFPOp>(payloadOp))};
   }
   if (auto select = dyn_cast<arith::SelectOp>(payloadOp)) {

@@ -49,6 +49,10 @@ static llvm::SmallBitVector getRaggedSplits(
 // tensor<8x96xf32>`
 //===----------------------------------------------------------------------===//
 
+Type block::getLoadedElementType(Type source, Type wanted) {
+  return isMaskOrIntegerElementType(source) ? source : wanted;
+}
+
 bool block::isWidenedResult(TypeRange inferred, TypeRange actual) {
   if (inferred == actual)
     return true;

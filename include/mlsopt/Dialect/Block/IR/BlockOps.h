@@ -20,6 +20,13 @@ namespace mlsopt::block {
 /// Whether `actual` is the one `inferred` tensor type or, where that holds
 /// f16 or bf16, the same shape in f32: a widening block.matmul's result.
 bool isWidenedResult(mlir::TypeRange inferred, mlir::TypeRange actual);
+
+/// The element type of a tile loaded from an input of element type
+/// `source` for a kernel that wants `wanted`: a mask or integers load as
+/// stored (block.where and block.int_to_float make floats of them, the
+/// rule LoadOp's verifier checks), floats convert as they load.
+mlir::Type getLoadedElementType(mlir::Type source, mlir::Type wanted);
+
 /// custom<WidenedResult>: `-> type` after a matmul's operand types when its
 /// result is widened, nothing (the inferred type) otherwise.
 mlir::ParseResult parseWidenedResult(mlir::OpAsmParser &parser,

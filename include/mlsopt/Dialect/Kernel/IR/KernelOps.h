@@ -24,6 +24,13 @@ namespace mlsopt::kernel {
 /// does not partition and the GPU pipeline does not launch.
 bool isNestedKernelOp(mlir::Operation *op, mlir::Operation *function);
 
+/// Whether `op` makes floats of a mask or integer input (kernel.where,
+/// kernel.int_to_float): input-like for the search, whose result a kernel
+/// computes from the loaded mask or integers.
+inline bool isInputConversion(mlir::Operation *op) {
+  return mlir::isa<WhereOp, IntToFloatOp>(op);
+}
+
 } // namespace mlsopt::kernel
 
 #endif // MLSOPT_DIALECT_KERNEL_IR_KERNELOPS_H
