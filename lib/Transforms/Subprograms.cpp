@@ -82,6 +82,18 @@ template <typename First> bool completesPair(Operation *op) {
 /// attention mask added to the scores before their softmax, applied where
 /// the matmul's tiles are.
 bool readsInputWithMatmulResult(Operation *op) {
+  // A select of a mask between the scores and a constant (masked_fill with
+  // finfo.min) is an add and a max that the search sees as one add of an
+  // input (Superoptimize), so each of the two counts as that add does.
+  if (std::optional<kernel::MaskedFill> fill = kernel::matchMaskedFill(op)) {
+    Operation *def = fill->value.getDefiningOp();
+    if (isa_and_nonnull<kernel::MulScalarOp, kernel::AddScalarOp>(def))
+      def = def->getOperand(0).getDefiningOp();
+    return isa_and_nonnull<kernel::MatmulOp>(def) &&
+           llvm::any_of(fill->max->getUsers(), [](Operation *user) {
+             return isa<kernel::ReduceMaxOp, kernel::ReduceSumOp>(user);
+           });
+  }
   if (!isa<kernel::AddOp, kernel::SubOp, kernel::MulOp, kernel::DivOp,
            kernel::MaxOp, kernel::MinOp>(op))
     return false;

@@ -19,6 +19,7 @@
 #include "mlsopt/Search/Superoptimizer.h"
 #include "mlsopt/Transforms/KernelElementwiseFusion.h"
 #include "mlsopt/Transforms/KernelIdioms.h"
+#include "mlsopt/Transforms/MaskedFills.h"
 #include "mlsopt/Transforms/Passes.h"
 #include "mlsopt/Transforms/Subprograms.h"
 #include "mlsopt/Verify/EvaluationWork.h"
@@ -698,6 +699,15 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
     double finishing = std::min(3.0, 0.05 * secondsLeft);
     SearchOptions timed = options;
     timed.timeoutSeconds = std::max(0.0, secondsLeft - spent - finishing);
+    // Masked fills are searched as the add of their keep input alone
+    // (MaskedFills.h); the answer gets the max back before its check.
+    FailureOr<FoldedMaskedFills> folded = failure();
+    if (problem->inputValues.size() == sub.inputs.size())
+      folded = foldMaskedFills(sub.ops, sub.inputs, sub.outputs);
+    if (succeeded(folded))
+      folded->problem.inputCost = problem->inputCost;
+    const SearchProblem &searchedProblem =
+        succeeded(folded) ? folded->problem : *problem;
     OwningOpRef<ModuleOp> sizing;
     if (referenceRun) {
       sizing = ModuleOp::create(loc);
@@ -709,7 +719,7 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
         ScopedDiagnosticHandler quiet(ctx,
                                       [](Diagnostic &) { return success(); });
         FailureOr<func::FuncOp> candidate =
-            materializeFunction(b, loc, "sized", graph, problem->shapes);
+            materializeFunction(b, loc, "sized", graph, searchedProblem.shapes);
         if (failed(candidate))
           return 2.5 * referenceRun->seconds;
         double ratio = getCheckWorkRatio(*candidate, *reference);
@@ -717,7 +727,7 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
         return ratio * referenceRun->seconds;
       };
     }
-    SearchResult result = search::superoptimize(*problem, timed, ctx);
+    SearchResult result = search::superoptimize(searchedProblem, timed, ctx);
     const SearchStatistics &s = result.stats;
     numEnumerated += s.enumerated;
     numPrunedAbstract += s.prunedByAbstractExpr;
@@ -799,10 +809,20 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
     }
     builder.setInsertionPointToEnd(scratch->getBody());
     FailureOr<func::FuncOp> found = materializeFunction(
-        builder, loc, "candidate", result.best, problem->shapes);
+        builder, loc, "candidate", result.best, searchedProblem.shapes);
     if (failed(found))
       return true;
     answer = *found;
+    if (succeeded(folded) &&
+        failed(unfoldMaskedFills(answer, *folded, sub.inputs))) {
+      emitRemark(loc) << "superoptimize: kept the subprogram of "
+                      << sub.ops.size()
+                      << " kernel ops: the best μGraph found reads a masked "
+                         "fill's mask other than by adding it to a tile, so "
+                         "it cannot take the fill back; "
+                      << figures;
+      return true;
+    }
     // Thread graphs by rule, before the answer is cached or costed again,
     // where they fit the shared memory the search sized the kernels for.
     thread::fuseElementwiseWithinSharedMemory(

@@ -92,6 +92,27 @@ def test_an_int64_attention_mask_runs_to_numpys_numbers():
         mi.new_kernel_graph().new_input(dims=(4,), dtype=mi.int64)
 
 
+def test_a_finite_fill_is_one_kernel_to_numpys_numbers():
+    # GPT-2's torch.where(causal, scores, finfo.min): a row the mask drops
+    # entirely averages V, where a fill of -inf would make it NaN, so the
+    # fill is taken as given, not as -inf.
+    program = (REPO / "test" / "Integration" /
+               "finite-mask-fill-attention.mlir").read_text()
+    optimized = mi.from_mlir(program).superoptimize(timeout=10)
+    assert optimized.cost().launches == 1
+    q, kt, v, _ = inputs(3)
+    causal = np.tril(np.ones((1, 1, 32, 32), dtype=bool))
+    causal[..., 5, :] = False
+    (out,) = optimized(inputs=[q, kt, v, causal])
+    s = np.einsum("bhik,bhkj->bhij", q, kt) * np.float32(0.25)
+    s = np.where(causal, s, np.finfo(np.float32).min)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    expected = (p / p.sum(-1, keepdims=True)) @ v
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(out[:, :, 5], v.mean(axis=2), rtol=1e-5,
+                               atol=1e-5)
+
+
 def has_cuda():
     if importlib.util.find_spec("torch") is None:
         return False
