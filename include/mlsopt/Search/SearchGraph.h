@@ -202,8 +202,9 @@ struct BlockGraph {
   /// A mask applied to another mask's result, with a mask none below it in
   /// that chain applies, is counted with it: a band is one select. A load
   /// whose one reader takes it as part of its own op (readsInputWithOp)
-  /// counts with that reader. The body then holds at most (2 + masks in the
-  /// program) times the count, plus one op per input.
+  /// counts with that reader, and an elementwise such reader (a bias, an
+  /// additive mask) counts nothing either. The body then holds at most (2 +
+  /// masks in the program) times the count, plus two ops per input.
   unsigned getNumBlockOps() const;
 };
 
