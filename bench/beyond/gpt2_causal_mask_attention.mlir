@@ -3,7 +3,7 @@
 // torch.finfo(dtype).min), the mask a boolean [1, 1, s, s] slice of the
 // model's buffer. A finite fill imports as max(scores + where(m, 0, -inf),
 // where(m, -inf, c)); the search sees the pair as the add alone and the
-// kernel it finds takes the max back (MaskedFills.h).
+// kernel it finds takes the max back (ScoreChains.h).
 
 func.func @gpt2_causal_mask_attention(%q: tensor<8x12x128x64xf16>, %k: tensor<8x12x64x128xf16>, %v: tensor<8x12x128x64xf16>, %causal: tensor<1x1x128x128xi1>) -> tensor<8x12x128x64xf16> {
   %s0 = kernel.matmul %q, %k : tensor<8x12x128x64xf16>, tensor<8x12x64x128xf16>

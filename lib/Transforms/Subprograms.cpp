@@ -14,6 +14,7 @@
 #include "mlsopt/Dialect/Common/ElementwiseByIndex.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Search/SearchProblem.h"
+#include "mlsopt/Transforms/ScoreChains.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -76,60 +77,14 @@ template <typename First> bool completesPair(Operation *op) {
   return first && first->hasOneUse();
 }
 
-/// Whether `op` is a binary elementwise op of a matmul's result (or of a
-/// scale of it) and an input of the block (an argument, or a view of one)
-/// that nothing else reads, whose result a row maximum or sum reads: an
-/// attention mask added to the scores before their softmax, applied where
-/// the matmul's tiles are.
+/// Whether `op` is a step of a score chain (matchScoreChain): a binary
+/// elementwise op of a matmul's result (or of a scale of it, or of the
+/// step before) and an input of the block that nothing else reads, the
+/// chain's result read by a row maximum or sum: an attention mask added to
+/// the scores before their softmax, applied where the matmul's tiles are.
+/// The search sees a chain of several as one such op (foldScoreChains).
 bool readsInputWithMatmulResult(Operation *op) {
-  // A select of a mask between the scores and a constant (masked_fill with
-  // finfo.min) is an add and a max that the search sees as one add of an
-  // input (Superoptimize), so each of the two counts as that add does.
-  if (std::optional<kernel::MaskedFill> fill = kernel::matchMaskedFill(op)) {
-    Operation *def = fill->value.getDefiningOp();
-    if (isa_and_nonnull<kernel::MulScalarOp, kernel::AddScalarOp>(def))
-      def = def->getOperand(0).getDefiningOp();
-    return isa_and_nonnull<kernel::MatmulOp>(def) &&
-           llvm::any_of(fill->max->getUsers(), [](Operation *user) {
-             return isa<kernel::ReduceMaxOp, kernel::ReduceSumOp>(user);
-           });
-  }
-  if (!isa<kernel::AddOp, kernel::SubOp, kernel::MulOp, kernel::DivOp,
-           kernel::MaxOp, kernel::MinOp>(op))
-    return false;
-  // A boolean mask mapped to its bias (kernel.where) is an input too, as are
-  // integers made floats (kernel.int_to_float), and a chain of one-operand
-  // elementwise ops on any of them, each read once (Hugging Face's
-  // `(1 - mask) * finfo.min`): --fuse-kernel-elementwise computes the chain
-  // where the kernel that reads it loads the mask or the integers.
-  auto isComputed = [&](Value value) {
-    Operation *def = value.getDefiningOp();
-    while (def && def->getBlock() == op->getBlock()) {
-      if (kernel::isInputConversion(def))
-        return false;
-      bool passesOn =
-          isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def) ||
-          (isa<kernel::KernelDialect>(def->getDialect()) &&
-           def->hasTrait<OpTrait::ElementwiseByIndex>() &&
-           def->getNumOperands() == 1);
-      if (!passesOn || !def->hasOneUse())
-        return isa<kernel::KernelDialect>(def->getDialect());
-      def = def->getOperand(0).getDefiningOp();
-    }
-    return false;
-  };
-  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
-  if (isComputed(lhs) == isComputed(rhs))
-    return false;
-  Value computed = isComputed(lhs) ? lhs : rhs;
-  Value input = isComputed(lhs) ? rhs : lhs;
-  Operation *def = computed.getDefiningOp();
-  if (isa<kernel::MulScalarOp, kernel::AddScalarOp>(def))
-    def = def->getOperand(0).getDefiningOp();
-  bool reduced = llvm::any_of(op->getUsers(), [](Operation *user) {
-    return isa<kernel::ReduceMaxOp, kernel::ReduceSumOp>(user);
-  });
-  return isa_and_nonnull<kernel::MatmulOp>(def) && input.hasOneUse() && reduced;
+  return matchScoreChain(op).has_value();
 }
 
 /// What `op` counts against `max-kernel-ops` (a clamp or a mean as one op).

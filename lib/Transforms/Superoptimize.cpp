@@ -19,8 +19,8 @@
 #include "mlsopt/Search/Superoptimizer.h"
 #include "mlsopt/Transforms/KernelElementwiseFusion.h"
 #include "mlsopt/Transforms/KernelIdioms.h"
-#include "mlsopt/Transforms/MaskedFills.h"
 #include "mlsopt/Transforms/Passes.h"
+#include "mlsopt/Transforms/ScoreChains.h"
 #include "mlsopt/Transforms/Subprograms.h"
 #include "mlsopt/Verify/EvaluationWork.h"
 #include "mlsopt/Verify/Evaluator.h"
@@ -30,6 +30,7 @@
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -554,6 +555,13 @@ void SuperoptimizePass::fuseBesideKernels(Operation *root,
       root, static_cast<int64_t>(options.target.maxSharedMemPerBlock));
 }
 
+/// Whether `op` passes the verifiers, without a diagnostic.
+static LogicalResult verifyQuietly(Operation *op) {
+  ScopedDiagnosticHandler quiet(op->getContext(),
+                                [](Diagnostic &) { return success(); });
+  return mlir::verify(op);
+}
+
 bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
                                  double secondsLeft,
                                  SearchedSubprograms &searched, StringRef key) {
@@ -699,11 +707,11 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
     double finishing = std::min(3.0, 0.05 * secondsLeft);
     SearchOptions timed = options;
     timed.timeoutSeconds = std::max(0.0, secondsLeft - spent - finishing);
-    // Masked fills are searched as the add of their keep input alone
-    // (MaskedFills.h); the answer gets the max back before its check.
-    FailureOr<FoldedMaskedFills> folded = failure();
+    // Chains of masks on attention scores are searched as one add
+    // (ScoreChains.h); the answer gets the chains back before its check.
+    FailureOr<FoldedScoreChains> folded = failure();
     if (problem->inputValues.size() == sub.inputs.size())
-      folded = foldMaskedFills(sub.ops, sub.inputs, sub.outputs);
+      folded = foldScoreChains(sub.ops, sub.inputs, sub.outputs);
     if (succeeded(folded))
       folded->problem.inputCost = problem->inputCost;
     const SearchProblem &searchedProblem =
@@ -814,12 +822,14 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
       return true;
     answer = *found;
     if (succeeded(folded) &&
-        failed(unfoldMaskedFills(answer, *folded, sub.inputs))) {
+        (failed(unfoldScoreChains(answer, *folded, sub.inputs)) ||
+         failed(verifyQuietly(answer)))) {
       emitRemark(loc) << "superoptimize: kept the subprogram of "
                       << sub.ops.size()
-                      << " kernel ops: the best μGraph found reads a masked "
-                         "fill's mask other than by adding it to a tile, so "
-                         "it cannot take the fill back; "
+                      << " kernel ops: the best μGraph found reads the input "
+                         "standing for a chain of masks on the scores other "
+                         "than by adding it to them, or is no valid kernel "
+                         "once it takes the chain back; "
                       << figures;
       return true;
     }

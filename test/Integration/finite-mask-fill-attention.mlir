@@ -2,7 +2,7 @@
 // attn_weights, torch.finfo(dtype).min)`, the mask a boolean [1, 1, s, s]
 // slice of the model's buffer. A finite fill imports as max(x + where(m, 0,
 // -inf), where(m, -inf, c)), two ops on two inputs made of the mask, which
-// the search sees as the add alone (MaskedFills.h) and gets the max back
+// the search sees as the add alone (ScoreChains.h) and gets the max back
 // in the kernel it finds: one launch, as a fill of -inf is (it was five).
 // RUN: mlsopt-opt %s --convert-linalg-to-kernel -o %t.kernel.mlir
 // RUN: FileCheck %s --check-prefix=IMPORT < %t.kernel.mlir

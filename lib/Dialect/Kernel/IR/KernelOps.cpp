@@ -6,7 +6,6 @@
 #include "mlsopt/Support/Target.h"
 #include "mlsopt/Support/TileShapes.h"
 
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 
@@ -93,53 +92,6 @@ LogicalResult CustomOp::verifyRegions() {
   if (!graph || !body.back().hasTrait<OpTrait::IsTerminator>())
     return emitOpError("body must be a block graph ending in `block.return`");
   return graph->verifyBlockGraph(*this);
-}
-
-/// The where that `value` is, through reshapes each read once.
-static WhereOp getWhereThroughReshapes(Value value) {
-  Operation *def = value.getDefiningOp();
-  while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def) &&
-         def->hasOneUse())
-    def = def->getOperand(0).getDefiningOp();
-  return dyn_cast_or_null<WhereOp>(def);
-}
-
-std::optional<MaskedFill> mlsopt::kernel::matchMaskedFill(Operation *op) {
-  auto max = dyn_cast<MaxOp>(op);
-  if (auto add = dyn_cast<AddOp>(op))
-    if (add->hasOneUse())
-      max = dyn_cast<MaxOp>(*add->getUsers().begin());
-  if (!max)
-    return std::nullopt;
-  constexpr double kNegInf = -std::numeric_limits<double>::infinity();
-  for (unsigned k = 0; k < 2; ++k) {
-    auto add = max->getOperand(k).getDefiningOp<AddOp>();
-    Value fill = max->getOperand(1 - k);
-    if (!add || !add->hasOneUse() || (op != max && op != add))
-      continue;
-    WhereOp fillWhere = getWhereThroughReshapes(fill);
-    for (unsigned j = 0; j < 2; ++j) {
-      Value keep = add->getOperand(1 - j);
-      WhereOp keepWhere = getWhereThroughReshapes(keep);
-      if (!keepWhere || !fillWhere || !keep.hasOneUse() || !fill.hasOneUse() ||
-          keep.getType() != fill.getType() ||
-          keepWhere.getMask() != fillWhere.getMask())
-        continue;
-      // keep is 0 on one side and -inf on the other; fill is -inf where
-      // keep is 0, so the max takes x there and the fill elsewhere.
-      double keepTrue = keepWhere.getOnTrue().convertToDouble();
-      double keepFalse = keepWhere.getOnFalse().convertToDouble();
-      double fillTrue = fillWhere.getOnTrue().convertToDouble();
-      double fillFalse = fillWhere.getOnFalse().convertToDouble();
-      bool keptWhenTrue = keepTrue == 0.0 && keepFalse == kNegInf &&
-                          fillTrue == kNegInf && fillFalse != kNegInf;
-      bool keptWhenFalse = keepFalse == 0.0 && keepTrue == kNegInf &&
-                           fillFalse == kNegInf && fillTrue != kNegInf;
-      if (keptWhenTrue || keptWhenFalse)
-        return MaskedFill{add, max, add->getOperand(j), keep, fill};
-    }
-  }
-  return std::nullopt;
 }
 
 #define GET_OP_CLASSES

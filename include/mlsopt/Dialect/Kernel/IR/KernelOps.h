@@ -31,21 +31,6 @@ inline bool isInputConversion(mlir::Operation *op) {
   return mlir::isa<WhereOp, IntToFloatOp>(op);
 }
 
-/// A select of a mask between a tensor and a constant, as the import writes
-/// it: `max(x + keep, fill)` with `keep = where(m, 0, -inf)` and `fill =
-/// where(m, -inf, c)` (or both mirrored), each where read once, through
-/// reshapes or not. The two ops do what one select does; the search sees
-/// them as one add (Superoptimize).
-struct MaskedFill {
-  AddOp add;
-  MaxOp max;
-  /// x, and the add's and the max's operands that are no op's of the pair.
-  mlir::Value value, keep, fill;
-};
-
-/// The masked fill whose add or max `op` is, if any.
-std::optional<MaskedFill> matchMaskedFill(mlir::Operation *op);
-
 } // namespace mlsopt::kernel
 
 #endif // MLSOPT_DIALECT_KERNEL_IR_KERNELOPS_H
