@@ -3,6 +3,7 @@
 #include "mlsopt/Transforms/ScoreChains.h"
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/Support/ShapeInference.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -111,17 +112,10 @@ static std::optional<SmallVector<int64_t>>
 getBroadcastShape(const ScoreChain &chain) {
   SmallVector<int64_t> shape;
   for (const ScoreStep &step : chain.steps) {
-    ArrayRef<int64_t> other = shapeOf(step.input);
-    if (other.size() > shape.size())
-      shape.insert(shape.begin(), other.size() - shape.size(), 1);
-    int64_t lead = shape.size() - other.size();
-    for (auto [d, otherSize] : llvm::enumerate(other)) {
-      int64_t &size = shape[lead + d];
-      if (size == 1)
-        size = otherSize;
-      else if (otherSize != 1 && otherSize != size)
-        return std::nullopt;
-    }
+    ShapeOrError joined = broadcastShapes(shape, shapeOf(step.input));
+    if (!joined.ok())
+      return std::nullopt;
+    shape = std::move(joined.shape);
   }
   return shape;
 }
@@ -141,7 +135,10 @@ FailureOr<FoldedScoreChains> mlsopt::foldScoreChains(ArrayRef<Operation *> ops,
   OwningOpRef<ModuleOp> scratch = ModuleOp::create(ops.front()->getLoc());
   OpBuilder builder = OpBuilder::atBlockEnd(scratch->getBody());
   FoldedScoreChains folded;
-  llvm::DenseMap<Operation *, Value> standIns;
+  // Each fold's stand-in, by the position of the input it replaces; each
+  // fold by its chain's last step; the steps and inputs folds leave out.
+  llvm::DenseMap<unsigned, Value> standInAt;
+  llvm::DenseMap<Operation *, unsigned> foldEndingAt;
   llvm::DenseSet<Operation *> folding;
   llvm::DenseSet<unsigned> dropped;
   for (Operation *op : ops) {
@@ -154,43 +151,38 @@ FailureOr<FoldedScoreChains> mlsopt::foldScoreChains(ArrayRef<Operation *> ops,
     std::optional<SmallVector<int64_t>> shape = getBroadcastShape(*chain);
     if (!shape)
       continue;
+    // Each step's input has one reader, so the inputs are distinct.
     Value first = chain->steps.front().input;
-    Value standIn = first;
-    if (*shape != shapeOf(first))
-      standIn = tensor::EmptyOp::create(
-          builder, op->getLoc(), *shape,
-          cast<RankedTensorType>(first.getType()).getElementType());
-    standIns[op] = standIn;
-    for (const ScoreStep &step : chain->steps) {
+    unsigned position = *positionOf(first);
+    standInAt[position] =
+        *shape == shapeOf(first)
+            ? first
+            : tensor::EmptyOp::create(
+                  builder, op->getLoc(), *shape,
+                  cast<RankedTensorType>(first.getType()).getElementType())
+                  .getResult();
+    for (const ScoreStep &step : chain->steps)
       folding.insert(step.op);
-      if (step.input != first)
-        dropped.insert(*positionOf(step.input));
-    }
-    folded.folds.push_back({*chain, *positionOf(first)});
+    for (const ScoreStep &step : ArrayRef(chain->steps).drop_front())
+      dropped.insert(*positionOf(step.input));
+    foldEndingAt[op] = folded.folds.size();
+    folded.folds.push_back({*chain, position});
   }
   if (folded.folds.empty())
     return failure();
 
-  IRMapping mapping;
-  SmallVector<Operation *> copies;
   SmallVector<Value> problemInputs;
   for (auto [i, v] : llvm::enumerate(inputs))
     if (!dropped.contains(i))
-      problemInputs.push_back(v);
-  for (auto [chain, position] : folded.folds) {
-    Value first = chain.steps.front().input;
-    Value standIn = standIns.lookup(chain.steps.back().op);
-    *llvm::find(problemInputs, first) = standIn;
-  }
+      problemInputs.push_back(standInAt.lookup_or(i, v));
+  IRMapping mapping;
+  SmallVector<Operation *> copies;
   for (Operation *op : ops) {
-    if (Value standIn = standIns.lookup(op)) {
-      const ScoreChain &chain =
-          llvm::find_if(folded.folds, [&](const auto &fold) {
-            return fold.first.steps.back().op == op;
-          })->first;
-      auto add =
-          kernel::AddOp::create(builder, op->getLoc(),
-                                mapping.lookupOrDefault(chain.scores), standIn);
+    if (auto it = foldEndingAt.find(op); it != foldEndingAt.end()) {
+      const auto &[chain, position] = folded.folds[it->second];
+      auto add = kernel::AddOp::create(builder, op->getLoc(),
+                                       mapping.lookupOrDefault(chain.scores),
+                                       standInAt.lookup(position));
       mapping.map(op->getResult(0), add.getResult());
       copies.push_back(add);
     } else if (!folding.contains(op)) {
@@ -316,20 +308,17 @@ static LogicalResult replayChainInBlockGraph(Value standIn,
 LogicalResult mlsopt::unfoldScoreChains(func::FuncOp answer,
                                         const FoldedScoreChains &folded,
                                         ArrayRef<Value> inputs) {
-  // The inputs the problem dropped become arguments again, in place.
-  llvm::DenseSet<Value> standing;
+  // The inputs the problem dropped (every step's but the first's) become
+  // arguments again, in place.
+  SmallVector<unsigned> dropped;
   for (const auto &fold : folded.folds)
-    standing.insert(fold.first.steps.front().input);
-  for (auto [i, v] : llvm::enumerate(inputs)) {
-    bool dropped = llvm::any_of(folded.folds, [&, v = v](const auto &fold) {
-      return llvm::any_of(fold.first.steps, [&](const ScoreStep &step) {
-        return step.input == v && !standing.contains(v);
-      });
-    });
-    if (dropped && failed(answer.insertArgument(
-                       i, v.getType(), DictionaryAttr(), answer.getLoc())))
+    for (const ScoreStep &step : ArrayRef(fold.first.steps).drop_front())
+      dropped.push_back(llvm::find(inputs, step.input) - inputs.begin());
+  llvm::sort(dropped);
+  for (unsigned i : dropped)
+    if (failed(answer.insertArgument(i, inputs[i].getType(), DictionaryAttr(),
+                                     answer.getLoc())))
       return failure();
-  }
   Block &entry = answer.getBody().front();
   for (const auto &[chain, position] : folded.folds) {
     SmallVector<Value> args;

@@ -80,8 +80,9 @@ template <typename First> bool completesPair(Operation *op) {
 /// Whether `op` is a step of a score chain (matchScoreChain): a binary
 /// elementwise op of a matmul's result (or of a scale of it, or of the
 /// step before) and an input of the block that nothing else reads, the
-/// chain's result read by a row maximum or sum: an attention mask added to
-/// the scores before their softmax, applied where the matmul's tiles are.
+/// chain's result read by a row maximum (or, a lone step, a row sum; a
+/// longer chain, an exp): an attention mask added to the scores before
+/// their softmax, applied where the matmul's tiles are.
 /// The search sees a chain of several as one such op (foldScoreChains).
 bool readsInputWithMatmulResult(Operation *op) {
   return matchScoreChain(op).has_value();
