@@ -88,12 +88,21 @@ std::optional<ScoreChain> mlsopt::matchScoreChain(Operation *op) {
     chain.steps.push_back(*later);
     last = later->op;
   }
+  // A scale or a causal fill after the masks (`where(m, s, min) * 0.125`,
+  // a padding fill then an index-built causal one) keeps its place in the
+  // problem: the search takes both as they are, and the chain ends where
+  // they begin.
+  Operation *end = last;
+  while (end->hasOneUse() &&
+         isa<kernel::MulScalarOp, kernel::AddScalarOp, kernel::TriangleFillOp>(
+             *end->getUsers().begin()))
+    end = *end->getUsers().begin();
   // One step may be read by a row sum; a chain of several must be on its
   // way to a softmax (a row maximum, or an exp), or a linear layer's bias
   // and a residual, summed by a LayerNorm's mean, would be one: counted
   // nothing, they let the layer join the norm without its mean.
   bool single = chain.steps.size() == 1;
-  if (llvm::none_of(last->getUsers(), [&](Operation *user) {
+  if (llvm::none_of(end->getUsers(), [&](Operation *user) {
         return isa<kernel::ReduceMaxOp>(user) ||
                (single ? isa<kernel::ReduceSumOp>(user)
                        : isa<kernel::ExpOp>(user));

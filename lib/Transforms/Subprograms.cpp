@@ -88,6 +88,13 @@ bool readsInputWithMatmulResult(Operation *op) {
   return matchScoreChain(op).has_value();
 }
 
+/// Whether `op`'s operand is the last step of a score chain that nothing
+/// else reads.
+bool scalesMaskedScores(Operation *op) {
+  Operation *def = op->getOperand(0).getDefiningOp();
+  return def && def->hasOneUse() && readsInputWithMatmulResult(def);
+}
+
 /// What `op` counts against `max-kernel-ops` (a clamp or a mean as one op).
 /// A maximum subtracted from the values it was taken over, and that
 /// subtraction, count nothing: the abstract expressions erase the pair
@@ -124,7 +131,10 @@ unsigned getWeight(Operation *op) {
   // attention of 24 queries by 40 keys of dim 64 (six ops) in two, the
   // scores through device memory (2 launches, 1 with the scale counted
   // nothing).
-  if (isa<kernel::MulScalarOp>(op) && completesPair<kernel::MatmulOp>(op) &&
+  // A scale after the masks (`where(m, s, min) * 0.125`) is the same scale
+  // of the same tiles.
+  if (isa<kernel::MulScalarOp>(op) &&
+      (completesPair<kernel::MatmulOp>(op) || scalesMaskedScores(op)) &&
       !op->use_empty() && llvm::all_of(op->getUsers(), [](Operation *user) {
         return isa<kernel::ReduceMaxOp, kernel::ExpOp>(user) ||
                subtractsOwnMax(user) || readsInputWithMatmulResult(user);

@@ -559,4 +559,40 @@ TEST(BlockGraphCount, ChainedDistinctMasksCountOnce) {
   EXPECT_EQ(graph.getNumBlockOps(), 8u);
 }
 
+TEST(BlockGraphCount, CausalFillOfMaskedScoresCountsNothing) {
+  // Loads q, k and a padding mask; s = q k + mask; causal(s); store.
+  BlockGraph graph;
+  graph.inputs = {0, 1, 2};
+  SOp matmul;
+  matmul.kind = OpKind::Matmul;
+  matmul.operands = {0, 1};
+  SOp add;
+  add.kind = OpKind::Add;
+  add.operands = {3, 2};
+  SOp causal;
+  causal.kind = OpKind::TriangleFill;
+  causal.operands = {4};
+  causal.triangle = {0, 1};
+  causal.triangleClasses = {0, 1};
+  causal.diagonal = 1;
+  causal.scalar.literal = -std::numeric_limits<double>::infinity();
+  graph.body = {matmul, add}; // values 3, 4
+  graph.stores = {0};
+  EXPECT_EQ(graph.getNumBlockOps(), 4u);
+  graph.body.push_back(causal); // value 5
+  EXPECT_EQ(graph.getNumBlockOps(), 4u);
+  // On the unmasked scores it counts, as in a plain causal attention.
+  SOp plain = causal;
+  plain.operands = {3};
+  graph.body.push_back(plain); // value 6
+  EXPECT_EQ(graph.getNumBlockOps(), 5u);
+  // A second reader of the mask makes its add an op like any other, and
+  // the fill on it counts again: the count never drops as a graph grows.
+  SOp again = add;
+  again.kind = OpKind::Mul;
+  again.operands = {6, 2};
+  graph.body.push_back(again); // value 7
+  EXPECT_EQ(graph.getNumBlockOps(), 9u);
+}
+
 } // namespace

@@ -36,7 +36,8 @@ struct ScoreStep {
 };
 
 /// Steps from a matmul's product (or a scale of it) to a value a row
-/// maximum or sum reads, each read by the next one only.
+/// maximum or sum reads, directly or through scales and causal fills, each
+/// read by the next one only.
 struct ScoreChain {
   mlir::Value scores;
   llvm::SmallVector<ScoreStep, 2> steps;
