@@ -247,6 +247,29 @@ static Operation *getUnaryProducer(Value value) {
   return op;
 }
 
+/// `value` expanded to `type` by `groups` for `user`: the expand of it
+/// before `user` in its block, or a new one where `value` is defined. Two ops
+/// of one mask (a finite fill's keep and fill wheres of a [t, s] mask on [b, h,
+/// t, s] scores) thus read one expand of it, which the kernel that applies them
+/// loads once rather than twice.
+static Value getExpanded(PatternRewriter &rewriter, Location loc,
+                         Operation *user, Value value, RankedTensorType type,
+                         ArrayRef<ReassociationIndices> groups) {
+  for (Operation *other : value.getUsers()) {
+    auto existing = dyn_cast<tensor::ExpandShapeOp>(other);
+    if (existing && existing->getBlock() == user->getBlock() &&
+        existing->isBeforeInBlock(user) && existing.getResultType() == type &&
+        existing.getReassociationIndices() == groups)
+      return existing.getResult();
+  }
+  OpBuilder::InsertionGuard guard(rewriter);
+  if (Operation *def = value.getDefiningOp())
+    rewriter.setInsertionPointAfter(def);
+  else
+    rewriter.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
+  return tensor::ExpandShapeOp::create(rewriter, loc, type, value, groups);
+}
+
 /// The expand that AlignOperandRank puts on an operand goes up past the
 /// unary elementwise ops and conversions that compute it (a batch norm's
 /// sqrt(var + eps), an f16 LayerNorm's gain widened to f32: the kernel
@@ -273,12 +296,12 @@ struct HoistExpandAboveUnary : OpRewritePattern<tensor::ExpandShapeOp> {
     if (start && isa<kernel::KernelDialect>(start->getDialect()))
       return rewriter.notifyMatchFailure(expand, "of a computed value");
     auto operandType = cast<RankedTensorType>(op->getOperand(0).getType());
+    Value operand =
+        getExpanded(rewriter, expand.getLoc(), op, op->getOperand(0),
+                    RankedTensorType::get(expand.getResultType().getShape(),
+                                          operandType.getElementType()),
+                    expand.getReassociationIndices());
     rewriter.setInsertionPoint(op);
-    Value operand = tensor::ExpandShapeOp::create(
-        rewriter, expand.getLoc(),
-        RankedTensorType::get(expand.getResultType().getShape(),
-                              operandType.getElementType()),
-        op->getOperand(0), expand.getReassociationIndices());
     Operation *moved = rewriter.clone(*op);
     rewriter.modifyOpInPlace(moved, [&] {
       moved->setOperand(0, operand);

@@ -74,12 +74,15 @@ func.func @alibi_padded(%q: tensor<2x4x32x16xf32>, %k: tensor<2x4x16x32xf32>, %v
 // A finite fill by a mask of lower rank than the scores ([t, s] on [b, h,
 // t, s]): the chain's inputs broadcast with their last dims aligned (the
 // pass gives the wheres the scores' rank before the search). Not folded,
-// it took 5 launches.
-// REMARK: :[[@LINE+19]]:{{.*}} remark: superoptimize: replaced 9 kernel ops {{.*}} by 1 kernels
+// it took 5 launches. The two wheres read one expand of the mask, which
+// the kernel loads once (it loaded two).
+// REMARK: :[[@LINE+21]]:{{.*}} remark: superoptimize: replaced 9 kernel ops {{.*}} by 1 kernels
 // REMARK: @rank2_fill launches 1 kernels
 // CHECK-LABEL: func.func @rank2_fill(
-// CHECK: kernel.custom(%arg0, %arg1, %arg2, %expanded, %expanded_0)
+// CHECK-NEXT: %[[MASK:.*]] = tensor.expand_shape %arg3 {{\[}}[0, 1, 2], [3]]
+// CHECK-NEXT: kernel.custom(%arg0, %arg1, %arg2, %[[MASK]]) grid
 // CHECK: block.load %in3 imap <z = 2> : tensor<1x1x32x32xi1> -> tensor<1x1x2x32xi1>
+// CHECK-NOT: block.load %in3
 // CHECK-NOT: kernel.
 // CHECK: return
 func.func @rank2_fill(%q: tensor<2x4x32x16xf32>, %k: tensor<2x4x16x32xf32>, %v: tensor<2x4x32x16xf32>, %causal: tensor<32x32xi1>) -> tensor<2x4x32x16xf32> {
