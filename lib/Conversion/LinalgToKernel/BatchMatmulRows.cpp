@@ -397,8 +397,10 @@ getCollapsedBatches(Value value) {
 /// (`groups`) joins it to ops that already compute there: its result,
 /// through ops that work per row, is expanded back for a kernel op (the
 /// [b, 1, 1, s] attention mask added to [b, h, s, s] scores, which cannot
-/// follow the merged [b h] rows), or its left operand is such an op's
-/// result, collapsed.
+/// follow the merged [b h] rows; or the heads transposed back to torch's
+/// [b, s, h, d] layout, which a collapse would keep from the custom kernel's
+/// store: four copy kernels in a Hugging Face attention), or its left
+/// operand is such an op's result, collapsed.
 bool joinsUncollapsedOps(kernel::MatmulOp matmul,
                          ArrayRef<ReassociationIndices> groups) {
   if (auto lhs = matmul.getLhs().getDefiningOp<tensor::CollapseShapeOp>()) {
@@ -409,9 +411,22 @@ bool joinsUncollapsedOps(kernel::MatmulOp matmul,
   SmallVector<Value> worklist{matmul.getResult()};
   llvm::SmallPtrSet<Operation *, 8> visited;
   while (!worklist.empty()) {
-    for (Operation *user : worklist.pop_back_val().getUsers()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
       if (!visited.insert(user).second)
         continue;
+      // A matmul of it and of an operand collapsed alike (attention's
+      // probabilities times V, the heads of both merged from torch's [b, s,
+      // h, d] layout) computes uncollapsed in turn, and its result may be
+      // expanded back.
+      if (auto next = dyn_cast<kernel::MatmulOp>(user)) {
+        Value other = next.getLhs() == value ? getUntransposedRhs(next).first
+                                             : next.getLhs();
+        auto collapsed = getCollapsedBatches(other);
+        if (other != value && collapsed && collapsed->second == groups)
+          worklist.push_back(next.getResult());
+        continue;
+      }
       if (auto expand = dyn_cast<tensor::ExpandShapeOp>(user)) {
         if (expand.getReassociationIndices() == groups &&
             llvm::any_of(expand->getUsers(), [](Operation *reader) {
