@@ -140,6 +140,16 @@ unsigned getWeight(Operation *op) {
                subtractsOwnMax(user) || readsInputWithMatmulResult(user);
       }))
     return 0;
+  // So does a scale between a safe softmax's subtraction and its exp: a
+  // base-2 softmax (Triton's and FlashAttention's `exp2(x - max(x))`)
+  // imports as exp((x - max(x)) * ln 2), and counted, the scale cut the
+  // product by V off its softmax (2 launches, one with it counted nothing,
+  // found in 0.1 s).
+  if (isa<kernel::MulScalarOp>(op) && completesPair<kernel::SubOp>(op) &&
+      subtractsOwnMax(op->getOperand(0).getDefiningOp()) && !op->use_empty() &&
+      llvm::all_of(op->getUsers(),
+                   [](Operation *user) { return isa<kernel::ExpOp>(user); }))
+    return 0;
   // An attention mask that only its add to the scores reads counts nothing
   // as well: the search counts it with that add (BlockGraph::
   // getNumBlockOps), and a masked attention stays as whole as the plain

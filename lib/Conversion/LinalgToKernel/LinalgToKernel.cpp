@@ -1449,6 +1449,15 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
       llvm::TypeSwitch<Operation *, std::optional<unsigned>>(payloadOp)
           .Case([&](arith::NegFOp) { return unary(buildUnary<kernel::NegOp>); })
           .Case([&](math::ExpOp) { return unary(buildUnary<kernel::ExpOp>); })
+          .Case([&](math::Exp2Op) {
+            // 2^x is e^(x ln 2) (a base-2 softmax, as Triton's and
+            // FlashAttention's kernels write it): no exp2 kernel op, as
+            // Mirage has none; the scaled exponent rounds once more, which
+            // costs |x ln 2| ulps of the result at most.
+            unsigned scaled = addStep(buildScalar<kernel::MulScalarOp>,
+                                      tensors[0], llvm::numbers::ln2);
+            return addStep(buildUnary<kernel::ExpOp>, scaled);
+          })
           .Case([&](math::LogOp) { return unary(buildUnary<kernel::LogOp>); })
           .Case([&](math::SqrtOp) { return unary(buildUnary<kernel::SqrtOp>); })
           .Case(

@@ -34,6 +34,9 @@
 // CHECK: {{\[\[}}-1.7581,   -1.74625,   -1.11133,   -0.691758,   0,   0.525351,   1.0507,   5.25351,   9.98166,   11.0324,   20.4887,   21.5394,   31.521,   105.07{{\]\]}}
 // ELU, input scale 0.5, alpha = 2:
 // CHECK: {{\[\[}}-2,   -1.83583,   -0.786939,   -0.442398,   0,   0.5,   1,   5,   9.5,   10.5,   19.5,   20.5,   30,   100{{\]\]}}
+// 2^(x / 4), libm's exp2f against expf of the rounded x / 4 ln 2 (an ulp
+// apart at 20.5):
+// CHECK: {{\[\[}}0.00552427,   0.420448,   0.840896,   0.917004,   1,   1.09051,   1.18921,   2.37841,   5.18736,   6.16884,   29.3441,   34.896{{[23]}},   181.019,   3.35544e+07{{\]\]}}
 
 #id = affine_map<(i, j) -> (i, j)>
 
@@ -178,6 +181,25 @@ func.func @selu(%x: tensor<1x14xf32>) -> (tensor<1x14xf32>, tensor<1x14xf32>) {
   return %selu, %scaled : tensor<1x14xf32>, tensor<1x14xf32>
 }
 
+// A base-2 exponential (Triton's and FlashAttention's softmax), 2^(x / 4):
+// e^(x / 4 ln 2), the same numbers to the digits printed.
+// KERNEL-LABEL: func.func @base2
+// KERNEL-NOT: linalg.
+// KERNEL: %[[Q:.*]] = kernel.mul_scalar %{{.*}}, 2.500000e-01
+// KERNEL: %[[S:.*]] = kernel.mul_scalar %[[Q]], 0.69314718055994529
+// KERNEL: kernel.exp %[[S]]
+func.func @base2(%x: tensor<1x14xf32>) -> tensor<1x14xf32> {
+  %e = tensor.empty() : tensor<1x14xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<1x14xf32>) outs(%e : tensor<1x14xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %q = arith.constant 0.25 : f32
+    %y = arith.mulf %a, %q : f32
+    %p = math.exp2 %y : f32
+    linalg.yield %p : f32
+  } -> tensor<1x14xf32>
+  return %r : tensor<1x14xf32>
+}
+
 func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}
 
 func.func @print(%t: tensor<1x14xf32>) {
@@ -199,5 +221,7 @@ func.func @main() {
   %s:2 = call @selu(%x) : (tensor<1x14xf32>) -> (tensor<1x14xf32>, tensor<1x14xf32>)
   call @print(%s#0) : (tensor<1x14xf32>) -> ()
   call @print(%s#1) : (tensor<1x14xf32>) -> ()
+  %b = call @base2(%x) : (tensor<1x14xf32>) -> tensor<1x14xf32>
+  call @print(%b) : (tensor<1x14xf32>) -> ()
   return
 }
