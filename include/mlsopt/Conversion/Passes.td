@@ -206,7 +206,10 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
     values nothing else reads, becomes the safe softmax of the narrow values
     (`narrow-softmax`, on by default): the conversions it drops would cut an
     attention into three kernels, and its probabilities differ by a few
-    units in the last place of the narrow type.
+    units in the last place of the narrow type. So does one whose widened
+    scores are scaled first (`scores.float() * scale`): the scale is
+    computed in the narrow type, rounded once more as the product that made
+    the scores was.
   }];
   let options = [
     Option<"narrowSoftmax", "narrow-softmax", "bool", /*default=*/"true",

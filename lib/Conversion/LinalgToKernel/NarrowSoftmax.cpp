@@ -37,8 +37,9 @@ bool onlyUsedBy(Value value, ArrayRef<Operation *> users) {
 }
 
 /// convert(div(e, reduce_sum(e)), narrow) with e = exp(x - reduce_max(x))
-/// and x = convert(y) widened from the same narrow type, over one dim, with
-/// nothing else reading the values between: the safe softmax of y.
+/// and x = convert(y) widened from the same narrow type, or a scale of it,
+/// over one dim, with nothing else reading the values between: the safe
+/// softmax of y (or of its scale, computed in the narrow type).
 struct NarrowWidenedSoftmax : public OpRewritePattern<kernel::ConvertOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -51,15 +52,19 @@ struct NarrowWidenedSoftmax : public OpRewritePattern<kernel::ConvertOp> {
     auto sub = exp ? exp.getInput().getDefiningOp<kernel::SubOp>() : nullptr;
     auto max =
         sub ? sub.getRhs().getDefiningOp<kernel::ReduceMaxOp>() : nullptr;
-    auto widen =
-        max ? max.getInput().getDefiningOp<kernel::ConvertOp>() : nullptr;
+    // The widened scores, scaled there or not (`scores.float() * scale`).
+    auto scale =
+        max ? max.getInput().getDefiningOp<kernel::MulScalarOp>() : nullptr;
+    Value widened = scale ? scale.getInput() : max ? max.getInput() : Value();
+    auto widen = widened ? widened.getDefiningOp<kernel::ConvertOp>() : nullptr;
     if (!widen || sum.getInput() != exp.getResult() ||
-        sub.getLhs() != widen.getResult() || sum.getDim() != max.getDim())
+        sub.getLhs() != max.getInput() || sum.getDim() != max.getDim())
       return rewriter.notifyMatchFailure(op, "not a widened safe softmax");
     Value narrow = widen.getInput();
     if (narrow.getType() != op.getType())
       return rewriter.notifyMatchFailure(op, "rounds to another type");
-    if (!onlyUsedBy(widen.getResult(), {max, sub}) ||
+    if ((scale && !onlyUsedBy(widen.getResult(), {scale})) ||
+        !onlyUsedBy(max.getInput(), {max, sub}) ||
         !onlyUsedBy(max.getResult(), {sub}) ||
         !onlyUsedBy(sub.getResult(), {exp}) ||
         !onlyUsedBy(exp.getResult(), {sum, div}) ||
@@ -69,6 +74,11 @@ struct NarrowWidenedSoftmax : public OpRewritePattern<kernel::ConvertOp> {
           op, "a widened value is read outside the softmax");
     Location loc = op.getLoc();
     uint64_t dim = max.getDim();
+    // A scale rounds to the narrow type once more, as the scores it scales
+    // already were by their product.
+    if (scale)
+      narrow = kernel::MulScalarOp::create(rewriter, loc, narrow,
+                                           scale.getScalarAttr());
     Value rowMax = kernel::ReduceMaxOp::create(rewriter, loc, narrow, dim);
     Value shifted = kernel::SubOp::create(rewriter, loc, narrow, rowMax);
     Value exps = kernel::ExpOp::create(rewriter, loc, shifted);
