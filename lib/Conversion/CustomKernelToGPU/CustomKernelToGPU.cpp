@@ -35,6 +35,9 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -178,13 +181,30 @@ std::string getKernelName(StringRef function, unsigned n,
 
 /// A dense tensor constant of an element type kernels compute in: a weight
 /// or table a front end inlined, which the host copies to the device.
+/// The elements of a tensor constant: its dense attribute, or the bytes of
+/// its dense_resource blob (where torch-mlir's fx importer puts weights)
+/// read as dense elements; null when it has neither.
+static DenseElementsAttr getDenseValue(arith::ConstantOp constant) {
+  if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
+    return dense;
+  auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue());
+  auto type = dyn_cast<RankedTensorType>(constant.getType());
+  AsmResourceBlob *blob =
+      resource ? resource.getRawHandle().getBlob() : nullptr;
+  if (!blob || !type || !type.hasStaticShape())
+    return {};
+  bool splat = false;
+  if (!DenseElementsAttr::isValidRawBuffer(type, blob->getData(), splat))
+    return {};
+  return DenseElementsAttr::getFromRawBuffer(type, blob->getData());
+}
+
 bool isTensorConstant(Operation &op) {
   auto constant = dyn_cast<arith::ConstantOp>(op);
   if (!constant)
     return false;
   auto type = dyn_cast<RankedTensorType>(constant.getType());
-  return type && type.hasStaticShape() &&
-         isa<DenseElementsAttr>(constant.getValue()) &&
+  return type && type.hasStaticShape() && getDenseValue(constant) &&
          isSupportedElementType(type.getElementType());
 }
 
@@ -231,6 +251,14 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
     if (op.getDialect() && op.getDialect()->getNamespace() == "kernel")
       return op.emitOpError("is not inside a custom kernel; run "
                             "--convert-kernel-to-custom first");
+    if (auto constant = dyn_cast<arith::ConstantOp>(op))
+      if (auto resource =
+              dyn_cast<DenseResourceElementsAttr>(constant.getValue());
+          resource && !resource.getRawHandle().getBlob())
+        return op.emitOpError("cannot run on the GPU: the module holds no "
+                              "data for its dense_resource '")
+               << resource.getRawHandle().getKey()
+               << "' (a dialect_resources section without it)";
     // A scalar constant is reported at the op that reads it (a tensor.pad's
     // padding value), which is what cannot run.
     return getUnsupportedCause(&op)->emitOpError(
@@ -238,8 +266,8 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
         "--convert-custom-kernel-to-gpu may hold only "
         "custom kernels, kernel.transpose, kernel.convert, "
         "tensor.collapse_shape, tensor.expand_shape, static "
-        "tensor.extract_slice and linalg.broadcast, dense "
-        "f16, bf16 or f32 tensor constants and "
+        "tensor.extract_slice and linalg.broadcast, dense or "
+        "dense_resource f16, bf16 or f32 tensor constants and "
         "func.return");
   }
   if (!func.getBody().hasOneBlock())
@@ -314,7 +342,8 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
           b, op.getLoc(), type, view,
           cast<tensor::ExpandShapeOp>(op).getReassociationIndices());
   }
-  // A constant (a weight a front end inlined) is a device buffer copied
+  // A constant (a weight a front end inlined, as dense elements or as a
+  // dense_resource blob) is a device buffer copied
   // from a host global before the first launch, and freed like any
   // intermediate after its last reader. The launch plan gives its bytes.
   auto module = func->getParentOfType<ModuleOp>();
@@ -327,7 +356,7 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
     OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
     auto global = memref::GlobalOp::create(
         mb, op.getLoc(), (func.getSymName() + "_constant").str(),
-        mb.getStringAttr("private"), memrefType, constant.getValue(),
+        mb.getStringAttr("private"), memrefType, getDenseValue(constant),
         /*constant=*/true, /*alignment=*/mb.getI64IntegerAttr(16));
     // Renamed if taken: a function's constants share its prefix.
     moduleSymbols.insert(global);

@@ -83,7 +83,7 @@ func.func @dynamic_softmax(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
 // -----
 
 func.func @not_a_kernel_op(%a: tensor<64xf16>) -> tensor<64xf16> {
-  // expected-error @+1 {{cannot run on the GPU: a function lowered by --convert-custom-kernel-to-gpu may hold only custom kernels, kernel.transpose, kernel.convert, tensor.collapse_shape, tensor.expand_shape, static tensor.extract_slice and linalg.broadcast, dense f16, bf16 or f32 tensor constants and func.return}}
+  // expected-error @+1 {{cannot run on the GPU: a function lowered by --convert-custom-kernel-to-gpu may hold only custom kernels, kernel.transpose, kernel.convert, tensor.collapse_shape, tensor.expand_shape, static tensor.extract_slice and linalg.broadcast, dense or dense_resource f16, bf16 or f32 tensor constants and func.return}}
   %c = tensor.empty() : tensor<64xf16>
   %e = kernel.exp %a : tensor<64xf16>
   return %e : tensor<64xf16>
@@ -229,4 +229,16 @@ func.func @rank_zero_tile(%x: tensor<f16>) -> tensor<f16> {
     block.return
   }
   return %o : tensor<f16>
+}
+
+// -----
+
+// A dense_resource whose data the module does not hold (a dialect_resources
+// section that lacks it) has no bytes to copy to the device.
+func.func @resource_without_data(%x: tensor<5x3xf32>) -> tensor<5x2xf32> {
+  // expected-error @+1 {{'arith.constant' op cannot run on the GPU: the module holds no data for its dense_resource 'missing_weight' (a dialect_resources section without it)}}
+  %w = arith.constant dense_resource<missing_weight> : tensor<3x2xf32>
+  // The first op the lowering cannot take ends it.
+  %m = kernel.matmul %x, %w : tensor<5x3xf32>, tensor<3x2xf32>
+  return %m : tensor<5x2xf32>
 }
