@@ -2264,6 +2264,82 @@ struct ReshapedOperandToSource : public OpRewritePattern<OpTy> {
   }
 };
 
+/// A binary kernel op of a unit-dim reshape of a kernel op's result, at the
+/// op's full shape, and of an operand that broadcasts to it (a mean over a
+/// middle dim, [b, h] reshaped from the reduction's [b, h, 1], times a gain
+/// [h]) computes on the reshape's source, the other operand reshaped
+/// alike, and is reshaped after; ReshapedOperandToSource cannot read past
+/// such a reshape, which numpy broadcasting does not undo ([h] against
+/// [b, h, 1] is [b, h, h]). Left between the two kernel ops, the reshape
+/// kept the product out of the reduction's kernel (a launch of its own).
+template <typename OpTy>
+struct BinaryBeforeUnitReshape : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    ArrayRef<int64_t> resultShape = resultType.getShape();
+    int64_t rank = resultType.getRank();
+    for (OpOperand &operand : op->getOpOperands()) {
+      Operation *reshape = operand.get().getDefiningOp();
+      if (!isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+              reshape) ||
+          operand.get().getType() != resultType)
+        continue;
+      // Reshapes of rows are FlattenRows' (see ElementwiseBeforeReshape).
+      if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(reshape);
+          collapse && isRowsCollapse(collapse))
+        continue;
+      if (auto expand = dyn_cast<tensor::ExpandShapeOp>(reshape);
+          expand && isRowsReshape(expand.getResultType().getShape(),
+                                  expand.getReassociationIndices()))
+        continue;
+      Value source = reshape->getOperand(0);
+      Operation *def = source.getDefiningOp();
+      auto sourceType = cast<RankedTensorType>(source.getType());
+      if (!def || !isa<kernel::KernelDialect>(def->getDialect()) ||
+          !sourceType.hasStaticShape() ||
+          dropUnitDims(sourceType.getShape()) != dropUnitDims(resultShape))
+        continue;
+      Value other = op->getOperand(1 - operand.getOperandNumber());
+      ArrayRef<int64_t> otherShape =
+          cast<RankedTensorType>(other.getType()).getShape();
+      if (static_cast<int64_t>(otherShape.size()) > rank)
+        continue;
+      // The other operand's size along each result dim, right-aligned.
+      SmallVector<int64_t> aligned(rank - otherShape.size(), 1);
+      llvm::append_range(aligned, otherShape);
+      if (llvm::any_of(llvm::zip(aligned, resultShape), [](auto sizes) {
+            auto [size, full] = sizes;
+            return size != full && size != 1;
+          }))
+        continue;
+      // The same sizes along the source's dims: its dims larger than 1
+      // are the result's, in order.
+      SmallVector<int64_t> kept;
+      for (auto [d, size] : llvm::enumerate(resultShape))
+        if (size != 1)
+          kept.push_back(aligned[d]);
+      SmallVector<int64_t> onSource;
+      auto next = kept.begin();
+      for (int64_t size : sourceType.getShape())
+        onSource.push_back(size == 1 ? 1 : *next++);
+      Location loc = op.getLoc();
+      Value reshaped = reshapeUnitDims(rewriter, loc, other, onSource);
+      Value computed =
+          operand.getOperandNumber() == 0
+              ? OpTy::create(rewriter, loc, source, reshaped).getResult()
+              : OpTy::create(rewriter, loc, reshaped, source).getResult();
+      rewriter.replaceOp(op,
+                         reshapeUnitDims(rewriter, loc, computed, resultShape));
+      return success();
+    }
+    return rewriter.notifyMatchFailure(
+        op, "reads no unit-dim reshape of a kernel op's full result");
+  }
+};
+
 /// An elementwise kernel op (`kernel.exp`, `mul_scalar`, ...) of unit-dim
 /// reshapes computes on the reshapes' sources and is reshaped after:
 /// `mul_scalar(collapse(sum), 1/n)` is `collapse(mul_scalar(sum, 1/n))`.
@@ -2544,7 +2620,13 @@ void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
            ReshapedOperandToSource<kernel::MulOp>,
            ReshapedOperandToSource<kernel::DivOp>,
            ReshapedOperandToSource<kernel::MaxOp>,
-           ReshapedOperandToSource<kernel::MinOp>, ElementwiseBeforeReshape,
+           ReshapedOperandToSource<kernel::MinOp>,
+           BinaryBeforeUnitReshape<kernel::AddOp>,
+           BinaryBeforeUnitReshape<kernel::SubOp>,
+           BinaryBeforeUnitReshape<kernel::MulOp>,
+           BinaryBeforeUnitReshape<kernel::DivOp>,
+           BinaryBeforeUnitReshape<kernel::MaxOp>,
+           BinaryBeforeUnitReshape<kernel::MinOp>, ElementwiseBeforeReshape,
            TriangleFillBeforeReshape, TransposeUnderCollapse, DecomposeSoftmax>(
           patterns.getContext());
   // Chains of reshapes between a reduction and its readers (a batch of one:

@@ -1831,13 +1831,16 @@ func.func @maxnumf_reduction(%x: tensor<16x80xf32>) -> (tensor<16xf32>, tensor<1
 // -----
 
 // A maximum into a tensor init is the reduction's maximum, then the
-// maximum of it and the init. A reduction that multiplies stays; one over
-// two dims is two reductions, the innermost first.
+// maximum of it and the init, on the reduction's shape (the init expanded
+// to it) so that no reshape parts the two kernel ops. A reduction that
+// multiplies stays; one over two dims is two reductions, the innermost
+// first.
 // CHECK-LABEL: func.func @other_reductions_stay
 // CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x16x64xf32>, %[[INIT:[a-zA-Z0-9_]+]]: tensor<8x16xf32>)
 // CHECK: %[[A2:.*]] = kernel.reduce_max %[[X]] dim 2 : tensor<8x16x64xf32>
-// CHECK: %[[A1:.*]] = tensor.collapse_shape %[[A2]]
-// CHECK: %[[A:.*]] = kernel.max %[[A1]], %[[INIT]] : tensor<8x16xf32>, tensor<8x16xf32>
+// CHECK: %[[I:.*]] = tensor.expand_shape %[[INIT]] {{\[\[}}0], [1, 2]] output_shape [8, 16, 1]
+// CHECK: %[[A1:.*]] = kernel.max %[[A2]], %[[I]] : tensor<8x16x1xf32>, tensor<8x16x1xf32>
+// CHECK: %[[A:.*]] = tensor.collapse_shape %[[A1]] {{\[\[}}0], [1, 2]]
 // CHECK: %[[B2:.*]] = kernel.reduce_sum %[[X]] dim 2 : tensor<8x16x64xf32>
 // CHECK: %[[B1:.*]] = kernel.reduce_sum %[[B2]] dim 1 : tensor<8x16x1xf32>
 // CHECK: %[[B:.*]] = tensor.collapse_shape %[[B1]] {{\[\[}}0, 1, 2]] : tensor<8x1x1xf32> into tensor<8xf32>

@@ -695,7 +695,7 @@ func.func @abs_diff(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> tensor<2x3xf32>
 // KERNEL: %[[MIN:.*]] = kernel.min %{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<2x3xf32>
 // KERNEL: %[[D:.*]] = kernel.sub %[[MAX]], %[[MIN]]
 // KERNEL: %[[R:.*]] = kernel.reduce_max %[[D]] dim 1
-// KERNEL: kernel.max %{{.*}}, %{{.*}} : tensor<2xf32>, tensor<2xf32>
+// KERNEL: kernel.max %{{.*}}, %{{.*}} : tensor<2x1xf32>, tensor<2x1xf32>
 // KERNEL-NOT: linalg.
 // KERNEL: return
 func.func @max_minus_min(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>, %running: tensor<2xf32>) -> (tensor<2x3xf32>, tensor<2xf32>) {
