@@ -2264,8 +2264,8 @@ struct ReshapedOperandToSource : public OpRewritePattern<OpTy> {
   }
 };
 
-/// A binary kernel op of a unit-dim reshape of a kernel op's result, at the
-/// op's full shape, and of an operand that broadcasts to it (a mean over a
+/// A binary kernel op of a unit-dim collapse of a kernel op's result, at
+/// the op's full shape, and of an operand that broadcasts to it (a mean over a
 /// middle dim, [b, h] reshaped from the reduction's [b, h, 1], times a gain
 /// [h]) computes on the reshape's source, the other operand reshaped
 /// alike, and is reshaped after; ReshapedOperandToSource cannot read past
@@ -2282,20 +2282,14 @@ struct BinaryBeforeUnitReshape : public OpRewritePattern<OpTy> {
     ArrayRef<int64_t> resultShape = resultType.getShape();
     int64_t rank = resultType.getRank();
     for (OpOperand &operand : op->getOpOperands()) {
-      Operation *reshape = operand.get().getDefiningOp();
-      if (!isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
-              reshape) ||
-          operand.get().getType() != resultType)
+      // A collapse only: the op then reads the other operand expanded, and
+      // taking expands too would undo that again. Collapses of rows are
+      // FlattenRows' (see ElementwiseBeforeReshape).
+      auto reshape = operand.get().getDefiningOp<tensor::CollapseShapeOp>();
+      if (!reshape || operand.get().getType() != resultType ||
+          isRowsCollapse(reshape))
         continue;
-      // Reshapes of rows are FlattenRows' (see ElementwiseBeforeReshape).
-      if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(reshape);
-          collapse && isRowsCollapse(collapse))
-        continue;
-      if (auto expand = dyn_cast<tensor::ExpandShapeOp>(reshape);
-          expand && isRowsReshape(expand.getResultType().getShape(),
-                                  expand.getReassociationIndices()))
-        continue;
-      Value source = reshape->getOperand(0);
+      Value source = reshape.getSrc();
       Operation *def = source.getDefiningOp();
       auto sourceType = cast<RankedTensorType>(source.getType());
       if (!def || !isa<kernel::KernelDialect>(def->getDialect()) ||
@@ -2336,7 +2330,7 @@ struct BinaryBeforeUnitReshape : public OpRewritePattern<OpTy> {
       return success();
     }
     return rewriter.notifyMatchFailure(
-        op, "reads no unit-dim reshape of a kernel op's full result");
+        op, "reads no unit-dim collapse of a kernel op's full result");
   }
 };
 

@@ -3774,3 +3774,28 @@ func.func @integers_from_an_input(%s: tensor<3x4xf32>, %n: tensor<3x4xi32>) -> t
   } -> tensor<3x4xf32>
   return %r : tensor<3x4xf32>
 }
+
+// -----
+
+// Row statistics collapsed to linalg's [32]: the difference of one and a
+// scale of the other is computed on the reductions' [32, 1], the
+// collapse after it. The op reads the other operand expanded, which it
+// does not then read past (that ping-ponged forever: an f16 LayerNorm with
+// its statistics in f32 hung the import).
+// CHECK-LABEL: func.func @row_statistics
+// CHECK: %[[A:.*]] = kernel.reduce_sum %{{.*}} dim 1 : tensor<32x256xf32>
+// CHECK: %[[B:.*]] = kernel.reduce_sum %{{.*}} dim 1 : tensor<32x256xf32>
+// CHECK: %[[S:.*]] = kernel.mul_scalar %[[A]], 5.000000e-01 : tensor<32x1xf32>
+// CHECK: %[[D:.*]] = kernel.sub %[[B]], %[[S]] : tensor<32x1xf32>, tensor<32x1xf32>
+// CHECK: %[[R:.*]] = tensor.collapse_shape %[[D]] {{\[\[}}0, 1]]
+// CHECK: return %[[R]]
+func.func @row_statistics(%x: tensor<32x256xf32>) -> tensor<32xf32> {
+  %a = kernel.reduce_sum %x dim 1 : tensor<32x256xf32>
+  %sq = kernel.square %x : tensor<32x256xf32>
+  %b = kernel.reduce_sum %sq dim 1 : tensor<32x256xf32>
+  %ca = tensor.collapse_shape %a [[0, 1]] : tensor<32x1xf32> into tensor<32xf32>
+  %cb = tensor.collapse_shape %b [[0, 1]] : tensor<32x1xf32> into tensor<32xf32>
+  %y = kernel.mul_scalar %ca, 0.5 : tensor<32xf32>
+  %r = kernel.sub %cb, %y : tensor<32xf32>, tensor<32xf32>
+  return %r : tensor<32xf32>
+}
