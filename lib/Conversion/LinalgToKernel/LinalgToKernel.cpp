@@ -2665,6 +2665,12 @@ struct ConvertLinalgToKernelPass
     GreedyRewriteConfig config;
     config.enableConstantCSE(false).setRegionSimplificationLevel(
         GreedySimplifyRegionLevel::Disabled);
+    // Two patterns that undo each other would rewrite forever within one
+    // sweep, which no iteration limit stops: a bound on the rewrites, far
+    // above the few each op takes, makes that an error, not a hang.
+    int64_t numOps = 0;
+    getOperation()->walk([&](Operation *) { ++numOps; });
+    config.setMaxNumRewrites(64 * numOps + 4096);
     // A pattern set that never settles is a bug of the import; it is
     // reported, not left as an exit code alone.
     auto notConverged = [&] {
