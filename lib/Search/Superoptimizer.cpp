@@ -762,16 +762,16 @@ void Search::consider(KernelGraph candidate) {
     double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
+    double reserve = 0;
     if (options.checkSeconds) {
       // Half as much again as the prediction: the winners of the bench
       // cases took 0.4 to 0.6 times it to check (their blocks run on both
       // cores), a fused gate and up projection over 512 tokens 1.11 times.
-      double reserve = 1.5 * options.checkSeconds(candidate);
+      reserve = 1.5 * options.checkSeconds(candidate);
       if (elapsed + reserve > options.timeoutSeconds) {
         ++counters.tooLateToCheck;
         return;
       }
-      setDeadline(reserve);
     }
     best = std::move(candidate);
     bestCost = *cost;
@@ -779,6 +779,9 @@ void Search::consider(KernelGraph candidate) {
     bestIsReference = false;
     bestSeconds = elapsed;
     bestText = std::move(text);
+    // The deadline moves: by the winner's check, and past the give-up time.
+    if (options.checkSeconds || options.giveUpSeconds > 0)
+      setDeadline(reserve);
   }
 }
 
@@ -1310,9 +1313,12 @@ void Search::dfs(OpKey last) {
 }
 
 void Search::setDeadline(double reserveSeconds) {
-  deadline = getDeadline(start, options.timeoutSeconds - reserveSeconds)
-                 .time_since_epoch()
-                 .count();
+  double seconds = options.timeoutSeconds - reserveSeconds;
+  // Until a program beats the input, the search ends at its give-up time.
+  bool improved = best && !bestIsReference;
+  if (!improved && options.giveUpSeconds > 0)
+    seconds = std::min(seconds, options.giveUpSeconds);
+  deadline = getDeadline(start, seconds).time_since_epoch().count();
 }
 
 SearchResult Search::run() {
@@ -1544,6 +1550,8 @@ SearchResult Search::run() {
   s.oracleQueries = oracleStats.queries;
   s.oracleCacheHits = oracleStats.cacheHits;
   s.timedOut = stop;
+  s.gaveUp = stop && !result.improved && options.giveUpSeconds > 0 &&
+             options.giveUpSeconds < options.timeoutSeconds;
   s.reachedLowerBound = reachedBound;
   s.inputAtLowerBound = inputAtBound;
   s.unverifiable = !screeningReference;

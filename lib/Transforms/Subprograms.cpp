@@ -220,7 +220,10 @@ int64_t getBytes(Value value) {
 /// the clusters grown on it.
 class BlockPartition {
 public:
-  explicit BlockPartition(Block &block);
+  /// The partition of `members` (all of the block's ops but its terminator
+  /// when empty), which are reordered in place: before the op that follows
+  /// the last of them.
+  BlockPartition(Block &block, ArrayRef<Operation *> members);
   /// Joins clusters along producer-consumer edges, then clusters that read
   /// a common tensor, largest tensor first.
   void cluster(unsigned maxOps);
@@ -239,6 +242,8 @@ private:
   SmallVector<unsigned> getMembers(unsigned op);
 
   Block &block;
+  /// The op the ops are moved before; null: the block's end.
+  Operation *anchor = nullptr;
   SmallVector<Operation *> ops;
   llvm::DenseMap<Operation *, unsigned> index;
   SmallVector<SmallVector<unsigned, 4>> succs;
@@ -258,12 +263,25 @@ private:
 };
 } // namespace
 
-BlockPartition::BlockPartition(Block &block) : block(block) {
-  for (Operation &op : block) {
-    if (op.hasTrait<OpTrait::IsTerminator>())
-      continue;
-    index[&op] = ops.size();
-    ops.push_back(&op);
+BlockPartition::BlockPartition(Block &block, ArrayRef<Operation *> members)
+    : block(block) {
+  if (members.empty()) {
+    for (Operation &op : block) {
+      if (op.hasTrait<OpTrait::IsTerminator>()) {
+        anchor = &op;
+        continue;
+      }
+      index[&op] = ops.size();
+      ops.push_back(&op);
+    }
+  } else {
+    // In block order, so that ties keep it.
+    ops.assign(members.begin(), members.end());
+    llvm::sort(
+        ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    anchor = ops.back()->getNextNode();
+    for (auto [i, op] : llvm::enumerate(ops))
+      index[op] = i;
   }
   succs.resize(ops.size());
   searchable.resize(ops.size());
@@ -459,8 +477,6 @@ SmallVector<SmallVector<Operation *>> BlockPartition::reorder() {
   for (auto [leader, degree] : indegree)
     if (degree == 0)
       ready.emplace(firstOp(leader), leader);
-  Operation *terminator =
-      block.mightHaveTerminator() ? block.getTerminator() : nullptr;
   SmallVector<SmallVector<Operation *>> result;
   while (!ready.empty()) {
     unsigned leader = ready.top().second;
@@ -468,8 +484,8 @@ SmallVector<SmallVector<Operation *>> BlockPartition::reorder() {
     SmallVector<unsigned> memberIds = getMembers(leader);
     SmallVector<Operation *> members;
     for (unsigned m : memberIds) {
-      if (terminator)
-        ops[m]->moveBefore(terminator);
+      if (anchor)
+        ops[m]->moveBefore(anchor);
       else
         ops[m]->moveBefore(&block, block.end());
       members.push_back(ops[m]);
@@ -483,33 +499,53 @@ SmallVector<SmallVector<Operation *>> BlockPartition::reorder() {
   return result;
 }
 
+/// The subprogram of `ops`, with the values that flow in and out.
+static Subprogram makeSubprogram(SmallVector<Operation *> ops) {
+  Subprogram sub;
+  sub.ops = std::move(ops);
+  llvm::SmallPtrSet<Operation *, 16> members(sub.ops.begin(), sub.ops.end());
+  llvm::SetVector<Value> inputs;
+  for (Operation *op : sub.ops)
+    for (Value v : op->getOperands()) {
+      Operation *def = v.getDefiningOp();
+      if (!def || !members.contains(def))
+        inputs.insert(v);
+    }
+  sub.inputs.assign(inputs.begin(), inputs.end());
+  for (Operation *op : sub.ops)
+    for (Value r : op->getResults())
+      if (llvm::any_of(r.getUsers(), [&](Operation *user) {
+            return !members.contains(user);
+          }))
+        sub.outputs.push_back(r);
+  return sub;
+}
+
 SmallVector<Subprogram> mlsopt::partitionIntoSubprograms(func::FuncOp func,
                                                          unsigned maxOps) {
   SmallVector<Subprogram> subprograms;
   for (Block &block : func.getBody()) {
-    BlockPartition partition(block);
+    BlockPartition partition(block, {});
     partition.cluster(std::max(1u, maxOps));
-    for (SmallVector<Operation *> &ops : partition.reorder()) {
-      Subprogram sub;
-      sub.ops = std::move(ops);
-      llvm::SmallPtrSet<Operation *, 16> members(sub.ops.begin(),
-                                                 sub.ops.end());
-      llvm::SetVector<Value> inputs;
-      for (Operation *op : sub.ops)
-        for (Value v : op->getOperands()) {
-          Operation *def = v.getDefiningOp();
-          if (!def || !members.contains(def))
-            inputs.insert(v);
-        }
-      sub.inputs.assign(inputs.begin(), inputs.end());
-      for (Operation *op : sub.ops)
-        for (Value r : op->getResults())
-          if (llvm::any_of(r.getUsers(), [&](Operation *user) {
-                return !members.contains(user);
-              }))
-            sub.outputs.push_back(r);
-      subprograms.push_back(std::move(sub));
-    }
+    for (SmallVector<Operation *> &ops : partition.reorder())
+      subprograms.push_back(makeSubprogram(std::move(ops)));
   }
   return subprograms;
+}
+
+unsigned mlsopt::getSubprogramWeight(const Subprogram &sub) {
+  unsigned weight = 0;
+  for (Operation *op : sub.ops)
+    weight += getWeight(op);
+  return weight;
+}
+
+SmallVector<Subprogram> mlsopt::splitSubprogram(const Subprogram &sub,
+                                                unsigned maxOps) {
+  BlockPartition partition(*sub.ops.front()->getBlock(), sub.ops);
+  partition.cluster(std::max(1u, maxOps));
+  SmallVector<Subprogram> pieces;
+  for (SmallVector<Operation *> &ops : partition.reorder())
+    pieces.push_back(makeSubprogram(std::move(ops)));
+  return pieces;
 }

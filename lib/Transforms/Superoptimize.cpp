@@ -78,6 +78,8 @@ struct SearchedSubprograms {
     func::FuncOp answer;
     /// Where the subprogram searched was, as file:line:col.
     std::string where;
+    /// Whether its search gave up and it was searched in pieces.
+    bool inPieces = false;
   };
   explicit SearchedSubprograms(MLIRContext *context)
       : answers(ModuleOp::create(UnknownLoc::get(context))) {}
@@ -93,11 +95,18 @@ struct SuperoptimizePass
 private:
   /// Searches, verifies and splices in one subprogram, or gives it the
   /// answer of an identical one in `searched`, and records its own there
-  /// under `key` (getSubprogramKey). Returns false on an error already
-  /// emitted.
+  /// under `key` (getSubprogramKey). Where `mayGiveUp`, a search that finds
+  /// nothing faster than the subprogram in half its time ends there and
+  /// sets `inPieces`. Returns false on an error already emitted.
   bool optimize(Subprogram &sub, const SearchOptions &options,
                 double secondsLeft, SearchedSubprograms &searched,
-                StringRef key);
+                StringRef key, bool mayGiveUp, bool &inPieces);
+  /// optimize, and where its search gives up, the same for the pieces of
+  /// the subprogram (splitSubprogram, half its weight at most), each with
+  /// its share of the time left, down to pieces of one op.
+  bool optimizeOrSplit(Subprogram &sub, const SearchOptions &options,
+                       double secondsLeft, SearchedSubprograms &searched,
+                       StringRef key);
   /// Computes the elementwise ops, transposes and conversions beside the
   /// custom kernels under `root` inside them (elementwiseFusion), then the
   /// kernels' thread graphs, where those fit the target's shared memory.
@@ -562,9 +571,49 @@ static LogicalResult verifyQuietly(Operation *op) {
   return mlir::verify(op);
 }
 
+bool SuperoptimizePass::optimizeOrSplit(Subprogram &sub,
+                                        const SearchOptions &options,
+                                        double secondsLeft,
+                                        SearchedSubprograms &searched,
+                                        StringRef key) {
+  auto start = std::chrono::steady_clock::now();
+  unsigned weight = getSubprogramWeight(sub);
+  bool inPieces = false;
+  if (!optimize(sub, options, secondsLeft, searched, key,
+                /*mayGiveUp=*/weight >= 2, inPieces))
+    return false;
+  if (!inPieces)
+    return true;
+  ++numSplit;
+  SmallVector<Subprogram> pieces =
+      splitSubprogram(sub, std::max(1u, (weight + 1) / 2));
+  size_t opsLeft = 0;
+  for (const Subprogram &piece : pieces)
+    opsLeft += piece.ops.size();
+  for (Subprogram &piece : pieces) {
+    // An earlier piece's outputs may have been replaced.
+    for (Value &input : piece.inputs)
+      if (Value now = replaced.lookup(input))
+        input = now;
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    double share =
+        std::max(0.0, secondsLeft - elapsed) * piece.ops.size() / opsLeft;
+    opsLeft -= piece.ops.size();
+    if (share <= 0)
+      break;
+    std::string pieceKey = getSubprogramKey(piece, options);
+    if (!optimizeOrSplit(piece, options, share, searched, pieceKey))
+      return false;
+  }
+  return true;
+}
+
 bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
                                  double secondsLeft,
-                                 SearchedSubprograms &searched, StringRef key) {
+                                 SearchedSubprograms &searched, StringRef key,
+                                 bool mayGiveUp, bool &inPieces) {
   MLIRContext *ctx = &getContext();
   Location loc = sub.ops.back()->getLoc();
   FailureOr<SearchProblem> problem =
@@ -623,6 +672,16 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
   std::string replacedText, figures;
   if (auto it = searched.outcomes.find(key); it != searched.outcomes.end()) {
     SearchedSubprograms::Outcome &first = it->second;
+    if (first.inPieces) {
+      ++numRepeats;
+      inPieces = true;
+      emitRemark(loc) << "superoptimize: searching the subprogram of "
+                      << sub.ops.size()
+                      << " kernel ops in pieces, as the subprogram searched "
+                         "at "
+                      << first.where;
+      return true;
+    }
     if (!first.answer) {
       ++numRepeats;
       emitRemark(loc) << "superoptimize: kept the subprogram of "
@@ -707,6 +766,19 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
     double finishing = std::min(3.0, 0.05 * secondsLeft);
     SearchOptions timed = options;
     timed.timeoutSeconds = std::max(0.0, secondsLeft - spent - finishing);
+    // A subprogram past the search's reach in its time (the partition's
+    // count is a guess at that reach) kept its ops as they were, a launch
+    // or so each, where pieces of it could be fused: a padded causal
+    // attention whose one kernel was a block op past max-block-ops stayed 8
+    // launches. `give-up-after` seconds, or half the time, find what the
+    // search finds in a subprogram within its reach (the bench cases' best
+    // were found in under 1 s of 60), and the pieces get the rest. Not
+    // less: on a loaded machine, a long softmax's six-kernel program came
+    // after 5 s of a 10 s search.
+    double giveUp =
+        std::max(giveUpAfter.getValue(), 0.5 * timed.timeoutSeconds);
+    if (mayGiveUp && giveUpAfter > 0 && giveUp < timed.timeoutSeconds)
+      timed.giveUpSeconds = giveUp;
     // Chains of masks on attention scores are searched as one add
     // (ScoreChains.h); the answer gets the chains back before its check.
     FailureOr<FoldedScoreChains> folded = failure();
@@ -796,8 +868,8 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
     // of them (the shares count a repeated subprogram once).
     if (s.unverifiable || !result.improved)
       searched.outcomes.try_emplace(
-          key,
-          SearchedSubprograms::Outcome{func::FuncOp(), describeLocation(loc)});
+          key, SearchedSubprograms::Outcome{func::FuncOp(),
+                                            describeLocation(loc), s.gaveUp});
     if (s.unverifiable) {
       emitRemark(loc) << "superoptimize: kept the subprogram of "
                       << sub.ops.size() << " kernel ops ("
@@ -805,6 +877,16 @@ bool SuperoptimizePass::optimize(Subprogram &sub, const SearchOptions &options,
                       << " us), which the finite-field verifier cannot "
                          "evaluate (not LAX: an exp of a value with no "
                          "exponent image, see docs/verification.md); "
+                      << figures;
+      return true;
+    }
+    if (s.gaveUp) {
+      inPieces = true;
+      emitRemark(loc) << "superoptimize: searching the subprogram of "
+                      << sub.ops.size() << " kernel ops ("
+                      << formatFixed(result.referenceCost.totalUs, 2)
+                      << " us) in pieces: nothing faster was found in "
+                      << formatFixed(timed.giveUpSeconds, 1) << " s; "
                       << figures;
       return true;
     }
@@ -937,6 +1019,12 @@ void SuperoptimizePass::runOnOperation() {
     module.emitError() << "superoptimize: timeout must be a finite number of "
                           "seconds >= 0, not "
                        << timeout;
+    return signalPassFailure();
+  }
+  if (giveUpAfter < 0 || !std::isfinite(giveUpAfter)) {
+    module.emitError() << "superoptimize: give-up-after must be a finite "
+                          "number of seconds >= 0, not "
+                       << giveUpAfter;
     return signalPassFailure();
   }
   SearchOptions options;
@@ -1175,7 +1263,7 @@ void SuperoptimizePass::runOnOperation() {
             << "'s timeout of " << formatFixed(timeout, 1) << " s has run out";
         continue;
       }
-      if (!optimize(sub, options, share, searched, keys[index]))
+      if (!optimizeOrSplit(sub, options, share, searched, keys[index]))
         return signalPassFailure();
     }
     // Elementwise ops and transposes the partition left alone join the

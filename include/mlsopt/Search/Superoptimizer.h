@@ -48,6 +48,10 @@ struct SearchOptions {
   std::function<double(const KernelGraph &)> checkSeconds;
   /// The least any check takes: the reference's evaluation.
   double minCheckSeconds = 0;
+  /// Seconds; where nonzero, a search that has found nothing faster than
+  /// the input by then ends (the caller searches the subprogram in smaller
+  /// pieces with the time left), and one that has runs to its timeout.
+  double giveUpSeconds = 0;
   /// Rewrites a function the search costs as the caller's closing fusion
   /// rewrites the answer (--fuse-kernel-elementwise does, after
   /// --superoptimize): a pre-defined op that reads or stores through a
@@ -71,6 +75,9 @@ struct SearchStatistics {
   uint64_t oracleQueries = 0;
   uint64_t oracleCacheHits = 0;
   bool timedOut = false;
+  /// The search ended at SearchOptions::giveUpSeconds, before its timeout,
+  /// with nothing faster than the input.
+  bool gaveUp = false;
   /// The search stopped early because the best program costs no more than
   /// any program can: one launch that reads the inputs and writes the
   /// results once (the cost model's lower bound for the whole subprogram).

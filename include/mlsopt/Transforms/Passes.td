@@ -226,7 +226,12 @@ def Superoptimize : Pass<"superoptimize", "::mlir::ModuleOp"> {
     warning to run `--convert-linalg-to-kernel` first.
 
     On timeout the best verified program found so far is kept (or the input,
-    unchanged); a timeout is never an error. Results are the same for any
+    unchanged); a timeout is never an error. A search of a subprogram of
+    several ops that has found nothing faster than it after `give-up-after`
+    seconds, or half its share of the time if that is later, ends there,
+    and the subprogram is cut in two or more pieces of at most half its
+    weight, searched in turn with the time left (a remark says so;
+    statistic `subprograms-split`). Results are the same for any
     `threads` when the search finishes in time. A subprogram identical to
     one searched before in the same run (a model's repeated layers: the same
     ops, shapes and types) is not searched again: it gets that search's
@@ -244,6 +249,11 @@ def Superoptimize : Pass<"superoptimize", "::mlir::ModuleOp"> {
            "3 to 64 (x - max(x) counts as one)">,
     Option<"timeout", "timeout", "double", "60",
            "Seconds per function; the best program found by then is kept">,
+    Option<"giveUpAfter", "give-up-after", "double", "20",
+           "Seconds after which the search of a subprogram of several ops "
+           "that has found nothing faster than it ends, at half its time at "
+           "the earliest, and the subprogram is searched in pieces with the "
+           "time left; 0: never">,
     Option<"threads", "threads", "unsigned", "0",
            "Search threads (0: all cores)">,
     Option<"target", "target", "std::string", "\"sm_90\"",
@@ -293,6 +303,9 @@ def Superoptimize : Pass<"superoptimize", "::mlir::ModuleOp"> {
               "given its outcome">,
     Statistic<"numRewritten", "subprograms-rewritten",
               "Subprograms replaced by a faster μGraph">,
+    Statistic<"numSplit", "subprograms-split",
+              "Subprograms whose search found nothing faster in half its "
+              "time, searched in pieces">,
   ];
 }
 

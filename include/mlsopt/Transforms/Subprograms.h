@@ -35,6 +35,17 @@ struct Subprogram {
 llvm::SmallVector<Subprogram> partitionIntoSubprograms(mlir::func::FuncOp func,
                                                        unsigned maxOps);
 
+/// What the ops of `sub` count against `max-kernel-ops` (a safe softmax's
+/// stabilizer, an attention's scale and masks count nothing).
+unsigned getSubprogramWeight(const Subprogram &sub);
+
+/// Cuts `sub` as partitionIntoSubprograms cuts a function, into pieces of
+/// at most `maxOps`, reordered in place so that each piece is contiguous;
+/// the pieces come in that order. For a subprogram whose search found
+/// nothing faster in half its time: smaller pieces may be in reach.
+llvm::SmallVector<Subprogram> splitSubprogram(const Subprogram &sub,
+                                              unsigned maxOps);
+
 } // namespace mlsopt
 
 #endif // MLSOPT_TRANSFORMS_SUBPROGRAMS_H

@@ -11,6 +11,8 @@
 // MANY-OPS: error: superoptimize: max-block-ops must be from 3 (a load, an op and a store) to 64, not 4294967295
 // RUN: not mlsopt-opt %s --superoptimize=timeout=-1 2>&1 | FileCheck %s --check-prefix=TIMEOUT
 // TIMEOUT: error: superoptimize: timeout must be a finite number of seconds >= 0, not -1
+// RUN: not mlsopt-opt %s --superoptimize=give-up-after=-2 2>&1 | FileCheck %s --check-prefix=GIVE-UP
+// GIVE-UP: error: superoptimize: give-up-after must be a finite number of seconds >= 0, not -2
 
 // A timeout of zero is not an error: the program stays as it was.
 // RUN: mlsopt-opt %s --superoptimize=timeout=0 2>&1 | FileCheck %s --check-prefix=ZERO
