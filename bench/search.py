@@ -28,8 +28,12 @@ REMARK = re.compile(
     r"replaced (?P<ops>\d+) kernel ops \((?P<before>[\d.]+) us\) by "
     r"(?P<kernels>\d+) kernels \((?P<after>[\d.]+) us\)"
     r"|kept the subprogram of (?P<kept_ops>\d+) kernel ops \((?P<kept_us>[\d.]+) us\)[^;]*"
+    # A search that gave up (give-up-after): its pieces' remarks follow.
+    r"|searching the subprogram of (?P<split_ops>\d+) kernel ops "
+    r"\([\d.]+ us\) in pieces[^;]*"
     r"); searched for (?P<seconds>[\d.]+) s(?P<timeout> \(timed out\))?"
-    r"(?P<bound> \(stopped at the cost lower bound\))?: "
+    r"(?P<bound> \(stopped at the cost lower bound\))?"
+    r"(?: \(ended at once: [^)]*\))?: "
     r"(?P<enumerated>\d+) ops enumerated, (?P<abstract>\d+) pruned by abstract "
     r"expression, (?P<cost>\d+) by cost, (?P<blocks>\d+) block graphs, "
     r"(?P<screened>\d+) candidates screened, (?P<passed>\d+) passed"
@@ -63,6 +67,9 @@ def estimated_us(stderr):
         before += float(m["before"])
         after += float(m["after"])
     for m in REMARK.finditer(stderr):
+        # A subprogram searched in pieces is costed by its pieces' remarks.
+        if m["split_ops"]:
+            continue
         us = (float(m["before"]), float(m["after"])) if m["ops"] else \
             (float(m["kept_us"]),) * 2
         before += us[0]
