@@ -84,6 +84,13 @@ def llama_decoder_layer(x, ln1, wq, wk, wv, wo, ln2, w1, w3, w2, cos, sin,
     return [(r + (g / (1 + np.exp(-g)) * (h @ w3)) @ w2)[None]]
 
 
+def heads_layout(q, k, v):
+    # q, k, v in [b, s, h, d]; heads to [b, h, s, d] and back, merged.
+    qh, kh, vh = (t.transpose(0, 2, 1, 3) for t in (q, k, v))
+    o = softmax(qh @ kh.transpose(0, 1, 3, 2) / 4, 3) @ vh
+    return [o.transpose(0, 2, 1, 3).reshape(64, 64)]
+
+
 CASES = {
     "softmax-dim0": ([(96, 80)], lambda x: [softmax(x, 0)], 1e-5),
     "layernorm-matmul": ([(24, 96), (96,), (96,), (96, 80)],
@@ -103,6 +110,9 @@ CASES = {
                       2e-2),
     "mlp-block-3d": ([(2, 4, 64), (64,), (64, 128), (64, 128), (128, 64)],
                      mlp_block_3d, 1e-4),
+    "heads-layout-attention": ([(2, 32, 4, 16)] * 3, heads_layout, 1e-4),
+    "mean-middle-dim-gain": ([(4, 64, 128), (128,)],
+                             lambda x, w: [x.mean(1) * w], 1e-5),
     "llama-decoder-layer": ([(1, 8, 64), (64,), (64, 64), (64, 32), (64, 32),
                              (64, 64), (64,), (64, 128), (64, 128), (128, 64),
                              (8, 16), (8, 16), (8, 8)],
