@@ -91,6 +91,76 @@ struct RaiseRmsNorm : OpRewritePattern<OpTy> {
   }
 };
 
+/// sum(x, d) * f for f the 1/n of d's extent n (as the front end rounded
+/// it): the mean of x over d.
+static kernel::ReduceSumOp matchMean(Value value, Value x = {}) {
+  auto mean = value.getDefiningOp<kernel::MulScalarOp>();
+  auto sum = mean ? mean.getInput().getDefiningOp<kernel::ReduceSumOp>()
+                  : kernel::ReduceSumOp();
+  if (!sum || (x && sum.getInput() != x))
+    return {};
+  int64_t n = cast<RankedTensorType>(sum.getInput().getType())
+                  .getDimSize(static_cast<int64_t>(sum.getDim()));
+  double factor = mean.getScalar().convertToDouble();
+  if (factor != 1.0 / static_cast<double>(n) &&
+      getRoundedReciprocal(factor, {n}) != n)
+    return {};
+  return sum;
+}
+
+/// sub(mean(square(x)), square(mean(x))) over one dim, the one-pass
+/// variance (a LayerNorm that sums x and x^2 in one sweep) ->
+/// mean(square(x - mean(x))), the two-pass one, on the centred x that the
+/// norm already computes where it does. The two are equal in exact
+/// arithmetic and over the verifier's field; the two-pass variance is the
+/// more accurate in floating point. RaiseRmsNorm then takes the norm as
+/// rms_norm(x - mean(x)), a LayerNorm, one kernel: the one-pass form of an
+/// f16 LayerNorm with f32 statistics was four launches.
+struct CentreOnePassVariance : OpRewritePattern<kernel::SubOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(kernel::SubOp op,
+                                PatternRewriter &rewriter) const override {
+    auto squaredMean = op.getRhs().getDefiningOp<kernel::SquareOp>();
+    kernel::ReduceSumOp sum =
+        squaredMean ? matchMean(squaredMean.getInput()) : kernel::ReduceSumOp();
+    if (!sum)
+      return rewriter.notifyMatchFailure(op, "not a mean squared subtracted");
+    Value x = sum.getInput();
+    Value mean = squaredMean.getInput();
+    kernel::ReduceSumOp sumOfSquares = matchMean(op.getLhs());
+    auto square =
+        sumOfSquares ? sumOfSquares.getInput().getDefiningOp<kernel::SquareOp>()
+                     : kernel::SquareOp();
+    if (!square || square.getInput() != x ||
+        sumOfSquares.getDim() != sum.getDim())
+      return rewriter.notifyMatchFailure(op, "not the one-pass variance");
+    // The centred x the norm computes, moved before the variance where it
+    // comes after (its operands come before: the variance reads both).
+    Value centred;
+    for (Operation *user : mean.getUsers()) {
+      auto sub = dyn_cast<kernel::SubOp>(user);
+      if (!sub || sub.getLhs() != x || sub.getRhs() != mean ||
+          sub->getBlock() != op->getBlock())
+        continue;
+      if (op->isBeforeInBlock(sub))
+        rewriter.moveOpBefore(sub, op);
+      centred = sub.getResult();
+      break;
+    }
+    Location loc = op.getLoc();
+    if (!centred)
+      centred = kernel::SubOp::create(rewriter, loc, x, mean).getResult();
+    Value squares = kernel::SquareOp::create(rewriter, loc, centred);
+    Value sums =
+        kernel::ReduceSumOp::create(rewriter, loc, squares, sum.getDim());
+    rewriter.replaceOpWithNewOp<kernel::MulScalarOp>(
+        op, sums,
+        op.getLhs().getDefiningOp<kernel::MulScalarOp>().getScalarAttr());
+    return success();
+  }
+};
+
 /// A binary op's operand of lower rank read as one of the result's rank.
 template <typename OpTy>
 struct AlignOperandRank : OpRewritePattern<OpTy> {
@@ -334,9 +404,10 @@ void mlsopt::populateAlignOperandRankPatterns(RewritePatternSet &patterns) {
 }
 
 void mlsopt::populateRaiseKernelIdiomPatterns(RewritePatternSet &patterns) {
-  patterns.add<RaiseRmsNorm<kernel::MulOp, kernel::RsqrtOp>,
-               RaiseRmsNorm<kernel::DivOp, kernel::SqrtOp>,
-               NarrowWidenedRmsNorm, ScaleSmallerMatmulOperand,
-               OuterProductMatmul, ReduceOverOne<kernel::ReduceSumOp>,
-               ReduceOverOne<kernel::ReduceMaxOp>>(patterns.getContext());
+  patterns
+      .add<RaiseRmsNorm<kernel::MulOp, kernel::RsqrtOp>,
+           RaiseRmsNorm<kernel::DivOp, kernel::SqrtOp>, CentreOnePassVariance,
+           NarrowWidenedRmsNorm, ScaleSmallerMatmulOperand, OuterProductMatmul,
+           ReduceOverOne<kernel::ReduceSumOp>,
+           ReduceOverOne<kernel::ReduceMaxOp>>(patterns.getContext());
 }

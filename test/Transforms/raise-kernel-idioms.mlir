@@ -208,3 +208,47 @@ func.func @rounded_norm_widened(%x: tensor<16x128xf32>) -> tensor<16x128xf32> {
   %o = kernel.convert %n : tensor<16x128xf16> to tensor<16x128xf32>
   return %o : tensor<16x128xf32>
 }
+
+// A LayerNorm with its variance in one pass, E[x^2] - E[x]^2 (the centred
+// x computed after it): the variance becomes the two-pass one on that
+// centred x, moved before it, and the norm an rms_norm of the centred x.
+// CHECK-LABEL: func.func @one_pass_variance
+// CHECK-SAME: (%[[X:.*]]: tensor<32x256xf32>)
+// CHECK-NEXT: %[[S:.*]] = kernel.reduce_sum %[[X]] dim 1
+// CHECK-NEXT: %[[M:.*]] = kernel.mul_scalar %[[S]], 3.906250e-03
+// CHECK-NEXT: %[[C:.*]] = kernel.sub %[[X]], %[[M]]
+// CHECK-NEXT: %[[N:.*]] = kernel.rms_norm %[[C]] {epsilon = 9.9999997400000002E-6 : f64} : tensor<32x256xf32>
+// CHECK-NEXT: return %[[N]]
+func.func @one_pass_variance(%x: tensor<32x256xf32>) -> tensor<32x256xf32> {
+  %s = kernel.reduce_sum %x dim 1 : tensor<32x256xf32>
+  %sq = kernel.square %x : tensor<32x256xf32>
+  %ss = kernel.reduce_sum %sq dim 1 : tensor<32x256xf32>
+  %m = kernel.mul_scalar %s, 3.906250e-03 : tensor<32x1xf32>
+  %m2 = kernel.mul_scalar %ss, 3.906250e-03 : tensor<32x1xf32>
+  %mm = kernel.square %m : tensor<32x1xf32>
+  %v = kernel.sub %m2, %mm : tensor<32x1xf32>, tensor<32x1xf32>
+  %ve = kernel.add_scalar %v, 9.99999974E-6 : tensor<32x1xf32>
+  %r = kernel.rsqrt %ve : tensor<32x1xf32>
+  %c = kernel.sub %x, %m : tensor<32x256xf32>, tensor<32x1xf32>
+  %n = kernel.mul %c, %r : tensor<32x256xf32>, tensor<32x1xf32>
+  return %n : tensor<32x256xf32>
+}
+
+// The same with a mean of another extent: no variance, left as it is.
+// CHECK-LABEL: func.func @not_a_variance
+// CHECK: kernel.sub %{{.*}}, %{{.*}} : tensor<32x1xf32>, tensor<32x1xf32>
+// CHECK-NOT: kernel.rms_norm
+func.func @not_a_variance(%x: tensor<32x256xf32>) -> tensor<32x256xf32> {
+  %s = kernel.reduce_sum %x dim 1 : tensor<32x256xf32>
+  %sq = kernel.square %x : tensor<32x256xf32>
+  %ss = kernel.reduce_sum %sq dim 1 : tensor<32x256xf32>
+  %m = kernel.mul_scalar %s, 3.906250e-03 : tensor<32x1xf32>
+  %m2 = kernel.mul_scalar %ss, 0.5 : tensor<32x1xf32>
+  %mm = kernel.square %m : tensor<32x1xf32>
+  %v = kernel.sub %m2, %mm : tensor<32x1xf32>, tensor<32x1xf32>
+  %ve = kernel.add_scalar %v, 9.99999974E-6 : tensor<32x1xf32>
+  %r = kernel.rsqrt %ve : tensor<32x1xf32>
+  %c = kernel.sub %x, %m : tensor<32x256xf32>, tensor<32x1xf32>
+  %n = kernel.mul %c, %r : tensor<32x256xf32>, tensor<32x1xf32>
+  return %n : tensor<32x256xf32>
+}
