@@ -1170,13 +1170,31 @@ void SuperoptimizePass::runOnOperation() {
       // happened rather than return it unchanged without a word. (By name:
       // the pass does not otherwise depend on linalg.)
       unsigned linalgOps = 0;
+      bool dynamic = false;
+      auto isDynamic = [](Type type) {
+        auto shaped = dyn_cast<ShapedType>(type);
+        return shaped && !shaped.hasStaticShape();
+      };
       for (Block &block : func.getBody())
         for (Operation &op : block) {
           Dialect *dialect = op.getDialect();
-          linalgOps += dialect && dialect->getNamespace() == "linalg" &&
-                       op.getName().getStringRef() != "linalg.fill";
+          if (!dialect || dialect->getNamespace() != "linalg" ||
+              op.getName().getStringRef() == "linalg.fill")
+            continue;
+          ++linalgOps;
+          dynamic |= llvm::any_of(op.getOperandTypes(), isDynamic) ||
+                     llvm::any_of(op.getResultTypes(), isDynamic);
         }
-      if (linalgOps != 0)
+      // The import leaves ops on dynamic shapes as they are, so running it
+      // first is no advice there.
+      if (linalgOps != 0 && dynamic)
+        emitWarning(func.getLoc())
+            << "superoptimize: @" << func.getName()
+            << " has no kernel ops to search, and " << linalgOps
+            << " linalg ops on tensors of dynamic shape, which neither "
+               "--convert-linalg-to-kernel nor the search takes (the kernel "
+               "dialect's tensors have static shapes)";
+      else if (linalgOps != 0)
         emitWarning(func.getLoc())
             << "superoptimize: @" << func.getName()
             << " has no kernel ops to search, and " << linalgOps

@@ -5,11 +5,13 @@
 // RUN: FileCheck %s --check-prefix=IR < %t
 // RUN: mlsopt-opt %s --convert-linalg-to-kernel --superoptimize=timeout=1 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=IMPORTED
-// CHECK: linalg-not-imported.mlir:[[# @LINE + 8]]:1: warning: superoptimize: @linear_relu has no kernel ops to search, and 2 linalg ops: run --convert-linalg-to-kernel first
+// CHECK: linalg-not-imported.mlir:[[# @LINE + 10]]:1: warning: superoptimize: @linear_relu has no kernel ops to search, and 2 linalg ops: run --convert-linalg-to-kernel first
 // IR: linalg.matmul
 // IR: linalg.generic
 // IMPORTED-NOT: warning
 // IMPORTED: remark: superoptimize: replaced 2 kernel ops
+// On dynamic shapes, which the import leaves, the warning says so instead.
+// IMPORTED: linalg-not-imported.mlir:[[# @LINE + 18]]:1: warning: superoptimize: @dynamic_rows has no kernel ops to search, and 1 linalg ops on tensors of dynamic shape, which neither --convert-linalg-to-kernel nor the search takes
 
 #id = affine_map<(i, j) -> (i, j)>
 
@@ -25,4 +27,9 @@ func.func @linear_relu(%x: tensor<16x64xf32>, %w: tensor<64x32xf32>) -> tensor<1
     linalg.yield %y : f32
   } -> tensor<16x32xf32>
   return %r : tensor<16x32xf32>
+}
+
+func.func @dynamic_rows(%x: tensor<?x64xf32>, %w: tensor<64x32xf32>, %init: tensor<?x32xf32>) -> tensor<?x32xf32> {
+  %m = linalg.matmul ins(%x, %w : tensor<?x64xf32>, tensor<64x32xf32>) outs(%init : tensor<?x32xf32>) -> tensor<?x32xf32>
+  return %m : tensor<?x32xf32>
 }
