@@ -2334,6 +2334,44 @@ struct BinaryBeforeUnitReshape : public OpRewritePattern<OpTy> {
   }
 };
 
+/// A reduction of a unit-dim collapse of a kernel op's result reduces the
+/// collapse's source along the same dim and is reshaped after: a loss's
+/// mean over rows of per-row values that a reduction kept as [n, 1] and
+/// linalg reads as [n] (cross-entropy). Left between the two kernel ops,
+/// the collapse kept the mean out of the kernels that compute the rows.
+template <typename OpTy>
+struct ReduceBeforeUnitCollapse : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto collapse =
+        op.getInput().template getDefiningOp<tensor::CollapseShapeOp>();
+    if (!collapse || isRowsCollapse(collapse))
+      return rewriter.notifyMatchFailure(op, "reads no unit-dim collapse");
+    Value source = collapse.getSrc();
+    Operation *def = source.getDefiningOp();
+    ArrayRef<int64_t> sourceShape = collapse.getSrcType().getShape();
+    if (!def || !isa<kernel::KernelDialect>(def->getDialect()) ||
+        !collapse.getSrcType().hasStaticShape() ||
+        dropUnitDims(sourceShape) !=
+            dropUnitDims(collapse.getResultType().getShape()))
+      return rewriter.notifyMatchFailure(op, "not a unit-dim collapse of a "
+                                             "kernel op's result");
+    // The source dim of the reduced one: the one in its group larger than 1.
+    ReassociationIndices group =
+        collapse.getReassociationIndices()[op.getDim()];
+    auto large =
+        llvm::find_if(group, [&](int64_t d) { return sourceShape[d] != 1; });
+    if (large == group.end())
+      return rewriter.notifyMatchFailure(op, "reduces a size-1 dim");
+    Value reduced = OpTy::create(rewriter, op.getLoc(), source, *large);
+    rewriter.replaceOp(op, reshapeUnitDims(rewriter, op.getLoc(), reduced,
+                                           op.getType().getShape()));
+    return success();
+  }
+};
+
 /// An elementwise kernel op (`kernel.exp`, `mul_scalar`, ...) of unit-dim
 /// reshapes computes on the reshapes' sources and is reshaped after:
 /// `mul_scalar(collapse(sum), 1/n)` is `collapse(mul_scalar(sum, 1/n))`.
@@ -2601,28 +2639,29 @@ std::optional<std::string> mlsopt::explainNotImported(Operation *op) {
 void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
   patterns.add<ContractionToMatmul>(patterns.getContext(), /*grouped=*/false);
   patterns.add<ContractionToMatmul>(patterns.getContext(), /*grouped=*/true);
-  patterns
-      .add<FlattenedRowsToMatmul, ReductionToKernel, ElementwiseToKernel,
-           BroadcastOperandToUnitDims<kernel::AddOp>,
-           BroadcastOperandToUnitDims<kernel::SubOp>,
-           BroadcastOperandToUnitDims<kernel::MulOp>,
-           BroadcastOperandToUnitDims<kernel::DivOp>,
-           BroadcastOperandToUnitDims<kernel::MaxOp>,
-           BroadcastOperandToUnitDims<kernel::MinOp>,
-           ReshapedOperandToSource<kernel::AddOp>,
-           ReshapedOperandToSource<kernel::SubOp>,
-           ReshapedOperandToSource<kernel::MulOp>,
-           ReshapedOperandToSource<kernel::DivOp>,
-           ReshapedOperandToSource<kernel::MaxOp>,
-           ReshapedOperandToSource<kernel::MinOp>,
-           BinaryBeforeUnitReshape<kernel::AddOp>,
-           BinaryBeforeUnitReshape<kernel::SubOp>,
-           BinaryBeforeUnitReshape<kernel::MulOp>,
-           BinaryBeforeUnitReshape<kernel::DivOp>,
-           BinaryBeforeUnitReshape<kernel::MaxOp>,
-           BinaryBeforeUnitReshape<kernel::MinOp>, ElementwiseBeforeReshape,
-           TriangleFillBeforeReshape, TransposeUnderCollapse, DecomposeSoftmax>(
-          patterns.getContext());
+  patterns.add<FlattenedRowsToMatmul, ReductionToKernel, ElementwiseToKernel,
+               BroadcastOperandToUnitDims<kernel::AddOp>,
+               BroadcastOperandToUnitDims<kernel::SubOp>,
+               BroadcastOperandToUnitDims<kernel::MulOp>,
+               BroadcastOperandToUnitDims<kernel::DivOp>,
+               BroadcastOperandToUnitDims<kernel::MaxOp>,
+               BroadcastOperandToUnitDims<kernel::MinOp>,
+               ReshapedOperandToSource<kernel::AddOp>,
+               ReshapedOperandToSource<kernel::SubOp>,
+               ReshapedOperandToSource<kernel::MulOp>,
+               ReshapedOperandToSource<kernel::DivOp>,
+               ReshapedOperandToSource<kernel::MaxOp>,
+               ReshapedOperandToSource<kernel::MinOp>,
+               BinaryBeforeUnitReshape<kernel::AddOp>,
+               BinaryBeforeUnitReshape<kernel::SubOp>,
+               BinaryBeforeUnitReshape<kernel::MulOp>,
+               BinaryBeforeUnitReshape<kernel::DivOp>,
+               BinaryBeforeUnitReshape<kernel::MaxOp>,
+               BinaryBeforeUnitReshape<kernel::MinOp>,
+               ReduceBeforeUnitCollapse<kernel::ReduceSumOp>,
+               ReduceBeforeUnitCollapse<kernel::ReduceMaxOp>,
+               ElementwiseBeforeReshape, TriangleFillBeforeReshape,
+               TransposeUnderCollapse, DecomposeSoftmax>(patterns.getContext());
   // Chains of reshapes between a reduction and its readers (a batch of one:
   // [1, s, 1] collapsed to [1, s], to [s], expanded to [s, 1]) become one
   // reshape, which the readers then see through (ReshapedOperandToSource);

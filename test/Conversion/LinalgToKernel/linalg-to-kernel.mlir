@@ -3799,3 +3799,23 @@ func.func @row_statistics(%x: tensor<32x256xf32>) -> tensor<32xf32> {
   %r = kernel.sub %cb, %y : tensor<32xf32>, tensor<32xf32>
   return %r : tensor<32xf32>
 }
+
+// -----
+
+// A mean over rows of per-row values that a reduction kept as [32, 1] and
+// linalg reads as [32] (a cross-entropy's loss): the sum reduces the
+// [32, 1] values along the same dim, and the collapse comes after it, so
+// that none stands between two kernel ops.
+// CHECK-LABEL: func.func @mean_of_rows
+// CHECK: %[[R:.*]] = kernel.reduce_max %{{.*}} dim 1 : tensor<32x256xf32>
+// CHECK-NEXT: %[[S:.*]] = kernel.reduce_sum %[[R]] dim 0 : tensor<32x1xf32>
+// CHECK-NEXT: %[[M:.*]] = kernel.mul_scalar %[[S]], 3.125000e-02 : tensor<1x1xf32>
+// CHECK-NEXT: %[[C:.*]] = tensor.collapse_shape %[[M]] {{\[\[}}0, 1]] : tensor<1x1xf32> into tensor<1xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @mean_of_rows(%x: tensor<32x256xf32>) -> tensor<1xf32> {
+  %r = kernel.reduce_max %x dim 1 : tensor<32x256xf32>
+  %c = tensor.collapse_shape %r [[0, 1]] : tensor<32x1xf32> into tensor<32xf32>
+  %s = kernel.reduce_sum %c dim 0 : tensor<32xf32>
+  %m = kernel.mul_scalar %s, 3.125000e-02 : tensor<1xf32>
+  return %m : tensor<1xf32>
+}
