@@ -137,7 +137,10 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       for an operand the expand broadcasts along a dim it keeps whole (the
       `[b, s, 1]` gate of `x * sigmoid(x w)`). A binary op whose operands
       are reshapes of one shape that only add or drop size-1 dims computes
-      before them;
+      before them; so do a binary op of such a collapse of a kernel op's
+      result and an operand that broadcasts to it (`x.mean(1) * w`: the
+      operand is reshaped alike) and a reduction of such a collapse (a
+      loss's mean over per-row values);
     - a `tensor.collapse_shape` of a transpose whose merged dims stay
       consecutive in the operand (torch's K^T of `[b, h, s, d]` keys,
       collapsed to `[b h, d, s]` for a batch matmul) is the transpose of
