@@ -294,6 +294,27 @@ bool search::readsInputWithOp(ArrayRef<SOp> body, const SOp &op, unsigned input,
   return def->kind == OpKind::Matmul;
 }
 
+/// How many reads of each input the ops of a body make, and the last op
+/// that reads it.
+namespace {
+struct InputReaders {
+  SmallVector<unsigned> count;
+  SmallVector<const SOp *> last;
+};
+} // namespace
+
+static InputReaders getInputReaders(ArrayRef<SOp> body, unsigned numInputs) {
+  InputReaders readers{SmallVector<unsigned>(numInputs, 0),
+                       SmallVector<const SOp *>(numInputs, nullptr)};
+  for (const SOp &op : body)
+    for (unsigned v : op.operands)
+      if (v < numInputs) {
+        ++readers.count[v];
+        readers.last[v] = &op;
+      }
+  return readers;
+}
+
 /// The inputs whose one reader takes them as part of its own op
 /// (readsInputWithOp), counted with it: such a load adds no computation of
 /// its own, and counting it left a masked attention (a mask input and its
@@ -301,15 +322,10 @@ bool search::readsInputWithOp(ArrayRef<SOp> body, const SOp &op, unsigned input,
 /// accumulates as loaded is read by no op, and its load counts.
 static unsigned countLoadsReadWithOneOp(ArrayRef<SOp> body,
                                         ArrayRef<Accum> accums,
-                                        unsigned numInputs) {
-  SmallVector<unsigned> readers(numInputs, 0);
-  SmallVector<const SOp *> reader(numInputs, nullptr);
-  for (const SOp &op : body)
-    for (unsigned v : op.operands)
-      if (v < numInputs) {
-        ++readers[v];
-        reader[v] = &op;
-      }
+                                        unsigned numInputs,
+                                        const InputReaders &bodyReaders) {
+  SmallVector<unsigned> readers = bodyReaders.count;
+  ArrayRef<const SOp *> reader = bodyReaders.last;
   for (const Accum &acc : accums)
     if (acc.value < numInputs)
       readers[acc.value] += 2;
@@ -337,12 +353,8 @@ static unsigned countLoadsReadWithOneOp(ArrayRef<SOp> body,
 /// fill is left to countChainedMasks; the masked scores' op has one input,
 /// read by it alone, so each masked tile adds at most one such fill.
 static unsigned countCausalFillsOfMaskedScores(ArrayRef<SOp> body,
-                                               unsigned numInputs) {
-  SmallVector<unsigned> readers(numInputs, 0);
-  for (const SOp &op : body)
-    for (unsigned v : op.operands)
-      if (v < numInputs)
-        ++readers[v];
+                                               unsigned numInputs,
+                                               ArrayRef<unsigned> readers) {
   unsigned count = 0;
   for (const SOp &op : body) {
     if (op.kind != OpKind::TriangleFill || op.operands[0] < numInputs)
@@ -373,11 +385,12 @@ unsigned BlockGraph::getNumBlockOps() const {
         body[m].operands[0] == op.operands[0])
       stabilizing.set(m);
   }
-  return numInputs - countLoadsReadWithOneOp(body, accums, numInputs) +
+  InputReaders readers = getInputReaders(body, numInputs);
+  return numInputs - countLoadsReadWithOneOp(body, accums, numInputs, readers) +
          body.size() - stabilizing.count() -
          countChainedMasks(body, numInputs) -
-         countCausalFillsOfMaskedScores(body, numInputs) + post.size() -
-         countChainedMasks(post, accums.size()) + stores.size();
+         countCausalFillsOfMaskedScores(body, numInputs, readers.count) +
+         post.size() - countChainedMasks(post, accums.size()) + stores.size();
 }
 
 Dims search::getAccumulatedDims(const Layout &layout, const Dims &dims) {

@@ -31,6 +31,25 @@ namespace mlsopt {
 using namespace mlir;
 using namespace mlsopt;
 
+/// The sum of sum(x, d) * f for f the 1/n of d's extent n: the mean of x
+/// over d. 1/n as the front end wrote it, rounded to its element type, is
+/// the constant the verifier reads as 1/n, n being an extent of the
+/// function (mlsopt/Support/Constants.h).
+static kernel::ReduceSumOp matchMean(Value value) {
+  auto mean = value.getDefiningOp<kernel::MulScalarOp>();
+  auto sum = mean ? mean.getInput().getDefiningOp<kernel::ReduceSumOp>()
+                  : kernel::ReduceSumOp();
+  if (!sum)
+    return {};
+  int64_t n = cast<RankedTensorType>(sum.getInput().getType())
+                  .getDimSize(static_cast<int64_t>(sum.getDim()));
+  double factor = mean.getScalar().convertToDouble();
+  if (factor != 1.0 / static_cast<double>(n) &&
+      getRoundedReciprocal(factor, {n}) != n)
+    return {};
+  return sum;
+}
+
 namespace {
 /// mul(x, rsqrt(add_scalar(mul_scalar(reduce_sum(square(x), d), 1/n),
 /// eps))) (either operand order) or div(x, sqrt(...)) -> rms_norm(x) over d.
@@ -53,26 +72,14 @@ struct RaiseRmsNorm : OpRewritePattern<OpTy> {
     auto addEps = root.getInput().template getDefiningOp<kernel::AddScalarOp>();
     if (!addEps)
       return std::nullopt;
-    auto mean = addEps.getInput().template getDefiningOp<kernel::MulScalarOp>();
-    if (!mean)
-      return std::nullopt;
-    auto sum = mean.getInput().template getDefiningOp<kernel::ReduceSumOp>();
+    kernel::ReduceSumOp sum = matchMean(addEps.getInput());
     if (!sum)
       return std::nullopt;
     auto square = sum.getInput().template getDefiningOp<kernel::SquareOp>();
     if (!square || square.getInput() != x)
       return std::nullopt;
-    auto type = cast<RankedTensorType>(x.getType());
-    auto dim = static_cast<int64_t>(sum.getDim());
-    int64_t n = type.getDimSize(dim);
-    // 1/n as the front end wrote it, rounded to its element type: the
-    // constant the verifier reads as 1/n, n being an extent of the function
-    // (mlsopt/Support/Constants.h).
-    double factor = mean.getScalar().convertToDouble();
-    if (factor != 1.0 / static_cast<double>(n) &&
-        getRoundedReciprocal(factor, {n}) != n)
-      return std::nullopt;
-    return Match{dim, addEps.getScalar().convertToDouble()};
+    return Match{static_cast<int64_t>(sum.getDim()),
+                 addEps.getScalar().convertToDouble()};
   }
 
   LogicalResult matchAndRewrite(OpTy op,
@@ -90,23 +97,6 @@ struct RaiseRmsNorm : OpRewritePattern<OpTy> {
     return success();
   }
 };
-
-/// sum(x, d) * f for f the 1/n of d's extent n (as the front end rounded
-/// it): the mean of x over d.
-static kernel::ReduceSumOp matchMean(Value value, Value x = {}) {
-  auto mean = value.getDefiningOp<kernel::MulScalarOp>();
-  auto sum = mean ? mean.getInput().getDefiningOp<kernel::ReduceSumOp>()
-                  : kernel::ReduceSumOp();
-  if (!sum || (x && sum.getInput() != x))
-    return {};
-  int64_t n = cast<RankedTensorType>(sum.getInput().getType())
-                  .getDimSize(static_cast<int64_t>(sum.getDim()));
-  double factor = mean.getScalar().convertToDouble();
-  if (factor != 1.0 / static_cast<double>(n) &&
-      getRoundedReciprocal(factor, {n}) != n)
-    return {};
-  return sum;
-}
 
 /// sub(mean(square(x)), square(mean(x))) over one dim, the one-pass
 /// variance (a LayerNorm that sums x and x^2 in one sweep) ->

@@ -95,9 +95,10 @@ struct SuperoptimizePass
 private:
   /// Searches, verifies and splices in one subprogram, or gives it the
   /// answer of an identical one in `searched`, and records its own there
-  /// under `key` (getSubprogramKey). Where `mayGiveUp`, a search that finds
-  /// nothing faster than the subprogram in half its time ends there and
-  /// sets `inPieces`. Returns false on an error already emitted.
+  /// under `key` (getSubprogramKey). Where `mayGiveUp`, a search that has
+  /// found nothing faster than the subprogram after `give-up-after` seconds
+  /// (or half its time, if later) ends there and sets `inPieces`. Returns
+  /// false on an error already emitted.
   bool optimize(Subprogram &sub, const SearchOptions &options,
                 double secondsLeft, SearchedSubprograms &searched,
                 StringRef key, bool mayGiveUp, bool &inPieces);

@@ -179,33 +179,43 @@ std::string getKernelName(StringRef function, unsigned n,
   return name;
 }
 
-/// A dense tensor constant of an element type kernels compute in: a weight
-/// or table a front end inlined, which the host copies to the device.
-/// The elements of a tensor constant: its dense attribute, or the bytes of
-/// its dense_resource blob (where torch-mlir's fx importer puts weights)
-/// read as dense elements; null when it has neither.
-static DenseElementsAttr getDenseValue(arith::ConstantOp constant) {
-  if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
-    return dense;
+/// The bytes of a constant's dense_resource blob (where torch-mlir's fx
+/// importer puts weights), where the module holds them and they fill the
+/// constant's static type; none otherwise.
+static std::optional<ArrayRef<char>>
+getResourceBytes(arith::ConstantOp constant) {
   auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue());
   auto type = dyn_cast<RankedTensorType>(constant.getType());
   AsmResourceBlob *blob =
       resource ? resource.getRawHandle().getBlob() : nullptr;
-  if (!blob || !type || !type.hasStaticShape())
-    return {};
   bool splat = false;
-  if (!DenseElementsAttr::isValidRawBuffer(type, blob->getData(), splat))
-    return {};
-  return DenseElementsAttr::getFromRawBuffer(type, blob->getData());
+  if (!blob || !type || !type.hasStaticShape() ||
+      !DenseElementsAttr::isValidRawBuffer(type, blob->getData(), splat))
+    return std::nullopt;
+  return blob->getData();
 }
 
+/// A dense tensor constant of an element type kernels compute in: a weight
+/// or table a front end inlined, which the host copies to the device.
 bool isTensorConstant(Operation &op) {
   auto constant = dyn_cast<arith::ConstantOp>(op);
   if (!constant)
     return false;
   auto type = dyn_cast<RankedTensorType>(constant.getType());
-  return type && type.hasStaticShape() && getDenseValue(constant) &&
+  return type && type.hasStaticShape() &&
+         (isa<DenseElementsAttr>(constant.getValue()) ||
+          getResourceBytes(constant)) &&
          isSupportedElementType(type.getElementType());
+}
+
+/// The elements of a tensor constant (isTensorConstant): its dense
+/// attribute, or its blob's bytes read as dense elements, built once, for
+/// the host global that holds them.
+static DenseElementsAttr getDenseValue(arith::ConstantOp constant) {
+  if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
+    return dense;
+  return DenseElementsAttr::getFromRawBuffer(
+      cast<RankedTensorType>(constant.getType()), *getResourceBytes(constant));
 }
 
 /// The error for a linalg op the GPU cannot run, with the reason the import

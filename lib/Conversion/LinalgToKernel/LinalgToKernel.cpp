@@ -2264,6 +2264,23 @@ struct ReshapedOperandToSource : public OpRewritePattern<OpTy> {
   }
 };
 
+/// The collapse that `value` is, if it only drops size-1 dims of a static
+/// kernel op result and is no collapse of rows (those are FlattenRows',
+/// see ElementwiseBeforeReshape): a reduction's kept dim, which linalg
+/// drops, between two kernel ops.
+static tensor::CollapseShapeOp getUnitCollapseOfKernelResult(Value value) {
+  auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>();
+  if (!collapse || isRowsCollapse(collapse))
+    return {};
+  Operation *def = collapse.getSrc().getDefiningOp();
+  if (!def || !isa<kernel::KernelDialect>(def->getDialect()) ||
+      !collapse.getSrcType().hasStaticShape() ||
+      dropUnitDims(collapse.getSrcType().getShape()) !=
+          dropUnitDims(collapse.getResultType().getShape()))
+    return {};
+  return collapse;
+}
+
 /// A binary kernel op of a unit-dim collapse of a kernel op's result, at
 /// the op's full shape, and of an operand that broadcasts to it (a mean over a
 /// middle dim, [b, h] reshaped from the reduction's [b, h, 1], times a gain
@@ -2283,19 +2300,13 @@ struct BinaryBeforeUnitReshape : public OpRewritePattern<OpTy> {
     int64_t rank = resultType.getRank();
     for (OpOperand &operand : op->getOpOperands()) {
       // A collapse only: the op then reads the other operand expanded, and
-      // taking expands too would undo that again. Collapses of rows are
-      // FlattenRows' (see ElementwiseBeforeReshape).
-      auto reshape = operand.get().getDefiningOp<tensor::CollapseShapeOp>();
-      if (!reshape || operand.get().getType() != resultType ||
-          isRowsCollapse(reshape))
+      // taking expands too would undo that again.
+      tensor::CollapseShapeOp reshape =
+          getUnitCollapseOfKernelResult(operand.get());
+      if (!reshape || operand.get().getType() != resultType)
         continue;
       Value source = reshape.getSrc();
-      Operation *def = source.getDefiningOp();
-      auto sourceType = cast<RankedTensorType>(source.getType());
-      if (!def || !isa<kernel::KernelDialect>(def->getDialect()) ||
-          !sourceType.hasStaticShape() ||
-          dropUnitDims(sourceType.getShape()) != dropUnitDims(resultShape))
-        continue;
+      auto sourceType = reshape.getSrcType();
       Value other = op->getOperand(1 - operand.getOperandNumber());
       ArrayRef<int64_t> otherShape =
           cast<RankedTensorType>(other.getType()).getShape();
@@ -2345,19 +2356,13 @@ struct ReduceBeforeUnitCollapse : public OpRewritePattern<OpTy> {
 
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
-    auto collapse =
-        op.getInput().template getDefiningOp<tensor::CollapseShapeOp>();
-    if (!collapse || isRowsCollapse(collapse))
-      return rewriter.notifyMatchFailure(op, "reads no unit-dim collapse");
+    tensor::CollapseShapeOp collapse =
+        getUnitCollapseOfKernelResult(op.getInput());
+    if (!collapse)
+      return rewriter.notifyMatchFailure(
+          op, "reads no unit-dim collapse of a kernel op's result");
     Value source = collapse.getSrc();
-    Operation *def = source.getDefiningOp();
     ArrayRef<int64_t> sourceShape = collapse.getSrcType().getShape();
-    if (!def || !isa<kernel::KernelDialect>(def->getDialect()) ||
-        !collapse.getSrcType().hasStaticShape() ||
-        dropUnitDims(sourceShape) !=
-            dropUnitDims(collapse.getResultType().getShape()))
-      return rewriter.notifyMatchFailure(op, "not a unit-dim collapse of a "
-                                             "kernel op's result");
     // The source dim of the reduced one: the one in its group larger than 1.
     ReassociationIndices group =
         collapse.getReassociationIndices()[op.getDim()];
