@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/Conversion/KernelToCustom/KernelToCustom.h"
+#include "mlsopt/Conversion/LinalgToKernel/LinalgToKernel.h"
 #include "mlsopt/Dialect/Block/IR/BlockDialect.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelDialect.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
@@ -360,6 +361,45 @@ static std::string describeLocation(Location loc) {
   std::string text;
   llvm::raw_string_ostream(text) << loc;
   return text;
+}
+
+/// Warns that `func` has `linalgOps` linalg ops and no kernel ops to search:
+/// advises the import where it would take one of them, else says why it
+/// does not take the first (advising it then sent users who had run it
+/// round in a circle). At most `kMaxExplained` ops are tried: each try
+/// imports a copy of the function.
+static void warnLinalgLeft(func::FuncOp func, unsigned linalgOps) {
+  constexpr unsigned kMaxExplained = 16;
+  Operation *firstLeft = nullptr;
+  std::string reason;
+  bool importable = false;
+  unsigned tried = 0;
+  walkLeftLinalgOps(func, [&](Operation *op) {
+    std::optional<std::string> why = explainNotImported(op);
+    if (!why) {
+      importable = true;
+      return WalkResult::interrupt();
+    }
+    if (!firstLeft) {
+      firstLeft = op;
+      reason = *why;
+    }
+    return ++tried == kMaxExplained ? WalkResult::interrupt()
+                                    : WalkResult::advance();
+  });
+  InFlightDiagnostic warning = emitWarning(func.getLoc())
+                               << "superoptimize: @" << func.getName()
+                               << " has no kernel ops to search, and "
+                               << linalgOps << " linalg ops";
+  if (importable || !firstLeft) {
+    warning << ": run --convert-linalg-to-kernel first (it imports what the "
+               "kernel dialect can express)";
+    return;
+  }
+  warning << " that --convert-linalg-to-kernel does not import";
+  if (!reason.empty())
+    warning << " ('" << firstLeft->getName() << "' at "
+            << describeLocation(firstLeft->getLoc()) << ": " << reason << ")";
 }
 
 /// "replaced N kernel ops (X us) by K kernels (Y us)", for an answer that
@@ -1196,11 +1236,7 @@ void SuperoptimizePass::runOnOperation() {
                "--convert-linalg-to-kernel nor the search takes (the kernel "
                "dialect's tensors have static shapes)";
       else if (linalgOps != 0)
-        emitWarning(func.getLoc())
-            << "superoptimize: @" << func.getName()
-            << " has no kernel ops to search, and " << linalgOps
-            << " linalg ops: run --convert-linalg-to-kernel first (it imports "
-               "what the kernel dialect can express)";
+        warnLinalgLeft(func, linalgOps);
       continue;
     }
     // Transposes are in no subprogram; the remark after the fusions below

@@ -1254,6 +1254,12 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
   };
   if (payloadOp->getNumResults() != 1 || payloadOp->getNumRegions() != 0)
     return invalid("has no kernel op");
+  // An embedding lookup or any other gather: which element is read is
+  // computed in the payload, which no kernel op's fixed access pattern
+  // expresses. (Its index types were reported as the cause before.)
+  if (isa<tensor::ExtractOp>(payloadOp))
+    return invalid("reads a tensor at indices it computes (a gather), "
+                   "which no kernel op does");
   Type type = payloadOp->getResult(0).getType();
   if (type != elementType && type != wideType)
     return invalid("computes in a type kernel ops do not have");

@@ -70,3 +70,21 @@ func.func @tensor_ops(%a: tensor<8x64xf32>, %b: tensor<4x4xf32>, %fill: f32) -> 
   %s = tensor.extract_slice %a[0, 0] [4, 64] [1, 1] : tensor<8x64xf32> to tensor<4x64xf32>
   return %p, %i, %s : tensor<8x80xf32>, tensor<8x64xf32>, tensor<4x64xf32>
 }
+
+// -----
+
+// An embedding lookup: the remark names the gather, not the index types
+// of the tensor.extract (it said the payload op "mixes types").
+func.func @embedding(%ids: tensor<4xi64>, %table: tensor<100x16xf32>) -> tensor<4x16xf32> {
+  %e = tensor.empty() : tensor<4x16xf32>
+  // expected-remark @+1 {{convert-linalg-to-kernel: left as it is: payload op 'tensor.extract' reads a tensor at indices it computes (a gather), which no kernel op does}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<4xi64>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %row = arith.index_cast %id : i64 to index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %table[%row, %col] : tensor<100x16xf32>
+    linalg.yield %v : f32
+  } -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
