@@ -80,7 +80,11 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       and `x / (1 + exp(-x))` `silu` (in f32 on f16/bf16 values too); GELU's
       tanh approximation spelled out (GPT-2's `0.5 * x * (1 + tanh(sqrt(2 /
       pi) * (x + 0.044715 * x^3)))`, in any association, its constants
-      rounded to the element type) becomes `gelu_tanh`; a select between
+      rounded to the element type) becomes `gelu_tanh`, and the logistic
+      function spelled out through tanh (`0.5 * tanh(x / 2) + 0.5`, XLA's
+      expansion) or through exp in separate ops (`1 / (1 + exp(-x))`)
+      `sigmoid`, and x times it `silu` (matched by value, across linalg
+      ops); a select between
       a constant and a value by one `arith.cmpi` of two loop indices, each
       side `linalg.index` plus or minus integer constants (through index
       casts), with coefficients +1 and -1 (a causal mask, `j > i + past`,

@@ -2684,7 +2684,7 @@ void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
   populateConcatToKernelPatterns(patterns);
   populateSplitResultsPatterns(patterns);
   populateIndexTablePatterns(patterns);
-  populateGeluTanhPatterns(patterns);
+  populateActivationIdiomPatterns(patterns);
   populateConstantFillPatterns(patterns);
   populateFactoredContractionPatterns(patterns);
 }

@@ -124,9 +124,11 @@ void populateConcatToKernelPatterns(mlir::RewritePatternSet &patterns);
 /// populateLinalgToKernelPatterns.
 void populateSplitResultsPatterns(mlir::RewritePatternSet &patterns);
 
-/// GELU's tanh approximation spelled out in kernel ops (as the import of
-/// GPT-2's MLP writes it) -> kernel.gelu_tanh.
-void populateGeluTanhPatterns(mlir::RewritePatternSet &patterns);
+/// Activations spelled out in kernel ops, matched by value: GELU's tanh
+/// approximation (as the import of GPT-2's MLP writes it) ->
+/// kernel.gelu_tanh; the logistic function through tanh or exp ->
+/// kernel.sigmoid; x times it -> kernel.silu.
+void populateActivationIdiomPatterns(mlir::RewritePatternSet &patterns);
 
 /// The value a linalg.fill, or a parallel generic of one output through a
 /// permutation map, writes to every element of its output (a payload value,
