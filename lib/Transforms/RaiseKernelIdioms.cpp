@@ -400,4 +400,5 @@ void mlsopt::populateRaiseKernelIdiomPatterns(RewritePatternSet &patterns) {
            NarrowWidenedRmsNorm, ScaleSmallerMatmulOperand, OuterProductMatmul,
            ReduceOverOne<kernel::ReduceSumOp>,
            ReduceOverOne<kernel::ReduceMaxOp>>(patterns.getContext());
+  populateHoistTransposePatterns(patterns);
 }

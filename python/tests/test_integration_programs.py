@@ -91,6 +91,16 @@ def heads_layout(q, k, v):
     return [o.transpose(0, 2, 1, 3).reshape(64, 64)]
 
 
+def f16(a):
+    return np.asarray(a).astype(np.float16).astype(np.float64)
+
+
+def tanh_sigmoid_gated_mlp(x, w1, w2):
+    # The gate 0.5 * tanh(a / 2) + 0.5 is the logistic function.
+    a, b = f16(f16(x) @ f16(w1)), f16(f16(x) @ f16(w2))
+    return [f16(f16(1 / (1 + np.exp(-a))) * b)]
+
+
 CASES = {
     "softmax-dim0": ([(96, 80)], lambda x: [softmax(x, 0)], 1e-5),
     "layernorm-matmul": ([(24, 96), (96,), (96,), (96, 80)],
@@ -113,6 +123,10 @@ CASES = {
     "heads-layout-attention": ([(2, 32, 4, 16)] * 3, heads_layout, 1e-4),
     "mean-middle-dim-gain": ([(4, 64, 128), (128,)],
                              lambda x, w: [x.mean(1) * w], 1e-5),
+    "column-softmax-matmul": ([(128, 64), (128, 256)],
+                              lambda x, v: [softmax(x, 0).T @ v], 1e-4),
+    "tanh-sigmoid-gated-mlp": ([(16, 256), (256, 256), (256, 256)],
+                               tanh_sigmoid_gated_mlp, 2e-2),
     "llama-decoder-layer": ([(1, 8, 64), (64,), (64, 64), (64, 32), (64, 32),
                              (64, 64), (64,), (64, 128), (64, 128), (128, 64),
                              (8, 16), (8, 16), (8, 8)],

@@ -252,3 +252,67 @@ func.func @not_a_variance(%x: tensor<32x256xf32>) -> tensor<32x256xf32> {
   %n = kernel.mul %c, %r : tensor<32x256xf32>, tensor<32x1xf32>
   return %n : tensor<32x256xf32>
 }
+
+// A softmax over a tensor's columns whose transpose a matmul reads
+// (efficient attention's softmax(k, dim=-2)^T v): the transpose moves onto
+// the argument and the softmax reduces over the dim the permutation puts
+// dim 0 in; both ops of the chain that read the exp read it transposed.
+// CHECK-LABEL: func.func @column_softmax
+// CHECK-SAME: (%[[K:.*]]: tensor<128x64xf32>, %[[V:.*]]: tensor<128x32xf32>)
+// CHECK-NEXT: %[[T:.*]] = kernel.transpose %[[K]] [1, 0] : tensor<128x64xf32>
+// CHECK-NEXT: %[[M:.*]] = kernel.reduce_max %[[T]] dim 1 : tensor<64x128xf32>
+// CHECK-NEXT: %[[S:.*]] = kernel.sub %[[T]], %[[M]] : tensor<64x128xf32>, tensor<64x1xf32>
+// CHECK-NEXT: %[[E:.*]] = kernel.exp %[[S]] : tensor<64x128xf32>
+// CHECK-NEXT: %[[Z:.*]] = kernel.reduce_sum %[[E]] dim 1 : tensor<64x128xf32>
+// CHECK-NEXT: %[[P:.*]] = kernel.div %[[E]], %[[Z]] : tensor<64x128xf32>, tensor<64x1xf32>
+// CHECK-NEXT: %[[O:.*]] = kernel.matmul %[[P]], %[[V]]
+// CHECK-NEXT: return %[[O]]
+func.func @column_softmax(%k: tensor<128x64xf32>, %v: tensor<128x32xf32>) -> tensor<64x32xf32> {
+  %m = kernel.reduce_max %k dim 0 : tensor<128x64xf32>
+  %s = kernel.sub %k, %m : tensor<128x64xf32>, tensor<1x64xf32>
+  %e = kernel.exp %s : tensor<128x64xf32>
+  %z = kernel.reduce_sum %e dim 0 : tensor<128x64xf32>
+  %p = kernel.div %e, %z : tensor<128x64xf32>, tensor<1x64xf32>
+  %t = kernel.transpose %p [1, 0] : tensor<128x64xf32>
+  %o = kernel.matmul %t, %v : tensor<64x128xf32>, tensor<128x32xf32>
+  return %o : tensor<64x32xf32>
+}
+
+// rms_norm's dim follows the permutation (and is left out where it becomes
+// the last); a constant operand is transposed where it is.
+// CHECK-LABEL: func.func @norm_then_transpose
+// CHECK-SAME: (%[[X:.*]]: tensor<2x16x8xf32>)
+// CHECK-NEXT: %[[C:.*]] = arith.constant
+// CHECK-NEXT: %[[T:.*]] = kernel.transpose %[[X]] [0, 2, 1] : tensor<2x16x8xf32>
+// CHECK-NEXT: %[[TC:.*]] = kernel.transpose %[[C]] [0, 2, 1] : tensor<1x16x1xf32>
+// CHECK-NEXT: %[[N:.*]] = kernel.rms_norm %[[T]] dim 1 : tensor<2x8x16xf32>
+// CHECK-NEXT: %[[G:.*]] = kernel.mul %[[N]], %[[TC]] : tensor<2x8x16xf32>, tensor<1x1x16xf32>
+// CHECK-NEXT: %[[N2:.*]] = kernel.rms_norm %[[G]] : tensor<2x8x16xf32>
+// CHECK-NEXT: return %[[N2]]
+func.func @norm_then_transpose(%x: tensor<2x16x8xf32>) -> tensor<2x8x16xf32> {
+  %c = arith.constant dense<2.0> : tensor<1x16x1xf32>
+  %n = kernel.rms_norm %x : tensor<2x16x8xf32>
+  %g = kernel.mul %n, %c : tensor<2x16x8xf32>, tensor<1x16x1xf32>
+  %n2 = kernel.rms_norm %g dim 1 : tensor<2x16x8xf32>
+  %t = kernel.transpose %n2 [0, 2, 1] : tensor<2x16x8xf32>
+  return %t : tensor<2x8x16xf32>
+}
+
+// Left where it is: above a matmul (a transpose between the product and its
+// epilogue would part them), and where a value above is also read in its
+// own layout.
+// CHECK-LABEL: func.func @transposes_that_stay
+// CHECK: %[[P:.*]] = kernel.matmul
+// CHECK-NEXT: %[[G:.*]] = kernel.gelu %[[P]]
+// CHECK-NEXT: kernel.transpose %[[G]] [1, 0]
+// CHECK: %[[E:.*]] = kernel.exp %arg0
+// CHECK-NEXT: kernel.transpose %[[E]] [1, 0]
+// CHECK-NEXT: return
+func.func @transposes_that_stay(%x: tensor<16x32xf32>, %w: tensor<32x64xf32>) -> (tensor<64x16xf32>, tensor<32x16xf32>, tensor<16x32xf32>) {
+  %p = kernel.matmul %x, %w : tensor<16x32xf32>, tensor<32x64xf32>
+  %g = kernel.gelu %p : tensor<16x64xf32>
+  %t = kernel.transpose %g [1, 0] : tensor<16x64xf32>
+  %e = kernel.exp %x : tensor<16x32xf32>
+  %te = kernel.transpose %e [1, 0] : tensor<16x32xf32>
+  return %t, %te, %e : tensor<64x16xf32>, tensor<32x16xf32>, tensor<16x32xf32>
+}

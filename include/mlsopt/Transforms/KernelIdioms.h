@@ -12,6 +12,12 @@ namespace mlsopt {
 /// cuts a function into subprograms; `--raise-kernel-idioms` alone.
 void populateRaiseKernelIdiomPatterns(mlir::RewritePatternSet &patterns);
 
+/// Moves a transpose of a value computed from function arguments by
+/// elementwise ops and reductions alone onto those arguments (the ops then
+/// compute on the transposed values), where nothing reads the values in
+/// their old layout. Part of populateRaiseKernelIdiomPatterns.
+void populateHoistTransposePatterns(mlir::RewritePatternSet &patterns);
+
 /// Gives an operand of a kernel binary op (`add`, `sub`, `mul`, `div`) of
 /// lower rank than the result its leading size-1 dims explicitly, with a
 /// tensor.expand_shape: numpy broadcasting reads it the same, and the search

@@ -102,7 +102,13 @@ def RaiseKernelIdioms : Pass<"raise-kernel-idioms", "::mlir::func::FuncOp"> {
     broadcasts and cannot contract or reduce over one. An f16 or bf16 value
     widened to f32, normalized and rounded back (Hugging Face's LLaMA norm)
     becomes the rms_norm of the narrow value, which computes in f32 and
-    rounds once. Every rewrite is exact, also over the verifier's field. `--superoptimize` applies the
+    rounds once. A transpose of a value that elementwise ops and reductions
+    compute from the function's arguments alone (a softmax over columns
+    whose transpose a matmul reads) moves onto those arguments, the
+    reductions renamed to the permuted dims, where nothing reads the values
+    in their old layout: the search cuts subprograms at transposes, and
+    the GPU pipeline loads a transposed argument in the kernel that reads
+    it. Every rewrite is exact, also over the verifier's field. `--superoptimize` applies the
     same patterns before it cuts a function into subprograms, so that a
     normalization counts as one op against `max-kernel-ops`.
   }];
