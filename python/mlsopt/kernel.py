@@ -27,11 +27,15 @@ class dtype:
     """An element type: ``mlsopt.float16``, ``mlsopt.bfloat16`` or
     ``mlsopt.float32``. Mirage's other type names (``mlsopt.int8``, ...,
     ``mlsopt.float64``) exist so that scripts naming them import, but a graph
-    cannot hold them."""
+    cannot hold them. As in Mirage, ``name`` and ``str()`` are the short
+    names (``"fp16"``, ``"bf16"``, ``"fp32"``, ``"int8"``, ...) and
+    ``is_fp16()``, ``is_bf16()``, ... test for one."""
 
-    __slots__ = ("name", "mlir_name", "_core_type", "_numpy")
+    __slots__ = ("name", "attribute", "mlir_name", "_core_type", "_numpy")
 
-    def __init__(self, name, mlir_name, core_type, numpy_type):
+    def __init__(self, attribute, name, mlir_name, core_type, numpy_type):
+        # `attribute` is the module attribute naming it (mlsopt.float16).
+        self.attribute = attribute
         self.name = name
         self.mlir_name = mlir_name
         self._core_type = core_type
@@ -40,12 +44,29 @@ class dtype:
         self._numpy = numpy_type
 
     def __repr__(self):
-        return f"mlsopt.{self.name}"
+        return f"mlsopt.{self.attribute}"
+
+    def __str__(self):
+        return self.name
 
 
-float16 = dtype("float16", "f16", _core.ElementType.f16, np.float16)
-bfloat16 = dtype("bfloat16", "bf16", _core.ElementType.bf16, np.float32)
-float32 = dtype("float32", "f32", _core.ElementType.f32, np.float32)
+def _define_dtype_tests(cls):
+    # Mirage's is_fp16() ... is_uint64(), one per type name.
+    for name in ("fp16", "bf16", "fp32", "fp64", "int1", "int8", "int16",
+                 "int32", "int64", "uint8", "uint16", "uint32", "uint64"):
+        def test(self, name=name):
+            return self.name == name
+        test.__name__ = f"is_{name}"
+        test.__doc__ = f"Whether this is Mirage's {name!r}."
+        setattr(cls, test.__name__, test)
+
+
+_define_dtype_tests(dtype)
+
+float16 = dtype("float16", "fp16", "f16", _core.ElementType.f16, np.float16)
+bfloat16 = dtype("bfloat16", "bf16", "bf16", _core.ElementType.bf16,
+                 np.float32)
+float32 = dtype("float32", "fp32", "f32", _core.ElementType.f32, np.float32)
 
 _DTYPES = (float16, bfloat16, float32)
 
@@ -54,15 +75,15 @@ _DTYPES = (float16, bfloat16, float32)
 # int8 to int64 are also the types of integer inputs a graph read by
 # from_mlir may take (an int64 attention_mask, made floats by
 # kernel.int_to_float); new_input does not take them.
-int8 = dtype("int8", "i8", _core.ElementType.i8, np.int8)
-int16 = dtype("int16", "i16", _core.ElementType.i16, np.int16)
-int32 = dtype("int32", "i32", _core.ElementType.i32, np.int32)
-int64 = dtype("int64", "i64", _core.ElementType.i64, np.int64)
-uint8 = dtype("uint8", "ui8", None, np.uint8)
-uint16 = dtype("uint16", "ui16", None, np.uint16)
-uint32 = dtype("uint32", "ui32", None, np.uint32)
-uint64 = dtype("uint64", "ui64", None, np.uint64)
-float64 = dtype("float64", "f64", None, np.float64)
+int8 = dtype("int8", "int8", "i8", _core.ElementType.i8, np.int8)
+int16 = dtype("int16", "int16", "i16", _core.ElementType.i16, np.int16)
+int32 = dtype("int32", "int32", "i32", _core.ElementType.i32, np.int32)
+int64 = dtype("int64", "int64", "i64", _core.ElementType.i64, np.int64)
+uint8 = dtype("uint8", "uint8", "ui8", None, np.uint8)
+uint16 = dtype("uint16", "uint16", "ui16", None, np.uint16)
+uint32 = dtype("uint32", "uint32", "ui32", None, np.uint32)
+uint64 = dtype("uint64", "uint64", "ui64", None, np.uint64)
+float64 = dtype("float64", "fp64", "f64", None, np.float64)
 _UNSUPPORTED_DTYPES = (int8, int16, int32, int64, uint8, uint16, uint32,
                        uint64, float64)
 _DTYPE_NAMES = {
@@ -115,7 +136,7 @@ def _is_numpy_dtype(value):
 # A boolean mask, which a graph read from MLIR may take as an input
 # (`tensor<...xi1>`, read through kernel.where); no op makes one, so
 # new_input does not take it.
-bool_ = dtype("bool", "i1", _core.ElementType.i1, np.bool_)
+bool_ = dtype("bool_", "bool", "i1", _core.ElementType.i1, np.bool_)
 
 _INTEGER_DTYPES = (bool_, int8, int16, int32, int64)
 _CORE_TO_DTYPE = {d._core_type: d for d in _DTYPES + _INTEGER_DTYPES}
@@ -1181,7 +1202,7 @@ def convert_dtype_to_torch_type(dtype):
     """The torch dtype of an mlsopt dtype (Mirage's helper of that name)."""
     import torch
     return {"float16": torch.float16, "bfloat16": torch.bfloat16,
-            "float32": torch.float32}[_as_dtype(dtype).name]
+            "float32": torch.float32}[_as_dtype(dtype).attribute]
 
 
 # The GPU Mirage scripts select with set_gpu_device_id.

@@ -471,7 +471,7 @@ class TBGraph:
         dtypes = {t.dtype for t in operands}
         if len(dtypes) > 1:
             raise MLIRError(f"{file}:{line}: error: {name} of tiles of "
-                            f"different element types {sorted(d.name for d in dtypes)}")
+                            f"different element types {sorted(d.attribute for d in dtypes)}")
         dims = _core.infer_shape(rule, [list(t.dims) for t in operands], dim,
                                  file, line)
         dtype = operands[0].dtype

@@ -638,6 +638,21 @@ def test_mirage_dtype_names_exist_but_graphs_hold_floats():
     assert graph.inputs == []
 
 
+def test_mirage_dtype_names_and_tests():
+    # Mirage's dtype: short names, str() the name, is_fp16() and kin.
+    assert (mi.float16.name, mi.bfloat16.name, mi.float32.name,
+            mi.float64.name, mi.int8.name) == ("fp16", "bf16", "fp32",
+                                               "fp64", "int8")
+    assert str(mi.bfloat16) == "bf16" and repr(mi.bfloat16) == "mlsopt.bfloat16"
+    assert mi.float16.is_fp16() and not mi.float16.is_bf16()
+    assert mi.bfloat16.is_bf16() and mi.float32.is_fp32()
+    assert mi.int8.is_int8() and mi.uint16.is_uint16() and mi.float64.is_fp64()
+    # A graph's tensors carry them, and the names select them too.
+    graph = mi.new_kernel_graph()
+    x = graph.new_input(dims=(4, 8), dtype="bf16")
+    assert x.dtype is mi.bfloat16 and x.dtype.is_bf16()
+
+
 def test_mirage_global_config():
     config = mi.global_config
     assert config.verbose is False and config.bypass_compile_errors is False
