@@ -19,6 +19,7 @@
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
 #include "mlsopt/Dialect/Common/ElementwiseByIndex.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/Dialect/Thread/IR/ThreadOps.h"
 #include "mlsopt/Dialect/Thread/Transforms/Passes.h"
 #include "mlsopt/Search/CostModel.h"
 #include "mlsopt/Support/Target.h"
@@ -52,8 +53,9 @@ namespace {
 bool keepsZeros(Operation *op) {
   if (isa<kernel::SqrtOp, kernel::SquareOp, kernel::SiluOp, kernel::GeluOp,
           kernel::GeluTanhOp, kernel::ReluOp, kernel::TanhOp, kernel::ErfOp,
-          kernel::NegOp, kernel::Log1pOp, kernel::MulScalarOp, kernel::MulOp,
-          kernel::ConvertOp, kernel::TransposeOp, kernel::IntToFloatOp>(op))
+          kernel::SinOp, kernel::NegOp, kernel::Log1pOp, kernel::MulScalarOp,
+          kernel::MulOp, kernel::ConvertOp, kernel::TransposeOp,
+          kernel::IntToFloatOp>(op))
     return true;
   // Past its end a mask's tile reads false.
   if (auto where = dyn_cast<kernel::WhereOp>(op))
@@ -61,6 +63,39 @@ bool keepsZeros(Operation *op) {
   if (isa<kernel::AddOp, kernel::SubOp, kernel::MaxOp, kernel::MinOp>(op))
     return op->getOperand(0).getType() == op->getOperand(1).getType();
   return false;
+}
+
+/// Whether no element that `load` reads past its tensor's end reaches a
+/// stored element: its tile flows to stores through elementwise block ops,
+/// thread graphs and for-loops of one iteration only, so each element stays
+/// at its index and the ragged store drops those past the end. Any op may
+/// then compute on them (exp(0) = 1 included); a reduction, a matmul or a
+/// loop that accumulates several tiles would mix them into the others.
+bool padsReachNoStore(block::LoadOp load) {
+  SmallVector<Value> worklist{load.getTile()};
+  llvm::SmallPtrSet<Value, 8> seen;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!seen.insert(value).second)
+      continue;
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<block::StoreOp>(user))
+        continue;
+      if (isa<block::YieldOp>(user)) {
+        auto loop = dyn_cast<block::ForLoopOp>(user->getParentOp());
+        if (!loop || loop.getIterations() != 1)
+          return false;
+        worklist.push_back(loop.getResult(use.getOperandNumber()));
+        continue;
+      }
+      if (!isa<thread::GraphOp, block::ConvertOp>(user) &&
+          !user->hasTrait<OpTrait::ElementwiseByIndex>())
+        return false;
+      llvm::append_range(worklist, user->getResults());
+    }
+  }
+  return true;
 }
 
 /// The store that writes output `index` of `custom`, if there is exactly one.
@@ -569,9 +604,11 @@ struct FuseElementwisePrologue : KernelFusionPattern {
         }
         // Past the end of a ragged tile the load reads zeros, which the
         // kernel may sum (a ragged loop over k, a row sum): the op must
-        // keep them 0 (exp(0) = 1 would join the sums).
+        // keep them 0 (exp(0) = 1 would join the sums), unless nothing
+        // carries them to a stored element.
         if (auto load = dyn_cast<block::LoadOp>(user);
-            load && load.hasRaggedTiles() && !keepsZeros(op)) {
+            load && load.hasRaggedTiles() && !keepsZeros(op) &&
+            !padsReachNoStore(load)) {
           eraseWrapped();
           return rewriter.notifyMatchFailure(
               op, "a ragged tile, past whose end the op is not 0");

@@ -681,6 +681,36 @@ func.func @exp_sum(%x: tensor<64x1025xf32>) -> tensor<64x1xf32> {
 
 // -----
 
+// A ragged tile that only elementwise ops carry to the store: what exp
+// makes of the zeros past row 4095 stays past it, where the ragged store
+// drops it, so the exp is loaded into the kernel (it stayed a launch of
+// its own: sin, exp and cos were refused at any ragged shape).
+// CHECK-LABEL: func.func @exp_cos_ragged_rows(
+// CHECK-NOT: kernel.exp
+// CHECK: block.load %{{.*}} imap <x = 0> : tensor<4095x7xf32> -> tensor<16x7xf32>
+// CHECK: thread.unary exp
+// CHECK: thread.unary cos
+func.func @exp_cos_ragged_rows(%x: tensor<4095x7xf32>) -> tensor<4095x7xf32> {
+  %e = kernel.exp %x : tensor<4095x7xf32>
+  %c = kernel.custom(%e) grid <256, 1, 1> block <128, 1, 1> : (tensor<4095x7xf32>) -> tensor<4095x7xf32> {
+  ^bb0(%in0: tensor<4095x7xf32>, %out0: tensor<4095x7xf32>):
+    %acc = block.for_loop 1 iterations accumulate (sum) : tensor<16x7xf32> {
+      %t = block.load %in0 imap <x = 0> : tensor<4095x7xf32> -> tensor<16x7xf32>
+      %g = thread.graph(%t) : (tensor<16x7xf32>) -> tensor<16x7xf32> {
+      ^bb0(%a: f32):
+        %y = thread.unary cos %a : f32
+        thread.yield %y : f32
+      }
+      block.yield %g : tensor<16x7xf32>
+    }
+    block.store %acc, %out0 omap <x = 0> : tensor<16x7xf32> into tensor<4095x7xf32>
+    block.return
+  }
+  return %c : tensor<4095x7xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @relu_sum(
 // CHECK-NOT: kernel.relu
 // CHECK: block.load %{{.*}} imap <x = 0> fmap 1 : tensor<64x1025xf32> -> tensor<1x1024xf32>
