@@ -15,6 +15,7 @@
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Transforms/KernelIdioms.h"
 
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLExtras.h"
@@ -38,17 +39,10 @@ bool isHoistable(Operation *op) {
              kernel::RmsNormOp>(op);
 }
 
-/// The result dim that operand dim `dim` becomes under `permutation`.
-int64_t permutedDim(ArrayRef<int64_t> permutation, int64_t dim) {
-  return llvm::find(permutation, dim) - permutation.begin();
-}
-
 RankedTensorType permutedType(Type type, ArrayRef<int64_t> permutation) {
   auto tensor = cast<RankedTensorType>(type);
-  SmallVector<int64_t> shape;
-  for (int64_t dim : permutation)
-    shape.push_back(tensor.getDimSize(dim));
-  return RankedTensorType::get(shape, tensor.getElementType());
+  return RankedTensorType::get(applyPermutation(tensor.getShape(), permutation),
+                               tensor.getElementType());
 }
 
 /// transpose(f(x1, ..., xn)) -> f(transpose(x1), ..., transpose(xn)), for f
@@ -106,6 +100,8 @@ struct HoistTransposeToInputs : OpRewritePattern<kernel::TransposeOp> {
     llvm::sort(ordered, [](Operation *a, Operation *b) {
       return a->isBeforeInBlock(b);
     });
+    // The result dim that each operand dim becomes.
+    SmallVector<int64_t> permutedDim = invertPermutationVector(permutation);
     IRMapping mapping;
     for (Operation *op : ordered) {
       for (Value operand : op->getOperands()) {
@@ -126,17 +122,16 @@ struct HoistTransposeToInputs : OpRewritePattern<kernel::TransposeOp> {
       rewriter.modifyOpInPlace(moved, [&] {
         moved->getResult(0).setType(
             permutedType(op->getResult(0).getType(), permutation));
-        if (auto reduction = moved->getAttrOfType<IntegerAttr>("dim")) {
-          int64_t dim = permutedDim(permutation, reduction.getInt());
-          // rms_norm spells its last dim by leaving `dim` out.
-          if (isa<kernel::RmsNormOp>(moved) && dim == rank - 1)
+        // rms_norm spells its last dim by leaving `dim` out.
+        if (auto norm = dyn_cast<kernel::RmsNormOp>(op)) {
+          int64_t dim = permutedDim[norm.getNormalizedDim()];
+          if (dim == rank - 1)
             moved->removeAttr("dim");
           else
             moved->setAttr("dim", rewriter.getI64IntegerAttr(dim));
-        } else if (auto norm = dyn_cast<kernel::RmsNormOp>(moved)) {
-          int64_t dim = permutedDim(permutation, rank - 1);
-          if (dim != rank - 1)
-            moved->setAttr("dim", rewriter.getI64IntegerAttr(dim));
+        } else if (auto reduced = op->getAttrOfType<IntegerAttr>("dim")) {
+          moved->setAttr(
+              "dim", rewriter.getI64IntegerAttr(permutedDim[reduced.getInt()]));
         }
       });
     }

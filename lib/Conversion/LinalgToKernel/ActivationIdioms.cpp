@@ -64,7 +64,9 @@ bool isGeluConstant(double c) {
   return false;
 }
 
-bool isLogisticCore(Operation *op) {
+/// The transcendental ops a spelled-out activation is built around; the
+/// logistic function may be built around any of them.
+bool isTranscendental(Operation *op) {
   return isa<kernel::TanhOp, kernel::ExpOp, kernel::SigmoidOp>(op);
 }
 
@@ -79,10 +81,10 @@ const Activation kActivations[] = {
      },
      [](Operation *op) { return isa<kernel::TanhOp>(op); }, isGeluConstant,
      /*minParts=*/4, buildUnary<kernel::GeluTanhOp>},
-    {sigmoid, isLogisticCore, isHalfOneOrTwo, /*minParts=*/3,
+    {sigmoid, isTranscendental, isHalfOneOrTwo, /*minParts=*/3,
      buildUnary<kernel::SigmoidOp>},
     // x * sigmoid(x): two ops once the sigmoid is raised.
-    {[](double x) { return x * sigmoid(x); }, isLogisticCore, isHalfOneOrTwo,
+    {[](double x) { return x * sigmoid(x); }, isTranscendental, isHalfOneOrTwo,
      /*minParts=*/2, buildUnary<kernel::SiluOp>},
 };
 
@@ -115,10 +117,6 @@ struct RaiseActivation : RewritePattern {
                            kernel::AddScalarOp, kernel::SquareOp, kernel::NegOp,
                            kernel::TanhOp, kernel::ExpOp, kernel::SigmoidOp,
                            kernel::ConvertOp>(op);
-  }
-
-  static bool isTranscendental(Operation *op) {
-    return isa<kernel::TanhOp, kernel::ExpOp, kernel::SigmoidOp>(op);
   }
 
   static unsigned precisionOf(Type type) {
