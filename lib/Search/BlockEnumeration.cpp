@@ -436,13 +436,24 @@ private:
     // An epilogue value that other epilogue ops read is stored too where it
     // is one of the program's outputs: a kernel that computes exp(x) and
     // its row sums stores both. Only then, since storing every consumed
-    // value would multiply the graphs for values no one needs.
+    // value would multiply the graphs for values no one needs. Outputs are
+    // compared up to the order of commutative operands (unordered hash):
+    // the enumeration puts the lower value first, so a kernel computes
+    // add(g, x * c) where the program has add(x * c, g), and a pointer
+    // comparison never stored that intermediate output. A hash collision
+    // only adds a graph, which the kernel level matches with the oracle.
     if (rescales)
       return;
+    auto isOutput = [&](ExprRef expr) {
+      return llvm::any_of(core.outputExprs, [&](ExprRef out) {
+        return out == expr ||
+               out->getUnorderedHash() == expr->getUnorderedHash();
+      });
+    };
     SmallVector<unsigned> withOutputs;
     for (unsigned v = 0; v < post.size(); ++v)
       if (llvm::is_contained(leaves, v) ||
-          (fromLoop[v] && llvm::is_contained(core.outputExprs, post[v].expr)))
+          (fromLoop[v] && isOutput(post[v].expr)))
         withOutputs.push_back(v);
     if (withOutputs.size() > leaves.size() && withOutputs.size() + ops == limit)
       finishWith(withOutputs);

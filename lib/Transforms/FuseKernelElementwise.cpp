@@ -15,6 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelFusionSupport.h"
+
 #include "mlsopt/Conversion/KernelToCustom/KernelToCustom.h"
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
 #include "mlsopt/Dialect/Common/ElementwiseByIndex.h"
@@ -44,26 +46,7 @@ namespace mlsopt {
 
 using namespace mlir;
 using namespace mlsopt;
-
-namespace {
-
-/// Whether `op` gives 0 where its operands are 0, with no operand broadcast
-/// along a dim (where a bias would be added to the zeros): an op a ragged
-/// tile's load may compute past the end, where it reads zeros.
-bool keepsZeros(Operation *op) {
-  if (isa<kernel::SqrtOp, kernel::SquareOp, kernel::SiluOp, kernel::GeluOp,
-          kernel::GeluTanhOp, kernel::ReluOp, kernel::TanhOp, kernel::ErfOp,
-          kernel::SinOp, kernel::NegOp, kernel::Log1pOp, kernel::MulScalarOp,
-          kernel::MulOp, kernel::ConvertOp, kernel::TransposeOp,
-          kernel::IntToFloatOp>(op))
-    return true;
-  // Past its end a mask's tile reads false.
-  if (auto where = dyn_cast<kernel::WhereOp>(op))
-    return where.getOnFalse().isZero();
-  if (isa<kernel::AddOp, kernel::SubOp, kernel::MaxOp, kernel::MinOp>(op))
-    return op->getOperand(0).getType() == op->getOperand(1).getType();
-  return false;
-}
+using namespace mlsopt::fusion;
 
 /// Whether no element that `load` reads past its tensor's end reaches a
 /// stored element: its tile flows to stores through elementwise block ops,
@@ -71,7 +54,7 @@ bool keepsZeros(Operation *op) {
 /// at its index and the ragged store drops those past the end. Any op may
 /// then compute on them (exp(0) = 1 included); a reduction, a matmul or a
 /// loop that accumulates several tiles would mix them into the others.
-bool padsReachNoStore(block::LoadOp load) {
+bool fusion::padsReachNoStore(block::LoadOp load) {
   SmallVector<Value> worklist{load.getTile()};
   llvm::SmallPtrSet<Value, 8> seen;
   while (!worklist.empty()) {
@@ -99,7 +82,7 @@ bool padsReachNoStore(block::LoadOp load) {
 }
 
 /// The store that writes output `index` of `custom`, if there is exactly one.
-block::StoreOp getStore(kernel::CustomOp custom, unsigned index) {
+block::StoreOp fusion::getStore(kernel::CustomOp custom, unsigned index) {
   block::StoreOp store;
   for (Operation *user : custom.getOutputArgument(index).getUsers()) {
     auto s = dyn_cast<block::StoreOp>(user);
@@ -108,6 +91,38 @@ block::StoreOp getStore(kernel::CustomOp custom, unsigned index) {
     store = s;
   }
   return store;
+}
+
+/// The fusions build their candidate kernel with an IRRewriter of its own,
+/// which the greedy pattern driver does not listen to. Built and erased
+/// through the pattern's rewriter, a candidate that is given up would put
+/// the producers of its operands back on the driver's worklist; two
+/// candidates reading each other's producers would then be retried forever.
+/// A kept candidate is announced to the driver here, so that the patterns
+/// see it like any other new op.
+void fusion::announce(PatternRewriter &rewriter, kernel::CustomOp kept) {
+  if (OpBuilder::Listener *listener = rewriter.getListener())
+    listener->notifyOperationInserted(kept, /*previous=*/{});
+}
+
+namespace {
+
+/// Whether `op` gives 0 where its operands are 0, with no operand broadcast
+/// along a dim (where a bias would be added to the zeros): an op a ragged
+/// tile's load may compute past the end, where it reads zeros.
+bool keepsZeros(Operation *op) {
+  if (isa<kernel::SqrtOp, kernel::SquareOp, kernel::SiluOp, kernel::GeluOp,
+          kernel::GeluTanhOp, kernel::ReluOp, kernel::TanhOp, kernel::ErfOp,
+          kernel::SinOp, kernel::NegOp, kernel::Log1pOp, kernel::MulScalarOp,
+          kernel::MulOp, kernel::ConvertOp, kernel::TransposeOp,
+          kernel::IntToFloatOp>(op))
+    return true;
+  // Past its end a mask's tile reads false.
+  if (auto where = dyn_cast<kernel::WhereOp>(op))
+    return where.getOnFalse().isZero();
+  if (isa<kernel::AddOp, kernel::SubOp, kernel::MaxOp, kernel::MinOp>(op))
+    return op->getOperand(0).getType() == op->getOperand(1).getType();
+  return false;
 }
 
 ArrayRef<int64_t> shapeOf(Value v) {
@@ -131,18 +146,6 @@ kernel::CustomOp createLike(RewriterBase &rewriter, kernel::CustomOp custom,
     rewriter.cloneRegionBefore(custom.getBody(), like.getBody(),
                                like.getBody().end(), *mapping);
   return like;
-}
-
-/// The fusions build their candidate kernel with an IRRewriter of its own,
-/// which the greedy pattern driver does not listen to. Built and erased
-/// through the pattern's rewriter, a candidate that is given up would put
-/// the producers of its operands back on the driver's worklist; two
-/// candidates reading each other's producers would then be retried forever.
-/// A kept candidate is announced to the driver here, so that the patterns
-/// see it like any other new op.
-void announce(PatternRewriter &rewriter, kernel::CustomOp kept) {
-  if (OpBuilder::Listener *listener = rewriter.getListener())
-    listener->notifyOperationInserted(kept, /*previous=*/{});
 }
 
 } // namespace
@@ -215,41 +218,6 @@ getStretchedPlacement(GridToTensorDims imap, ArrayRef<int64_t> tile,
   return {imap, operandTile};
 }
 
-/// A rewrite of any kernel op into a custom kernel, for a target (given,
-/// else the module's).
-struct KernelFusionPattern : RewritePattern {
-  KernelFusionPattern(MLIRContext *context, std::optional<TargetInfo> target,
-                      search::CostModelOptions costOptions)
-      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context),
-        target(std::move(target)), costOptions(costOptions) {}
-  std::optional<TargetInfo> target;
-  search::CostModelOptions costOptions;
-
-  /// The cost of kernel op `op` on the target (--superoptimize's, else the
-  /// module's); no diagnostics if it cannot be costed.
-  FailureOr<search::KernelCost> getCost(Operation *op) const {
-    ScopedDiagnosticHandler quiet(op->getContext(),
-                                  [](Diagnostic &) { return success(); });
-    FailureOr<TargetInfo> info =
-        target ? FailureOr<TargetInfo>(*target) : getEnclosingTarget(op);
-    if (failed(info))
-      return failure();
-    return search::estimateKernelOpCost(op, *info, costOptions);
-  }
-
-  /// getCost of a custom kernel built beside the one it replaces, if it
-  /// passes the verifiers and fits the target's blocks.
-  FailureOr<search::KernelCost> getValidCost(kernel::CustomOp fused) const {
-    {
-      ScopedDiagnosticHandler quiet(fused->getContext(),
-                                    [](Diagnostic &) { return success(); });
-      if (failed(mlir::verify(fused)))
-        return failure();
-    }
-    return getCost(fused);
-  }
-};
-
 /// Whether `value` is available before `op`, in its block or outside.
 bool isDefinedBefore(Value value, Operation *op) {
   return DominanceInfo(op).properlyDominates(value, op);
@@ -290,6 +258,24 @@ kernel::CustomOp mlsopt::getEpilogueKernel(Operation *op) {
 }
 
 namespace {
+
+/// The last custom kernel before `op`, in its block, that reads an operand
+/// of `op`, where all operands of `op` exist before it; null if there is
+/// none.
+kernel::CustomOp getSiblingKernel(Operation *op) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    auto custom = dyn_cast<kernel::CustomOp>(prev);
+    if (!custom || llvm::none_of(op->getOperands(), [&](Value operand) {
+          return llvm::is_contained(custom.getInputs(), operand);
+        }))
+      continue;
+    if (llvm::all_of(op->getOperands(), [&](Value operand) {
+          return isDefinedBefore(operand, custom);
+        }))
+      return custom;
+  }
+  return {};
+}
 
 /// Adds `values` as inputs of `custom` from input `firstInput` on and loads
 /// each at the rewriter's insertion point, cut as `reference` stores the
@@ -388,6 +374,11 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
     if (hasRankZeroTensor(op))
       return rewriter.notifyMatchFailure(op, "a rank-0 tensor has no tiles");
     kernel::CustomOp custom = getEpilogueKernel(op);
+    // Else a kernel that loads an operand of `op` may load all of them and
+    // compute `op` beside what it computes (a sibling), if that is faster.
+    bool sibling = !custom && !transpose;
+    if (sibling)
+      custom = getSiblingKernel(op);
     if (!custom)
       return rewriter.notifyMatchFailure(
           op, "not after a custom kernel, or an operand is neither an output "
@@ -420,6 +411,11 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
       if (!reference && (transpose || shapeOf(operand) == shape))
         reference = store;
     }
+    // A sibling's result is cut as an output of the kernel of its shape.
+    for (unsigned i = 0, e = custom->getNumResults();
+         sibling && !reference && i < e; ++i)
+      if (shapeOf(custom->getResult(i)) == shape)
+        reference = getStore(custom, i);
     if (!reference)
       return rewriter.notifyMatchFailure(op, "no stored operand has the "
                                              "result's shape");
@@ -503,9 +499,22 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
         body.getArguments().back(), resultOmap);
     // The copy must still be a block graph the target can run (the result
     // tile takes shared memory unless it reuses an operand's).
-    if (failed(getValidCost(fused))) {
+    FailureOr<search::KernelCost> after = getValidCost(fused);
+    if (failed(after)) {
       trial.eraseOp(fused);
       return rewriter.notifyMatchFailure(op, "the fused kernel is invalid");
+    }
+    // An epilogue saves the round trip of its operands; a sibling only the
+    // launch, and its loads may cost the kernel more than that.
+    if (sibling) {
+      FailureOr<search::KernelCost> before = getCost(custom);
+      FailureOr<search::KernelCost> alone = getCost(op);
+      if (failed(before) || failed(alone) ||
+          after->totalUs >= (*before += *alone).totalUs ||
+          search::isVetoedByLatency(*after, *before, costOptions)) {
+        trial.eraseOp(fused);
+        return rewriter.notifyMatchFailure(op, "no faster sibling kernel");
+      }
     }
     LLVM_DEBUG(llvm::dbgs()
                << "[fuse-kernel-elementwise] fused " << *op << "\n");
@@ -967,4 +976,5 @@ void mlsopt::populateFuseKernelElementwisePatterns(
       patterns, target ? static_cast<int64_t>(target->maxSharedMemPerBlock)
                        : kDefaultBlockGraphSharedMemBytes);
   populateFoldSlicesIntoLoadsPatterns(patterns);
+  populateMergeCustomKernelsPatterns(patterns, target, costOptions);
 }

@@ -748,6 +748,38 @@ def test_residual_reads_its_input_twice_in_one_kernel_and_keeps_its_numbers():
     np.testing.assert_allclose(out, x @ w + x, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("dtype,rtol", [(mi.float32, 1e-5),
+                                         (mi.float16, 2e-3)])
+def test_optimizer_step_is_one_kernel_and_keeps_its_numbers(dtype, rtol):
+    # An Adam step and two more activations of its inputs: 13 ops, five
+    # outputs. The search's subprograms come out as kernels with one
+    # launch, which merge into one that reads each input once.
+    graph = mi.new_kernel_graph()
+    P, G, M, V = (graph.new_input(dims=(64, 96), dtype=dtype)
+                  for _ in range(4))
+    m1 = graph.add(graph.mul_scalar(M, 0.9), graph.mul_scalar(G, 0.1))
+    v1 = graph.add(graph.mul_scalar(V, 0.999),
+                   graph.mul_scalar(graph.square(G), 0.001))
+    p1 = graph.sub(P, graph.mul_scalar(graph.div(m1, graph.sqrt(v1)), 0.01))
+    for output in (p1, m1, v1, graph.exp(P), graph.silu(G)):
+        graph.mark_output(output)
+    optimized = graph.superoptimize(target="sm_90", timeout=20)
+    assert graph.cost("sm_90").launches > 5
+    assert optimized.cost("sm_90").launches == 1
+    assert optimized.mlir().count("block.load") == 4
+    rng = np.random.default_rng(5)
+    p, g, m = (rng.uniform(-1, 1, (64, 96)) for _ in range(3))
+    v = rng.uniform(0.5, 1.5, (64, 96))
+    narrow = np.float16 if dtype == mi.float16 else np.float32
+    p, g, m, v = (a.astype(narrow).astype(np.float64) for a in (p, g, m, v))
+    rm = 0.9 * m + 0.1 * g
+    rv = 0.999 * v + 0.001 * g * g
+    expected = [p - 0.01 * rm / np.sqrt(rv), rm, rv, np.exp(p), silu(g)]
+    outputs = optimized(inputs=[p, g, m, v])
+    for out, ref in zip(outputs, expected):
+        np.testing.assert_allclose(out, ref, rtol=rtol, atol=rtol)
+
+
 def test_column_major_output_is_stored_transposed_by_the_kernel():
     # Mirage's mark_output(A, strides) with column-major strides: the graph
     # stores A transposed (the kernel's epilogue) and __call__ returns a

@@ -43,3 +43,31 @@ func.func @rope_k_scores(%q: tensor<4x8x16xf32>, %xk: tensor<8x32xf32>, %cos: te
   %s = kernel.matmul %q, %kt : tensor<4x8x16xf32>, tensor<4x16x8xf32>
   return %s : tensor<4x8x8xf32>
 }
+
+// The same subprogram again is not searched again, and the remark names the
+// subprogram whose μGraph the fusion beat.
+// REMARK: remark: superoptimize: kept the subprogram of 3 kernel ops: with the kernels beside it computing its ops, the 17 ops of @rope_k_scores_again {{.*}}; the μGraph of the subprogram searched at <stdin>:{{[0-9]+:[0-9]+$}}
+// REMARK: @rope_k_scores_again launches 1 kernels (2.03 us), 8 before
+// CHECK-LABEL: func.func @rope_k_scores_again(
+// CHECK-NOT: kernel.{{[a-z_]+}} %
+// CHECK: kernel.custom
+// CHECK-NOT: kernel.{{[a-z_]+}} %
+// CHECK: return
+// VERIFY: @rope_k_scores_again is equivalent to @rope_k_scores_again_reference
+func.func @rope_k_scores_again(%q: tensor<4x8x16xf32>, %xk: tensor<8x32xf32>, %cos: tensor<8x16xf32>, %sin: tensor<8x16xf32>) -> tensor<4x8x8xf32> {
+  %e = tensor.expand_shape %xk [[0], [1, 2]] output_shape [8, 2, 16] : tensor<8x32xf32> into tensor<8x2x16xf32>
+  %k = kernel.transpose %e [1, 0, 2] : tensor<8x2x16xf32>
+  %lo = tensor.extract_slice %k[0, 0, 0] [2, 8, 8] [1, 1, 1] : tensor<2x8x16xf32> to tensor<2x8x8xf32>
+  %hi = tensor.extract_slice %k[0, 0, 8] [2, 8, 8] [1, 1, 1] : tensor<2x8x16xf32> to tensor<2x8x8xf32>
+  %n = kernel.neg %hi : tensor<2x8x8xf32>
+  %r = kernel.concat %n, %lo dim 2 : tensor<2x8x8xf32>, tensor<2x8x8xf32>
+  %a = kernel.mul %k, %cos : tensor<2x8x16xf32>, tensor<8x16xf32>
+  %b = kernel.mul %r, %sin : tensor<2x8x16xf32>, tensor<8x16xf32>
+  %kr = kernel.add %a, %b : tensor<2x8x16xf32>, tensor<2x8x16xf32>
+  %init = tensor.empty() : tensor<2x2x8x16xf32>
+  %bc = linalg.broadcast ins(%kr : tensor<2x8x16xf32>) outs(%init : tensor<2x2x8x16xf32>) dimensions = [1]
+  %kk = tensor.collapse_shape %bc [[0, 1], [2], [3]] : tensor<2x2x8x16xf32> into tensor<4x8x16xf32>
+  %kt = kernel.transpose %kk [0, 2, 1] : tensor<4x8x16xf32>
+  %s = kernel.matmul %q, %kt : tensor<4x8x16xf32>, tensor<4x16x8xf32>
+  return %s : tensor<4x8x8xf32>
+}

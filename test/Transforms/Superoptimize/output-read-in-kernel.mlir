@@ -25,3 +25,27 @@ func.func @exp_and_row_sums(%x: tensor<512x1024xf16>) -> (tensor<512x1024xf16>, 
   %s = kernel.reduce_sum %e dim 1 : tensor<512x1024xf16>
   return %e, %s : tensor<512x1024xf16>, tensor<512x1xf16>
 }
+
+// A stored value that later ops read, m1 = 0.9 m + g, where the program
+// has the scaled operand first: the enumeration puts the lower-numbered
+// value (the input g) first in a commutative op, so the kernel computes
+// g + 0.9 m, and the output was looked up by its exact expression. Outputs
+// now match up to the order of commutative operands, and the search finds
+// the one kernel; before, it found two (which the fusion after it merges).
+// REMARK: remark: superoptimize: replaced 4 kernel ops ({{.*}}) by 1 kernels
+// CHECK-LABEL: func.func @momentum_then_update(
+// CHECK: %[[K:.*]]:2 = kernel.custom
+// CHECK-COUNT-4: block.load
+// CHECK-NOT: block.load
+// CHECK-COUNT-2: block.store
+// CHECK-NOT: kernel.
+// CHECK: return
+// VERIFY: remark: @momentum_then_update is equivalent to @momentum_then_update_reference
+
+func.func @momentum_then_update(%p: tensor<256x1024xf32>, %g: tensor<256x1024xf32>, %m: tensor<256x1024xf32>, %d: tensor<256x1024xf32>) -> (tensor<256x1024xf32>, tensor<256x1024xf32>) {
+  %m0 = kernel.mul_scalar %m, 9.000000e-01 : tensor<256x1024xf32>
+  %m1 = kernel.add %m0, %g : tensor<256x1024xf32>, tensor<256x1024xf32>
+  %u = kernel.div %m1, %d : tensor<256x1024xf32>, tensor<256x1024xf32>
+  %p1 = kernel.sub %p, %u : tensor<256x1024xf32>, tensor<256x1024xf32>
+  return %p1, %m1 : tensor<256x1024xf32>, tensor<256x1024xf32>
+}

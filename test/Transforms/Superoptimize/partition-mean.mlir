@@ -6,11 +6,13 @@
 // kernel for the rest. A sum something else reads (here, a result) counts
 // on its own. With max-kernel-ops=3, the centred and scaled rows (four
 // ops, three counted) stay one subprogram and become one kernel; when the
-// sum is also returned, the four ops count four and are cut.
+// sum is also returned, the four ops count four and are cut, and the two
+// kernels, with one launch, merge into one whose one loop loads each row
+// once and stores both results.
 // RUN: mlsopt-opt %s --superoptimize="max-kernel-ops=3 timeout=20" -o %t 2>%t.remarks
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 // RUN: FileCheck %s < %t
-// REMARK: partition-mean.mlir:[[#@LINE+16]]:{{.*}} remark: superoptimize: replaced 4 kernel ops {{.*}} by 1 kernels
+// REMARK: partition-mean.mlir:[[#@LINE+20]]:{{.*}} remark: superoptimize: replaced 4 kernel ops {{.*}} by 1 kernels
 // REMARK-NOT: replaced 4 kernel ops
 // CHECK-LABEL: func.func @centre_scale(
 // CHECK-NOT: kernel.{{[a-z_]+}} %
@@ -18,8 +20,12 @@
 // CHECK-NOT: kernel.{{[a-z_]+}} %
 // CHECK: return
 // CHECK-LABEL: func.func @centre_scale_and_sum(
-// CHECK: kernel.custom
-// CHECK: kernel.custom
+// CHECK-NOT: kernel.{{[a-z_]+}} %
+// CHECK: kernel.custom{{.*}} -> (tensor<64x1xf32>, tensor<64x512xf32>)
+// CHECK: block.for_loop 1 iterations accumulate (sum, sum)
+// CHECK-COUNT-2: block.load
+// CHECK-NOT: block.load
+// CHECK-NOT: kernel.{{[a-z_]+}} %
 // CHECK: return
 
 func.func @centre_scale(%x: tensor<64x512xf32>, %g: tensor<1x512xf32>) -> tensor<64x512xf32> {

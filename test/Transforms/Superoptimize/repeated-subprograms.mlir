@@ -90,9 +90,12 @@ func.func @sum_again(%x: tensor<1024x1024xf16>, %y: tensor<1024x1024xf16>) -> te
   return %p : tensor<1024x1024xf16>
 }
 
-// A repeat whose μGraph the fusion beats in its place says whose μGraph it
-// weighed: an elementwise chain, searched in pieces of five ops.
-// REMARK: remark: superoptimize: kept the subprogram of 5 kernel ops: with the kernels beside it computing its ops, {{.*}}; the μGraph of the subprogram searched at [[FILE]]:{{[0-9]+:[0-9]+$}}
+// An elementwise chain, searched in pieces of five ops: a piece that
+// repeats an earlier one takes its μGraph unsearched, and the kernels of
+// the pieces, one launch each, merge into one. (fusion-beats-answer.mlir
+// has a repeat whose μGraph the fusion beats in its place.)
+// REMARK: :[[# @LINE + 23]]:10: remark: superoptimize: replaced 5 kernel ops ({{.*}}) by 1 kernels ({{.*}}) as the subprogram searched at [[FILE]]:[[# @LINE + 8]]:9, not searched again
+// REMARK: @chain launches 1 kernels ({{.*}}), 30 before
 func.func @chain(%x: tensor<64x256xf32>, %y: tensor<64x256xf32>) -> tensor<64x256xf32> {
   %v0 = kernel.silu %x : tensor<64x256xf32>
   %v1 = kernel.mul_scalar %v0, 5.000000e-01 : tensor<64x256xf32>
