@@ -9,9 +9,10 @@
 //   - siblings, neither reading the other: one for-loop when both walk the
 //     same number of iterations (loads of the same tile then load once),
 //     else the body of a one-iteration loop runs after the other's loop;
-//   - a producer and its consumer: the consumer's one-iteration body runs
-//     after the producer's loop, on the tiles the producer stores in place
-//     of loading them (both cut the tensor alike).
+//   - a producer and a consumer whose loop runs once: in the producer's
+//     loop if that runs once too, on the values it yields, else after it,
+//     on the tiles it stores, in place of loading them (where both cut the
+//     tensor alike).
 // Every block of the merged kernel computes what the two blocks at its
 // place computed, so the result is the same μGraph with fewer launches.
 //
