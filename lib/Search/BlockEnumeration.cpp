@@ -440,14 +440,17 @@ private:
     // compared up to the order of commutative operands (unordered hash):
     // the enumeration puts the lower value first, so a kernel computes
     // add(g, x * c) where the program has add(x * c, g), and a pointer
-    // comparison never stored that intermediate output. A hash collision
-    // only adds a graph, which the kernel level matches with the oracle.
+    // comparison never stored that intermediate output. Past the literal
+    // pass, up to the axioms too, as the kernel level matches outputs: a
+    // kernel that computes m * b + g * b as (m + g) * b stores it. A false
+    // match only adds a graph, which the kernel level matches again.
     if (rescales)
       return;
     auto isOutput = [&](ExprRef expr) {
       return llvm::any_of(core.outputExprs, [&](ExprRef out) {
         return out == expr ||
-               out->getUnorderedHash() == expr->getUnorderedHash();
+               out->getUnorderedHash() == expr->getUnorderedHash() ||
+               (!core.literalSubterms && core.oracle.isEquivalent(out, expr));
       });
     };
     SmallVector<unsigned> withOutputs;

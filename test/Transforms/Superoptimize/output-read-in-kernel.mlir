@@ -49,3 +49,26 @@ func.func @momentum_then_update(%p: tensor<256x1024xf32>, %g: tensor<256x1024xf3
   %p1 = kernel.sub %p, %u : tensor<256x1024xf32>, tensor<256x1024xf32>
   return %p1, %m1 : tensor<256x1024xf32>, tensor<256x1024xf32>
 }
+
+// The stored value equals the output only by the axioms: the kernel the
+// search finds computes v * b + s * b as (v + s) * b, one product fewer.
+// Past the literal pass, outputs are matched as the kernel level matches
+// them, and the one kernel stores it; before, the search found two.
+// REMARK: remark: superoptimize: replaced 5 kernel ops ({{.*}}) by 1 kernels
+// CHECK-LABEL: func.func @factored_output(
+// CHECK: %[[K:.*]]:2 = kernel.custom
+// CHECK-COUNT-3: block.load
+// CHECK-NOT: block.load
+// CHECK-COUNT-2: block.store
+// CHECK-NOT: kernel.
+// CHECK: return
+// VERIFY: remark: @factored_output is equivalent to @factored_output_reference
+
+func.func @factored_output(%v: tensor<1024x4096xf32>, %s: tensor<1024x4096xf32>, %b: tensor<1024x4096xf32>) -> (tensor<1024x4096xf32>, tensor<1024x4096xf32>) {
+  %0 = kernel.mul %v, %b : tensor<1024x4096xf32>, tensor<1024x4096xf32>
+  %1 = kernel.mul %s, %b : tensor<1024x4096xf32>, tensor<1024x4096xf32>
+  %2 = kernel.add %0, %1 : tensor<1024x4096xf32>, tensor<1024x4096xf32>
+  %3 = kernel.sqrt %2 : tensor<1024x4096xf32>
+  %4 = kernel.add %3, %b : tensor<1024x4096xf32>, tensor<1024x4096xf32>
+  return %4, %2 : tensor<1024x4096xf32>, tensor<1024x4096xf32>
+}
