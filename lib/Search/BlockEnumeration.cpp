@@ -160,13 +160,13 @@ private:
     if (graph.body.empty() && !combines)
       return;
     SmallVector<unsigned> leaves = getLeaves(body.size(), graph.body);
-    if (leaves.size() > 4)
-      return;
     int loopClass = graph.layout.loopClass;
     int64_t iterations = loopClass == Dim::kOne
                              ? 1
                              : getRepresentativeIterations(
                                    core.problem.shapes.extents[loopClass]);
+    if (leaves.size() > 4)
+      return;
     // Over one iteration, sum and max both pass the value through: only
     // sum is tried (a split reduction's maximum still gets a max, for the
     // reader).
@@ -181,6 +181,21 @@ private:
       return llvm::any_of(body[v].dims, [](Dim d) { return d.loopSplit; });
     });
     closeLoopWith(leaves, kinds, iterations, varies, /*maximum=*/-1, {});
+    // A loop that runs once passes a body value through its accumulator:
+    // one that is an output and that other body ops read is accumulated
+    // too, as the epilogue stores such values (exp(x) and x * exp(x), both
+    // outputs, from one loop; before, x * exp(x) left no leaf for exp(x),
+    // and a body that only loads x is not enumerated). The graphs without
+    // it stay: the output may be another kernel's.
+    if (iterations == 1 && !graph.layout.splitsReduction()) {
+      SmallVector<unsigned> withOutputs(leaves);
+      for (unsigned v = graph.inputs.size(); v < body.size(); ++v)
+        if (!llvm::is_contained(leaves, v) && isOutput(body[v].expr))
+          withOutputs.push_back(v);
+      if (withOutputs.size() > leaves.size() && withOutputs.size() <= 4)
+        closeLoopWith(withOutputs, kinds, iterations, varies,
+                      /*maximum=*/-1, {});
+    }
     if (graph.layout.splitsReduction()) {
       closeSplitWithMaxima(leaves, kinds);
       return;
@@ -436,23 +451,11 @@ private:
     // An epilogue value that other epilogue ops read is stored too where it
     // is one of the program's outputs: a kernel that computes exp(x) and
     // its row sums stores both. Only then, since storing every consumed
-    // value would multiply the graphs for values no one needs. Outputs are
-    // compared up to the order of commutative operands (unordered hash):
-    // the enumeration puts the lower value first, so a kernel computes
-    // add(g, x * c) where the program has add(x * c, g), and a pointer
-    // comparison never stored that intermediate output. Past the literal
-    // pass, up to the axioms too, as the kernel level matches outputs: a
-    // kernel that computes m * b + g * b as (m + g) * b stores it. A false
-    // match only adds a graph, which the kernel level matches again.
+    // value would multiply the graphs for values no one needs (isOutput:
+    // compared by its exact expression, a kernel that computes m * b + g * b
+    // as (m + g) * b and reads it did not store it).
     if (rescales)
       return;
-    auto isOutput = [&](ExprRef expr) {
-      return llvm::any_of(core.outputExprs, [&](ExprRef out) {
-        return out == expr ||
-               out->getUnorderedHash() == expr->getUnorderedHash() ||
-               (!core.literalSubterms && core.oracle.isEquivalent(out, expr));
-      });
-    };
     SmallVector<unsigned> withOutputs;
     for (unsigned v = 0; v < post.size(); ++v)
       if (llvm::is_contained(leaves, v) ||
@@ -460,6 +463,21 @@ private:
         withOutputs.push_back(v);
     if (withOutputs.size() > leaves.size() && withOutputs.size() + ops == limit)
       finishWith(withOutputs);
+  }
+
+  /// Whether `expr` computes one of the program's outputs: the same
+  /// expression up to the order of commutative operands (unordered hash;
+  /// the enumeration puts the lower value first, so a kernel computes
+  /// add(g, x * c) where the program has add(x * c, g)), or, past the
+  /// literal pass, an equivalent one by the axioms, as the kernel level
+  /// matches outputs (a kernel that computes m * b + g * b as (m + g) * b).
+  /// A false match only adds a graph, which the kernel level matches again.
+  bool isOutput(ExprRef expr) const {
+    return llvm::any_of(core.outputExprs, [&](ExprRef out) {
+      return out == expr ||
+             out->getUnorderedHash() == expr->getUnorderedHash() ||
+             (!core.literalSubterms && core.oracle.isEquivalent(out, expr));
+    });
   }
 
   /// Reports the graph with stores of the epilogue values `leaves`.

@@ -259,18 +259,32 @@ kernel::CustomOp mlsopt::getEpilogueKernel(Operation *op) {
 
 namespace {
 
-/// The last custom kernel before `op`, in its block, that reads an operand
-/// of `op`, where all operands of `op` exist before it; null if there is
-/// none.
+/// The custom kernel nearest `op`, in its block, that reads an operand of
+/// `op`, where all operands of `op` exist before it and all readers of `op`
+/// come after it: the last such before `op`, else the first after it; null
+/// if there is none.
 kernel::CustomOp getSiblingKernel(Operation *op) {
+  auto readsOperand = [&](kernel::CustomOp custom) {
+    return custom && llvm::any_of(op->getOperands(), [&](Value operand) {
+             return llvm::is_contained(custom.getInputs(), operand);
+           });
+  };
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
     auto custom = dyn_cast<kernel::CustomOp>(prev);
-    if (!custom || llvm::none_of(op->getOperands(), [&](Value operand) {
-          return llvm::is_contained(custom.getInputs(), operand);
-        }))
-      continue;
-    if (llvm::all_of(op->getOperands(), [&](Value operand) {
+    if (readsOperand(custom) &&
+        llvm::all_of(op->getOperands(), [&](Value operand) {
           return isDefinedBefore(operand, custom);
+        }))
+      return custom;
+  }
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
+    auto custom = dyn_cast<kernel::CustomOp>(next);
+    if (!readsOperand(custom))
+      continue;
+    Block *block = op->getBlock();
+    if (llvm::all_of(op->getUsers(), [&](Operation *user) {
+          Operation *reader = block->findAncestorOpInBlock(*user);
+          return reader && custom->isBeforeInBlock(reader);
         }))
       return custom;
   }

@@ -39,24 +39,33 @@ using namespace mlsopt::fusion;
 
 namespace {
 
+ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
 block::ForLoopOp getLoop(kernel::CustomOp custom) {
   return *custom.getBody().front().getOps<block::ForLoopOp>().begin();
 }
 
 /// Whether the results of `loop` are the values its body yields: one
 /// iteration, into accumulators that pass one value through (an rms of one
-/// value is its magnitude, a rescale depends on a max that may be -inf), and
-/// no matmul, which the GPU lowering runs only inside a loop.
-bool isPassThrough(block::ForLoopOp loop) {
+/// value is its magnitude, a rescale depends on a max that may be -inf).
+bool passesThrough(block::ForLoopOp loop) {
   if (loop.getIterations() != 1)
     return false;
-  for (Attribute attr : loop.getAccumulators()) {
+  return llvm::all_of(loop.getAccumulators(), [](Attribute attr) {
     block::AccumKind kind = cast<block::AccumulatorAttr>(attr).getKind();
-    if (kind != block::AccumKind::sum && kind != block::AccumKind::max &&
-        kind != block::AccumKind::mean)
-      return false;
-  }
-  return !loop.getBody()
+    return kind == block::AccumKind::sum || kind == block::AccumKind::max ||
+           kind == block::AccumKind::mean;
+  });
+}
+
+/// Whether the body of `loop` can run after another loop instead: it
+/// passes its values through, and holds no matmul, which the GPU lowering
+/// runs only inside a loop.
+bool canRunAfterLoop(block::ForLoopOp loop) {
+  return passesThrough(loop) &&
+         !loop.getBody()
               .walk([](block::MatmulOp) { return WalkResult::interrupt(); })
               .wasInterrupted();
 }
@@ -144,12 +153,24 @@ Value MergedBodyBuilder::getStoredTile(block::LoadOp load, bool inLoop) {
   block::StoreOp store = getStore(first, produced.getResultNumber());
   if (!store || load.getOffsets() ||
       load.getImapAttr() != store.getOmapAttr() ||
-      load.getTile().getType() != store.getTile().getType() ||
+      shapeOf(load.getTile()) != shapeOf(store.getTile()) ||
       (store.hasRaggedTiles() && !padsReachNoStore(load)))
     return {};
-  if (!inLoop)
-    return mapping.lookup(store.getTile());
-  return getInLoopTile(store.getTile());
+  Value tile =
+      inLoop ? getInLoopTile(store.getTile()) : mapping.lookup(store.getTile());
+  if (!tile)
+    return {};
+  // What the store and the load would have converted: the store rounds to
+  // the tensor's type (f32 sums stored as f16), and the load converts to
+  // its tile's (f16 loaded for the tensor cores, or widened to f32).
+  for (Type element : {getElementTypeOrSelf(store.getDest().getType()),
+                       getElementTypeOrSelf(load.getTile().getType())}) {
+    auto type = cast<RankedTensorType>(tile.getType());
+    if (type.getElementType() != element)
+      tile = block::ConvertOp::create(rewriter, load.getLoc(),
+                                      type.clone(element), tile);
+  }
+  return tile;
 }
 
 Value MergedBodyBuilder::getInLoopTile(Value stored) {
@@ -270,14 +291,14 @@ LogicalResult MergedBodyBuilder::build(Layout layout) {
     // A consumer's loads read the values `first` yields, which are the
     // ones it stores only when its loop passes them through.
     if (firstLoop.getIterations() != secondLoop.getIterations() ||
-        (consumes && !(isPassThrough(firstLoop) && isPassThrough(secondLoop))))
+        (consumes && !(passesThrough(firstLoop) && passesThrough(secondLoop))))
       return failure();
     built = success(succeeded(buildOneLoop()) &&
                     succeeded(cloneOps(after(firstLoop), false)) &&
                     succeeded(cloneOps(after(secondLoop), false)));
     break;
   case Layout::SecondAfterLoop:
-    if (!isPassThrough(secondLoop))
+    if (!canRunAfterLoop(secondLoop))
       return failure();
     built = success(
         succeeded(cloneOps(first.getBody().front().getOperations(), false)) &&
@@ -286,7 +307,7 @@ LogicalResult MergedBodyBuilder::build(Layout layout) {
     break;
   case Layout::FirstAfterLoop:
     // `second` does not read `first`'s outputs, so either may go first.
-    if (consumes || !isPassThrough(firstLoop))
+    if (consumes || !canRunAfterLoop(firstLoop))
       return failure();
     built = success(
         succeeded(cloneOps(second.getBody().front().getOperations(), false)) &&

@@ -233,3 +233,72 @@ func.func @path_through_other_op(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
   }
   return %4 : tensor<64x64xf32>
 }
+
+// -----
+
+// A consumer that multiplies the producer's f16 output on the tensor cores
+// (it loads f16 tiles) where the producer computes in f32 and rounds as it
+// stores: in one loop, the consumer reads the producer's values rounded to
+// f16, as storing and loading them did.
+// CHECK-LABEL: func.func @rounded_for_matmul(
+// CHECK: kernel.custom
+// CHECK-SAME: -> (tensor<97x33xf16>, tensor<97x16xf16>)
+// CHECK: block.for_loop 1 iterations accumulate (sum, sum)
+// CHECK: %[[V:.*]]:2 = thread.graph
+// CHECK: %[[E:.*]] = thread.unary exp
+// CHECK-NEXT: %[[R:.*]] = thread.convert %[[E]] : f32 to f16
+// CHECK-NEXT: thread.yield %[[E]], %[[R]]
+// CHECK-NOT: block.load %in0
+// CHECK: block.matmul %[[V]]#1,
+// CHECK-NOT: kernel.
+// CHECK: return
+func.func @rounded_for_matmul(%x: tensor<97x33xf16>, %w: tensor<33x16xf16>) -> (tensor<97x33xf16>, tensor<97x16xf16>) {
+  %0 = kernel.custom(%x) grid <97, 1, 1> block <128, 1, 1> : (tensor<97x33xf16>) -> tensor<97x33xf16> {
+  ^bb0(%in0: tensor<97x33xf16>, %out0: tensor<97x33xf16>):
+    %1 = block.for_loop 1 iterations accumulate (sum) : tensor<1x33xf32> {
+      %2 = block.load %in0 imap <x = 0> : tensor<97x33xf16> -> tensor<1x33xf32>
+      %3 = block.exp %2 : tensor<1x33xf32>
+      block.yield %3 : tensor<1x33xf32>
+    }
+    block.store %1, %out0 omap <x = 0> : tensor<1x33xf32> into tensor<97x33xf16>
+    block.return
+  }
+  %4 = kernel.custom(%0, %w) grid <97, 1, 1> block <128, 1, 1> : (tensor<97x33xf16>, tensor<33x16xf16>) -> tensor<97x16xf16> {
+  ^bb0(%in0: tensor<97x33xf16>, %in1: tensor<33x16xf16>, %out0: tensor<97x16xf16>):
+    %1 = block.for_loop 1 iterations accumulate (sum) : tensor<1x16xf32> {
+      %2 = block.load %in0 imap <x = 0> : tensor<97x33xf16> -> tensor<1x33xf16>
+      %3 = block.load %in1 imap <> : tensor<33x16xf16> -> tensor<33x16xf16>
+      %5 = block.matmul %2, %3 : tensor<1x33xf16>, tensor<33x16xf16> -> tensor<1x16xf32>
+      block.yield %5 : tensor<1x16xf32>
+    }
+    block.store %1, %out0 omap <x = 0> : tensor<1x16xf32> into tensor<97x16xf16>
+    block.return
+  }
+  return %0, %4 : tensor<97x33xf16>, tensor<97x16xf16>
+}
+
+// -----
+
+// An elementwise op before the kernel that loads its operand, whose
+// result only the function returns: the kernel computes it too.
+// CHECK-LABEL: func.func @op_before_kernel(
+// CHECK: %[[K:.*]]:2 = kernel.custom(%{{[^,]*}}) grid
+// CHECK: block.load
+// CHECK-NOT: block.load
+// CHECK: thread.unary exp
+// CHECK-NOT: kernel.
+// CHECK: return %[[K]]#1, %[[K]]#0
+func.func @op_before_kernel(%x: tensor<64x256xf32>) -> (tensor<64x256xf32>, tensor<64x256xf32>) {
+  %e = kernel.exp %x : tensor<64x256xf32>
+  %0 = kernel.custom(%x) grid <16, 1, 1> block <128, 1, 1> : (tensor<64x256xf32>) -> tensor<64x256xf32> {
+  ^bb0(%in0: tensor<64x256xf32>, %out0: tensor<64x256xf32>):
+    %1 = block.for_loop 1 iterations accumulate (sum) : tensor<4x256xf32> {
+      %2 = block.load %in0 imap <x = 0> : tensor<64x256xf32> -> tensor<4x256xf32>
+      %3 = block.silu %2 : tensor<4x256xf32>
+      block.yield %3 : tensor<4x256xf32>
+    }
+    block.store %1, %out0 omap <x = 0> : tensor<4x256xf32> into tensor<64x256xf32>
+    block.return
+  }
+  return %e, %0 : tensor<64x256xf32>, tensor<64x256xf32>
+}

@@ -169,10 +169,11 @@ def FuseKernelElementwise : Pass<"fuse-kernel-elementwise", "::mlir::func::FuncO
       can be the epilogue of a custom kernel (it reads the kernel's outputs
       and values made before the kernel only). `--superoptimize` costs the
       pre-defined ops it keeps as these kernels.
-    - *Siblings.* An elementwise op whose operands exist before a custom
-      kernel that loads one of them is computed by that kernel too, on
-      tiles cut as its output of the op's shape, when the cost model says
-      the one launch is faster.
+    - *Siblings.* An elementwise op beside a custom kernel that loads one
+      of its operands (a kernel before it, or after it where every reader
+      of the op comes later) is computed by that kernel too, on tiles cut
+      as its output of the op's shape, when the cost model says the one
+      launch is faster.
     - *Kernels with one launch.* Two custom kernels with the same grid and
       block, where the second reads an output or an input of the first and
       no other path leads from the first to the second, become one, when
@@ -182,7 +183,8 @@ def FuseKernelElementwise : Pass<"fuse-kernel-elementwise", "::mlir::func::FuncO
       once; otherwise the body of a one-iteration loop after the other's
       loop. A consumer's loads of the producer's output become the tiles
       the producer stores (or, in the one loop, yields), where both cut the
-      tensor alike. Accumulators nothing reads afterwards are dropped, and
+      tensor alike, converted as the store and the load would have (f32
+      sums rounded to an f16 output, then loaded as f16 for a matmul). Accumulators nothing reads afterwards are dropped, and
       a kernel input passed twice whose loads are the same becomes one.
 
     A fused kernel must pass the block-graph verifier (shared memory on the

@@ -72,3 +72,25 @@ func.func @factored_output(%v: tensor<1024x4096xf32>, %s: tensor<1024x4096xf32>,
   %4 = kernel.add %3, %b : tensor<1024x4096xf32>, tensor<1024x4096xf32>
   return %4, %2 : tensor<1024x4096xf32>, tensor<1024x4096xf32>
 }
+
+// exp(x) and x * exp(x), both outputs: a loop that runs once accumulates
+// exp(x), which the product reads in the body, beside the product. Before,
+// the body's one leaf was the product, and a body that only loads x (for
+// the epilogue to compute both) is not enumerated: the two ops stayed two
+// launches.
+// REMARK: remark: superoptimize: replaced 2 kernel ops ({{.*}}) by 1 kernels
+// CHECK-LABEL: func.func @exp_and_scaled(
+// CHECK: %[[K:.*]]:2 = kernel.custom
+// CHECK: block.for_loop 1 iterations accumulate (sum, sum)
+// CHECK-COUNT-1: block.load
+// CHECK-NOT: block.load
+// CHECK-COUNT-2: block.store
+// CHECK-NOT: kernel.
+// CHECK: return
+// VERIFY: remark: @exp_and_scaled is equivalent to @exp_and_scaled_reference
+
+func.func @exp_and_scaled(%x: tensor<128x64xf32>) -> (tensor<128x64xf32>, tensor<128x64xf32>) {
+  %a = kernel.exp %x : tensor<128x64xf32>
+  %b = kernel.mul %x, %a : tensor<128x64xf32>, tensor<128x64xf32>
+  return %a, %b : tensor<128x64xf32>, tensor<128x64xf32>
+}
