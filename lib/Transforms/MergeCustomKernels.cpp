@@ -342,9 +342,10 @@ void dropRepeatedLoads(RewriterBase &rewriter, Region &region) {
 }
 
 /// kernel.custom A; ...; kernel.custom B with A's launch -> one kernel.custom
-/// that does both, at B's place, when B reads an output of A or an input of
-/// A, nothing else between them leads from A to B, and the cost model finds
-/// the one kernel faster than the two.
+/// that does both, at B's place, when nothing between them leads from A to
+/// B and the cost model finds the one kernel faster than the two. A kernel
+/// whose outputs or inputs B reads is tried first; one that shares nothing
+/// with B saves its launch alone.
 struct MergeCustomKernels : KernelFusionPattern {
   using KernelFusionPattern::KernelFusionPattern;
 
@@ -353,16 +354,28 @@ struct MergeCustomKernels : KernelFusionPattern {
     auto second = dyn_cast<kernel::CustomOp>(op);
     if (!second || !startsWithLoop(second))
       return rewriter.notifyMatchFailure(op, "not a custom kernel");
-    for (Operation *prev = second->getPrevNode(); prev;
-         prev = prev->getPrevNode()) {
-      auto first = dyn_cast<kernel::CustomOp>(prev);
-      if (first && succeeded(merge(first, second, rewriter)))
-        return success();
-    }
+    // A kernel whose tiles `second` reads too comes first: the merge then
+    // saves loads as well as a launch.
+    for (bool related : {true, false})
+      for (Operation *prev = second->getPrevNode(); prev;
+           prev = prev->getPrevNode()) {
+        auto first = dyn_cast<kernel::CustomOp>(prev);
+        if (first && isRelated(first, second) == related &&
+            succeeded(merge(first, second, rewriter)))
+          return success();
+      }
     return rewriter.notifyMatchFailure(op, "no kernel to merge with");
   }
 
 private:
+  /// Whether `second` reads an output or an input of `first`.
+  static bool isRelated(kernel::CustomOp first, kernel::CustomOp second) {
+    return llvm::any_of(second.getInputs(), [&](Value input) {
+      return input.getDefiningOp() == first ||
+             llvm::is_contained(first.getInputs(), input);
+    });
+  }
+
   LogicalResult merge(kernel::CustomOp first, kernel::CustomOp second,
                       PatternRewriter &rewriter) const;
 };
@@ -372,12 +385,6 @@ LogicalResult MergeCustomKernels::merge(kernel::CustomOp first,
                                         PatternRewriter &rewriter) const {
   if (first.getGrid() != second.getGrid() ||
       first.getBlock() != second.getBlock() || !startsWithLoop(first))
-    return failure();
-  bool related = llvm::any_of(second.getInputs(), [&](Value input) {
-    return input.getDefiningOp() == first ||
-           llvm::is_contained(first.getInputs(), input);
-  });
-  if (!related)
     return failure();
 
   // The ops between the two that read what `first` computes move after

@@ -302,3 +302,36 @@ func.func @op_before_kernel(%x: tensor<64x256xf32>) -> (tensor<64x256xf32>, tens
   }
   return %e, %0 : tensor<64x256xf32>, tensor<64x256xf32>
 }
+
+// -----
+
+// Two kernels with one launch that share nothing: one launch saved.
+// CHECK-LABEL: func.func @unrelated(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<64x256xf32>, %[[Y:[^:]*]]: tensor<64x256xf32>
+// CHECK: %[[K:.*]]:2 = kernel.custom(%[[X]], %[[Y]])
+// CHECK: block.for_loop 1 iterations accumulate (sum, sum)
+// CHECK-NOT: kernel.
+// CHECK: return %[[K]]#0, %[[K]]#1
+func.func @unrelated(%x: tensor<64x256xf32>, %y: tensor<64x256xf32>) -> (tensor<64x256xf32>, tensor<64x256xf32>) {
+  %0 = kernel.custom(%x) grid <16, 1, 1> block <128, 1, 1> : (tensor<64x256xf32>) -> tensor<64x256xf32> {
+  ^bb0(%in0: tensor<64x256xf32>, %out0: tensor<64x256xf32>):
+    %1 = block.for_loop 1 iterations accumulate (sum) : tensor<4x256xf32> {
+      %2 = block.load %in0 imap <x = 0> : tensor<64x256xf32> -> tensor<4x256xf32>
+      %3 = block.exp %2 : tensor<4x256xf32>
+      block.yield %3 : tensor<4x256xf32>
+    }
+    block.store %1, %out0 omap <x = 0> : tensor<4x256xf32> into tensor<64x256xf32>
+    block.return
+  }
+  %4 = kernel.custom(%y) grid <16, 1, 1> block <128, 1, 1> : (tensor<64x256xf32>) -> tensor<64x256xf32> {
+  ^bb0(%in0: tensor<64x256xf32>, %out0: tensor<64x256xf32>):
+    %1 = block.for_loop 1 iterations accumulate (sum) : tensor<4x256xf32> {
+      %2 = block.load %in0 imap <x = 0> : tensor<64x256xf32> -> tensor<4x256xf32>
+      %3 = block.silu %2 : tensor<4x256xf32>
+      block.yield %3 : tensor<4x256xf32>
+    }
+    block.store %1, %out0 omap <x = 0> : tensor<4x256xf32> into tensor<64x256xf32>
+    block.return
+  }
+  return %0, %4 : tensor<64x256xf32>, tensor<64x256xf32>
+}

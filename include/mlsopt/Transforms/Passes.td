@@ -175,9 +175,10 @@ def FuseKernelElementwise : Pass<"fuse-kernel-elementwise", "::mlir::func::FuncO
       as its output of the op's shape, when the cost model says the one
       launch is faster.
     - *Kernels with one launch.* Two custom kernels with the same grid and
-      block, where the second reads an output or an input of the first and
-      no other path leads from the first to the second, become one, when
-      the cost model says it is faster (a partition cut an optimizer step
+      block, where no path through other ops leads from the first to the
+      second, become one, when the cost model says it is faster (a second
+      kernel that reads an output or an input of the first is tried first;
+      two that share nothing save a launch) (a partition cut an optimizer step
       into kernels that each load the gradient again): with the same
       number of for-loop iterations, one loop that loads a tile both read
       once; otherwise the body of a one-iteration loop after the other's
