@@ -3,7 +3,9 @@
 // most three ops: each chain is one subprogram (a cut in print order would
 // mix them and leave each chain's middle tensor in device memory), and each
 // becomes one kernel. The block is reordered so each replacement sits in
-// one place; --verify-equivalence checks the result against the original.
+// one place; the two kernels, with one launch, then merge into one (one
+// loop, each chain's load and stores); --verify-equivalence checks the
+// result against the original.
 // RUN: mlsopt-opt %s --superoptimize="max-kernel-ops=3 timeout=20 keep-reference=true" -o %t 2>%t.remarks
 // RUN: FileCheck %s < %t
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
@@ -12,8 +14,10 @@
 // REMARK-NOT: remark
 // CHECK-LABEL: func.func @interleaved(
 // CHECK-NOT: kernel.{{[a-z_]+}} %
-// CHECK: kernel.custom(%arg0)
-// CHECK: kernel.custom(%arg1)
+// CHECK: kernel.custom(%arg0, %arg1)
+// CHECK: block.for_loop 1 iterations accumulate (sum, sum)
+// CHECK-COUNT-2: block.load
+// CHECK-NOT: block.load
 // CHECK-NOT: kernel.{{[a-z_]+}} %
 // CHECK: return
 // VERIFY: remark: @interleaved is equivalent to @interleaved_reference
