@@ -47,11 +47,12 @@ CACHED = re.compile(
 
 # Elementwise ops and transposes left alone by the cut, moved into the
 # kernels that produce their operands or read their results once every
-# subprogram was replaced: the function's costs before the pass and after
-# that replace the sums of the subprograms' (one function per case; the
-# subprograms leave transposes out).
+# subprogram was replaced, and kernels with one launch merged: the
+# function's costs before the pass and after that replace the sums of the
+# subprograms' (one function per case; the subprograms leave transposes
+# out).
 EPILOGUES = re.compile(
-    r"remark: superoptimize: computed \d+ elementwise kernel ops.* launches "
+    r"remark: superoptimize: fused across the cut: \d+ launches fewer.* launches "
     r"\d+ kernels \((?P<after>[\d.]+) us\)"
     r"(?:, \d+ before \((?P<before>[\d.]+) us\))?")
 

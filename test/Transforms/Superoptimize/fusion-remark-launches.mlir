@@ -6,7 +6,7 @@
 // search, which is what the remark reports.)
 // RUN: mlsopt-opt %s --superoptimize="timeout=5 max-kernel-ops=1" -o %t 2>&1 | FileCheck %s
 // RUN: mlsopt-opt %t --mlsopt-gpu-pipeline=chip=sm_90 | FileCheck %s --check-prefix=GPU
-// CHECK: remark: superoptimize: computed 1 elementwise kernel ops{{.*}}; @f launches 3 kernels ({{.*}}), 4 before
+// CHECK: remark: superoptimize: fused across the cut: 1 launches fewer{{.*}}; @f launches 3 kernels ({{.*}}), 4 before
 // GPU-LABEL: func.func @f(
 // GPU-COUNT-3: gpu.launch_func
 // GPU-NOT: gpu.launch_func

@@ -23,7 +23,7 @@
 // RUN: mlsopt-opt %t --verify-equivalence 2>&1 | FileCheck %s --check-prefix=VERIFY
 // REMARK: remark: superoptimize: replaced 5 kernel ops
 // REMARK: remark: superoptimize: kept the subprogram of 3 kernel ops: with the kernels beside it computing its ops, the 6 ops of @chain within 16 steps of it cost {{.*}} (1 launches)
-// REMARK: remark: superoptimize: computed 3 elementwise kernel ops{{.*}}; @chain launches 1 kernels
+// REMARK: remark: superoptimize: fused across the cut: 3 launches fewer{{.*}}; @chain launches 1 kernels
 // CHECK-LABEL: func.func @chain(
 // CHECK: kernel.custom(%arg0, %{{.*}}, %{{.*}}) grid
 // CHECK: thread.unary sqrt

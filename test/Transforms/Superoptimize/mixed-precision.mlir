@@ -107,7 +107,7 @@ func.func @returned_in_two_types(%x: tensor<16x256xbf16>, %w: tensor<256x512xbf1
 // closing fusion's, which the search costs with), so the search ends at
 // once and that fusion makes the kernel.
 // REMARK: remark: superoptimize: kept the subprogram of 2 kernel ops ({{.*}}); searched for {{.*}} (ended at once
-// REMARK: remark: superoptimize: computed 1 elementwise kernel ops{{.*}}; @rounding_error launches 2 kernels
+// REMARK: remark: superoptimize: fused across the cut: 1 launches fewer{{.*}}; @rounding_error launches 2 kernels
 // CHECK-LABEL: func.func @rounding_error(
 // CHECK: %[[Q:.*]] = kernel.convert %arg0 : tensor<16x32xf32> to tensor<16x32xbf16>
 // CHECK: kernel.custom(%[[Q]], %arg0)
@@ -126,7 +126,7 @@ func.func @rounding_error(%x: tensor<16x32xf32>) -> tensor<16x32xf32> {
 // Two roundings of one value, to f16 and to bf16, subtracted: neither is
 // x to the search's kernels, which load both rounded.
 // REMARK: remark: superoptimize: kept the subprogram of 3 kernel ops ({{.*}}); searched for {{.*}} (ended at once
-// REMARK: remark: superoptimize: computed 2 elementwise kernel ops{{.*}}; @two_roundings launches 3 kernels
+// REMARK: remark: superoptimize: fused across the cut: 2 launches fewer{{.*}}; @two_roundings launches 3 kernels
 // CHECK-LABEL: func.func @two_roundings(
 // CHECK-DAG: %[[H:.*]] = kernel.convert %arg0 : tensor<16x32xf32> to tensor<16x32xf16>
 // CHECK-DAG: %[[B:.*]] = kernel.convert %arg0 : tensor<16x32xf32> to tensor<16x32xbf16>

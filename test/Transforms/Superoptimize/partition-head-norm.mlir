@@ -22,7 +22,7 @@
 // REMARK: partition-head-norm.mlir:[[#@LINE+15]]:{{.*}} remark: superoptimize: kept the subprogram of 1 kernel ops
 // REMARK: partition-head-norm.mlir:[[#@LINE+15]]:{{.*}} remark: superoptimize: kept the subprogram of 1 kernel ops
 // REMARK: partition-head-norm.mlir:[[#@LINE+21]]:{{.*}} remark: superoptimize: replaced 7 kernel ops {{.*}} by 2 kernels
-// REMARK: remark: superoptimize: computed 2 elementwise kernel ops, {{.*}} @qknorm_safe launches 2 kernels
+// REMARK: remark: superoptimize: fused across the cut: 2 launches fewer {{.*}} @qknorm_safe launches 2 kernels
 // CHECK-LABEL: func.func @qknorm_safe(
 // CHECK-NOT: kernel.{{[a-z_]+}} %
 // CHECK: kernel.custom(

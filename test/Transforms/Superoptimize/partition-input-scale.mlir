@@ -10,7 +10,7 @@
 // RUN: FileCheck %s < %t
 // REMARK: partition-input-scale.mlir:[[#@LINE+13]]:{{.*}} remark: superoptimize: kept the subprogram of 1 kernel ops
 // REMARK: partition-input-scale.mlir:[[#@LINE+14]]:{{.*}} remark: superoptimize: replaced 2 kernel ops {{.*}} by 1 kernels
-// REMARK: remark: superoptimize: computed 1 elementwise kernel ops, transposes or conversions inside the custom kernels {{.*}} launches 1 kernels
+// REMARK: remark: superoptimize: fused across the cut: 1 launches fewer {{.*}} launches 1 kernels
 // CHECK-LABEL: func.func @scaled_input(
 // CHECK-NOT: kernel.{{[a-z_]+}} %
 // CHECK: kernel.custom(%arg0, %arg1, %arg2)

@@ -11,6 +11,7 @@
 // RUN: FileCheck %s --check-prefix=REMARK < %t.remarks
 // RUN: mlsopt-opt %t --verify-equivalence 2>&1 | FileCheck %s --check-prefix=VERIFY
 // REMARK-COUNT-2: remark: superoptimize: replaced 3 kernel ops
+// REMARK: remark: superoptimize: fused across the cut: 1 launches fewer {{.*}}; @interleaved launches 1 kernels
 // REMARK-NOT: remark
 // CHECK-LABEL: func.func @interleaved(
 // CHECK-NOT: kernel.{{[a-z_]+}} %

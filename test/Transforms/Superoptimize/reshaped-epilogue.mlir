@@ -11,7 +11,7 @@
 // REMARK: remark: superoptimize: replaced 2 kernel ops {{.*}} by 1 kernels
 // REMARK-NOT: remark: superoptimize: {{replaced|kept}}
 // REMARK: remark: superoptimize: replaced 2 kernel ops {{.*}} by 1 kernels
-// REMARK: remark: superoptimize: computed 1 elementwise kernel ops{{.*}}; @sum_with_init launches 1 kernels
+// REMARK: remark: superoptimize: fused across the cut: 1 launches fewer{{.*}}; @sum_with_init launches 1 kernels
 // CHECK-LABEL: func.func @linear_silu_3d(
 // CHECK: kernel.custom
 // CHECK: thread.unary silu

@@ -47,7 +47,7 @@
 // tiles of the first.
 // REMARK: remark: superoptimize: kept the subprogram of 1 kernel ops
 // REMARK: remark: superoptimize: replaced 7 kernel ops {{.*}} by 2 kernels
-// REMARK: remark: superoptimize: computed 1 elementwise kernel ops{{.*}} @scaled_safe_attention launches 2 kernels
+// REMARK: remark: superoptimize: fused across the cut: 1 launches fewer{{.*}} @scaled_safe_attention launches 2 kernels
 // CHECK-LABEL: func.func @scaled_safe_attention(
 // CHECK-NOT: kernel.{{[a-z_]+}} %
 // CHECK: %[[P:.*]]:3 = kernel.custom(%arg0, %arg1, %arg2) grid <{{[0-9]+}}, {{[0-9]+}}, 16>
