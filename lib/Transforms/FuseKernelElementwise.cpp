@@ -125,10 +125,6 @@ bool keepsZeros(Operation *op) {
   return false;
 }
 
-ArrayRef<int64_t> shapeOf(Value v) {
-  return cast<RankedTensorType>(v.getType()).getShape();
-}
-
 /// A custom kernel with `custom`'s launch and attributes, `inputs` and
 /// `resultTypes`, in `custom`'s place (its inputs are defined there, and
 /// its results may be read before the op a fusion rewrites); its region is

@@ -15,6 +15,7 @@
 #include "mlsopt/Search/CostModel.h"
 #include "mlsopt/Support/Target.h"
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/Verifier.h"
@@ -22,6 +23,11 @@
 #include <optional>
 
 namespace mlsopt::fusion {
+
+/// The shape of a ranked tensor value.
+inline llvm::ArrayRef<int64_t> shapeOf(mlir::Value v) {
+  return llvm::cast<mlir::RankedTensorType>(v.getType()).getShape();
+}
 
 /// Whether no element that `load` reads past its tensor's end reaches a
 /// stored element: its tile flows to stores through elementwise block ops,

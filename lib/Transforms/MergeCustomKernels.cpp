@@ -39,10 +39,6 @@ using namespace mlsopt::fusion;
 
 namespace {
 
-ArrayRef<int64_t> shapeOf(Value v) {
-  return cast<RankedTensorType>(v.getType()).getShape();
-}
-
 block::ForLoopOp getLoop(kernel::CustomOp custom) {
   return *custom.getBody().front().getOps<block::ForLoopOp>().begin();
 }
@@ -68,6 +64,12 @@ bool canRunAfterLoop(block::ForLoopOp loop) {
          !loop.getBody()
               .walk([](block::MatmulOp) { return WalkResult::interrupt(); })
               .wasInterrupted();
+}
+
+/// The ops of a block graph after its for-loop.
+iterator_range<Block::iterator> opsAfter(block::ForLoopOp loop) {
+  return llvm::make_range(std::next(loop->getIterator()),
+                          loop->getBlock()->end());
 }
 
 /// Whether the ops of `custom`'s body are its for-loop, then ops after it:
@@ -124,6 +126,10 @@ private:
   /// results are the values it yields.
   LogicalResult unloop(block::ForLoopOp loop);
   LogicalResult buildOneLoop();
+  /// `whole`'s body, then the body of the other kernel's one-iteration loop
+  /// `oneIteration` out of any loop, then the ops after that loop.
+  LogicalResult buildAfterLoop(kernel::CustomOp whole,
+                               block::ForLoopOp oneIteration);
 
   RewriterBase &rewriter;
   kernel::CustomOp first, second, merged;
@@ -271,16 +277,20 @@ LogicalResult MergedBodyBuilder::buildOneLoop() {
   return success();
 }
 
+LogicalResult MergedBodyBuilder::buildAfterLoop(kernel::CustomOp whole,
+                                                block::ForLoopOp oneIteration) {
+  return success(
+      succeeded(cloneOps(whole.getBody().front().getOperations(), false)) &&
+      succeeded(unloop(oneIteration)) &&
+      succeeded(cloneOps(opsAfter(oneIteration), false)));
+}
+
 LogicalResult MergedBodyBuilder::build(Layout layout) {
   Block &body = merged.getBody().front();
   mapArguments(first, 0);
   mapArguments(second, first.getOutputs().size());
   rewriter.setInsertionPointToEnd(&body);
   block::ForLoopOp firstLoop = getLoop(first), secondLoop = getLoop(second);
-  auto after = [](block::ForLoopOp loop) {
-    return llvm::make_range(std::next(loop->getIterator()),
-                            loop->getBlock()->end());
-  };
   bool consumes = llvm::any_of(second.getInputs(), [&](Value input) {
     return input.getDefiningOp() == first;
   });
@@ -294,25 +304,19 @@ LogicalResult MergedBodyBuilder::build(Layout layout) {
         (consumes && !(passesThrough(firstLoop) && passesThrough(secondLoop))))
       return failure();
     built = success(succeeded(buildOneLoop()) &&
-                    succeeded(cloneOps(after(firstLoop), false)) &&
-                    succeeded(cloneOps(after(secondLoop), false)));
+                    succeeded(cloneOps(opsAfter(firstLoop), false)) &&
+                    succeeded(cloneOps(opsAfter(secondLoop), false)));
     break;
   case Layout::SecondAfterLoop:
     if (!canRunAfterLoop(secondLoop))
       return failure();
-    built = success(
-        succeeded(cloneOps(first.getBody().front().getOperations(), false)) &&
-        succeeded(unloop(secondLoop)) &&
-        succeeded(cloneOps(after(secondLoop), false)));
+    built = buildAfterLoop(first, secondLoop);
     break;
   case Layout::FirstAfterLoop:
     // `second` does not read `first`'s outputs, so either may go first.
     if (consumes || !canRunAfterLoop(firstLoop))
       return failure();
-    built = success(
-        succeeded(cloneOps(second.getBody().front().getOperations(), false)) &&
-        succeeded(unloop(firstLoop)) &&
-        succeeded(cloneOps(after(firstLoop), false)));
+    built = buildAfterLoop(second, firstLoop);
     break;
   }
   if (failed(built))
