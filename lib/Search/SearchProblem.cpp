@@ -419,23 +419,39 @@ static FailureOr<SearchProblem> buildProblem(ArrayRef<Operation *> ops,
       return failure();
     ref.results.push_back(ref.numInputs + (it - ops.begin()));
   }
-  // A long dim the program sums over and does not output may be split
-  // across the grid (flash-decoding): each block sums one chunk and a later
-  // kernel sums the chunks. The chunk count is a class of its own, so the
-  // kernel that splits and the kernel that combines agree on it. Chunks of
-  // about kChunkExtent elements leave each block a tile a few tensor-core
-  // steps long, and at most kMaxChunks keep the partial results small. The
-  // count divides the extent: a decode attention over 4000 keys is cut into
-  // 10 chunks of 400 (15 chunks of 256 would not be whole).
+  // A long dim the program sums over may be split across the grid
+  // (flash-decoding): each block sums one chunk and a later kernel sums the
+  // chunks. The chunk count is a class of its own, so the kernel that
+  // splits and the kernel that combines agree on it. Chunks of about
+  // kChunkExtent elements leave each block a tile a few tensor-core steps
+  // long, and at most kMaxChunks keep the partial results small. The count
+  // divides the extent: a decode attention over 4000 keys is cut into 10
+  // chunks of 400 (15 chunks of 256 would not be whole).
+  //
+  // A dim the program also outputs (a softmax's row) is split only from
+  // kMinOutputSplitExtent on: the kernel combining the chunks then loads its
+  // tile of the row after its loop. Shorter rows fit a block, which the
+  // single-kernel sweep finds at once; a block per row of 8192 or more
+  // walks it with one warp per reduction, which the latency term refuses
+  // where rows are few (a softmax of 8 x 8192 kept 6 launches). Its chunks
+  // are longer, about kOutputChunkExtent: the combining kernel walks them
+  // in every block of the row, an iteration of loads each. A softmax of 8 x
+  // 8192 is 11.86 us with latency in 32 chunks, 9.08 in 16, 8.59 in 8 and
+  // 10.12 in 4.
   problem.shapes.chunkOf.assign(problem.shapes.extents.size(), Dim::kOne);
   llvm::SmallSetVector<int, 4> outputClasses;
   for (unsigned r : ref.results)
     for (Dim d : problem.referenceDims[r])
       outputClasses.insert(d.cls);
-  constexpr int64_t kChunkExtent = 256, kMaxChunks = 32;
+  constexpr int64_t kChunkExtent = 256, kMaxChunks = 32,
+                    kMinOutputSplitExtent = 8192, kOutputChunkExtent = 1024;
   for (int cls : problem.sumClasses) {
     int64_t extent = problem.shapes.extents[cls];
-    int64_t wanted = std::min(extent / kChunkExtent, kMaxChunks);
+    bool output = outputClasses.contains(cls);
+    if (output && extent < kMinOutputSplitExtent)
+      continue;
+    int64_t wanted = std::min(
+        extent / (output ? kOutputChunkExtent : kChunkExtent), kMaxChunks);
     int64_t chunks = wanted;
     while (chunks >= 2 && extent % chunks)
       --chunks;
@@ -448,7 +464,7 @@ static FailureOr<SearchProblem> buildProblem(ArrayRef<Operation *> ops,
           chunks = c;
           break;
         }
-    if (outputClasses.contains(cls) || chunks < 2)
+    if (chunks < 2)
       continue;
     problem.shapes.extents.push_back(chunks);
     problem.shapes.chunkOf.push_back(cls);

@@ -24,7 +24,7 @@
 namespace mlsopt::search {
 
 /// Bumped whenever the search, its cost model or the entry format changes.
-constexpr unsigned kResultCacheVersion = 12;
+constexpr unsigned kResultCacheVersion = 13;
 
 /// The key of `problem` searched with `options`: a hex digest.
 std::string getResultCacheKey(const SearchProblem &problem,
