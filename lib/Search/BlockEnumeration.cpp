@@ -565,7 +565,9 @@ enumeration::getLayoutSkeletons(const SearchProblem &problem,
     // The statistics kernel of a softmax over rows longer than shared
     // memory walks the rows (max and rescale accumulators) though the
     // program outputs that dim: the kernel's own outputs do not have it.
-    if (problem.maxClasses.contains(c))
+    // So may a kernel that sums over a long row the program outputs, which
+    // has chunks to split it into (a mean subtracted from rows of 32768).
+    if (problem.maxClasses.contains(c) || problem.getChunkClass(c) != Dim::kOne)
       loopClasses.push_back(c);
   }
   llvm::sort(gridClasses);
