@@ -1098,6 +1098,13 @@ void SuperoptimizePass::runOnOperation() {
       (void)applyPatternsGreedily(func, *frozen);
     };
   }
+  // Answers become thread graphs before they replace their subprograms
+  // (below); the latency veto judges candidates so.
+  options.fuseThreadGraphs =
+      [maxBytes = static_cast<int64_t>(targetInfo->maxSharedMemPerBlock)](
+          func::FuncOp func) {
+        thread::fuseElementwiseWithinSharedMemory(func, maxBytes);
+      };
 
   // Calls to helpers are inlined first: subprograms are cut inside one
   // function, so a call parted the ops on its two sides (a helper's

@@ -60,6 +60,14 @@ struct SearchOptions {
   /// Called only on functions that hold a conversion; when null, they are
   /// costed as materialized, a launch per conversion.
   std::function<void(mlir::func::FuncOp)> foldConversions;
+  /// Rewrites the custom kernels of a function as the caller rewrites an
+  /// answer before it replaces the subprogram: block elementwise ops become
+  /// thread graphs, whose steps the latency term counts apart from their
+  /// ops' (one more per element for a graph of one op). The latency veto
+  /// judges a candidate with it, as it will be emitted; sizes and ranks
+  /// stay those of the block graph. When null, the veto judges the block
+  /// graph.
+  std::function<void(mlir::func::FuncOp)> fuseThreadGraphs;
 };
 
 struct SearchStatistics {
