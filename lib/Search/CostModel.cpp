@@ -119,12 +119,16 @@ KernelCost &KernelCost::operator+=(const KernelCost &other) {
   return *this;
 }
 
+bool mlsopt::search::appliesLatencyVeto(const CostModelOptions &options) {
+  // Ranked with the latency term, a replacement already had to beat the
+  // program it replaces by it.
+  return options.latencyVeto && !options.latency;
+}
+
 bool mlsopt::search::isVetoedByLatency(const KernelCost &after,
                                        const KernelCost &before,
                                        const CostModelOptions &options) {
-  // Ranked with the latency term, `after` already had to beat `before` by
-  // it.
-  return options.latencyVeto && !options.latency &&
+  return appliesLatencyVeto(options) &&
          after.withLatencyUs > before.withLatencyUs;
 }
 

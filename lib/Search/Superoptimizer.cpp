@@ -67,9 +67,9 @@ private:
   costOf(const KernelGraph &graph, ArrayRef<Dims> inputDims,
          ArrayRef<Type> inputTypes, ArrayRef<Type> readTypes,
          ArrayRef<Type> resultTypes, bool asEmitted = false);
-  /// Whether the latency veto refuses `candidate`, sized at `cost`: by that
-  /// cost, or by the cost of the kernels as they will be emitted.
-  bool isVetoed(const KernelGraph &candidate, const KernelCost &cost);
+  /// Whether the latency veto refuses `candidate` (of canonical text
+  /// `text`, sized) as its kernels will be emitted.
+  bool isVetoedAsEmitted(const KernelGraph &candidate, llvm::StringRef text);
   /// Gives every custom kernel of `graph` its cheapest sizes; returns the
   /// total cost.
   std::optional<KernelCost> chooseSizes(KernelGraph &graph);
@@ -317,6 +317,9 @@ private:
   /// Screening verdicts by canonical text: iterative deepening meets the
   /// same candidates again.
   llvm::StringMap<bool> screenCache;
+  /// The latency veto's verdicts on candidates as emitted, by canonical
+  /// text, for the same reason.
+  llvm::StringMap<bool> emittedVetoCache;
   /// The limits of the current deepening step.
   unsigned blockOpsLimit = 0;
   unsigned kernelOpsLimit = 0;
@@ -726,26 +729,28 @@ void Search::tryComplete() {
   consider(std::move(candidate));
 }
 
-bool Search::isVetoed(const KernelGraph &candidate, const KernelCost &cost) {
-  if (!referenceCost)
+bool Search::isVetoedAsEmitted(const KernelGraph &candidate,
+                               llvm::StringRef text) {
+  // LoRA at bench/beyond/lora_r8.mlir shapes kept a kernel whose
+  // conversions of three f32 tiles for its matmuls cost 23.4 us with
+  // latency as block ops and 31.0 us as the thread graphs emitted, past the
+  // input's 25.7. Only the veto looks: sizing and ranking by the emitted
+  // cost moved GQA b = 8 to one kernel (a grid sized for latency lost the
+  // flash-decoding pair its rank), the schedule that measured 245 us
+  // against 173.
+  if (!referenceCost || !options.fuseThreadGraphs ||
+      !appliesLatencyVeto(options.cost))
     return false;
-  if (isVetoedByLatency(cost, *referenceCost, options.cost))
-    return true;
-  // The block graph passed; the kernels as emitted may not. LoRA at
-  // bench/beyond/lora_r8.mlir shapes kept a kernel whose conversions of
-  // three f32 tiles for its matmuls cost 23.4 us with latency as block
-  // ops and 31.0 us as the thread graphs emitted, past the input's 25.7.
-  // Only the veto looks: sizing and ranking by the emitted cost moved GQA
-  // b = 8 to one kernel (a grid sized for latency lost the flash-decoding
-  // pair its rank), the schedule that measured 245 us against 173.
-  if (!options.fuseThreadGraphs || !options.cost.latencyVeto ||
-      options.cost.latency)
-    return false;
-  std::optional<KernelCost> emitted =
-      costOf(candidate, problem.shapes.inputDims, problem.shapes.inputTypes,
-             problem.shapes.readTypes, problem.shapes.resultTypes,
-             /*asEmitted=*/true);
-  return emitted && isVetoedByLatency(*emitted, *referenceCost, options.cost);
+  auto [verdict, fresh] = emittedVetoCache.try_emplace(text, false);
+  if (fresh) {
+    std::optional<KernelCost> emitted =
+        costOf(candidate, problem.shapes.inputDims, problem.shapes.inputTypes,
+               problem.shapes.readTypes, problem.shapes.resultTypes,
+               /*asEmitted=*/true);
+    verdict->second =
+        emitted && isVetoedByLatency(*emitted, *referenceCost, options.cost);
+  }
+  return verdict->second;
 }
 
 void Search::consider(KernelGraph candidate) {
@@ -766,11 +771,16 @@ void Search::consider(KernelGraph candidate) {
   // The roofline ranks; the latency term only keeps out a program it says
   // is slower than the input (a one-kernel attention whose 16 blocks each
   // walk 4096 keys measured 245 us against the input's 148 us).
-  if (isVetoed(candidate, *cost)) {
+  // The block graph first, then the kernels as they will be emitted.
+  if (referenceCost && isVetoedByLatency(*cost, *referenceCost, options.cost)) {
     ++counters.vetoedByLatency;
     return;
   }
   std::string text = toString(candidate);
+  if (isVetoedAsEmitted(candidate, text)) {
+    ++counters.vetoedByLatency;
+    return;
+  }
   auto [screened, fresh] = screenCache.try_emplace(text, false);
   if (fresh)
     screened->second = screen(candidate);

@@ -125,6 +125,10 @@ struct KernelCost {
 
 llvm::raw_ostream &operator<<(llvm::raw_ostream &os, const KernelCost &cost);
 
+/// Whether `options` have the latency veto judge replacements: it is on,
+/// and the latency term does not rank already.
+bool appliesLatencyVeto(const CostModelOptions &options);
+
 /// Whether `options` forbid replacing a program of cost `before` by one of
 /// cost `after` whatever their totalUs: with the latency veto, when `after`
 /// is dearer with the latency term than `before`.
