@@ -697,3 +697,59 @@ TEST(MmaFragmentGrid, ItemsShareExactlyTheOperandFragmentsTheyRead) {
 }
 
 } // namespace
+
+TEST_F(SharedMemoryPlanTest,
+       ElementwiseVectorsHoldSixteenBytesOfTheWidestType) {
+  SmallVector<kernel::CustomOp> customs = customKernels(R"mlir(
+func.func @k(%x: tensor<8x4096xf32>, %h: tensor<8x4096xf16>, %r: tensor<8x1xf32>,
+             %odd: tensor<8x10xf16>) -> tensor<8x4096xf32> {
+  %o = kernel.custom (%x, %h, %r, %odd) grid <8, 1, 1> block <128, 1, 1>
+      : (tensor<8x4096xf32>, tensor<8x4096xf16>, tensor<8x1xf32>, tensor<8x10xf16>)
+        -> tensor<8x4096xf32> {
+  ^bb0(%in0: tensor<8x4096xf32>, %in1: tensor<8x4096xf16>, %in2: tensor<8x1xf32>,
+       %in3: tensor<8x10xf16>, %out0: tensor<8x4096xf32>):
+    %acc = block.for_loop 1 iterations accumulate (sum) : tensor<1x4096xf32> {
+      %a = block.load %in0 imap <x = 0> : tensor<8x4096xf32> -> tensor<1x4096xf32>
+      %b = block.load %in1 imap <x = 0> : tensor<8x4096xf16> -> tensor<1x4096xf16>
+      %s = block.load %in2 imap <x = 0> : tensor<8x1xf32> -> tensor<1x1xf32>
+      %t = block.load %in3 imap <x = 0> : tensor<8x10xf16> -> tensor<1x10xf16>
+      %f32 = block.add %a, %a : tensor<1x4096xf32>, tensor<1x4096xf32>
+      %f16 = block.mul %b, %b : tensor<1x4096xf16>, tensor<1x4096xf16>
+      %bcast = thread.graph(%b, %s) : (tensor<1x4096xf16>, tensor<1x1xf32>) -> tensor<1x4096xf16> {
+      ^bb0(%e: f16, %row: f32):
+        %w = thread.convert %e : f16 to f32
+        %p = thread.binary mul %w, %row : f32
+        %n = thread.convert %p : f32 to f16
+        thread.yield %n : f16
+      }
+      %ten = block.exp %t : tensor<1x10xf16>
+      %mixed = thread.graph(%b) : (tensor<1x4096xf16>) -> tensor<1x4096xf32> {
+      ^bb0(%e: f16):
+        %c = thread.convert %e : f16 to f32
+        thread.yield %c : f32
+      }
+      block.yield %mixed : tensor<1x4096xf32>
+    }
+    block.store %acc, %out0 omap <x = 0> : tensor<1x4096xf32> into tensor<8x4096xf32>
+    block.return
+  }
+  return %o : tensor<8x4096xf32>
+}
+)mlir");
+  ASSERT_EQ(customs.size(), 1u);
+  SmallVector<int64_t> widths;
+  customs.front().walk([&](Operation *op) {
+    auto graph = dyn_cast<thread::GraphOp>(op);
+    if (!graph && (!hasThreadForm(op) || !isa<ForLoopOp>(op->getParentOp())))
+      return;
+    widths.push_back(getElementwiseVectorWidth(
+        cast<ShapedType>(op->getResult(0).getType()).getShape(),
+        graph ? graph.getInputs() : op->getOperands(), op->getResults()));
+  });
+  // In program order: %f32, %f16, %bcast, %ten, %mixed.
+  // 16 bytes: 4 f32, 8 f16; where f16 and f32 mix (%mixed), the f32's 4. A
+  // row's one f32 broadcast along it (%bcast) is read once per vector and
+  // does not narrow it. Rows of 10 (%ten) take 2 at a time, the largest
+  // power of two dividing them.
+  EXPECT_EQ(widths, (SmallVector<int64_t>{4, 8, 8, 2, 4}));
+}

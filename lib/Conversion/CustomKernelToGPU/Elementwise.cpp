@@ -49,15 +49,10 @@ bool broadcastsAlongRows(ArrayRef<int64_t> operandShape,
 int64_t BlockGraphToGPU::elementwiseVectorWidth(ArrayRef<int64_t> shape,
                                                 ValueRange operands,
                                                 ValueRange results) {
-  // 16 bytes of the widest element type among the accesses by row; every
-  // such buffer's rows must start at multiples of the width (its pitch),
-  // and the width must divide the rows.
-  // A mask's i1 elements are bytes in shared memory but packed bits in an
-  // LLVM vector: a chain that reads one runs an element at a time.
-  if (llvm::any_of(operands, [&](Value operand) {
-        return elementTypeOf(buffers.lookup(operand)).getIntOrFloatBitWidth() <
-               8;
-      }))
+  // The width by element types and row length; every buffer accessed by
+  // row must also start its rows at multiples of it (its pitch).
+  int64_t width = block::getElementwiseVectorWidth(shape, operands, results);
+  if (width == 1)
     return 1;
   SmallVector<Value> rowBuffers;
   for (Value operand : operands)
@@ -65,14 +60,7 @@ int64_t BlockGraphToGPU::elementwiseVectorWidth(ArrayRef<int64_t> shape,
       rowBuffers.push_back(buffers.lookup(operand));
   for (Value result : results)
     rowBuffers.push_back(buffers.lookup(result));
-  int64_t width = kVectorBytes;
-  for (Value buffer : rowBuffers)
-    width = std::min<int64_t>(
-        width,
-        kVectorBytes / (elementTypeOf(buffer).getIntOrFloatBitWidth() / 8));
   auto fits = [&](int64_t w) {
-    if (shape.back() % w != 0)
-      return false;
     return llvm::all_of(rowBuffers, [&](Value buffer) {
       auto type = cast<MemRefType>(buffer.getType());
       SmallVector<int64_t> strides;

@@ -22,6 +22,35 @@ int64_t mlsopt::block::getReductionLanesPerRow(int64_t rowLength) {
   return lanes;
 }
 
+int64_t mlsopt::block::getElementwiseVectorWidth(ArrayRef<int64_t> shape,
+                                                 ValueRange operands,
+                                                 ValueRange results) {
+  if (shape.empty())
+    return 1;
+  auto bitWidth = [](Value v) {
+    return cast<ShapedType>(v.getType()).getElementTypeBitWidth();
+  };
+  if (llvm::any_of(operands, [&](Value v) { return bitWidth(v) < 8; }))
+    return 1;
+  int64_t width = kElementwiseVectorBytes;
+  auto narrowTo = [&](Value v) {
+    width = std::min<int64_t>(width, kElementwiseVectorBytes /
+                                         llvm::divideCeil(bitWidth(v), 8));
+  };
+  for (Value operand : operands) {
+    ArrayRef<int64_t> operandShape =
+        cast<ShapedType>(operand.getType()).getShape();
+    bool broadcastAlongRows =
+        !operandShape.empty() && operandShape.back() == 1 && shape.back() != 1;
+    if (!broadcastAlongRows)
+      narrowTo(operand);
+  }
+  llvm::for_each(results, narrowTo);
+  while (width > 1 && shape.back() % width != 0)
+    width /= 2;
+  return width;
+}
+
 int64_t MmaFragmentGrid::kWalks() const {
   return llvm::divideCeil(perWarp(), kMaxFragmentsPerKWalk);
 }

@@ -104,6 +104,22 @@ std::optional<MmaFragmentGrid> getMmaFragments(MatmulOp matmul,
 /// then spends more steps shuffling than adding.
 int64_t getReductionLanesPerRow(int64_t rowLength);
 
+/// Bytes of shared memory one thread reads or writes at a time in the GPU
+/// lowering's elementwise ops and thread graphs (`ld.shared.v4`).
+constexpr int64_t kElementwiseVectorBytes = 16;
+
+/// Elements of a row one thread takes per shared-memory access when an
+/// elementwise op or thread graph of result shape `shape` reads `operands`
+/// and writes `results` in the GPU lowering: 16 bytes of the widest element
+/// type among them, halved until it divides the rows. An operand broadcast
+/// along the rows (a row sum) is one scalar read per access and does not
+/// count; a boolean mask (packed bits in an LLVM vector) makes it 1. The
+/// lowering halves it further where a buffer's rows do not start at
+/// multiples of it (their pitch), which the ops alone do not tell.
+int64_t getElementwiseVectorWidth(llvm::ArrayRef<int64_t> shape,
+                                  mlir::ValueRange operands,
+                                  mlir::ValueRange results);
+
 /// At most this many fragments per warp stay in registers across a loop:
 /// 4 f32 registers each, so 128 of the 255 a thread may have, which leaves
 /// room for the operand fragments and addresses without spilling. A larger
