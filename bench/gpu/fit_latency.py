@@ -157,6 +157,47 @@ def misranked(rows, predicted, margin=1.15):
     return pairs, sum(len(v) * (len(v) - 1) // 2 for v in by_label.values())
 
 
+def ranking_picks(rows, factor, clock_ghz=1.98, margin=1.15):
+    """What the search would keep of each program's measured variants with
+    the compiled constants: the veto refuses a variant dearer with latency
+    than the unfused program, and the rest are ranked by the roofline with
+    latency past `factor` times it (None: the roofline alone, as the search
+    ranks now; 1: the latency term, `latency-model=true`).
+    Returns the picks more than `margin` slower than the program's fastest
+    variant, as (label, variant, its us, the fastest us), and the sum of the
+    picks' log slowdowns."""
+    n = len(KINDS)
+    cycles = np.array(COMPILED[:n])
+    launch = COMPILED[n]
+
+    def estimate(kernels, f):
+        total = 0.0
+        for memory, compute, steps in kernels:
+            latency = float(np.dot(steps, cycles)) / (clock_ghz * 1e3)
+            total += launch + max(memory, compute,
+                                  latency / f if f else 0.0)
+        return total
+
+    by_label = {}
+    for name, t, kernels in rows:
+        label, which = name.rsplit(":", 1)
+        by_label.setdefault(label, {})[which] = (t, kernels)
+    slow, loss = [], 0.0
+    for label, variants in sorted(by_label.items()):
+        if "unfused" not in variants or len(variants) < 2:
+            continue
+        limit = estimate(variants["unfused"][1], 1)
+        kept = {w: v for w, v in variants.items()
+                if w == "unfused" or estimate(v[1], 1) <= limit}
+        which = min(kept, key=lambda w: (estimate(kept[w][1], factor), w))
+        fastest = min(t for t, _ in variants.values())
+        t = variants[which][0]
+        loss += float(np.log(t / fastest))
+        if t > margin * fastest:
+            slow.append((label, which, t, fastest))
+    return slow, loss
+
+
 def compiled_error(rows):
     """The rms log error of the compiled constants, with the floor (the
     timing's own overhead, which the model does not know) that suits
@@ -236,6 +277,11 @@ def main():
         for label, a, ta, pa, b, tb, pb in pairs:
             print(f"  {label}: {a} {ta:.1f} us (model {pa:.1f}) against "
                   f"{b} {tb:.1f} us (model {pb:.1f})")
+    for factor in (None, 3, 2, 1.5, 1):
+        slow, loss = ranking_picks(rows, factor)
+        name = "the roofline" if factor is None else f"latency past {factor}x"
+        print(f"ranked by {name} (with the veto): {len(slow)} picks more "
+              f"than 15% slower than the fastest variant, log loss {loss:.2f}")
     for (label, t, kernels), p in sorted(zip(rows, predicted),
                                          key=lambda x: x[0][0]):
         print(f"  {label:55s} {len(kernels):2d} kernels  measured "

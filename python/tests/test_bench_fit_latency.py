@@ -41,3 +41,29 @@ def test_compiled_model_ranks_the_measured_variants(build_dir):
     # The pairs the runs' charge set right: RMSNorm b1's schedule with
     # 16-byte weight rows measured 62 us against 50.5 unfused.
     assert not any(label == "rmsnorm_b1" for label, *_ in pairs)
+
+
+def test_ranking_picks_count_latency_past_a_factor_of_the_roofline():
+    fit = load_bench_gpu_script("fit_latency")
+    n = len(fit.KINDS)
+
+    def kernel(memory_us, latency_us):
+        # Transfers at the compiled 90 cycles each, at 1.98 GHz.
+        steps = [0] * n
+        steps[fit.KINDS.index("transfers")] = latency_us * 1980 / 90
+        return [(memory_us, 0.0, steps)]
+
+    # Launch 2 us: unfused 10 by the roofline, 22 with latency; "program"
+    # 5 and 14 (latency 12, 8 past twice the roofline: 2 + 6); "latency" 6
+    # and 6. The roofline keeps "program", which measured 30 us.
+    rows = [("a:unfused", 20.0, kernel(8, 20)),
+            ("a:program", 30.0, kernel(3, 12)),
+            ("a:latency", 10.0, kernel(4, 4)),
+            # The veto refuses b's program, dearer with latency than its
+            # unfused one, whatever the ranking.
+            ("b:unfused", 12.0, kernel(8, 1)),
+            ("b:program", 40.0, kernel(1, 30))]
+    slow, loss = fit.ranking_picks(rows, None)
+    assert slow == [("a", "program", 30.0, 10.0)]
+    assert abs(loss - __import__("math").log(3)) < 1e-9
+    assert fit.ranking_picks(rows, 2) == ([], 0.0)
