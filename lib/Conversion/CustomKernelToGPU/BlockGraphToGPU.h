@@ -33,8 +33,9 @@
 namespace mlsopt::gpu_codegen {
 
 constexpr int64_t kWarpSize = 32;
-/// cp.async and vector accesses move 16 bytes per instruction.
-constexpr int64_t kVectorBytes = 16;
+/// cp.async and vector accesses move 16 bytes per instruction (the width
+/// the cost model's elementwise steps count too).
+constexpr int64_t kVectorBytes = block::kElementwiseVectorBytes;
 static_assert(block::kSharedBufferAlignment % kVectorBytes == 0,
               "16-byte copies into a tile need its buffer 16-byte aligned");
 

@@ -36,16 +36,6 @@ void BlockGraphToGPU::assertInPlaceOperandsUnswizzled(Operation &op) {
   }
 }
 
-namespace {
-/// Whether `operand` (a tile of shape `operandShape`) broadcasts along the
-/// last dim of an elementwise result of shape `shape`: one element serves
-/// a whole row.
-bool broadcastsAlongRows(ArrayRef<int64_t> operandShape,
-                         ArrayRef<int64_t> shape) {
-  return operandShape.back() == 1 && shape.back() != 1;
-}
-} // namespace
-
 int64_t BlockGraphToGPU::elementwiseVectorWidth(ArrayRef<int64_t> shape,
                                                 ValueRange operands,
                                                 ValueRange results) {
@@ -56,7 +46,7 @@ int64_t BlockGraphToGPU::elementwiseVectorWidth(ArrayRef<int64_t> shape,
     return 1;
   SmallVector<Value> rowBuffers;
   for (Value operand : operands)
-    if (!broadcastsAlongRows(shapeOf(operand), shape))
+    if (!block::broadcastsAlongRows(shapeOf(operand), shape))
       rowBuffers.push_back(buffers.lookup(operand));
   for (Value result : results)
     rowBuffers.push_back(buffers.lookup(result));
@@ -114,7 +104,7 @@ void BlockGraphToGPU::forEachElementVector(
       SmallVector<Value> at =
           broadcastIndices(b, loc, idx, shapeOf(operand), shape);
       Type element = elementTypeOf(buffer);
-      if (broadcastsAlongRows(shapeOf(operand), shape))
+      if (block::broadcastsAlongRows(shapeOf(operand), shape))
         loaded.push_back(memref::LoadOp::create(b, loc, buffer, at));
       else
         loaded.push_back(vector::LoadOp::create(

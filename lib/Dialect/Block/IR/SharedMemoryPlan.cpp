@@ -22,6 +22,12 @@ int64_t mlsopt::block::getReductionLanesPerRow(int64_t rowLength) {
   return lanes;
 }
 
+bool mlsopt::block::broadcastsAlongRows(ArrayRef<int64_t> operandShape,
+                                        ArrayRef<int64_t> shape) {
+  return !operandShape.empty() && !shape.empty() && operandShape.back() == 1 &&
+         shape.back() != 1;
+}
+
 int64_t mlsopt::block::getElementwiseVectorWidth(ArrayRef<int64_t> shape,
                                                  ValueRange operands,
                                                  ValueRange results) {
@@ -37,14 +43,10 @@ int64_t mlsopt::block::getElementwiseVectorWidth(ArrayRef<int64_t> shape,
     width = std::min<int64_t>(width, kElementwiseVectorBytes /
                                          llvm::divideCeil(bitWidth(v), 8));
   };
-  for (Value operand : operands) {
-    ArrayRef<int64_t> operandShape =
-        cast<ShapedType>(operand.getType()).getShape();
-    bool broadcastAlongRows =
-        !operandShape.empty() && operandShape.back() == 1 && shape.back() != 1;
-    if (!broadcastAlongRows)
+  for (Value operand : operands)
+    if (!broadcastsAlongRows(cast<ShapedType>(operand.getType()).getShape(),
+                             shape))
       narrowTo(operand);
-  }
   llvm::for_each(results, narrowTo);
   while (width > 1 && shape.back() % width != 0)
     width /= 2;

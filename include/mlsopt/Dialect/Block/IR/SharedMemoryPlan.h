@@ -108,6 +108,12 @@ int64_t getReductionLanesPerRow(int64_t rowLength);
 /// lowering's elementwise ops and thread graphs (`ld.shared.v4`).
 constexpr int64_t kElementwiseVectorBytes = 16;
 
+/// Whether an operand tile of shape `operandShape` broadcasts along the last
+/// dim of an elementwise result of shape `shape`: one element serves a whole
+/// row.
+bool broadcastsAlongRows(llvm::ArrayRef<int64_t> operandShape,
+                         llvm::ArrayRef<int64_t> shape);
+
 /// Elements of a row one thread takes per shared-memory access when an
 /// elementwise op or thread graph of result shape `shape` reads `operands`
 /// and writes `results` in the GPU lowering: 16 bytes of the widest element
