@@ -157,12 +157,14 @@ def misranked(rows, predicted, margin=1.15):
     return pairs, sum(len(v) * (len(v) - 1) // 2 for v in by_label.values())
 
 
-def ranking_picks(rows, factor, clock_ghz=1.98, margin=1.15):
+def ranking_picks(rows, factor, clock_ghz=1.98, margin=1.15, window=None):
     """What the search would keep of each program's measured variants with
     the compiled constants: the veto refuses a variant dearer with latency
     than the unfused program, and the rest are ranked by the roofline with
     latency past `factor` times it (None: the roofline alone, as the search
-    ranks now; 1: the latency term, `latency-model=true`).
+    ranks now; 1: the latency term, `latency-model=true`). With `window`,
+    only the variants whose roofline is less than 1 + window times the
+    lowest of those kept compete.
     Returns the picks more than `margin` slower than the program's fastest
     variant, as (label, variant, its us, the fastest us), and the sum of the
     picks' log slowdowns."""
@@ -189,6 +191,11 @@ def ranking_picks(rows, factor, clock_ghz=1.98, margin=1.15):
         limit = estimate(variants["unfused"][1], 1)
         kept = {w: v for w, v in variants.items()
                 if w == "unfused" or estimate(v[1], 1) <= limit}
+        if window is not None:
+            lowest = min(estimate(v[1], None) for v in kept.values())
+            kept = {w: v for w, v in kept.items()
+                    if estimate(v[1], None) <= lowest or
+                    estimate(v[1], None) < (1 + window) * lowest}
         which = min(kept, key=lambda w: (estimate(kept[w][1], factor), w))
         fastest = min(t for t, _ in variants.values())
         t = variants[which][0]
@@ -282,6 +289,13 @@ def main():
         name = "the roofline" if factor is None else f"latency past {factor}x"
         print(f"ranked by {name} (with the veto): {len(slow)} picks more "
               f"than 15% slower than the fastest variant, log loss {loss:.2f}")
+    for window in (0.25, 0.5, 1.0):
+        for factor in (2, 1):
+            slow, loss = ranking_picks(rows, factor, window=window)
+            print(f"ranked by latency past {factor}x among the variants "
+                  f"within {1 + window:g}x of the lowest roofline (with the "
+                  f"veto): {len(slow)} picks more than 15% slower, log loss "
+                  f"{loss:.2f}")
     for (label, t, kernels), p in sorted(zip(rows, predicted),
                                          key=lambda x: x[0][0]):
         print(f"  {label:55s} {len(kernels):2d} kernels  measured "

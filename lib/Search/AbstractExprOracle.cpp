@@ -428,6 +428,14 @@ bool SubexprOracle::isEquivalent(ExprRef a, ExprRef b) {
       result = isShifted(pa) == isShifted(pb) &&
                impl->norm.eraseStabilizers(pa, stabilized) ==
                    impl->norm.eraseStabilizers(pb, stabilized);
+    } else if (pa || pb) {
+      // One is past the normal form's limits (its expansion or its
+      // coefficients overflow), the other not: expressions equal under the
+      // axioms have one normal form and expand alike, so they differ.
+      // Judged equal, every output of the candidates x * 1e-6 squared twice
+      // matched an RMSNorm's, and a residual add and RMSNorm screened 32000
+      // wrong kernels in a minute.
+      result = false;
     }
   }
   std::lock_guard<std::mutex> lock(impl->mutex);

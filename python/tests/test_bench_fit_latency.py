@@ -67,3 +67,9 @@ def test_ranking_picks_count_latency_past_a_factor_of_the_roofline():
     assert slow == [("a", "program", 30.0, 10.0)]
     assert abs(loss - __import__("math").log(3)) < 1e-9
     assert fit.ranking_picks(rows, 2) == ([], 0.0)
+    # Among the variants within 1.5x of the lowest roofline (5: "program"),
+    # "latency" (6) competes, and with latency it is the cheaper (6 against
+    # 14); within 1.1x only "program" is left.
+    assert fit.ranking_picks(rows, 1, window=0.5) == ([], 0.0)
+    slow, _ = fit.ranking_picks(rows, 1, window=0.1)
+    assert slow == [("a", "program", 30.0, 10.0)]

@@ -218,6 +218,31 @@ TEST_F(SubexprOracleTest, BrokenExampleMicroGraphsArePruned) {
   }
 }
 
+/// An expression past the normal form's limits is not equivalent to one
+/// within them: (x * 1e-6)^4 has a coefficient of 10^-24, which overflows,
+/// and was judged equal to every output of a residual add and RMSNorm, so
+/// that the search screened tens of thousands of wrong kernels.
+TEST_F(SubexprOracleTest, PastTheNormalFormIsNotEquivalent) {
+  ExprContext ctx;
+  ExprRef x = ctx.getInput(0), r = ctx.getInput(1), w = ctx.getInput(2);
+  ExprRef h = ctx.getAdd(x, r);
+  ExprRef norm = ctx.getMul(ctx.getRmsNorm(h, 4096, 1e-6), w);
+  SubexprOracle oracle(ctx, {h, norm});
+  ExprRef tiny =
+      ctx.getSquare(ctx.getSquare(ctx.getMul(x, ctx.getConstant(1e-6))));
+  EXPECT_FALSE(oracle.isEquivalent(tiny, h));
+  EXPECT_FALSE(oracle.isEquivalent(tiny, norm));
+  EXPECT_FALSE(oracle.isEquivalent(norm, tiny));
+  // Both past it: not judged, left to screening.
+  ExprRef tinier =
+      ctx.getSquare(ctx.getSquare(ctx.getMul(r, ctx.getConstant(1e-6))));
+  EXPECT_TRUE(oracle.isEquivalent(tiny, tinier));
+  // Within it, as before.
+  EXPECT_TRUE(oracle.isEquivalent(ctx.getAdd(r, x), h));
+  EXPECT_TRUE(
+      oracle.isEquivalent(ctx.getMul(w, ctx.getRmsNorm(h, 4096, 1e-6)), norm));
+}
+
 /// rms_norm(X) W: the values of the fused kernel, written by hand.
 TEST_F(SubexprOracleTest, RmsNormMatmul) {
   ExprContext ctx;
