@@ -547,79 +547,22 @@ struct FuseElementwiseEpilogue : KernelFusionPattern {
 struct FuseElementwisePrologue : KernelFusionPattern {
   using KernelFusionPattern::KernelFusionPattern;
 
-  LogicalResult matchAndRewrite(Operation *op,
-                                PatternRewriter &rewriter) const override {
-    // A transpose is applied to tiles too: each tile of its result is a
-    // tile of its operand with the dims permuted.
-    auto transpose = dyn_cast<kernel::TransposeOp>(op);
-    // So is a concat whose tiles hold the whole joined dim (a rotary
-    // embedding's rotate_half: the concat of a negated half and the other).
-    auto concat = dyn_cast<kernel::ConcatOp>(op);
-    if (!transpose && !concat && !isFusableElementwise(op))
-      return rewriter.notifyMatchFailure(
-          op, "not an elementwise kernel op, a transpose or a concat");
+  /// Builds with `trial`, in `custom`'s place, the kernel that loads the
+  /// operands of `op` where `custom` loads its result and applies `op` to
+  /// their tiles; null, with `why` set, where it cannot.
+  kernel::CustomOp buildFused(Operation *op, kernel::CustomOp custom,
+                              IRRewriter &trial, StringRef &why) const {
     Value result = op->getResult(0);
-    if (result.use_empty() || !llvm::all_equal(result.getUsers()))
-      return rewriter.notifyMatchFailure(op, "not read by one op only");
-    Operation *reader = *result.getUsers().begin();
-    // The default block graph of an op on rank-0 tensors works on views of
-    // them as vectors, which no load here could follow.
-    if (hasRankZeroTensor(op) || hasRankZeroTensor(reader))
-      return rewriter.notifyMatchFailure(op, "a rank-0 tensor has no tiles");
-    if (reader->getBlock() != op->getBlock())
-      return rewriter.notifyMatchFailure(op, "read in another block");
-    // The fused kernel is built out of the pattern driver's sight (see
-    // announce).
-    IRRewriter trial(rewriter.getContext());
-    auto custom = dyn_cast<kernel::CustomOp>(reader);
-    // A pre-defined op that reads a transpose (a lone linear layer's
-    // matmul, which the search keeps as a library kernel) or a concat (the
-    // product of a rotary embedding's rotate_half) gets here the default
-    // block graph the GPU lowering would give it, so that it too loads the
-    // operands as stored; the costs below decide. `wrapped` is the
-    // kernel of it that reads the transpose, a scratch copy erased in the
-    // end. Where that graph is a split pair (X^T X: one output tile, a long
-    // k), `combining` is its second kernel, which sums the partials of the
-    // first and stays if the fusion is made.
-    // So does one that reads a mask's where (a masked_fill kept as its
-    // kernel op) or an input's int_to_float, which then loads the mask or
-    // the integers itself.
-    kernel::CustomOp wrapped, combining;
-    if (!custom && (transpose || concat || kernel::isInputConversion(op)) &&
-        hasDefaultBlockGraph(reader)) {
-      trial.setInsertionPoint(reader);
-      Operation *copy = trial.clone(*reader);
-      ScopedDiagnosticHandler quiet(op->getContext(),
-                                    [](Diagnostic &) { return success(); });
-      FailureOr<kernel::CustomOp> made = wrapInDefaultBlockGraph(
-          trial, copy, kDefaultBlockGraphSharedMemBytes);
-      if (failed(made)) {
-        trial.eraseOp(copy);
-        return rewriter.notifyMatchFailure(op, "no default block graph fits");
-      }
-      custom = wrapped = *made;
-      if (!llvm::is_contained(made->getInputs(), result)) {
-        combining = *made;
-        custom = wrapped =
-            made->getInputs().front().getDefiningOp<kernel::CustomOp>();
-      }
-    }
-    if (!custom)
-      return rewriter.notifyMatchFailure(op, "not read by a custom kernel");
-    auto eraseWrapped = [&] {
-      if (combining)
-        trial.eraseOp(combining);
-      if (wrapped)
-        trial.eraseOp(wrapped);
-    };
+    auto transpose = dyn_cast<kernel::TransposeOp>(op);
+    auto concat = dyn_cast<kernel::ConcatOp>(op);
     ArrayRef<int64_t> shape = shapeOf(result);
     for (auto [i, v] : llvm::enumerate(custom.getInputs())) {
       if (v != result)
         continue;
       for (Operation *user : custom.getInputArgument(i).getUsers()) {
         if (!isTileLocal(op, shapeOf(user->getResult(0)))) {
-          eraseWrapped();
-          return rewriter.notifyMatchFailure(op, "tiles hold parts of rows");
+          why = "tiles hold parts of rows";
+          return nullptr;
         }
         // Past the end of a ragged tile the load reads zeros, which the
         // kernel may sum (a ragged loop over k, a row sum): the op must
@@ -628,16 +571,15 @@ struct FuseElementwisePrologue : KernelFusionPattern {
         if (auto load = dyn_cast<block::LoadOp>(user);
             load && load.hasRaggedTiles() && !keepsZeros(op) &&
             !padsReachNoStore(load)) {
-          eraseWrapped();
-          return rewriter.notifyMatchFailure(
-              op, "a ragged tile, past whose end the op is not 0");
+          why = "a ragged tile, past whose end the op is not 0";
+          return nullptr;
         }
         // A mask places its tiles as their load does; a window would shift
         // them, which block.triangle_fill cannot say.
         if (auto load = dyn_cast<block::LoadOp>(user);
             load && load.getOffsets() && isa<kernel::TriangleFillOp>(op)) {
-          eraseWrapped();
-          return rewriter.notifyMatchFailure(op, "a window of a mask");
+          why = "a window of a mask";
+          return nullptr;
         }
       }
     }
@@ -713,7 +655,7 @@ struct FuseElementwisePrologue : KernelFusionPattern {
           operandTile[concat.getDim()] = full[concat.getDim()];
         IntegerAttr operandFmap;
         if (loopDim >= 0 && !stretched(loopDim))
-          operandFmap = rewriter.getI64IntegerAttr(loopDim);
+          operandFmap = trial.getI64IntegerAttr(loopDim);
         // A transpose's result dim d is its operand's dim permutation[d]:
         // the grid and the loop cut that dim, and the tile is loaded in
         // the operand's order.
@@ -721,7 +663,7 @@ struct FuseElementwisePrologue : KernelFusionPattern {
           ArrayRef<int64_t> permutation = transpose.getPermutation();
           imap = remapTensorDims(imap, permutation);
           if (loopDim >= 0)
-            operandFmap = rewriter.getI64IntegerAttr(permutation[loopDim]);
+            operandFmap = trial.getI64IntegerAttr(permutation[loopDim]);
           for (auto [d, p] : llvm::enumerate(permutation))
             operandTile[p] = tile[d];
         }
@@ -756,7 +698,7 @@ struct FuseElementwisePrologue : KernelFusionPattern {
             operandTile, block::getLoadedElementType(
                              getElementTypeOrSelf(operand.getType()),
                              getElementTypeOrSelf(load.getTile().getType())));
-        auto dimMap = block::DimMapAttr::get(rewriter.getContext(), imap);
+        auto dimMap = block::DimMapAttr::get(trial.getContext(), imap);
         Value source = argumentOf(operand);
         // A tile the iteration loads anyway is loaded once (X^T X reads
         // X's tile as stored for both operands); a load reads only block
@@ -789,6 +731,150 @@ struct FuseElementwisePrologue : KernelFusionPattern {
     }
     for (BlockArgument arg : llvm::reverse(resultArgs))
       body.eraseArgument(arg.getArgNumber());
+    return fused;
+  }
+
+  /// `op`'s result read by several custom kernels: each computes `op` on
+  /// its own tiles and the op's launch goes, where the cost model finds the
+  /// readers so faster than the op and the readers as they are (a
+  /// transpose of K that a kernel of K's column norms and the matmul with
+  /// the queries both read was a launch of its own).
+  LogicalResult fuseIntoEveryReader(Operation *op,
+                                    ArrayRef<Operation *> readers,
+                                    PatternRewriter &rewriter) const {
+    for (Operation *reader : readers)
+      if (!isa<kernel::CustomOp>(reader) || hasRankZeroTensor(reader))
+        return rewriter.notifyMatchFailure(
+            op, "read by several ops, not all custom kernels");
+    FailureOr<search::KernelCost> before = getCost(op);
+    if (failed(before))
+      return rewriter.notifyMatchFailure(op, "no cost");
+    search::KernelCost after;
+    // Built out of the pattern driver's sight (see announce).
+    IRRewriter trial(rewriter.getContext());
+    SmallVector<kernel::CustomOp> fusedKernels;
+    auto fail = [&](StringRef why) {
+      for (kernel::CustomOp fused : fusedKernels)
+        trial.eraseOp(fused);
+      return rewriter.notifyMatchFailure(op, why);
+    };
+    for (Operation *reader : readers) {
+      StringRef why;
+      kernel::CustomOp fused =
+          buildFused(op, cast<kernel::CustomOp>(reader), trial, why);
+      if (!fused)
+        return fail(why);
+      fusedKernels.push_back(fused);
+      FailureOr<search::KernelCost> cost = getValidCost(fused);
+      FailureOr<search::KernelCost> consumer = getCost(reader);
+      if (failed(cost) || failed(consumer))
+        return fail("no valid kernel");
+      after += *cost;
+      *before += *consumer;
+    }
+    if (after.totalUs >= before->totalUs ||
+        search::isVetoedByLatency(after, *before, costOptions))
+      return fail("no faster valid kernels");
+    LLVM_DEBUG(llvm::dbgs()
+               << "[fuse-kernel-elementwise] prologue of " << readers.size()
+               << " kernels " << *op << ": " << before->totalUs << " -> "
+               << after.totalUs << " us\n");
+    for (auto [reader, fused] : llvm::zip_equal(readers, fusedKernels)) {
+      announce(rewriter, fused);
+      rewriter.replaceOp(reader, fused.getResults());
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    // A transpose is applied to tiles too: each tile of its result is a
+    // tile of its operand with the dims permuted.
+    auto transpose = dyn_cast<kernel::TransposeOp>(op);
+    // So is a concat whose tiles hold the whole joined dim (a rotary
+    // embedding's rotate_half: the concat of a negated half and the other).
+    auto concat = dyn_cast<kernel::ConcatOp>(op);
+    if (!transpose && !concat && !isFusableElementwise(op))
+      return rewriter.notifyMatchFailure(
+          op, "not an elementwise kernel op, a transpose or a concat");
+    Value result = op->getResult(0);
+    if (result.use_empty())
+      return rewriter.notifyMatchFailure(op, "not read");
+    // The readers in the order of the block, whatever the use list's.
+    SmallVector<Operation *> readers;
+    for (Operation *user : result.getUsers())
+      if (!llvm::is_contained(readers, user))
+        readers.push_back(user);
+    if (readers.size() > 1) {
+      if (llvm::any_of(readers, [&](Operation *reader) {
+            return reader->getBlock() != op->getBlock();
+          }))
+        return rewriter.notifyMatchFailure(op, "read in another block");
+      llvm::sort(readers, [](Operation *a, Operation *b) {
+        return a->isBeforeInBlock(b);
+      });
+      if (hasRankZeroTensor(op))
+        return rewriter.notifyMatchFailure(op, "a rank-0 tensor has no tiles");
+      return fuseIntoEveryReader(op, readers, rewriter);
+    }
+    Operation *reader = readers.front();
+    // The default block graph of an op on rank-0 tensors works on views of
+    // them as vectors, which no load here could follow.
+    if (hasRankZeroTensor(op) || hasRankZeroTensor(reader))
+      return rewriter.notifyMatchFailure(op, "a rank-0 tensor has no tiles");
+    if (reader->getBlock() != op->getBlock())
+      return rewriter.notifyMatchFailure(op, "read in another block");
+    // The fused kernel is built out of the pattern driver's sight (see
+    // announce).
+    IRRewriter trial(rewriter.getContext());
+    auto custom = dyn_cast<kernel::CustomOp>(reader);
+    // A pre-defined op that reads a transpose (a lone linear layer's
+    // matmul, which the search keeps as a library kernel) or a concat (the
+    // product of a rotary embedding's rotate_half) gets here the default
+    // block graph the GPU lowering would give it, so that it too loads the
+    // operands as stored; the costs below decide. `wrapped` is the
+    // kernel of it that reads the transpose, a scratch copy erased in the
+    // end. Where that graph is a split pair (X^T X: one output tile, a long
+    // k), `combining` is its second kernel, which sums the partials of the
+    // first and stays if the fusion is made.
+    // So does one that reads a mask's where (a masked_fill kept as its
+    // kernel op) or an input's int_to_float, which then loads the mask or
+    // the integers itself.
+    kernel::CustomOp wrapped, combining;
+    if (!custom && (transpose || concat || kernel::isInputConversion(op)) &&
+        hasDefaultBlockGraph(reader)) {
+      trial.setInsertionPoint(reader);
+      Operation *copy = trial.clone(*reader);
+      ScopedDiagnosticHandler quiet(op->getContext(),
+                                    [](Diagnostic &) { return success(); });
+      FailureOr<kernel::CustomOp> made = wrapInDefaultBlockGraph(
+          trial, copy, kDefaultBlockGraphSharedMemBytes);
+      if (failed(made)) {
+        trial.eraseOp(copy);
+        return rewriter.notifyMatchFailure(op, "no default block graph fits");
+      }
+      custom = wrapped = *made;
+      if (!llvm::is_contained(made->getInputs(), result)) {
+        combining = *made;
+        custom = wrapped =
+            made->getInputs().front().getDefiningOp<kernel::CustomOp>();
+      }
+    }
+    if (!custom)
+      return rewriter.notifyMatchFailure(op, "not read by a custom kernel");
+    auto eraseWrapped = [&] {
+      if (combining)
+        trial.eraseOp(combining);
+      if (wrapped)
+        trial.eraseOp(wrapped);
+    };
+    StringRef why;
+    kernel::CustomOp fused = buildFused(op, custom, trial, why);
+    if (!fused) {
+      eraseWrapped();
+      return rewriter.notifyMatchFailure(op, why);
+    }
 
     // Fuse only into a valid kernel that beats the two launches (the fused
     // kernel and the one combining its partials, for a split pair).

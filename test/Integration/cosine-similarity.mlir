@@ -4,9 +4,9 @@
 // transpose and a matmul). The queries' norms are computed in the matmul's
 // kernel and scale its rows, the keys' norms in a kernel of their own and
 // scale its columns: no normalized copy of Q or K is written, and the
-// matmul runs on tensor cores. K^T is still written by a launch of its own:
-// both kernels read it, and a transpose joins a kernel's prologue only when
-// one kernel reads it (--fuse-kernel-elementwise).
+// matmul runs on tensor cores. Both kernels load K as stored and transpose
+// their tiles (--fuse-kernel-elementwise computes a transpose that several
+// kernels read in each of them): no K^T is written.
 // RUN: mlsopt-opt %s --convert-linalg-to-kernel -o %t.kernel.mlir
 // RUN: FileCheck %s --check-prefix=IMPORT < %t.kernel.mlir
 // RUN: mlsopt-opt %t.kernel.mlir --superoptimize="timeout=10 keep-reference=true" -o %t.opt.mlir
@@ -26,10 +26,11 @@
 // IMPORT: kernel.matmul
 // IMPORT: return
 // OPT-LABEL: func.func @cosine(
-// OPT-NOT: kernel.matmul
-// OPT-NOT: kernel.mul
+// OPT-SAME: %[[Q:.*]]: tensor<64x128xf16>, %[[K:.*]]: tensor<1024x128xf16>)
+// OPT-NEXT: %[[N:.*]] = kernel.custom(%[[K]])
+// OPT: block.transpose
 // OPT: block.reduce_sum
-// OPT: kernel.custom
+// OPT: kernel.custom(%[[Q]], %[[K]], %[[N]])
 // OPT: block.reduce_sum
 // OPT: block.matmul
 // OPT-NOT: kernel.

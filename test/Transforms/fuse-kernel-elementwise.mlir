@@ -730,3 +730,94 @@ func.func @relu_sum(%x: tensor<64x1025xf32>) -> tensor<64x1xf32> {
   }
   return %s : tensor<64x1xf32>
 }
+
+// -----
+
+// K^T read by two kernels, one of K's column norms and the matmul of the
+// queries with K^T (cosine similarities, as --superoptimize leaves them):
+// each kernel loads K as stored and transposes its tiles, and the
+// transpose's launch goes (2 launches, 3 before).
+// CHECK-LABEL: func.func @transpose_read_by_two_kernels(
+// CHECK-SAME: %[[Q:.*]]: tensor<64x128xf16>, %[[K:.*]]: tensor<1024x128xf16>)
+// CHECK-NOT: kernel.transpose
+// CHECK: %[[N:.*]] = kernel.custom(%[[K]])
+// CHECK: block.load %{{.*}} imap <x = 0> : tensor<1024x128xf16> -> tensor<4x128xf32>
+// CHECK-NEXT: block.transpose %{{.*}} [1, 0] : tensor<4x128xf32>
+// CHECK: kernel.custom(%[[Q]], %[[K]], %[[N]])
+// CHECK: %[[T:.*]] = block.load %{{.*}} imap <y = 0> : tensor<1024x128xf16> -> tensor<16x128xf16>
+// CHECK-NEXT: %[[TT:.*]] = block.transpose %[[T]] [1, 0] : tensor<16x128xf16>
+// CHECK: block.matmul %{{.*}}, %[[TT]]
+// CHECK-NOT: kernel.transpose
+// CHECK: return
+func.func @transpose_read_by_two_kernels(%arg0: tensor<64x128xf16>, %arg1: tensor<1024x128xf16>) -> tensor<64x1024xf16> {
+  %0 = kernel.transpose %arg1 [1, 0] : tensor<1024x128xf16>
+  %1 = kernel.custom(%0) grid <256, 1, 1> block <128, 1, 1> : (tensor<128x1024xf16>) -> tensor<1x1024xf16> {
+  ^bb0(%in0: tensor<128x1024xf16>, %out0: tensor<1x1024xf16>):
+    %3 = block.for_loop 1 iterations accumulate (sum) : tensor<1x4xf32> {
+      %5 = block.load %in0 imap <x = 1> : tensor<128x1024xf16> -> tensor<128x4xf32>
+      %6 = thread.graph(%5) : (tensor<128x4xf32>) -> tensor<128x4xf32> {
+      ^bb0(%arg2: f32):
+        %8 = thread.unary square %arg2 : f32
+        thread.yield %8 : f32
+      }
+      %7 = block.reduce_sum %6 dim 0 : tensor<128x4xf32>
+      block.yield %7 : tensor<1x4xf32>
+    }
+    %4 = thread.graph(%3) : (tensor<1x4xf32>) -> tensor<1x4xf32> {
+    ^bb0(%arg2: f32):
+      %5 = thread.unary rsqrt %arg2 : f32
+      thread.yield %5 : f32
+    }
+    block.store %4, %out0 omap <x = 1> : tensor<1x4xf32> into tensor<1x1024xf16>
+    block.return
+  }
+  %2 = kernel.custom(%arg0, %0, %1) grid <16, 64, 1> block <128, 1, 1> : (tensor<64x128xf16>, tensor<128x1024xf16>, tensor<1x1024xf16>) -> tensor<64x1024xf16> {
+  ^bb0(%in0: tensor<64x128xf16>, %in1: tensor<128x1024xf16>, %in2: tensor<1x1024xf16>, %out0: tensor<64x1024xf16>):
+    %3 = block.for_loop 1 iterations accumulate (sum) : tensor<4x16xf32> {
+      %4 = block.load %in0 imap <x = 0> : tensor<64x128xf16> -> tensor<4x128xf32>
+      %5 = thread.graph(%4) : (tensor<4x128xf32>) -> tensor<4x128xf32> {
+      ^bb0(%arg2: f32):
+        %12 = thread.unary square %arg2 : f32
+        thread.yield %12 : f32
+      }
+      %6 = block.load %in0 imap <x = 0> : tensor<64x128xf16> -> tensor<4x128xf16>
+      %7 = block.load %in1 imap <y = 1> : tensor<128x1024xf16> -> tensor<128x16xf16>
+      %8 = block.load %in2 imap <y = 1> : tensor<1x1024xf16> -> tensor<1x16xf32>
+      %9 = block.reduce_sum %5 dim 1 : tensor<4x128xf32>
+      %10 = block.matmul %6, %7 : tensor<4x128xf16>, tensor<128x16xf16> -> tensor<4x16xf32>
+      %11 = thread.graph(%9, %8, %10) : (tensor<4x1xf32>, tensor<1x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32> {
+      ^bb0(%arg2: f32, %arg3: f32, %arg4: f32):
+        %12 = thread.unary rsqrt %arg2 : f32
+        %13 = thread.binary mul %arg3, %arg4 : f32
+        %14 = thread.binary mul %12, %13 : f32
+        thread.yield %14 : f32
+      }
+      block.yield %11 : tensor<4x16xf32>
+    }
+    block.store %3, %out0 omap <x = 0, y = 1> : tensor<4x16xf32> into tensor<64x1024xf16>
+    block.return
+  }
+  return %2 : tensor<64x1024xf16>
+}
+
+// -----
+
+// The same K^T also returned: the transpose stays, and so do its readers.
+// CHECK-LABEL: func.func @transpose_also_returned(
+// CHECK: %[[T:.*]] = kernel.transpose
+// CHECK: kernel.custom(%[[T]])
+// CHECK: return %[[T]]
+func.func @transpose_also_returned(%k: tensor<1024x128xf16>) -> (tensor<128x1024xf16>, tensor<1x1024xf16>) {
+  %0 = kernel.transpose %k [1, 0] : tensor<1024x128xf16>
+  %1 = kernel.custom(%0) grid <256, 1, 1> block <128, 1, 1> : (tensor<128x1024xf16>) -> tensor<1x1024xf16> {
+  ^bb0(%in0: tensor<128x1024xf16>, %out0: tensor<1x1024xf16>):
+    %3 = block.for_loop 1 iterations accumulate (sum) : tensor<1x4xf32> {
+      %5 = block.load %in0 imap <x = 1> : tensor<128x1024xf16> -> tensor<128x4xf32>
+      %7 = block.reduce_sum %5 dim 0 : tensor<128x4xf32>
+      block.yield %7 : tensor<1x4xf32>
+    }
+    block.store %3, %out0 omap <x = 1> : tensor<1x4xf32> into tensor<1x1024xf16>
+    block.return
+  }
+  return %0, %1 : tensor<128x1024xf16>, tensor<1x1024xf16>
+}

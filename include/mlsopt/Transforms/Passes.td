@@ -142,7 +142,11 @@ def FuseKernelElementwise : Pass<"fuse-kernel-elementwise", "::mlir::func::FuncO
       loop). This one is made only when the cost model of the module's
       target says the fused kernel beats the two launches, by the roofline
       and not slower with the latency term: a kernel whose blocks all read
-      the result would read every operand as often.
+      the result would read every operand as often. An op whose result
+      several custom kernels read, and nothing else, is applied so in each
+      of them where the cost model says those kernels together beat the op
+      and the kernels as they were (a transpose of the keys that a kernel
+      of their norms and the matmul with the queries both read).
     - *Transposes.* A `kernel.transpose` read only by one custom kernel is
       a prologue too: the kernel loads tiles of the transpose's operand, cut
       along the permuted dims, and `block.transpose` puts each tile in the
