@@ -192,10 +192,11 @@ def ranking_picks(rows, factor, clock_ghz=1.98, margin=1.15, window=None):
         kept = {w: v for w, v in variants.items()
                 if w == "unfused" or estimate(v[1], 1) <= limit}
         if window is not None:
-            lowest = min(estimate(v[1], None) for v in kept.values())
+            roofline = {w: estimate(v[1], None) for w, v in kept.items()}
+            lowest = min(roofline.values())
             kept = {w: v for w, v in kept.items()
-                    if estimate(v[1], None) <= lowest or
-                    estimate(v[1], None) < (1 + window) * lowest}
+                    if roofline[w] <= lowest or
+                    roofline[w] < (1 + window) * lowest}
         which = min(kept, key=lambda w: (estimate(kept[w][1], factor), w))
         fastest = min(t for t, _ in variants.values())
         t = variants[which][0]

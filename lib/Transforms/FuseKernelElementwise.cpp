@@ -742,10 +742,9 @@ struct FuseElementwisePrologue : KernelFusionPattern {
   LogicalResult fuseIntoEveryReader(Operation *op,
                                     ArrayRef<Operation *> readers,
                                     PatternRewriter &rewriter) const {
-    for (Operation *reader : readers)
-      if (!isa<kernel::CustomOp>(reader) || hasRankZeroTensor(reader))
-        return rewriter.notifyMatchFailure(
-            op, "read by several ops, not all custom kernels");
+    if (!llvm::all_of(readers, llvm::IsaPred<kernel::CustomOp>))
+      return rewriter.notifyMatchFailure(
+          op, "read by several ops, not all custom kernels");
     FailureOr<search::KernelCost> before = getCost(op);
     if (failed(before))
       return rewriter.notifyMatchFailure(op, "no cost");
@@ -801,30 +800,26 @@ struct FuseElementwisePrologue : KernelFusionPattern {
     Value result = op->getResult(0);
     if (result.use_empty())
       return rewriter.notifyMatchFailure(op, "not read");
-    // The readers in the order of the block, whatever the use list's.
     SmallVector<Operation *> readers;
     for (Operation *user : result.getUsers())
       if (!llvm::is_contained(readers, user))
         readers.push_back(user);
+    // The default block graph of an op on rank-0 tensors works on views of
+    // them as vectors, which no load here could follow.
+    if (hasRankZeroTensor(op) || llvm::any_of(readers, hasRankZeroTensor))
+      return rewriter.notifyMatchFailure(op, "a rank-0 tensor has no tiles");
+    if (llvm::any_of(readers, [&](Operation *reader) {
+          return reader->getBlock() != op->getBlock();
+        }))
+      return rewriter.notifyMatchFailure(op, "read in another block");
     if (readers.size() > 1) {
-      if (llvm::any_of(readers, [&](Operation *reader) {
-            return reader->getBlock() != op->getBlock();
-          }))
-        return rewriter.notifyMatchFailure(op, "read in another block");
+      // In the order of the block, whatever the use list's.
       llvm::sort(readers, [](Operation *a, Operation *b) {
         return a->isBeforeInBlock(b);
       });
-      if (hasRankZeroTensor(op))
-        return rewriter.notifyMatchFailure(op, "a rank-0 tensor has no tiles");
       return fuseIntoEveryReader(op, readers, rewriter);
     }
     Operation *reader = readers.front();
-    // The default block graph of an op on rank-0 tensors works on views of
-    // them as vectors, which no load here could follow.
-    if (hasRankZeroTensor(op) || hasRankZeroTensor(reader))
-      return rewriter.notifyMatchFailure(op, "a rank-0 tensor has no tiles");
-    if (reader->getBlock() != op->getBlock())
-      return rewriter.notifyMatchFailure(op, "read in another block");
     // The fused kernel is built out of the pattern driver's sight (see
     // announce).
     IRRewriter trial(rewriter.getContext());
