@@ -47,6 +47,24 @@ using namespace mlsopt::search::enumeration;
 
 namespace {
 
+/// A map for the few keys a level of custom kernels is asked for (kinds of
+/// room, sets of unmatched targets), searched in order. A long search keeps
+/// a level for each of ~10^5 sets of values, and the smallest table of a
+/// DenseMap (64 buckets, 9 KB with these values) was most of its memory.
+template <typename KeyT, typename ValueT> class FewKeyMap {
+public:
+  ValueT &operator[](const KeyT &key) {
+    for (auto &[k, v] : entries)
+      if (k == key)
+        return v;
+    return entries.emplace_back(key, ValueT()).second;
+  }
+  size_t size() const { return entries.size(); }
+
+private:
+  SmallVector<std::pair<KeyT, ValueT>, 1> entries;
+};
+
 class Search {
 public:
   Search(const SearchProblem &problem, const SearchOptions &options,
@@ -255,7 +273,7 @@ private:
     SmallVector<double> boundUs;
     /// Per skeleton and set of unmatched targets: the lower bound of its
     /// kernels that store those targets.
-    llvm::SmallDenseMap<uint64_t, SmallVector<double>, 2> completingBoundUs;
+    FewKeyMap<uint64_t, SmallVector<double>> completingBoundUs;
     /// The skeletons in ascending order of the bound a kernel of theirs
     /// must fit in the room, per kind of room (the unmatched targets where
     /// it can complete the program, and its flags). A node asks for the
@@ -266,7 +284,7 @@ private:
       SmallVector<double> needUs;
       SmallVector<unsigned> skeletons;
     };
-    llvm::DenseMap<std::pair<uint64_t, unsigned>, NeedOrder> needOrders;
+    FewKeyMap<std::pair<uint64_t, unsigned>, NeedOrder> needOrders;
     /// Per block-op count and skeleton: its block graphs; null until
     /// enumerated.
     SmallVector<
@@ -1165,8 +1183,12 @@ Search::getCustomCandidates(const SubsetLevels &subsetLevels, Level &level,
                       std::shared_ptr<const std::vector<CustomCandidate>>>
       uncached;
   for (auto [j, i] : llvm::enumerate(toEnumerate)) {
+    // Built at its exact size: the enumeration's vector grew by doubling,
+    // and the cache would otherwise keep up to twice the memory its block
+    // graphs need.
     auto candidates = std::make_shared<const std::vector<CustomCandidate>>(
-        std::move(perSkeleton[j]));
+        std::make_move_iterator(perSkeleton[j].begin()),
+        std::make_move_iterator(perSkeleton[j].end()));
     if (cachedCandidates + candidates->size() <= kMaxCachedCandidates) {
       cachedCandidates += candidates->size();
       graphs[i] = std::move(candidates);
