@@ -328,8 +328,34 @@ class _CompileHandle:
         return True
 
 
+def _not_provided(owner, name, replacements):
+    """The AttributeError for `name`, saying what to use instead where it
+    is a Mirage method mlsopt does not provide (`replacements`)."""
+    if name in replacements:
+        return AttributeError(
+            f"{owner} has no {name!r}: Mirage has it, mlsopt does not; "
+            f"{replacements[name]}")
+    return AttributeError(f"{owner!r} object has no attribute {name!r}")
+
+
 class KernelGraph:
     """A kernel graph (Mirage's KNGraph) in mlsopt's kernel dialect."""
+
+    # Mirage's KNGraph methods mlsopt lacks, and what a ported script
+    # calls instead (docs/python.md, "Not provided").
+    _MIRAGE_REPLACEMENTS = {
+        "pow": "the kernel dialect has no power op; use square, sqrt, or "
+               "exp of a product with a log",
+        "to_json": "save the graph with g.mlir() and load it with "
+                   "mi.from_mlir(text)",
+        "get_error_message": "a graph that cannot be lowered raises "
+                             "MLIRError with the diagnostic; "
+                             "valid_kernels() says whether it lowers",
+    }
+
+    def __getattr__(self, name):
+        # Only reached for names the class and instance lack.
+        raise _not_provided("KernelGraph", name, self._MIRAGE_REPLACEMENTS)
 
     def __init__(self, core=None, column_major_inputs=(),
                  column_major_outputs=()):
@@ -796,8 +822,8 @@ class KernelGraph:
         """Runs the graph on `inputs` (one array per input, in order) and
         returns the list of outputs. numpy arrays (and torch CPU tensors) run
         on the CPU through MLIR's ExecutionEngine; results come back as numpy
-        arrays (torch tensors for torch inputs) of the output dtype, float32
-        for bfloat16. torch CUDA tensors run on their GPU: the graph is
+        arrays of the output dtype, float32 for bfloat16 (torch tensors of
+        the output dtype for torch inputs). torch CUDA tensors run on their GPU: the graph is
         lowered for the device's chip (or `target=`, or Mirage's
         `target_cc=90`) and its launch plan is replayed through CuPy or
         cuda-python; results are CUDA tensors. `outputs=[t, ...]` (tensors of
@@ -854,8 +880,14 @@ class KernelGraph:
                 for r, out in zip(results, self.outputs)
             ]
             if torch_inputs:
+                # torch has bfloat16, which numpy lacks: torch inputs get
+                # tensors of each output's own dtype, as a GPU run returns.
                 import torch
-                outputs = [torch.from_numpy(o) for o in outputs]
+                outputs = [
+                    torch.from_numpy(o).to(torch.bfloat16)
+                    if out.dtype == bfloat16 else torch.from_numpy(o)
+                    for o, out in zip(outputs, self.outputs)
+                ]
         # A column-major output comes back as a view of the row-major
         # result it is transposed.
         return [_reversed_dims(o) if i in self._column_major_outputs else o

@@ -21,7 +21,8 @@ import struct
 
 from . import _mlsopt as _core
 from ._mlsopt import MLIRError
-from .kernel import DTensor, _as_int, _caller, _define_elementwise_methods
+from .kernel import (DTensor, _as_int, _caller, _define_elementwise_methods,
+                     _not_provided)
 
 _GRID_AXES = ("x", "y", "z")
 
@@ -100,6 +101,17 @@ def _dim_map(mapping):
 class TBGraph:
     """A threadblock graph (Mirage's TBGraph): what every block of one
     custom kernel computes."""
+
+    _MIRAGE_REPLACEMENTS = {
+        "forloop_accum_rescale":
+            "the block dialect's rescaling accumulator follows a running "
+            "maximum, not a tensor of factors; build the kernel graph "
+            "without the custom kernel and let superoptimize find the "
+            "online softmax",
+    }
+
+    def __getattr__(self, name):
+        raise _not_provided("TBGraph", name, self._MIRAGE_REPLACEMENTS)
 
     def __init__(self, grid_dim, block_dim, forloop_range, reduction_dimx=None):
         self.grid_dim = _dim3(grid_dim, "grid_dim")

@@ -509,6 +509,21 @@ def test_mirage_dtype_conversion_to_torch():
     assert mi.convert_dtype_to_torch_type(mi.float16) is torch.float16
 
 
+def test_torch_cpu_inputs_get_outputs_of_the_graphs_dtype():
+    # numpy has no bfloat16, torch has: a bf16 graph's outputs are bf16
+    # tensors for torch inputs, as a GPU run returns them (and Mirage).
+    torch = pytest.importorskip("torch")
+    for dtype, torch_dtype in ((mi.bfloat16, torch.bfloat16),
+                               (mi.float16, torch.float16),
+                               (mi.float32, torch.float32)):
+        graph = mi.new_kernel_graph()
+        x = graph.new_input(dims=(2, 3), dtype=dtype)
+        graph.mark_output(graph.exp(x))
+        (out,) = graph(inputs=[torch.zeros(2, 3, dtype=torch_dtype)])
+        assert out.dtype == torch_dtype
+        assert torch.equal(out.float(), torch.ones(2, 3))
+
+
 def test_input_dims_must_be_integers_of_rank_one_or_more():
     import numpy as np
     graph = mi.new_kernel_graph()
@@ -972,3 +987,23 @@ def test_shared_memory_capacity_is_the_limit_kernels_are_sized_to():
 def test_older_mirage_entry_points_name_their_replacement():
     with pytest.raises(AttributeError, match="call graph.superoptimize"):
         mi.optimize
+
+
+def test_mirage_methods_not_provided_say_what_to_use_instead():
+    graph = mi.new_kernel_graph()
+    x = graph.new_input(dims=(2, 3), dtype=mi.float32)
+    with pytest.raises(AttributeError, match="no power op; use square"):
+        graph.pow(x, x)
+    with pytest.raises(AttributeError, match=r"g\.mlir\(\)"):
+        graph.to_json("graph.json")
+    with pytest.raises(AttributeError, match="raises MLIRError"):
+        graph.get_error_message()
+    tb = mi.new_threadblock_graph(grid_dim=(1, 1, 1), block_dim=(128, 1, 1),
+                                  forloop_range=1, reduction_dimx=64)
+    with pytest.raises(AttributeError, match="follows a running maximum"):
+        tb.forloop_accum_rescale
+    # Any other missing name is Python's usual error.
+    with pytest.raises(AttributeError,
+                       match="'KernelGraph' object has no attribute 'nope'"):
+        graph.nope
+    assert not hasattr(graph, "nope")
