@@ -187,9 +187,9 @@ struct Accum {
 struct BlockGraph {
   llvm::SmallVector<unsigned, 4> inputs;
   Layout layout;
-  llvm::SmallVector<SOp, 8> body;
+  llvm::SmallVector<SOp, 4> body;
   llvm::SmallVector<Accum, 4> accums;
-  llvm::SmallVector<SOp, 8> post;
+  llvm::SmallVector<SOp, 2> post;
   llvm::SmallVector<unsigned, 2> stores;
   unsigned threadsPerBlock = 128;
 
