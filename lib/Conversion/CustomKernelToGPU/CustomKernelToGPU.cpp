@@ -83,11 +83,15 @@ SmallVector<tensor::ExtractSliceOp> getSlicesReadThrough(Operation *copy) {
   return slices;
 }
 
+bool isTensorConstant(Operation &op);
+
 /// A function of data movement alone (a slice or a broadcast of its
 /// arguments, returned): copy kernels, so the GPU runs it like any other,
 /// where a function of other non-kernel ops stays host code. So is one
 /// that returns its arguments or reshapes of them (the search may find a
 /// sum over a dim of size 1 is a reshape): each result buffer gets a copy.
+/// So is one that returns tensor constants (a linalg.fill of a constant,
+/// folded): their globals are copied into the result buffers.
 bool isDataMovementOnly(func::FuncOp func) {
   bool copies = false;
   for (Operation &op : func.getBody().getOps()) {
@@ -96,7 +100,8 @@ bool isDataMovementOnly(func::FuncOp func) {
       continue;
     }
     if (!isa<tensor::EmptyOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp,
-             func::ReturnOp>(op))
+             func::ReturnOp>(op) &&
+        !isTensorConstant(op))
       return false;
   }
   return copies || (func.getNumResults() > 0 &&

@@ -12,6 +12,7 @@
 
 // CHECK-DAG: memref.global "private" constant @weight_constant : memref<3x2xf32> = dense<{{\[\[}}5.000000e-01, -1.000000e+00], [2.000000e+00, 2.500000e-01], [-7.500000e-01, 1.500000e+00]]> {alignment = 16 : i64}
 // CHECK-DAG: memref.global "private" constant @weight_constant_0 : memref<5x2xf32> = dense<2.000000e+00> {alignment = 16 : i64}
+// CHECK-DAG: memref.global "private" constant @constant_only_constant : memref<3x3xf32> = dense<2.500000e+00> {alignment = 16 : i64}
 // CHECK-LABEL: func.func @weight(
 // CHECK-SAME: %[[X:.*]]: memref<5x3xf32>, %[[R0:.*]]: memref<5x2xf32> {mlsopt.result_index = 0 : i64}, %[[R1:.*]]: memref<5x2xf32> {mlsopt.result_index = 1 : i64})
 // CHECK: %[[W:.*]] = memref.get_global @weight_constant : memref<3x2xf32>
@@ -35,10 +36,26 @@
 // PLAN-NEXT: 2
 // PLAN: "initializer": "AAAAQAAAAEAAAABAAAAAQAAAAEAAAABAAAAAQAAAAEAAAABAAAAAQA=="
 // PLAN: "launches": [
+// PLAN: "name": "constant_only"
+// PLAN: "initializer": "AAAgQAAAIEAAACBAAAAgQAAAIEAAACBAAAAgQAAAIEAAACBA"
+// PLAN: "kernel": "constant_only_kernel0"
 
 func.func @weight(%x: tensor<5x3xf32>) -> (tensor<5x2xf32>, tensor<5x2xf32>) {
   %w = arith.constant dense<[[0.5, -1.0], [2.0, 0.25], [-0.75, 1.5]]> : tensor<3x2xf32>
   %two = arith.constant dense<2.0> : tensor<5x2xf32>
   %m = kernel.matmul %x, %w : tensor<5x3xf32>, tensor<3x2xf32>
   return %m, %two : tensor<5x2xf32>, tensor<5x2xf32>
+}
+
+// A function that only returns a constant (a linalg.fill of one, folded) is
+// lowered too, not left as tensor code with no GPU binary.
+// CHECK-LABEL: func.func @constant_only(
+// CHECK-SAME: %{{.*}}: memref<3x3xf32>, %[[R:.*]]: memref<3x3xf32> {mlsopt.result_index = 0 : i64})
+// CHECK: %[[C:.*]] = memref.get_global @constant_only_constant
+// CHECK: %[[DC:.*]] = gpu.alloc () : memref<3x3xf32>
+// CHECK: gpu.memcpy %[[DC]], %[[C]]
+// CHECK: gpu.launch_func @mlsopt_kernels::@constant_only_kernel0 {{.*}} args(%[[DC]] : memref<3x3xf32>, %[[R]] : memref<3x3xf32>)
+func.func @constant_only(%x: tensor<3x3xf32>) -> tensor<3x3xf32> {
+  %c = arith.constant dense<2.5> : tensor<3x3xf32>
+  return %c : tensor<3x3xf32>
 }
