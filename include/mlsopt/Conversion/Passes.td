@@ -75,7 +75,11 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       `exp(x * ln 2)` (a base-2 softmax's, within |x ln 2| ulps),
       `math.powf` / `math.fpowi` to the
       power 2 `square` (of `x` for `|x|^2`, a vector norm's), to the power 3
-      `square(x) * x` (within an ulp) and `math.powf` to 0.5 `sqrt`, and a
+      `square(x) * x` (within an ulp) and `math.powf` to 0.5 `sqrt`; in the
+      element type, other integer powers up to 64 by squaring (`x^5 =
+      square(square(x)) * x`, a negative one `1 / x^n`) and any other
+      constant `exp(c * log(x))` (NaN for a negative x, as `powf`; within
+      |c log x| ulps), and a
       constant cast in the body (an f64 eps truncated) is that constant,
       and `x / (1 + exp(-x))` `silu` (in f32 on f16/bf16 values too); GELU's
       tanh approximation spelled out (GPT-2's `0.5 * x * (1 + tanh(sqrt(2 /

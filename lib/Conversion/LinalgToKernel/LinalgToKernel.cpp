@@ -528,6 +528,11 @@ struct PlannedValue {
 /// with size 1 where the value does not vary along a loop, and leading size-1
 /// dims left to numpy broadcasting. The plan is made in full before anything
 /// is created, so a payload it cannot express leaves the IR untouched.
+/// The largest |n| of x^n imported as products: 2 log2(n) kernel ops at
+/// most. A larger integer power has no kernel op (exp(n log x) would lose
+/// the sign of a negative base).
+constexpr int64_t kMaxIntegerPower = 64;
+
 class PayloadPlanner {
 public:
   PayloadPlanner(linalg::LinalgOp op, PatternRewriter &rewriter,
@@ -1293,8 +1298,12 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
     APInt intPower;
     if (matchPattern(exponent, m_ConstantInt(&intPower)))
       power = intPower.getSExtValue();
-    else if (floatPower && floatPower->isInteger())
+    else if (floatPower && floatPower->isInteger() &&
+             std::abs(toDouble(*floatPower)) <= kMaxIntegerPower)
       power = static_cast<int64_t>(toDouble(*floatPower));
+    // An infinite or NaN exponent has no kernel op.
+    if (floatPower && !floatPower->isFinite())
+      floatPower.reset();
     // In f32 on f16 or bf16 values the op is the kernel op before it
     // rounds (see PlannedValue); x^3 would round its square in between.
     bool unrounded = type != elementType;
@@ -1329,6 +1338,43 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
         return {half > 0 ? addStep(buildUnary<kernel::SqrtOp>, x.step)
                          : addStep(buildUnary<kernel::RsqrtOp>, x.step),
                 type != elementType};
+    }
+    // Other constant powers, where the payload computes in the element
+    // type: a chain of kernel ops rounds where the op would round once, so
+    // one computed in f32 on f16 or bf16 values is not imported.
+    if ((power || floatPower) && !unrounded) {
+      PlannedValue x = getTensor(base);
+      if (x.unrounded)
+        return invalid("computes on an f32 result that a kernel op would "
+                       "have rounded");
+      // An integer power by squaring (x^4 = square(square(x))), within an
+      // ulp per product; a negative one is its reciprocal. Either keeps
+      // the sign of a negative base, which exp(c log x) would not.
+      if (power && *power != 0 && std::abs(*power) <= kMaxIntegerPower) {
+        uint64_t n = std::abs(*power);
+        std::optional<unsigned> result;
+        unsigned square = x.step;
+        for (; n; n >>= 1) {
+          if (n & 1)
+            result =
+                result ? addBinary(buildBinary<kernel::MulOp>, *result, square)
+                       : square;
+          if (n > 1)
+            square = addStep(buildUnary<kernel::SquareOp>, square);
+        }
+        if (*power < 0)
+          result = addStep(buildConstantDividedBy, *result, 1.0);
+        return {*result};
+      }
+      // x^c = exp(c log x) for any other constant c: like powf, NaN for a
+      // negative x, 0 or inf for a zero one (as c > 0 or c < 0), within
+      // about |c log x| ulps.
+      if (floatPower && !floatPower->isInteger()) {
+        unsigned log = addStep(buildUnary<kernel::LogOp>, x.step);
+        unsigned scaled = addStep(buildScalar<kernel::MulScalarOp>, log,
+                                  toDouble(*floatPower));
+        return {addStep(buildUnary<kernel::ExpOp>, scaled)};
+      }
     }
     return invalid("is a power with no kernel op");
   }

@@ -1618,8 +1618,8 @@ func.func @f64_stays(%x: tensor<8x64xf64>) -> tensor<8xf64> {
 // -----
 
 // A select that passes on another value than it compares (exp(x) where
-// x > 0) and a powf of a non-integer exponent other than +-0.5 have no kernel
-// op: the whole generic stays, the exp in its payload included.
+// x > 0) and a powf of a tensor exponent have no kernel op: the whole
+// generic stays, the exp in its payload included.
 // CHECK-LABEL: func.func @unsupported_payload_stays
 // CHECK-NOT: kernel.
 // CHECK: %[[R:.*]] = linalg.generic
@@ -1631,7 +1631,6 @@ func.func @f64_stays(%x: tensor<8x64xf64>) -> tensor<8xf64> {
 // CHECK: return %[[R]], %[[P]]
 func.func @unsupported_payload_stays(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>) {
   %zero = arith.constant 0.000000e+00 : f32
-  %two = arith.constant 2.500000e+00 : f32
   %e = tensor.empty() : tensor<8x64xf32>
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
       ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
@@ -1644,7 +1643,7 @@ func.func @unsupported_payload_stays(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>,
   %p = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
       ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
   ^bb0(%in: f32, %out: f32):
-    %q = math.powf %in, %two : f32
+    %q = math.powf %in, %in : f32
     linalg.yield %q : f32
   } -> tensor<8x64xf32>
   return %r, %p : tensor<8x64xf32>, tensor<8x64xf32>
@@ -2634,6 +2633,63 @@ func.func @torch_powers(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64x
     linalg.yield %p : f32
   } -> tensor<8x64xf32>
   return %sq, %cube, %norm, %clamp, %rs : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
+}
+
+// -----
+
+// Other constant powers, computed in the element type: an integer power by
+// squaring (x^5 = square(square(x)) * x), a negative one its reciprocal
+// (x^-2 = 1 / square(x)), any other exp(c log x) (NaN for a negative x, as
+// powf). One in f32 on f16 values is computed in f32 between conversions.
+// CHECK-LABEL: func.func @constant_powers
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>, %[[H:[a-zA-Z0-9_]+]]: tensor<8x64xf16>)
+// CHECK: %[[S1:.*]] = kernel.square %[[X]]
+// CHECK: %[[S2:.*]] = kernel.square %[[S1]]
+// CHECK: %[[P5:.*]] = kernel.mul %[[X]], %[[S2]]
+// CHECK: %[[T:.*]] = kernel.square %[[X]]
+// CHECK: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<1x1xf32>
+// CHECK: %[[PM2:.*]] = kernel.div %[[ONE]], %[[T]]
+// CHECK: %[[L:.*]] = kernel.log %[[X]]
+// CHECK: %[[M:.*]] = kernel.mul_scalar %[[L]], 1.500000e+00
+// CHECK: %[[P15:.*]] = kernel.exp %[[M]]
+// CHECK: %[[HF:.*]] = kernel.convert %[[H]] : tensor<8x64xf16> to tensor<8x64xf32>
+// CHECK: %[[HL:.*]] = kernel.log %[[HF]]
+// CHECK: %[[HM:.*]] = kernel.mul_scalar %[[HL]], 1.500000e+00
+// CHECK: %[[HE:.*]] = kernel.exp %[[HM]]
+// CHECK: %[[W:.*]] = kernel.convert %[[HE]] : tensor<8x64xf32> to tensor<8x64xf16>
+// CHECK-NOT: linalg.
+// CHECK: return %[[P5]], %[[PM2]], %[[P15]], %[[W]]
+#idp = affine_map<(i, j) -> (i, j)>
+func.func @constant_powers(%x: tensor<8x64xf32>, %h: tensor<8x64xf16>) -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf16>) {
+  %e = tensor.empty() : tensor<8x64xf32>
+  %p5 = linalg.generic {indexing_maps = [#idp, #idp], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %five = arith.constant 5 : i64
+    %p = math.fpowi %a, %five : f32, i64
+    linalg.yield %p : f32
+  } -> tensor<8x64xf32>
+  %pm2 = linalg.generic {indexing_maps = [#idp, #idp], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m2 = arith.constant -2.0 : f32
+    %p = math.powf %a, %m2 : f32
+    linalg.yield %p : f32
+  } -> tensor<8x64xf32>
+  %p15 = linalg.generic {indexing_maps = [#idp, #idp], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %c = arith.constant 1.5 : f32
+    %p = math.powf %a, %c : f32
+    linalg.yield %p : f32
+  } -> tensor<8x64xf32>
+  %eh = tensor.empty() : tensor<8x64xf16>
+  %wide = linalg.generic {indexing_maps = [#idp, #idp], iterator_types = ["parallel", "parallel"]} ins(%h : tensor<8x64xf16>) outs(%eh : tensor<8x64xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %af = arith.extf %a : f16 to f32
+    %c = arith.constant 1.5 : f32
+    %p = math.powf %af, %c : f32
+    %t = arith.truncf %p : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<8x64xf16>
+  return %p5, %pm2, %p15, %wide : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf16>
 }
 
 // -----
