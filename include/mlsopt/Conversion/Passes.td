@@ -59,7 +59,10 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       f32) become `square`, `relu`, `sigmoid`, `silu`, `gelu` and `rsqrt`,
       `math.absf` becomes `max(x, -x)` (exact; there is no abs op),
       `arith.maximumf` / `arith.minimumf` of two values (torch.maximum,
-      torch.minimum) `max` / `min`, torch-mlir's selects on a comparison of
+      torch.minimum) `max` / `min`, and so do `arith.maxnumf` /
+      `arith.minnumf` (torch.fmax, torch.fmin, which return the other
+      operand where one is NaN), `math.fma(a, b, c)` becomes `a * b + c`
+      (within an ulp), torch-mlir's selects on a comparison of
       their own operands, `select(x > c, x, c)` and its mirror images (relu,
       clamp, threshold), become `relu` / `max_scalar` / `min_scalar`, and of
       two values, `select(x > y, x, y)` and its mirror images, `max` / `min`

@@ -1588,26 +1588,50 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
                              1.0 / c);
             return std::nullopt;
           })
-          .Case([&](arith::MaximumFOp) -> std::optional<unsigned> {
-            // max(x, +0.0) is relu(x); with another constant (a clamp's
-            // lower bound) it is max_scalar; of two tensors (torch.maximum),
-            // max.
-            if (!constant)
-              return addBinary(buildBinary<kernel::MaxOp>, tensors[0],
-                               tensors[1]);
-            if (constant->isPosZero())
-              return unary(buildUnary<kernel::ReluOp>);
-            return addStep(buildScalar<kernel::MaxScalarOp>, tensors[0],
-                           toDouble(*constant));
+          // fma(a, b, c) is a * b + c, rounded twice where fma rounds once
+          // (within an ulp).
+          .Case([&](math::FmaOp fma) -> std::optional<unsigned> {
+            if (scalars[0] && scalars[1])
+              return std::nullopt;
+            unsigned product =
+                scalars[0] || scalars[1]
+                    ? addStep(buildScalar<kernel::MulScalarOp>, tensors[0],
+                              toDouble(scalars[0] ? *scalars[0] : *scalars[1]))
+                : fma.getA() == fma.getB()
+                    ? addStep(buildUnary<kernel::SquareOp>, tensors[0])
+                    : addBinary(buildBinary<kernel::MulOp>, tensors[0],
+                                tensors[1]);
+            if (scalars[2])
+              return addStep(buildScalar<kernel::AddScalarOp>, product,
+                             toDouble(*scalars[2]));
+            return addBinary(buildBinary<kernel::AddOp>, product,
+                             tensors.back());
           })
-          .Case([&](arith::MinimumFOp) -> std::optional<unsigned> {
-            // A clamp's upper bound, or torch.minimum of two tensors.
-            if (!constant)
-              return addBinary(buildBinary<kernel::MinOp>, tensors[0],
-                               tensors[1]);
-            return addStep(buildScalar<kernel::MinScalarOp>, tensors[0],
-                           toDouble(*constant));
-          })
+          // maxnumf and minnumf (torch.fmax, torch.fmin) differ from
+          // maximumf and minimumf only where one operand is NaN: they return
+          // the other, where the kernel ops give NaN.
+          .Case<arith::MaximumFOp, arith::MaxNumFOp>(
+              [&](Operation *) -> std::optional<unsigned> {
+                // max(x, +0.0) is relu(x); with another constant (a clamp's
+                // lower bound) it is max_scalar; of two tensors
+                // (torch.maximum), max.
+                if (!constant)
+                  return addBinary(buildBinary<kernel::MaxOp>, tensors[0],
+                                   tensors[1]);
+                if (constant->isPosZero())
+                  return unary(buildUnary<kernel::ReluOp>);
+                return addStep(buildScalar<kernel::MaxScalarOp>, tensors[0],
+                               toDouble(*constant));
+              })
+          .Case<arith::MinimumFOp, arith::MinNumFOp>(
+              [&](Operation *) -> std::optional<unsigned> {
+                // A clamp's upper bound, or torch.minimum of two tensors.
+                if (!constant)
+                  return addBinary(buildBinary<kernel::MinOp>, tensors[0],
+                                   tensors[1]);
+                return addStep(buildScalar<kernel::MinScalarOp>, tensors[0],
+                               toDouble(*constant));
+              })
           .Default([&](Operation *) { return std::nullopt; });
   if (!kernelStep) {
     if (isa<arith::DivFOp>(payloadOp))

@@ -3875,3 +3875,54 @@ func.func @mean_of_rows(%x: tensor<32x256xf32>) -> tensor<1xf32> {
   %m = kernel.mul_scalar %s, 3.125000e-02 : tensor<1xf32>
   return %m : tensor<1xf32>
 }
+
+// -----
+
+// math.fma is a product and a sum (within an ulp of the fused result);
+// torch.fmax and torch.fmin (maxnumf, minnumf) are max and min, which differ
+// only where an operand is NaN, and max_scalar / relu with a constant.
+// CHECK-LABEL: func.func @fma_and_number_max
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<8x64xf32>)
+// CHECK: %[[P:.*]] = kernel.mul %[[X]], %[[Y]]
+// CHECK: %[[F:.*]] = kernel.add %[[P]], %[[Y]]
+// CHECK: %[[S:.*]] = kernel.mul_scalar %[[X]], 5.000000e-01
+// CHECK: %[[G:.*]] = kernel.add_scalar %[[S]], 1.000000e+00
+// CHECK: %[[M:.*]] = kernel.max %[[X]], %[[Y]]
+// CHECK: %[[R:.*]] = kernel.relu %[[X]]
+// CHECK: %[[N:.*]] = kernel.min_scalar %[[X]], 6.000000e+00
+// CHECK-NOT: linalg.
+// CHECK: return %[[F]], %[[G]], %[[M]], %[[R]], %[[N]]
+#idf = affine_map<(i, j) -> (i, j)>
+func.func @fma_and_number_max(%x: tensor<8x64xf32>, %y: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>) {
+  %e = tensor.empty() : tensor<8x64xf32>
+  %half = arith.constant 0.5 : f32
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %f = linalg.generic {indexing_maps = [#idf, #idf, #idf], iterator_types = ["parallel", "parallel"]} ins(%x, %y : tensor<8x64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = math.fma %a, %b, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<8x64xf32>
+  %g = linalg.generic {indexing_maps = [#idf, #idf], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.fma %a, %half, %one : f32
+    linalg.yield %r : f32
+  } -> tensor<8x64xf32>
+  %m = linalg.generic {indexing_maps = [#idf, #idf, #idf], iterator_types = ["parallel", "parallel"]} ins(%x, %y : tensor<8x64xf32>, tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.maxnumf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<8x64xf32>
+  %r = linalg.generic {indexing_maps = [#idf, #idf], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = arith.maxnumf %a, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<8x64xf32>
+  %n = linalg.generic {indexing_maps = [#idf, #idf], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = arith.minnumf %a, %six : f32
+    linalg.yield %v : f32
+  } -> tensor<8x64xf32>
+  return %f, %g, %m, %r, %n : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
+}
