@@ -85,6 +85,12 @@ Value mlsopt::emitUnary(OpBuilder &b, Location loc, thread::UnaryKind kind,
       return math::CosOp::create(b, loc, v);
     case UnaryKind::log1p:
       return math::Log1pOp::create(b, loc, v);
+    case UnaryKind::floor:
+      return math::FloorOp::create(b, loc, v);
+    case UnaryKind::ceil:
+      return math::CeilOp::create(b, loc, v);
+    case UnaryKind::round:
+      return math::RoundEvenOp::create(b, loc, v);
     case UnaryKind::softplus: {
       // torch's threshold: past it, log1p(exp(v)) is v within rounding, and
       // exp(v) would overflow a few units later (f16's at 11 when the

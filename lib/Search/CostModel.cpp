@@ -212,9 +212,10 @@ static FailureOr<Flops> estimateTensorOpFlops(Operation *op) {
           .Case("triangle_fill", 2 * out)
           // A select of one of two constants.
           .Cases({"where", "int_to_float"}, out)
-          .Cases({"exp", "log", "sqrt", "rsqrt", "square", "silu", "sigmoid",
-                  "gelu", "relu", "tanh", "erf", "neg", "gelu_tanh", "sin",
-                  "cos", "log1p", "softplus"},
+          .Cases({"exp",   "log",      "sqrt",      "rsqrt", "square",
+                  "silu",  "sigmoid",  "gelu",      "relu",  "tanh",
+                  "erf",   "neg",      "gelu_tanh", "sin",   "cos",
+                  "log1p", "softplus", "floor",     "ceil",  "round"},
                  out)
           .Default(std::nullopt);
   if (!cuda)

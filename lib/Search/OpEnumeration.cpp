@@ -100,6 +100,9 @@ ExprRef enumeration::buildExpr(ExprContext &exprs, const SOp &op,
   case OpKind::Cos:
   case OpKind::Log1p:
   case OpKind::Softplus:
+  case OpKind::Floor:
+  case OpKind::Ceil:
+  case OpKind::Round:
     return exprs.getOpaque(getMnemonic(op.kind), {x});
   case OpKind::MulScalar:
   case OpKind::AddScalar:

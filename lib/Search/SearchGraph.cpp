@@ -68,6 +68,12 @@ StringRef search::getMnemonic(OpKind kind) {
     return "log1p";
   case OpKind::Softplus:
     return "softplus";
+  case OpKind::Floor:
+    return "floor";
+  case OpKind::Ceil:
+    return "ceil";
+  case OpKind::Round:
+    return "round";
   case OpKind::MulScalar:
     return "mul_scalar";
   case OpKind::AddScalar:
@@ -108,7 +114,7 @@ bool search::isScalarKind(OpKind kind) {
 }
 
 bool search::isUnaryKind(OpKind kind) {
-  return kind >= OpKind::Exp && kind <= OpKind::Softplus;
+  return kind >= OpKind::Exp && kind <= OpKind::Round;
 }
 
 bool search::isCommutativeKind(OpKind kind) {

@@ -113,9 +113,9 @@ namespace {
 bool keepsZeros(Operation *op) {
   if (isa<kernel::SqrtOp, kernel::SquareOp, kernel::SiluOp, kernel::GeluOp,
           kernel::GeluTanhOp, kernel::ReluOp, kernel::TanhOp, kernel::ErfOp,
-          kernel::SinOp, kernel::NegOp, kernel::Log1pOp, kernel::MulScalarOp,
-          kernel::MulOp, kernel::ConvertOp, kernel::TransposeOp,
-          kernel::IntToFloatOp>(op))
+          kernel::SinOp, kernel::NegOp, kernel::Log1pOp, kernel::FloorOp,
+          kernel::CeilOp, kernel::RoundOp, kernel::MulScalarOp, kernel::MulOp,
+          kernel::ConvertOp, kernel::TransposeOp, kernel::IntToFloatOp>(op))
     return true;
   // Past its end a mask's tile reads false.
   if (auto where = dyn_cast<kernel::WhereOp>(op))

@@ -38,7 +38,8 @@ bool makesExponentImage(Operation *op) {
   return isa<kernel::SqrtOp, kernel::RsqrtOp, kernel::LogOp, kernel::SiluOp,
              kernel::SigmoidOp, kernel::GeluOp, kernel::ReluOp, kernel::TanhOp,
              kernel::ErfOp, kernel::GeluTanhOp, kernel::SinOp, kernel::CosOp,
-             kernel::Log1pOp, kernel::SoftplusOp>(op);
+             kernel::Log1pOp, kernel::SoftplusOp, kernel::FloorOp,
+             kernel::CeilOp, kernel::RoundOp>(op);
 }
 
 /// Whether `op` is `x - m` with `m = reduce_max(x)`, the stabilizer of a

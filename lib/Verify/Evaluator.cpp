@@ -397,6 +397,9 @@ bool isRandomFunction(thread::UnaryKind kind) {
   case thread::UnaryKind::cos:
   case thread::UnaryKind::log1p:
   case thread::UnaryKind::softplus:
+  case thread::UnaryKind::floor:
+  case thread::UnaryKind::ceil:
+  case thread::UnaryKind::round:
     return true;
   default:
     return false;

@@ -1057,7 +1057,7 @@ _define_elementwise_methods(
     KernelGraph,
     unary=("exp", "log", "sqrt", "rsqrt", "square", "silu", "sigmoid", "gelu",
            "gelu_tanh", "relu", "tanh", "neg", "sin", "cos", "log1p",
-           "softplus"),
+           "softplus", "floor", "ceil", "round"),
     binary=("add", "sub", "mul", "div", "max", "min"),
     build_unary=KernelGraph._unary, build_binary=KernelGraph._binary)
 

@@ -199,7 +199,8 @@ using UnaryOps =
                  kernel::SquareOp, kernel::SiluOp, kernel::SigmoidOp,
                  kernel::GeluOp, kernel::ReluOp, kernel::TanhOp, kernel::ErfOp,
                  kernel::NegOp, kernel::GeluTanhOp, kernel::SinOp,
-                 kernel::CosOp, kernel::Log1pOp, kernel::SoftplusOp>;
+                 kernel::CosOp, kernel::Log1pOp, kernel::SoftplusOp,
+                 kernel::FloorOp, kernel::CeilOp, kernel::RoundOp>;
 using BinaryOps = KernelOpList<kernel::AddOp, kernel::SubOp, kernel::MulOp,
                                kernel::DivOp, kernel::MaxOp, kernel::MinOp>;
 using ScalarOps = KernelOpList<kernel::MulScalarOp, kernel::AddScalarOp,

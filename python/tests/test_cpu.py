@@ -43,6 +43,10 @@ UNARY = {
     "cos": np.cos,
     "log1p": lambda x: np.log1p(np.abs(x)),
     "softplus": lambda x: np.where(x > 20, x, np.log1p(np.exp(x))),
+    # np.round is half to even, as torch.round and kernel.round.
+    "floor": lambda x: np.floor(x),
+    "ceil": lambda x: np.ceil(x),
+    "round": lambda x: np.round(x),
 }
 
 
@@ -61,6 +65,10 @@ def test_unary_ops_f32(name, rng):
     x = rng.standard_normal((4, 33)).astype(np.float32)
     if name in ("sqrt", "log1p"):
         x = np.abs(x)
+    if name in ("floor", "ceil", "round"):
+        # Multiples of 0.5 (ties for round) and values between them.
+        x = np.concatenate([np.arange(-16, 17, dtype=np.float32) * 0.5,
+                            x.ravel()[:99] * 3]).reshape(4, 33)
     (out,) = graph(inputs=[x])
     assert out.dtype == np.float32 and out.shape == (4, 33)
     np.testing.assert_allclose(out, UNARY[name](x), rtol=1e-5, atol=1e-6)

@@ -74,7 +74,9 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       0)` (exact; SELU's and an input scale's `select(x > 0, c * x, a *
       (exp(s * x) - 1))`, with c, s > 0, `c * relu(x)` and `exp(s * x)`), torch's softplus `select(b * x > 20, x, log1p(exp(b * x))
       / b)` (and Mish, which applies tanh to it) becomes `softplus(b * x) /
-      b` (`softplus` itself for b = 1), `math.log1p` `log1p`, `math.exp2`
+      b` (`softplus` itself for b = 1), `math.log1p` `log1p`, `math.floor`,
+      `math.ceil` and `math.roundeven` (torch.round) `floor`, `ceil` and
+      `round`, `math.exp2`
       `exp(x * ln 2)` (a base-2 softmax's, within |x ln 2| ulps),
       `math.powf` / `math.fpowi` to the
       power 2 `square` (of `x` for `|x|^2`, a vector norm's), to the power 3

@@ -43,7 +43,8 @@ using namespace mlsopt;
 #define MLSOPT_UNARY_OPS(NS)                                                   \
   NS::ExpOp, NS::LogOp, NS::SqrtOp, NS::RsqrtOp, NS::SquareOp, NS::SiluOp,     \
       NS::SigmoidOp, NS::GeluOp, NS::ReluOp, NS::TanhOp, NS::ErfOp, NS::NegOp, \
-      NS::GeluTanhOp, NS::SinOp, NS::CosOp, NS::Log1pOp, NS::SoftplusOp
+      NS::GeluTanhOp, NS::SinOp, NS::CosOp, NS::Log1pOp, NS::SoftplusOp,       \
+      NS::FloorOp, NS::CeilOp, NS::RoundOp
 #define MLSOPT_BINARY_OPS(NS)                                                  \
   NS::AddOp, NS::SubOp, NS::MulOp, NS::DivOp, NS::MaxOp, NS::MinOp
 #define MLSOPT_SCALAR_OPS(NS)                                                  \

@@ -1520,6 +1520,12 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
           .Case([&](math::CosOp) { return unary(buildUnary<kernel::CosOp>); })
           .Case(
               [&](math::Log1pOp) { return unary(buildUnary<kernel::Log1pOp>); })
+          .Case(
+              [&](math::FloorOp) { return unary(buildUnary<kernel::FloorOp>); })
+          .Case([&](math::CeilOp) { return unary(buildUnary<kernel::CeilOp>); })
+          .Case([&](math::RoundEvenOp) {
+            return unary(buildUnary<kernel::RoundOp>);
+          })
           .Case([&](math::AbsFOp) {
             // |x| == max(x, -x) exactly, -0.0 and NaN included: the negation
             // is exact. (No abs kernel op: Mirage has none either.)

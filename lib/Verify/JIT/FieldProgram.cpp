@@ -269,7 +269,7 @@ private:
       return call("mlsopt_field_rsqrt", {context, x});
     default: {
       // log, tanh, erf, relu, sigmoid, silu, gelu, gelu_tanh, sin, cos,
-      // log1p, softplus:
+      // log1p, softplus, floor, ceil, round:
       // the op's random function, keyed by its kind as in the evaluator.
       Value function = arith::ConstantIntOp::create(
           b, loc(), b.getI64Type(), static_cast<int64_t>(kind));

@@ -60,6 +60,18 @@ func.func @softplus_log1p(%x: tensor<8x64xbf16>) -> tensor<8x64xbf16> {
   return %1 : tensor<8x64xbf16>
 }
 
+// Rounding to integers (a fake quantization's round(x / s)).
+// CHECK-LABEL: func.func @rounding
+// CHECK: %[[F:.*]] = kernel.floor %{{.*}} : tensor<8x64xf16>
+// CHECK: %[[C:.*]] = kernel.ceil %[[F]] : tensor<8x64xf16>
+// CHECK: kernel.round %[[C]] : tensor<8x64xf16>
+func.func @rounding(%x: tensor<8x64xf16>) -> tensor<8x64xf16> {
+  %0 = kernel.floor %x : tensor<8x64xf16>
+  %1 = kernel.ceil %0 : tensor<8x64xf16>
+  %2 = kernel.round %1 : tensor<8x64xf16>
+  return %2 : tensor<8x64xf16>
+}
+
 // A rotary embedding's cos and sin of its angles.
 // CHECK-LABEL: func.func @sin_cos
 // CHECK: %[[S:.*]] = kernel.sin %{{.*}} : tensor<8x64xf32>

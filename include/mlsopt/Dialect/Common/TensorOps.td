@@ -43,6 +43,10 @@ defvar MLSOpt_UnaryOpList = [
   // which is also what Mish applies tanh to.
   ["softplus", "Softplus",
    "log(1 + exp(x)), and x itself where x > 20 (torch's threshold)"],
+  // Rounding to integers, as fake quantization writes it (round(x / s) * s).
+  ["floor", "Floor", "the largest integer not above x"],
+  ["ceil", "Ceil", "the smallest integer not below x"],
+  ["round", "Round", "the nearest integer, ties to even (torch.round)"],
 ];
 
 // [mnemonic, C++ class prefix, what it computes]
