@@ -226,8 +226,14 @@ func.func @compute_ops(%x: tensor<8x64xf16>, %y: tensor<8x64xf16>, %z: tensor<64
       %l1p = block.log1p %cos : tensor<8x64xf16>
       // CHECK-NEXT: %[[SP:.*]] = block.softplus %[[L1P]] : tensor<8x64xf16>
       %sp = block.softplus %l1p : tensor<8x64xf16>
-      // CHECK-NEXT: %[[NEG:.*]] = block.neg %[[SP]] : tensor<8x64xf16>
-      %11 = block.neg %sp : tensor<8x64xf16>
+      // CHECK-NEXT: %[[FL:.*]] = block.floor %[[SP]] : tensor<8x64xf16>
+      %fl = block.floor %sp : tensor<8x64xf16>
+      // CHECK-NEXT: %[[CE:.*]] = block.ceil %[[FL]] : tensor<8x64xf16>
+      %ce = block.ceil %fl : tensor<8x64xf16>
+      // CHECK-NEXT: %[[RO:.*]] = block.round %[[CE]] : tensor<8x64xf16>
+      %ro = block.round %ce : tensor<8x64xf16>
+      // CHECK-NEXT: %[[NEG:.*]] = block.neg %[[RO]] : tensor<8x64xf16>
+      %11 = block.neg %ro : tensor<8x64xf16>
       // CHECK-NEXT: block.add %[[NEG]], %{{.*}} : tensor<8x64xf16>, tensor<8x64xf16>
       %12 = block.add %11, %b : tensor<8x64xf16>, tensor<8x64xf16>
       // CHECK-NEXT: block.sub %{{.*}}, %{{.*}} : tensor<8x64xf16>, tensor<8x64xf16>

@@ -87,8 +87,14 @@ func.func @all_kinds(%x: tensor<16x32xf32>) -> tensor<16x32xf32> {
       %l1p = thread.unary log1p %cos : f32
       // CHECK-NEXT: thread.unary softplus %{{.*}} : f32
       %sp = thread.unary softplus %l1p : f32
+      // CHECK-NEXT: thread.unary floor %{{.*}} : f32
+      %fl = thread.unary floor %sp : f32
+      // CHECK-NEXT: thread.unary ceil %{{.*}} : f32
+      %ce = thread.unary ceil %fl : f32
+      // CHECK-NEXT: thread.unary round %{{.*}} : f32
+      %ro = thread.unary round %ce : f32
       // CHECK-NEXT: thread.unary neg %{{.*}} : f32
-      %11 = thread.unary neg %sp : f32
+      %11 = thread.unary neg %ro : f32
       // CHECK-NEXT: thread.binary add %{{.*}}, %{{.*}} : f32
       %12 = thread.binary add %11, %v : f32
       // CHECK-NEXT: thread.binary sub %{{.*}}, %{{.*}} : f32
