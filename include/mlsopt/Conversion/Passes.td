@@ -346,6 +346,13 @@ def FoldSlicesIntoLoads : Pass<"fold-slices-into-loads"> {
     the GPU lowering launches as a copy kernel, goes when nothing else reads
     it; a source the kernel reads already is passed once.
 
+    Likewise an input that is a `linalg.broadcast` (torch.matmul of a matrix
+    by a batch of matrices broadcasts the matrix) becomes the broadcast's
+    source, viewed with a dim of size 1 where the broadcast adds one, when
+    every load's tile holds one element along those dims and the loop does
+    not walk them: the grid dims that split them no longer map to them, and
+    each block reads the one copy instead of a copy kernel writing many.
+
     ```mlir
     %u = tensor.extract_slice %h[0, 2816] [8, 2816] [1, 1]
         : tensor<8x5632xf16> to tensor<8x2816xf16>

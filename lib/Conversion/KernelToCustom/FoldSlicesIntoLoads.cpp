@@ -15,6 +15,7 @@
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -215,6 +216,89 @@ struct FoldSliceIntoLoads : OpRewritePattern<kernel::CustomOp> {
   }
 };
 
+/// A kernel.custom input that is a linalg.broadcast (a weight shared by a
+/// batch, torch.matmul of a matrix by a batch of them; K and V repeated over
+/// query heads) becomes the broadcast's source, viewed with a dim of size 1
+/// where the broadcast adds one. Each block then reads the one copy the
+/// broadcast would have written many times: its loads' tiles hold one
+/// element along those dims, and a grid dim that split one no longer maps
+/// to it. The broadcast, which the GPU lowering launches as a copy kernel,
+/// goes when nothing else reads it.
+struct FoldBroadcastIntoLoads : OpRewritePattern<kernel::CustomOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(kernel::CustomOp custom,
+                                PatternRewriter &rewriter) const override {
+    for (auto [i, input] : llvm::enumerate(custom.getInputs())) {
+      auto broadcast = input.getDefiningOp<linalg::BroadcastOp>();
+      if (!broadcast || !isCopyOp(*broadcast))
+        continue;
+      ArrayRef<int64_t> added = broadcast.getDimensions();
+      auto sourceType = cast<RankedTensorType>(broadcast.getInput().getType());
+      if (sourceType.getRank() == 0)
+        continue;
+      BlockArgument arg = custom.getInputArgument(i);
+      SmallVector<block::LoadOp> loads;
+      bool foldable = true;
+      for (Operation *user : arg.getUsers()) {
+        auto load = dyn_cast<block::LoadOp>(user);
+        // A load of one element along each added dim, which the loop does
+        // not walk; a window would cut the view instead.
+        ArrayRef<int64_t> tile =
+            load ? cast<RankedTensorType>(load.getType()).getShape()
+                 : ArrayRef<int64_t>();
+        if (!load || load.getOffsets() || llvm::any_of(added, [&](int64_t d) {
+              std::optional<uint64_t> fmap = load.getFmap();
+              return tile[d] != 1 || (fmap && static_cast<int64_t>(*fmap) == d);
+            })) {
+          foldable = false;
+          break;
+        }
+        loads.push_back(load);
+      }
+      if (!foldable || loads.empty())
+        continue;
+      // The source with a dim of size 1 at each added dim, each grouped
+      // with the source dim after it (or, past the last, before it).
+      ArrayRef<int64_t> resultShape = broadcast.getInit().getType().getShape();
+      SmallVector<int64_t> viewShape;
+      SmallVector<ReassociationIndices> groups;
+      ReassociationIndices pending;
+      for (int64_t d = 0, e = resultShape.size(); d < e; ++d) {
+        bool isAdded = llvm::is_contained(added, d);
+        viewShape.push_back(isAdded ? 1 : resultShape[d]);
+        pending.push_back(d);
+        if (!isAdded) {
+          groups.push_back(pending);
+          pending.clear();
+        }
+      }
+      llvm::append_range(groups.back(), pending);
+      auto viewType = sourceType.clone(viewShape);
+      rewriter.setInsertionPoint(custom);
+      Value view = getOrCreateView<tensor::ExpandShapeOp>(
+          rewriter, custom, viewType, broadcast.getInput(), groups);
+      rewriter.modifyOpInPlace(custom, [&] {
+        for (block::LoadOp load : loads) {
+          GridToTensorDims dims;
+          for (unsigned g = 0; g < 3; ++g) {
+            std::optional<int64_t> d = load.getImap().getTensorDim(g);
+            if (d && !llvm::is_contained(added, *d))
+              dims[g] = d;
+          }
+          load.setImapAttr(block::DimMapAttr::get(rewriter.getContext(), dims));
+        }
+        custom->setOperand(i, view);
+        arg.setType(viewType);
+      });
+      if (broadcast->use_empty())
+        rewriter.eraseOp(broadcast);
+      return success();
+    }
+    return rewriter.notifyMatchFailure(custom, "reads no broadcast");
+  }
+};
+
 struct FoldSlicesIntoLoadsPass
     : mlsopt::impl::FoldSlicesIntoLoadsBase<FoldSlicesIntoLoadsPass> {
   void runOnOperation() override {
@@ -247,6 +331,7 @@ bool mlsopt::isReadInPlace(tensor::ExtractSliceOp slice) {
 }
 
 void mlsopt::populateFoldSlicesIntoLoadsPatterns(RewritePatternSet &patterns) {
-  patterns.add<FoldSliceIntoLoads, SliceBeforeExpandShape,
-               SliceBeforeCollapseShape>(patterns.getContext());
+  patterns.add<FoldSliceIntoLoads, FoldBroadcastIntoLoads,
+               SliceBeforeExpandShape, SliceBeforeCollapseShape>(
+      patterns.getContext());
 }
