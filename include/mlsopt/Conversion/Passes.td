@@ -76,7 +76,8 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       / b)` (and Mish, which applies tanh to it) becomes `softplus(b * x) /
       b` (`softplus` itself for b = 1), `math.log1p` `log1p`, `math.floor`,
       `math.ceil` and `math.roundeven` (torch.round) `floor`, `ceil` and
-      `round`, `math.exp2`
+      `round`, `math.log2` and `math.log10` `log(x)` times 1 / ln 2 and
+      1 / ln 10, `math.exp2`
       `exp(x * ln 2)` (a base-2 softmax's, within |x ln 2| ulps),
       `math.powf` / `math.fpowi` to the
       power 2 `square` (of `x` for `|x|^2`, a vector norm's), to the power 3

@@ -1511,6 +1511,19 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
             return addStep(buildUnary<kernel::ExpOp>, scaled);
           })
           .Case([&](math::LogOp) { return unary(buildUnary<kernel::LogOp>); })
+          // log2(x) and log10(x) are log(x) / ln 2 and log(x) / ln 10: no
+          // kernel op of their own (Mirage has none); the product rounds
+          // once more, within an ulp and a half of the result.
+          .Case([&](math::Log2Op) {
+            unsigned log = addStep(buildUnary<kernel::LogOp>, tensors[0]);
+            return addStep(buildScalar<kernel::MulScalarOp>, log,
+                           1.0 / llvm::numbers::ln2);
+          })
+          .Case([&](math::Log10Op) {
+            unsigned log = addStep(buildUnary<kernel::LogOp>, tensors[0]);
+            return addStep(buildScalar<kernel::MulScalarOp>, log,
+                           1.0 / llvm::numbers::ln10);
+          })
           .Case([&](math::SqrtOp) { return unary(buildUnary<kernel::SqrtOp>); })
           .Case(
               [&](math::RsqrtOp) { return unary(buildUnary<kernel::RsqrtOp>); })

@@ -3926,3 +3926,30 @@ func.func @fma_and_number_max(%x: tensor<8x64xf32>, %y: tensor<8x64xf32>) -> (te
   } -> tensor<8x64xf32>
   return %f, %g, %m, %r, %n : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>
 }
+
+// -----
+
+// torch.log2 and torch.log10: log(x) scaled by 1 / ln 2 and 1 / ln 10.
+// CHECK-LABEL: func.func @log_bases
+// CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>)
+// CHECK: %[[L:.*]] = kernel.log %[[X]]
+// CHECK: %[[B2:.*]] = kernel.mul_scalar %[[L]], 1.4426950408889634
+// CHECK: %[[M:.*]] = kernel.log %[[X]]
+// CHECK: %[[B10:.*]] = kernel.mul_scalar %[[M]], 0.43429448190325176
+// CHECK-NOT: linalg.
+// CHECK: return %[[B2]], %[[B10]]
+#idl = affine_map<(i, j) -> (i, j)>
+func.func @log_bases(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>) {
+  %e = tensor.empty() : tensor<8x64xf32>
+  %l2 = linalg.generic {indexing_maps = [#idl, #idl], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.log2 %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8x64xf32>
+  %l10 = linalg.generic {indexing_maps = [#idl, #idl], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.log10 %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8x64xf32>
+  return %l2, %l10 : tensor<8x64xf32>, tensor<8x64xf32>
+}
