@@ -59,7 +59,6 @@ public:
         return v;
     return entries.emplace_back(key, ValueT()).second;
   }
-  size_t size() const { return entries.size(); }
 
 private:
   SmallVector<std::pair<KeyT, ValueT>, 1> entries;

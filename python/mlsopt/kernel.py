@@ -823,10 +823,10 @@ class KernelGraph:
         returns the list of outputs. numpy arrays (and torch CPU tensors) run
         on the CPU through MLIR's ExecutionEngine; results come back as numpy
         arrays of the output dtype, float32 for bfloat16 (torch tensors of
-        the output dtype for torch inputs). torch CUDA tensors run on their GPU: the graph is
-        lowered for the device's chip (or `target=`, or Mirage's
-        `target_cc=90`) and its launch plan is replayed through CuPy or
-        cuda-python; results are CUDA tensors. `outputs=[t, ...]` (tensors of
+        the output dtype for torch inputs). torch CUDA tensors run on their
+        GPU: the graph is lowered for the device's chip (or `target=`, or
+        Mirage's `target_cc=90`) and its launch plan is replayed through CuPy
+        or cuda-python; results are CUDA tensors. `outputs=[t, ...]` (tensors of
         this graph, marked as outputs or not) returns those instead of the
         marked outputs. Mirage's `stream=` (a torch.cuda.Stream) is the
         stream a GPU run launches on (by default torch's current one). Its

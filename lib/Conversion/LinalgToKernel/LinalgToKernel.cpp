@@ -1514,15 +1514,11 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
           // log2(x) and log10(x) are log(x) / ln 2 and log(x) / ln 10: no
           // kernel op of their own (Mirage has none); the product rounds
           // once more, within an ulp and a half of the result.
-          .Case([&](math::Log2Op) {
+          .Case<math::Log2Op, math::Log10Op>([&](Operation *logOp) {
+            double base = isa<math::Log2Op>(logOp) ? llvm::numbers::ln2
+                                                   : llvm::numbers::ln10;
             unsigned log = addStep(buildUnary<kernel::LogOp>, tensors[0]);
-            return addStep(buildScalar<kernel::MulScalarOp>, log,
-                           1.0 / llvm::numbers::ln2);
-          })
-          .Case([&](math::Log10Op) {
-            unsigned log = addStep(buildUnary<kernel::LogOp>, tensors[0]);
-            return addStep(buildScalar<kernel::MulScalarOp>, log,
-                           1.0 / llvm::numbers::ln10);
+            return addStep(buildScalar<kernel::MulScalarOp>, log, 1.0 / base);
           })
           .Case([&](math::SqrtOp) { return unary(buildUnary<kernel::SqrtOp>); })
           .Case(
