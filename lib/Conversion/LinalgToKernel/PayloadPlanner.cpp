@@ -203,53 +203,58 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
     // In f32 on f16 or bf16 values the op is the kernel op before it
     // rounds (see PlannedValue); x^3 would round its square in between.
     bool unrounded = type != elementType;
+    // Each form computes on the base as the element type holds it.
+    auto getRoundedBase = [&](Value value) -> std::optional<unsigned> {
+      PlannedValue x = getTensor(value);
+      return x.unrounded ? std::nullopt : std::optional<unsigned>(x.step);
+    };
+    auto unroundedBase = [&] {
+      return invalid("computes on an f32 result that a kernel op would have "
+                     "rounded");
+    };
     if (power == 2 || (power == 3 && !unrounded)) {
       // |x|^2 (a vector norm's) is x^2.
       if (auto abs = base.getDefiningOp<math::AbsFOp>();
           abs && abs->getBlock() == op.getBlock() && power == 2)
         base = abs.getOperand();
-      PlannedValue x = getTensor(base);
-      if (x.unrounded)
-        return invalid("computes on an f32 result that a kernel op would "
-                       "have rounded");
-      unsigned square = addStep(buildUnary<kernel::SquareOp>, x.step);
+      std::optional<unsigned> x = getRoundedBase(base);
+      if (!x)
+        return unroundedBase();
+      unsigned square = addStep(buildUnary<kernel::SquareOp>, *x);
       if (power == 2)
         return {square, unrounded};
-      return {addBinary(buildBinary<kernel::MulOp>, square, x.step), unrounded};
+      return {addBinary(buildBinary<kernel::MulOp>, square, *x), unrounded};
     }
     // x^-1 is 1 / x, exact.
     if (power == -1) {
-      PlannedValue x = getTensor(base);
-      if (x.unrounded)
-        return invalid("computes on an f32 result that a kernel op would "
-                       "have rounded");
-      return {addStep(buildConstantDividedBy, x.step, 1.0), unrounded};
+      std::optional<unsigned> x = getRoundedBase(base);
+      if (!x)
+        return unroundedBase();
+      return {addStep(buildConstantDividedBy, *x, 1.0), unrounded};
     }
     // x^0.5 is sqrt(x) and x^-0.5 rsqrt(x), torch's `x.pow(-0.5)` in a
     // norm (each pair differs at -0 and -inf only).
     double half = floatPower ? toDouble(*floatPower) : 0;
     if (half == 0.5 || half == -0.5) {
-      PlannedValue x = getTensor(base);
-      if (!x.unrounded)
-        return {half > 0 ? addStep(buildUnary<kernel::SqrtOp>, x.step)
-                         : addStep(buildUnary<kernel::RsqrtOp>, x.step),
-                type != elementType};
+      if (std::optional<unsigned> x = getRoundedBase(base))
+        return {half > 0 ? addStep(buildUnary<kernel::SqrtOp>, *x)
+                         : addStep(buildUnary<kernel::RsqrtOp>, *x),
+                unrounded};
     }
     // Other constant powers, where the payload computes in the element
     // type: a chain of kernel ops rounds where the op would round once, so
     // one computed in f32 on f16 or bf16 values is not imported.
     if ((power || floatPower) && !unrounded) {
-      PlannedValue x = getTensor(base);
-      if (x.unrounded)
-        return invalid("computes on an f32 result that a kernel op would "
-                       "have rounded");
+      std::optional<unsigned> x = getRoundedBase(base);
+      if (!x)
+        return unroundedBase();
       // An integer power by squaring (x^4 = square(square(x))), within an
       // ulp per product; a negative one is its reciprocal. Either keeps
       // the sign of a negative base, which exp(c log x) would not.
       if (power && *power != 0 && std::abs(*power) <= kMaxIntegerPower) {
         uint64_t n = std::abs(*power);
         std::optional<unsigned> result;
-        unsigned square = x.step;
+        unsigned square = *x;
         for (; n; n >>= 1) {
           if (n & 1)
             result =
@@ -266,7 +271,7 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
       // negative x, 0 or inf for a zero one (as c > 0 or c < 0), within
       // about |c log x| ulps.
       if (floatPower && !floatPower->isInteger()) {
-        unsigned log = addStep(buildUnary<kernel::LogOp>, x.step);
+        unsigned log = addStep(buildUnary<kernel::LogOp>, *x);
         unsigned scaled = addStep(buildScalar<kernel::MulScalarOp>, log,
                                   toDouble(*floatPower));
         return {addStep(buildUnary<kernel::ExpOp>, scaled)};
