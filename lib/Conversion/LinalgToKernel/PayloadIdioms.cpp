@@ -3,8 +3,9 @@
 // Front ends spell activations and masks out in a linalg payload: sigmoid as
 // 1 / (1 + exp(-x)), relu and clamp as a select on a comparison, a padding
 // mask as a select on a boolean operand, softplus and elu with their
-// thresholds, a causal mask as a select on loop indices. The payload
-// planner matches each form here and plans its kernel op.
+// thresholds, a causal mask as a select on loop indices or on a constant
+// boolean triangle. The payload planner matches each form here and plans
+// its kernel op.
 //
 //===----------------------------------------------------------------------===//
 

@@ -317,6 +317,10 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
       return {addIntToFloat(arg, isa<arith::UIToFPOp>(payloadOp))};
   }
   if (auto select = dyn_cast<arith::SelectOp>(payloadOp)) {
+    // Before the boolean masks: a constant mask that is a triangle (a
+    // causal mask buffer) is a triangle_fill, which loads no mask.
+    if (std::optional<PlannedValue> fill = planTriangleFill(select))
+      return *fill;
     if (std::optional<PlannedValue> masked = planMaskSelect(select))
       return *masked;
     if (std::optional<PlannedValue> bound = planSelect(select))
@@ -325,8 +329,6 @@ PlannedValue PayloadPlanner::planOp(Operation *payloadOp) {
       return *softplus;
     if (std::optional<PlannedValue> elu = planElu(select))
       return *elu;
-    if (std::optional<PlannedValue> fill = planTriangleFill(select))
-      return *fill;
     return invalid("is no maximum or minimum with a constant, leaky relu, "
                    "elu or softplus");
   }
@@ -597,6 +599,37 @@ FailureOr<unsigned> PayloadPlanner::plan(Value root,
   return result.step;
 }
 
+/// The float constant of `type` that `where` or `int_to_float` (as `step`
+/// says) makes of the integer constant `constant`.
+static DenseElementsAttr convertConstant(DenseElementsAttr constant,
+                                         RankedTensorType type,
+                                         const Step &step) {
+  const llvm::fltSemantics &semantics =
+      cast<FloatType>(type.getElementType()).getFloatSemantics();
+  auto toFloat = [&](double value) {
+    APFloat result(value);
+    bool losesInfo = false;
+    result.convert(semantics, APFloat::rmNearestTiesToEven, &losesInfo);
+    return result;
+  };
+  SmallVector<APFloat> values;
+  values.reserve(constant.getNumElements());
+  if (step.where) {
+    APFloat onTrue = toFloat(step.where->first);
+    APFloat onFalse = toFloat(step.where->second);
+    for (bool bit : constant.getValues<bool>())
+      values.push_back(bit ? onTrue : onFalse);
+  } else {
+    for (const APInt &integer : constant.getValues<APInt>()) {
+      APFloat value(semantics);
+      value.convertFromAPInt(integer, /*IsSigned=*/!*step.intToFloat,
+                             APFloat::rmNearestTiesToEven);
+      values.push_back(value);
+    }
+  }
+  return DenseElementsAttr::get(type, values);
+}
+
 Value PayloadPlanner::emit(Location loc, unsigned root) {
   SmallVector<Value> values(root + 1);
   for (unsigned i = 0; i <= root; ++i) {
@@ -616,8 +649,16 @@ Value PayloadPlanner::emit(Location loc, unsigned root) {
       OpOperand &operand = op->getOpOperand(step.operand);
       auto floatType =
           cast<RankedTensorType>(operand.get().getType()).clone(elementType);
+      // A constant mask or integer tensor (a boolean buffer torch-mlir
+      // folded in) is mapped here: a float constant runs where an integer
+      // one could not (the GPU pipeline copies float constants only).
+      DenseElementsAttr constant;
       Value mapped =
-          step.where
+          matchPattern(operand.get(), m_Constant(&constant))
+              ? arith::ConstantOp::create(
+                    rewriter, loc, convertConstant(constant, floatType, step))
+                    .getResult()
+          : step.where
               ? kernel::WhereOp::create(
                     rewriter, loc, floatType, operand.get(),
                     rewriter.getF64FloatAttr(step.where->first),

@@ -188,9 +188,77 @@ mlsopt::matchTriangleCondition(Value condition, Block *body,
   }
 }
 
+/// The triangle {c - r >= diagonal} of an R x C boolean matrix whose rows
+/// hold their true elements at the end (row r: columns r + diagonal on),
+/// read row-major from `bits`; none if it is not one, or holds no row that
+/// is neither all true nor all false (which would leave the diagonal open).
+static std::optional<int64_t> getSuffixDiagonal(ArrayRef<bool> bits,
+                                                int64_t rows, int64_t cols) {
+  std::optional<int64_t> diagonal;
+  for (int64_t r = 0; r < rows && !diagonal; ++r) {
+    int64_t count = llvm::count(bits.slice(r * cols, cols), true);
+    if (count > 0 && count < cols)
+      diagonal = cols - count - r;
+  }
+  if (!diagonal)
+    return std::nullopt;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      if (bits[r * cols + c] != (c - r >= *diagonal))
+        return std::nullopt;
+  return diagonal;
+}
+
+/// The triangle where the boolean operand of `arg`'s linalg op is true,
+/// when it is a constant (a causal mask buffer torch-mlir folded in, such
+/// as GPT-2's `bias`) whose dims larger than 1 are two, read at loop dims.
+static std::optional<TriangleCondition>
+matchConstantTriangle(BlockArgument arg) {
+  auto op = dyn_cast_or_null<linalg::LinalgOp>(arg.getOwner()->getParentOp());
+  if (!op)
+    return std::nullopt;
+  OpOperand *operand = op.getMatchingOpOperand(arg);
+  DenseElementsAttr mask;
+  if (!op.isDpsInput(operand) ||
+      !matchPattern(operand->get(), m_Constant(&mask)) ||
+      !mask.getElementType().isInteger(1) || mask.isSplat())
+    return std::nullopt;
+  ArrayRef<int64_t> shape = mask.getType().getShape();
+  SmallVector<unsigned, 2> loops;
+  SmallVector<int64_t, 2> sizes;
+  for (auto [size, expr] : llvm::zip_equal(
+           shape, op.getMatchingIndexingMap(operand).getResults())) {
+    if (size == 1)
+      continue;
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim)
+      return std::nullopt;
+    loops.push_back(dim.getPosition());
+    sizes.push_back(size);
+  }
+  if (loops.size() != 2 || loops[0] == loops[1])
+    return std::nullopt;
+  // With every other dim of size 1, element (r, c) is at r * cols + c.
+  SmallVector<bool> bits = llvm::to_vector(mask.getValues<bool>());
+  if (std::optional<int64_t> d = getSuffixDiagonal(bits, sizes[0], sizes[1]))
+    return TriangleCondition{loops[0], loops[1], *d};
+  for (auto &&bit : bits)
+    bit = !bit;
+  if (std::optional<int64_t> d = getSuffixDiagonal(bits, sizes[0], sizes[1]))
+    return TriangleCondition{loops[0], loops[1], *d}.complement();
+  return std::nullopt;
+}
+
 std::optional<SmallVector<TriangleCondition, 2>>
 mlsopt::matchTriangleUnion(Value condition, Block *body,
                            ArrayRef<int64_t> loopShape, bool negated) {
+  if (auto arg = dyn_cast<BlockArgument>(condition);
+      arg && arg.getOwner() == body) {
+    std::optional<TriangleCondition> t = matchConstantTriangle(arg);
+    if (!t)
+      return std::nullopt;
+    return SmallVector<TriangleCondition, 2>{negated ? t->complement() : *t};
+  }
   Operation *def = condition.getDefiningOp();
   if (!def || def->getBlock() != body)
     return std::nullopt;

@@ -43,9 +43,10 @@ matchTriangleCondition(mlir::Value condition, mlir::Block *body,
 /// The triangles whose union is where `condition` is true (false when
 /// `negated`): one comparison (matchTriangleCondition), `arith.ori` of
 /// unions, `arith.andi` of negated unions (not (a and b) is not a or not
-/// b), and `arith.xori` with true (a negation). A sliding window with its
-/// causal edge, `keep = j <= i and j > i - w`, fills two triangles. None
-/// when some part is not such a condition.
+/// b), `arith.xori` with true (a negation), and a constant boolean operand
+/// of `body`'s op that is a triangle over two loops (a causal mask buffer).
+/// A sliding window with its causal edge, `keep = j <= i and j > i - w`,
+/// fills two triangles. None when some part is not such a condition.
 std::optional<llvm::SmallVector<TriangleCondition, 2>>
 matchTriangleUnion(mlir::Value condition, mlir::Block *body,
                    llvm::ArrayRef<int64_t> loopShape, bool negated = false);
