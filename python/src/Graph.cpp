@@ -33,9 +33,11 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
+#include <pthread.h>
 #include <type_traits>
 
 using namespace mlir;
@@ -46,9 +48,24 @@ using namespace mlsopt::python;
 // The process-wide context
 //===----------------------------------------------------------------------===//
 
+static MLIRContext &getContext();
+
+/// A fresh thread pool for the context. The one before it is left alive and
+/// unused: after a fork, its threads are the parent's, which the child does
+/// not have, so destroying it (joining them) would hang as waiting on it
+/// did.
+static void giveContextNewThreadPool() {
+  MLIRContext &context = getContext();
+  context.disableMultithreading();
+  context.setThreadPool(*new llvm::DefaultThreadPool());
+}
+
 /// One context for every graph, so that graphs can be cloned into each
 /// other's modules and types compare by pointer. It lives until the process
 /// exits: Python may destroy graphs after module teardown, in any order.
+/// Its thread pool is the package's own, replaced in a forked child
+/// (multiprocessing's default start method, DataLoader workers): the
+/// child's first pass run waited forever on the parent's pool threads.
 static MLIRContext &getContext() {
   static MLIRContext *context = [] {
     // Parsing a front end's module needs the upstream dialects (linalg,
@@ -61,7 +78,10 @@ static MLIRContext &getContext() {
     // The GPU pipeline serializes gpu.modules through LLVM IR to PTX.
     mlir::registerAllToLLVMIRTranslations(registry);
     mlsopt::registerAllDialects(registry);
-    auto *context = new MLIRContext(registry);
+    auto *context = new MLIRContext(registry, MLIRContext::Threading::DISABLED);
+    context->setThreadPool(*new llvm::DefaultThreadPool());
+    pthread_atfork(/*prepare=*/nullptr, /*parent=*/nullptr,
+                   /*child=*/&giveContextNewThreadPool);
     // Errors go to Python users: the sentence and its location, without the
     // generic form of the op that MLIR appends as a note by default.
     context->printOpOnDiagnostic(false);
