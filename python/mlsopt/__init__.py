@@ -98,6 +98,14 @@ __all__ = [
 # a ported script calls instead.
 _MIRAGE_REPLACEMENTS = {
     "optimize": "graph.superoptimize(...) (or mi.superoptimize(graph, ...))",
+    # Mirage's persistent kernels (MPK): a runtime that runs a whole model
+    # as one megakernel, out of mlsopt's scope.
+    "PersistentKernel": "graph.superoptimize(...) per subgraph; mlsopt "
+                        "does not provide Mirage's persistent kernels (MPK)",
+    "get_configurations_from_gpu": "mlsopt does not provide Mirage's "
+                                   "persistent kernels (MPK); "
+                                   "graph.superoptimize(target=...) takes "
+                                   "the chip",
 }
 
 
@@ -107,6 +115,6 @@ def __getattr__(name):
         return _kernel.gpu_device_id
     if name in _MIRAGE_REPLACEMENTS:
         raise AttributeError(
-            f"module 'mlsopt' has no attribute {name!r} (Mirage's older "
-            f"entry point); call {_MIRAGE_REPLACEMENTS[name]} instead")
+            f"module 'mlsopt' has no attribute {name!r} (Mirage has it); "
+            f"use {_MIRAGE_REPLACEMENTS[name]}")
     raise AttributeError(f"module 'mlsopt' has no attribute {name!r}")

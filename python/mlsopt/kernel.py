@@ -285,7 +285,7 @@ class DTensor:
         return len(self.dims)
 
     def dim(self, i):
-        return self.dims[i]
+        return _dim_of(self.dims, i)
 
     @property
     def dims(self):
@@ -326,6 +326,23 @@ class _CompileHandle:
 
     def done(self):
         return True
+
+
+def _dim_of(dims, i):
+    """dims[i], with an IndexError that says how many dims there are."""
+    if not -len(dims) <= i < len(dims):
+        raise IndexError(f"dim({i}) of a tensor with {len(dims)} dims "
+                         f"{tuple(dims)}")
+    return dims[i]
+
+
+def _check_latency(latency):
+    """`latency` as a bool: None is the default, False."""
+    if latency is None:
+        return False
+    if not isinstance(latency, (bool, np.bool_)):
+        raise TypeError(f"latency must be True or False, got {latency!r}")
+    return bool(latency)
 
 
 def _not_provided(owner, name, replacements):
@@ -390,6 +407,12 @@ class KernelGraph:
         kernels load its tiles as stored, and __call__ takes the tensor
         (`W.t()` of a linear layer's weight) without a copy."""
         dims = _input_dims(dims)
+        if strides is not None and not isinstance(strides, (list, tuple)) \
+                and not hasattr(strides, "__iter__"):
+            raise TypeError(
+                f"new_input's second argument is strides (Mirage's order: "
+                f"dims, strides, dtype), got {strides!r}; pass the dtype by "
+                f"name: new_input(dims, dtype=...)")
         dtype = _as_dtype(dtype)._core_type
         if not _is_column_major(dims, strides):
             return self._added(
@@ -609,6 +632,7 @@ class KernelGraph:
         (docs/cost-model.md, "Latency"); `latency_us` is reported either
         way. Ops outside the kernel dialect (linalg from_mlir could not
         convert) cost nothing in it: a warning names them."""
+        latency = _check_latency(latency)
         graph = self._with_default_outputs("cost()")
         if graph is not self:
             return graph.cost(target, latency)
@@ -627,6 +651,7 @@ class KernelGraph:
         (a list of the objects `cost` returns; `cost` is their sum): which
         kernel bounds the program, and by what (`memory_us`, `compute_us`,
         `latency_us`)."""
+        latency = _check_latency(latency)
         graph = self._with_default_outputs("kernel_costs()")
         if graph is not self:
             return graph.kernel_costs(target, latency)
@@ -851,6 +876,12 @@ class KernelGraph:
             raise TypeError(
                 "inputs must be a list with one array per input, in the "
                 f"order of new_input; got {type(inputs).__name__}")
+        if hasattr(inputs, "shape") and hasattr(inputs, "dtype"):
+            # Iterating over one array would take its rows as the inputs.
+            raise TypeError(
+                "inputs must be a list with one array per input, in the "
+                f"order of new_input; got one {type(inputs).__name__} of "
+                f"shape {tuple(inputs.shape)}: pass [array]")
         inputs = list(inputs if inputs is not None else [])
         # A column-major input goes in as the row-major tensor it is
         # transposed (the graph argument); for a column-major array that is

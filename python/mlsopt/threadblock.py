@@ -22,7 +22,7 @@ import struct
 from . import _mlsopt as _core
 from ._mlsopt import MLIRError
 from .kernel import (DTensor, _as_int, _caller, _define_elementwise_methods,
-                     _not_provided)
+                     _dim_of, _not_provided)
 
 _GRID_AXES = ("x", "y", "z")
 
@@ -52,7 +52,7 @@ class STensor:
         return len(self.dims)
 
     def dim(self, i):
-        return self.dims[i]
+        return _dim_of(self.dims, i)
 
     shape = property(lambda self: self.dims)
 

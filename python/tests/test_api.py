@@ -985,8 +985,32 @@ def test_shared_memory_capacity_is_the_limit_kernels_are_sized_to():
 
 
 def test_older_mirage_entry_points_name_their_replacement():
-    with pytest.raises(AttributeError, match="call graph.superoptimize"):
+    with pytest.raises(AttributeError, match="use graph.superoptimize"):
         mi.optimize
+    with pytest.raises(AttributeError, match="persistent kernels"):
+        mi.PersistentKernel
+    with pytest.raises(AttributeError, match="persistent kernels"):
+        mi.get_configurations_from_gpu
+
+
+def test_misused_arguments_say_what_was_wrong():
+    graph = mi.new_kernel_graph()
+    x = graph.new_input(dims=(4, 6), dtype=mi.float32)
+    graph.mark_output(graph.exp(x))
+    with pytest.raises(IndexError, match=r"dim\(5\) of a tensor with 2 dims"):
+        x.dim(5)
+    assert x.dim(-1) == 6
+    with pytest.raises(TypeError, match="latency must be True or False"):
+        graph.cost(latency="yes")
+    with pytest.raises(TypeError, match="latency must be True or False"):
+        graph.kernel_costs(latency="yes")
+    assert repr(graph.cost(None, None)) == repr(graph.cost())
+    # One array is not a list of them (its rows would be taken as inputs).
+    with pytest.raises(TypeError, match=r"got one ndarray of shape \(4, 6\)"):
+        graph(inputs=np.ones((4, 6), np.float32))
+    # Mirage's second positional argument is strides, not the dtype.
+    with pytest.raises(TypeError, match="second argument is strides"):
+        graph.new_input((4, 4), mi.float16)
 
 
 def test_mirage_methods_not_provided_say_what_to_use_instead():
