@@ -5,6 +5,7 @@
 #include "mlir/IR/TypeUtilities.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -232,6 +233,18 @@ LogicalResult verifyTensorOperands(std::optional<mlir::Location> loc,
       if (loc)
         mlir::emitError(*loc) << "element type " << tensor.getElementType()
                               << " is not supported; use f16, bf16 or f32";
+      return failure();
+    }
+    // Byte counts of such tensors would overflow the cost model's and the
+    // launch plan's 64-bit arithmetic long before any device holds one.
+    std::optional<int64_t> bytes = tensor.getElementTypeBitWidth() / 8;
+    for (int64_t size : tensor.getShape())
+      bytes = bytes ? llvm::checkedMul(*bytes, size) : std::nullopt;
+    if (!bytes || *bytes > kMaxTensorBytes) {
+      if (loc)
+        mlir::emitError(*loc)
+            << "tensor " << type << " holds more than 2^48 bytes (256 TiB), "
+            << "more than any device memory; mlsopt refuses it";
       return failure();
     }
     if (elementType && elementType != tensor.getElementType()) {

@@ -71,8 +71,13 @@ bool isSupportedElementType(mlir::Type type);
 /// MLSOpt_IntTensor say. Kernels load them as stored.
 bool isMaskOrIntegerElementType(mlir::Type type);
 
-/// Checks that `types` are static ranked tensors of one supported element type.
-/// Emits a diagnostic at `loc` (when given) and returns failure otherwise.
+/// The largest tensor mlsopt takes, in bytes: 256 TiB, past any device's
+/// memory, and far enough below 2^63 that sums of byte counts stay exact.
+inline constexpr int64_t kMaxTensorBytes = int64_t(1) << 48;
+
+/// Checks that `types` are static ranked tensors of one supported element
+/// type, with no zero-sized dim and at most kMaxTensorBytes bytes. Emits a
+/// diagnostic at `loc` (when given) and returns failure otherwise.
 llvm::LogicalResult verifyTensorOperands(std::optional<mlir::Location> loc,
                                          mlir::TypeRange types);
 

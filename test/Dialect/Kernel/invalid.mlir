@@ -459,6 +459,25 @@ func.func @zero_sized(%a: tensor<0x64xf16>) {
 
 // -----
 
+// 2^48 elements of 4 bytes: past any device, and past what byte counts in
+// 64 bits can add up.
+func.func @too_large(%a: tensor<65536x65536x65536xf32>) {
+  // expected-error @+1 {{tensor 'tensor<65536x65536x65536xf32>' holds more than 2^48 bytes (256 TiB), more than any device memory; mlsopt refuses it}}
+  %b = kernel.exp %a : tensor<65536x65536x65536xf32>
+  return
+}
+
+// -----
+
+// Its byte count overflows 64 bits.
+func.func @bytes_overflow(%a: tensor<4294967296x4294967296xf16>) {
+  // expected-error @+1 {{tensor 'tensor<4294967296x4294967296xf16>' holds more than 2^48 bytes (256 TiB), more than any device memory; mlsopt refuses it}}
+  %b = kernel.exp %a : tensor<4294967296x4294967296xf16>
+  return
+}
+
+// -----
+
 func.func @grid_y_too_large(%x: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{'kernel.custom' op grid dim y is 65536; CUDA allows at most 65535}}
   %o = kernel.custom (%x) grid <1, 65536, 1> block <32, 1, 1> : (tensor<8xf32>) -> tensor<8xf32> {
