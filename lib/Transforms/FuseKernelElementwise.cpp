@@ -998,6 +998,75 @@ struct SinkReshapeBelowElementwise : RewritePattern {
   }
 };
 
+/// custom(expand_shape(kernel.<elementwise>(a, ...))) ->
+/// custom(kernel.<elementwise>(expand_shape(a), ...)) when the expand only
+/// adds size-1 dims: the op then has the kernel input's shape, so that
+/// FuseElementwisePrologue can compute it there. A subprogram cut gives
+/// the search's kernels their operands at full rank: a causal mask built
+/// as a tensor of its own ([s, s], a triangle_fill of zeros), added to
+/// [h, s, s] scores, reached the attention kernel expanded to [1, s, s] and
+/// stayed a launch of its own. Made only when no operand comes from a
+/// custom kernel, which SinkReshapeBelowElementwise would move the reshape
+/// back below.
+struct HoistUnitExpandAboveElementwise
+    : OpRewritePattern<tensor::ExpandShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExpandShapeOp expand,
+                                PatternRewriter &rewriter) const override {
+    Operation *op = expand.getSrc().getDefiningOp();
+    if (!op || !isFusableElementwise(op) || !op->hasOneUse() ||
+        hasRankZeroTensor(op) ||
+        !(op->hasTrait<OpTrait::ElementwiseByIndex>() ||
+          isa<kernel::TriangleFillOp>(op)))
+      return rewriter.notifyMatchFailure(expand, "not of an elementwise op");
+    if (!llvm::all_of(expand->getUsers(), llvm::IsaPred<kernel::CustomOp>))
+      return rewriter.notifyMatchFailure(expand, "not read by custom kernels");
+    ArrayRef<int64_t> shape = shapeOf(expand.getSrc());
+    auto largerThanOne = [](ArrayRef<int64_t> sizes) {
+      return llvm::filter_to_vector(sizes, [](int64_t s) { return s != 1; });
+    };
+    if (largerThanOne(shape) != largerThanOne(shapeOf(expand.getResult())))
+      return rewriter.notifyMatchFailure(expand, "adds dims larger than 1");
+    for (Value operand : op->getOperands())
+      if (shapeOf(operand) != shape ||
+          operand.getDefiningOp<kernel::CustomOp>())
+        return rewriter.notifyMatchFailure(
+            op, "an operand is broadcast or a custom kernel's result");
+
+    SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
+    ArrayRef<int64_t> expandedShape = shapeOf(expand.getResult());
+    Location loc = op->getLoc();
+    rewriter.setInsertionPoint(op);
+    SmallVector<Value> operands =
+        llvm::map_to_vector(op->getOperands(), [&](Value operand) -> Value {
+          auto type = cast<RankedTensorType>(operand.getType());
+          return tensor::ExpandShapeOp::create(
+              rewriter, loc, type.clone(expandedShape), operand, groups);
+        });
+    Operation *moved = rewriter.clone(*op);
+    rewriter.modifyOpInPlace(moved, [&] {
+      moved->setOperands(operands);
+      moved->getResult(0).setType(expand.getResultType());
+      // A mask's dims move to where the expand puts them: the member of
+      // each group that keeps the dim's size.
+      if (auto fill = dyn_cast<kernel::TriangleFillOp>(moved)) {
+        SmallVector<int64_t> dims;
+        for (int64_t dim : fill.getDims()) {
+          ReassociationIndices group = groups[dim];
+          dims.push_back(*llvm::find_if(llvm::reverse(group), [&](int64_t d) {
+            return expandedShape[d] == shape[dim];
+          }));
+        }
+        fill.setDims(dims);
+      }
+    });
+    rewriter.replaceOp(expand, moved->getResult(0));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// Drops the outputs of a custom kernel that nothing reads (and their
 /// stores), keeping at least one: a kernel without outputs does nothing.
 struct DropUnusedOutputs : OpRewritePattern<kernel::CustomOp> {
@@ -1060,8 +1129,8 @@ void mlsopt::populateFuseKernelElementwisePatterns(
     search::CostModelOptions costOptions) {
   patterns.add<FuseElementwiseEpilogue, FuseElementwisePrologue>(
       patterns.getContext(), target, costOptions);
-  patterns.add<DropUnusedOutputs, SinkReshapeBelowElementwise>(
-      patterns.getContext());
+  patterns.add<DropUnusedOutputs, SinkReshapeBelowElementwise,
+               HoistUnitExpandAboveElementwise>(patterns.getContext());
   populateFuseConversionPatterns(patterns);
   populateWrapKernelsBesideCopiesPatterns(
       patterns, target ? static_cast<int64_t>(target->maxSharedMemPerBlock)

@@ -821,3 +821,37 @@ func.func @transpose_also_returned(%k: tensor<1024x128xf16>) -> (tensor<128x1024
   }
   return %0, %1 : tensor<128x1024xf16>, tensor<1x1024xf16>
 }
+
+// -----
+
+// A causal mask built as a tensor of its own (Hugging Face's: a
+// triangle_fill of zeros with -inf), added to the scores by the kernel
+// that reads it at full rank through a unit-dim expand_shape: the expand
+// moves above the fill, the fill's dims with it, and the kernel computes
+// the mask on the constant's tiles instead of a launch writing it.
+// CHECK-LABEL: func.func @mask_tensor_through_expand(
+// CHECK-NOT: kernel.triangle_fill
+// CHECK: %[[C:.*]] = arith.constant dense<0.000000e+00> : tensor<1x32x32xf32>
+// CHECK-NOT: kernel.triangle_fill
+// CHECK: kernel.custom(%arg0, %[[C]])
+// CHECK: %[[M:.*]] = block.load %{{.*}} imap <y = 1> : tensor<1x32x32xf32> -> tensor<1x1x32xf32>
+// CHECK: block.triangle_fill %[[M]] dims [1, 2] diagonal 1 value 0xFFF0000000000000 imap <y = 1> : tensor<1x1x32xf32>
+// CHECK-NOT: kernel.triangle_fill
+// CHECK: return
+func.func @mask_tensor_through_expand(%s: tensor<2x32x32xf32>) -> tensor<2x32x32xf32> {
+  %cst = arith.constant dense<0.0> : tensor<32x32xf32>
+  %m = kernel.triangle_fill %cst dims [0, 1] diagonal 1 value 0xFFF0000000000000 : tensor<32x32xf32>
+  %e = tensor.expand_shape %m [[0, 1], [2]] output_shape [1, 32, 32] : tensor<32x32xf32> into tensor<1x32x32xf32>
+  %o = kernel.custom(%s, %e) grid <2, 32, 1> block <128, 1, 1> : (tensor<2x32x32xf32>, tensor<1x32x32xf32>) -> tensor<2x32x32xf32> {
+  ^bb0(%in0: tensor<2x32x32xf32>, %in1: tensor<1x32x32xf32>, %out0: tensor<2x32x32xf32>):
+    %a = block.for_loop 1 iterations accumulate (sum) : tensor<1x1x32xf32> {
+      %x = block.load %in0 imap <x = 0, y = 1> : tensor<2x32x32xf32> -> tensor<1x1x32xf32>
+      %k = block.load %in1 imap <y = 1> : tensor<1x32x32xf32> -> tensor<1x1x32xf32>
+      %y = block.add %x, %k : tensor<1x1x32xf32>, tensor<1x1x32xf32>
+      block.yield %y : tensor<1x1x32xf32>
+    }
+    block.store %a, %out0 omap <x = 0, y = 1> : tensor<1x1x32xf32> into tensor<2x32x32xf32>
+    block.return
+  }
+  return %o : tensor<2x32x32xf32>
+}

@@ -200,13 +200,28 @@ PayloadPlanner::planTriangleFill(arith::SelectOp select) {
     fill = getScalar(select.getFalseValue());
     negated = true;
   }
-  if (!fill || getScalar(x))
+  if (!fill)
     return std::nullopt;
   std::optional<SmallVector<TriangleCondition, 2>> triangles =
       matchTriangleUnion(select.getCondition(), op.getBlock(), loopShape,
                          negated);
   if (!triangles)
     return std::nullopt;
+  // Both sides constant: a causal mask built as a tensor of its own (0 and
+  // -inf), which the scores are added to later. The triangle fills a splat
+  // of the other side that varies along the compared loops only.
+  if (std::optional<APFloat> base = getScalar(x)) {
+    Step splat;
+    splat.splat = true;
+    splat.scalar = toDouble(*base);
+    splat.shape.assign(loopShape.size(), 1);
+    for (const TriangleCondition &t : *triangles)
+      for (unsigned loop : {t.rows, t.cols})
+        splat.shape[loop] = loopShape[loop];
+    steps.push_back(std::move(splat));
+    return fillTriangles(steps.size() - 1, *triangles, toDouble(*fill),
+                         /*shift=*/0);
+  }
   PlannedValue arg = getTensor(x);
   if (arg.unrounded)
     return std::nullopt;
@@ -220,11 +235,18 @@ PayloadPlanner::planTriangleFill(arith::SelectOp select) {
       if (static_cast<int64_t>(loop) < shift ||
           shape[loop - shift] != loopShape[loop])
         return std::nullopt;
-  unsigned masked = arg.step;
-  for (const TriangleCondition &t : *triangles) {
+  return fillTriangles(arg.step, *triangles, toDouble(*fill), shift);
+}
+
+PlannedValue
+PayloadPlanner::fillTriangles(unsigned masked,
+                              ArrayRef<TriangleCondition> triangles,
+                              double fill, int64_t shift) {
+  SmallVector<int64_t> shape = steps[masked].shape;
+  for (const TriangleCondition &t : triangles) {
     Step step;
     step.args = {masked};
-    step.scalar = toDouble(*fill);
+    step.scalar = fill;
     step.shape = shape;
     step.triangle =
         TriangleCondition{static_cast<unsigned>(t.rows - shift),
@@ -532,13 +554,24 @@ std::optional<PlannedValue> PayloadPlanner::planElu(arith::SelectOp select) {
     if (matchScaledBy(sides->ifGreater, scale) != x || !isPositive(scale))
       continue;
     Value expMinusOne = matchScaledBy(sides->otherwise, alpha);
-    auto sub = expMinusOne.getDefiningOp<arith::SubFOp>();
-    if (!isPositive(alpha) || !sub || sub->getBlock() != op.getBlock() ||
-        !isConstant(sub.getRhs(), 1.0))
+    if (!isPositive(alpha) || !expMinusOne)
       continue;
-    auto exp = sub.getLhs().getDefiningOp<math::ExpOp>();
-    if (!exp || exp->getBlock() != op.getBlock() ||
-        matchScaledBy(exp.getOperand(), inputScale) != x ||
+    // exp(s x) - 1, or math.expm1(s x) (torch.expm1, StableHLO's
+    // exponential_minus_one): computed as the former, within an ulp of f16
+    // and bf16 results and about 1e-7 * alpha absolute in f32, where
+    // expm1 keeps the relative precision of tiny |x| that exp - 1 loses.
+    Value exponentOf;
+    if (auto sub = expMinusOne.getDefiningOp<arith::SubFOp>();
+        sub && sub->getBlock() == op.getBlock() &&
+        isConstant(sub.getRhs(), 1.0)) {
+      if (auto exp = sub.getLhs().getDefiningOp<math::ExpOp>();
+          exp && exp->getBlock() == op.getBlock())
+        exponentOf = exp.getOperand();
+    } else if (auto expm1 = expMinusOne.getDefiningOp<math::ExpM1Op>();
+               expm1 && expm1->getBlock() == op.getBlock()) {
+      exponentOf = expm1.getOperand();
+    }
+    if (!exponentOf || matchScaledBy(exponentOf, inputScale) != x ||
         !isPositive(inputScale))
       continue;
     PlannedValue arg = getTensor(x);

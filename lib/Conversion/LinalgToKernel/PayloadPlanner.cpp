@@ -672,6 +672,14 @@ Value PayloadPlanner::emit(Location loc, unsigned root) {
                               step.shape);
       continue;
     }
+    if (step.splat) {
+      auto type = RankedTensorType::get(step.shape, elementType);
+      values[i] = arith::ConstantOp::create(
+          rewriter, loc,
+          DenseElementsAttr::get(
+              type, rewriter.getFloatAttr(elementType, step.scalar)));
+      continue;
+    }
     if (step.triangle) {
       values[i] = kernel::TriangleFillOp::create(
           rewriter, loc, args[0],

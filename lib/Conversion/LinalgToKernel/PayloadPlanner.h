@@ -87,6 +87,9 @@ struct Step {
   /// `int_to_float` of the integer operand `operand`, unsigned if true
   /// (`build` is null), made before it is reshaped, as `where`.
   std::optional<bool> intToFloat;
+  /// A constant of `scalar` in every element of `shape` (`build` is null):
+  /// what a triangle fills when both sides of its select are constants.
+  bool splat = false;
 };
 
 /// How a payload value relates to the tensor of its step. Kernel ops on f16
@@ -141,7 +144,8 @@ public:
 
 private:
   static bool isOperandStep(const Step &step) {
-    return !step.build && !step.triangle && !step.where && !step.intToFloat;
+    return !step.build && !step.triangle && !step.where && !step.intToFloat &&
+           !step.splat;
   }
   bool isLoopShape(ArrayRef<int64_t> shape) const {
     return dropLeadingUnitDims(shape) == dropLeadingUnitDims(loopShape);
@@ -157,6 +161,11 @@ private:
   unsigned addWhere(BlockArgument mask, double onTrue, double onFalse);
   unsigned addIntToFloat(BlockArgument integers, bool isUnsigned);
   std::optional<PlannedValue> planTriangleFill(arith::SelectOp select);
+  /// Fills `fill` into `masked` on each of `triangles`, whose loops are
+  /// `shift` more than the step's dims (the leading size-1 loops it drops).
+  PlannedValue fillTriangles(unsigned masked,
+                             ArrayRef<TriangleCondition> triangles, double fill,
+                             int64_t shift);
   std::optional<PlannedValue> planSoftplus(arith::SelectOp select);
   std::optional<PlannedValue> planElu(arith::SelectOp select);
   Value matchScaledBy(Value value, std::optional<APFloat> &factor);

@@ -1,9 +1,10 @@
 // REQUIRES: mlir-runner
-// torch's softplus, Mish, ELU, SELU and log1p, as torch-mlir writes them
-// in linalg (a select on the threshold or on the sign), compute the same
-// numbers before and after --convert-linalg-to-kernel: on both sides of
-// softplus's threshold (20, and 10 for beta = 2), past exp's f32 overflow
-// (100), and on both sides of ELU's 0. Far below zero softplus is
+// torch's softplus, Mish, ELU (with exp - 1 or expm1), SELU and log1p, as
+// torch-mlir writes them in linalg (a select on the threshold or on the
+// sign), compute the same numbers before and after
+// --convert-linalg-to-kernel: on both sides of softplus's threshold (20, and
+// 10 for beta = 2), past exp's f32 overflow (100), and on both sides of
+// ELU's 0. Far below zero softplus is
 // log1p(exp(x)), as tiny as exp(x) (libm's log1pf: upstream's LLVM lowering
 // computed log(1 + x) and printed 0, and 2.27089e-05 at beta = 2 and -5).
 // RUN: mlsopt-opt %s %lower_to_llvm \
@@ -37,6 +38,8 @@
 // 2^(x / 4), libm's exp2f against expf of the rounded x / 4 ln 2 (an ulp
 // apart at 20.5):
 // CHECK: {{\[\[}}0.00552427,   0.420448,   0.840896,   0.917004,   1,   1.09051,   1.18921,   2.37841,   5.18736,   6.16884,   29.3441,   34.896{{[23]}},   181.019,   3.35544e+07{{\]\]}}
+// ELU through math.expm1:
+// CHECK: {{\[\[}}-1,   -0.993262,   -0.632121,   -0.393469,   0,   0.5,   1,   5,   9.5,   10.5,   19.5,   20.5,   30,   100{{\]\]}}
 
 #id = affine_map<(i, j) -> (i, j)>
 
@@ -181,6 +184,29 @@ func.func @selu(%x: tensor<1x14xf32>) -> (tensor<1x14xf32>, tensor<1x14xf32>) {
   return %selu, %scaled : tensor<1x14xf32>, tensor<1x14xf32>
 }
 
+// F.elu(x) with math.expm1 for exp(x) - 1 (torch.expm1, StableHLO's
+// exponential_minus_one): the same ELU, the same numbers to the digits
+// printed.
+// KERNEL-LABEL: func.func @elu_expm1
+// KERNEL-NOT: linalg.
+// KERNEL: %[[POS:.*]] = kernel.relu %[[X:.*]] :
+// KERNEL: %[[EX:.*]] = kernel.exp %[[X]]
+// KERNEL: %[[EM1:.*]] = kernel.add_scalar %[[EX]], -1.000000e+00
+// KERNEL: %[[NEG:.*]] = kernel.min_scalar %[[EM1]], 0.000000e+00
+// KERNEL: kernel.add %[[POS]], %[[NEG]]
+func.func @elu_expm1(%x: tensor<1x14xf32>) -> tensor<1x14xf32> {
+  %e = tensor.empty() : tensor<1x14xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<1x14xf32>) outs(%e : tensor<1x14xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %c = arith.cmpf ogt, %a, %z : f32
+    %m = math.expm1 %a : f32
+    %y = arith.select %c, %a, %m : f32
+    linalg.yield %y : f32
+  } -> tensor<1x14xf32>
+  return %r : tensor<1x14xf32>
+}
+
 // A base-2 exponential (Triton's and FlashAttention's softmax), 2^(x / 4):
 // e^(x / 4 ln 2), the same numbers to the digits printed.
 // KERNEL-LABEL: func.func @base2
@@ -223,5 +249,7 @@ func.func @main() {
   call @print(%s#1) : (tensor<1x14xf32>) -> ()
   %b = call @base2(%x) : (tensor<1x14xf32>) -> tensor<1x14xf32>
   call @print(%b) : (tensor<1x14xf32>) -> ()
+  %m1 = call @elu_expm1(%x) : (tensor<1x14xf32>) -> tensor<1x14xf32>
+  call @print(%m1) : (tensor<1x14xf32>) -> ()
   return
 }

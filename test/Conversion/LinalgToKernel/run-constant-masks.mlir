@@ -1,6 +1,7 @@
 // REQUIRES: mlir-runner
 // Masks that torch-mlir folds into constants (GPT-2's `bias` buffer, a
-// static padding mask, an int64 attention_mask known at trace time) compute
+// static padding mask, an int64 attention_mask known at trace time) or
+// builds from loop indices alone (Hugging Face's causal mask tensor) compute
 // the same numbers before and after --convert-linalg-to-kernel. A constant
 // triangle becomes kernel.triangle_fill, which reads no mask; any other
 // constant mask becomes a float constant, which the GPU pipeline copies to
@@ -116,6 +117,33 @@ func.func @int64_mask(%w: tensor<4x4xf32>) -> tensor<4x4xf32> {
   return %r : tensor<4x4xf32>
 }
 
+// Hugging Face's causal mask, built as a tensor of its own and added to the
+// scores later: triu(full(-inf), diagonal=1) as a select on loop indices
+// between two constants. The triangle fills a zero constant.
+// KERNEL-LABEL: func.func @mask_tensor
+// KERNEL-NEXT: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<4x4xf32>
+// KERNEL-NEXT: %[[M:.*]] = kernel.triangle_fill %[[Z]] dims [0, 1] diagonal 1 value 0xFFF0000000000000 : tensor<4x4xf32>
+// KERNEL-NEXT: kernel.add %arg0, %[[M]]
+func.func @mask_tensor(%w: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %mask = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<4x4xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %future = arith.cmpi sgt, %j, %i : index
+    %y = arith.select %future, %ninf, %zero : f32
+    linalg.yield %y : f32
+  } -> tensor<4x4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%w, %mask : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %y = arith.addf %a, %m : f32
+    linalg.yield %y : f32
+  } -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
+
 func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}
 
 func.func @print(%t: tensor<4x4xf32>) {
@@ -159,5 +187,11 @@ func.func @main() {
   // CHECK-NEXT: [13, -9986, 15, 16]
   %r4 = call @int64_mask(%x) : (tensor<4x4xf32>) -> tensor<4x4xf32>
   call @print(%r4) : (tensor<4x4xf32>) -> ()
+  // CHECK: [1, -inf, -inf, -inf]
+  // CHECK-NEXT: [5, 6, -inf, -inf]
+  // CHECK-NEXT: [9, 10, 11, -inf]
+  // CHECK-NEXT: [13, 14, 15, 16]
+  %r5 = call @mask_tensor(%x) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  call @print(%r5) : (tensor<4x4xf32>) -> ()
   return
 }
