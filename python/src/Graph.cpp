@@ -37,6 +37,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
+#include <new>
 #include <pthread.h>
 #include <type_traits>
 
@@ -855,8 +856,21 @@ std::vector<HostTensor> Graph::runOnCPU(std::vector<HostTensor> inputs) {
   }
   compileForCPU();
   std::string error;
-  FailureOr<SmallVector<HostTensor>> results =
-      runner->run(func.getSymName(), inputs, &error);
+  FailureOr<SmallVector<HostTensor>> results = failure();
+  try {
+    results = runner->run(func.getSymName(), inputs, &error);
+  } catch (const std::bad_alloc &) {
+    // The results' buffers (f32 on the host) are allocated before the
+    // compiled code runs, which checks its own allocations; a failure here
+    // reads as those do.
+    uint64_t bytes = 0;
+    for (Type type : func.getResultTypes())
+      bytes += uint64_t(cast<RankedTensorType>(type).getNumElements()) *
+               sizeof(float);
+    throw MLIRError("running @" + func.getSymName().str() +
+                    " on the CPU failed: the host could not allocate " +
+                    std::to_string(bytes) + " bytes for its results");
+  }
   if (failed(results))
     throw MLIRError("running @" + func.getSymName().str() +
                     " on the CPU failed: " + error);

@@ -219,23 +219,27 @@ import resource
 import numpy as np
 import mlsopt as mi
 
-def graph(n):
+def graph(n, reduced=True):
     g = mi.new_kernel_graph()
     A = g.new_input(dims=(n, 1), dtype=mi.float32)
     B = g.new_input(dims=(1, n), dtype=mi.float32)
-    g.mark_output(g.reduction(g.exp(g.add(A, B)), 1))
+    E = g.exp(g.add(A, B))
+    g.mark_output(g.reduction(E, 1) if reduced else E)
     return g, [np.zeros((n, 1), np.float32), np.zeros((1, n), np.float32)]
 
 small, small_inputs = graph(64)
 large, large_inputs = graph(32768)   # a 4 GiB intermediate
+# A 4 GiB result: the host's buffer for it, not the compiled code, fails.
+large_result, _ = graph(32768, reduced=False)
 small(inputs=small_inputs)
 limit = 3 << 30
 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-try:
-    large(inputs=large_inputs)
-    print("ran")
-except mi.MLIRError as error:
-    print(error)
+for g in (large, large_result):
+    try:
+        g(inputs=large_inputs)
+        print("ran")
+    except mi.MLIRError as error:
+        print(error)
 (out,) = small(inputs=small_inputs)
 print(float(out[0, 0]))
 """)
@@ -246,7 +250,10 @@ print(float(out[0, 0]))
     lines = run.stdout.strip().splitlines()
     assert re.fullmatch(r"running @\w+ on the CPU failed: the host could "
                         r"not allocate \d+ bytes", lines[0]), lines
-    assert lines[1] == "64.0"
+    assert re.fullmatch(r"running @\w+ on the CPU failed: the host could "
+                        r"not allocate 4294967296 bytes for its results",
+                        lines[1]), lines
+    assert lines[2] == "64.0"
 
 
 def test_graph_recompiles_after_it_grows(rng):
