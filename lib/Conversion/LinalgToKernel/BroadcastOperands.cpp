@@ -15,6 +15,9 @@
 // every head, then K^T) is the broadcast of the transposed input
 // (TransposeOfBroadcast), and a kernel.matmul already imported with such a
 // broadcast weight becomes the matmul of the rows (MatmulOfBroadcastWeight).
+// A broadcast given size-1 dims by an expand_shape (a reduction's init with
+// its reduced dim kept) is the broadcast of the expanded input
+// (ExpandOfBroadcast), which elementwise ops read through.
 //
 //===----------------------------------------------------------------------===//
 
@@ -359,11 +362,66 @@ struct MatmulOfBroadcastWeight : public OpRewritePattern<kernel::MatmulOp> {
     return success();
   }
 };
+
+/// expand_shape(linalg.broadcast(x)) -> linalg.broadcast(expand_shape(x))
+/// when the expand adds size-1 dims beside the input's dims only: the
+/// reduction import reads an init with its reduced dim kept ([b, o] as
+/// [b, o, 1]), and a bias broadcast to every row ([o] to [b, o]) then sat
+/// behind the expand, where the elementwise patterns that read broadcasts
+/// through numpy broadcasting (BroadcastOperandToUnitDims) could not see
+/// it: a copy kernel of its own.
+struct ExpandOfBroadcast : public OpRewritePattern<tensor::ExpandShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExpandShapeOp expand,
+                                PatternRewriter &rewriter) const override {
+    auto broadcast = expand.getSrc().getDefiningOp<linalg::BroadcastOp>();
+    if (!broadcast || !broadcast.hasPureTensorSemantics() ||
+        !expand.getResultType().hasStaticShape())
+      return rewriter.notifyMatchFailure(expand, "not of a broadcast");
+    ArrayRef<int64_t> added = broadcast.getDimensions();
+    ArrayRef<int64_t> shape = expand.getResultType().getShape();
+    SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
+    // Each added dim stays one dim; the input's dims gain size-1 dims only.
+    SmallVector<int64_t> newAdded;
+    SmallVector<ReassociationIndices> inputGroups;
+    SmallVector<int64_t> inputShape;
+    for (auto [dim, group] : llvm::enumerate(groups)) {
+      if (llvm::is_contained(added, static_cast<int64_t>(dim))) {
+        if (group.size() != 1)
+          return rewriter.notifyMatchFailure(expand, "splits an added dim");
+        newAdded.push_back(group.front());
+        continue;
+      }
+      if (llvm::count_if(group, [&](int64_t d) { return shape[d] != 1; }) > 1)
+        return rewriter.notifyMatchFailure(expand, "splits an input dim");
+      ReassociationIndices inputGroup;
+      for (int64_t d : group) {
+        inputGroup.push_back(static_cast<int64_t>(inputShape.size()));
+        inputShape.push_back(shape[d]);
+      }
+      inputGroups.push_back(std::move(inputGroup));
+    }
+    Value input = broadcast.getInput();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    Location loc = expand.getLoc();
+    Value expandedInput = inputShape == inputType.getShape()
+                              ? input
+                              : tensor::ExpandShapeOp::create(
+                                    rewriter, loc, inputType.clone(inputShape),
+                                    input, inputGroups);
+    Value init = tensor::EmptyOp::create(rewriter, loc, shape,
+                                         inputType.getElementType());
+    rewriter.replaceOpWithNewOp<linalg::BroadcastOp>(expand, expandedInput,
+                                                     init, newAdded);
+    return success();
+  }
+};
 } // namespace
 
 void mlsopt::populateBroadcastOperandPatterns(RewritePatternSet &patterns) {
   patterns.add<ComputeBeforeBroadcast, ContractionReadsBroadcastInput,
-               GenericToBroadcast, MatmulOfBroadcastWeight,
+               ExpandOfBroadcast, GenericToBroadcast, MatmulOfBroadcastWeight,
                TransposeOfBroadcast<linalg::TransposeOp>,
                TransposeOfBroadcast<kernel::TransposeOp>>(
       patterns.getContext());

@@ -3953,3 +3953,29 @@ func.func @log_bases(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32
   } -> tensor<8x64xf32>
   return %l2, %l10 : tensor<8x64xf32>, tensor<8x64xf32>
 }
+
+// -----
+
+// A row sum started from a bias broadcast to every row (the generic copy
+// torch-mlir writes for expand): the sum keeps its reduced dim, so the init
+// is expanded to [8, 10, 1], and the broadcast moves behind that expand, where
+// the add reads the bias itself, [10, 1], through numpy broadcasting.
+// CHECK-LABEL: func.func @reduction_from_broadcast_bias
+// CHECK-NOT: linalg.
+// CHECK: %[[S:.*]] = kernel.reduce_sum %arg0 dim 2 : tensor<8x10x24xf32>
+// CHECK: %[[B:.*]] = tensor.expand_shape %arg1 {{\[\[}}0, 1]] output_shape [10, 1] : tensor<10xf32> into tensor<10x1xf32>
+// CHECK: kernel.add %[[B]], %[[S]] : tensor<10x1xf32>, tensor<8x10x1xf32>
+// CHECK-NOT: linalg.
+func.func @reduction_from_broadcast_bias(%x: tensor<8x10x24xf32>, %bias: tensor<10xf32>) -> tensor<8x10xf32> {
+  %e = tensor.empty() : tensor<8x10xf32>
+  %init = linalg.generic {indexing_maps = [affine_map<(b, o) -> (o)>, affine_map<(b, o) -> (b, o)>], iterator_types = ["parallel", "parallel"]} ins(%bias : tensor<10xf32>) outs(%e : tensor<8x10xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<8x10xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(b, o, j) -> (b, o, j)>, affine_map<(b, o, j) -> (b, o)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : tensor<8x10x24xf32>) outs(%init : tensor<8x10xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<8x10xf32>
+  return %y : tensor<8x10xf32>
+}
