@@ -173,6 +173,14 @@ def FuseKernelElementwise : Pass<"fuse-kernel-elementwise", "::mlir::func::FuncO
       can be the epilogue of a custom kernel (it reads the kernel's outputs
       and values made before the kernel only). `--superoptimize` costs the
       pre-defined ops it keeps as these kernels.
+    - *Reshapes.* A `tensor.expand_shape` that only adds size-1 dims,
+      between an elementwise op (not of a custom kernel's outputs) and the
+      custom kernels that read it, moves above the op, whose operands are
+      expanded alike (a `triangle_fill`'s dims move with them), so that
+      the op can be their prologue: a causal mask built as a tensor of its
+      own, read at the scores' rank by the attention kernel. A reshape of
+      a custom kernel's output read by an elementwise op moves below the
+      op instead, so that it can be the kernel's epilogue.
     - *Siblings.* An elementwise op beside a custom kernel that loads one
       of its operands (a kernel before it, or after it where every reader
       of the op comes later) is computed by that kernel too, on tiles cut
