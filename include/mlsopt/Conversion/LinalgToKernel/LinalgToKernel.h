@@ -68,6 +68,11 @@ bool flattensOnRows(mlir::Operation *op);
 /// the collapsed value.
 bool isRowsCollapse(mlir::tensor::CollapseShapeOp collapse);
 
+/// Adds the patterns that read through, or move away, the reshapes of
+/// size-1 dims the import leaves between kernel ops (UnitReshapes.cpp). Part
+/// of populateLinalgToKernelPatterns.
+void populateUnitReshapePatterns(mlir::RewritePatternSet &patterns);
+
 /// Chains of tensor.collapse_shape and tensor.expand_shape that one reshape
 /// does become that reshape.
 void populateReshapeCompositionPatterns(mlir::RewritePatternSet &patterns);
