@@ -393,9 +393,27 @@ void mlsopt::populateAlignOperandRankPatterns(RewritePatternSet &patterns) {
                HoistExpandAboveUnary>(patterns.getContext());
 }
 
+namespace {
+/// mul(x, x) -> square(x), the same value: StableHLO's and JAX's variance
+/// squares by a multiply (`multiply(d, d)`), which the norm patterns, the
+/// search's abstract expressions and the cost model take as one square
+/// (a bf16 LayerNorm written so was two launches, not raised to rms_norm).
+struct MulSelfToSquare : OpRewritePattern<kernel::MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(kernel::MulOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getLhs() != op.getRhs())
+      return rewriter.notifyMatchFailure(op, "not a product of one value");
+    rewriter.replaceOpWithNewOp<kernel::SquareOp>(op, op.getLhs());
+    return success();
+  }
+};
+} // namespace
+
 void mlsopt::populateRaiseKernelIdiomPatterns(RewritePatternSet &patterns) {
   patterns
-      .add<RaiseRmsNorm<kernel::MulOp, kernel::RsqrtOp>,
+      .add<MulSelfToSquare, RaiseRmsNorm<kernel::MulOp, kernel::RsqrtOp>,
            RaiseRmsNorm<kernel::DivOp, kernel::SqrtOp>, CentreOnePassVariance,
            NarrowWidenedRmsNorm, ScaleSmallerMatmulOperand, OuterProductMatmul,
            ReduceOverOne<kernel::ReduceSumOp>,

@@ -316,3 +316,25 @@ func.func @transposes_that_stay(%x: tensor<16x32xf32>, %w: tensor<32x64xf32>) ->
   %te = kernel.transpose %e [1, 0] : tensor<16x32xf32>
   return %t, %te, %e : tensor<64x16xf32>, tensor<32x16xf32>, tensor<16x32xf32>
 }
+
+// A LayerNorm whose variance squares by a multiply (StableHLO's
+// `multiply(d, d)`): the product of a value with itself is its square, and
+// the norm of the centred rows is raised as with a square.
+// CHECK-LABEL: func.func @variance_by_multiply
+// CHECK-SAME: (%[[X:.*]]: tensor<6x80xf32>)
+// CHECK-NOT: kernel.mul %
+// CHECK: %[[C:.*]] = kernel.sub %[[X]], %{{.*}} : tensor<6x80xf32>, tensor<6x1xf32>
+// CHECK-NEXT: %[[N:.*]] = kernel.rms_norm %[[C]] {epsilon = 9.9999997473787516E-6 : f64} : tensor<6x80xf32>
+// CHECK-NEXT: return %[[N]]
+func.func @variance_by_multiply(%x: tensor<6x80xf32>) -> tensor<6x80xf32> {
+  %s = kernel.reduce_sum %x dim 1 : tensor<6x80xf32>
+  %m = kernel.mul_scalar %s, 0.012500000186264515 : tensor<6x1xf32>
+  %c = kernel.sub %x, %m : tensor<6x80xf32>, tensor<6x1xf32>
+  %sq = kernel.mul %c, %c : tensor<6x80xf32>, tensor<6x80xf32>
+  %ss = kernel.reduce_sum %sq dim 1 : tensor<6x80xf32>
+  %v = kernel.mul_scalar %ss, 0.012500000186264515 : tensor<6x1xf32>
+  %e = kernel.add_scalar %v, 9.9999997473787516E-6 : tensor<6x1xf32>
+  %r = kernel.rsqrt %e : tensor<6x1xf32>
+  %n = kernel.mul %c, %r : tensor<6x80xf32>, tensor<6x1xf32>
+  return %n : tensor<6x80xf32>
+}
