@@ -92,7 +92,10 @@ def RaiseKernelIdioms : Pass<"raise-kernel-idioms", "::mlir::func::FuncOp"> {
     Rewrites `x * rsqrt(mean(x^2 over dim d) + eps)` and
     `x / sqrt(mean(x^2 over dim d) + eps)`, as front ends spell RMSNorm, into
     one `kernel.rms_norm` over `d` (any dim; the mean's factor must be 1/n
-    for d's extent n). A scale of a matmul's product,
+    for d's extent n); a product of a value with itself is its square first
+    (StableHLO's variance, `multiply(d, d)`), and a LayerNorm's centred
+    variance makes the norm `rms_norm(x - mean(x))`. A scale of a matmul's
+    product,
     `mul_scalar(matmul(a, b), c)`, moves to the smaller operand when it is
     smaller than the product (attention's `(Q K) / sqrt(d)` scales Q), so
     that the cut need not keep it with the product. A matmul over one
