@@ -1,11 +1,11 @@
 //===- ShapeInference.cpp - Shape rules shared by all levels --------------===//
 
 #include "mlsopt/Support/ShapeInference.h"
+#include "mlsopt/Support/TileShapes.h"
 
 #include "mlir/IR/TypeUtilities.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -237,10 +237,8 @@ LogicalResult verifyTensorOperands(std::optional<mlir::Location> loc,
     }
     // Byte counts of such tensors would overflow the cost model's and the
     // launch plan's 64-bit arithmetic long before any device holds one.
-    std::optional<int64_t> bytes = tensor.getElementTypeBitWidth() / 8;
-    for (int64_t size : tensor.getShape())
-      bytes = bytes ? llvm::checkedMul(*bytes, size) : std::nullopt;
-    if (!bytes || *bytes > kMaxTensorBytes) {
+    if (tileBytes(tensor.getShape(), tensor.getElementTypeBitWidth()) >
+        kMaxTensorBytes) {
       if (loc)
         mlir::emitError(*loc)
             << "tensor " << type << " holds more than 2^48 bytes (256 TiB), "

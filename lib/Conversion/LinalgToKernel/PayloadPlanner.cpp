@@ -653,20 +653,18 @@ Value PayloadPlanner::emit(Location loc, unsigned root) {
       // folded in) is mapped here: a float constant runs where an integer
       // one could not (the GPU pipeline copies float constants only).
       DenseElementsAttr constant;
-      Value mapped =
-          matchPattern(operand.get(), m_Constant(&constant))
-              ? arith::ConstantOp::create(
-                    rewriter, loc, convertConstant(constant, floatType, step))
-                    .getResult()
-          : step.where
-              ? kernel::WhereOp::create(
-                    rewriter, loc, floatType, operand.get(),
-                    rewriter.getF64FloatAttr(step.where->first),
-                    rewriter.getF64FloatAttr(step.where->second))
-                    .getResult()
-              : kernel::IntToFloatOp::create(rewriter, loc, floatType,
-                                             operand.get(), *step.intToFloat)
-                    .getResult();
+      Value mapped;
+      if (matchPattern(operand.get(), m_Constant(&constant)))
+        mapped = arith::ConstantOp::create(
+            rewriter, loc, convertConstant(constant, floatType, step));
+      else if (step.where)
+        mapped = kernel::WhereOp::create(
+            rewriter, loc, floatType, operand.get(),
+            rewriter.getF64FloatAttr(step.where->first),
+            rewriter.getF64FloatAttr(step.where->second));
+      else
+        mapped = kernel::IntToFloatOp::create(rewriter, loc, floatType,
+                                              operand.get(), *step.intToFloat);
       values[i] = readOperand(rewriter, loc, mapped,
                               op.getMatchingIndexingMap(&operand), loopOrder,
                               step.shape);
