@@ -1000,7 +1000,8 @@ struct SinkReshapeBelowElementwise : RewritePattern {
 
 /// custom(expand_shape(kernel.<elementwise>(a, ...))) ->
 /// custom(kernel.<elementwise>(expand_shape(a), ...)) when the expand only
-/// adds size-1 dims: the op then has the kernel input's shape, so that
+/// adds size-1 dims (the op stays for its other readers, all custom kernels
+/// too): the op then has the kernel input's shape, so that
 /// FuseElementwisePrologue can compute it there. A subprogram cut gives
 /// the search's kernels their operands at full rank: a causal mask built
 /// as a tensor of its own ([s, s], a triangle_fill of zeros), added to
@@ -1015,8 +1016,17 @@ struct HoistUnitExpandAboveElementwise
   LogicalResult matchAndRewrite(tensor::ExpandShapeOp expand,
                                 PatternRewriter &rewriter) const override {
     Operation *op = expand.getSrc().getDefiningOp();
-    if (!op || !isFusableElementwise(op) || !op->hasOneUse() ||
-        hasRankZeroTensor(op) ||
+    // Other readers of the op keep it; this expand reads a copy. Each
+    // custom kernel may then compute its own (a masked mean pooling reads
+    // the converted mask expanded for the product and as it is for the
+    // count).
+    auto readByKernels = [](Operation *user) {
+      return isa<kernel::CustomOp>(user) ||
+             (isa<tensor::ExpandShapeOp>(user) &&
+              llvm::all_of(user->getUsers(), llvm::IsaPred<kernel::CustomOp>));
+    };
+    if (!op || !isFusableElementwise(op) ||
+        !llvm::all_of(op->getUsers(), readByKernels) || hasRankZeroTensor(op) ||
         !(op->hasTrait<OpTrait::ElementwiseByIndex>() ||
           isa<kernel::TriangleFillOp>(op)))
       return rewriter.notifyMatchFailure(expand, "not of an elementwise op");
@@ -1062,7 +1072,8 @@ struct HoistUnitExpandAboveElementwise
       }
     });
     rewriter.replaceOp(expand, moved->getResult(0));
-    rewriter.eraseOp(op);
+    if (op->use_empty())
+      rewriter.eraseOp(op);
     return success();
   }
 };

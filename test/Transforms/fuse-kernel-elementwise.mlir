@@ -855,3 +855,80 @@ func.func @mask_tensor_through_expand(%s: tensor<2x32x32xf32>) -> tensor<2x32x32
   }
   return %o : tensor<2x32x32xf32>
 }
+
+// -----
+
+// A conversion read by two custom kernels, one of them through a unit-dim
+// expand (a masked mean pooling's count and masked sum): the expand reads a
+// copy of the conversion moved above it, and each kernel then loads the
+// integers and converts them itself; no launch converts the mask.
+// CHECK-LABEL: func.func @conversion_read_twice(
+// CHECK-NOT: kernel.int_to_float
+// CHECK: %[[E:.*]] = tensor.expand_shape %arg1 {{.*}} into tensor<4x16x1xi64>
+// CHECK: kernel.custom(%arg1, %arg0, %[[E]])
+// CHECK-COUNT-2: thread.int_to_float %{{.*}} : i64 to f32
+// CHECK-NOT: kernel.int_to_float
+// CHECK: return
+func.func @conversion_read_twice(%x: tensor<4x16x64xf32>, %m: tensor<4x16xi64>) -> (tensor<4x1xf32>, tensor<4x16x64xf32>) {
+  %f = kernel.int_to_float %m : tensor<4x16xi64> to tensor<4x16xf32>
+  %c = kernel.custom(%f) grid <4, 1, 1> block <128, 1, 1> : (tensor<4x16xf32>) -> tensor<4x1xf32> {
+  ^bb0(%in0: tensor<4x16xf32>, %out0: tensor<4x1xf32>):
+    %a = block.for_loop 1 iterations accumulate (sum) : tensor<1x1xf32> {
+      %t = block.load %in0 imap <x = 0> : tensor<4x16xf32> -> tensor<1x16xf32>
+      %s = block.reduce_sum %t dim 1 : tensor<1x16xf32>
+      block.yield %s : tensor<1x1xf32>
+    }
+    block.store %a, %out0 omap <x = 0> : tensor<1x1xf32> into tensor<4x1xf32>
+    block.return
+  }
+  %e = tensor.expand_shape %f [[0], [1, 2]] output_shape [4, 16, 1] : tensor<4x16xf32> into tensor<4x16x1xf32>
+  %p = kernel.custom(%x, %e) grid <4, 1, 1> block <128, 1, 1> : (tensor<4x16x64xf32>, tensor<4x16x1xf32>) -> tensor<4x16x64xf32> {
+  ^bb0(%in0: tensor<4x16x64xf32>, %in1: tensor<4x16x1xf32>, %out0: tensor<4x16x64xf32>):
+    %a = block.for_loop 1 iterations accumulate (sum) : tensor<1x16x64xf32> {
+      %t = block.load %in0 imap <x = 0> : tensor<4x16x64xf32> -> tensor<1x16x64xf32>
+      %k = block.load %in1 imap <x = 0> : tensor<4x16x1xf32> -> tensor<1x16x1xf32>
+      %y = block.mul %t, %k : tensor<1x16x64xf32>, tensor<1x16x1xf32>
+      block.yield %y : tensor<1x16x64xf32>
+    }
+    block.store %a, %out0 omap <x = 0> : tensor<1x16x64xf32> into tensor<4x16x64xf32>
+    block.return
+  }
+  return %c, %p : tensor<4x1xf32>, tensor<4x16x64xf32>
+}
+
+// -----
+
+// The same conversion also returned: it stays for the return, and the
+// kernels read it as before.
+// CHECK-LABEL: func.func @conversion_also_returned(
+// CHECK: %[[F:.*]] = kernel.int_to_float %arg1
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[F]]
+// CHECK: kernel.custom(%[[F]], %arg0, %[[E]])
+// CHECK-NOT: thread.int_to_float
+// CHECK: return
+func.func @conversion_also_returned(%x: tensor<4x16x64xf32>, %m: tensor<4x16xi64>) -> (tensor<4x1xf32>, tensor<4x16x64xf32>, tensor<4x16xf32>) {
+  %f = kernel.int_to_float %m : tensor<4x16xi64> to tensor<4x16xf32>
+  %c = kernel.custom(%f) grid <4, 1, 1> block <128, 1, 1> : (tensor<4x16xf32>) -> tensor<4x1xf32> {
+  ^bb0(%in0: tensor<4x16xf32>, %out0: tensor<4x1xf32>):
+    %a = block.for_loop 1 iterations accumulate (sum) : tensor<1x1xf32> {
+      %t = block.load %in0 imap <x = 0> : tensor<4x16xf32> -> tensor<1x16xf32>
+      %s = block.reduce_sum %t dim 1 : tensor<1x16xf32>
+      block.yield %s : tensor<1x1xf32>
+    }
+    block.store %a, %out0 omap <x = 0> : tensor<1x1xf32> into tensor<4x1xf32>
+    block.return
+  }
+  %e = tensor.expand_shape %f [[0], [1, 2]] output_shape [4, 16, 1] : tensor<4x16xf32> into tensor<4x16x1xf32>
+  %p = kernel.custom(%x, %e) grid <4, 1, 1> block <128, 1, 1> : (tensor<4x16x64xf32>, tensor<4x16x1xf32>) -> tensor<4x16x64xf32> {
+  ^bb0(%in0: tensor<4x16x64xf32>, %in1: tensor<4x16x1xf32>, %out0: tensor<4x16x64xf32>):
+    %a = block.for_loop 1 iterations accumulate (sum) : tensor<1x16x64xf32> {
+      %t = block.load %in0 imap <x = 0> : tensor<4x16x64xf32> -> tensor<1x16x64xf32>
+      %k = block.load %in1 imap <x = 0> : tensor<4x16x1xf32> -> tensor<1x16x1xf32>
+      %y = block.mul %t, %k : tensor<1x16x64xf32>, tensor<1x16x1xf32>
+      block.yield %y : tensor<1x16x64xf32>
+    }
+    block.store %a, %out0 omap <x = 0> : tensor<1x16x64xf32> into tensor<4x16x64xf32>
+    block.return
+  }
+  return %c, %p, %f : tensor<4x1xf32>, tensor<4x16x64xf32>, tensor<4x16xf32>
+}

@@ -17,7 +17,11 @@
 // broadcast weight becomes the matmul of the rows (MatmulOfBroadcastWeight).
 // A broadcast given size-1 dims by an expand_shape (a reduction's init with
 // its reduced dim kept) is the broadcast of the expanded input
-// (ExpandOfBroadcast), which elementwise ops read through.
+// (ExpandOfBroadcast), which elementwise ops read through. A kernel op of
+// one operand, or a reduction along a dim the broadcast keeps, computes on
+// the broadcast's input and is broadcast after (UnaryBeforeBroadcast,
+// ReduceBeforeBroadcast), so broadcasts move down to the binary ops that
+// read them through numpy broadcasting.
 //
 //===----------------------------------------------------------------------===//
 
@@ -417,12 +421,99 @@ struct ExpandOfBroadcast : public OpRewritePattern<tensor::ExpandShapeOp> {
     return success();
   }
 };
+/// Replaces `op` by a linalg.broadcast of `value` to `op`'s result type,
+/// adding `dims`.
+static void replaceByBroadcast(PatternRewriter &rewriter, Operation *op,
+                               Value value, ArrayRef<int64_t> dims) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  Value init = tensor::EmptyOp::create(rewriter, op->getLoc(), type.getShape(),
+                                       type.getElementType());
+  rewriter.replaceOpWithNewOp<linalg::BroadcastOp>(op, value, init, dims);
+}
+
+/// A kernel op of one operand that computes elementwise (`int_to_float`,
+/// `where`, `convert`, `exp`, `max_scalar`, ...) on a linalg.broadcast
+/// computes on the broadcast's input and is broadcast after: torch's
+/// `mask.unsqueeze(-1).expand(x.shape).float()` converts the mask once per
+/// element of the input, not of the expanded tensor, and the broadcast moves
+/// towards the binary ops that read it through numpy broadcasting
+/// (BroadcastOperandToUnitDims). An integer broadcast no kernel op takes
+/// would otherwise stay unimported, and the whole program with it.
+struct UnaryBeforeBroadcast : public RewritePattern {
+  UnaryBeforeBroadcast(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) ||
+        !(op->hasTrait<OpTrait::ElementwiseByIndex>() ||
+          isa<kernel::ConvertOp>(op)) ||
+        op->getNumOperands() != 1 || op->getNumResults() != 1 ||
+        op->getNumRegions() != 0)
+      return rewriter.notifyMatchFailure(op, "not a unary elementwise op");
+    auto broadcast = op->getOperand(0).getDefiningOp<linalg::BroadcastOp>();
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    if (!broadcast || !broadcast.hasPureTensorSemantics() ||
+        resultType.getShape() !=
+            cast<RankedTensorType>(op->getOperand(0).getType()).getShape())
+      return rewriter.notifyMatchFailure(op, "reads no broadcast");
+    Value input = broadcast.getInput();
+    auto inputType = dyn_cast<RankedTensorType>(input.getType());
+    // A scalar stays where it is: kernel ops compute on tensors of rank 1
+    // and more.
+    if (!inputType || !inputType.hasStaticShape() || inputType.getRank() == 0)
+      return rewriter.notifyMatchFailure(op, "broadcasts a scalar or a "
+                                             "dynamic shape");
+    Operation *computed = rewriter.clone(*op);
+    rewriter.modifyOpInPlace(computed, [&] {
+      computed->setOperand(0, input);
+      computed->getResult(0).setType(
+          inputType.clone(resultType.getElementType()));
+    });
+    replaceByBroadcast(rewriter, op, computed->getResult(0),
+                       broadcast.getDimensions());
+    return success();
+  }
+};
+
+/// A kernel reduction of a linalg.broadcast along a dim the broadcast does
+/// not add reduces the broadcast's input and is broadcast after: a masked
+/// mean's count of kept tokens (`mask.expand(x.shape).sum(1)`) sums the
+/// mask, not its copy along the hidden dim, and the copy itself is never
+/// written (the broadcast moves on to the ops that read it).
+template <typename OpTy>
+struct ReduceBeforeBroadcast : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto broadcast =
+        op.getInput().template getDefiningOp<linalg::BroadcastOp>();
+    if (!broadcast || !broadcast.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(op, "reads no broadcast");
+    ArrayRef<int64_t> added = broadcast.getDimensions();
+    int64_t dim = op.getDim();
+    if (llvm::is_contained(added, dim))
+      return rewriter.notifyMatchFailure(op, "reduces an added dim");
+    Value input = broadcast.getInput();
+    auto inputType = dyn_cast<RankedTensorType>(input.getType());
+    if (!inputType || !inputType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "broadcasts a dynamic shape");
+    int64_t inputDim =
+        dim - llvm::count_if(added, [&](int64_t d) { return d < dim; });
+    Value reduced = OpTy::create(rewriter, op.getLoc(), input, inputDim);
+    replaceByBroadcast(rewriter, op, reduced, added);
+    return success();
+  }
+};
 } // namespace
 
 void mlsopt::populateBroadcastOperandPatterns(RewritePatternSet &patterns) {
   patterns.add<ComputeBeforeBroadcast, ContractionReadsBroadcastInput,
                ExpandOfBroadcast, GenericToBroadcast, MatmulOfBroadcastWeight,
+               ReduceBeforeBroadcast<kernel::ReduceSumOp>,
+               ReduceBeforeBroadcast<kernel::ReduceMaxOp>,
                TransposeOfBroadcast<linalg::TransposeOp>,
-               TransposeOfBroadcast<kernel::TransposeOp>>(
+               TransposeOfBroadcast<kernel::TransposeOp>, UnaryBeforeBroadcast>(
       patterns.getContext());
 }

@@ -2004,17 +2004,19 @@ func.func @broadcast_operands(%x: tensor<8x64xf32>, %b: tensor<64xf32>, %y: tens
 // -----
 
 // A linalg.broadcast stays where something other than a kernel binary op
-// reads it: a matmul, a unary op (kernel.exp of the broadcast; reading the
-// input would change its shape), or a binary op whose other operand also
-// has size 1 along the added dim (the result would shrink). A broadcast
-// read by both a matmul and an add stays for the matmul only.
+// reads it: a matmul, or a binary op whose other operand also has size 1
+// along the added dim (the result would shrink). A broadcast read by both a
+// matmul and an add stays for the matmul only. A unary op computes on the
+// broadcast's input and is broadcast after (kernel.exp of 8 elements, not
+// of 8x64).
 // CHECK-LABEL: func.func @broadcast_readers_stay
 // CHECK-SAME: (%[[X:[a-zA-Z0-9_]+]]: tensor<8x64xf32>, %[[V:[a-zA-Z0-9_]+]]: tensor<64xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<64x32xf32>, %[[K:[a-zA-Z0-9_]+]]: tensor<8x1xf32>, %[[R:[a-zA-Z0-9_]+]]: tensor<8xf32>)
 // CHECK: %[[VB:.*]] = linalg.broadcast ins(%[[V]] : tensor<64xf32>) outs(%{{.*}} : tensor<8x64xf32>) dimensions = [0]
 // CHECK: %[[M:.*]] = kernel.matmul %[[VB]], %[[W]]
 // CHECK: %[[A:.*]] = kernel.add %[[X]], %[[V]] : tensor<8x64xf32>, tensor<64xf32>
 // CHECK: %[[RB:.*]] = linalg.broadcast ins(%[[R]] : tensor<8xf32>) outs(%{{.*}} : tensor<8x64xf32>) dimensions = [1]
-// CHECK: %[[E:.*]] = kernel.exp %[[RB]] : tensor<8x64xf32>
+// CHECK: %[[E0:.*]] = kernel.exp %[[R]] : tensor<8xf32>
+// CHECK: %[[E:.*]] = linalg.broadcast ins(%[[E0]] : tensor<8xf32>) outs(%{{.*}} : tensor<8x64xf32>) dimensions = [1]
 // CHECK: %[[G:.*]] = kernel.mul %[[RB]], %[[K]] : tensor<8x64xf32>, tensor<8x1xf32>
 // CHECK: return %[[M]], %[[A]], %[[E]], %[[G]]
 func.func @broadcast_readers_stay(%x: tensor<8x64xf32>, %v: tensor<64xf32>, %w: tensor<64x32xf32>, %k: tensor<8x1xf32>, %r: tensor<8xf32>) -> (tensor<8x32xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>) {
@@ -3978,4 +3980,49 @@ func.func @reduction_from_broadcast_bias(%x: tensor<8x10x24xf32>, %bias: tensor<
     linalg.yield %r : f32
   } -> tensor<8x10xf32>
   return %y : tensor<8x10xf32>
+}
+
+// -----
+
+// A reduction of a broadcast along a dim the broadcast keeps reduces the
+// input and is broadcast after; along the dim the broadcast adds it stays.
+// An integer broadcast made float converts the input, then broadcasts the
+// floats (no linalg op is left on integers).
+// CHECK-LABEL: func.func @reduce_of_broadcast
+// CHECK-SAME: (%[[R:[a-zA-Z0-9_]+]]: tensor<8xf32>, %[[M:[a-zA-Z0-9_]+]]: tensor<8xi32>)
+// CHECK: %[[RB:.*]] = linalg.broadcast ins(%[[R]] : tensor<8xf32>) outs(%{{.*}} : tensor<8x64xf32>) dimensions = [1]
+// CHECK: %[[S0:.*]] = kernel.reduce_sum %[[R]] dim 0 : tensor<8xf32>
+// CHECK: %[[S0B:.*]] = linalg.broadcast ins(%[[S0]] : tensor<1xf32>) outs(%{{.*}} : tensor<1x64xf32>) dimensions = [1]
+// CHECK: %[[C0:.*]] = tensor.collapse_shape %[[S0B]]
+// CHECK: %[[S1:.*]] = kernel.reduce_sum %[[RB]] dim 1 : tensor<8x64xf32>
+// CHECK: %[[C1:.*]] = tensor.collapse_shape %[[S1]]
+// CHECK: %[[F:.*]] = kernel.int_to_float %[[M]] : tensor<8xi32> to tensor<8xf32>
+// CHECK: %[[FB:.*]] = linalg.broadcast ins(%[[F]] : tensor<8xf32>) outs(%{{.*}} : tensor<8x64xf32>) dimensions = [1]
+// CHECK: return %[[C0]], %[[C1]], %[[FB]]
+func.func @reduce_of_broadcast(%r: tensor<8xf32>, %m: tensor<8xi32>) -> (tensor<64xf32>, tensor<8xf32>, tensor<8x64xf32>) {
+  %zero = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<8x64xf32>
+  %rb = linalg.broadcast ins(%r : tensor<8xf32>) outs(%e : tensor<8x64xf32>) dimensions = [1]
+  %e1 = tensor.empty() : tensor<64xf32>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<64xf32>) -> tensor<64xf32>
+  %s0 = linalg.reduce ins(%rb : tensor<8x64xf32>) outs(%z1 : tensor<64xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  %e2 = tensor.empty() : tensor<8xf32>
+  %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8xf32>) -> tensor<8xf32>
+  %s1 = linalg.reduce ins(%rb : tensor<8x64xf32>) outs(%z2 : tensor<8xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  %ei = tensor.empty() : tensor<8x64xi32>
+  %mb = linalg.broadcast ins(%m : tensor<8xi32>) outs(%ei : tensor<8x64xi32>) dimensions = [1]
+  %mf = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%mb : tensor<8x64xi32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: i32, %o: f32):
+    %f = arith.sitofp %a : i32 to f32
+    linalg.yield %f : f32
+  } -> tensor<8x64xf32>
+  return %s0, %s1, %mf : tensor<64xf32>, tensor<8xf32>, tensor<8x64xf32>
 }

@@ -207,6 +207,59 @@ func.func @extended(%x: tensor<2x4xf32>, %m: tensor<4xi1>) -> tensor<2x4xf32> {
   return %r : tensor<2x4xf32>
 }
 
+// Sentence-transformers' mean pooling: the int64 attention_mask unsqueezed,
+// expanded to the hidden states and made float, then sum(x * m, 1) /
+// clamp(sum(m, 1), 1e-9). The mask is converted before the broadcast and
+// its count summed over the tokens only, then read through broadcasting.
+// KERNEL-LABEL: func.func @masked_mean
+// KERNEL-NOT: linalg.
+// KERNEL: %[[M:.*]] = kernel.int_to_float %arg1 : tensor<2x3xi64> to tensor<2x3xf32>
+// KERNEL: kernel.reduce_sum %[[M]] dim 1 : tensor<2x3xf32>
+// KERNEL: return
+#m3 = affine_map<(b, s, d) -> (b, s, d)>
+#bs0 = affine_map<(b, s, d) -> (b, s, 0)>
+#bd = affine_map<(b, s, d) -> (b, d)>
+func.func @masked_mean(%h: tensor<2x3x4xf32>, %mask: tensor<2x3xi64>) -> tensor<2x4xf32> {
+  %e = tensor.expand_shape %mask [[0], [1, 2]] output_shape [2, 3, 1] : tensor<2x3xi64> into tensor<2x3x1xi64>
+  %i0 = tensor.empty() : tensor<2x3x4xi64>
+  %b = linalg.generic {indexing_maps = [#bs0, #m3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%e : tensor<2x3x1xi64>) outs(%i0 : tensor<2x3x4xi64>) {
+  ^bb0(%a: i64, %o: i64):
+    linalg.yield %a : i64
+  } -> tensor<2x3x4xi64>
+  %f0 = tensor.empty() : tensor<2x3x4xf32>
+  %mf = linalg.generic {indexing_maps = [#m3, #m3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%b : tensor<2x3x4xi64>) outs(%f0 : tensor<2x3x4xf32>) {
+  ^bb0(%a: i64, %o: f32):
+    %c = arith.sitofp %a : i64 to f32
+    linalg.yield %c : f32
+  } -> tensor<2x3x4xf32>
+  %p = linalg.generic {indexing_maps = [#m3, #m3, #m3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%h, %mf : tensor<2x3x4xf32>, tensor<2x3x4xf32>) outs(%f0 : tensor<2x3x4xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %c = arith.mulf %a, %m : f32
+    linalg.yield %c : f32
+  } -> tensor<2x3x4xf32>
+  %z = arith.constant 0.0 : f32
+  %r0 = tensor.empty() : tensor<2x4xf32>
+  %rz = linalg.fill ins(%z : f32) outs(%r0 : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %s = linalg.generic {indexing_maps = [#m3, #bd], iterator_types = ["parallel", "reduction", "parallel"]} ins(%p : tensor<2x3x4xf32>) outs(%rz : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %c = arith.addf %a, %o : f32
+    linalg.yield %c : f32
+  } -> tensor<2x4xf32>
+  %n = linalg.generic {indexing_maps = [#m3, #bd], iterator_types = ["parallel", "reduction", "parallel"]} ins(%mf : tensor<2x3x4xf32>) outs(%rz : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %c = arith.addf %a, %o : f32
+    linalg.yield %c : f32
+  } -> tensor<2x4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%s, %n : tensor<2x4xf32>, tensor<2x4xf32>) outs(%r0 : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %eps = arith.constant 1.0e-9 : f32
+    %d = arith.maximumf %c, %eps : f32
+    %y = arith.divf %a, %d : f32
+    linalg.yield %y : f32
+  } -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
+
 func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}
 
 func.func @print(%t: tensor<2x4xf32>) {
@@ -272,5 +325,16 @@ func.func @main() {
   // CHECK-NEXT: [261, -6, 263, -8]
   %r9 = call @extended(%x, %m4) : (tensor<2x4xf32>, tensor<4xi1>) -> tensor<2x4xf32>
   call @print(%r9) : (tensor<2x4xf32>) -> ()
+  %h = arith.constant dense<[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]], [[-1.0, -2.0, -3.0, -4.0], [2.0, 4.0, 6.0, 8.0], [10.0, 20.0, 30.0, 40.0]]]> : tensor<2x3x4xf32>
+  %tokens = arith.constant dense<[[1, 0, 1], [0, 1, 1]]> : tensor<2x3xi64>
+  // CHECK: [5, 6, 7, 8]
+  // CHECK-NEXT: [6, 12, 18, 24]
+  %r10 = call @masked_mean(%h, %tokens) : (tensor<2x3x4xf32>, tensor<2x3xi64>) -> tensor<2x4xf32>
+  call @print(%r10) : (tensor<2x4xf32>) -> ()
+  %none = arith.constant dense<[[0, 0, 0], [1, 1, 1]]> : tensor<2x3xi64>
+  // CHECK: [0, 0, 0, 0]
+  // CHECK-NEXT: [3.66667, 7.33333, 11, 14.6667]
+  %r11 = call @masked_mean(%h, %none) : (tensor<2x3x4xf32>, tensor<2x3xi64>) -> tensor<2x4xf32>
+  call @print(%r11) : (tensor<2x4xf32>) -> ()
   return
 }
