@@ -120,7 +120,11 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       broadcast's input with size-1 dims in place of the added ones (a
       `tensor.expand_shape`; none for leading dims) when numpy broadcasting
       then gives the same result shape, and the broadcast goes once nothing
-      else reads it;
+      else reads it; a kernel op of one operand (`int_to_float`, `where`,
+      `exp`, ...) or a reduction along a dim the broadcast keeps computes
+      on the broadcast's input and is broadcast after (sentence-transformers'
+      mean pooling, `mask.unsqueeze(-1).expand(x.shape).float()`, converts
+      and counts the mask itself: an integer broadcast stayed linalg);
     - a contraction whose right operand is a `linalg.broadcast` that adds the
       leading (batch) dims of the left operand and the result (torch-mlir's
       `torch.matmul` of a `[b, m, k]` batch by a `[k, n]` weight) reads the
@@ -165,6 +169,10 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       any other tensor (a decode step's KV-cache write), between slices of
       that tensor, and a `tensor.pad` by a constant (`F.pad`), between
       splat constants along each padded dim;
+    - a `tensor.extract_slice` with a stride that divides its dim
+      (`x[..., ::2]`, `x[1::3]`) into a unit-stride window of the dim split
+      into `[n / stride, stride]` (an expand, the window, and a collapse of
+      its size-1 dim), which kernels load in place;
     - a generic that only copies its input along added dims, or along
       size-1 dims it reads at index 0 (torch-mlir's `aten.expand`), into the
       `linalg.broadcast` of the input without those size-1 dims, which the
@@ -206,11 +214,17 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       the uncollapsed operands, collapsed after, where an op between it and
       the next matmul stayed on those dims (a `[b, 1, 1, s]` padding mask or
       a `[1, h, s, s]` position bias, which the merged rows cannot
-      broadcast); the ops that work per row between them follow.
+      broadcast); the ops that work per row between them follow;
+    - an elementwise kernel op that reads a `tensor.collapse_shape` of a
+      computed value merging its last dims alone (pairs stacked and
+      flattened: GPT-J's `rotate_every_two`) computes on the collapse's
+      source, its other operands split alike (a broadcast `[s, d]` table
+      too), and an expand of such an op's result splits its operands: the
+      rotary embedding computes on the pairs view and is one kernel.
 
     Everything else stays as it is: convolutions, `linalg.broadcast` read by
     anything else (a left matmul operand, which the matmul reads as a
-    batched operand, a reduction, a unary op, an op that stays, a
+    batched operand, a reduction along an added dim, an op that stays, a
     binary op whose other operand is also size 1 there), bodies with
     other uses of `linalg.index` (a band of two comparisons, `j > 2 i`) or
     other ops, tensor ops that compute data (a `tensor.pad` by a value

@@ -181,7 +181,10 @@ def FuseKernelElementwise : Pass<"fuse-kernel-elementwise", "::mlir::func::FuncO
       custom kernels that read it, moves above the op, whose operands are
       expanded alike (a `triangle_fill`'s dims move with them), so that
       the op can be their prologue: a causal mask built as a tensor of its
-      own, read at the scores' rank by the attention kernel. A reshape of
+      own, read at the scores' rank by the attention kernel. Where other
+      custom kernels read the op too, it stays for them and the expand
+      reads a copy (a mean pooling's mask, converted for the count and,
+      expanded, for the masked sum: each kernel converts it). A reshape of
       a custom kernel's output read by an elementwise op moves below the
       op instead, so that it can be the kernel's epilogue.
     - *Siblings.* An elementwise op beside a custom kernel that loads one

@@ -666,6 +666,7 @@ void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
   populateBroadcastOperandPatterns(patterns);
   populateFlattenRowsPatterns(patterns);
   populateConcatToKernelPatterns(patterns);
+  populateStridedSlicePatterns(patterns);
   populateSplitResultsPatterns(patterns);
   populateIndexTablePatterns(patterns);
   populateActivationIdiomPatterns(patterns);
@@ -724,6 +725,10 @@ struct ConvertLinalgToKernelPass
       populateNarrowSoftmaxPatterns(afterImport);
     if (failed(applyPatternsGreedily(getOperation(), std::move(afterImport),
                                      config)))
+      return notConverged();
+    RewritePatternSet pairs(&getContext());
+    populatePairsViewPatterns(pairs);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(pairs), config)))
       return notConverged();
     if (!remarkUnimported)
       return;

@@ -124,6 +124,17 @@ void populateNarrowSoftmaxPatterns(mlir::RewritePatternSet &patterns);
 /// Part of populateLinalgToKernelPatterns.
 void populateConcatToKernelPatterns(mlir::RewritePatternSet &patterns);
 
+/// A tensor.extract_slice with a stride (`x[..., ::2]`) as a unit-stride
+/// window of the dim split into [n / stride, stride]. Part of
+/// populateLinalgToKernelPatterns.
+void populateStridedSlicePatterns(mlir::RewritePatternSet &patterns);
+
+/// Elementwise kernel ops around a collapse of a last dim split in two
+/// (stacked pairs, flattened) computed on the split view. Not part of
+/// populateLinalgToKernelPatterns, whose row patterns flatten the other way:
+/// the import runs them after.
+void populatePairsViewPatterns(mlir::RewritePatternSet &patterns);
+
 /// A linalg.generic with several results, none of whose payloads reads
 /// another's output, as one generic per result. Part of
 /// populateLinalgToKernelPatterns.
