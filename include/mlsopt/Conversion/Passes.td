@@ -220,7 +220,9 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       flattened: GPT-J's `rotate_every_two`) computes on the collapse's
       source, its other operands split alike (a broadcast `[s, d]` table
       too), and an expand of such an op's result splits its operands: the
-      rotary embedding computes on the pairs view and is one kernel.
+      rotary embedding computes on the pairs view and is one kernel (a
+      table `repeat_interleave`d from `[s, d / 2]` is then a broadcast
+      along the pairs, read through numpy broadcasting).
 
     Everything else stays as it is: convolutions, `linalg.broadcast` read by
     anything else (a left matmul operand, which the matmul reads as a

@@ -726,8 +726,12 @@ struct ConvertLinalgToKernelPass
     if (failed(applyPatternsGreedily(getOperation(), std::move(afterImport),
                                      config)))
       return notConverged();
+    // Ops moved onto the pairs view read broadcasts and size-1 reshapes
+    // that the unit-dim patterns then read past again (a rotation's
+    // repeat_interleave'd tables, broadcast along the pairs).
     RewritePatternSet pairs(&getContext());
     populatePairsViewPatterns(pairs);
+    populateUnitReshapePatterns(pairs);
     if (failed(applyPatternsGreedily(getOperation(), std::move(pairs), config)))
       return notConverged();
     if (!remarkUnimported)
