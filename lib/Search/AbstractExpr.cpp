@@ -192,14 +192,85 @@ bool AbstractExpr::isScaled() const {
          });
 }
 
+/// The value a maximum is taken over, past the maxima of maxima that a
+/// loop or a combine kernel takes of it: max(c, max(n, x)) is over x.
+static ExprRef getMaxCore(ExprRef e) {
+  while (e->getKind() == ExprKind::Max)
+    e = e->getOperand(0);
+  return e;
+}
+
+/// Adds the indices of the inputs `e` reads to `inputs`.
+static void collectInputs(ExprRef e, llvm::DenseSet<ExprRef> &seen,
+                          llvm::SmallVectorImpl<int64_t> &inputs) {
+  if (!seen.insert(e).second)
+    return;
+  if (e->getKind() == ExprKind::Input) {
+    inputs.push_back(e->getSize());
+    return;
+  }
+  for (ExprRef operand : e->getOperands())
+    collectInputs(operand, seen, inputs);
+}
+
+/// The sorted indices of the inputs `e` reads.
+static llvm::SmallVector<int64_t> getInputs(ExprRef e) {
+  llvm::DenseSet<ExprRef> seen;
+  llvm::SmallVector<int64_t> inputs;
+  collectInputs(e, seen, inputs);
+  llvm::sort(inputs);
+  return inputs;
+}
+
+/// Whether `bound` holds a maximum taken over the values of `x`, so that
+/// x - bound stays at or below 0 (up to the scale both may carry): the
+/// maximum of x itself (of its chunks, then of theirs), or of a value
+/// computed from the same inputs (a scale applied after the maximum,
+/// c * max(s) against c * s). A maximum of other values is no bound on x:
+/// exp(s - max(sum(q))) cancels over the field as a softmax's shift does,
+/// and the search had taken it for a stabilizer, which then overflowed (or
+/// underflowed to 0 / 0) in f32 where the program is finite.
+static bool boundsAbove(ExprRef x, ExprRef bound) {
+  if (!bound->holdsMax())
+    return false;
+  ExprRef core = getMaxCore(x);
+  llvm::SmallVector<int64_t> inputs;
+  bool inputsKnown = false;
+  llvm::DenseSet<ExprRef> seen;
+  llvm::SmallVector<ExprRef> worklist{bound};
+  while (!worklist.empty()) {
+    ExprRef e = worklist.pop_back_val();
+    if (!e->holdsMax() || !seen.insert(e).second)
+      continue;
+    if (e->getKind() != ExprKind::Max) {
+      llvm::append_range(worklist, e->getOperands());
+      continue;
+    }
+    ExprRef taken = getMaxCore(e);
+    if (taken == core)
+      return true;
+    if (!inputsKnown) {
+      inputs = getInputs(core);
+      inputsKnown = true;
+    }
+    if (getInputs(taken) == inputs)
+      return true;
+  }
+  return false;
+}
+
 /// AbstractExpr::subtractsMax of a new expression, from its operands'.
 static bool subtractsMax(ExprKind kind, llvm::ArrayRef<ExprRef> operands) {
   switch (kind) {
   case ExprKind::Sub:
-    return operands[1]->holdsMax() || operands[0]->subtractsMax();
-  case ExprKind::Neg:
-    return operands[0]->holdsMax();
+    return boundsAbove(operands[0], operands[1]) || operands[0]->subtractsMax();
   case ExprKind::Add:
+    // x + (-m), the same as x - m.
+    for (unsigned i = 0; i < 2 && operands.size() == 2; ++i)
+      if (operands[i]->getKind() == ExprKind::Neg &&
+          boundsAbove(operands[1 - i], operands[i]->getOperand(0)))
+        return true;
+    return llvm::any_of(operands, [](ExprRef e) { return e->subtractsMax(); });
   case ExprKind::Mul:
   case ExprKind::Div:
   case ExprKind::Square:
@@ -208,7 +279,7 @@ static bool subtractsMax(ExprKind kind, llvm::ArrayRef<ExprRef> operands) {
     return llvm::any_of(operands, [](ExprRef e) { return e->subtractsMax(); });
   default:
     // exp, square roots and opaque functions take a value out of the
-    // range the subtraction bounded.
+    // range the subtraction bounded; so does a negated maximum on its own.
     return false;
   }
 }

@@ -129,6 +129,28 @@ TEST_F(AbstractExprTest, SubtractsMax) {
   EXPECT_FALSE(ctx.getAdd(x, m)->subtractsMax());
   EXPECT_FALSE(ctx.getExp(shifted)->subtractsMax());
   EXPECT_FALSE(ctx.getSub(x, ctx.getSum(64, x))->subtractsMax());
+  EXPECT_FALSE(ctx.getNeg(m)->subtractsMax());
+}
+
+// Only a maximum of the values themselves bounds them: the maximum of a
+// chunk's maxima (flash-decoding's combine) does, a maximum of other values
+// does not, though a softmax shifted by it is the same over the field (a
+// search had shifted attention scores by max(sum(q)), and the f32 result
+// was NaN where the program's was finite).
+TEST_F(AbstractExprTest, SubtractsMaxOfTheSameValues) {
+  ExprContext ctx;
+  ExprRef q = ctx.getInput(0), k = ctx.getInput(1);
+  ExprRef scores = ctx.getSum(64, ctx.getMul(q, k));
+  ExprRef chunkMax = ctx.getMax(256, scores);
+  ExprRef rowMax = ctx.getMax(4, chunkMax);
+  EXPECT_TRUE(ctx.getSub(scores, chunkMax)->subtractsMax());
+  EXPECT_TRUE(ctx.getSub(scores, rowMax)->subtractsMax());
+  EXPECT_TRUE(ctx.getSub(chunkMax, rowMax)->subtractsMax());
+  ExprRef other = ctx.getMax(2, ctx.getSum(32, q));
+  EXPECT_TRUE(other->holdsMax());
+  EXPECT_FALSE(ctx.getSub(scores, other)->subtractsMax());
+  EXPECT_FALSE(ctx.getAdd(scores, ctx.getNeg(other))->subtractsMax());
+  EXPECT_FALSE(ctx.getExp(ctx.getSub(scores, other))->subtractsMax());
 }
 
 TEST_F(AbstractExprTest, IsScaled) {
