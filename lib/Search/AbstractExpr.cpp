@@ -266,10 +266,11 @@ static bool subtractsMax(ExprKind kind, llvm::ArrayRef<ExprRef> operands) {
     return boundsAbove(operands[0], operands[1]) || operands[0]->subtractsMax();
   case ExprKind::Add:
     // x + (-m), the same as x - m.
-    for (unsigned i = 0; i < 2 && operands.size() == 2; ++i)
-      if (operands[i]->getKind() == ExprKind::Neg &&
-          boundsAbove(operands[1 - i], operands[i]->getOperand(0)))
-        return true;
+    if (operands.size() == 2)
+      for (unsigned i : {0u, 1u})
+        if (operands[i]->getKind() == ExprKind::Neg &&
+            boundsAbove(operands[1 - i], operands[i]->getOperand(0)))
+          return true;
     return llvm::any_of(operands, [](ExprRef e) { return e->subtractsMax(); });
   case ExprKind::Mul:
   case ExprKind::Div:

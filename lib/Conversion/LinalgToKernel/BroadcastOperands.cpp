@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ImportSupport.h"
 #include "mlsopt/Conversion/LinalgToKernel/LinalgToKernel.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 
@@ -37,6 +38,7 @@
 
 using namespace mlir;
 using namespace mlsopt;
+using namespace mlsopt::linalg_import;
 
 namespace {
 
@@ -445,11 +447,8 @@ struct UnaryBeforeBroadcast : public RewritePattern {
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    if (!isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) ||
-        !(op->hasTrait<OpTrait::ElementwiseByIndex>() ||
-          isa<kernel::ConvertOp>(op)) ||
-        op->getNumOperands() != 1 || op->getNumResults() != 1 ||
-        op->getNumRegions() != 0)
+    if (!(isElementwiseKernelOp(op) || isa<kernel::ConvertOp>(op)) ||
+        op->getNumOperands() != 1)
       return rewriter.notifyMatchFailure(op, "not a unary elementwise op");
     auto broadcast = op->getOperand(0).getDefiningOp<linalg::BroadcastOp>();
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());

@@ -7,6 +7,7 @@
 
 #include "ImportSupport.h"
 #include "mlsopt/Conversion/LinalgToKernel/LinalgToKernel.h"
+#include "mlsopt/Dialect/Common/ElementwiseByIndex.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Support/Constants.h"
 #include "mlsopt/Support/ShapeInference.h"
@@ -258,6 +259,13 @@ Value writeResult(OpBuilder &b, Location loc, Value value,
 //===----------------------------------------------------------------------===//
 // Checks shared by the patterns
 //===----------------------------------------------------------------------===//
+
+bool isElementwiseKernelOp(Operation *op) {
+  return op && isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) &&
+         op->hasTrait<OpTrait::ElementwiseByIndex>() &&
+         op->getNumResults() == 1 && op->getNumOperands() > 0 &&
+         op->getNumRegions() == 0;
+}
 
 bool isProjectedPermutationWithZeros(AffineMap map) {
   if (map.getNumSymbols() != 0)

@@ -93,6 +93,11 @@ mlir::Value writeResult(mlir::OpBuilder &b, mlir::Location loc,
 // Checks shared by the patterns
 //===----------------------------------------------------------------------===//
 
+/// True if `op` is a kernel op that computes elementwise by index
+/// (`kernel.mul`, `exp`, `where`, ...): one result, at least one operand, no
+/// region. Its operands may still broadcast.
+bool isElementwiseKernelOp(mlir::Operation *op);
+
 /// True if every result of `map` is a distinct loop dim or the constant 0:
 /// `AffineMap::isProjectedPermutation(true)` but for maps with more results
 /// than dims, such as `(d0) -> (0, d0)` reading a `[1, n]` operand.

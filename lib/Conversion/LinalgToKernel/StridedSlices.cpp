@@ -23,8 +23,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ImportSupport.h"
 #include "mlsopt/Conversion/LinalgToKernel/LinalgToKernel.h"
-#include "mlsopt/Dialect/Common/ElementwiseByIndex.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -33,6 +33,7 @@
 
 using namespace mlir;
 using namespace mlsopt;
+using namespace mlsopt::linalg_import;
 
 namespace {
 
@@ -64,17 +65,16 @@ struct StridedSliceToWindow : public OpRewritePattern<tensor::ExtractSliceOp> {
         expandedShape.push_back(n);
         windowOffsets.push_back(o);
         windowSizes.push_back(k);
-        groups.push_back(group);
-        continue;
+      } else {
+        if (s <= 0 || n % s != 0)
+          return rewriter.notifyMatchFailure(slice,
+                                             "a stride that splits no dim");
+        group.push_back(group.front() + 1);
+        expandedShape.append({n / s, s});
+        windowOffsets.append({o / s, o % s});
+        windowSizes.append({k, 1});
       }
-      if (s <= 0 || n % s != 0)
-        return rewriter.notifyMatchFailure(slice,
-                                           "a stride that splits no dim");
-      group.push_back(group.front() + 1);
-      expandedShape.append({n / s, s});
-      windowOffsets.append({o / s, o % s});
-      windowSizes.append({k, 1});
-      groups.push_back(group);
+      groups.push_back(std::move(group));
     }
     Location loc = slice.getLoc();
     Value expanded = tensor::ExpandShapeOp::create(
@@ -103,14 +103,6 @@ static bool splitsLastDimOnly(ArrayRef<ReassociationIndices> groups,
       return false;
   return llvm::count_if(groups.back(),
                         [&](int64_t d) { return expandedShape[d] != 1; }) >= 2;
-}
-
-/// An elementwise kernel op (`kernel.mul`, `neg`, ...) of one result.
-static bool isElementwiseKernelOp(Operation *op) {
-  return op && isa_and_nonnull<kernel::KernelDialect>(op->getDialect()) &&
-         op->hasTrait<OpTrait::ElementwiseByIndex>() &&
-         op->getNumResults() == 1 && op->getNumOperands() > 0 &&
-         op->getNumRegions() == 0;
 }
 
 /// Whether every operand of `op` has its last dim, which numpy broadcasting
