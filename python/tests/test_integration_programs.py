@@ -182,3 +182,30 @@ def test_mirage_style_attention_with_odd_sizes():
     plan = optimized.launch_plan("sm_80")
     (function,) = [f for f in plan["functions"] if f["launches"]]
     assert 1 <= len(function["launches"]) <= 4
+
+
+def test_gather_runs_as_a_loop_kernel():
+    """An embedding's gather (a payload that extracts a table row at the
+    token's id), which the kernel dialect cannot express, before an RMSNorm
+    and a projection: the CPU numbers match numpy before and after the
+    search, and the GPU lowering runs the gather as a kernel of its own that
+    reads the int64 ids and the table (the function was refused before)."""
+    graph = mi.from_mlir((PROGRAMS / "embedding-gather.mlir").read_text())
+    rng = np.random.default_rng(3)
+    ids = rng.integers(0, 50, size=(3, 7)).astype(np.int64)
+    table = rng.standard_normal((50, 96)).astype(np.float32)
+    gain = rng.standard_normal(96).astype(np.float32)
+    w = (rng.standard_normal((96, 80)) * 0.1).astype(np.float32)
+    h = table.astype(np.float64)[ids].reshape(21, 96)
+    expected = h / np.sqrt((h * h).mean(1, keepdims=True) + 1e-6) * gain @ w
+    check(graph(inputs=[ids, table, gain, w]), [expected], 1e-4)
+    optimized = graph.superoptimize(timeout=2)
+    check(optimized(inputs=[ids, table, gain, w]), [expected], 1e-4)
+
+    assert ".visible .entry embed_norm_proj_kernel0(" in optimized.ptx("sm_90")
+    plan = optimized.launch_plan("sm_90")
+    (function,) = [f for f in plan["functions"] if f["launches"]]
+    gather = function["launches"][0]
+    assert [a["dtype"] for a in gather["args"]] == ["i64", "f32", "f32"]
+    assert gather["block"] == [256, 1, 1]
+    assert len(function["launches"]) >= 2

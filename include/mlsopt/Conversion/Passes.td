@@ -405,14 +405,22 @@ def ConvertCustomKernelToGPU : Pass<"convert-custom-kernel-to-gpu",
     `tensor.extract_slice` (any offsets and strides, rank-reducing too) and a
     `linalg.broadcast` on tensors, the data movement a front end writes
     between layers (the halves of a rotary embedding, repeat_kv), are copy
-    kernels too, one element per thread. A function with kernel ops may hold
-    only custom kernels, transposes, conversions, those slices and
-    broadcasts (and the `tensor.empty` a broadcast writes), reshapes, dense
-    tensor constants and its return; any other linalg op the import left is
-    reported at that op, as is one in a module
-    with no kernel op at all (it would get no GPU binary), with the reason
-    the import gave up on it (`payload op 'math.atan' has no kernel op`), or
-    that the import takes it where it was not run. A function of
+    kernels too, one element per thread. A linalg op the import left (an
+    argmax, an embedding's `tensor.extract` gather, `math.atan`) runs as a
+    *loop kernel*, with a remark that gives the import's reason: one thread
+    per element of its first result, which runs the reduction loops in
+    linalg's order and applies the payload (arith and math ops,
+    `linalg.index`, `tensor.extract`) as linalg defines it. A loop kernel is
+    correct, not fast: no tiles, no search. Its inits start from the
+    constant a `linalg.fill` writes, or from the tensor. In a module with
+    no kernel op at all, the functions of such linalg ops run as loop
+    kernels. A linalg op the import would take, where it was not run, is
+    reported at that op, and so is one no loop kernel can run (dynamic
+    shapes, `index` or complex elements, payload ops of other dialects),
+    with both reasons. A function with kernel ops may otherwise hold only
+    custom kernels, transposes, conversions, those slices and broadcasts
+    (and the `tensor.empty` a broadcast writes), reshapes, dense tensor
+    constants and its return. A function of
     data movement alone runs on the GPU as copy kernels too, and so does one
     that returns its tensor arguments or reshapes of them (what the search
     leaves of a sum over a dim of size 1): a copy fills each result buffer.
@@ -447,12 +455,14 @@ def ConvertCustomKernelToGPU : Pass<"convert-custom-kernel-to-gpu",
       lanes with `gpu.shuffle xor`;
     - output savers write 16-byte vectors.
 
-    Functions must contain only custom kernels (run
-    `--convert-kernel-to-custom` first) and `func.return`.
+    A kernel op outside a custom kernel is an error: run
+    `--convert-kernel-to-custom` first.
   }];
   let statistics = [
     Statistic<"numFusedEpilogues", "fused-epilogues",
                "Thread graphs applied to mma fragments in registers">,
+    Statistic<"numLoopKernels", "loop-kernels",
+               "Linalg ops the import left, run as loop kernels">,
   ];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",

@@ -32,6 +32,23 @@ SmallVector<Value> gpu_codegen::delinearize(OpBuilder &b, Location loc,
   return indices;
 }
 
+Value gpu_codegen::buildGuardedThreadIndex(OpBuilder &b, Location loc,
+                                           int64_t threadsPerBlock,
+                                           int64_t count) {
+  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value linear = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, block,
+                            indexConstant(b, loc, threadsPerBlock)),
+      thread);
+  Value inBounds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         linear, indexConstant(b, loc, count));
+  auto guard = scf::IfOp::create(b, loc, inBounds, /*withElseRegion=*/false);
+  b.setInsertionPoint(guard.thenBlock()->getTerminator());
+  return linear;
+}
+
 Value gpu_codegen::linearize(OpBuilder &b, Location loc, ValueRange indices,
                              ArrayRef<int64_t> shape) {
   Value linear = indexConstant(b, loc, 0);

@@ -84,6 +84,12 @@ llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b,
                                            mlir::Value linear,
                                            llvm::ArrayRef<int64_t> shape);
 
+/// The index of this thread in a grid of `threadsPerBlock`-thread blocks
+/// along x, with `b` inside an scf.if that keeps the threads below `count`
+/// (one per element: the last block's others do nothing).
+mlir::Value buildGuardedThreadIndex(mlir::OpBuilder &b, mlir::Location loc,
+                                    int64_t threadsPerBlock, int64_t count);
+
 /// The row-major linear index of `indices` into `shape`.
 mlir::Value linearize(mlir::OpBuilder &b, mlir::Location loc,
                       mlir::ValueRange indices, llvm::ArrayRef<int64_t> shape);

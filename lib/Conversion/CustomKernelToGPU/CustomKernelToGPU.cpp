@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlockGraphToGPU.h"
+#include "LoopKernels.h"
 #include "mlsopt/Conversion/DataMovement.h"
 #include "mlsopt/Conversion/ElementwiseMath.h"
 
@@ -124,6 +125,9 @@ bool isReadThroughByCopies(Operation &op) {
 SmallVector<Value> getLaunchInputs(Operation *launch) {
   if (isa<kernel::CustomOp>(launch))
     return llvm::to_vector(launch->getOperands());
+  if (auto loopKernel = dyn_cast<linalg::LinalgOp>(launch);
+      loopKernel && !isCopyOp(*launch))
+    return getLoopKernelInputs(loopKernel);
   SmallVector<tensor::ExtractSliceOp> slices = getSlicesReadThrough(launch);
   return {slices.empty() ? launch->getOperand(0) : slices.back().getSource()};
 }
@@ -135,18 +139,8 @@ void emitCopyKernel(Operation *op, gpu::GPUFuncOp func) {
   auto b = OpBuilder::atBlockBegin(&func.getBody().front());
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
   ArrayRef<int64_t> shape = type.getShape();
-  Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value linear = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, blockId,
-                            indexConstant(b, loc, kCopyThreads)),
-      thread);
-  Value inBounds =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear,
-                            indexConstant(b, loc, type.getNumElements()));
-  auto guard = scf::IfOp::create(b, loc, inBounds, /*withElseRegion=*/false);
-  b.setInsertionPoint(guard.thenBlock()->getTerminator());
+  Value linear =
+      buildGuardedThreadIndex(b, loc, kCopyThreads, type.getNumElements());
   SmallVector<Value> at = delinearize(b, loc, linear, shape);
   SmallVector<Value> from = at;
   // Result dim i is operand dim permutation[i].
@@ -238,23 +232,81 @@ static LogicalResult emitNotImported(Operation *op, StringRef more) {
   return error << more;
 }
 
+/// The linalg ops of `entry` the import left, each a loop kernel, in
+/// `loopKernels`; fails with the error at the first one the import would
+/// take (where it was not run) or that cannot run as a loop kernel.
+LogicalResult collectLoopKernels(Block &entry,
+                                 SmallPtrSetImpl<Operation *> &loopKernels) {
+  for (Operation &op : entry) {
+    if (!isa_and_nonnull<linalg::LinalgDialect>(op.getDialect()) ||
+        isCopyOp(op) || onlyInitializesLinalgOps(&op))
+      continue;
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    std::optional<std::string> notImported = explainNotImported(&op);
+    if (!linalgOp || !notImported)
+      return emitNotImported(&op, "");
+    if (std::optional<std::string> why = whyNoLoopKernel(linalgOp))
+      return emitNotImported(&op, "; nor can it run as a loop kernel: " + *why);
+    loopKernels.insert(&op);
+    // At the op's location, without the op: a remark, not a failure.
+    InFlightDiagnostic remark =
+        emitRemark(op.getLoc(), "'")
+        << op.getName()
+        << "' runs as a loop kernel, one thread per result element "
+           "(correct, not fast): --convert-linalg-to-kernel did not import it";
+    if (!notImported->empty())
+      remark << ": " << *notImported;
+  }
+  return success();
+}
+
+/// Whether `op` feeds loop kernels only and needs no launch: the
+/// tensor.empty an init is, a fill of a constant they start from, or a
+/// scalar constant their payloads or those fills read.
+bool onlyFeedsLoopKernels(Operation &op,
+                          const SmallPtrSetImpl<Operation *> &loopKernels) {
+  if (isFoldedIntoLoopKernels(op))
+    return true;
+  auto readByLoopKernel = [&](Operation *user) {
+    return llvm::any_of(loopKernels, [&](Operation *loopKernel) {
+      return loopKernel->isProperAncestor(user);
+    });
+  };
+  if (isa<tensor::EmptyOp>(op))
+    return !op.use_empty() && llvm::all_of(op.getUses(), [&](OpOperand &use) {
+      Operation *user = use.getOwner();
+      return (loopKernels.contains(user) &&
+              cast<linalg::LinalgOp>(user).isDpsInit(&use)) ||
+             isFoldedIntoLoopKernels(*user);
+    });
+  if (op.hasTrait<OpTrait::ConstantLike>() && op.getNumResults() == 1 &&
+      !isa<ShapedType>(op.getResult(0).getType()))
+    return !op.use_empty() && llvm::all_of(op.getUsers(), [&](Operation *user) {
+      return loopKernels.contains(user) || readByLoopKernel(user) ||
+             isFoldedIntoLoopKernels(*user);
+    });
+  return false;
+}
+
 /// Rewrites one function: its custom kernels become gpu.funcs in `kernels`,
 /// the function itself a host function that launches them. Adds the thread
-/// graphs applied to mma fragments to `fusedEpilogues`.
+/// graphs applied to mma fragments to `fusedEpilogues` and the loop kernels
+/// to `numLoopKernels`.
 LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
                             const TargetInfo &target, bool allowTF32,
-                            unsigned &fusedEpilogues) {
+                            unsigned &fusedEpilogues,
+                            unsigned &numLoopKernels) {
   Block &entry = func.getBody().front();
   // A linalg op the import left (a structured op, or a linalg.softmax) is
   // the cause to report, rather than the tensor.empty or constant it reads.
-  for (Operation &op : entry)
-    if (isa_and_nonnull<linalg::LinalgDialect>(op.getDialect()) &&
-        !isCopyOp(op) && !onlyInitializesLinalgOps(&op))
-      return emitNotImported(&op, "");
+  SmallPtrSet<Operation *, 4> loopKernels;
+  if (failed(collectLoopKernels(entry, loopKernels)))
+    return failure();
   for (Operation &op : entry) {
     if (isa<kernel::CustomOp, func::ReturnOp, tensor::CollapseShapeOp,
             tensor::ExpandShapeOp>(op) ||
-        isCopyOp(op) || isTensorConstant(op))
+        isCopyOp(op) || isTensorConstant(op) || loopKernels.contains(&op) ||
+        onlyFeedsLoopKernels(op, loopKernels))
       continue;
     // The shape a broadcast writes, no data.
     if (isa<tensor::EmptyOp>(op) && !op.use_empty() &&
@@ -401,7 +453,7 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
   // each intermediate, to free it after.
   SmallVector<Operation *> launches;
   for (Operation &op : entry)
-    if (isa<kernel::CustomOp>(op) ||
+    if (isa<kernel::CustomOp>(op) || loopKernels.contains(&op) ||
         (isCopyOp(op) && !isReadThroughByCopies(op)))
       launches.push_back(&op);
   DenseMap<Value, unsigned> lastUse;
@@ -452,6 +504,13 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
     if (auto custom = dyn_cast<kernel::CustomOp>(launch)) {
       grid = custom.getGrid();
       block = custom.getBlock();
+    } else if (loopKernels.contains(launch)) {
+      int64_t points = getNumParallelPoints(cast<linalg::LinalgOp>(launch));
+      grid = kernel::Dim3Attr::get(
+          ctx,
+          std::max<int64_t>(1, llvm::divideCeil(points, kLoopKernelThreads)), 1,
+          1);
+      block = kernel::Dim3Attr::get(ctx, kLoopKernelThreads, 1, 1);
     } else {
       grid = copyGrid(launch);
       block = kernel::Dim3Attr::get(ctx, kCopyThreads, 1, 1);
@@ -466,6 +525,9 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
       BlockGraphToGPU emitter(custom, gpuFunc, target, allowTF32);
       sharedBytes = emitter.emit();
       fusedEpilogues += emitter.getNumFusedEpilogues();
+    } else if (loopKernels.contains(launch)) {
+      emitLoopKernel(cast<linalg::LinalgOp>(launch), gpuFunc);
+      ++numLoopKernels;
     } else {
       emitCopyKernel(launch, gpuFunc);
     }
@@ -615,14 +677,20 @@ struct ConvertCustomKernelToGPUPass
           return WalkResult::interrupt();
         });
     }
-    if (funcs.empty()) {
-      if (firstLinalg) {
-        (void)emitNotImported(firstLinalg,
-                              "; the module has no kernel op to lower");
-        return signalPassFailure();
+    // A module the import took nothing from runs its functions of linalg
+    // ops as loop kernels, or says which op the import would have taken.
+    if (funcs.empty() && firstLinalg)
+      for (auto func : module.getOps<func::FuncOp>()) {
+        bool hasLinalg = false;
+        walkLeftLinalgOps(func, [&](Operation *) {
+          hasLinalg = true;
+          return WalkResult::interrupt();
+        });
+        if (hasLinalg && !func.isExternal())
+          funcs.push_back(func);
       }
+    if (funcs.empty())
       return;
-    }
 
     // Whether `func` reaches a call of itself through the calls in the
     // functions it calls.
@@ -692,10 +760,11 @@ struct ConvertCustomKernelToGPUPass
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     b.getUnitAttr());
     for (func::FuncOp func : funcs) {
-      unsigned fusedEpilogues = 0;
-      LogicalResult rewritten =
-          lowerFunction(func, kernels, *target, allowTF32, fusedEpilogues);
+      unsigned fusedEpilogues = 0, loopKernels = 0;
+      LogicalResult rewritten = lowerFunction(func, kernels, *target, allowTF32,
+                                              fusedEpilogues, loopKernels);
       numFusedEpilogues += fusedEpilogues;
+      numLoopKernels += loopKernels;
       if (failed(rewritten))
         return signalPassFailure();
     }

@@ -18,40 +18,95 @@ func.func @not_imported(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<
 
 // -----
 
-// A two-result reduction the import leaves as linalg: the error names it,
-// not the linalg.fill that gives it its zeros.
-func.func @sum_and_squares(%a: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8xf32>, tensor<8xf32>) {
-  %zero = arith.constant 0.0 : f32
+// A linalg op the import leaves runs as a loop kernel where it can
+// (loop-kernels.mlir); where it cannot, the error names it with the
+// import's reason and the loop kernel's, not the tensor.empty it reads.
+func.func @dynamic_generic(%a: tensor<8x64xf32>, %d: tensor<?x64xf32>) -> (tensor<8x64xf32>, tensor<?x64xf32>) {
+  %c0 = arith.constant 0 : index
   %x = kernel.exp %a : tensor<8x64xf32>
-  %e = tensor.empty() : tensor<8xf32>
-  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
-  // expected-error @+1 {{'linalg.generic' op cannot run on the GPU: --convert-linalg-to-kernel did not import it: has more than one result}}
-  %r:2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
-      ins(%a : tensor<8x64xf32>) outs(%z, %z : tensor<8xf32>, tensor<8xf32>) {
-  ^bb0(%v: f32, %s: f32, %q: f32):
-    %s1 = arith.addf %v, %s : f32
-    %v2 = arith.mulf %v, %v : f32
-    %q1 = arith.addf %v2, %q : f32
-    linalg.yield %s1, %q1 : f32, f32
-  } -> (tensor<8xf32>, tensor<8xf32>)
-  return %x, %r#0, %r#1 : tensor<8x64xf32>, tensor<8xf32>, tensor<8xf32>
+  %n = tensor.dim %d, %c0 : tensor<?x64xf32>
+  %e = tensor.empty(%n) : tensor<?x64xf32>
+  // expected-error @+1 {{'linalg.generic' op cannot run on the GPU: --convert-linalg-to-kernel did not import it: has a dynamic shape; nor can it run as a loop kernel: it reads or writes a tensor of dynamic shape}}
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%d : tensor<?x64xf32>) outs(%e : tensor<?x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = math.atan %v : f32
+    linalg.yield %y : f32
+  } -> tensor<?x64xf32>
+  return %x, %s : tensor<8x64xf32>, tensor<?x64xf32>
 }
 
 // -----
 
-// An op the import leaves: the error says why, as the import's pattern
-// gave up (it said only that the pass description lists what it imports).
-func.func @arctangent(%a: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>) {
+func.func @index_elements(%a: tensor<8x64xf32>, %i: tensor<8xindex>) -> (tensor<8x64xf32>, tensor<8xindex>) {
+  %x = kernel.exp %a : tensor<8x64xf32>
+  %e = tensor.empty() : tensor<8xindex>
+  // expected-error @+1 {{nor can it run as a loop kernel: its element type index is not a float or a signless integer of 1 to 64 bits}}
+  %s = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%i : tensor<8xindex>) outs(%e : tensor<8xindex>) {
+  ^bb0(%v: index, %o: index):
+    %c1 = arith.constant 1 : index
+    %y = arith.addi %v, %c1 : index
+    linalg.yield %y : index
+  } -> tensor<8xindex>
+  return %x, %s : tensor<8x64xf32>, tensor<8xindex>
+}
+
+// -----
+
+func.func @payload_region(%a: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>) {
   %x = kernel.exp %a : tensor<8x64xf32>
   %e = tensor.empty() : tensor<8x64xf32>
-  // expected-error @+1 {{'linalg.generic' op cannot run on the GPU: --convert-linalg-to-kernel did not import it: payload op 'math.atan' has no kernel op}}
+  // expected-error @+1 {{nor can it run as a loop kernel: payload op 'scf.if' has regions}}
   %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
-      ins(%a : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+      ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
   ^bb0(%v: f32, %o: f32):
-    %y = math.atan %v : f32
+    %zero = arith.constant 0.0 : f32
+    %c = arith.cmpf ogt, %v, %zero : f32
+    %y = scf.if %c -> f32 {
+      %t = math.atan %v : f32
+      scf.yield %t : f32
+    } else {
+      scf.yield %v : f32
+    }
     linalg.yield %y : f32
   } -> tensor<8x64xf32>
   return %x, %s : tensor<8x64xf32>, tensor<8x64xf32>
+}
+
+// -----
+
+// An init the payload reads that nothing wrote.
+func.func @reads_empty_init(%a: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8xf32>) {
+  %x = kernel.exp %a : tensor<8x64xf32>
+  %e = tensor.empty() : tensor<8xf32>
+  // expected-error @+1 {{nor can it run as a loop kernel: its payload reads an init that is uninitialized or filled with a value that is not a constant}}
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x64xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = math.atan2 %v, %o : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  return %x, %s : tensor<8x64xf32>, tensor<8xf32>
+}
+
+// -----
+
+// A result that only some parallel loops index: two threads would write
+// each element.
+func.func @partial_result(%a: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %x = kernel.exp %a : tensor<8x64xf32>
+  %e = tensor.empty() : tensor<8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  // expected-error @+1 {{nor can it run as a loop kernel: a result is not indexed by exactly its parallel loops}}
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf32>) outs(%z : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = math.atan %v : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  return %x, %s : tensor<8x64xf32>, tensor<8xf32>
 }
 
 // -----
@@ -70,12 +125,13 @@ func.func @softmax_f64(%a: tensor<8x64xf32>, %b: tensor<8x64xf64>) -> (tensor<8x
 // -----
 
 // With no kernel op in the module, a dynamic softmax was left as it was,
-// without a word, and the pipeline exited 0.
+// without a word, and the pipeline exited 0; it is no loop kernel either
+// (a linalg.softmax is no structured op).
 func.func @dynamic_softmax(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
   %c0 = arith.constant 0 : index
   %d = tensor.dim %x, %c0 : tensor<?x64xf32>
   %e = tensor.empty(%d) : tensor<?x64xf32>
-  // expected-error @+1 {{'linalg.softmax' op cannot run on the GPU: --convert-linalg-to-kernel did not import it: not a static softmax on f16, bf16 or f32 tensors; the module has no kernel op to lower}}
+  // expected-error @+1 {{'linalg.softmax' op cannot run on the GPU: --convert-linalg-to-kernel did not import it: not a static softmax on f16, bf16 or f32 tensors}}
   %r = linalg.softmax dimension(1) ins(%x : tensor<?x64xf32>) outs(%e : tensor<?x64xf32>) -> tensor<?x64xf32>
   return %r : tensor<?x64xf32>
 }
@@ -93,7 +149,7 @@ func.func @not_a_kernel_op(%a: tensor<64xf16>) -> tensor<64xf16> {
 
 func.func @nothing_imported(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %e = tensor.empty() : tensor<64x64xf32>
-  // expected-error @+1 {{cannot run on the GPU: run --convert-linalg-to-kernel first, which imports it; the module has no kernel op to lower}}
+  // expected-error @+1 {{cannot run on the GPU: run --convert-linalg-to-kernel first, which imports it}}
   %m = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %m : tensor<64x64xf32>
 }

@@ -1,0 +1,49 @@
+//===- LoopKernels.h - Linalg ops the import left, as loop kernels -*- C++
+//-*-===//
+//
+// Private to CustomKernelToGPU. A linalg op the import cannot express in the
+// kernel dialect (an argmax, an embedding's gather, math.atan) would keep
+// its whole function off the GPU. It runs instead as a kernel of its own:
+// one thread per point of its parallel loops, which runs the reduction loops
+// in order and applies the payload as linalg defines it. No tiles and no
+// search: a fallback that is correct, not fast.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLSOPT_LIB_CONVERSION_CUSTOMKERNELTOGPU_LOOPKERNELS_H
+#define MLSOPT_LIB_CONVERSION_CUSTOMKERNELTOGPU_LOOPKERNELS_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+
+#include <optional>
+#include <string>
+
+namespace mlsopt::gpu_codegen {
+
+/// Threads per block of a loop kernel.
+inline constexpr int64_t kLoopKernelThreads = 256;
+
+/// Why `op` cannot run as a loop kernel; none when it can.
+std::optional<std::string> whyNoLoopKernel(mlir::linalg::LinalgOp op);
+
+/// Whether `op` is a linalg.fill of a scalar constant that only loop kernels
+/// read, as the init their payloads start from: no launch of its own.
+bool isFoldedIntoLoopKernels(mlir::Operation &op);
+
+/// The tensors the loop kernel of `op` reads, its arguments before its
+/// results: the inputs, the inits its payload reads (but a fill of a
+/// constant, which the kernel starts from), and the tensors its payload
+/// extracts elements of.
+llvm::SmallVector<mlir::Value> getLoopKernelInputs(mlir::linalg::LinalgOp op);
+
+/// The number of points of the parallel loops of `op`: one thread each.
+int64_t getNumParallelPoints(mlir::linalg::LinalgOp op);
+
+/// Fills `func`, whose arguments are the memrefs of getLoopKernelInputs(op)
+/// and then of the results of `op`, with the loop kernel of `op`.
+void emitLoopKernel(mlir::linalg::LinalgOp op, mlir::gpu::GPUFuncOp func);
+
+} // namespace mlsopt::gpu_codegen
+
+#endif // MLSOPT_LIB_CONVERSION_CUSTOMKERNELTOGPU_LOOPKERNELS_H

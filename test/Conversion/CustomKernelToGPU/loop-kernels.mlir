@@ -1,0 +1,198 @@
+// RUN: mlsopt-opt %s --convert-kernel-to-custom --convert-custom-kernel-to-gpu=chip=sm_80 --split-input-file 2>/dev/null | FileCheck %s
+// RUN: mlsopt-opt %s --convert-kernel-to-custom --convert-custom-kernel-to-gpu=chip=sm_80 --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
+// RUN: mlsopt-opt %s --mlsopt-gpu-pipeline=chip=sm_90 2>/dev/null | mlsopt-translate --emit-ptx -o %t.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.ptx -o %t.cubin %}
+// RUN: mlsopt-opt %s --mlsopt-gpu-pipeline=chip=sm_80 2>/dev/null | mlsopt-translate --emit-ptx -o %t.sm_80.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_80 %t.sm_80.ptx -o %t.sm_80.cubin %}
+
+// A linalg op the import leaves runs as a loop kernel: one thread per
+// element of its first result, the reduction loops in order inside it, the
+// payload applied as linalg defines it. Before, it kept the whole function
+// off the GPU.
+
+// Greedy decoding's argmax after the logits: two results, carried through
+// the loop over the vocabulary; the fills of -inf and 0 are the values the
+// loop starts from (no buffer, no launch); an index of the loop is the
+// candidate. The unread maximum is freed after the launch.
+// CHECK-LABEL: func.func @argmax
+// CHECK-SAME: (%[[X:.*]]: memref<4x1000xf32>, %[[R:.*]]: memref<4xi64> {mlsopt.result_index = 0 : i64})
+// CHECK: %[[L:.*]] = gpu.alloc () : memref<4x1000xf32>
+// CHECK: gpu.launch_func @mlsopt_kernels::@argmax_kernel0 {{.*}} args(%[[X]] : memref<4x1000xf32>, %[[L]] : memref<4x1000xf32>)
+// CHECK: %[[M:.*]] = gpu.alloc () : memref<4xf32>
+// CHECK: gpu.launch_func @mlsopt_kernels::@argmax_kernel1 blocks in (%c1{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c256{{.*}}, %c1{{.*}}, %c1{{.*}}) {{.*}} args(%[[L]] : memref<4x1000xf32>, %[[M]] : memref<4xf32>, %[[R]] : memref<4xi64>)
+// CHECK: gpu.dealloc %[[L]]
+// CHECK: gpu.dealloc %[[M]]
+// CHECK: gpu.func @argmax_kernel1(%[[LA:.*]]: memref<4x1000xf32>, %[[MA:.*]]: memref<4xf32>, %[[RA:.*]]: memref<4xi64>) kernel
+// CHECK: scf.if
+// CHECK-DAG: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK: %[[LOOP:.*]]:2 = scf.for %[[J:[a-z0-9_]+]] = %{{.*}} to %c1000 step %{{.*}} iter_args(%[[MAX:.*]] = %[[NINF]], %[[ARG:.*]] = %[[ZERO]]) -> (f32, i64)
+// CHECK: %[[V:.*]] = memref.load %[[LA]][%{{.*}}, %[[J]]]
+// CHECK: %[[I:.*]] = arith.index_cast %[[J]] : index to i64
+// CHECK: arith.cmpf ogt, %[[V]], %[[MAX]]
+// CHECK: scf.yield
+// CHECK: memref.store %[[LOOP]]#0, %[[MA]]
+// CHECK: memref.store %[[LOOP]]#1, %[[RA]]
+// REMARK: remark: 'linalg.generic' runs as a loop kernel, one thread per result element (correct, not fast): --convert-linalg-to-kernel did not import it: has more than one result
+// PTX-LABEL: .visible .entry argmax_kernel1(
+// PTX: setp.gt.f32
+// PTX: selp.b64
+func.func @argmax(%x: tensor<4x1000xf32>) -> tensor<4xi64> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %c0 = arith.constant 0 : i64
+  %logits = kernel.exp %x : tensor<4x1000xf32>
+  %e1 = tensor.empty() : tensor<4xf32>
+  %m = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+  %e2 = tensor.empty() : tensor<4xi64>
+  %i = linalg.fill ins(%c0 : i64) outs(%e2 : tensor<4xi64>) -> tensor<4xi64>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%logits : tensor<4x1000xf32>) outs(%m, %i : tensor<4xf32>, tensor<4xi64>) {
+  ^bb0(%in: f32, %out: f32, %out_1: i64):
+    %idx = linalg.index 1 : index
+    %ii = arith.index_cast %idx : index to i64
+    %max = arith.maximumf %in, %out : f32
+    %cmp = arith.cmpf ogt, %in, %out : f32
+    %sel = arith.select %cmp, %ii, %out_1 : i64
+    linalg.yield %max, %sel : f32, i64
+  } -> (tensor<4xf32>, tensor<4xi64>)
+  return %r#1 : tensor<4xi64>
+}
+
+// -----
+
+// An embedding's gather (torch-mlir's aten.embedding): each thread reads
+// its token's id and extracts from the table, which the kernel takes as an
+// argument after its input; the rows then feed a kernel op.
+// CHECK-LABEL: func.func @embedding
+// CHECK-SAME: (%[[IDS:.*]]: memref<2x8xi64>, %[[T:.*]]: memref<100x64xf32>, %[[R:.*]]: memref<2x8x64xf32> {mlsopt.result_index = 0 : i64})
+// CHECK: %[[G:.*]] = gpu.alloc () : memref<2x8x64xf32>
+// CHECK: gpu.launch_func @mlsopt_kernels::@embedding_kernel0 blocks in (%c4{{.*}}, %c1{{.*}}, %c1{{.*}}) {{.*}} args(%[[IDS]] : memref<2x8xi64>, %[[T]] : memref<100x64xf32>, %[[G]] : memref<2x8x64xf32>)
+// CHECK: gpu.launch_func @mlsopt_kernels::@embedding_kernel1 {{.*}} args(%[[G]] : memref<2x8x64xf32>, %[[R]] : memref<2x8x64xf32>)
+// CHECK: gpu.func @embedding_kernel0(%[[IA:.*]]: memref<2x8xi64>, %[[TA:.*]]: memref<100x64xf32>, %[[GA:.*]]: memref<2x8x64xf32>) kernel
+// CHECK-NOT: scf.for
+// CHECK: %[[ID:.*]] = memref.load %[[IA]][%[[B:.*]], %[[S:.*]]] : memref<2x8xi64>
+// CHECK: %[[ROW:.*]] = arith.index_cast %[[ID]] : i64 to index
+// CHECK: %[[V:.*]] = memref.load %[[TA]][%[[ROW]], %[[D:.*]]] : memref<100x64xf32>
+// CHECK: memref.store %[[V]], %[[GA]][%[[B]], %[[S]], %[[D]]]
+// REMARK: remark: 'linalg.generic' runs as a loop kernel
+func.func @embedding(%ids: tensor<2x8xi64>, %table: tensor<100x64xf32>) -> tensor<2x8x64xf32> {
+  %e = tensor.empty() : tensor<2x8x64xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(b, s, d) -> (b, s)>, affine_map<(b, s, d) -> (b, s, d)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ids : tensor<2x8xi64>) outs(%e : tensor<2x8x64xf32>) {
+  ^bb0(%in: i64, %out: f32):
+    %c = arith.index_cast %in : i64 to index
+    %j = linalg.index 2 : index
+    %v = tensor.extract %table[%c, %j] : tensor<100x64xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x8x64xf32>
+  %s = kernel.silu %g : tensor<2x8x64xf32>
+  return %s : tensor<2x8x64xf32>
+}
+
+// -----
+
+// A result indexed by its loops transposed, and an input read through an
+// affine expression (a 1-D convolution, which is no kernel op): the thread
+// of result element [o, c] is that of loops (c, o); the input index is
+// computed from the loop indices.
+// CHECK-LABEL: func.func @conv_transposed
+// CHECK: gpu.func @conv_transposed_kernel1(%[[IN:.*]]: memref<4x34xf32>, %[[W:.*]]: memref<3xf32>, %[[OUT:.*]]: memref<32x4xf32>) kernel
+// CHECK: %[[C32:.*]] = arith.constant 32 : index
+// CHECK: %[[O:.*]] = arith.remui %{{.*}}, %[[C32]]
+// CHECK: scf.for %[[K:[a-z0-9_]+]] =
+// CHECK: %[[AT:.*]] = arith.addi %{{.*}}, %[[K]] : index
+// CHECK: memref.load %[[IN]][%{{.*}}, %[[AT]]]
+// CHECK: memref.load %[[W]][%[[K]]]
+// REMARK: remark: 'linalg.generic' runs as a loop kernel
+func.func @conv_transposed(%x: tensor<4x34xf32>, %w: tensor<3xf32>) -> tensor<32x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %y = kernel.neg %x : tensor<4x34xf32>
+  %e = tensor.empty() : tensor<32x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<32x4xf32>) -> tensor<32x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(c, o, k) -> (c, o + k)>, affine_map<(c, o, k) -> (k)>, affine_map<(c, o, k) -> (o, c)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%y, %w : tensor<4x34xf32>, tensor<3xf32>) outs(%z : tensor<32x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<32x4xf32>
+  return %r : tensor<32x4xf32>
+}
+
+// -----
+
+// math.atan, which has no kernel op; and an in-place update that reads its
+// init, a function argument, as the value it starts from.
+// CHECK-LABEL: func.func @atan_and_update
+// CHECK: gpu.func @atan_and_update_kernel1(%[[A:.*]]: memref<8x64xf32>, %[[O:.*]]: memref<8x64xf32>) kernel
+// CHECK: math.atan
+// CHECK: gpu.func @atan_and_update_kernel2(%[[X:.*]]: memref<8x64xf32>, %[[ACC:.*]]: memref<8x64xf32>, %[[R:.*]]: memref<8x64xf32>) kernel
+// CHECK: %[[OLD:.*]] = memref.load %[[ACC]]
+// CHECK: %[[NEW:.*]] = memref.load %[[X]]
+// CHECK: arith.addf %[[NEW]], %[[OLD]]
+// REMARK: remark: 'linalg.generic' runs as a loop kernel, one thread per result element (correct, not fast): --convert-linalg-to-kernel did not import it: payload op 'math.atan' has no kernel op
+// REMARK: remark: 'linalg.generic' runs as a loop kernel
+func.func @atan_and_update(%a: tensor<8x64xf32>, %acc: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>) {
+  %x = kernel.exp %a : tensor<8x64xf32>
+  %e = tensor.empty() : tensor<8x64xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = math.atan %v : f32
+    linalg.yield %y : f32
+  } -> tensor<8x64xf32>
+  %u = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf32>) outs(%acc : tensor<8x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = arith.addf %v, %o : f32
+    %z = math.atan %y : f32
+    linalg.yield %z : f32
+  } -> tensor<8x64xf32>
+  return %s, %u : tensor<8x64xf32>, tensor<8x64xf32>
+}
+
+// -----
+
+// A module the import took nothing from: its function of linalg ops runs
+// as loop kernels (an f64 exp, which the kernel dialect does not compute).
+// CHECK-LABEL: func.func @only_linalg
+// CHECK-SAME: (%{{.*}}: memref<8x64xf64>, %{{.*}}: memref<8x64xf64> {mlsopt.result_index = 0 : i64})
+// CHECK: gpu.launch_func @mlsopt_kernels::@only_linalg_kernel0
+// CHECK: math.exp %{{.*}} : f64
+// REMARK: remark: 'linalg.exp' runs as a loop kernel, one thread per result element (correct, not fast): --convert-linalg-to-kernel did not import it: element type is not one of f16, bf16, f32
+func.func @only_linalg(%x: tensor<8x64xf64>) -> tensor<8x64xf64> {
+  %e = tensor.empty() : tensor<8x64xf64>
+  %r = linalg.exp ins(%x : tensor<8x64xf64>) outs(%e : tensor<8x64xf64>) -> tensor<8x64xf64>
+  return %r : tensor<8x64xf64>
+}
+
+// -----
+
+// A payload that extracts at an index defined above it (the first token's
+// row), and a loop kernel that writes an i1 mask (a byte per element) for
+// a kernel op to read.
+// CHECK-LABEL: func.func @first_row_mask
+// CHECK: gpu.launch_func @mlsopt_kernels::@first_row_mask_kernel0 {{.*}} args(%{{.*}} : memref<16x64xf32>, %[[M:.*]] : memref<64xi1>)
+// CHECK: gpu.launch_func @mlsopt_kernels::@first_row_mask_kernel1 {{.*}} args(%[[M]] : memref<64xi1>,
+// CHECK: gpu.func @first_row_mask_kernel0(%[[X:.*]]: memref<16x64xf32>, %[[MA:.*]]: memref<64xi1>) kernel
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[V:.*]] = memref.load %[[X]][%[[C0]], %{{.*}}] : memref<16x64xf32>
+// CHECK: %[[B:.*]] = arith.cmpf ogt, %[[V]]
+// CHECK: memref.store %[[B]], %[[MA]]
+func.func @first_row_mask(%x: tensor<16x64xf32>, %a: tensor<64xf32>) -> tensor<64xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xi1>
+  %m = linalg.generic {indexing_maps = [affine_map<(j) -> (j)>], iterator_types = ["parallel"]}
+      outs(%e : tensor<64xi1>) {
+  ^bb0(%o: i1):
+    %j = linalg.index 0 : index
+    %v = tensor.extract %x[%c0, %j] : tensor<16x64xf32>
+    %b = arith.cmpf ogt, %v, %zero : f32
+    linalg.yield %b : i1
+  } -> tensor<64xi1>
+  %s = kernel.where %m, 1.0, -1.0 : tensor<64xi1> to tensor<64xf32>
+  %w = kernel.mul %a, %s : tensor<64xf32>, tensor<64xf32>
+  return %w : tensor<64xf32>
+}
