@@ -194,8 +194,9 @@ getResourceBytes(arith::ConstantOp constant) {
   return blob->getData();
 }
 
-/// A dense tensor constant of an element type kernels compute in: a weight
-/// or table a front end inlined, which the host copies to the device.
+/// A dense tensor constant of an element type kernels read: a weight or
+/// table a front end inlined (or the position ids an embedding's gather
+/// reads, an integer mask), which the host copies to the device.
 bool isTensorConstant(Operation &op) {
   auto constant = dyn_cast<arith::ConstantOp>(op);
   if (!constant)
@@ -204,7 +205,8 @@ bool isTensorConstant(Operation &op) {
   return type && type.hasStaticShape() &&
          (isa<DenseElementsAttr>(constant.getValue()) ||
           getResourceBytes(constant)) &&
-         isSupportedElementType(type.getElementType());
+         (isSupportedElementType(type.getElementType()) ||
+          isMaskOrIntegerElementType(type.getElementType()));
 }
 
 /// The elements of a tensor constant (isTensorConstant): its dense
@@ -334,8 +336,8 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
         "custom kernels, kernel.transpose, kernel.convert, "
         "tensor.collapse_shape, tensor.expand_shape, static "
         "tensor.extract_slice and linalg.broadcast, dense or "
-        "dense_resource f16, bf16 or f32 tensor constants and "
-        "func.return");
+        "dense_resource tensor constants of floats or signless integers, "
+        "linalg ops that run as loop kernels and func.return");
   }
   if (!func.getBody().hasOneBlock())
     return func.emitOpError("must have a single block to run on the GPU");

@@ -79,6 +79,9 @@ constexpr uint64_t kMaxInitializerBytes = uint64_t(1) << 28;
 
 /// How many bytes the device holds `value` in: a splat's element repeated.
 uint64_t getDeviceByteCount(DenseElementsAttr value) {
+  // An i1 takes a byte on the device, whatever the attribute stores.
+  if (value.getElementType().isInteger(1))
+    return value.getNumElements();
   uint64_t raw = value.getRawData().size();
   if (!value.isSplat())
     return raw;
@@ -89,6 +92,13 @@ uint64_t getDeviceByteCount(DenseElementsAttr value) {
 /// The bytes of `value` as the device holds them: each element's bit
 /// pattern, little-endian, splats repeated.
 std::string getDeviceBytes(DenseElementsAttr value) {
+  if (value.getElementType().isInteger(1)) {
+    std::string bytes;
+    bytes.reserve(value.getNumElements());
+    for (bool bit : value.getValues<bool>())
+      bytes.push_back(bit ? 1 : 0);
+    return bytes;
+  }
   ArrayRef<char> raw = value.getRawData();
   if (!value.isSplat())
     return std::string(raw.begin(), raw.end());

@@ -59,3 +59,37 @@ func.func @constant_only(%x: tensor<3x3xf32>) -> tensor<3x3xf32> {
   %c = arith.constant dense<2.5> : tensor<3x3xf32>
   return %c : tensor<3x3xf32>
 }
+
+// Integer and mask constants that a loop kernel reads (GPT-2's position
+// ids under its position-embedding gather, a constant keep-mask): device
+// buffers like float ones. The ids' bytes are little-endian int64s; a mask
+// takes a byte per element (0 or 1), as the kernel loads it.
+// CHECK-LABEL: func.func @integer_constants(
+// CHECK: memref.get_global @integer_constants_constant : memref<4xi64>
+// CHECK: memref.get_global @integer_constants_constant_0 : memref<4xi1>
+// CHECK: gpu.launch_func @mlsopt_kernels::@integer_constants_kernel1 {{.*}} args(%{{.*}} : memref<4xi64>, %{{.*}} : memref<4xi1>, %{{.*}} : memref<16x8xf32>, %{{.*}} : memref<4x8xf32>)
+// PLAN: "name": "integer_constants"
+// PLAN: "dtype": "i64",
+// PLAN: "bytes": 32,
+// PLAN: "initializer": "AwAAAAAAAAAAAAAAAAAAAAEAAAAAAAAAAgAAAAAAAAA="
+// PLAN: "dtype": "i1",
+// PLAN: "bytes": 4,
+// PLAN: "initializer": "AQABAQ=="
+func.func @integer_constants(%x: tensor<4x8xf32>, %wpe: tensor<16x8xf32>) -> tensor<4x8xf32> {
+  %pos = arith.constant dense<[3, 0, 1, 2]> : tensor<4xi64>
+  %keep = arith.constant dense<[true, false, true, true]> : tensor<4xi1>
+  %zero = arith.constant 0.0 : f32
+  %y = kernel.exp %x : tensor<4x8xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(s, d) -> (s)>, affine_map<(s, d) -> (s)>, affine_map<(s, d) -> (s, d)>], iterator_types = ["parallel", "parallel"]}
+      ins(%pos, %keep : tensor<4xi64>, tensor<4xi1>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%i: i64, %k: i1, %o: f32):
+    %row = arith.index_cast %i : i64 to index
+    %d = linalg.index 1 : index
+    %v = tensor.extract %wpe[%row, %d] : tensor<16x8xf32>
+    %r = arith.select %k, %v, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %s = kernel.add %y, %p : tensor<4x8xf32>, tensor<4x8xf32>
+  return %s : tensor<4x8xf32>
+}

@@ -139,7 +139,7 @@ func.func @dynamic_softmax(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
 // -----
 
 func.func @not_a_kernel_op(%a: tensor<64xf16>) -> tensor<64xf16> {
-  // expected-error @+1 {{cannot run on the GPU: a function lowered by --convert-custom-kernel-to-gpu may hold only custom kernels, kernel.transpose, kernel.convert, tensor.collapse_shape, tensor.expand_shape, static tensor.extract_slice and linalg.broadcast, dense or dense_resource f16, bf16 or f32 tensor constants and func.return}}
+  // expected-error @+1 {{cannot run on the GPU: a function lowered by --convert-custom-kernel-to-gpu may hold only custom kernels, kernel.transpose, kernel.convert, tensor.collapse_shape, tensor.expand_shape, static tensor.extract_slice and linalg.broadcast, dense or dense_resource tensor constants of floats or signless integers, linalg ops that run as loop kernels and func.return}}
   %c = tensor.empty() : tensor<64xf16>
   %e = kernel.exp %a : tensor<64xf16>
   return %e : tensor<64xf16>
