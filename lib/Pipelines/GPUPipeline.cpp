@@ -113,6 +113,10 @@ void mlsopt::buildGPUPipeline(OpPassManager &pm,
   ConvertGpuOpsToNVVMOpsOptions toNVVM;
   toNVVM.useBarePtrCallConv = true;
   kernels.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  // The math ops it leaves (no libdevice function: math.trunc, which
+  // torch-mlir writes for div(rounding_mode='trunc'), math.ctlz/cttz/ctpop
+  // in a loop kernel) are LLVM intrinsics NVPTX selects.
+  kernels.addPass(createConvertMathToLLVMPass());
   kernels.addPass(createExternDynamicSharedMemory());
   kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());

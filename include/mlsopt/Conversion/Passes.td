@@ -411,8 +411,9 @@ def ConvertCustomKernelToGPU : Pass<"convert-custom-kernel-to-gpu",
     per element of its first result, which runs the reduction loops in
     linalg's order and applies the payload (arith and math ops,
     `linalg.index`, `tensor.extract`) as linalg defines it. A loop kernel is
-    correct, not fast: no tiles, no search. Its inits start from the
-    constant a `linalg.fill` writes, or from the tensor. In a module with
+    correct, not fast: no tiles, no search. A `linalg.fill` of a constant
+    that it reads, as an input or as the init its results start from, is
+    that constant (no launch); other inits are read from the tensor. In a module with
     no kernel op at all, the functions of such linalg ops run as loop
     kernels. A linalg op the import would take, where it was not run, is
     reported at that op, and so is one no loop kernel can run (dynamic

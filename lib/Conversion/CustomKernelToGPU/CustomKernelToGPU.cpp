@@ -241,7 +241,8 @@ LogicalResult collectLoopKernels(Block &entry,
                                  SmallPtrSetImpl<Operation *> &loopKernels) {
   for (Operation &op : entry) {
     if (!isa_and_nonnull<linalg::LinalgDialect>(op.getDialect()) ||
-        isCopyOp(op) || onlyInitializesLinalgOps(&op))
+        isCopyOp(op) || onlyInitializesLinalgOps(&op) ||
+        isFoldedIntoLoopKernels(op))
       continue;
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     std::optional<std::string> notImported = explainNotImported(&op);

@@ -56,8 +56,9 @@ std::optional<std::string> whyNoBuffer(Type type) {
 }
 
 /// Why a loop kernel cannot read `tensor` as `role`: no buffer, or none
-/// that a launch writes (a tensor.empty holds nothing, and a fill is no
-/// launch).
+/// that a launch writes (a tensor.empty holds nothing; a fill of a
+/// constant is read as that constant where it is an input or an init,
+/// and is no launch).
 std::optional<std::string> whyNotRead(Value tensor, StringRef role) {
   if (std::optional<std::string> why = whyNoBuffer(tensor.getType()))
     return why;
@@ -67,9 +68,9 @@ std::optional<std::string> whyNotRead(Value tensor, StringRef role) {
   return std::nullopt;
 }
 
-/// The constant a linalg.fill writes into `init`, if it does.
-TypedAttr getFillConstant(Value init) {
-  auto fill = init.getDefiningOp<linalg::FillOp>();
+/// The constant a linalg.fill writes into `tensor`, if it does.
+TypedAttr getFillConstant(Value tensor) {
+  auto fill = tensor.getDefiningOp<linalg::FillOp>();
   if (!fill)
     return {};
   auto constant = fill.value().getDefiningOp<arith::ConstantOp>();
@@ -80,7 +81,8 @@ TypedAttr getFillConstant(Value init) {
 struct LoopKernelArgs {
   /// The tensors, in argument order (getLoopKernelInputs).
   SmallVector<Value> tensors;
-  /// Per DPS input: its argument, or none for a scalar.
+  /// Per DPS input: its argument, or none for a scalar or a fill of a
+  /// constant.
   SmallVector<std::optional<unsigned>> inputs;
   /// Per init: its argument, or none where the payload does not read it
   /// or it is a fill of a constant.
@@ -96,7 +98,8 @@ LoopKernelArgs getArgs(linalg::LinalgOp op) {
     return static_cast<unsigned>(args.tensors.size() - 1);
   };
   for (OpOperand *input : op.getDpsInputOperands())
-    args.inputs.push_back(isa<ShapedType>(input->get().getType())
+    args.inputs.push_back(isa<ShapedType>(input->get().getType()) &&
+                                  !getFillConstant(input->get())
                               ? std::optional<unsigned>(add(input->get()))
                               : std::nullopt);
   for (OpOperand &init : op.getDpsInitsMutable())
@@ -151,6 +154,8 @@ std::optional<std::string> gpu_codegen::whyNoLoopKernel(linalg::LinalgOp op) {
         return std::string("it reads a scalar that is not a constant");
       continue;
     }
+    if (getFillConstant(value))
+      continue;
     if (std::optional<std::string> why = whyNotRead(value, "an input"))
       return why;
   }
@@ -199,22 +204,29 @@ std::optional<std::string> gpu_codegen::whyNoLoopKernel(linalg::LinalgOp op) {
       if (std::optional<std::string> why =
               whyNotRead(tensor, "the tensor its payload extracts from"))
         return why;
+    } else if (isa<math::IPowIOp, math::ClampFOp>(payload)) {
+      // Upstream lowers neither to NVVM (nor to the LLVM dialect).
+      return "payload op '" + payload.getName().getStringRef().str() +
+             "' has no lowering to NVVM";
     } else if (!isa<linalg::IndexOp>(payload) &&
                !isa<arith::ArithDialect, math::MathDialect>(
                    payload.getDialect())) {
       return "payload op '" + payload.getName().getStringRef().str() +
              "' has no GPU lowering in a loop kernel";
     }
-    for (Value operand : payload.getOperands())
-      if (isDefinedOutside(operand, op) && !isExtractedTensor(operand) &&
-          !matchPattern(operand, m_Constant()))
-        return "payload op '" + payload.getName().getStringRef().str() +
-               "' reads a value from above that is not a constant";
     for (Value result : payload.getResults())
       if (!result.getType().isIntOrIndexOrFloat())
         return "payload op '" + payload.getName().getStringRef().str() +
                "' computes a " + printed(result.getType());
   }
+  // Values from above must be constants, which the kernel clones (the
+  // yield's too: a result that is a constant).
+  for (Operation &payload : *op.getBlock())
+    for (Value operand : payload.getOperands())
+      if (isDefinedOutside(operand, op) && !isExtractedTensor(operand) &&
+          !matchPattern(operand, m_Constant()))
+        return "payload op '" + payload.getName().getStringRef().str() +
+               "' reads a value from above that is not a constant";
   return std::nullopt;
 }
 
@@ -226,7 +238,8 @@ bool gpu_codegen::isFoldedIntoLoopKernels(Operation &op) {
   return llvm::all_of(op.getUses(), [](OpOperand &use) {
     auto reader = dyn_cast<linalg::LinalgOp>(use.getOwner());
     return reader && !isa<linalg::FillOp>(use.getOwner()) &&
-           reader.isDpsInit(&use) && !whyNoLoopKernel(reader);
+           (reader.isDpsInit(&use) || reader.isDpsInput(&use)) &&
+           !whyNoLoopKernel(reader);
   });
 }
 
@@ -283,6 +296,10 @@ void gpu_codegen::emitLoopKernel(linalg::LinalgOp op, gpu::GPUFuncOp func) {
       BlockArgument arg = op.getMatchingBlockArgument(input);
       if (arg.use_empty())
         continue;
+      if (TypedAttr constant = getFillConstant(input->get())) {
+        mapping.map(arg, arith::ConstantOp::create(builder, loc, constant));
+        continue;
+      }
       if (!args.inputs[n]) {
         mapping.map(arg,
                     builder.clone(*input->get().getDefiningOp())->getResult(0));
@@ -295,13 +312,16 @@ void gpu_codegen::emitLoopKernel(linalg::LinalgOp op, gpu::GPUFuncOp func) {
     }
     for (auto [n, init] : llvm::enumerate(op.getDpsInitsMutable()))
       mapping.map(op.getMatchingBlockArgument(&init), carried[n]);
-    for (Operation &inner : payload->without_terminator()) {
-      // Constants from above are cloned where they are read.
+    // Constants from above are cloned where they are read.
+    auto cloneConstantsFromAbove = [&](Operation &inner) {
       for (Value operand : inner.getOperands())
         if (isDefinedOutside(operand, op) && !mapping.contains(operand) &&
             !isExtractedTensor(operand))
           mapping.map(operand,
                       builder.clone(*operand.getDefiningOp())->getResult(0));
+    };
+    for (Operation &inner : payload->without_terminator()) {
+      cloneConstantsFromAbove(inner);
       if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
         mapping.map(index.getResult(), ivs[index.getDim()]);
       } else if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
@@ -316,6 +336,7 @@ void gpu_codegen::emitLoopKernel(linalg::LinalgOp op, gpu::GPUFuncOp func) {
         builder.clone(inner, mapping);
       }
     }
+    cloneConstantsFromAbove(*payload->getTerminator());
     return llvm::map_to_vector(
         payload->getTerminator()->getOperands(),
         [&](Value v) { return mapping.lookupOrDefault(v); });

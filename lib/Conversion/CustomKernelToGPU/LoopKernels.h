@@ -28,7 +28,8 @@ inline constexpr int64_t kLoopKernelThreads = 256;
 std::optional<std::string> whyNoLoopKernel(mlir::linalg::LinalgOp op);
 
 /// Whether `op` is a linalg.fill of a scalar constant that only loop kernels
-/// read, as the init their payloads start from: no launch of its own.
+/// read, as an input or as the init their payloads start from: they read
+/// the constant, and the fill is no launch of its own.
 bool isFoldedIntoLoopKernels(mlir::Operation &op);
 
 /// The tensors the loop kernel of `op` reads, its arguments before its

@@ -76,6 +76,22 @@ func.func @payload_region(%a: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x6
 
 // -----
 
+// Upstream lowers math.ipowi neither to NVVM nor to the LLVM dialect.
+func.func @integer_power(%a: tensor<8x64xf32>, %i: tensor<8xi32>) -> (tensor<8x64xf32>, tensor<8xi32>) {
+  %x = kernel.exp %a : tensor<8x64xf32>
+  %e = tensor.empty() : tensor<8xi32>
+  // expected-error @+1 {{nor can it run as a loop kernel: payload op 'math.ipowi' has no lowering to NVVM}}
+  %s = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%i : tensor<8xi32>) outs(%e : tensor<8xi32>) {
+  ^bb0(%v: i32, %o: i32):
+    %y = math.ipowi %v, %v : i32
+    linalg.yield %y : i32
+  } -> tensor<8xi32>
+  return %x, %s : tensor<8x64xf32>, tensor<8xi32>
+}
+
+// -----
+
 // An init the payload reads that nothing wrote.
 func.func @reads_empty_init(%a: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8xf32>) {
   %x = kernel.exp %a : tensor<8x64xf32>

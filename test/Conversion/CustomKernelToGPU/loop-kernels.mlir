@@ -196,3 +196,40 @@ func.func @first_row_mask(%x: tensor<16x64xf32>, %a: tensor<64xf32>) -> tensor<6
   %w = kernel.mul %a, %s : tensor<64xf32>, tensor<64xf32>
   return %w : tensor<64xf32>
 }
+
+// -----
+
+// A fill of a constant read as an input (torch.ones_like under atan2) is
+// that constant in the payload, and no launch; a result the payload yields
+// from a constant above it is that constant; math.trunc (torch-mlir's
+// div(rounding_mode='trunc')) and math.ctpop, which libdevice does not
+// provide, lower to the instructions NVPTX has for them.
+// CHECK-LABEL: func.func @constants_and_intrinsics
+// CHECK-COUNT-2: gpu.launch_func
+// CHECK-NOT: gpu.launch_func
+// CHECK: gpu.func @constants_and_intrinsics_kernel1(%[[X:.*]]: memref<8x16xf32>, %[[N:.*]]: memref<8x16xi32>, %[[A:.*]]: memref<8x16xf32>, %[[T:.*]]: memref<8x16xf32>, %[[P:.*]]: memref<8x16xi32>, %[[S:.*]]: memref<8x16xi64>) kernel
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: math.atan2 %{{.*}}, %[[ONE]]
+// CHECK: %[[SEVEN:.*]] = arith.constant 7 : i64
+// CHECK: memref.store %[[SEVEN]], %[[S]]
+// PTX-LABEL: .visible .entry constants_and_intrinsics_kernel1(
+// PTX: cvt.rzi.f32.f32
+// PTX: popc.b32
+func.func @constants_and_intrinsics(%x: tensor<8x16xf32>, %n: tensor<8x16xi32>) -> (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xi32>, tensor<8x16xi64>) {
+  %one = arith.constant 1.0 : f32
+  %seven = arith.constant 7 : i64
+  %e = tensor.empty() : tensor<8x16xf32>
+  %ones = linalg.fill ins(%one : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %nx = kernel.neg %x : tensor<8x16xf32>
+  %ei = tensor.empty() : tensor<8x16xi32>
+  %el = tensor.empty() : tensor<8x16xi64>
+  %r:4 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%nx, %ones, %n : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xi32>) outs(%e, %e, %ei, %el : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xi32>, tensor<8x16xi64>) {
+  ^bb0(%a: f32, %b: f32, %i: i32, %o0: f32, %o1: f32, %o2: i32, %o3: i64):
+    %y = math.atan2 %a, %b : f32
+    %t = math.trunc %a : f32
+    %p = math.ctpop %i : i32
+    linalg.yield %y, %t, %p, %seven : f32, f32, i32, i64
+  } -> (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xi32>, tensor<8x16xi64>)
+  return %r#0, %r#1, %r#2, %r#3 : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xi32>, tensor<8x16xi64>
+}
