@@ -1,5 +1,7 @@
 //===- VerifyEquivalence.cpp - Check functions against their reference ----===//
 
+#include "LeftoverOpCuts.h"
+
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"
@@ -334,6 +336,16 @@ struct VerifyEquivalencePass
       func = *funcInlined;
     if (*referenceInlined)
       reference = *referenceInlined;
+    // The f32 check runs the functions whole.
+    func::FuncOp whole = func, wholeReference = reference;
+    // Linalg ops the import left, the same in both, are compared at their
+    // operands (LeftoverOpCuts.h).
+    OwningOpRef<ModuleOp> cuts = ModuleOp::create(func.getLoc());
+    std::optional<LeftoverOpCuts> cut = cutLeftoverOps(func, reference, *cuts);
+    if (cut) {
+      func = cut->func;
+      reference = cut->reference;
+    }
     // Both programs run at full shapes, with field elements of 16 bytes
     // (p- and q-parts): a program too large for memory is refused before
     // the first allocation, not killed by the operating system.
@@ -403,6 +415,15 @@ struct VerifyEquivalencePass
     StringRef name = func.getSymName(), refName = reference.getSymName();
     switch (comparison->verdict) {
     case verify::FieldVerdict::Different:
+      if (comparison->result >= whole.getNumResults())
+        return whole.emitError("@")
+               << name << " is not equivalent to @" << refName
+               << ": a tensor that a linalg op the import left reads (cut "
+                  "result #"
+               << comparison->result << ") differs at flat element "
+               << comparison->index << " in random test " << comparison->test
+               << " (" << comparison->lhsValue << " vs " << comparison->rhsValue
+               << " mod p)";
       return func.emitError("@")
              << name << " is not equivalent to @" << refName << ": result #"
              << comparison->result << " differs at flat element "
@@ -419,7 +440,7 @@ struct VerifyEquivalencePass
     }
     double perTest = verify::falsePositiveProbabilityPerTest(degree);
     double probability = std::pow(perTest, comparison->tests);
-    InFlightDiagnostic remark = func.emitRemark("@");
+    InFlightDiagnostic remark = whole.emitRemark("@");
     remark << name << " is equivalent to @" << refName << ": equal on "
            << comparison->tests
            << (comparison->tests == 1 ? " random test" : " random tests")
@@ -427,9 +448,14 @@ struct VerifyEquivalencePass
            << "false-positive probability <= " << formatProbability(probability);
     if (lhs->hasMaxSelection() || rhs->hasMaxSelection())
       remark << " (max ops are outside this bound: see docs/verification.md)";
+    if (cut)
+      remark << "; " << cut->numCut
+             << (cut->numCut == 1 ? " linalg op" : " linalg ops")
+             << " the import left, the same in both, compared at "
+             << (cut->numCut == 1 ? "its" : "their") << " operands";
     remark.report();
     if (f32Check)
-      checkInF32(func, reference);
+      checkInF32(whole, wholeReference);
     return success();
   }
 
@@ -470,8 +496,19 @@ struct VerifyEquivalencePass
   /// Runs both functions in f32 and warns when they differ by more than the
   /// tolerance; the field is blind to magnitudes.
   void checkInF32(func::FuncOp func, func::FuncOp reference) {
-    OwningOpRef<ModuleOp> module = widenedCopy(func, reference);
     StringRef name = func.getSymName(), refName = reference.getSymName();
+    // The host runs functions of float results only (an argmax's indices
+    // are integers, which the field compared exactly).
+    if (llvm::any_of(func.getResultTypes(), [](Type type) {
+          auto tensor = dyn_cast<RankedTensorType>(type);
+          return !tensor || !isa<Float16Type, BFloat16Type, Float32Type>(
+                                tensor.getElementType());
+        })) {
+      func.emitRemark("no f32 tolerance check of @")
+          << name << ": it returns tensors of other than f16, bf16 or f32";
+      return;
+    }
+    OwningOpRef<ModuleOp> module = widenedCopy(func, reference);
     FailureOr<std::unique_ptr<CPURunner>> runner =
         CPURunner::create(*module, {name, refName});
     if (failed(runner)) {

@@ -5,10 +5,13 @@
 // its index) after the LM head. The kernel dialect has no gather and no
 // index results: the import leaves both as linalg, and the GPU pipeline
 // refused the whole function. They now run as loop kernels beside the
-// searched kernels (a remark says so, with the import's reason).
+// searched kernels (a remark says so, with the import's reason), and
+// --verify-equivalence, whose field cannot evaluate them, cuts them out of
+// both functions and compares the tensors they read.
 // RUN: mlsopt-opt %s --convert-linalg-to-kernel -o %t.kernel.mlir
 // RUN: FileCheck %s --check-prefix=IMPORT < %t.kernel.mlir
-// RUN: mlsopt-opt %t.kernel.mlir --superoptimize="timeout=5" -o %t.opt.mlir
+// RUN: mlsopt-opt %t.kernel.mlir --superoptimize="timeout=5 keep-reference=true" -o %t.opt.mlir
+// RUN: mlsopt-opt %t.opt.mlir --verify-equivalence 2>&1 >/dev/null | FileCheck %s --check-prefix=VERIFY
 // RUN: mlsopt-opt %t.opt.mlir --mlsopt-gpu-pipeline=chip=sm_90 -o %t.sm_90.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s --check-prefix=HOST < %t.sm_90.mlir
 // RUN: mlsopt-translate --emit-ptx %t.sm_90.mlir -o %t.sm_90.ptx
@@ -29,6 +32,8 @@
 // IMPORT-SAME: iterator_types = ["parallel", "reduction"]
 // REMARK-DAG: remark: 'linalg.generic' runs as a loop kernel, one thread per result element (correct, not fast): --convert-linalg-to-kernel did not import it: payload op 'tensor.extract' reads a tensor at indices it computes (a gather)
 // REMARK-DAG: remark: 'linalg.generic' runs as a loop kernel, one thread per result element (correct, not fast): --convert-linalg-to-kernel did not import it: has more than one result
+// VERIFY: remark: @embed_norm_proj is equivalent to @embed_norm_proj_reference: {{.*}}; 1 linalg op the import left, the same in both, compared at its operands
+// VERIFY: remark: @lm_head_argmax is equivalent to @lm_head_argmax_reference: {{.*}}; 1 linalg op the import left, the same in both, compared at its operands
 // HOST-LABEL: func.func @embed_norm_proj(
 // HOST-SAME: memref<3x7xi64>
 // HOST: gpu.launch_func @mlsopt_kernels::@embed_norm_proj_kernel0 {{.*}} args(%arg0 : memref<3x7xi64>, %arg1 : memref<50x96xf32>,

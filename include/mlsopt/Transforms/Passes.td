@@ -18,6 +18,11 @@ def VerifyEquivalence : Pass<"verify-equivalence", "::mlir::ModuleOp"> {
     of tests and the bound reached. A test that divides by a zero residue
     proves nothing and is an error too, never a silent "equal".
 
+    A linalg op the import left (a gather, an argmax), which the field
+    cannot evaluate, is cut out of both functions where each holds the same
+    one: its results become arguments of both and the tensors it reads
+    results, so the functions are compared around it.
+
     The field cannot see what depends on magnitudes (an epsilon that is
     too large, an overflow), so both functions also run in f32 on the CPU
     (through the CPU pipeline and mlir::ExecutionEngine) on the same random
