@@ -11,6 +11,7 @@
 
 #include "LoopKernels.h"
 #include "BlockGraphToGPU.h"
+#include "mlsopt/Conversion/DataMovement.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -235,9 +236,11 @@ bool gpu_codegen::isFoldedIntoLoopKernels(Operation &op) {
   if (!fill || !fill.hasPureTensorSemantics() ||
       !getFillConstant(fill.getResult(0)) || op.use_empty())
     return false;
+  // A copy kernel (a linalg.broadcast) reads a buffer.
   return llvm::all_of(op.getUses(), [](OpOperand &use) {
     auto reader = dyn_cast<linalg::LinalgOp>(use.getOwner());
     return reader && !isa<linalg::FillOp>(use.getOwner()) &&
+           !isCopyOp(*use.getOwner()) &&
            (reader.isDpsInit(&use) || reader.isDpsInput(&use)) &&
            !whyNoLoopKernel(reader);
   });

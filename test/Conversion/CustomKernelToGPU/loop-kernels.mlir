@@ -233,3 +233,24 @@ func.func @constants_and_intrinsics(%x: tensor<8x16xf32>, %n: tensor<8x16xi32>) 
   } -> (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xi32>, tensor<8x16xi64>)
   return %r#0, %r#1, %r#2, %r#3 : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xi32>, tensor<8x16xi64>
 }
+
+// -----
+
+// A fill of a constant that a copy kernel reads (a broadcast of ones_like)
+// has a buffer: it is a loop kernel of its own, not folded.
+// CHECK-LABEL: func.func @broadcast_of_fill
+// CHECK: gpu.launch_func @mlsopt_kernels::@broadcast_of_fill_kernel0 {{.*}} args(%[[ONES:.*]] : memref<4x8xf32>)
+// CHECK: gpu.launch_func @mlsopt_kernels::@broadcast_of_fill_kernel1 {{.*}} args(%[[ONES]] : memref<4x8xf32>, %{{.*}} : memref<2x4x8xf32>)
+// CHECK: gpu.func @broadcast_of_fill_kernel0(%[[O:.*]]: memref<4x8xf32>) kernel
+// CHECK: %[[C:.*]] = arith.constant 1.500000e+00 : f32
+// CHECK: memref.store %[[C]], %[[O]]
+// REMARK: remark: 'linalg.fill' runs as a loop kernel
+func.func @broadcast_of_fill(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<2x4x8xf32>) {
+  %one = arith.constant 1.5 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %ones = linalg.fill ins(%one : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %e2 = tensor.empty() : tensor<2x4x8xf32>
+  %b = linalg.broadcast ins(%ones : tensor<4x8xf32>) outs(%e2 : tensor<2x4x8xf32>) dimensions = [0]
+  %y = kernel.exp %x : tensor<4x8xf32>
+  return %y, %b : tensor<4x8xf32>, tensor<2x4x8xf32>
+}
