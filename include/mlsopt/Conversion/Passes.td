@@ -618,6 +618,33 @@ def OutlineLoopNests : Pass<"mlsopt-outline-loop-nests", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def LaunchesToHostLoops : Pass<"mlsopt-launches-to-host-loops",
+                                "::mlir::ModuleOp"> {
+  let summary = "Run GPU launches of kernels whose threads never "
+                "synchronize as loops on the host";
+  let description = [{
+    A test oracle for the kernels `--convert-custom-kernel-to-gpu` writes
+    without shared memory: copy kernels (transposes, conversions, slices,
+    broadcasts) and loop kernels (the linalg ops the import left). Each
+    `gpu.launch_func` becomes loops over the blocks of its grid and the
+    threads of each block, outermost first, around a copy of the kernel's
+    body in which `gpu.block_id` and `gpu.thread_id` are the loops' indices
+    and `gpu.grid_dim` and `gpu.block_dim` the launch's constant sizes;
+    `gpu.alloc` and `gpu.memcpy` become `memref.alloc` and `memref.copy`,
+    `gpu.dealloc` goes (the CPU pipeline's buffer deallocation frees what
+    is allocated, and refuses a function that frees it already), and the
+    `gpu.module`s no launch names any more are erased. The host function then runs through `--mlsopt-cpu-pipeline`,
+    so the CPU checks the indices each kernel computes, which ptxas cannot.
+    A kernel with a barrier, shared memory, warp shuffles or NVVM ops (a
+    custom kernel's block graph) runs its threads together and is an error
+    at its launch, as is a launch of non-constant size or one with
+    dependencies (async tokens).
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def CheckLoweredToLLVM : Pass<"mlsopt-check-lowered-to-llvm",
                               "::mlir::ModuleOp"> {
   let summary = "Fail if an op outside the LLVM dialect is left";
