@@ -2,8 +2,8 @@
 // The kernels the GPU lowering writes without shared memory, run on the
 // host: a loop kernel of an embedding's gather, a copy kernel of the
 // transpose after it, a loop kernel of an argmax over the transposed rows
-// (two results, ties to the first), and one of a 1-D convolution whose
-// input index is o + k. --mlsopt-launches-to-host-loops runs each launch as
+// (two results, ties to the first), one of a 1-D convolution whose input
+// index is o + k, and copy kernels of a strided slice and a broadcast. --mlsopt-launches-to-host-loops runs each launch as
 // loops over its grid and block, so these numbers check the indices each
 // kernel computes; the program itself, on the CPU pipeline, prints the
 // same ones.
@@ -23,8 +23,9 @@
 // RUN:     -shared-libs=%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_runner_utils.so \
 // RUN: | FileCheck %s
 
-// Four launches: the gather, the transpose, the argmax, the convolution.
-// GPU-COUNT-4: gpu.launch_func
+// Six launches: the gather, the transpose, the argmax, the convolution,
+// the strided slice and the broadcast.
+// GPU-COUNT-6: gpu.launch_func
 // GPU-NOT: gpu.launch_func
 // GPU: gpu.func @gather_argmax_conv_kernel0
 
@@ -47,8 +48,16 @@
 // CHECK-NEXT: {{\[\[}}-8,   8],
 // CHECK-NEXT: {{\[}}-8,   8],
 // CHECK-NEXT: {{\[}}-2.75,   4]]]
+// The gathered rows' [:, 1:3, 1::2]:
+// CHECK: {{\[\[\[}}-1,   3.5],
+// CHECK-NEXT: {{\[}}0.25,   2]],
+// CHECK-NEXT: {{\[\[}}4,   0],
+// CHECK-NEXT: {{\[}}2.5,   1]]]
+// The weights broadcast to two rows:
+// CHECK: {{\[\[}}1,   -2,   0.5],
+// CHECK-NEXT: {{\[}}1,   -2,   0.5]]
 
-func.func @gather_argmax_conv(%ids: tensor<2x3xi64>, %table: tensor<5x4xf32>, %w: tensor<3xf32>) -> (tensor<2x4x3xf32>, tensor<2x4xi64>, tensor<2x3x2xf32>) {
+func.func @gather_argmax_conv(%ids: tensor<2x3xi64>, %table: tensor<5x4xf32>, %w: tensor<3xf32>) -> (tensor<2x4x3xf32>, tensor<2x4xi64>, tensor<2x3x2xf32>, tensor<2x2x2xf32>, tensor<2x3xf32>) {
   %zero = arith.constant 0.0 : f32
   %ninf = arith.constant 0xFF800000 : f32
   %c0 = arith.constant 0 : i64
@@ -86,5 +95,8 @@ func.func @gather_argmax_conv(%ids: tensor<2x3xi64>, %table: tensor<5x4xf32>, %w
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
   } -> tensor<2x3x2xf32>
-  return %t, %best#1, %conv : tensor<2x4x3xf32>, tensor<2x4xi64>, tensor<2x3x2xf32>
+  %sl = tensor.extract_slice %rows[0, 1, 1] [2, 2, 2] [1, 1, 2] : tensor<2x3x4xf32> to tensor<2x2x2xf32>
+  %eb = tensor.empty() : tensor<2x3xf32>
+  %bc = linalg.broadcast ins(%w : tensor<3xf32>) outs(%eb : tensor<2x3xf32>) dimensions = [0]
+  return %t, %best#1, %conv, %sl, %bc : tensor<2x4x3xf32>, tensor<2x4xi64>, tensor<2x3x2xf32>, tensor<2x2x2xf32>, tensor<2x3xf32>
 }

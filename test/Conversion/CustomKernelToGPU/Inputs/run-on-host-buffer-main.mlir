@@ -14,12 +14,18 @@ func.func @main() {
   %r0 = memref.alloc() : memref<2x4x3xf32>
   %r1 = memref.alloc() : memref<2x4xi64>
   %r2 = memref.alloc() : memref<2x3x2xf32>
-  call @gather_argmax_conv(%ids, %t, %w, %r0, %r1, %r2) : (memref<2x3xi64>, memref<5x4xf32>, memref<3xf32>, memref<2x4x3xf32>, memref<2x4xi64>, memref<2x3x2xf32>) -> ()
+  %r3 = memref.alloc() : memref<2x2x2xf32>
+  %r4 = memref.alloc() : memref<2x3xf32>
+  call @gather_argmax_conv(%ids, %t, %w, %r0, %r1, %r2, %r3, %r4) : (memref<2x3xi64>, memref<5x4xf32>, memref<3xf32>, memref<2x4x3xf32>, memref<2x4xi64>, memref<2x3x2xf32>, memref<2x2x2xf32>, memref<2x3xf32>) -> ()
   %u0 = memref.cast %r0 : memref<2x4x3xf32> to memref<*xf32>
   call @printMemrefF32(%u0) : (memref<*xf32>) -> ()
   %u1 = memref.cast %r1 : memref<2x4xi64> to memref<*xi64>
   call @printMemrefI64(%u1) : (memref<*xi64>) -> ()
   %u2 = memref.cast %r2 : memref<2x3x2xf32> to memref<*xf32>
   call @printMemrefF32(%u2) : (memref<*xf32>) -> ()
+  %u3 = memref.cast %r3 : memref<2x2x2xf32> to memref<*xf32>
+  call @printMemrefF32(%u3) : (memref<*xf32>) -> ()
+  %u4 = memref.cast %r4 : memref<2x3xf32> to memref<*xf32>
+  call @printMemrefF32(%u4) : (memref<*xf32>) -> ()
   return
 }
