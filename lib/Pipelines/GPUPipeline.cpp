@@ -82,6 +82,9 @@ void mlsopt::buildGPUPipeline(OpPassManager &pm,
   // A host function of launches makes no calls: a helper's body takes the
   // place of each call to it.
   pm.addPass(createInlineHelpers());
+  // A linalg.softmax the import left (f64, say) is the generic ops it
+  // stands for, each then a loop kernel.
+  pm.addPass(createDecomposeLinalgAggregates());
   pm.addPass(createConvertKernelToCustom(custom));
   // The kernels of the ops the search left alone read slices in place too.
   pm.addPass(createFoldSlicesIntoLoads());
