@@ -86,7 +86,15 @@ static Value convertElements(OpBuilder &b, Location loc, Value tensor,
       b, loc, resultType, tensor, init, maps, iterators,
       [&](OpBuilder &nested, Location loc, ValueRange args) {
         Value converted;
-        if (elementType.isInteger(1)) {
+        Type from = args[0].getType();
+        if (from.isInteger(1)) {
+          // A mask's true is 1, where sitofp would give -1.
+          converted =
+              arith::UIToFPOp::create(nested, loc, elementType, args[0]);
+        } else if (isa<IntegerType>(from)) {
+          converted =
+              arith::SIToFPOp::create(nested, loc, elementType, args[0]);
+        } else if (elementType.isInteger(1)) {
           Value zero = arith::ConstantOp::create(
               nested, loc, nested.getFloatAttr(args[0].getType(), 0.0));
           converted = arith::CmpFOp::create(
@@ -218,25 +226,23 @@ CPURunner::create(ModuleOp module, ArrayRef<StringRef> functions) {
       return module.emitError("no function @") << name << " to run";
     Signature signature;
     auto collect = [&](TypeRange types,
-                       SmallVectorImpl<SmallVector<int64_t>> &shapes,
-                       bool masks) {
+                       SmallVectorImpl<SmallVector<int64_t>> &shapes) {
       for (Type t : types) {
         auto tensor = dyn_cast<RankedTensorType>(t);
         if (!tensor || !tensor.hasStaticShape() ||
             !(isRunnableElementType(tensor.getElementType()) ||
-              (masks && isa<IntegerType>(tensor.getElementType()))))
+              isa<IntegerType>(tensor.getElementType())))
           return false;
         shapes.emplace_back(tensor.getShape());
       }
       return true;
     };
-    if (!collect(func.getArgumentTypes(), signature.inputs, true) ||
-        !collect(func.getResultTypes(), signature.results, false))
+    if (!collect(func.getArgumentTypes(), signature.inputs) ||
+        !collect(func.getResultTypes(), signature.results))
       return func.emitError("@")
              << name
-             << " cannot run on the host: it must take statically shaped f16, "
-                "bf16, f32 or integer (i1 for masks) tensors and return "
-                "f16, bf16 or f32 ones";
+             << " cannot run on the host: it must take and return statically "
+                "shaped f16, bf16, f32 or integer (i1 for masks) tensors";
     runner->signatures[name] = std::move(signature);
     addEntryPoint(*copy, func);
   }

@@ -497,15 +497,18 @@ struct VerifyEquivalencePass
   /// tolerance; the field is blind to magnitudes.
   void checkInF32(func::FuncOp func, func::FuncOp reference) {
     StringRef name = func.getSymName(), refName = reference.getSymName();
-    // The host runs functions of float results only (an argmax's indices
-    // are integers, which the field compared exactly).
-    if (llvm::any_of(func.getResultTypes(), [](Type type) {
-          auto tensor = dyn_cast<RankedTensorType>(type);
-          return !tensor || !isa<Float16Type, BFloat16Type, Float32Type>(
-                                tensor.getElementType());
-        })) {
+    // The host runs functions of f16, bf16, f32 and integer tensors (an
+    // f64 computation the import left is compared in the field only).
+    auto runnable = [](Type type) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      return tensor && isa<Float16Type, BFloat16Type, Float32Type, IntegerType>(
+                           tensor.getElementType());
+    };
+    if (!llvm::all_of(func.getArgumentTypes(), runnable) ||
+        !llvm::all_of(func.getResultTypes(), runnable)) {
       func.emitRemark("no f32 tolerance check of @")
-          << name << ": it returns tensors of other than f16, bf16 or f32";
+          << name << ": it takes or returns tensors of other than f16, bf16, "
+          << "f32 or integers";
       return;
     }
     OwningOpRef<ModuleOp> module = widenedCopy(func, reference);

@@ -374,11 +374,11 @@ std::unique_ptr<Graph> Graph::parse(StringRef text, StringRef function) {
   // tensors: a scalar, a dynamic shape or an f64 tensor could be neither
   // shown (`dims`) nor run.
   // An argument may be a boolean mask (kernel.where reads it) or integers
-  // (kernel.int_to_float).
+  // (kernel.int_to_float); a result may be integers too (an argmax's
+  // indices, which a linalg op the import left computes).
   auto checkBoundary = [&](Location loc, Type type, StringRef what) {
     auto tensor = dyn_cast<RankedTensorType>(type);
-    if (what == "argument" && tensor &&
-        isMaskOrIntegerElementType(tensor.getElementType()))
+    if (tensor && isMaskOrIntegerElementType(tensor.getElementType()))
       type = tensor.clone(Float32Type::get(type.getContext()));
     if (failed(verifyTensorOperands(loc, type)))
       diagnostics.fail(

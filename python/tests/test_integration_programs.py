@@ -209,3 +209,26 @@ def test_gather_runs_as_a_loop_kernel():
     assert [a["dtype"] for a in gather["args"]] == ["i64", "f32", "f32"]
     assert gather["block"] == [256, 1, 1]
     assert len(function["launches"]) >= 2
+
+
+def test_argmax_result_is_int64():
+    """Greedy decoding's argmax after an LM head: the indices (an i64 result
+    of a linalg op the import leaves) come back as an int64 array, equal to
+    numpy's argmax before and after the search, and the launch plan gives
+    the result's dtype."""
+    graph = mi.from_mlir((PROGRAMS / "embedding-gather.mlir").read_text(),
+                         function="lm_head_argmax")
+    assert [t.dtype for t in graph.outputs] == [mi.int64]
+    rng = np.random.default_rng(5)
+    h = rng.standard_normal((3, 96)).astype(np.float32)
+    w = rng.standard_normal((96, 500)).astype(np.float32)
+    expected = np.argmax(h.astype(np.float64) @ w, axis=1)
+    (out,) = graph(inputs=[h, w])
+    assert out.dtype == np.int64
+    np.testing.assert_array_equal(out, expected)
+    optimized = graph.superoptimize(timeout=2)
+    (out,) = optimized(inputs=[h, w])
+    np.testing.assert_array_equal(out, expected)
+    plan = optimized.launch_plan("sm_90")
+    (function,) = [f for f in plan["functions"] if f["launches"]]
+    assert function["arguments"][-1]["dtype"] == "i64"

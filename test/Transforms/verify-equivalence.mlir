@@ -727,8 +727,7 @@ func.func @ref(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %t: tensor<10x16xf32>)
   %y = kernel.mul %g, %s : tensor<4x16xf32>, tensor<4x16xf32>
   return %r#1, %y : tensor<4xi64>, tensor<4x16xf32>
 }
-// expected-remark @+2 {{2 linalg ops the import left, the same in both, compared at their operands}}
-// expected-remark @+1 {{no f32 tolerance check of @same_around_leftovers: it returns tensors of other than f16, bf16 or f32}}
+// expected-remark @+1 {{2 linalg ops the import left, the same in both, compared at their operands}}
 func.func @same_around_leftovers(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %t: tensor<10x16xf32>) -> (tensor<4xi64>, tensor<4x16xf32>) attributes {mlsopt.equivalent_to = @ref} {
   %ninf = arith.constant 0xFF800000 : f32
   %c0 = arith.constant 0 : i64
@@ -806,6 +805,25 @@ func.func @wrong_before_leftover(%x: tensor<4x8xf32>) -> tensor<4xi64> attribute
     linalg.yield %max, %arg : f32, i64
   } -> (tensor<4xf32>, tensor<4xi64>)
   return %r#1 : tensor<4xi64>
+}
+
+// -----
+
+// An f64 op the import left: cut out for the field; the host, which runs
+// f16, bf16, f32 and integer tensors, cannot run the f32 check.
+func.func @ref(%x: tensor<4xf32>, %y: tensor<4xf64>) -> (tensor<4xf32>, tensor<4xf64>) {
+  %d = kernel.mul_scalar %x, 2.0 : tensor<4xf32>
+  %e = tensor.empty() : tensor<4xf64>
+  %z = linalg.exp ins(%y : tensor<4xf64>) outs(%e : tensor<4xf64>) -> tensor<4xf64>
+  return %d, %z : tensor<4xf32>, tensor<4xf64>
+}
+// expected-remark @+2 {{1 linalg op the import left, the same in both, compared at its operands}}
+// expected-remark @+1 {{no f32 tolerance check of @f64_leftover: it takes or returns tensors of other than f16, bf16, f32 or integers}}
+func.func @f64_leftover(%x: tensor<4xf32>, %y: tensor<4xf64>) -> (tensor<4xf32>, tensor<4xf64>) attributes {mlsopt.equivalent_to = @ref} {
+  %d = kernel.add %x, %x : tensor<4xf32>, tensor<4xf32>
+  %e = tensor.empty() : tensor<4xf64>
+  %z = linalg.exp ins(%y : tensor<4xf64>) outs(%e : tensor<4xf64>) -> tensor<4xf64>
+  return %d, %z : tensor<4xf32>, tensor<4xf64>
 }
 
 // -----

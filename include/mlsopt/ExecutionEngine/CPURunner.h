@@ -41,7 +41,9 @@ public:
   /// that each of `functions` can be run. Functions must take and return
   /// statically shaped f16, bf16 or f32 tensors, and may take boolean (i1)
   /// masks, passed as f32 buffers that are true where nonzero, and
-  /// integers, passed as f32 buffers of their values. Host buffers are f32
+  /// integers, passed as f32 buffers of their values; they may return those
+  /// too (an argmax's indices), as f32 buffers of their values, exact up to
+  /// 2^24 in magnitude (0 and 1 for a mask). Host buffers are f32
   /// whatever the function's types: inputs of an f16 or bf16 function are
   /// rounded to its type (to nearest even) before it runs, and its results
   /// widened back, so it computes in the precision it will have on a GPU.
