@@ -48,6 +48,11 @@ std::optional<std::string> whyNotSequential(gpu::GPUFuncOp kernel) {
     else if (isa<gpu::ReturnOp>(op) &&
              op->getBlock() != &kernel.getBody().front())
       why = "returns early";
+    // Ids the loops do not stand for (lanes, subgroups, clusters).
+    else if (isa<gpu::GPUDialect>(op->getDialect()) &&
+             !isa<gpu::GPUFuncOp, gpu::ReturnOp, gpu::ThreadIdOp,
+                  gpu::BlockIdOp, gpu::BlockDimOp, gpu::GridDimOp>(op))
+      why = ("uses '" + op->getName().getStringRef() + "'").str();
     else
       return WalkResult::advance();
     return WalkResult::interrupt();

@@ -95,3 +95,22 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A lane id has no loop that stands for it.
+module attributes {gpu.container_module} {
+  func.func @lane(%a: memref<8xindex>) {
+    %c1 = arith.constant 1 : index
+    // expected-error @+1 {{'gpu.launch_func' op cannot run on the host: @k uses 'gpu.lane_id'}}
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<8xindex>)
+    return
+  }
+  gpu.module @kernels {
+    gpu.func @k(%out: memref<8xindex>) kernel {
+      %l = gpu.lane_id
+      memref.store %l, %out[%l] : memref<8xindex>
+      gpu.return
+    }
+  }
+}
