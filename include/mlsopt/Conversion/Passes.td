@@ -195,7 +195,12 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       so an f16 sum the scale keeps in range stays in range);
     - a `linalg.fill` of a constant, or a parallel generic yielding one,
       that no linalg op reads (a returned `torch.zeros_like` or
-      `full_like`) into the splat `arith.constant` it fills.
+      `full_like`) into the splat `arith.constant` it fills;
+    - a generic whose payload reads an element at constant indices from
+      above (`tensor.extract %alpha[]`: torch's scalar passed as a 0-d
+      tensor, `x * alpha`) into the same generic reading that tensor as an
+      input through a constant map, which imports like any broadcast
+      operand.
 
     Then, once the ops between batch matmuls are kernel ops:
 

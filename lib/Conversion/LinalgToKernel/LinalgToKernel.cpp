@@ -672,6 +672,7 @@ void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
   populateActivationIdiomPatterns(patterns);
   populateConstantFillPatterns(patterns);
   populateFactoredContractionPatterns(patterns);
+  populateCapturedElementPatterns(patterns);
 }
 
 //===----------------------------------------------------------------------===//

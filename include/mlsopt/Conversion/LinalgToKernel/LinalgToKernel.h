@@ -156,6 +156,13 @@ mlir::Value getFilledValue(mlir::linalg::LinalgOp op);
 /// of populateLinalgToKernelPatterns.
 void populateConstantFillPatterns(mlir::RewritePatternSet &patterns);
 
+/// A generic whose payload reads an element of a tensor at constant indices
+/// from above (`tensor.extract %alpha[]` of a 0-d tensor, torch's scalar
+/// passed as a tensor) -> the same generic reading that tensor as an input
+/// through a constant map, which the import takes like any broadcast
+/// operand. Part of populateLinalgToKernelPatterns.
+void populateCapturedElementPatterns(mlir::RewritePatternSet &patterns);
+
 /// A contraction whose payload multiplies more than its two operands,
 /// `acc + f1 * ... * fn` (a finite scale, a third einsum operand, a fused
 /// activation) -> the plain contraction of two parallel generics, each the
