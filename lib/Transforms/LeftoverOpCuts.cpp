@@ -2,6 +2,7 @@
 
 #include "LeftoverOpCuts.h"
 
+#include "mlsopt/Conversion/LinalgToKernel/LinalgToKernel.h"
 #include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -42,15 +43,6 @@ static SmallVector<Value> getExternalValues(Operation *op) {
   return values;
 }
 
-/// The constant a linalg.fill writes into `tensor`, if it does.
-static Attribute getFillConstant(Value tensor) {
-  auto fill = tensor.getDefiningOp<linalg::FillOp>();
-  Attribute constant;
-  if (!fill || !matchPattern(fill.value(), m_Constant(&constant)))
-    return {};
-  return constant;
-}
-
 /// For a pair of leftover ops, the positions in their external values of
 /// the tensors to compare, in order; none when the ops differ.
 static std::optional<SmallVector<unsigned>> matchLeftoverOps(Operation *lhs,
@@ -80,7 +72,7 @@ static std::optional<SmallVector<unsigned>> matchLeftoverOps(Operation *lhs,
     }
     // A fill of a constant (an argmax's -inf, which has no field element)
     // is that constant, equal in both.
-    if (Attribute lc = getFillConstant(l)) {
+    if (TypedAttr lc = getFillConstant(l)) {
       if (lc != getFillConstant(r))
         return std::nullopt;
       continue;

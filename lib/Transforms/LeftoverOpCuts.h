@@ -1,5 +1,4 @@
-//===- LeftoverOpCuts.h - Verifying around ops the field cannot run -*- C++
-//-*-===//
+//===- LeftoverOpCuts.h - Verifying around unevaluable ops -----*- C++ -*-===//
 //
 // Private to --verify-equivalence. A linalg op the import left (an
 // embedding's gather, an argmax) has no finite-field semantics, yet the

@@ -84,6 +84,10 @@ llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b,
                                            mlir::Value linear,
                                            llvm::ArrayRef<int64_t> shape);
 
+/// Threads per block of a kernel that gives each element of its result a
+/// thread of its own (a copy kernel, a loop kernel).
+constexpr int64_t kElementKernelThreads = 256;
+
 /// The index of this thread in a grid of `threadsPerBlock`-thread blocks
 /// along x, with `b` inside an scf.if that keeps the threads below `count`
 /// (one per element: the last block's others do nothing).

@@ -59,16 +59,15 @@ MemRefType memrefTypeFor(Type tensorType) {
   return MemRefType::get(t.getShape(), t.getElementType());
 }
 
-/// Threads per block of a copy kernel (a transpose or a conversion).
-constexpr int64_t kCopyThreads = 256;
-
-/// The grid of a copy kernel: one thread per result element.
-kernel::Dim3Attr copyGrid(Operation *op) {
+/// The grid of a copy or loop kernel: a thread per element of `op`'s
+/// (first) result, kElementKernelThreads to a block.
+kernel::Dim3Attr elementGrid(Operation *op) {
   int64_t elements =
       cast<RankedTensorType>(op->getResult(0).getType()).getNumElements();
   return kernel::Dim3Attr::get(
       op->getContext(),
-      std::max<int64_t>(1, llvm::divideCeil(elements, kCopyThreads)), 1, 1);
+      std::max<int64_t>(1, llvm::divideCeil(elements, kElementKernelThreads)),
+      1, 1);
 }
 
 /// The static slices whose result a copy op copies, then their source, and
@@ -139,8 +138,8 @@ void emitCopyKernel(Operation *op, gpu::GPUFuncOp func) {
   auto b = OpBuilder::atBlockBegin(&func.getBody().front());
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
   ArrayRef<int64_t> shape = type.getShape();
-  Value linear =
-      buildGuardedThreadIndex(b, loc, kCopyThreads, type.getNumElements());
+  Value linear = buildGuardedThreadIndex(b, loc, kElementKernelThreads,
+                                         type.getNumElements());
   SmallVector<Value> at = delinearize(b, loc, linear, shape);
   SmallVector<Value> from = at;
   // Result dim i is operand dim permutation[i].
@@ -507,16 +506,10 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
     if (auto custom = dyn_cast<kernel::CustomOp>(launch)) {
       grid = custom.getGrid();
       block = custom.getBlock();
-    } else if (loopKernels.contains(launch)) {
-      int64_t points = getNumParallelPoints(cast<linalg::LinalgOp>(launch));
-      grid = kernel::Dim3Attr::get(
-          ctx,
-          std::max<int64_t>(1, llvm::divideCeil(points, kLoopKernelThreads)), 1,
-          1);
-      block = kernel::Dim3Attr::get(ctx, kLoopKernelThreads, 1, 1);
     } else {
-      grid = copyGrid(launch);
-      block = kernel::Dim3Attr::get(ctx, kCopyThreads, 1, 1);
+      // Copy and loop kernels: a thread per element of the result.
+      grid = elementGrid(launch);
+      block = kernel::Dim3Attr::get(ctx, kElementKernelThreads, 1, 1);
     }
     gpuFunc.setKnownBlockSizeAttr(kb.getDenseI32ArrayAttr(
         {static_cast<int32_t>(block.getX()), static_cast<int32_t>(block.getY()),
@@ -647,7 +640,7 @@ struct ConvertCustomKernelToGPUPass
     // code (a linalg reference next to the kernels, say), but a module with
     // linalg ops and no kernel op at all is one the import took nothing
     // from: silence would leave it without a GPU binary.
-    Operation *firstLinalg = nullptr;
+    SmallVector<func::FuncOp> linalgFuncs;
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
@@ -674,24 +667,18 @@ struct ConvertCustomKernelToGPUPass
                        }) ||
           isDataMovementOnly(func))
         funcs.push_back(func);
-      if (!firstLinalg)
-        walkLeftLinalgOps(func, [&](Operation *op) {
-          firstLinalg = op;
-          return WalkResult::interrupt();
-        });
+      bool hasLinalg = false;
+      walkLeftLinalgOps(func, [&](Operation *) {
+        hasLinalg = true;
+        return WalkResult::interrupt();
+      });
+      if (hasLinalg)
+        linalgFuncs.push_back(func);
     }
     // A module the import took nothing from runs its functions of linalg
     // ops as loop kernels, or says which op the import would have taken.
-    if (funcs.empty() && firstLinalg)
-      for (auto func : module.getOps<func::FuncOp>()) {
-        bool hasLinalg = false;
-        walkLeftLinalgOps(func, [&](Operation *) {
-          hasLinalg = true;
-          return WalkResult::interrupt();
-        });
-        if (hasLinalg && !func.isExternal())
-          funcs.push_back(func);
-      }
+    if (funcs.empty())
+      funcs = std::move(linalgFuncs);
     if (funcs.empty())
       return;
 

@@ -12,6 +12,7 @@
 #include "LoopKernels.h"
 #include "BlockGraphToGPU.h"
 #include "mlsopt/Conversion/DataMovement.h"
+#include "mlsopt/Conversion/LinalgToKernel/LinalgToKernel.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -69,13 +70,10 @@ std::optional<std::string> whyNotRead(Value tensor, StringRef role) {
   return std::nullopt;
 }
 
-/// The constant a linalg.fill writes into `tensor`, if it does.
-TypedAttr getFillConstant(Value tensor) {
-  auto fill = tensor.getDefiningOp<linalg::FillOp>();
-  if (!fill)
-    return {};
-  auto constant = fill.value().getDefiningOp<arith::ConstantOp>();
-  return constant ? constant.getValue() : TypedAttr();
+/// The number of points of the parallel loops of `op`, the elements of its
+/// first result: one thread each.
+int64_t getNumParallelPoints(linalg::LinalgOp op) {
+  return cast<RankedTensorType>(op->getResult(0).getType()).getNumElements();
 }
 
 /// Which kernel argument holds each operand of a loop kernel's op.
@@ -190,7 +188,7 @@ std::optional<std::string> gpu_codegen::whyNoLoopKernel(linalg::LinalgOp op) {
   if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
     return std::string("a loop has a dynamic range");
   int64_t blocks =
-      llvm::divideCeil(getNumParallelPoints(op), kLoopKernelThreads);
+      llvm::divideCeil(getNumParallelPoints(op), kElementKernelThreads);
   if (blocks > std::numeric_limits<int32_t>::max())
     return std::string("it has more parallel points than a grid has threads");
 
@@ -250,10 +248,6 @@ SmallVector<Value> gpu_codegen::getLoopKernelInputs(linalg::LinalgOp op) {
   return getArgs(op).tensors;
 }
 
-int64_t gpu_codegen::getNumParallelPoints(linalg::LinalgOp op) {
-  return cast<RankedTensorType>(op->getResult(0).getType()).getNumElements();
-}
-
 void gpu_codegen::emitLoopKernel(linalg::LinalgOp op, gpu::GPUFuncOp func) {
   Location loc = op.getLoc();
   LoopKernelArgs args = getArgs(op);
@@ -261,7 +255,7 @@ void gpu_codegen::emitLoopKernel(linalg::LinalgOp op, gpu::GPUFuncOp func) {
   unsigned firstResult = args.tensors.size();
 
   auto b = OpBuilder::atBlockBegin(&func.getBody().front());
-  Value linear = buildGuardedThreadIndex(b, loc, kLoopKernelThreads,
+  Value linear = buildGuardedThreadIndex(b, loc, kElementKernelThreads,
                                          getNumParallelPoints(op));
 
   // The parallel loop indices, from the element of the first result.

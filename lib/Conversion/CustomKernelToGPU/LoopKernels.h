@@ -1,5 +1,4 @@
-//===- LoopKernels.h - Linalg ops the import left, as loop kernels -*- C++
-//-*-===//
+//===- LoopKernels.h - Linalg ops the import left, on the GPU ---*- C++ -*-===//
 //
 // Private to CustomKernelToGPU. A linalg op the import cannot express in the
 // kernel dialect (an argmax, an embedding's gather, math.atan) would keep
@@ -21,9 +20,6 @@
 
 namespace mlsopt::gpu_codegen {
 
-/// Threads per block of a loop kernel.
-inline constexpr int64_t kLoopKernelThreads = 256;
-
 /// Why `op` cannot run as a loop kernel; none when it can.
 std::optional<std::string> whyNoLoopKernel(mlir::linalg::LinalgOp op);
 
@@ -37,9 +33,6 @@ bool isFoldedIntoLoopKernels(mlir::Operation &op);
 /// constant, which the kernel starts from), and the tensors its payload
 /// extracts elements of.
 llvm::SmallVector<mlir::Value> getLoopKernelInputs(mlir::linalg::LinalgOp op);
-
-/// The number of points of the parallel loops of `op`: one thread each.
-int64_t getNumParallelPoints(mlir::linalg::LinalgOp op);
 
 /// Fills `func`, whose arguments are the memrefs of getLoopKernelInputs(op)
 /// and then of the results of `op`, with the loop kernel of `op`.

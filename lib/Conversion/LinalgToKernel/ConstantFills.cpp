@@ -21,6 +21,14 @@
 using namespace mlir;
 using namespace mlsopt;
 
+TypedAttr mlsopt::getFillConstant(Value tensor) {
+  auto fill = tensor.getDefiningOp<linalg::FillOp>();
+  TypedAttr constant;
+  if (!fill || !matchPattern(fill.value(), m_Constant(&constant)))
+    return {};
+  return constant;
+}
+
 Value mlsopt::getFilledValue(linalg::LinalgOp op) {
   if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation()))
     return fill.value();

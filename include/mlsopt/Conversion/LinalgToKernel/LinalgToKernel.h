@@ -151,6 +151,10 @@ void populateActivationIdiomPatterns(mlir::RewritePatternSet &patterns);
 /// constant or not, for the generic), or null.
 mlir::Value getFilledValue(mlir::linalg::LinalgOp op);
 
+/// The constant a linalg.fill writes into `tensor` (an argmax's -inf init,
+/// a ones_like), if `tensor` is such a fill's result; null otherwise.
+mlir::TypedAttr getFillConstant(mlir::Value tensor);
+
 /// A linalg.fill of a constant, or a parallel generic yielding one, that no
 /// linalg op reads (a returned torch.zeros_like) -> the splat constant. Part
 /// of populateLinalgToKernelPatterns.
