@@ -17,6 +17,7 @@
 #include "mlsopt/ExecutionEngine/CheckedAllocation.h"
 #include "mlsopt/ExecutionEngine/MemRefDescriptor.h"
 #include "mlsopt/Pipelines/Pipelines.h"
+#include "mlsopt/Support/ScalarArguments.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -224,6 +225,9 @@ CPURunner::create(ModuleOp module, ArrayRef<StringRef> functions) {
     auto func = copy->lookupSymbol<func::FuncOp>(name);
     if (!func || func.isExternal())
       return module.emitError("no function @") << name << " to run";
+    // A scalar argument is passed as a buffer of one element, like the
+    // 0-d tensor the import reads it as.
+    passScalarArgumentsAsTensors(func);
     Signature signature;
     auto collect = [&](TypeRange types,
                        SmallVectorImpl<SmallVector<int64_t>> &shapes) {

@@ -6,6 +6,7 @@
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"
 #include "mlsopt/ExecutionEngine/CPURunner.h"
+#include "mlsopt/Support/ScalarArguments.h"
 #include "mlsopt/Transforms/Passes.h"
 #include "mlsopt/Verify/EvaluationWork.h"
 #include "mlsopt/Verify/Evaluator.h"
@@ -121,6 +122,15 @@ static HostTensor maskTensor(ArrayRef<int64_t> shape,
   HostTensor t = HostTensor::zeros(shape);
   for (float &x : t.data)
     x = static_cast<float>(random.next() >> 63);
+  return t;
+}
+
+/// A 0-d integer tensor (a scalar argument: a count, a length) as a value
+/// from 1 to 16, which a program may divide by, where a mask's coin flip
+/// would divide by zero half the time.
+static HostTensor countTensor(verify::FieldRandom &random) {
+  HostTensor t = HostTensor::zeros({});
+  t.data[0] = static_cast<float>(1 + (random.next() >> 60));
   return t;
 }
 
@@ -336,6 +346,16 @@ struct VerifyEquivalencePass
       func = *funcInlined;
     if (*referenceInlined)
       reference = *referenceInlined;
+    // Both engines and the f32 run take a scalar argument as the 0-d
+    // tensor the import reads it as, drawn at random like any input.
+    OwningOpRef<ModuleOp> scalarsAsTensors = ModuleOp::create(func.getLoc());
+    if (hasScalarArguments(func)) {
+      OpBuilder b = OpBuilder::atBlockEnd(scalarsAsTensors->getBody());
+      func = cast<func::FuncOp>(b.clone(*func));
+      reference = cast<func::FuncOp>(b.clone(*reference));
+      passScalarArgumentsAsTensors(func);
+      passScalarArgumentsAsTensors(reference);
+    }
     // The f32 check runs the functions whole.
     func::FuncOp whole = func, wholeReference = reference;
     // Linalg ops the import left, the same in both, are compared at their
@@ -524,9 +544,14 @@ struct VerifyEquivalencePass
     for (Type t : module->lookupSymbol<func::FuncOp>(name).getArgumentTypes()) {
       auto tensor = cast<RankedTensorType>(t);
       // Integers as coin flips too: what an attention mask holds.
-      inputs.push_back(isa<IntegerType>(tensor.getElementType())
-                           ? maskTensor(tensor.getShape(), random)
-                           : normalTensor(tensor.getShape(), random));
+      Type element = tensor.getElementType();
+      if (tensor.getRank() == 0 && element.isSignlessInteger() &&
+          !element.isInteger(1))
+        inputs.push_back(countTensor(random));
+      else
+        inputs.push_back(isa<IntegerType>(element)
+                             ? maskTensor(tensor.getShape(), random)
+                             : normalTensor(tensor.getShape(), random));
     }
     // The two runs share nothing but the read-only inputs: with threads,
     // the reference runs as a task while this thread runs the other.

@@ -5,6 +5,7 @@
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"
 #include "mlsopt/InitAllDialects.h"
+#include "mlsopt/Support/ScalarArguments.h"
 #include "mlsopt/Support/ShapeInference.h"
 #include "mlsopt/Support/Target.h"
 #include "mlsopt/Target/Dot/GraphToDot.h"
@@ -370,12 +371,20 @@ std::unique_ptr<Graph> Graph::parse(StringRef text, StringRef function) {
     if (!func)
       throw MLIRError("the module has no function with a body");
   }
+  FailureOr<llvm::SmallPtrSet<Operation *, 8>> called =
+      getCalledFunctions(*module, func);
+  if (failed(called))
+    diagnostics.fail("the graph's function calls itself");
+  keepOnly(*module, *called);
+  // A scalar argument (`%alpha: f32`) is an input of shape (), the 0-d
+  // tensor the import reads it as (the functions that called the graph's
+  // are gone; one it calls keeps its scalars, passed as elements).
+  passScalarArgumentsAsTensors(func);
   // The graph's inputs and outputs stand for numpy arrays and torch
-  // tensors: a scalar, a dynamic shape or an f64 tensor could be neither
-  // shown (`dims`) nor run.
-  // An argument may be a boolean mask (kernel.where reads it) or integers
-  // (kernel.int_to_float); a result may be integers too (an argmax's
-  // indices, which a linalg op the import left computes).
+  // tensors: a dynamic shape or an f64 tensor could be neither shown
+  // (`dims`) nor run. An argument may be a boolean mask (kernel.where reads
+  // it) or integers (kernel.int_to_float); a result may be integers too (an
+  // argmax's indices, which a linalg op the import left computes).
   auto checkBoundary = [&](Location loc, Type type, StringRef what) {
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (tensor && isMaskOrIntegerElementType(tensor.getElementType()))
@@ -388,11 +397,6 @@ std::unique_ptr<Graph> Graph::parse(StringRef text, StringRef function) {
     checkBoundary(arg.getLoc(), arg.getType(), "argument");
   for (Type type : func.getResultTypes())
     checkBoundary(func.getLoc(), type, "result");
-  FailureOr<llvm::SmallPtrSet<Operation *, 8>> called =
-      getCalledFunctions(*module, func);
-  if (failed(called))
-    diagnostics.fail("the graph's function calls itself");
-  keepOnly(*module, *called);
   std::unique_ptr<Graph> graph(new Graph());
   graph->module = std::move(module);
   graph->attach(func);

@@ -280,7 +280,7 @@ def test_from_mlir_parse_error_is_located():
 
 
 @pytest.mark.parametrize("argument_type, message", [
-    ("f32", "expected a statically shaped tensor, got 'f32'"),
+    ("index", "expected a statically shaped tensor, got 'index'"),
     ("tensor<?x4xf32>", "expected a statically shaped tensor"),
     ("tensor<4xf64>", "element type 'f64' is not supported"),
     ("tensor<4xui32>", "element type 'ui32' is not supported"),

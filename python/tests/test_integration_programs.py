@@ -232,3 +232,55 @@ def test_argmax_result_is_int64():
     plan = optimized.launch_plan("sm_90")
     (function,) = [f for f in plan["functions"] if f["launches"]]
     assert function["arguments"][-1]["dtype"] == "i64"
+
+
+SCALAR_ARGUMENTS = """
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @scaled_linear(%x: tensor<16x32xf32>, %w: tensor<32x24xf32>,
+                         %alpha: f32, %n: i32) -> tensor<16x24xf32> {
+  %nf = arith.sitofp %n : i32 to f32
+  %inv = arith.divf %alpha, %nf : f32
+  %e = tensor.empty() : tensor<16x32xf32>
+  %s = linalg.generic {indexing_maps = [#map, #map],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<16x32xf32>) outs(%e : tensor<16x32xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.mulf %in, %inv : f32
+    linalg.yield %m : f32
+  } -> tensor<16x32xf32>
+  %z = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<16x24xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e2 : tensor<16x24xf32>) -> tensor<16x24xf32>
+  %r = linalg.matmul ins(%s, %w : tensor<16x32xf32>, tensor<32x24xf32>)
+                     outs(%f : tensor<16x24xf32>) -> tensor<16x24xf32>
+  return %r : tensor<16x24xf32>
+}
+"""
+
+
+def test_scalar_arguments_are_zero_d_inputs():
+    """A linalg function that takes scalars (an f32 scale and an i32 count,
+    combined above the op) has inputs of shape (), which take numpy scalars
+    or Python numbers; the CPU numbers match numpy before and after the
+    search, which fuses the scale into the matmul, and the launch plan lists
+    each scalar as an input of one element."""
+    graph = mi.from_mlir(SCALAR_ARGUMENTS)
+    assert [t.dims for t in graph.inputs] == [(16, 32), (32, 24), (), ()]
+    assert [t.dtype for t in graph.inputs][2:] == [mi.float32, mi.int32]
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((16, 32)).astype(np.float32)
+    w = rng.standard_normal((32, 24)).astype(np.float32)
+    expected = (x.astype(np.float64) * (3.0 / 4)) @ w
+    (out,) = graph(inputs=[x, w, np.float32(3.0), 4])
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+    optimized = graph.superoptimize(timeout=10)
+    assert optimized.mlir().count("kernel.custom") == 1
+    (out,) = optimized(inputs=[x, w, 3.0, np.array(4, np.int32)])
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+    (function,) = [f for f in optimized.launch_plan("sm_90")["functions"]
+                   if f["launches"]]
+    scalars = [a for a in function["arguments"] if a["shape"] == []]
+    assert [(a["index"], a["dtype"], a["bytes"]) for a in scalars] == [
+        (2, "f32", 4), (3, "i32", 4)]
+    with pytest.raises(ValueError, match=r"input 2 has shape \(1,\)"):
+        graph(inputs=[x, w, np.ones(1, np.float32), 4])

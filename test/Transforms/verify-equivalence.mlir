@@ -1303,3 +1303,71 @@ func.func @padded(%x: tensor<4x6xf32>) -> tensor<6x8xf32> attributes {mlsopt.equ
   } : tensor<4x6xf32> to tensor<6x8xf32>
   return %p : tensor<6x8xf32>
 }
+
+// -----
+
+// Scalar arguments are drawn like 0-d tensors: the reference reads alpha
+// and beta as the import leaves them (tensor.from_elements, beta's also
+// read by a generic the import left, which the check cuts out); the
+// function reads them from a custom kernel's 0-d loads.
+func.func @ref(%x: tensor<4x8xf32>, %alpha: f32, %beta: f32) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %a = tensor.from_elements %alpha : tensor<f32>
+  %b = tensor.from_elements %beta : tensor<f32>
+  %m = kernel.mul %x, %a : tensor<4x8xf32>, tensor<f32>
+  %r = kernel.add %m, %b : tensor<4x8xf32>, tensor<f32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : tensor<4x8xf32>, tensor<f32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %c: f32, %o: f32):
+    %s = math.atan2 %v, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  return %r, %g : tensor<4x8xf32>, tensor<4x8xf32>
+}
+// expected-remark @+1 {{@fused is equivalent to @ref}}
+func.func @fused(%x: tensor<4x8xf32>, %alpha: f32, %beta: f32) -> (tensor<4x8xf32>, tensor<4x8xf32>) attributes {mlsopt.equivalent_to = @ref} {
+  %a = tensor.from_elements %alpha : tensor<f32>
+  %b = tensor.from_elements %beta : tensor<f32>
+  %a2 = tensor.expand_shape %a [] output_shape [1, 1] : tensor<f32> into tensor<1x1xf32>
+  %b2 = tensor.expand_shape %b [] output_shape [1, 1] : tensor<f32> into tensor<1x1xf32>
+  %r = kernel.custom(%x, %a2, %b2) grid <4, 1, 1> block <128, 1, 1> : (tensor<4x8xf32>, tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<4x8xf32> {
+  ^bb0(%in0: tensor<4x8xf32>, %in1: tensor<1x1xf32>, %in2: tensor<1x1xf32>, %out0: tensor<4x8xf32>):
+    %0 = block.for_loop 1 iterations accumulate (sum) : tensor<1x8xf32> {
+      %1 = block.load %in0 imap <x = 0> : tensor<4x8xf32> -> tensor<1x8xf32>
+      %2 = block.load %in1 imap <> : tensor<1x1xf32> -> tensor<1x1xf32>
+      %3 = block.load %in2 imap <> : tensor<1x1xf32> -> tensor<1x1xf32>
+      %4 = block.mul %1, %2 : tensor<1x8xf32>, tensor<1x1xf32>
+      %5 = block.add %4, %3 : tensor<1x8xf32>, tensor<1x1xf32>
+      block.yield %5 : tensor<1x8xf32>
+    }
+    block.store %0, %out0 omap <x = 0> : tensor<1x8xf32> into tensor<4x8xf32>
+    block.return
+  }
+  %e = tensor.empty() : tensor<4x8xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : tensor<4x8xf32>, tensor<f32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %c: f32, %o: f32):
+    %s = math.atan2 %v, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  return %r, %g : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Rejected: alpha and beta swapped; the two scalars are drawn apart.
+func.func @ref(%x: tensor<4x8xf32>, %alpha: f32, %beta: f32) -> tensor<4x8xf32> {
+  %a = tensor.from_elements %alpha : tensor<f32>
+  %b = tensor.from_elements %beta : tensor<f32>
+  %m = kernel.mul %x, %a : tensor<4x8xf32>, tensor<f32>
+  %r = kernel.add %m, %b : tensor<4x8xf32>, tensor<f32>
+  return %r : tensor<4x8xf32>
+}
+// expected-error @+1 {{@swapped is not equivalent to @ref: result #0 differs at flat element}}
+func.func @swapped(%x: tensor<4x8xf32>, %alpha: f32, %beta: f32) -> tensor<4x8xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %a = tensor.from_elements %alpha : tensor<f32>
+  %b = tensor.from_elements %beta : tensor<f32>
+  %m = kernel.mul %x, %b : tensor<4x8xf32>, tensor<f32>
+  %r = kernel.add %m, %a : tensor<4x8xf32>, tensor<f32>
+  return %r : tensor<4x8xf32>
+}

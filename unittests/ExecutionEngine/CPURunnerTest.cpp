@@ -4,6 +4,8 @@
 #include "MLIRTest.h"
 #include "TestPrograms.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -52,13 +54,26 @@ func.func @mask_result(%m: tensor<4xi1>) -> tensor<4xi1> {
 func.func @f64_signature(%x: tensor<8xf64>) -> tensor<8xf64> {
   return %x : tensor<8xf64>
 }
+func.func @scalars(%x: tensor<4xbf16>, %alpha: f32, %n: i32) -> tensor<4xbf16> {
+  %a = tensor.from_elements %alpha : tensor<f32>
+  %c = kernel.convert %a : tensor<f32> to tensor<bf16>
+  %y = kernel.mul %x, %c : tensor<4xbf16>, tensor<bf16>
+  %s = arith.sitofp %n : i32 to bf16
+  %t = tensor.from_elements %s : tensor<bf16>
+  %z = kernel.add %y, %t : tensor<4xbf16>, tensor<bf16>
+  return %z : tensor<4xbf16>
+}
 )mlir";
 }
 
 class CPURunnerTest : public test::MLIRTest {
 protected:
-  // Only mlsopt's dialects: CPURunner registers what lowering needs itself.
-  CPURunnerTest() { module = parse(program()); }
+  // mlsopt's dialects, and tensor for the 0-d tensors of scalar arguments:
+  // CPURunner registers what lowering needs itself.
+  CPURunnerTest() {
+    context.getOrLoadDialect<tensor::TensorDialect>();
+    module = parse(program());
+  }
 
   static HostTensor wave(ArrayRef<int64_t> shape, float seed) {
     HostTensor t = HostTensor::zeros(shape);
@@ -189,6 +204,25 @@ TEST_F(CPURunnerTest, ReturnsIntegersAsTheirValues) {
   auto r = (*runner)->run("mask_result", {m});
   ASSERT_TRUE(succeeded(r));
   EXPECT_EQ((*r)[0].data, (std::vector<float>{1, 0, 1, 0}));
+}
+
+// A scalar argument is passed as a 0-d tensor, one element: that of the
+// tensor.from_elements the import reads it as, or the scalar itself.
+TEST_F(CPURunnerTest, TakesScalarArgumentsAsZeroDimensionalTensors) {
+  ASSERT_TRUE(module);
+  FailureOr<std::unique_ptr<CPURunner>> runner =
+      CPURunner::create(*module, {"scalars"});
+  ASSERT_TRUE(succeeded(runner));
+  HostTensor x = HostTensor::zeros({4});
+  x.data = {1, -2, 0.5, 3};
+  HostTensor alpha = HostTensor::zeros({}), n = HostTensor::zeros({});
+  alpha.data = {4};
+  n.data = {-3};
+  auto y = (*runner)->run("scalars", {x, alpha, n});
+  ASSERT_TRUE(succeeded(y));
+  EXPECT_EQ((*y)[0].data, (std::vector<float>{1, -11, -1, 9}));
+  // A scalar given as a vector of one element is the wrong shape.
+  EXPECT_TRUE(failed((*runner)->run("scalars", {x, x, n})));
 }
 
 TEST_F(CPURunnerTest, RejectsWhatItCannotRun) {

@@ -23,6 +23,7 @@
 #include "LoopKernels.h"
 #include "mlsopt/Conversion/DataMovement.h"
 #include "mlsopt/Conversion/ElementwiseMath.h"
+#include "mlsopt/Support/ScalarArguments.h"
 
 #include "mlsopt/Conversion/CustomKernelToGPU/CustomKernelToGPU.h"
 #include "mlsopt/Conversion/LinalgToKernel/LinalgToKernel.h"
@@ -298,6 +299,9 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
                             const TargetInfo &target, bool allowTF32,
                             unsigned &fusedEpilogues,
                             unsigned &numLoopKernels) {
+  // A scalar argument is a device buffer of one element, as the 0-d tensor
+  // the import reads it as (the launch plan gives it shape []).
+  passScalarArgumentsAsTensors(func);
   Block &entry = func.getBody().front();
   // A linalg op the import left (a structured op, or a linalg.softmax) is
   // the cause to report, rather than the tensor.empty or constant it reads.

@@ -7,14 +7,24 @@
 // input through a map of constant results (`(i, j) -> ()`, or `(0)` for a
 // tensor<1xf32>), it is an operand the import broadcasts like any other.
 //
+// A scalar function argument (`%alpha: f32`, as a hand-written or IREE-style
+// program passes a scale) is the same case one step earlier: read as the 0-d
+// tensor `tensor.from_elements %alpha`, it is such an input, as it is where
+// a generic takes the scalar as an input (`ins(%alpha : f32)`). Scalar
+// arithmetic above the op on such arguments (`1 / %alpha`) moves into the
+// payload first, where the import reads it like any other payload op.
+//
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/Conversion/LinalgToKernel/LinalgToKernel.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace mlsopt;
@@ -51,6 +61,36 @@ findCapturedElement(linalg::GenericOp op) {
   return found;
 }
 
+/// `op` with `tensor` as one more input, read at the constant `indices`
+/// whatever the loops, whose element stands for `replaced` in the payload.
+void addConstantMapInput(PatternRewriter &rewriter, linalg::GenericOp op,
+                         Value tensor, ArrayRef<int64_t> indices,
+                         Value replaced) {
+  SmallVector<Value> inputs(op.getInputs());
+  inputs.push_back(tensor);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<AffineExpr> constants = llvm::map_to_vector(
+      indices, [&](int64_t i) { return rewriter.getAffineConstantExpr(i); });
+  maps.insert(
+      maps.begin() + op.getNumDpsInputs(),
+      AffineMap::get(op.getNumLoops(), 0, constants, rewriter.getContext()));
+  auto generic = linalg::GenericOp::create(
+      rewriter, op.getLoc(), op->getResultTypes(), inputs, op.getOutputs(),
+      maps, op.getIteratorTypesArray());
+  // Other attributes (a front end's names) stay with the op.
+  for (NamedAttribute attr : op->getDiscardableAttrs())
+    generic->setAttr(attr.getName(), attr.getValue());
+  rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(),
+                              generic.getRegion().end());
+  Block &body = generic.getRegion().front();
+  BlockArgument element = body.insertArgument(
+      op.getNumDpsInputs(), replaced.getType(), replaced.getLoc());
+  rewriter.replaceUsesWithIf(replaced, element, [&](OpOperand &use) {
+    return generic->isAncestor(use.getOwner());
+  });
+  rewriter.replaceOp(op, generic->getResults());
+}
+
 struct CapturedElementToInput : public OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -63,32 +103,122 @@ struct CapturedElementToInput : public OpRewritePattern<linalg::GenericOp> {
       return rewriter.notifyMatchFailure(
           op, "reads no element at constant indices from above");
     auto [extract, indices] = *captured;
+    addConstantMapInput(rewriter, op, extract.getTensor(), indices,
+                        extract.getResult());
+    return success();
+  }
+};
 
-    // The tensor as one more input, read at the constant indices whatever
-    // the loops.
-    SmallVector<Value> inputs(op.getInputs());
-    inputs.push_back(extract.getTensor());
-    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-    SmallVector<AffineExpr> constants = llvm::map_to_vector(
-        indices, [&](int64_t i) { return rewriter.getAffineConstantExpr(i); });
-    maps.insert(
-        maps.begin() + op.getNumDpsInputs(),
-        AffineMap::get(op.getNumLoops(), 0, constants, rewriter.getContext()));
-    auto generic = linalg::GenericOp::create(
-        rewriter, op.getLoc(), op->getResultTypes(), inputs, op.getOutputs(),
-        maps, op.getIteratorTypesArray());
-    // Other attributes (a front end's names) stay with the op.
-    for (NamedAttribute attr : op->getDiscardableAttrs())
-      generic->setAttr(attr.getName(), attr.getValue());
-    rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(),
-                                generic.getRegion().end());
-    Block &body = generic.getRegion().front();
-    BlockArgument element = body.insertArgument(
-        op.getNumDpsInputs(), extract.getType(), extract.getLoc());
-    rewriter.replaceUsesWithIf(
-        extract.getResult(), element,
-        [&](OpOperand &use) { return generic->isAncestor(use.getOwner()); });
-    rewriter.replaceOp(op, generic->getResults());
+/// Whether `value` is an integer or float scalar argument of a function.
+bool isScalarFunctionArgument(Value value) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  return arg && arg.getType().isIntOrFloat() &&
+         arg.getOwner()->isEntryBlock() &&
+         isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
+}
+
+/// Whether `op`, above a payload that reads its result, computes a scalar
+/// from scalars alone and without effects, so that the payload can compute
+/// it itself: `arith.divf %one, %alpha`.
+bool isSinkableScalarOp(Operation *op) {
+  return op && op->getNumResults() == 1 && op->getNumRegions() == 0 &&
+         !op->hasTrait<OpTrait::ConstantLike>() && isMemoryEffectFree(op) &&
+         llvm::all_of(op->getOperandTypes(),
+                      [](Type t) { return t.isIntOrIndexOrFloat(); }) &&
+         op->getResult(0).getType().isIntOrFloat();
+}
+
+/// The first value from above that `op`'s payload reads and that is a
+/// scalar function argument or the result of a sinkable scalar op.
+Value findCapturedScalar(linalg::GenericOp op) {
+  Value found;
+  op.getRegion().walk([&](Operation *inner) {
+    for (Value operand : inner->getOperands()) {
+      if (op->isAncestor(operand.getParentRegion()->getParentOp()))
+        continue;
+      if (isScalarFunctionArgument(operand) ||
+          isSinkableScalarOp(operand.getDefiningOp())) {
+        found = operand;
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
+/// The 0-d tensor holding the scalar function argument `arg`: a
+/// tensor.from_elements at the top of the function, shared by its readers.
+Value getScalarTensor(PatternRewriter &rewriter, BlockArgument arg) {
+  auto type = RankedTensorType::get({}, arg.getType());
+  for (Operation *user : arg.getUsers())
+    if (auto tensor = dyn_cast<tensor::FromElementsOp>(user);
+        tensor && tensor.getType() == type &&
+        tensor->getBlock() == arg.getOwner())
+      return tensor;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(arg.getOwner());
+  return tensor::FromElementsOp::create(rewriter, arg.getLoc(), type,
+                                        ValueRange{arg});
+}
+
+struct CapturedScalarToInput : public OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(op, "works on buffers");
+    // A scalar function argument passed as an input (`ins(%alpha : f32)`,
+    // through a map with no results) is its 0-d tensor, read the same way.
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (isScalarFunctionArgument(input->get())) {
+        Value tensor =
+            getScalarTensor(rewriter, cast<BlockArgument>(input->get()));
+        rewriter.modifyOpInPlace(op, [&] { input->set(tensor); });
+        return success();
+      }
+    Value scalar = findCapturedScalar(op);
+    if (!scalar)
+      return rewriter.notifyMatchFailure(
+          op, "reads no scalar argument or scalar computation from above");
+    if (Operation *def = scalar.getDefiningOp()) {
+      // Computed again per element: a division or two more per element
+      // costs nothing next to a kernel launch, and the payload becomes
+      // what the import reads.
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&op.getRegion().front());
+      Operation *clone = rewriter.clone(*def);
+      rewriter.replaceUsesWithIf(
+          scalar, clone->getResult(0),
+          [&](OpOperand &use) { return op->isAncestor(use.getOwner()); });
+      return success();
+    }
+    Value tensor = getScalarTensor(rewriter, cast<BlockArgument>(scalar));
+    addConstantMapInput(rewriter, op, tensor, {}, scalar);
+    return success();
+  }
+};
+
+/// `linalg.fill ins(%alpha)` of a scalar function argument -> the broadcast
+/// of its 0-d tensor, which the import reads as an operand (where the fill
+/// of a constant is the constant).
+struct ScalarArgumentFillToBroadcast : public OpRewritePattern<linalg::FillOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::FillOp op,
+                                PatternRewriter &rewriter) const override {
+    Value value = op.getInputs().front();
+    auto init = dyn_cast<RankedTensorType>(op.getOutputs().front().getType());
+    if (!init || !op.hasPureTensorSemantics() ||
+        !isScalarFunctionArgument(value) ||
+        value.getType() != init.getElementType())
+      return rewriter.notifyMatchFailure(
+          op, "fills no tensor with a scalar function argument");
+    Value tensor = getScalarTensor(rewriter, cast<BlockArgument>(value));
+    rewriter.replaceOpWithNewOp<linalg::BroadcastOp>(
+        op, tensor, op.getOutputs().front(),
+        llvm::to_vector(llvm::seq<int64_t>(0, init.getRank())));
     return success();
   }
 };
@@ -96,5 +226,6 @@ struct CapturedElementToInput : public OpRewritePattern<linalg::GenericOp> {
 } // namespace
 
 void mlsopt::populateCapturedElementPatterns(RewritePatternSet &patterns) {
-  patterns.add<CapturedElementToInput>(patterns.getContext());
+  patterns.add<CapturedElementToInput, CapturedScalarToInput,
+               ScalarArgumentFillToBroadcast>(patterns.getContext());
 }

@@ -2070,18 +2070,21 @@ func.func @zero_sized_stays(%x: tensor<0x4xf32>) -> (tensor<0x4xf32>, tensor<0xf
 
 // Fills have no kernel op: a linalg.fill of a constant, or a generic
 // yielding one, that no linalg op reads is the splat constant
-// (constant-fills.mlir); a fill of a scalar argument, and a generic
-// yielding a function of one, stay.
-// CHECK-LABEL: func.func @fills_stay
+// (constant-fills.mlir); a fill of a scalar argument is the broadcast of
+// its 0-d tensor, and a generic that takes the scalar as an input takes
+// that tensor (run-scalar-arguments.mlir); with no operand of its own
+// shape, the generic stays.
+// CHECK-LABEL: func.func @fills_of_scalars
 // CHECK-SAME: (%[[S:[a-zA-Z0-9_]+]]: f32)
+// CHECK: %[[T:.*]] = tensor.from_elements %[[S]] : tensor<f32>
 // CHECK-NOT: kernel.
 // CHECK-DAG: %[[F:.*]] = arith.constant dense<2.000000e+00> : tensor<8x64xf32>
 // CHECK-DAG: %[[G:.*]] = arith.constant dense<2.000000e+00> : tensor<8x64xf32>
 // CHECK: %[[H:.*]] = linalg.generic
-// CHECK-SAME: ins(%[[S]] : f32)
-// CHECK: %[[FS:.*]] = linalg.fill ins(%[[S]] : f32)
+// CHECK-SAME: ins(%[[T]] : tensor<f32>)
+// CHECK: %[[FS:.*]] = linalg.broadcast ins(%[[T]] : tensor<f32>)
 // CHECK: return %[[F]], %[[G]], %[[H]], %[[FS]]
-func.func @fills_stay(%s: f32) -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>) {
+func.func @fills_of_scalars(%s: f32) -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>) {
   %two = arith.constant 2.000000e+00 : f32
   %e = tensor.empty() : tensor<8x64xf32>
   %f = linalg.fill ins(%two : f32) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
