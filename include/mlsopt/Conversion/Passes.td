@@ -416,7 +416,12 @@ def ConvertCustomKernelToGPU : Pass<"convert-custom-kernel-to-gpu",
     per element of its first result, which runs the reduction loops in
     linalg's order and applies the payload (arith and math ops,
     `linalg.index`, `tensor.extract`) as linalg defines it. A loop kernel is
-    correct, not fast: no tiles, no search. A `linalg.fill` of a constant
+    correct, not fast: no tiles, no search. A long reduction (512
+    iterations or more) into fewer than 16384 elements whose payload folds
+    with an associative op (a sum, a max) or selects by a strict comparison
+    (an argmax) runs as two loop kernels instead: the partial results of
+    chunks of its outermost reduction loop, then their combination in chunk
+    order. A `linalg.fill` of a constant
     that it reads, as an input or as the init its results start from, is
     that constant (no launch); other inits are read from the tensor. In a module with
     no kernel op at all, the functions of such linalg ops run as loop

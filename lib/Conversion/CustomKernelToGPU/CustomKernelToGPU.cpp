@@ -239,7 +239,7 @@ static LogicalResult emitNotImported(Operation *op, StringRef more) {
 /// take (where it was not run) or that cannot run as a loop kernel.
 LogicalResult collectLoopKernels(Block &entry,
                                  SmallPtrSetImpl<Operation *> &loopKernels) {
-  for (Operation &op : entry) {
+  for (Operation &op : llvm::make_early_inc_range(entry)) {
     if (!isa_and_nonnull<linalg::LinalgDialect>(op.getDialect()) ||
         isCopyOp(op) || onlyInitializesLinalgOps(&op) ||
         isFoldedIntoLoopKernels(op))
@@ -250,13 +250,23 @@ LogicalResult collectLoopKernels(Block &entry,
       return emitNotImported(&op, "");
     if (std::optional<std::string> why = whyNoLoopKernel(linalgOp))
       return emitNotImported(&op, "; nor can it run as a loop kernel: " + *why);
-    loopKernels.insert(&op);
     // At the op's location, without the op: a remark, not a failure.
-    InFlightDiagnostic remark =
-        emitRemark(op.getLoc(), "'")
-        << op.getName()
-        << "' runs as a loop kernel, one thread per result element "
-           "(correct, not fast): --convert-linalg-to-kernel did not import it";
+    Location loc = op.getLoc();
+    InFlightDiagnostic remark = emitRemark(loc, "'") << op.getName() << "' ";
+    if (std::optional<SplitLoopKernel> split =
+            splitLoopKernelReduction(linalgOp)) {
+      loopKernels.insert(split->partial);
+      loopKernels.insert(split->combine);
+      remark << "runs as two loop kernels, its reduction split into "
+             << split->chunks << " chunks of " << split->chunkLength
+             << " (one thread per chunk of each result element, then one per "
+                "element to combine them)";
+    } else {
+      loopKernels.insert(&op);
+      remark << "runs as a loop kernel, one thread per result element";
+    }
+    remark << " (correct, not fast): --convert-linalg-to-kernel did not "
+              "import it";
     if (!notImported->empty())
       remark << ": " << *notImported;
   }
@@ -313,6 +323,11 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
             tensor::ExpandShapeOp>(op) ||
         isCopyOp(op) || isTensorConstant(op) || loopKernels.contains(&op) ||
         onlyFeedsLoopKernels(op, loopKernels))
+      continue;
+    // A scalar constant nothing reads (a front end's leftover) goes with
+    // the body.
+    if (op.hasTrait<OpTrait::ConstantLike>() && op.use_empty() &&
+        !isa<ShapedType>(op.getResult(0).getType()))
       continue;
     // The shape a broadcast writes, no data.
     if (isa<tensor::EmptyOp>(op) && !op.use_empty() &&

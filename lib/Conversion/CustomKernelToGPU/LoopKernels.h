@@ -5,7 +5,8 @@
 // its whole function off the GPU. It runs instead as a kernel of its own:
 // one thread per point of its parallel loops, which runs the reduction loops
 // in order and applies the payload as linalg defines it. No tiles and no
-// search: a fallback that is correct, not fast.
+// search: a fallback that is correct, not fast. A long reduction into few
+// elements (an argmax) is split into chunks that threads share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +34,20 @@ bool isFoldedIntoLoopKernels(mlir::Operation &op);
 /// constant, which the kernel starts from), and the tensors its payload
 /// extracts elements of.
 llvm::SmallVector<mlir::Value> getLoopKernelInputs(mlir::linalg::LinalgOp op);
+
+/// The two loop kernels a long reduction is split into: `partial` reduces
+/// `chunks` chunks of `chunkLength` iterations of the outermost reduction
+/// loop each, `combine` reduces their partial results.
+struct SplitLoopKernel {
+  mlir::linalg::GenericOp partial, combine;
+  int64_t chunks, chunkLength;
+};
+
+/// Where `op` (a loop kernel) has few result elements and a long reduction
+/// whose payload folds or selects (SplitReductions.cpp), replaces it by the
+/// two generics of a split reduction and returns them; none otherwise.
+std::optional<SplitLoopKernel>
+splitLoopKernelReduction(mlir::linalg::LinalgOp op);
 
 /// Fills `func`, whose arguments are the memrefs of getLoopKernelInputs(op)
 /// and then of the results of `op`, with the loop kernel of `op`.

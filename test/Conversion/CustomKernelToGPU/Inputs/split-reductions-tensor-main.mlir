@@ -1,0 +1,25 @@
+// The printing of run-split-reductions-on-host.mlir, on tensors.
+func.func private @printMemrefI64(memref<*xi64>) attributes {llvm.emit_c_interface}
+func.func private @printMemrefI32(memref<*xi32>) attributes {llvm.emit_c_interface}
+func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}
+func.func private @printMemrefF64(memref<*xf64>) attributes {llvm.emit_c_interface}
+
+func.func @main() {
+  %r:5 = call @split_reductions() : () -> (tensor<2xi64>, tensor<2xf32>, tensor<2xi64>, tensor<3xi32>, tensor<2xf64>)
+  %a = bufferization.to_buffer %r#0 : tensor<2xi64> to memref<2xi64>
+  %b = bufferization.to_buffer %r#1 : tensor<2xf32> to memref<2xf32>
+  %c = bufferization.to_buffer %r#2 : tensor<2xi64> to memref<2xi64>
+  %d = bufferization.to_buffer %r#3 : tensor<3xi32> to memref<3xi32>
+  %e = bufferization.to_buffer %r#4 : tensor<2xf64> to memref<2xf64>
+  %ua = memref.cast %a : memref<2xi64> to memref<*xi64>
+  %ub = memref.cast %b : memref<2xf32> to memref<*xf32>
+  %uc = memref.cast %c : memref<2xi64> to memref<*xi64>
+  %ud = memref.cast %d : memref<3xi32> to memref<*xi32>
+  %ue = memref.cast %e : memref<2xf64> to memref<*xf64>
+  call @printMemrefI64(%ua) : (memref<*xi64>) -> ()
+  call @printMemrefF32(%ub) : (memref<*xf32>) -> ()
+  call @printMemrefI64(%uc) : (memref<*xi64>) -> ()
+  call @printMemrefI32(%ud) : (memref<*xi32>) -> ()
+  call @printMemrefF64(%ue) : (memref<*xf64>) -> ()
+  return
+}
