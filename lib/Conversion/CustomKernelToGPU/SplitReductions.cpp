@@ -81,7 +81,7 @@ struct Combination {
 /// The associative kind: every result is folded by one op with a neutral
 /// element, from its carried value and something that does not depend on
 /// any carried value.
-std::optional<Combination> matchFolds(linalg::GenericOp op) {
+std::optional<Combination> matchFolds(linalg::LinalgOp op) {
   Combination combination;
   Operation *yield = op.getBlock()->getTerminator();
   for (OpOperand &init : op.getDpsInitsMutable()) {
@@ -121,7 +121,7 @@ bool isStrictOrder(Operation *compare) {
 /// `dim`: the payload is one strict comparison of the element with a
 /// carried value, selects between the element or its index and the carried
 /// values, and may keep the value with a max or min op instead.
-std::optional<Combination> matchSelection(linalg::GenericOp op, unsigned dim) {
+std::optional<Combination> matchSelection(linalg::LinalgOp op, unsigned dim) {
   Combination combination;
   Block *body = op.getBlock();
   Operation *compare = nullptr;
@@ -251,8 +251,11 @@ Value createFill(OpBuilder &b, Location loc, RankedTensorType type,
 
 std::optional<SplitLoopKernel>
 gpu_codegen::splitLoopKernelReduction(linalg::LinalgOp linalgOp) {
-  auto op = dyn_cast<linalg::GenericOp>(linalgOp.getOperation());
-  if (!op || whyNoLoopKernel(op))
+  // A named op with a payload (a linalg.reduce, as StableHLO's lowering
+  // writes a sum) splits as the generic it stands for.
+  linalg::LinalgOp op = linalgOp;
+  if (op->getNumRegions() != 1 || op->getRegion(0).empty() ||
+      whyNoLoopKernel(op))
     return std::nullopt;
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   auto reduction = llvm::find(iterators, utils::IteratorType::reduction);
@@ -353,7 +356,7 @@ gpu_codegen::splitLoopKernelReduction(linalg::LinalgOp linalgOp) {
       linalg::GenericOp::create(b, loc, partialTypes, partialInputs,
                                 partialInits, partialMaps, partialIterators);
   IRMapping cloned;
-  op.getRegion().cloneInto(&partial.getRegion(), cloned);
+  op->getRegion(0).cloneInto(&partial.getRegion(), cloned);
   for (auto index : llvm::make_early_inc_range(
            partial.getBlock()->getOps<linalg::IndexOp>())) {
     if (index.getDim() != dim)
@@ -393,7 +396,7 @@ gpu_codegen::splitLoopKernelReduction(linalg::LinalgOp linalgOp) {
   combineIterators.push_back(utils::IteratorType::reduction);
   unsigned numResults = op.getNumDpsInits();
   auto combine = linalg::GenericOp::create(
-      b, loc, op->getResultTypes(), partial->getResults(), op.getOutputs(),
+      b, loc, op->getResultTypes(), partial->getResults(), op.getDpsInits(),
       combineMaps, combineIterators,
       [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
         ValueRange partials = args.take_front(numResults);
