@@ -972,12 +972,20 @@ class KernelGraph:
         """Runs the graph on torch CUDA tensors: lowered for `target` (the
         device's chip by default) and launched through its launch plan, on
         `stream` (torch's current stream by default)."""
-        if not all(_is_cuda_tensor(x) for x in inputs):
+        # A scalar argument of the function (an input of shape ()) may be a
+        # number beside the CUDA tensors: it goes to their device below.
+        declared = self.inputs
+        scalars = {i for i, x in enumerate(inputs)
+                   if not _is_torch_tensor(x) and i < len(declared)
+                   and declared[i].dims == () and np.ndim(x) == 0}
+        if not all(_is_cuda_tensor(x) or i in scalars
+                   for i, x in enumerate(inputs)):
             raise ValueError("inputs mix CUDA tensors with host arrays; pass "
                              "all of them on one device")
+        device = next(x.device for x in inputs if _is_cuda_tensor(x))
         if target is None:
             import torch
-            major, minor = torch.cuda.get_device_capability(inputs[0].device)
+            major, minor = torch.cuda.get_device_capability(device)
             target = f"sm_{major}{minor}"
         _check_target(target)
         runner = self._gpu_runners.get(target)
@@ -986,6 +994,14 @@ class KernelGraph:
             runner = GPURunner(self.launch_plan(target), self.ptx(target),
                                self._core.function_name())
             self._gpu_runners[target] = runner
+        if scalars:
+            import torch
+            from .gpu import torch_dtype
+            inputs = [torch.tensor(np.asarray(x).item(), device=device,
+                                   dtype=torch_dtype(argument["dtype"]))
+                      if i in scalars else x
+                      for i, (x, argument) in enumerate(
+                          zip(inputs, runner.plan.inputs))]
         if stream is None:
             return runner(inputs)
         import torch

@@ -196,6 +196,34 @@ def test_graph_runs_on_the_gpu_to_the_cpus_numbers():
                                rtol=2e-2, atol=2e-2 * np.abs(expected).max())
 
 
+@needs_cuda
+def test_a_scalar_argument_takes_a_number_beside_cuda_tensors():
+    """A linalg function's scalar argument is an input of shape (); beside
+    CUDA tensors it may be a Python number, which goes to their device as a
+    one-element tensor of the argument's type."""
+    import torch
+    graph = mi.from_mlir("""
+      func.func @scale(%x: tensor<4x64xf32>, %alpha: f32) -> tensor<4x64xf32> {
+        %e = tensor.empty() : tensor<4x64xf32>
+        %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                                              affine_map<(i, j) -> (i, j)>],
+                             iterator_types = ["parallel", "parallel"]}
+            ins(%x : tensor<4x64xf32>) outs(%e : tensor<4x64xf32>) {
+        ^bb0(%v: f32, %o: f32):
+          %m = arith.mulf %v, %alpha : f32
+          linalg.yield %m : f32
+        } -> tensor<4x64xf32>
+        return %r : tensor<4x64xf32>
+      }""")
+    x = torch.arange(256, dtype=torch.float32, device="cuda").reshape(4, 64)
+    (out,) = graph(inputs=[x, 2.5])
+    assert out.is_cuda
+    torch.testing.assert_close(out, x * 2.5)
+    alpha = torch.tensor(-1.0, device="cuda")
+    (out,) = graph(inputs=[x, alpha])
+    torch.testing.assert_close(out, -x)
+
+
 class FakeTensor:
     """A device tensor as the launch plan replay sees it: a shape and an
     address."""
