@@ -223,9 +223,34 @@ struct ScalarArgumentFillToBroadcast : public OpRewritePattern<linalg::FillOp> {
   }
 };
 
+/// `tensor.splat %alpha` of a scalar function argument -> the broadcast of
+/// its 0-d tensor, as for a fill.
+struct ScalarArgumentSplatToBroadcast
+    : public OpRewritePattern<tensor::SplatOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::SplatOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (!type || !type.hasStaticShape() ||
+        !isScalarFunctionArgument(op.getInput()))
+      return rewriter.notifyMatchFailure(
+          op, "splats no scalar function argument into a static shape");
+    Value tensor =
+        getScalarTensor(rewriter, cast<BlockArgument>(op.getInput()));
+    Value init = tensor::EmptyOp::create(rewriter, op.getLoc(), type.getShape(),
+                                         type.getElementType());
+    rewriter.replaceOpWithNewOp<linalg::BroadcastOp>(
+        op, tensor, init,
+        llvm::to_vector(llvm::seq<int64_t>(0, type.getRank())));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlsopt::populateCapturedElementPatterns(RewritePatternSet &patterns) {
   patterns.add<CapturedElementToInput, CapturedScalarToInput,
-               ScalarArgumentFillToBroadcast>(patterns.getContext());
+               ScalarArgumentFillToBroadcast, ScalarArgumentSplatToBroadcast>(
+      patterns.getContext());
 }

@@ -5,7 +5,7 @@
 // moves the arithmetic into the payloads and reads each scalar argument as
 // the 0-d tensor `tensor.from_elements`, one per argument, shared by its
 // readers: `x * (1 / alpha) + beta` and `x / n` are kernel ops, the fill a
-// broadcast of beta's tensor. An index argument is no tensor element: its
+// broadcast of beta's tensor, and `x + splat(beta)` the add of that tensor. An index argument is no tensor element: its
 // generic stays linalg. The numbers are the same before and after the
 // import.
 // RUN: mlsopt-opt %s %lower_to_llvm \
@@ -23,6 +23,7 @@
 // CHECK: {{\[\[}}0.5,   0.5,   0.5,   0.5{{\]\]}}
 // CHECK: {{\[\[}}-0.5,   0,   0.25,   1{{\]\]}}
 // CHECK: {{\[\[}}2,   3,   3.5,   5{{\]\]}}
+// CHECK: {{\[\[}}-0.5,   0.5,   1,   2.5{{\]\]}}
 
 // KERNEL-LABEL: func.func @scalars
 // KERNEL-DAG: %[[ALPHA:.*]] = tensor.from_elements %arg1 : tensor<f32>
@@ -36,9 +37,11 @@
 // KERNEL: linalg.generic
 // KERNEL-SAME: ins(%arg0 : tensor<1x4xf32>)
 // KERNEL: arith.index_cast %arg4
+// KERNEL-NOT: tensor.splat
+// KERNEL: kernel.add %arg0, %[[BETA]] : tensor<1x4xf32>, tensor<f32>
 // KERNEL: return
 
-func.func @scalars(%x: tensor<1x4xf32>, %alpha: f32, %beta: f32, %n: i32, %i: index) -> (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>) {
+func.func @scalars(%x: tensor<1x4xf32>, %alpha: f32, %beta: f32, %n: i32, %i: index) -> (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>) {
   %one = arith.constant 1.0 : f32
   %inv = arith.divf %one, %alpha : f32
   %nf = arith.sitofp %n : i32 to f32
@@ -65,7 +68,9 @@ func.func @scalars(%x: tensor<1x4xf32>, %alpha: f32, %beta: f32, %n: i32, %i: in
     %a = arith.addf %v, %if : f32
     linalg.yield %a : f32
   } -> tensor<1x4xf32>
-  return %r0, %r1, %r2, %r3 : tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>
+  %sp = tensor.splat %beta : tensor<1x4xf32>
+  %r4 = linalg.add ins(%x, %sp : tensor<1x4xf32>, tensor<1x4xf32>) outs(%e : tensor<1x4xf32>) -> tensor<1x4xf32>
+  return %r0, %r1, %r2, %r3, %r4 : tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>
 }
 
 func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}
@@ -83,10 +88,11 @@ func.func @main() {
   %beta = arith.constant 0.5 : f32
   %n = arith.constant 2 : i32
   %i = arith.constant 3 : index
-  %r:4 = call @scalars(%x, %alpha, %beta, %n, %i) : (tensor<1x4xf32>, f32, f32, i32, index) -> (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>)
+  %r:5 = call @scalars(%x, %alpha, %beta, %n, %i) : (tensor<1x4xf32>, f32, f32, i32, index) -> (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>)
   call @print(%r#0) : (tensor<1x4xf32>) -> ()
   call @print(%r#1) : (tensor<1x4xf32>) -> ()
   call @print(%r#2) : (tensor<1x4xf32>) -> ()
   call @print(%r#3) : (tensor<1x4xf32>) -> ()
+  call @print(%r#4) : (tensor<1x4xf32>) -> ()
   return
 }
