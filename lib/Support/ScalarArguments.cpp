@@ -10,9 +10,10 @@
 
 using namespace mlir;
 
+bool mlsopt::isScalarArgumentType(Type type) { return type.isIntOrFloat(); }
+
 bool mlsopt::hasScalarArguments(func::FuncOp func) {
-  return llvm::any_of(func.getArgumentTypes(),
-                      [](Type t) { return t.isIntOrFloat(); });
+  return llvm::any_of(func.getArgumentTypes(), isScalarArgumentType);
 }
 
 bool mlsopt::passScalarArgumentsAsTensors(func::FuncOp func) {
@@ -31,7 +32,7 @@ bool mlsopt::passScalarArgumentsAsTensors(func::FuncOp func) {
   Block &entry = func.getBody().front();
   for (BlockArgument arg : entry.getArguments()) {
     Type scalar = arg.getType();
-    if (!scalar.isIntOrFloat())
+    if (!isScalarArgumentType(scalar))
       continue;
     auto tensor = RankedTensorType::get({}, scalar);
     // The 0-d tensors the import made of it are the argument now; other

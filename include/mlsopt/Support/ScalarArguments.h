@@ -13,12 +13,18 @@
 #define MLSOPT_SUPPORT_SCALARARGUMENTS_H
 
 namespace mlir {
+class Type;
 namespace func {
 class FuncOp;
 } // namespace func
 } // namespace mlir
 
 namespace mlsopt {
+
+/// Whether an argument of `type` is a scalar these tools take as a 0-d
+/// tensor: an integer or a float (not an index, whose width the host and
+/// the device need not share).
+bool isScalarArgumentType(mlir::Type type);
 
 /// Whether `func` takes an integer or float scalar argument.
 bool hasScalarArguments(mlir::func::FuncOp func);

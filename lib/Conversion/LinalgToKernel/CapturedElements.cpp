@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlsopt/Conversion/LinalgToKernel/LinalgToKernel.h"
+#include "mlsopt/Support/ScalarArguments.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -109,10 +110,11 @@ struct CapturedElementToInput : public OpRewritePattern<linalg::GenericOp> {
   }
 };
 
-/// Whether `value` is an integer or float scalar argument of a function.
+/// Whether `value` is a scalar argument of a function, which the tools
+/// downstream take as a 0-d tensor (ScalarArguments.h).
 bool isScalarFunctionArgument(Value value) {
   auto arg = dyn_cast<BlockArgument>(value);
-  return arg && arg.getType().isIntOrFloat() &&
+  return arg && isScalarArgumentType(arg.getType()) &&
          arg.getOwner()->isEntryBlock() &&
          isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
 }
@@ -200,9 +202,19 @@ struct CapturedScalarToInput : public OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// Replaces `op`, which writes the scalar function argument `arg` to every
+/// element of `init`, by the broadcast of the argument's 0-d tensor, which
+/// the import reads as an operand.
+void replaceByBroadcast(PatternRewriter &rewriter, Operation *op,
+                        BlockArgument arg, Value init) {
+  Value tensor = getScalarTensor(rewriter, arg);
+  int64_t rank = cast<RankedTensorType>(init.getType()).getRank();
+  rewriter.replaceOpWithNewOp<linalg::BroadcastOp>(
+      op, tensor, init, llvm::to_vector(llvm::seq<int64_t>(0, rank)));
+}
+
 /// `linalg.fill ins(%alpha)` of a scalar function argument -> the broadcast
-/// of its 0-d tensor, which the import reads as an operand (where the fill
-/// of a constant is the constant).
+/// of its 0-d tensor (where the fill of a constant is the constant).
 struct ScalarArgumentFillToBroadcast : public OpRewritePattern<linalg::FillOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -215,10 +227,8 @@ struct ScalarArgumentFillToBroadcast : public OpRewritePattern<linalg::FillOp> {
         value.getType() != init.getElementType())
       return rewriter.notifyMatchFailure(
           op, "fills no tensor with a scalar function argument");
-    Value tensor = getScalarTensor(rewriter, cast<BlockArgument>(value));
-    rewriter.replaceOpWithNewOp<linalg::BroadcastOp>(
-        op, tensor, op.getOutputs().front(),
-        llvm::to_vector(llvm::seq<int64_t>(0, init.getRank())));
+    replaceByBroadcast(rewriter, op, cast<BlockArgument>(value),
+                       op.getOutputs().front());
     return success();
   }
 };
@@ -236,13 +246,9 @@ struct ScalarArgumentSplatToBroadcast
         !isScalarFunctionArgument(op.getInput()))
       return rewriter.notifyMatchFailure(
           op, "splats no scalar function argument into a static shape");
-    Value tensor =
-        getScalarTensor(rewriter, cast<BlockArgument>(op.getInput()));
     Value init = tensor::EmptyOp::create(rewriter, op.getLoc(), type.getShape(),
                                          type.getElementType());
-    rewriter.replaceOpWithNewOp<linalg::BroadcastOp>(
-        op, tensor, init,
-        llvm::to_vector(llvm::seq<int64_t>(0, type.getRank())));
+    replaceByBroadcast(rewriter, op, cast<BlockArgument>(op.getInput()), init);
     return success();
   }
 };
