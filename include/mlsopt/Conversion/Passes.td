@@ -418,8 +418,8 @@ def ConvertCustomKernelToGPU : Pass<"convert-custom-kernel-to-gpu",
     `linalg.index`, `tensor.extract`) as linalg defines it. A loop kernel is
     correct, not fast: no tiles, no search. A long reduction (512
     iterations or more) into fewer than 16384 elements whose payload folds
-    with an associative op (a sum, a max) or selects by a strict comparison
-    (an argmax) runs as two loop kernels instead: the partial results of
+    with an associative op (a sum, a max) or selects by a strict, ordered
+    comparison (an argmax) runs as two loop kernels instead: the partial results of
     chunks of its outermost reduction loop, then their combination in chunk
     order. A `linalg.fill` of a constant
     that it reads, as an input or as the init its results start from, is
