@@ -284,3 +284,22 @@ def test_scalar_arguments_are_zero_d_inputs():
         (2, "f32", 4), (3, "i32", 4)]
     with pytest.raises(ValueError, match=r"input 2 has shape \(1,\)"):
         graph(inputs=[x, w, np.ones(1, np.float32), 4])
+
+
+def test_decode_position_is_read_at_run_time():
+    """A decode step masks the cache slots past `%past`, an i64 argument:
+    the import computes the mask in a generic of its own, so one optimized
+    graph (the attention fused into one kernel beside the mask's loop
+    kernel) serves every position, each matching numpy."""
+    graph = mi.from_mlir((PROGRAMS / "decode-position-attention.mlir")
+                         .read_text())
+    assert [t.dims for t in graph.inputs][3] == ()
+    rng = np.random.default_rng(5)
+    q, k, v = (rng.standard_normal(s).astype(np.float32) * 0.3
+               for s in [(8, 1, 64), (8, 256, 64), (8, 256, 64)])
+    optimized = graph.superoptimize(timeout=5)
+    assert optimized.mlir().count("kernel.custom") == 1
+    for past in (0, 100, 255):
+        expected = causal_attention(*(a.astype(np.float64) for a in (q, k, v)),
+                                    past)
+        check(optimized(inputs=[q, k, v, past]), expected, 1e-4)

@@ -98,7 +98,12 @@ def ConvertLinalgToKernel : Pass<"convert-linalg-to-kernel"> {
       a constant and a value by one `arith.cmpi` of two loop indices, each
       side `linalg.index` plus or minus integer constants (through index
       casts), with coefficients +1 and -1 (a causal mask, `j > i + past`,
-      or its complement) becomes `triangle_fill`;
+      or its complement) becomes `triangle_fill`; any other select of
+      floats on a condition computed from loop indices, integer inputs and
+      constants (a decode step's `key > past` with `%past: i64` an
+      argument, `ids[j] == pad`) reads that condition as an `i1` mask that
+      a generic of its own computes over the loops it varies along (it
+      stays linalg), and becomes `where`;
       f16/bf16 bodies that extend to f32, compute one op and truncate become
       that op;
     - mixed precision, split exactly at its casts into `kernel.convert` ops

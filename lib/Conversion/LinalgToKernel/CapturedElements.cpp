@@ -16,6 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ImportSupport.h"
+
 #include "mlsopt/Conversion/LinalgToKernel/LinalgToKernel.h"
 #include "mlsopt/Support/ScalarArguments.h"
 
@@ -69,20 +71,16 @@ void addConstantMapInput(PatternRewriter &rewriter, linalg::GenericOp op,
                          Value replaced) {
   SmallVector<Value> inputs(op.getInputs());
   inputs.push_back(tensor);
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<AffineMap> maps =
+      llvm::map_to_vector(op.getDpsInputOperands(), [&](OpOperand *input) {
+        return op.getMatchingIndexingMap(input);
+      });
   SmallVector<AffineExpr> constants = llvm::map_to_vector(
       indices, [&](int64_t i) { return rewriter.getAffineConstantExpr(i); });
-  maps.insert(
-      maps.begin() + op.getNumDpsInputs(),
+  maps.push_back(
       AffineMap::get(op.getNumLoops(), 0, constants, rewriter.getContext()));
-  auto generic = linalg::GenericOp::create(
-      rewriter, op.getLoc(), op->getResultTypes(), inputs, op.getOutputs(),
-      maps, op.getIteratorTypesArray());
-  // Other attributes (a front end's names) stay with the op.
-  for (NamedAttribute attr : op->getDiscardableAttrs())
-    generic->setAttr(attr.getName(), attr.getValue());
-  rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(),
-                              generic.getRegion().end());
+  linalg::GenericOp generic =
+      linalg_import::rebuildWithInputs(rewriter, op, inputs, maps);
   Block &body = generic.getRegion().front();
   BlockArgument element = body.insertArgument(
       op.getNumDpsInputs(), replaced.getType(), replaced.getLoc());

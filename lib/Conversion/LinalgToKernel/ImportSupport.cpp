@@ -360,3 +360,21 @@ LogicalResult checkResultMap(linalg::LinalgOp op, PatternRewriter &rewriter,
 }
 
 } // namespace mlsopt::linalg_import
+
+linalg::GenericOp
+linalg_import::rebuildWithInputs(PatternRewriter &rewriter,
+                                 linalg::GenericOp op, ValueRange inputs,
+                                 ArrayRef<AffineMap> inputMaps) {
+  SmallVector<AffineMap> maps(inputMaps);
+  for (OpOperand &init : op.getDpsInitsMutable())
+    maps.push_back(op.getMatchingIndexingMap(&init));
+  auto generic = linalg::GenericOp::create(
+      rewriter, op.getLoc(), op->getResultTypes(), inputs, op.getOutputs(),
+      maps, op.getIteratorTypesArray());
+  // Other attributes (a front end's names) stay with the op.
+  for (NamedAttribute attr : op->getDiscardableAttrs())
+    generic->setAttr(attr.getName(), attr.getValue());
+  rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(),
+                              generic.getRegion().end());
+  return generic;
+}

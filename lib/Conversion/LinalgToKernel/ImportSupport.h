@@ -124,6 +124,15 @@ llvm::LogicalResult checkResultMap(mlir::linalg::LinalgOp op,
                                    llvm::ArrayRef<int64_t> loopShape,
                                    llvm::ArrayRef<unsigned> reductionDims);
 
+/// A generic like `op` (results, outputs, iterators, discardable
+/// attributes) that reads `inputs` through `inputMaps`, with `op`'s region
+/// moved into it: the caller adds and erases the body's input arguments to
+/// match, then replaces `op`.
+mlir::linalg::GenericOp
+rebuildWithInputs(mlir::PatternRewriter &rewriter, mlir::linalg::GenericOp op,
+                  mlir::ValueRange inputs,
+                  llvm::ArrayRef<mlir::AffineMap> inputMaps);
+
 } // namespace mlsopt::linalg_import
 
 #endif // MLSOPT_LIB_CONVERSION_LINALGTOKERNEL_IMPORTSUPPORT_H

@@ -673,6 +673,7 @@ void mlsopt::populateLinalgToKernelPatterns(RewritePatternSet &patterns) {
   populateConstantFillPatterns(patterns);
   populateFactoredContractionPatterns(patterns);
   populateCapturedElementPatterns(patterns);
+  populateComputedMaskPatterns(patterns);
 }
 
 //===----------------------------------------------------------------------===//

@@ -167,6 +167,14 @@ void populateConstantFillPatterns(mlir::RewritePatternSet &patterns);
 /// operand. Part of populateLinalgToKernelPatterns.
 void populateCapturedElementPatterns(mlir::RewritePatternSet &patterns);
 
+/// A generic selecting on a condition its payload computes from loop
+/// indices and integers (`key > %past`, `ids[j] != pad`), other than a
+/// union of triangles -> a generic computing that condition as an i1 mask
+/// over the loops it varies along, which the first reads as a boolean
+/// input, at a lower benefit than the imports. Part of
+/// populateLinalgToKernelPatterns.
+void populateComputedMaskPatterns(mlir::RewritePatternSet &patterns);
+
 /// A contraction whose payload multiplies more than its two operands,
 /// `acc + f1 * ... * fn` (a finite scale, a third einsum operand, a fused
 /// activation) -> the plain contraction of two parallel generics, each the
