@@ -1,0 +1,517 @@
+"""The generated PTX, run on a CPU emulator of the PTX subset mlsopt emits
+(test/ptxemu), through the launch plan, against the CPU pipeline.
+
+Small programs (f16/bf16/f32 matmuls on the tensor cores, RMSNorm + matmul,
+gated MLP, LoRA, softmax, attention, an elementwise chain, a long argmax
+split over two loop kernels) are superoptimized for sm_80 and sm_90, their
+PTX runs on the emulator (tensor-core fragments, ldmatrix, cp.async groups,
+warp shuffles, barriers, shared memory) with poisoned results and buffers,
+and the results must match the CPU run of the same optimized graph on the
+same inputs within bench/gpu/check.py's tolerances. No GPU needed.
+
+`-k "not slow"` leaves out the slowest programs.
+"""
+
+import importlib.util
+import json
+import pathlib
+import re
+import sys
+
+import numpy as np
+import pytest
+
+import mlsopt as mi
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+EMU_DIR = REPO / "test" / "ptxemu"
+
+
+def _load(name):
+    if str(EMU_DIR) not in sys.path:
+        sys.path.insert(0, str(EMU_DIR))
+    spec = importlib.util.spec_from_file_location(name, EMU_DIR / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, module)
+    spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+ptxemu = _load("ptxemu")
+run_plan_module = _load("run_plan")
+run_plan = run_plan_module.run_plan
+
+CHIPS = ("sm_80", "sm_90")
+# bench/gpu/check.py's tolerances: ||got - want|| / ||want||.
+TOLERANCE = {"f16": 1e-2, "bf16": 4e-2, "f32": 5e-3}
+
+
+def bf16(a):
+    return run_plan_module.bf16_to_f32(run_plan_module.bf16_bits(a))
+
+
+def relative_error(got, want):
+    got = np.asarray(got, np.float64)
+    want = np.asarray(want, np.float64)
+    finite = np.isfinite(want)
+    if not np.array_equal(got[~finite], want[~finite], equal_nan=True):
+        return float("nan")
+    diff = np.linalg.norm(got[finite] - want[finite])
+    return float(diff / max(np.linalg.norm(want[finite]), 1e-30))
+
+
+def max_element_error(got, want):
+    """max |got - want| over max |want|: a few wrong elements among many
+    barely move the norm."""
+    got = np.asarray(got, np.float64)
+    want = np.asarray(want, np.float64)
+    finite = np.isfinite(want)
+    if not finite.any():
+        return 0.0
+    return float(np.abs(got[finite] - want[finite]).max()
+                 / max(np.abs(want[finite]).max(), 1e-30))
+
+
+# ---------------------------------------------------------------------------
+# Programs: (graph, inputs, dtype name)
+# ---------------------------------------------------------------------------
+
+DTYPES = {"f16": (mi.float16, np.float16), "bf16": (mi.bfloat16, None),
+          "f32": (mi.float32, np.float32)}
+
+
+def rand(rng, shape, dt, scale=1.0):
+    a = rng.standard_normal(shape) * scale
+    if dt == "f16":
+        return a.astype(np.float16)
+    if dt == "bf16":
+        return bf16(a)
+    return a.astype(np.float32)
+
+
+def matmul(dt, M=16, K=64, N=64):
+    def build(rng):
+        g = mi.new_kernel_graph()
+        X = g.new_input(dims=(M, K), dtype=DTYPES[dt][0])
+        W = g.new_input(dims=(K, N), dtype=DTYPES[dt][0])
+        g.mark_output(g.matmul(X, W))
+        return g, [rand(rng, (M, K), dt), rand(rng, (K, N), dt, K ** -0.5)]
+    return build
+
+
+def rmsnorm_matmul(dt, M=16, K=128, N=64):
+    def build(rng):
+        g = mi.new_kernel_graph()
+        X = g.new_input(dims=(M, K), dtype=DTYPES[dt][0])
+        W = g.new_input(dims=(K, N), dtype=DTYPES[dt][0])
+        g.mark_output(g.matmul(g.rms_norm(X, eps=1e-6), W))
+        return g, [rand(rng, (M, K), dt), rand(rng, (K, N), dt, K ** -0.5)]
+    return build
+
+
+def gated_mlp(dt, M=8, K=64, N=64):
+    def build(rng):
+        g = mi.new_kernel_graph()
+        X = g.new_input(dims=(M, K), dtype=DTYPES[dt][0])
+        W1 = g.new_input(dims=(K, N), dtype=DTYPES[dt][0])
+        W2 = g.new_input(dims=(K, N), dtype=DTYPES[dt][0])
+        g.mark_output(g.mul(g.silu(g.matmul(X, W1)), g.matmul(X, W2)))
+        return g, [rand(rng, (M, K), dt), rand(rng, (K, N), dt, K ** -0.5),
+                   rand(rng, (K, N), dt, K ** -0.5)]
+    return build
+
+
+def lora(dt, M=16, K=64, N=64, R=16):
+    def build(rng):
+        g = mi.new_kernel_graph()
+        X = g.new_input(dims=(M, K), dtype=DTYPES[dt][0])
+        W = g.new_input(dims=(K, N), dtype=DTYPES[dt][0])
+        A = g.new_input(dims=(K, R), dtype=DTYPES[dt][0])
+        B = g.new_input(dims=(R, N), dtype=DTYPES[dt][0])
+        g.mark_output(g.add(g.matmul(X, W), g.matmul(g.matmul(X, A), B)))
+        return g, [rand(rng, (M, K), dt), rand(rng, (K, N), dt, K ** -0.5),
+                   rand(rng, (K, R), dt, K ** -0.5),
+                   rand(rng, (R, N), dt, R ** -0.5)]
+    return build
+
+
+def softmax(dt, M=16, N=256):
+    def build(rng):
+        g = mi.new_kernel_graph()
+        X = g.new_input(dims=(M, N), dtype=DTYPES[dt][0])
+        E = g.exp(X)
+        g.mark_output(g.div(E, g.reduction(E, 1)))
+        return g, [rand(rng, (M, N), dt)]
+    return build
+
+
+def attention(dt, H=2, Q=16, L=64, D=64):
+    """O = exp(Q K) V / rowsum(exp(Q K)), K given transposed (Mirage's
+    attention)."""
+    def build(rng):
+        g = mi.new_kernel_graph()
+        Qt = g.new_input(dims=(H, Q, D), dtype=DTYPES[dt][0])
+        Kt = g.new_input(dims=(H, D, L), dtype=DTYPES[dt][0])
+        Vt = g.new_input(dims=(H, L, D), dtype=DTYPES[dt][0])
+        E = g.exp(g.matmul(Qt, Kt))
+        g.mark_output(g.div(g.matmul(E, Vt), g.reduction(E, 2)))
+        return g, [rand(rng, (H, Q, D), dt, 0.5), rand(rng, (H, D, L), dt, D ** -0.5),
+                   rand(rng, (H, L, D), dt)]
+    return build
+
+
+def elementwise(dt, M=16, N=256):
+    def build(rng):
+        g = mi.new_kernel_graph()
+        X = g.new_input(dims=(M, N), dtype=DTYPES[dt][0])
+        Y = g.new_input(dims=(M, N), dtype=DTYPES[dt][0])
+        Z = g.mul(g.sigmoid(g.add(X, Y)), g.tanh(g.sub(X, g.mul(Y, Y))))
+        g.mark_output(g.div(g.add(Z, g.exp(g.neg(g.square(X)))), g.add(g.square(Y), g.exp(Y))))
+        return g, [rand(rng, (M, N), dt), rand(rng, (M, N), dt)]
+    return build
+
+
+def row_sums(dt, M=8, N=2048):
+    def build(rng):
+        g = mi.new_kernel_graph()
+        X = g.new_input(dims=(M, N), dtype=DTYPES[dt][0])
+        g.mark_output(g.reduction(g.mul(X, X), 1))
+        return g, [rand(rng, (M, N), dt)]
+    return build
+
+
+ARGMAX = """
+#x = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+func.func @argmax(%logits: tensor<4x1024xf32>) -> (tensor<4xf32>, tensor<4xi64>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %c0 = arith.constant 0 : i64
+  %e1 = tensor.empty() : tensor<4xf32>
+  %m0 = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+  %e2 = tensor.empty() : tensor<4xi64>
+  %i0 = linalg.fill ins(%c0 : i64) outs(%e2 : tensor<4xi64>) -> tensor<4xi64>
+  %amax:2 = linalg.generic {indexing_maps = [#x, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%logits : tensor<4x1024xf32>) outs(%m0, %i0 : tensor<4xf32>, tensor<4xi64>) {
+  ^bb0(%in: f32, %best: f32, %at: i64):
+    %j = linalg.index 1 : index
+    %jj = arith.index_cast %j : index to i64
+    %max = arith.maximumf %in, %best : f32
+    %greater = arith.cmpf ogt, %in, %best : f32
+    %arg = arith.select %greater, %jj, %at : i64
+    linalg.yield %max, %arg : f32, i64
+  } -> (tensor<4xf32>, tensor<4xi64>)
+  return %amax#0, %amax#1 : tensor<4xf32>, tensor<4xi64>
+}
+"""
+
+
+def argmax(dt="f32"):
+    def build(rng):
+        return mi.from_mlir(ARGMAX), [rng.standard_normal((4, 1024)).astype(np.float32)]
+    return build
+
+
+def decode_position(dt="f32"):
+    """A decode step whose mask reads the position, an i64 argument: a loop
+    kernel computes the mask, the attention kernel loads it."""
+    def build(rng):
+        text = (REPO / "test" / "Integration" /
+                "decode-position-attention.mlir").read_text()
+        shapes = [(8, 1, 64), (8, 256, 64), (8, 256, 64)]
+        return mi.from_mlir(text), [
+            rng.standard_normal(s).astype(np.float32) * 0.3 for s in shapes
+        ] + [np.int64(100)]
+    return build
+
+
+# (builder, element type of the tolerance)
+PROGRAMS = {
+    # Tensor-core matmuls: ldmatrix + mma.sync m16n8k16 (f16, bf16) and
+    # m16n8k8 tf32, cp.async tiles.
+    "matmul_f16": (matmul("f16"), "f16"),
+    "matmul_bf16": (matmul("bf16", M=32, K=128, N=64), "bf16"),
+    "matmul_f32_tf32": (matmul("f32"), "f32"),
+    # Odd shapes: padded fragments loaded element by element.
+    "matmul_odd_f16": (matmul("f16", M=5, K=72, N=40), "f16"),
+    # A long k: the loop over k tiles, cp.async groups in flight.
+    "matmul_long_k_f32": (matmul("f32", M=16, K=512, N=64), "f32"),
+    "matmul_long_k_f16": (matmul("f16", M=16, K=1024, N=64), "f16"),
+    "rmsnorm_matmul_f16": (rmsnorm_matmul("f16"), "f16"),
+    "rmsnorm_matmul_bf16": (rmsnorm_matmul("bf16", M=4, K=512, N=96), "bf16"),
+    "gated_mlp_f16": (gated_mlp("f16"), "f16"),
+    "gated_mlp_bf16": (gated_mlp("bf16"), "bf16"),
+    "gated_mlp_f32": (gated_mlp("f32", M=16, K=128, N=128), "f32"),
+    "lora_f16": (lora("f16"), "f16"),
+    "lora_bf16": (lora("bf16", M=16, K=128, N=96, R=8), "bf16"),
+    "softmax_f32": (softmax("f32"), "f32"),
+    "softmax_f16": (softmax("f16"), "f16"),
+    # 4096-wide rows: split over two kernels on sm_80.
+    "softmax_bf16_long": (softmax("bf16", M=4, N=4096), "bf16"),
+    "attention_f16": (attention("f16"), "f16"),
+    "attention_bf16": (attention("bf16", H=2, Q=16, L=128), "bf16"),
+    "attention_f32": (attention("f32"), "f32"),
+    # 1024 keys: flash decoding (a split kernel and a combine kernel) on
+    # sm_80.
+    "attention_long_f16": (attention("f16", H=1, Q=16, L=1024), "f16"),
+    "elementwise_f32": (elementwise("f32"), "f32"),
+    "row_sums_f32": (row_sums("f32"), "f32"),
+    # A split sum (two kernels) of long rows.
+    "row_sums_long_f16": (row_sums("f16", M=2, N=8192), "f16"),
+    # torch-mlir's argmax over 1024 logits: two loop kernels.
+    "argmax_f32": (argmax(), "f32"),
+    # A mask computed at run time from an i64 position.
+    "decode_position_f32": (decode_position(), "f32"),
+}
+# Deselect with -k "not slow".
+SLOW = {"attention_long_f16", "rmsnorm_matmul_bf16"}
+
+
+class Lowered:
+    """A program superoptimized for a chip, with its PTX, launch plan,
+    inputs and the CPU pipeline's results."""
+
+    def __init__(self, name, chip):
+        build, self.dtype = PROGRAMS[name]
+        rng = np.random.default_rng(sum(map(ord, name)))
+        graph, self.inputs = build(rng)
+        self.graph = graph.superoptimize(target=chip, timeout=5, threads=1,
+                                         seed=1)
+        self.ptx = self.graph.ptx(target=chip)
+        self.plan = self.graph.launch_plan(target=chip)
+        (self.function,) = [f["name"] for f in self.plan["functions"]
+                            if not f["name"].endswith("_reference")][:1] or ["main"]
+        self.expected = self.graph(inputs=self.inputs)
+
+
+_LOWERED = {}
+
+
+def lowered(name, chip):
+    key = (name, chip)
+    if key not in _LOWERED:
+        _LOWERED[key] = Lowered(name, chip)
+    return _LOWERED[key]
+
+
+def check(results, expected, dtype, what=""):
+    assert len(results) == len(expected)
+    for i, (got, want) in enumerate(zip(results, expected)):
+        assert got.shape == tuple(np.shape(want)), (what, i, got.shape, np.shape(want))
+        if got.dtype.kind == "f":
+            nan = np.isnan(got) & ~np.isnan(np.asarray(want, np.float64))
+            assert not nan.any(), (
+                f"{what}: result {i} has {int(nan.sum())} unwritten (poisoned) or NaN "
+                f"elements, first at {np.argwhere(nan)[0].tolist()}")
+            err = relative_error(got, want)
+            elem = max_element_error(got, want)
+            tol = TOLERANCE[dtype]
+            assert err <= tol and elem <= 4 * tol, (
+                f"{what}: result {i}: relative error {err:.3g}, max element error "
+                f"{elem:.3g} (tolerance {tol})")
+        else:
+            np.testing.assert_array_equal(got, np.asarray(want).astype(got.dtype),
+                                          err_msg=f"{what}: result {i}")
+
+
+def _params():
+    for name in PROGRAMS:
+        for chip in CHIPS:
+            suffix = "-slow" if name in SLOW else ""
+            yield pytest.param(name, chip, id=f"{name}-{chip}{suffix}")
+
+
+@pytest.mark.parametrize("name,chip", list(_params()))
+def test_emulated_ptx_matches_cpu(name, chip):
+    low = lowered(name, chip)
+    results = run_plan(low.plan, low.ptx, low.function, low.inputs)
+    check(results, low.expected, low.dtype, f"{name} on {chip}")
+
+
+# ---------------------------------------------------------------------------
+# The comparison can fail: broken PTX must not pass.
+# ---------------------------------------------------------------------------
+
+def _run_mutated(low, old, new, count=1):
+    assert old in low.ptx, old
+    ptx = low.ptx.replace(old, new, count)
+    assert ptx != low.ptx
+    return run_plan(low.plan, ptx, low.function, low.inputs)
+
+
+def _fails(low, results):
+    try:
+        check(results, low.expected, low.dtype)
+    except AssertionError:
+        return True
+    return False
+
+
+def test_instruction_mix_is_covered():
+    # The programs above run the instructions that matter.
+    ptx = lowered("matmul_f16", "sm_80").ptx
+    for op in ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "ldmatrix.sync",
+               "cp.async.cg.shared.global", "cp.async.wait_group", "bar.sync"):
+        assert op in ptx, op
+    assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in lowered("matmul_f32_tf32", "sm_80").ptx
+    assert "bf16.bf16.f32" in lowered("matmul_bf16", "sm_80").ptx
+    assert "shfl.sync.bfly" in lowered("softmax_f32", "sm_80").ptx
+
+
+def test_swapped_mma_operand_fails():
+    low = lowered("matmul_f16", "sm_80")
+    m = re.search(r"mma\.sync\S+\s+\{[^}]*\},\s*\{(%r\d+), (%r\d+), (%r\d+), (%r\d+)\}", low.ptx)
+    assert m, "no mma.sync in the PTX"
+    # a0 and a2: the same rows, k 0-7 against k 8-15 (a0 and a1, rows g
+    # and g + 8, may hold the same row where a tile has fewer than 16).
+    a0, a1, a2 = m.group(1), m.group(2), m.group(3)
+    old = m.group(0)
+    new = old.replace(f"{{{a0}, {a1}, {a2},", f"{{{a2}, {a1}, {a0},")
+    assert _fails(low, _run_mutated(low, old, new))
+
+
+def test_missing_cp_async_wait_fails():
+    low = lowered("matmul_f16", "sm_80")
+    waits = re.findall(r"\tcp\.async\.wait_group \t?\d+;", low.ptx)
+    assert waits
+    ptx = re.sub(r"\tcp\.async\.wait_group\s+\d+;", "", low.ptx)
+    # The copies then only land at exit: the tiles the mma reads are the
+    # poison shared memory starts with.
+    results = run_plan(low.plan, ptx, low.function, low.inputs)
+    assert _fails(low, results)
+
+
+def test_one_group_too_few_waited_for_fails():
+    # Double buffering: `wait_group 1` leaves the newest group in flight;
+    # `wait_group 2` also the one the loop reads next.
+    low = lowered("matmul_long_k_f32", "sm_80")
+    assert "cp.async.wait_group \t1;" in low.ptx
+    ptx = low.ptx.replace("cp.async.wait_group \t1;", "cp.async.wait_group \t2;")
+    assert _fails(low, run_plan(low.plan, ptx, low.function, low.inputs))
+
+
+@pytest.mark.parametrize("schedule", ["warps-descending", "warps-ascending"])
+@pytest.mark.parametrize("name", ["softmax_f32", "matmul_f16"])
+def test_missing_barrier_fails(name, schedule):
+    low = lowered(name, "sm_80")
+    assert "bar.sync" in low.ptx
+    ptx = re.sub(r"\tbar\.sync\s+0;", "", low.ptx)
+    try:
+        results = run_plan(low.plan, ptx, low.function, low.inputs, schedule=schedule)
+    except ptxemu.PTXEmulatorError:
+        return  # a warp-collective op reached by part of a warp, say
+    assert _fails(low, results)
+
+
+def test_out_of_bounds_store_raises():
+    low = lowered("elementwise_f32", "sm_80")
+    m = re.search(r"st\.global(\.v\d)?\.b32\s+\[(%rd\d+)\]", low.ptx)
+    assert m
+    old = m.group(0)
+    new = old.replace(f"[{m.group(2)}]", f"[{m.group(2)}+1048576]")
+    with pytest.raises(ptxemu.PTXEmulatorError, match="out-of-bounds global"):
+        _run_mutated(low, old, new)
+
+
+def test_unknown_opcode_raises():
+    low = lowered("elementwise_f32", "sm_80")
+    ptx = low.ptx.replace("\tret;", "\tfrobnicate.b32 \t%r1, %r1;\n\tret;", 1)
+    with pytest.raises(ptxemu.PTXEmulatorError, match="frobnicate"):
+        run_plan(low.plan, ptx, low.function, low.inputs)
+
+
+def test_unwritten_result_is_poisoned():
+    low = lowered("elementwise_f32", "sm_80")
+    # Drop the kernel's global stores: nothing writes the result.
+    ptx = re.sub(r"\tst\.global[^\n]*\n", "", low.ptx)
+    (out,) = run_plan(low.plan, ptx, low.function, low.inputs)
+    assert np.isnan(out).all()
+
+
+def test_cli(tmp_path):
+    low = lowered("matmul_f16", "sm_80")
+    (tmp_path / "plan.json").write_text(json.dumps(low.plan))
+    (tmp_path / "k.ptx").write_text(low.ptx)
+    np.savez(tmp_path / "in.npz", *low.inputs)
+    run_plan_module.main(["--plan", str(tmp_path / "plan.json"), "--ptx", str(tmp_path / "k.ptx"),
+                          "--function", low.function, "--inputs", str(tmp_path / "in.npz"),
+                          "--out", str(tmp_path / "out.npz")])
+    out = np.load(tmp_path / "out.npz")
+    check([out["arr_0"]], low.expected, low.dtype)
+
+
+# ---------------------------------------------------------------------------
+# Emulator units: fragment layouts against the PTX ISA's tables.
+# ---------------------------------------------------------------------------
+
+def test_tf32_rounding_and_bf16_conversion():
+    x = np.array([1.0 + 2 ** -11, 1.0 + 3 * 2 ** -12, -1.0 - 2 ** -11], np.float32)
+    bits = x.view(np.uint32)
+    r = ((bits.astype(np.uint64) + 0x1000).astype(np.uint32) & 0xFFFFE000).view(np.float32)
+    assert r.tolist() == [1.0 + 2 ** -10, 1.0 + 2 ** -10, -1.0 - 2 ** -10]
+    assert run_plan_module.bf16_bits(np.float32(1.0 + 2 ** -8)) == 0x3F80  # tie to even
+
+
+# A loop whose latch the text puts above its header (as LLVM lays out some
+# loops): lanes 1-31 branch back to the latch while lane 0 still has a block
+# to run; a warp reconverges at the latch, and the shuffle of the next
+# iteration needs all 32 lanes.
+LATCH_ABOVE_HEADER = """
+.version 7.0
+.target sm_80
+.address_size 64
+
+.visible .entry k(
+	.param .u64 .ptr .align 1 k_param_0
+)
+{
+	.reg .pred 	%p<4>;
+	.reg .b32 	%r<10>;
+	.reg .b64 	%rd<5>;
+
+	ld.param.b64 	%rd4, [k_param_0];
+	cvta.to.global.u64 	%rd1, %rd4;
+	mov.u32 	%r1, %laneid;
+	mov.b32 	%r2, 0;
+	mov.b32 	%r5, 0;
+	setp.ne.b32 	%p1, %r1, 0;
+	bra.uni 	$L__head;
+$L__latch:
+	add.s32 	%r2, %r2, 1;
+	setp.lt.u32 	%p2, %r2, 3;
+	@%p2 bra 	$L__head;
+	bra.uni 	$L__exit;
+$L__head:
+	add.s32 	%r3, %r1, %r2;
+	shfl.sync.bfly.b32 	%r4, %r3, 1, 31, -1;
+	@%p1 bra 	$L__latch;
+	add.s32 	%r5, %r5, %r4;
+	bra.uni 	$L__latch;
+$L__exit:
+	mul.wide.u32 	%rd2, %r1, 4;
+	add.s64 	%rd3, %rd1, %rd2;
+	st.global.b32 	[%rd3], %r5;
+	ret;
+
+}
+"""
+
+
+@pytest.mark.parametrize("schedule", ["warps-descending", "lockstep"])
+def test_warps_reconverge_at_a_latch_above_the_header(schedule):
+    memory = ptxemu.GlobalMemory()
+    out = memory.alloc(32 * 4, fill=0xAB)
+    ptxemu.launch(LATCH_ABOVE_HEADER, "k", memory, (1, 1, 1), (32, 1, 1), 0, [out],
+                  schedule=schedule)
+    got = memory.read(out, 32 * 4).view(np.int32)
+    assert got.tolist() == [1 + 2 + 3] + [0] * 31
+
+
+def test_partial_warp_collective_raises():
+    # Lane 0 skips the shuffle: undefined behaviour on a GPU, an error here.
+    ptx = LATCH_ABOVE_HEADER.replace(
+        "\tshfl.sync.bfly.b32 \t%r4, %r3, 1, 31, -1;",
+        "\t@%p1 shfl.sync.bfly.b32 \t%r4, %r3, 1, 31, -1;")
+    memory = ptxemu.GlobalMemory()
+    out = memory.alloc(32 * 4)
+    with pytest.raises(ptxemu.PTXEmulatorError, match="part of a warp"):
+        ptxemu.launch(ptx, "k", memory, (1, 1, 1), (32, 1, 1), 0, [out])
