@@ -17,7 +17,8 @@
 // The second run tests the conversion only if the programs were converted.
 // RUN: mlsopt-opt %s --convert-linalg-to-kernel | FileCheck %s --check-prefix=KERNEL
 
-// x = [[1 .. 6], [7 .. 12]], past = 2, w = 2, ids = [5, 0, 7, 0, 0, 3].
+// x = [[1 .. 6], [7 .. 12]], past = 2, w = 2, ids = [5, 0, 7, 0, 0, 3],
+// pad = [0, 1, 0, 0, 0, 0].
 // CHECK: {{\[\[}}1,   2,   3,   -inf,   -inf,   -inf],
 // CHECK-NEXT: [7,   8,   9,   -inf,   -inf,   -inf]]
 // CHECK: {{\[\[}}1,   -inf,   -inf,   -inf,   -inf,   -inf],
@@ -28,6 +29,9 @@
 // CHECK-NEXT: [0,   8,   0,   10,   0,   12]]
 // CHECK: {{\[\[}}1,   -inf,   -inf,   -inf,   -inf,   -inf],
 // CHECK-NEXT: [7,   8,   -inf,   -inf,   -inf,   -inf]]
+// CHECK: {{\[}}6,  24]
+// CHECK: {{\[\[}}1,   -inf,   3,   -inf,   -inf,   -inf],
+// CHECK-NEXT: [7,   -inf,   9,   -inf,   -inf,   -inf]]
 
 #id = affine_map<(i, j) -> (i, j)>
 #col = affine_map<(i, j) -> (j)>
@@ -145,6 +149,54 @@ func.func @causal(%x: tensor<2x6xf32>) -> tensor<2x6xf32> {
   return %r : tensor<2x6xf32>
 }
 
+// A masked sum over the keys up to the position: the reduction reads the
+// mask too.
+// KERNEL-LABEL: func.func @masked_sum
+// KERNEL: linalg.generic {{.*}} ins(%{{.*}} : tensor<i64>) outs(%{{.*}} : tensor<6xi1>)
+// KERNEL: linalg.yield
+// KERNEL-NOT: linalg.
+// KERNEL: kernel.reduce_sum
+// KERNEL-NOT: linalg.
+// KERNEL: return
+func.func @masked_sum(%x: tensor<2x6xf32>, %past: i64) -> tensor<2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  %r = linalg.generic {indexing_maps = [#id, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<2x6xf32>) outs(%f : tensor<2xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %j = linalg.index 1 : index
+    %jj = arith.index_cast %j : index to i64
+    %keep = arith.cmpi sle, %jj, %past : i64
+    %v = arith.select %keep, %a, %zero : f32
+    %s = arith.addf %o, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
+// A boolean input or'ed with the position's condition: the mask generic
+// reads both.
+// KERNEL-LABEL: func.func @mask_and_position
+// KERNEL: linalg.generic {{.*}} ins(%arg1, %{{.*}} : tensor<6xi1>, tensor<i64>) outs(%{{.*}} : tensor<6xi1>)
+// KERNEL: arith.ori
+// KERNEL: linalg.yield
+// KERNEL-NOT: linalg.
+// KERNEL: return
+func.func @mask_and_position(%x: tensor<2x6xf32>, %m: tensor<6xi1>, %past: i64) -> tensor<2x6xf32> {
+  %e = tensor.empty() : tensor<2x6xf32>
+  %r = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %m : tensor<2x6xf32>, tensor<6xi1>) outs(%e : tensor<2x6xf32>) {
+  ^bb0(%a: f32, %pad: i1, %o: f32):
+    %ninf = arith.constant 0xFF800000 : f32
+    %j = linalg.index 1 : index
+    %jj = arith.index_cast %j : index to i64
+    %future = arith.cmpi sgt, %jj, %past : i64
+    %drop = arith.ori %future, %pad : i1
+    %y = arith.select %drop, %ninf, %a : f32
+    linalg.yield %y : f32
+  } -> tensor<2x6xf32>
+  return %r : tensor<2x6xf32>
+}
+
 func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}
 
 func.func @print(%t: tensor<2x6xf32>) {
@@ -169,5 +221,12 @@ func.func @main() {
   call @print(%r3) : (tensor<2x6xf32>) -> ()
   %r4 = call @causal(%x) : (tensor<2x6xf32>) -> tensor<2x6xf32>
   call @print(%r4) : (tensor<2x6xf32>) -> ()
+  %r5 = call @masked_sum(%x, %past) : (tensor<2x6xf32>, i64) -> tensor<2xf32>
+  %m5 = bufferization.to_buffer %r5 : tensor<2xf32> to memref<2xf32>
+  %u5 = memref.cast %m5 : memref<2xf32> to memref<*xf32>
+  call @printMemrefF32(%u5) : (memref<*xf32>) -> ()
+  %pad = arith.constant dense<[false, true, false, false, false, false]> : tensor<6xi1>
+  %r6 = call @mask_and_position(%x, %pad, %past) : (tensor<2x6xf32>, tensor<6xi1>, i64) -> tensor<2x6xf32>
+  call @print(%r6) : (tensor<2x6xf32>) -> ()
   return
 }
