@@ -195,8 +195,12 @@ struct ComputedConditionToMask : public OpRewritePattern<linalg::GenericOp> {
           condition.getDefiningOp()->getBlock() != body)
         continue;
       std::optional<ConditionSlice> slice = getConditionSlice(op, condition);
-      if (!slice || (slice->inputs.empty() &&
-                     matchTriangleUnion(condition, body, loopShape)))
+      // A union of triangles where the select fills, on either side (a
+      // sliding window's `keep` is the complement of one), the import fills
+      // without a mask.
+      if (!slice ||
+          matchTriangleUnion(condition, body, loopShape, /*negated=*/false) ||
+          matchTriangleUnion(condition, body, loopShape, /*negated=*/true))
         continue;
       if (isNegatedInput(condition, body))
         continue;
