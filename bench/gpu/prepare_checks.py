@@ -63,6 +63,22 @@ def with_element_type(text, dtype):
     return text if dtype in (None, "f16") else re.sub(r"(?<!b)f16\b", dtype, text)
 
 
+def host_inputs(arrays, tensors):
+    """bench/gpu/inputs.py's float32 arrays as the CPU pipeline takes them:
+    a mask (bool) input as its nonzero elements and an integer input
+    truncated toward zero, which is what the GPU run's conversion (torch's
+    .to) and the emulator's make of the same floats."""
+    out = []
+    for array, tensor in zip(arrays, tensors):
+        name = str(tensor.dtype)
+        if name == "bool":
+            array = array != 0
+        elif name.startswith("int"):
+            array = array.astype(np.int64)
+        out.append(array)
+    return out
+
+
 def lowered(graph, directory, stem):
     (directory / f"{stem}.ptx").write_text(graph.ptx("sm_90"))
     plan = graph.launch_plan("sm_90")
@@ -100,7 +116,8 @@ def prepare(mi, label, path, function, dtype, search, out, timeout, cache):
         tried = []
         for scale in INPUT_SCALES:
             arrays = gpu_inputs.program_inputs(shapes, scale)
-            tried.append((scale, arrays, reference(inputs=arrays)))
+            tried.append((scale, arrays, reference(
+                inputs=host_inputs(arrays, reference.inputs))))
             if all(np.isfinite(np.asarray(e, np.float32)).all()
                    for e in tried[-1][2]):
                 break

@@ -87,6 +87,33 @@ def reference(name, torch):
     raise ValueError(name)
 
 
+def numpy_reference(name):
+    """reference() in numpy (float32 in, float32 out), for the emulated
+    check (check.py --emulate), which runs without torch."""
+    import numpy as np
+
+    def rms(x, axis):
+        return x / np.sqrt(np.mean(x * x, axis=axis, keepdims=True) + 1e-6)
+
+    def softmax(s):
+        e = np.exp(s)
+        return e / e.sum(axis=-1, keepdims=True)
+
+    if name == "gqa":
+        return lambda q, k, v: softmax(q @ k) @ v
+    if name == "qknorm":
+        return lambda q, k, v: softmax(rms(q, 2) @ rms(k, 1)) @ v
+    if name == "rmsnorm":
+        return lambda x, w: rms(x, 1) @ w
+    if name == "lora":
+        return lambda x, w, a, b: x @ w + (x @ a) @ b
+    if name == "gated_mlp":
+        return lambda x, w1, w2: (lambda h: h / (1 + np.exp(-h)))(x @ w1) * (x @ w2)
+    if name == "ntrans":
+        return lambda x, y, a: rms(x + a * (rms(y, 1) - x), 1)
+    raise ValueError(name)
+
+
 def load_module(name, path):
     """The Python file `path` as module `name`, imported by path."""
     spec = importlib.util.spec_from_file_location(name, path)
