@@ -224,6 +224,23 @@ def decode_position(dt="f32"):
     return build
 
 
+TWO_OUTPUTS = (REPO / "test" / "Conversion" / "CustomKernelToGPU" /
+               "store-then-reuse.mlir")
+
+
+def two_outputs_after_loop(dt="f16"):
+    """A kernel whose second output (-x) the shared-memory plan computes
+    into the first's (a softmax) bytes once that tile is stored: found by
+    test/ptxemu/fuzz_programs.py, where warps stored -x into the softmax
+    before the store ended with a barrier."""
+    def build(rng):
+        text = TWO_OUTPUTS.read_text().replace("4x64x", "40x128x").replace(
+            "4x1x", "40x1x")
+        return mi.from_mlir(text), [
+            rand(rng, (40, 128), dt), rand(rng, (40, 1), dt)]
+    return build
+
+
 # (builder, element type of the tolerance)
 PROGRAMS = {
     # Tensor-core matmuls: ldmatrix + mma.sync m16n8k16 (f16, bf16) and
@@ -259,6 +276,8 @@ PROGRAMS = {
     "row_sums_long_f16": (row_sums("f16", M=2, N=8192), "f16"),
     # torch-mlir's argmax over 1024 logits: two loop kernels.
     "argmax_f32": (argmax(), "f32"),
+    # Two outputs after a loop, the second in the first's bytes.
+    "two_outputs_after_loop_f16": (two_outputs_after_loop(), "f16"),
     # A mask computed at run time from an i64 position.
     "decode_position_f32": (decode_position(), "f32"),
 }

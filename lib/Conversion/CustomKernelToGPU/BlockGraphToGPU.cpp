@@ -248,6 +248,15 @@ FailureOr<int64_t> BlockGraphToGPU::emit() {
        llvm::zip(custom.getBody().getArguments(), func.getArguments()))
     buffers.map(arg, memref);
 
+  // The last op that writes shared memory: a store before it reads a tile
+  // whose bytes the plan may give to a later op's result once the store,
+  // its last reader, is done (a kernel's second output computed into the
+  // first's buffer), so such a store ends with a barrier; the stores after
+  // it only read.
+  Operation *lastWriter = nullptr;
+  for (Operation &op : custom.getBody().front())
+    if (!isa<block::LoadOp, block::StoreOp, block::ReturnOp>(op))
+      lastWriter = &op;
   for (Operation &op : custom.getBody().front()) {
     if (auto loop = dyn_cast<block::ForLoopOp>(op)) {
       if (failed(emitForLoop(loop)))
@@ -265,6 +274,8 @@ FailureOr<int64_t> BlockGraphToGPU::emit() {
                 buffers.lookup(store.getDest()), tile,
                 tileOffsets(tile, store.getOmap(), std::nullopt, Value()),
                 limits);
+      if (lastWriter && store->isBeforeInBlock(lastWriter))
+        barrier();
     } else if (!isa<block::ReturnOp>(op)) {
       for (Value result : op.getResults())
         if (!buffers.contains(result))
