@@ -385,7 +385,7 @@ class Module:
                 break
             stmt = " ".join(text[pos:k].split())
             pos = k + 1
-            if stmt.startswith((".version", ".target", ".address_size", ".file", ".loc", ".section")):
+            if re.match(r"\.(version|target|address_size|file|loc|section)\b", stmt):
                 continue
             d = _parse_var_decl(stmt)
             if d is None:
@@ -470,9 +470,18 @@ class Module:
                 if pm:
                     fn.reg_prefix_types[pm.group(1)] = ty
                 else:
+                    # Scope braces are ignored: a register a nested scope
+                    # declares (LLVM's `{ .reg .b16 tmp; ... }`, one per
+                    # use) is one function-wide register; the scopes may
+                    # share it only if they agree on its type.
+                    if fn.reg_types.get(name, ty) != ty:
+                        raise PTXEmulatorError(
+                            f"{fn.name}: register {name} declared as .{fn.reg_types[name]} "
+                            f"and .{ty} in different scopes")
                     fn.reg_types[name] = ty
             return
-        if stmt.startswith((".loc", ".pragma", ".maxntid", ".reqntid", ".minnctapersm", ".maxnreg", ".file")):
+        # Whole words: `.local` is a declaration, not a `.loc`.
+        if re.match(r"\.(loc|pragma|maxntid|reqntid|minnctapersm|maxnreg|file)\b", stmt):
             return
         d = _parse_var_decl(stmt)
         if d is not None:
@@ -625,7 +634,7 @@ class _Compiler:
                 raise PTXEmulatorError(f"special register %{key} is not emulated")
             dt = _UDT[w] if w > 1 else np.uint32
             return lambda st, S: st.special[key][S].astype(dt, copy=False)
-        if opnd.startswith("%"):
+        if opnd.startswith("%") or opnd in fn.reg_types:
             rty = fn.reg_type(opnd)
             rw = _width(rty)
             name = opnd
@@ -707,7 +716,9 @@ class _Compiler:
         opnd = opnd.strip()
         if opnd == "_":
             return lambda st, S, v: None
-        if not opnd.startswith("%") or _SPECIAL.match(opnd):
+        # A register is any declared identifier: LLVM declares `tmp` in a
+        # nested scope (`{ .reg .b16 tmp; mov.b32 {%rs1, tmp}, %r1; }`).
+        if _SPECIAL.match(opnd) or not (opnd.startswith("%") or opnd in self.fn.reg_types):
             raise PTXEmulatorError(f"{self.fn.name}: cannot write to {opnd!r}")
         rty = self.fn.reg_type(opnd)
         rw = _width(rty)
@@ -761,7 +772,7 @@ class _Compiler:
         else:
             base, off = m.group(1), int(m.group(2), 0) if m.group(2) else 0
         offu = np.uint64(off & ((1 << 64) - 1))
-        if base.startswith("%"):
+        if base.startswith("%") or base in self.fn.reg_types:
             r = self.reader(base, "u64")
             return None, lambda st, S: r(st, S) + offu
         if _IMM_INT.match(base):
@@ -1041,15 +1052,109 @@ class _Compiler:
         if self._is_float(ins):
             self._check_mods(ins, {"rn", "rz", "rm", "rp", "ftz", "sat"})
             return self._float_op(ins, lambda a, b: a + b, 2)
-        self._check_mods(ins, {"cc"} - {"cc"})
+        if "cc" in ins.mods:
+            return self._carry_add(ins, sub=False, carry_in=False)
+        self._check_mods(ins, set())
         return self._int_binary(ins, lambda a, b: a + b)
 
     def op_sub(self, ins):
         if self._is_float(ins):
             self._check_mods(ins, {"rn", "rz", "rm", "rp", "ftz", "sat"})
             return self._float_op(ins, lambda a, b: a - b, 2)
+        if "cc" in ins.mods:
+            return self._carry_add(ins, sub=True, carry_in=False)
         self._check_mods(ins, set())
         return self._int_binary(ins, lambda a, b: a - b)
+
+    # Extended-precision integer arithmetic (libdevice's sinf/cosf argument
+    # reduction: `mad.lo.cc.u32` then `madc.hi.u32`): the condition code's
+    # carry flag CC.CF is a per-thread register; `.cc` writes it, the `c`
+    # forms (addc, subc, madc) read it.
+    _CC = "%__cc.cf"
+
+    def _cc_reg(self):
+        self.fn.reg_types[self._CC] = "pred"
+        return self._CC
+
+    def _add_with_carry(self, st, S, x, y, w, carry_in, write_cc):
+        """x + y (+ CF) on w-bit unsigned bits; sets CF to the carry out."""
+        udt = _UDT[w]
+        x = np.asarray(x).astype(udt)
+        y = np.asarray(y).astype(udt)
+        cin = st.reg(self._CC)[S].astype(udt) if carry_in else udt(0)
+        r1 = (x + y).astype(udt)
+        c1 = r1 < x
+        r2 = (r1 + cin).astype(udt)
+        c2 = r2 < r1
+        if write_cc:
+            st.reg(self._CC)[S] = np.broadcast_to(c1 | c2, np.shape(st.reg(self._CC)[S]))
+        return r2
+
+    def _carry_add(self, ins, sub, carry_in):
+        """add.cc / addc[.cc]: d = a + b (+ CF), CF the carry out;
+        sub.cc / subc[.cc]: d = a - (b (+ CF)), CF the borrow out (the ISA's
+        CC.CF for subtraction), on .u32/.s32/.u64/.s64 bits."""
+        self._check_mods(ins, {"cc"})
+        ty = self._ty(ins)
+        if ty not in ("u32", "s32", "u64", "s64", "b32", "b64"):
+            raise PTXEmulatorError(f"{ins.op}: unsupported type for carry arithmetic")
+        w = _width(ty)
+        udt = _UDT[w]
+        d, a, b = ins.operands
+        ra, rb, wr = self.reader(a, ty), self.reader(b, ty), self.writer(d, ty)
+        write_cc = "cc" in ins.mods
+        cc = self._cc_reg()
+        if not sub:
+            def f(st, S):
+                wr(st, S, self._add_with_carry(st, S, ra(st, S), rb(st, S), w,
+                                               carry_in, write_cc))
+            return f
+
+        def f(st, S):
+            x = np.asarray(ra(st, S)).astype(udt)
+            y = np.asarray(rb(st, S)).astype(udt)
+            cin = st.reg(cc)[S] if carry_in else np.zeros((), bool)
+            r = (x - y - cin.astype(udt)).astype(udt)
+            if write_cc:
+                # a - b - cin < 0  <=>  a < b, or a == b and cin
+                borrow = (x < y) | ((x == y) & cin)
+                st.reg(cc)[S] = np.broadcast_to(borrow, np.shape(st.reg(cc)[S]))
+            wr(st, S, r)
+        return f
+
+    def op_addc(self, ins):
+        return self._carry_add(ins, sub=False, carry_in=True)
+
+    def op_subc(self, ins):
+        return self._carry_add(ins, sub=True, carry_in=True)
+
+    def op_shf(self, ins):
+        """Funnel shift: shf.l d = upper 32 bits of (b:a) << n, shf.r d =
+        lower 32 bits of (b:a) >> n; n = c & 31 (.wrap) or min(c, 32)
+        (.clamp)."""
+        self._check_mods(ins, {"l", "r", "wrap", "clamp"})
+        if self._ty(ins) not in ("b32", "u32", "s32"):
+            raise PTXEmulatorError(f"{ins.op}: only .b32 is emulated")
+        left = "l" in ins.mods
+        clamp = "clamp" in ins.mods
+        if left == ("r" in ins.mods) or clamp == ("wrap" in ins.mods):
+            raise PTXEmulatorError(f"{ins.op}: needs one of .l/.r and one of .wrap/.clamp")
+        d, a, b, c = ins.operands
+        ra, rb, rc = self.reader(a, "b32"), self.reader(b, "b32"), self.reader(c, "b32")
+        wr = self.writer(d, "b32")
+
+        def f(st, S):
+            x = np.asarray(ra(st, S)).astype(np.uint64)
+            y = np.asarray(rb(st, S)).astype(np.uint64)
+            n = np.asarray(rc(st, S)).astype(np.uint64)
+            n = np.minimum(n, np.uint64(32)) if clamp else (n & np.uint64(31))
+            v = (y << np.uint64(32)) | x
+            if left:
+                r = (v << n) >> np.uint64(32)
+            else:
+                r = v >> n
+            wr(st, S, (r & np.uint64(0xFFFFFFFF)).astype(np.uint32))
+        return f
 
     def op_mul(self, ins):
         if self._is_float(ins):
@@ -1057,8 +1162,13 @@ class _Compiler:
             return self._float_op(ins, lambda a, b: a * b, 2)
         return self._int_mul(ins, mad=False)
 
-    def _int_mul(self, ins, mad):
-        self._check_mods(ins, {"lo", "hi", "wide"})
+    def _int_mul(self, ins, mad, carry_in=False):
+        self._check_mods(ins, {"lo", "hi", "wide"} | ({"cc"} if mad else set()))
+        write_cc = "cc" in ins.mods
+        if (write_cc or carry_in) and "wide" in ins.mods:
+            raise PTXEmulatorError(f"{ins.op}: .wide with a carry")
+        if write_cc or carry_in:
+            self._cc_reg()
         mode = [m for m in ins.mods if m in ("lo", "hi", "wide")]
         if len(mode) != 1:
             raise PTXEmulatorError(f"{ins.op}: needs .lo, .hi or .wide")
@@ -1100,7 +1210,9 @@ class _Compiler:
                     bv = np.broadcast_to(b, av.shape)
                     p = np.array([((int(x) * int(y)) >> 64) & ((1 << 64) - 1)
                                   for x, y in zip(av.ravel(), bv.ravel())], np.uint64).reshape(av.shape)
-            if mad:
+            if mad and (write_cc or carry_in):
+                p = self._add_with_carry(st, S, p, rc(st, S), dw, carry_in, write_cc)
+            elif mad:
                 p = (p.astype(_UDT[dw]) + np.asarray(rc(st, S)).astype(_UDT[dw])).astype(_UDT[dw])
             wr(st, S, p)
         return f
@@ -1110,6 +1222,9 @@ class _Compiler:
             self._check_mods(ins, {"rn", "rz", "rm", "rp", "ftz", "sat"})
             return self._float_op(ins, lambda a, b, c: a * b + c, 3)
         return self._int_mul(ins, mad=True)
+
+    def op_madc(self, ins):
+        return self._int_mul(ins, mad=True, carry_in=True)
 
     def op_fma(self, ins):
         self._check_mods(ins, {"rn", "rz", "rm", "rp", "ftz", "sat"})
