@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 import mlsopt as mi
+from conftest import load_bench_gpu_script
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 EMU_DIR = REPO / "test" / "ptxemu"
@@ -42,34 +43,16 @@ run_plan_module = _load("run_plan")
 run_plan = run_plan_module.run_plan
 
 CHIPS = ("sm_80", "sm_90")
-# bench/gpu/check.py's tolerances: ||got - want|| / ||want||.
-TOLERANCE = {"f16": 1e-2, "bf16": 4e-2, "f32": 5e-3}
+# The GPU run's comparison: bench/gpu/check.py's tolerances and norm error
+# (||got - want|| / ||want||), and the largest element error.
+_check_script = load_bench_gpu_script("check")
+TOLERANCE = _check_script.TOLERANCE
+relative_error = _check_script.relative_error
+max_element_error = run_plan_module.max_element_error
 
 
 def bf16(a):
     return run_plan_module.bf16_to_f32(run_plan_module.bf16_bits(a))
-
-
-def relative_error(got, want):
-    got = np.asarray(got, np.float64)
-    want = np.asarray(want, np.float64)
-    finite = np.isfinite(want)
-    if not np.array_equal(got[~finite], want[~finite], equal_nan=True):
-        return float("nan")
-    diff = np.linalg.norm(got[finite] - want[finite])
-    return float(diff / max(np.linalg.norm(want[finite]), 1e-30))
-
-
-def max_element_error(got, want):
-    """max |got - want| over max |want|: a few wrong elements among many
-    barely move the norm."""
-    got = np.asarray(got, np.float64)
-    want = np.asarray(want, np.float64)
-    finite = np.isfinite(want)
-    if not finite.any():
-        return 0.0
-    return float(np.abs(got[finite] - want[finite]).max()
-                 / max(np.abs(want[finite]).max(), 1e-30))
 
 
 # ---------------------------------------------------------------------------
