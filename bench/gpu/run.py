@@ -64,27 +64,32 @@ def rms_norm(x, dim, torch):
     return x * torch.rsqrt(x.pow(2).mean(dim=dim, keepdim=True) + 1e-6)
 
 
+def case_formula(name, softmax, rms, silu):
+    """The case's formula (bench/README.md) over one array library's
+    `softmax` (exp / sum over the last dim), `rms(x, dim)` and `silu`."""
+    if name == "gqa":
+        return lambda q, k, v: softmax(q @ k) @ v
+    if name == "qknorm":
+        return lambda q, k, v: softmax(rms(q, 2) @ rms(k, 1)) @ v
+    if name == "rmsnorm":
+        return lambda x, w: rms(x, 1) @ w
+    if name == "lora":
+        return lambda x, w, a, b: x @ w + (x @ a) @ b
+    if name == "gated_mlp":
+        return lambda x, w1, w2: silu(x @ w1) * (x @ w2)
+    if name == "ntrans":
+        return lambda x, y, a: rms(x + a * (rms(y, 1) - x), 1)
+    raise ValueError(name)
+
+
 def reference(name, torch):
-    """The case's formula in PyTorch (bench/README.md)."""
+    """The case's formula in PyTorch."""
     def softmax(s):
         e = torch.exp(s)
         return e / e.sum(dim=-1, keepdim=True)
 
-    if name == "gqa":
-        return lambda q, k, v: softmax(q @ k) @ v
-    if name == "qknorm":
-        return lambda q, k, v: softmax(
-            rms_norm(q, 2, torch) @ rms_norm(k, 1, torch)) @ v
-    if name == "rmsnorm":
-        return lambda x, w: rms_norm(x, 1, torch) @ w
-    if name == "lora":
-        return lambda x, w, a, b: x @ w + (x @ a) @ b
-    if name == "gated_mlp":
-        return lambda x, w1, w2: torch.nn.functional.silu(x @ w1) * (x @ w2)
-    if name == "ntrans":
-        return lambda x, y, a: rms_norm(
-            x + a * (rms_norm(y, 1, torch) - x), 1, torch)
-    raise ValueError(name)
+    return case_formula(name, softmax, lambda x, dim: rms_norm(x, dim, torch),
+                        torch.nn.functional.silu)
 
 
 def numpy_reference(name):
@@ -99,19 +104,7 @@ def numpy_reference(name):
         e = np.exp(s)
         return e / e.sum(axis=-1, keepdims=True)
 
-    if name == "gqa":
-        return lambda q, k, v: softmax(q @ k) @ v
-    if name == "qknorm":
-        return lambda q, k, v: softmax(rms(q, 2) @ rms(k, 1)) @ v
-    if name == "rmsnorm":
-        return lambda x, w: rms(x, 1) @ w
-    if name == "lora":
-        return lambda x, w, a, b: x @ w + (x @ a) @ b
-    if name == "gated_mlp":
-        return lambda x, w1, w2: (lambda h: h / (1 + np.exp(-h)))(x @ w1) * (x @ w2)
-    if name == "ntrans":
-        return lambda x, y, a: rms(x + a * (rms(y, 1) - x), 1)
-    raise ValueError(name)
+    return case_formula(name, softmax, rms, lambda h: h / (1 + np.exp(-h)))
 
 
 def load_module(name, path):
