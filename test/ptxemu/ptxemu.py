@@ -193,7 +193,7 @@ def _unpack2(bits, w):
 
 class Instr:
     __slots__ = ("text", "line", "guard", "guard_neg", "op", "parts", "base",
-                 "types", "mods", "operands", "target", "kind", "fn")
+                 "types", "mods", "operands", "target", "kind", "fn", "pc")
 
     def __init__(self, text, line, guard, guard_neg, op, operands):
         self.text = text
@@ -209,6 +209,7 @@ class Instr:
         self.target = None
         self.kind = None
         self.fn = None
+        self.pc = None
 
 
 class Function:
@@ -1811,8 +1812,10 @@ class _Compiler:
 
 class _Launch(_State):
     def __init__(self, module, fn, gmem, grid, block, dyn_shared, params,
-                 block_ids, shared_fill, max_steps, schedule="warps-descending"):
+                 block_ids, shared_fill, max_steps, schedule="warps-descending",
+                 profile=None):
         self.schedule = schedule
+        self.profile = profile
         self.module = module
         self.fn = fn
         self.gmem = gmem
@@ -1862,7 +1865,9 @@ class _Launch(_State):
         for s in dyn:
             self.shared_offsets[s.name] = off
         self.shared_size = off + dyn_shared
-        self.S_stride = (self.shared_size + 15) // 16 * 16 or 16
+        # Blocks start 128 bytes apart at least, so that an offset's bank
+        # is its bank in the block (test/ptxemu/ptxprofile.py).
+        self.S_stride = (self.shared_size + 127) // 128 * 128 or 128
         self.smem = np.full(self.nblk * self.S_stride, shared_fill, np.uint8)
         self.global_symbols = {g.name: gmem.symbols[(id(module), g.name)] for g in module.globals}
         self.param_bytes = params
@@ -1968,9 +1973,17 @@ class _Launch(_State):
                 f"{self.special['ctaid.z'][t]} thread {self.special['tid.x'][t]},"
                 f"{self.special['tid.y'][t]},{self.special['tid.z'][t]})")
 
+    def _profile(self, mem, off, nbytes, S, ins, store):
+        if mem is self.smem:
+            self.profile.shared(ins, self.threads(S), off, nbytes)
+        elif mem is self.gmem.data:
+            self.profile.global_access(ins, self.threads(S), off, nbytes, store)
+
     def load(self, space, addr, w, n, S, ins):
         nb = w // 8
         mem, off = self._resolve(space, addr, nb * n, S, ins)
+        if self.profile is not None:
+            self._profile(mem, off, nb * n, S, ins, store=False)
         if nb == 1:
             idx = off[:, None] + np.arange(n)
             return mem[idx]
@@ -1981,6 +1994,8 @@ class _Launch(_State):
     def store(self, space, addr, w, n, S, vals, ins):
         nb = w // 8
         mem, off = self._resolve(space, addr, nb * n, S, ins)
+        if self.profile is not None:
+            self._profile(mem, off, nb * n, S, ins, store=True)
         if nb == 1:
             mem[off[:, None] + np.arange(n)] = vals
             return
@@ -1996,6 +2011,9 @@ class _Launch(_State):
     def shared_read_rows(self, row_addr, thr, ins):
         """8 b16 elements at each (16-byte aligned) shared address."""
         mem, off = self._resolve("shared", row_addr, 16, thr, ins)
+        if self.profile is not None:
+            # Lanes 8m..8m+7 give matrix m's rows: one 16-byte phase each.
+            self.profile.shared(ins, thr, off, 16)
         return mem.view(np.uint16)[(off // 2)[:, None] + np.arange(8)]
 
     # -- cp.async --
@@ -2005,9 +2023,14 @@ class _Launch(_State):
         dst = np.broadcast_to(np.asarray(dst).astype(np.uint64), (n,))
         src = np.broadcast_to(np.asarray(src).astype(np.uint64), (n,))
         dmem, doff = self._resolve("shared", dst, size, S, ins)
+        prof = self.profile
+        if prof is not None:
+            prof.shared(ins, thr, doff, size)
         data = np.zeros((n, size), np.uint8)
         if srcsize is None:
             gm, goff = self._resolve("global", src, size, S, ins)
+            if prof is not None:
+                prof.global_access(ins, thr, goff, size, store=False)
             data[:] = gm[goff[:, None] + np.arange(size)]
         else:
             ss = np.broadcast_to(srcsize.astype(np.int64), (n,))
@@ -2018,6 +2041,8 @@ class _Launch(_State):
             if full.any():
                 sub = thr[full]
                 gm, goff = self._resolve("global", src[full], size, sub, ins)
+                if prof is not None:
+                    prof.global_access(ins, sub, goff, size, store=False)
                 data[full] = gm[goff[:, None] + np.arange(size)]
             for k in np.unique(ss[part]):
                 if k == 0:
@@ -2028,6 +2053,8 @@ class _Launch(_State):
                 for j in range(int(k)):
                     gm, goff = self._resolve("global", src[m] + np.uint64(j), 1, sub, ins)
                     data[m, j] = gm[goff]
+                if prof is not None:
+                    prof.global_access(ins, sub, goff - (int(k) - 1), int(k), store=False)
         self.cp_pending.append([thr.copy(), self.cp_commits[thr].copy(), doff, data,
                                 np.zeros(n, bool)])
 
@@ -2122,6 +2149,8 @@ class _Launch(_State):
                 idx = np.nonzero(at)[0]
                 S = idx
             ins = instrs[p]
+            if self.profile is not None:
+                self.profile.issued(ins, idx, T)
             # The guard.
             if ins.guard is not None:
                 g = self.reg(ins.guard)[S]
@@ -2255,7 +2284,8 @@ def _compile(module, fn):
     if fn.compiled:
         return
     c = _Compiler(module, fn)
-    for ins in fn.instrs:
+    for pc, ins in enumerate(fn.instrs):
+        ins.pc = pc
         try:
             c.compile(ins)
         except PTXEmulatorError as e:
@@ -2278,10 +2308,11 @@ def prepare_globals(module, gmem):
 
 def launch(module, kernel, gmem, grid, block, dynamic_shared_bytes, args,
            shared_fill=0xFF, max_threads_per_chunk=1 << 15, max_steps=2_000_000,
-           stats=None, schedule="warps-descending"):
+           stats=None, schedule="warps-descending", profile=None):
     """Runs `kernel` of `module` over `grid` x `block` threads. `args`: one
     integer per kernel parameter (pointers are fake device addresses of
-    `gmem`, or scalars)."""
+    `gmem`, or scalars). `profile`: a test/ptxemu/ptxprofile.py `Profile` that
+    counts the launch's memory traffic and instructions."""
     if isinstance(module, str):
         module = parse_ptx(module)
     fn = module.functions.get(kernel)
@@ -2310,15 +2341,19 @@ def launch(module, kernel, gmem, grid, block, dynamic_shared_bytes, args,
     bpad = (nthr + 31) // 32 * 32
     per_chunk = max(1, max_threads_per_chunk // bpad)
     total_steps = 0
+    if profile is not None:
+        profile.begin_launch(fn, grid, block, int(dynamic_shared_bytes), len(gmem.data))
     with np.errstate(all="ignore"):
         for start in range(0, nblocks, per_chunk):
             ids = list(range(start, min(nblocks, start + per_chunk)))
             st = _Launch(module, fn, gmem, grid, block, int(dynamic_shared_bytes),
-                         params, ids, shared_fill, max_steps, schedule)
+                         params, ids, shared_fill, max_steps, schedule, profile)
             st.run()
             total_steps += st.steps
             if st.cp_pending:
                 st.cp_flush(np.ones(st.T, bool))
+    if profile is not None:
+        profile.end_launch()
     if stats is not None:
         stats.append({"kernel": kernel, "grid": grid, "block": block,
                       "steps": total_steps})

@@ -30,6 +30,7 @@ if str(_HERE) not in sys.path:
     sys.path.insert(0, str(_HERE))
 
 import ptxemu  # noqa: E402
+from ptxprofile import Profile  # noqa: E402
 
 
 def _load_gpu_module():
@@ -121,14 +122,17 @@ def _poison_byte(entry):
 
 
 def run_plan(plan, ptx_text, function, inputs, poison=True, stats=None,
-             shared_fill=0xFF, memory=None, schedule="warps-descending"):
+             shared_fill=0xFF, memory=None, schedule="warps-descending",
+             profile=None):
     """Runs host function `function` of the launch plan on the emulator;
     returns its results as numpy arrays (bf16 as float32, i1 as bool).
     `stats`, a list, receives one dict per launch (kernel, grid, steps,
     seconds). `schedule` (ptxemu.launch): "warps-descending" (default) or
     "warps-ascending" run the warps of a block one at a time between
     barriers, which exposes missing barriers; "lockstep" runs all threads
-    together (faster, blind to missing barriers)."""
+    together (faster, blind to missing barriers). `profile`: a
+    test/ptxemu/ptxprofile.py `Profile` that counts every launch's memory
+    traffic and instructions."""
     lp = LaunchPlan(plan, function)
     modules = {name: ptxemu.parse_ptx(text) for name, text in split_ptx(ptx_text).items()}
     if not modules:
@@ -166,7 +170,8 @@ def run_plan(plan, ptx_text, function, inputs, poison=True, stats=None,
         t0 = time.perf_counter()
         steps = ptxemu.launch(module, entry["kernel"], gmem, entry["grid"], entry["block"],
                               entry["dynamic_shared_memory_bytes"], pointers,
-                              shared_fill=shared_fill, schedule=schedule)
+                              shared_fill=shared_fill, schedule=schedule,
+                              profile=profile)
         if stats is not None:
             stats.append({"kernel": entry["kernel"], "grid": entry["grid"],
                           "block": entry["block"], "steps": steps,
@@ -183,31 +188,48 @@ def main(argv=None):
     ap.add_argument("--plan", required=True)
     ap.add_argument("--ptx", required=True)
     ap.add_argument("--function", required=True)
-    ap.add_argument("--inputs", required=True, help=".npz of the inputs, in order")
-    ap.add_argument("--out", required=True, help=".npz to write the results to")
+    ap.add_argument("--inputs", help=".npz of the inputs, in order (default: "
+                    "normal(0, 0.1) floats and zero integers of the plan's shapes)")
+    ap.add_argument("--out", help=".npz to write the results to")
     ap.add_argument("--no-poison", action="store_true")
+    ap.add_argument("--profile", action="store_true",
+                    help="print shared-memory wavefronts, global sectors and "
+                         "instruction counts per kernel (ptxprofile.py)")
     ap.add_argument("--schedule", default="warps-descending",
                     choices=["warps-descending", "warps-ascending", "lockstep"])
     args = ap.parse_args(argv)
     plan = json.loads(pathlib.Path(args.plan).read_text())
     ptx = pathlib.Path(args.ptx).read_text()
-    npz = np.load(args.inputs)
-    names = npz.files
-    if all(n.startswith("arr_") for n in names):
-        names = sorted(names, key=lambda n: int(n[4:]))
+    if args.inputs:
+        npz = np.load(args.inputs)
+        names = npz.files
+        if all(n.startswith("arr_") for n in names):
+            names = sorted(names, key=lambda n: int(n[4:]))
+        else:
+            names = sorted(names)
+        inputs = [npz[n] for n in names]
     else:
-        names = sorted(names)
-    inputs = [npz[n] for n in names]
+        rng = np.random.default_rng(0)
+        inputs = []
+        for arg in LaunchPlan(plan, args.function).inputs:
+            if arg["dtype"] in _FLOATS:
+                inputs.append((rng.standard_normal(arg["shape"]) * 0.1).astype(np.float32))
+            else:
+                inputs.append(np.zeros(arg["shape"], _NP[arg["dtype"]]))
     stats = []
+    profile = Profile() if args.profile else None
     results = run_plan(plan, ptx, args.function, inputs, poison=not args.no_poison,
-                       stats=stats, schedule=args.schedule)
-    np.savez(args.out, *results)
+                       stats=stats, schedule=args.schedule, profile=profile)
+    if args.out:
+        np.savez(args.out, *results)
     for s in stats:
         print(f"{s['kernel']}: grid {s['grid']} block {s['block']}: {s['steps']} steps, "
               f"{s['seconds']:.2f} s", file=sys.stderr)
     for i, r in enumerate(results):
         nan = int(np.isnan(r).sum()) if r.dtype.kind == "f" else 0
         print(f"result {i}: shape {r.shape} dtype {r.dtype}, {nan} NaN", file=sys.stderr)
+    if profile is not None:
+        print(profile.report())
 
 
 if __name__ == "__main__":
