@@ -561,7 +561,8 @@ mlsopt::search::estimateCustomKernelCost(kernel::CustomOp op,
 
   double blocks = static_cast<double>(op.getGrid().getVolume());
   int64_t threads = op.getBlock().getVolume();
-  int64_t sharedMem = block::estimateSharedMemoryBytes(op);
+  int64_t sharedMem =
+      block::estimateSharedMemoryBytes(op, target.maxSharedMemPerBlock);
   unsigned blocksPerSM = estimateBlocksPerSM(sharedMem, threads, target);
   if (blocks <= 0 || blocksPerSM == 0 || target.smCount == 0)
     return op.emitOpError("cannot be costed on ")

@@ -397,8 +397,8 @@ Search::costOf(const KernelGraph &g, ArrayRef<Dims> inputDims,
   // print-op-on-diagnostic), which was half of RMSNorm's search time.
   bool fits = llvm::all_of(
       func->getBody().getOps<kernel::CustomOp>(), [&](kernel::CustomOp op) {
-        return block::estimateSharedMemoryBytes(op) <=
-               static_cast<int64_t>(options.target.maxSharedMemPerBlock);
+        int64_t limit = options.target.maxSharedMemPerBlock;
+        return block::estimateSharedMemoryBytes(op, limit) <= limit;
       });
   if (fits && succeeded(mlir::verify(*func))) {
     FailureOr<KernelCost> cost =

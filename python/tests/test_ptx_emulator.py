@@ -163,6 +163,33 @@ def row_sums(dt, M=8, N=2048):
     return build
 
 
+LOADED_ROW_REDUCTIONS = """
+func.func @reductions(%x: tensor<32x64xf16>) -> (tensor<32x1xf16>, tensor<32x64xf16>) {
+  %o:2 = kernel.custom (%x) grid <1, 1, 1> block <128, 1, 1>
+      : (tensor<32x64xf16>) -> (tensor<32x1xf16>, tensor<32x64xf16>) {
+  ^bb0(%in0: tensor<32x64xf16>, %out0: tensor<32x1xf16>, %out1: tensor<32x64xf16>):
+    %r:2 = block.for_loop 1 iterations accumulate (sum, sum)
+        : tensor<32x1xf16>, tensor<32x64xf16> {
+      %t = block.load %in0 imap <> : tensor<32x64xf16> -> tensor<32x64xf16>
+      %s = block.reduce_sum %t dim 1 : tensor<32x64xf16>
+      %n = block.rms_norm %t {epsilon = 1.0e-06 : f64} : tensor<32x64xf16>
+      block.yield %s, %n : tensor<32x1xf16>, tensor<32x64xf16>
+    }
+    block.store %r#0, %out0 omap <> : tensor<32x1xf16> into tensor<32x1xf16>
+    block.store %r#1, %out1 omap <> : tensor<32x64xf16> into tensor<32x64xf16>
+    block.return
+  }
+  return %o#0, %o#1 : tensor<32x1xf16>, tensor<32x64xf16>
+}
+"""
+
+
+def loaded_row_reductions():
+    def build(rng):
+        return mi.from_mlir(LOADED_ROW_REDUCTIONS), [rand(rng, (32, 64), "f16")]
+    return build
+
+
 ARGMAX = """
 #x = affine_map<(i, j) -> (i, j)>
 #row = affine_map<(i, j) -> (i)>
@@ -255,6 +282,9 @@ PROGRAMS = {
     "attention_long_f16": (attention("f16", H=1, Q=16, L=1024), "f16"),
     "elementwise_f32": (elementwise("f32"), "f32"),
     "row_sums_f32": (row_sums("f32"), "f32"),
+    # A sum and an RMS norm of a loaded tile's 128-byte rows, 8 lanes a
+    # row: the row groups of a warp start their walks at different places.
+    "loaded_row_reductions_f16": (loaded_row_reductions(), "f16"),
     # A split sum (two kernels) of long rows.
     "row_sums_long_f16": (row_sums("f16", M=2, N=8192), "f16"),
     # torch-mlir's argmax over 1024 logits: two loop kernels.

@@ -130,8 +130,9 @@ TEST_F(SharedMemorySwizzleTest, TF32FragmentLoads) {
   // B (k x n, row-major) reads (k0 + t, n0 + g): 32 words per warp. `ways`
   // is the worst bank conflict over every fragment position `step` apart.
   auto ways = [&](int64_t rows, int64_t cols, int64_t step,
-                  function_ref<int64_t(int64_t lane, int64_t start)> offset) {
-    auto swizzle = SharedMemorySwizzle::get({rows, cols}, 32);
+                  function_ref<int64_t(int64_t lane, int64_t start)> offset,
+                  int64_t xorStep = 1) {
+    auto swizzle = SharedMemorySwizzle::get({rows, cols}, 32, xorStep);
     EXPECT_TRUE(swizzle);
     int64_t worst = 0;
     for (int64_t start = 0; swizzle && start < cols; start += step) {
@@ -149,15 +150,42 @@ TEST_F(SharedMemorySwizzleTest, TF32FragmentLoads) {
                    }),
               1)
         << "A, k = " << k;
-  // The row XOR is built for row-wise chunks; B's column-wise reads keep at
-  // most a 2-way conflict (4-way unswizzled for n >= 32).
-  for (int64_t n : {8, 16, 32, 64, 128})
-    EXPECT_LE(ways(32, n, 8,
-                   [&](int64_t lane, int64_t n0) {
-                     return (lane % 4) * n + n0 + lane / 4;
-                   }),
-              2)
-        << "B, n = " << n;
+  // B's column-wise reads take two chunks of each of 4 rows: the XOR that
+  // steps one chunk a row maps rows 2i and 2i + 1 onto one pair of chunks
+  // (2-way; 4-way unswizzled for n >= 32), the one that steps two is free
+  // of conflicts.
+  auto bAt = [](int64_t n) {
+    return [n](int64_t lane, int64_t n0) {
+      return (lane % 4) * n + n0 + lane / 4;
+    };
+  };
+  for (int64_t n : {16, 32, 64, 128}) {
+    EXPECT_EQ(ways(32, n, 8, bAt(n)), 2) << "B, n = " << n;
+    EXPECT_EQ(ways(32, n, 8, bAt(n), /*xorStep=*/2), 1) << "B, n = " << n;
+  }
+  // Rows of 32 bytes: the 4 rows are one 128-byte line either way.
+  EXPECT_EQ(ways(32, 8, 8, bAt(8), /*xorStep=*/2), 1);
+}
+
+TEST_F(SharedMemorySwizzleTest, StepTwoKeepsCpAsyncWritesFreeOfConflicts) {
+  // The tile the tf32 B swizzle lays out is still written by cp.async in
+  // 16-byte chunks, 8 threads (128 bytes) at a time, and stays a
+  // permutation of itself.
+  for (int64_t cols : {8, 16, 32, 64, 128}) {
+    auto swizzle = SharedMemorySwizzle::get({32, cols}, 32, /*xorStep=*/2);
+    ASSERT_TRUE(swizzle) << cols;
+    llvm::DenseSet<int64_t> seen;
+    for (int64_t e = 0; e < 32 * cols; ++e)
+      seen.insert(swizzled(*swizzle, e));
+    EXPECT_EQ(static_cast<int64_t>(seen.size()), 32 * cols) << cols;
+    for (int64_t first = 0; first < 32 * cols / 4; first += 8) {
+      SmallVector<int64_t> addresses;
+      for (int64_t t = 0; t < 8; ++t)
+        addresses.push_back(4 * swizzled(*swizzle, (first + t) * 4));
+      EXPECT_EQ(maxWaysPerBank(addresses, 16), 1) << cols;
+    }
+  }
+  EXPECT_FALSE(SharedMemorySwizzle::get({32, 32}, 32, /*xorStep=*/3));
 }
 
 TEST_F(SharedMemorySwizzleTest, NotForTilesItCannotPermute) {

@@ -357,8 +357,8 @@ TEST_F(SharedMemoryPlanTest, FlashDecodingInF32FitsSm80) {
   int64_t bufferBytes = 0;
   for (const SharedBuffer &buffer : plan.getBuffers())
     bufferBytes += buffer.bytes;
-  EXPECT_EQ(bufferBytes, 298240);
-  EXPECT_EQ(plan.getTotalBytes(), 149504);
+  EXPECT_EQ(bufferBytes, 299264);
+  EXPECT_EQ(plan.getTotalBytes(), 150528);
   EXPECT_LE(plan.getTotalBytes(), lookupTarget("sm_80")->maxSharedMemPerBlock);
 
   // Both changes were needed: V, S and exp(S) during exp, or Q, K, V and S
@@ -372,8 +372,11 @@ TEST_F(SharedMemoryPlanTest, FlashDecodingInF32FitsSm80) {
   EXPECT_EQ(getCopyIssueOp(loads[2]), graph.getOperation()); // V
   EXPECT_TRUE(
       isWrittenInPlaceOf(plan, graph.getResult(0), graph.getInputs()[0]));
-  // S, which the tensor cores write, and exp(S), which they read, have rows
-  // padded by 16 bytes; the loaded tiles keep theirs.
+  // S, which the tensor cores write (4 rows of 32 bytes a phase), and
+  // exp(S) in its place, which tf32 A fragments read (8 rows of 16 bytes),
+  // have rows padded by 16 bytes, the shorter padding of two that each
+  // leave one of the accesses 2-way; the loaded tiles keep theirs. (E V,
+  // an mma result only, gets 32 bytes: 1024 more in all.)
   Value scores = graph.getInputs()[0];
   int64_t keys = cast<RankedTensorType>(scores.getType()).getShape().back();
   EXPECT_EQ(plan.lookup(scores)->rowPitch, keys + 4);
@@ -383,12 +386,22 @@ TEST_F(SharedMemoryPlanTest, FlashDecodingInF32FitsSm80) {
         plan.lookup(load.getTile())->rowPitch,
         cast<RankedTensorType>(load.getTile().getType()).getShape().back());
   checkPlan(partials);
+
+  // On a chip with a byte less, the padding goes rather than the kernel:
+  // no row is padded, and the plan fits.
+  SharedMemoryPlan tight(partials, plan.getTotalBytes() - 1);
+  EXPECT_EQ(tight.getTotalBytes(), 147456);
+  EXPECT_EQ(tight.lookup(scores)->rowPitch, keys);
+  for (const SharedBuffer &buffer : tight.getBuffers())
+    EXPECT_EQ(buffer.rowPitch,
+              cast<RankedTensorType>(buffer.value.getType()).getShape().back());
+  EXPECT_EQ(estimateSharedMemoryBytes(partials, 147456), 147456);
 }
 
-/// Shared-memory wavefronts of one warp-wide access, each lane touching
-/// `bytes` bytes at its byte address: the most distinct 4-byte words any
-/// of the 32 banks holds, and no fewer than the 128-byte wavefronts the
-/// bytes need.
+/// Shared-memory wavefronts of one phase of a warp access (the lanes the
+/// hardware serves together: all 32 for 4-byte accesses, a half-warp for 8
+/// bytes, 8 lanes for 16), each lane touching `bytes` bytes at its byte
+/// address: the most distinct 4-byte words any of the 32 banks holds.
 static int64_t wavefronts(ArrayRef<int64_t> addresses, int64_t bytes) {
   std::map<int64_t, std::set<int64_t>> wordsOfBank;
   for (int64_t a : addresses)
@@ -397,56 +410,117 @@ static int64_t wavefronts(ArrayRef<int64_t> addresses, int64_t bytes) {
   int64_t worst = 0;
   for (auto &[bank, words] : wordsOfBank)
     worst = std::max<int64_t>(worst, words.size());
-  int64_t total = static_cast<int64_t>(addresses.size()) * bytes;
-  return std::max(worst, (total + 127) / 128);
+  return worst;
 }
 
-// With the padded rows, the accesses the lowering makes a few rows at a
-// time take the fewest wavefronts their bytes allow: a warp's store of an
-// mma accumulator fragment (lane l: row l/4, columns 2(l%4) and +1, one
-// 2-element store), its ldmatrix phases (8 rows of 16 bytes) and its tf32
-// A loads (lane l: row l/4, column l%4). Without padding each is 8-way.
+/// The lowering's accesses, lane by lane, for rows `pitch` bytes apart (g =
+/// lane / 4, t = lane % 4). An mma.sync result store: row g, columns 2t and
+/// 2t + 1, one store of both (16-bit: 4 bytes, one phase of 32 lanes;
+/// 32-bit: 8 bytes, a phase per half-warp, whose lanes reach rows 0-3).
+static SmallVector<int64_t> fragmentStore(int64_t pitch, int64_t bytes,
+                                          int64_t lanes) {
+  SmallVector<int64_t> at;
+  for (int64_t lane = 0; lane < lanes; ++lane)
+    at.push_back((lane / 4) * pitch + 2 * (lane % 4) * bytes);
+  return at;
+}
+
+const TileRowAccess kEightRows{8, 16}, kFourRows{4, 32};
+
+// The padding puts each access the lowering makes a few rows at a time into
+// the fewest wavefronts its bytes allow, where the unpadded rows take 2 to 8
+// times as many: for 16-bit tiles, the mma result store and the ldmatrix
+// phases (8 rows of 16 bytes); for 32-bit tiles, the mma result store by
+// half-warps and tf32 B fragment loads (lane: row t, column g), 4 rows of 32
+// bytes. Rows of 32 and 64 bytes as well as whole 128-byte lines.
 TEST(SharedMemoryPlanRowPitch, RowAccessesTakeTheFewestWavefronts) {
   for (unsigned bits : {16u, 32u}) {
     int64_t bytes = bits / 8;
-    for (int64_t row : {128 / bytes, 256 / bytes, 512 / bytes, 1024 / bytes}) {
-      int64_t pitch = getComputedTileRowPitch({64, row}, bits);
-      SmallVector<int64_t> fragment, unpadded;
-      for (int64_t lane = 0; lane < 32; ++lane) {
-        int64_t at = (lane / 4) * pitch + 2 * (lane % 4);
-        fragment.push_back(at * bytes);
-        unpadded.push_back(((lane / 4) * row + 2 * (lane % 4)) * bytes);
-      }
-      EXPECT_EQ(wavefronts(fragment, 2 * bytes), (64 * bytes + 127) / 128)
-          << bits << "-bit rows of " << row;
-      EXPECT_EQ(wavefronts(unpadded, 2 * bytes), 8);
+    for (int64_t rowBytes : {32, 64, 128, 256, 512, 1024}) {
+      int64_t row = rowBytes / bytes;
+      SmallVector<TileRowAccess> accesses = {bits == 16 ? kEightRows
+                                                        : kFourRows};
+      int64_t pitch =
+          getComputedTileRowPitch({64, row}, bits, accesses) * bytes;
+      EXPECT_LE(pitch - rowBytes, 32);
       if (bits == 16) {
+        EXPECT_EQ(wavefronts(fragmentStore(pitch, 2, 32), 4), 1)
+            << "rows of " << rowBytes << " bytes";
         SmallVector<int64_t> phase;
         for (int64_t r = 0; r < 8; ++r)
-          phase.push_back(r * pitch * bytes);
-        EXPECT_EQ(wavefronts(phase, 16), 1) << "ldmatrix, rows of " << row;
+          phase.push_back(r * pitch);
+        EXPECT_EQ(wavefronts(phase, 16), 1) << "ldmatrix, " << rowBytes;
+        if (rowBytes >= 64) {
+          EXPECT_GE(wavefronts(fragmentStore(rowBytes, 2, 32), 4), 2);
+        }
       } else {
-        SmallVector<int64_t> tf32;
+        EXPECT_EQ(wavefronts(fragmentStore(pitch, 4, 16), 8), 1)
+            << "rows of " << rowBytes << " bytes";
+        SmallVector<int64_t> tf32B;
         for (int64_t lane = 0; lane < 32; ++lane)
-          tf32.push_back(((lane / 4) * pitch + lane % 4) * bytes);
-        EXPECT_EQ(wavefronts(tf32, 4), 1) << "tf32 A, rows of " << row;
+          tf32B.push_back((lane % 4) * pitch + (lane / 4) * 4);
+        EXPECT_EQ(wavefronts(tf32B, 4), 1) << "tf32 B, " << rowBytes;
+        // Unpadded, or padded by 16 bytes as for 8 rows: 2-way or worse.
+        if (rowBytes >= 64) {
+          EXPECT_GE(wavefronts(fragmentStore(rowBytes, 4, 16), 8), 2);
+        }
+        EXPECT_EQ(wavefronts(fragmentStore(rowBytes + 16, 4, 16), 8), 2);
       }
     }
   }
+  // tf32 A loads (lane: row g, column t) want 8 rows at 16 bytes apart.
+  int64_t pitch = getComputedTileRowPitch({64, 64}, 32, {kEightRows}) * 4;
+  SmallVector<int64_t> tf32A;
+  for (int64_t lane = 0; lane < 32; ++lane)
+    tf32A.push_back((lane / 4) * pitch + (lane % 4) * 4);
+  EXPECT_EQ(wavefronts(tf32A, 4), 1);
 }
 
-// Rows that fill whole 128-byte lines of the banks get 16 bytes more; a
-// single row, other widths and other element types keep their length.
-TEST(SharedMemoryPlanRowPitch, PadsWholeBankLinesOnly) {
-  EXPECT_EQ(getComputedTileRowPitch({64, 256}, 16), 264);
-  EXPECT_EQ(getComputedTileRowPitch({64, 64}, 16), 72);
-  EXPECT_EQ(getComputedTileRowPitch({2, 32, 256}, 32), 260);
-  EXPECT_EQ(getComputedTileRowPitch({16, 32}, 32), 36);
-  EXPECT_EQ(getComputedTileRowPitch({1, 1, 256}, 16), 256); // one row
-  EXPECT_EQ(getComputedTileRowPitch({64, 48}, 16), 48);     // 96 bytes
-  EXPECT_EQ(getComputedTileRowPitch({16, 16}, 32), 16);     // 64 bytes
-  EXPECT_EQ(getComputedTileRowPitch({64, 128}, 8), 128);    // no mma
-  EXPECT_EQ(getComputedTileRowPitch({256}, 16), 256);
+// The pitch minimizes the excess wavefronts of all the tile's accesses
+// together; where they want different paddings, the shorter of equals.
+TEST(SharedMemoryPlanRowPitch, BalancesTheTilesAccesses) {
+  for (int64_t pad : {0, 16, 32, 48})
+    EXPECT_GE(getExcessWavefronts(kEightRows, 256 + pad) +
+                  getExcessWavefronts(kFourRows, 256 + pad),
+              1)
+        << pad;
+  // A 32-bit mma result that tf32 A fragments read: one 2-way access at
+  // either padding, so the shorter.
+  EXPECT_EQ(getComputedTileRowPitch({32, 64}, 32, {kFourRows, kEightRows}), 68);
+  EXPECT_EQ(getExcessWavefronts(kEightRows, 256), 7);
+  EXPECT_EQ(getExcessWavefronts(kEightRows, 272), 0);
+  EXPECT_EQ(getExcessWavefronts(kFourRows, 272), 1);
+  EXPECT_EQ(getExcessWavefronts(kFourRows, 288), 0);
+  // A row reduction by 8 lanes a row reads 4 rows of 8 words.
+  EXPECT_EQ(getComputedTileRowPitch({32, 64}, 32, {{4, 32}}), 72);
+  // An 8x16 f16 tile (32-byte rows) that a thread graph writes in 16-byte
+  // pieces (4 rows a phase) and ldmatrix reads: either padding leaves one
+  // of them 2-way; the tensor cores' reads weigh more.
+  const TileRowAccess pieces{4, 32};
+  EXPECT_EQ(getComputedTileRowPitch({8, 16}, 16, {pieces, {8, 16, 1}}), 16);
+  EXPECT_EQ(getComputedTileRowPitch({8, 16}, 16, {pieces, {8, 16, 2}}), 24);
+}
+
+// Which rows get padding, and how much.
+TEST(SharedMemoryPlanRowPitch, PadsOnlyWhereItSavesWavefronts) {
+  EXPECT_EQ(getComputedTileRowPitch({64, 256}, 16, {kEightRows}), 264);
+  EXPECT_EQ(getComputedTileRowPitch({64, 64}, 16, {kEightRows}), 72);
+  EXPECT_EQ(getComputedTileRowPitch({64, 48}, 16, {kEightRows}), 56);
+  EXPECT_EQ(getComputedTileRowPitch({64, 32}, 16, {kEightRows}), 40);
+  EXPECT_EQ(getComputedTileRowPitch({64, 16}, 16, {kEightRows}), 24);
+  EXPECT_EQ(getComputedTileRowPitch({64, 8}, 16, {kEightRows}), 8);
+  EXPECT_EQ(getComputedTileRowPitch({64, 24}, 16, {kEightRows}), 24);
+  EXPECT_EQ(getComputedTileRowPitch({2, 32, 256}, 32, {kFourRows}), 264);
+  EXPECT_EQ(getComputedTileRowPitch({16, 32}, 32, {kFourRows}), 40);
+  EXPECT_EQ(getComputedTileRowPitch({16, 32}, 32, {kEightRows}), 36);
+  EXPECT_EQ(getComputedTileRowPitch({16, 16}, 32, {kFourRows}), 24);
+  EXPECT_EQ(getComputedTileRowPitch({16, 8}, 32, {kFourRows}), 8);
+  // One row, no such access, rows not whole 16-byte chunks, 8-bit.
+  EXPECT_EQ(getComputedTileRowPitch({1, 1, 256}, 16, {kEightRows}), 256);
+  EXPECT_EQ(getComputedTileRowPitch({64, 256}, 16, {}), 256);
+  EXPECT_EQ(getComputedTileRowPitch({64, 36}, 16, {kEightRows}), 36);
+  EXPECT_EQ(getComputedTileRowPitch({64, 128}, 8, {kEightRows}), 128);
+  EXPECT_EQ(getComputedTileRowPitch({256}, 16, {kEightRows}), 256);
 }
 
 // Which results of the lowering test's @in_place kernel take over an

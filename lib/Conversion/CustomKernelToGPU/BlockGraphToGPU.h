@@ -119,7 +119,7 @@ public:
                   const TargetInfo &target, bool allowTF32)
       : custom(custom), func(func), target(target), allowTF32(allowTF32),
         b(&func.getBody().front(), func.getBody().front().begin()),
-        loc(custom.getLoc()), plan(custom) {}
+        loc(custom.getLoc()), plan(custom, target.maxSharedMemPerBlock) {}
 
   /// Emits the kernel; returns the dynamic shared memory it needs, in bytes.
   mlir::FailureOr<int64_t> emit();
@@ -322,12 +322,20 @@ private:
   /// otherwise after one, where each warp's fragments take one walk over
   /// k (they wait in registers).
   FusedEpilogue fusibleEpilogue(block::MatmulOp op);
-  /// Runs `body(value, indices)` for each f32 element of the accumulator
-  /// fragment `acc` that lies within the result (rows and columns past it
-  /// are skipped).
-  void forEachFragmentElement(
+  /// Runs `body(values, indices)` for the f32 elements of the accumulator
+  /// fragment `acc` that lie within the result (rows and columns past it
+  /// are skipped): a lane's two adjacent columns of a row together where
+  /// the fragment's columns all exist, else one element at a time.
+  /// `indices` are the first element's.
+  void forEachFragmentPiece(
       mlir::Value acc, const MmaFragment &frag,
-      llvm::function_ref<void(mlir::Value, mlir::ValueRange)> body);
+      llvm::function_ref<void(mlir::ValueRange, mlir::ValueRange)> body);
+  /// Stores `values` (forEachFragmentPiece's) at `indices` of `buffer`: a
+  /// pair as one 2-element vector store, so that a warp's store of a
+  /// fragment row is one instruction per lane (st.shared.v2), as the
+  /// padded rows of getComputedTileRowPitch assume.
+  void storeFragmentPiece(mlir::ValueRange values, mlir::Value buffer,
+                          mlir::ValueRange indices);
   /// Applies `epilogue` (fusibleEpilogue) to each element of `op`'s
   /// fragment `acc`, rounded to the product's element type, and stores its
   /// results; its other inputs are read from their tiles.
@@ -406,10 +414,25 @@ private:
       int64_t count, int64_t lanesPerRow,
       llvm::function_ref<void(mlir::Value, mlir::Value, int64_t, mlir::Value)>
           body);
+  /// Folds elements start, start + step, ... below `end` into `identity`
+  /// with addElement (in several partials, merged at the end); with a
+  /// `rotation`, element j is read at (j + rotation) mod end instead.
   mlir::Value stridedReduce(
       mlir::Value start, int64_t end, int64_t step, mlir::Value identity,
       llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)> addElement,
-      llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)> merge);
+      llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)> merge,
+      mlir::Value rotation = {});
+  /// Where the rows of `buffer` (along its last dim, of `rowLength`
+  /// elements) are a whole number of 128-byte lines and a warp walks
+  /// 32 / lanesPerRow of them at once, lanesPerRow lanes each: the element
+  /// offset by which this lane's row group starts its walk, so that the
+  /// groups of a warp read different banks instead of the same ones
+  /// (forEachRowGroup's slot times lanesPerRow). Null where not needed.
+  mlir::Value rowGroupRotation(mlir::Value buffer, int64_t rowLength,
+                               int64_t lanesPerRow);
+  /// (j + rotation) mod rowLength, for j and rotation below rowLength.
+  mlir::Value rotateInRow(mlir::Value j, mlir::Value rotation,
+                          int64_t rowLength);
   // ForLoopPipeline.cpp
   /// Starts the copy of `load`'s tile for `iteration` into `destination`.
   void issueLoad(block::LoadOp load, mlir::Value destination,

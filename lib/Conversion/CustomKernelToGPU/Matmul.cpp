@@ -508,9 +508,9 @@ Value BlockGraphToGPU::mmaSyncNVVM(ValueRange a, ValueRange bRegs, Value acc,
   return vector::FromElementsOp::create(b, loc, acc.getType(), elements);
 }
 
-void BlockGraphToGPU::forEachFragmentElement(
+void BlockGraphToGPU::forEachFragmentPiece(
     Value acc, const MmaFragment &frag,
-    function_ref<void(Value, ValueRange)> body) {
+    function_ref<void(ValueRange, ValueRange)> body) {
   // Accumulator fragment: lane l holds rows l/4 and l/4 + 8, columns
   // 2(l%4) and 2(l%4) + 1.
   Value pair = arith::MulIOp::create(b, loc, frag.threadInGroup,
@@ -530,23 +530,24 @@ void BlockGraphToGPU::forEachFragmentElement(
         b, loc, frag.row0,
         arith::AddIOp::create(b, loc, frag.group,
                               indexConstant(b, loc, 8 * r)));
+    auto at = [&](Value col) {
+      SmallVector<Value> indices(frag.batch);
+      indices.push_back(row);
+      indices.push_back(col);
+      return indices;
+    };
+    auto element = [&](int64_t c) {
+      return vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{r, c})
+          .getResult();
+    };
     auto rowElements = [&]() {
+      Value col = arith::AddIOp::create(b, loc, frag.col0, pair);
+      if (colsFit)
+        return body({element(0), element(1)}, at(col));
       for (int64_t c = 0; c < 2; ++c) {
-        Value col = arith::AddIOp::create(
-            b, loc, frag.col0,
-            arith::AddIOp::create(b, loc, pair, indexConstant(b, loc, c)));
-        auto element = [&]() {
-          Value v =
-              vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{r, c});
-          SmallVector<Value> at(frag.batch);
-          at.push_back(row);
-          at.push_back(col);
-          body(v, at);
-        };
-        if (colsFit)
-          element();
-        else
-          ifInRange(col, frag.lastCol, element);
+        Value colC =
+            arith::AddIOp::create(b, loc, col, indexConstant(b, loc, c));
+        ifInRange(colC, frag.lastCol, [&] { body({element(c)}, at(colC)); });
       }
     };
     if (rowsFit)
@@ -556,13 +557,43 @@ void BlockGraphToGPU::forEachFragmentElement(
   }
 }
 
+void BlockGraphToGPU::storeFragmentPiece(ValueRange values, Value buffer,
+                                         ValueRange indices) {
+  Type elementType = values.front().getType();
+  if (values.size() == 1 || elementType.getIntOrFloatBitWidth() < 8) {
+    // One by one; i1 elements take a byte each, which a vector of i1
+    // (packed as bits) would not write.
+    for (auto [c, v] : llvm::enumerate(values)) {
+      SmallVector<Value> at = llvm::to_vector(indices);
+      if (c != 0)
+        at.back() =
+            arith::AddIOp::create(b, loc, at.back(), indexConstant(b, loc, c));
+      memref::StoreOp::create(b, loc, v, buffer, at);
+    }
+    return;
+  }
+  // The pair starts at an even column of a row of an even pitch: its
+  // alignment is its size, which LLVM cannot always prove on its own
+  // (next to another tile's stores it kept two st.shared.b32).
+  Type element = values.front().getType();
+  auto type = VectorType::get({static_cast<int64_t>(values.size())}, element);
+  Value v = vector::FromElementsOp::create(b, loc, type, values);
+  vector::StoreOp::create(
+      b, loc, v, buffer, indices, /*nontemporal=*/false,
+      llvm::MaybeAlign(values.size() * element.getIntOrFloatBitWidth() / 8));
+}
+
 void BlockGraphToGPU::storeAccumulatorFragment(Value acc, Value result,
                                                const MmaFragment &frag) {
   Type resultElement = elementTypeOf(result);
-  forEachFragmentElement(acc, frag, [&](Value v, ValueRange at) {
-    if (resultElement != b.getF32Type())
-      v = arith::TruncFOp::create(b, loc, resultElement, v);
-    memref::StoreOp::create(b, loc, v, result, at);
+  forEachFragmentPiece(acc, frag, [&](ValueRange values, ValueRange at) {
+    SmallVector<Value> stored;
+    for (Value v : values)
+      stored.push_back(
+          resultElement == b.getF32Type()
+              ? v
+              : arith::TruncFOp::create(b, loc, resultElement, v).getResult());
+    storeFragmentPiece(stored, result, at);
   });
 }
 
@@ -573,22 +604,61 @@ void BlockGraphToGPU::storeFragmentThroughEpilogue(Value acc,
   Value product = op.getResult();
   Type productElement = elementTypeOf(product);
   ArrayRef<int64_t> shape = shapeOf(product);
-  forEachFragmentElement(acc, frag, [&](Value v, ValueRange at) {
-    // The product element as the tile would have held it.
-    if (productElement != b.getF32Type())
-      v = arith::TruncFOp::create(b, loc, productElement, v);
-    SmallVector<Value> args;
-    for (Value input : epilogue.getInputs())
-      args.push_back(
-          input == product
-              ? v
-              : memref::LoadOp::create(
-                    b, loc, buffers.lookup(input),
-                    broadcastIndices(b, loc, at, shapeOf(input), shape))
-                    .getResult());
-    for (auto [value, result] :
-         llvm::zip(emitThreadGraphBody(epilogue, args), epilogue.getResults()))
-      memref::StoreOp::create(b, loc, value, buffers.lookup(result), at);
+  forEachFragmentPiece(acc, frag, [&](ValueRange values, ValueRange first) {
+    // The other inputs at the piece: a pair as one 2-element load (as the
+    // stores below), one element for a row broadcast along the columns.
+    SmallVector<SmallVector<Value, 2>> inputPieces(epilogue.getInputs().size());
+    for (auto [i, input] : llvm::enumerate(epilogue.getInputs())) {
+      if (input == product)
+        continue;
+      Value buffer = buffers.lookup(input);
+      SmallVector<Value> at =
+          broadcastIndices(b, loc, first, shapeOf(input), shape);
+      // A mask's i1 elements are a byte each in shared memory, where a
+      // vector of i1 would be read as bits: those are read one by one.
+      Type element = elementTypeOf(buffer);
+      if (block::broadcastsAlongRows(shapeOf(input), shape)) {
+        inputPieces[i].push_back(memref::LoadOp::create(b, loc, buffer, at));
+        continue;
+      }
+      if (values.size() == 1 || element.getIntOrFloatBitWidth() < 8) {
+        for (int64_t c = 0, e = values.size(); c < e; ++c) {
+          SmallVector<Value> column = llvm::to_vector(at);
+          if (c != 0)
+            column.back() = arith::AddIOp::create(b, loc, column.back(),
+                                                  indexConstant(b, loc, c));
+          inputPieces[i].push_back(
+              memref::LoadOp::create(b, loc, buffer, column));
+        }
+        continue;
+      }
+      auto type =
+          VectorType::get({static_cast<int64_t>(values.size())}, element);
+      Value pair = vector::LoadOp::create(
+          b, loc, type, buffer, at, /*nontemporal=*/false,
+          llvm::MaybeAlign(values.size() * element.getIntOrFloatBitWidth() /
+                           8));
+      for (int64_t c = 0, e = values.size(); c < e; ++c)
+        inputPieces[i].push_back(
+            vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{c}));
+    }
+    // Per result, the piece's values.
+    SmallVector<SmallVector<Value, 2>> results(epilogue.getNumResults());
+    for (auto [c, v] : llvm::enumerate(values)) {
+      // The product element as the tile would have held it.
+      if (productElement != b.getF32Type())
+        v = arith::TruncFOp::create(b, loc, productElement, v);
+      SmallVector<Value> args;
+      for (auto [i, input] : llvm::enumerate(epilogue.getInputs()))
+        args.push_back(input == product            ? v
+                       : inputPieces[i].size() > c ? inputPieces[i][c]
+                                                   : inputPieces[i].front());
+      for (auto [i, value] :
+           llvm::enumerate(emitThreadGraphBody(epilogue, args)))
+        results[i].push_back(value);
+    }
+    for (auto [values, result] : llvm::zip(results, epilogue.getResults()))
+      storeFragmentPiece(values, buffers.lookup(result), first);
   });
 }
 

@@ -46,10 +46,42 @@ Value BlockGraphToGPU::warpAllReduce(Value partial, bool isMax, int64_t width) {
 /// floating-point adds to overlap them).
 static constexpr int64_t kPartialsPerThread = 4;
 
+Value BlockGraphToGPU::rowGroupRotation(Value buffer, int64_t rowLength,
+                                        int64_t lanesPerRow) {
+  constexpr int64_t kBankLineBytes = 128;
+  auto type = cast<MemRefType>(buffer.getType());
+  if (lanesPerRow >= kWarpSize || type.getRank() < 2 ||
+      rowLength % lanesPerRow != 0)
+    return {};
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return {};
+  int64_t pitch = strides[type.getRank() - 2];
+  int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+  if (ShapedType::isDynamic(pitch) || elementBytes == 0 ||
+      (pitch * elementBytes) % kBankLineBytes != 0)
+    return {};
+  // The row group's slot in its warp, as forEachRowGroup numbers them.
+  Value slot = arith::DivUIOp::create(b, loc, laneId,
+                                      indexConstant(b, loc, lanesPerRow));
+  return arith::MulIOp::create(b, loc, slot,
+                               indexConstant(b, loc, lanesPerRow));
+}
+
+Value BlockGraphToGPU::rotateInRow(Value j, Value rotation, int64_t rowLength) {
+  Value sum = arith::AddIOp::create(b, loc, j, rotation);
+  Value length = indexConstant(b, loc, rowLength);
+  Value past =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, sum, length);
+  return arith::SelectOp::create(
+      b, loc, past, arith::SubIOp::create(b, loc, sum, length), sum);
+}
+
 Value BlockGraphToGPU::stridedReduce(
     Value start, int64_t end, int64_t step, Value identity,
     function_ref<Value(Value, Value)> addElement,
-    function_ref<Value(Value, Value)> merge) {
+    function_ref<Value(Value, Value)> merge, Value rotation) {
   // Every caller starts below `step`, so each thread's trip count is
   // end / step when step divides end; the partials need it to be a multiple
   // of their number.
@@ -65,6 +97,8 @@ Value BlockGraphToGPU::stridedReduce(
     for (int64_t k = 0; k < partials; ++k) {
       Value j = arith::AddIOp::create(b, loc, loop.getInductionVar(),
                                       indexConstant(b, loc, k * step));
+      if (rotation)
+        j = rotateInRow(j, rotation, end);
       next.push_back(addElement(loop.getRegionIterArg(k), j));
     }
     scf::YieldOp::create(b, loc, next);
@@ -87,7 +121,8 @@ void BlockGraphToGPU::emitReduce(Operation &op, bool isMax) {
   auto merge = [&](Value x, Value y) {
     return reduceStep(b, loc, x, y, isMax);
   };
-  auto reduceRow = [&](ValueRange outIdx, Value start, int64_t step) {
+  auto reduceRow = [&](ValueRange outIdx, Value start, int64_t step,
+                       Value rotation = {}) {
     return stridedReduce(
         start, inShape[dim], step, identity,
         [&](Value acc, Value j) {
@@ -98,7 +133,7 @@ void BlockGraphToGPU::emitReduce(Operation &op, bool isMax) {
               buildScalarExtension(
                   b, loc, memref::LoadOp::create(b, loc, input, inIdx), f32));
         },
-        merge);
+        merge, rotation);
   };
   auto store = [&](Value v, ValueRange outIdx) {
     if (resultElement != f32)
@@ -114,13 +149,18 @@ void BlockGraphToGPU::emitReduce(Operation &op, bool isMax) {
   }
   // A group of lanes per row (block::getReductionLanesPerRow): they stride
   // the reduced dim, then shuffle within the group; a warp takes
-  // 32 / lanesPerRow rows at once.
+  // 32 / lanesPerRow rows at once, each group starting its walk at another
+  // place of its row where the rows would share banks.
+  bool lastDim = dim == static_cast<int64_t>(inShape.size()) - 1;
   forEachRowGroup(
       numElements(outShape), block::getReductionLanesPerRow(inShape[dim]),
       [&](Value row, Value lane, int64_t lanesPerRow, Value exists) {
         SmallVector<Value> outIdx = delinearize(b, loc, row, outShape);
-        Value total = warpAllReduce(reduceRow(outIdx, lane, lanesPerRow), isMax,
-                                    lanesPerRow);
+        Value rotation =
+            lastDim ? rowGroupRotation(input, inShape[dim], lanesPerRow)
+                    : Value();
+        Value total = warpAllReduce(
+            reduceRow(outIdx, lane, lanesPerRow, rotation), isMax, lanesPerRow);
         Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                             lane, indexConstant(b, loc, 0));
         if (exists)
@@ -183,7 +223,7 @@ void BlockGraphToGPU::emitRmsNorm(block::RmsNormOp op) {
   // only where `writes` holds, if given.
   auto normalizeRow = [&](ValueRange rowIdx, Value start, int64_t step,
                           Value writeStart, int64_t writeStep, int64_t width,
-                          Value writes) {
+                          Value writes, Value rotation = {}) {
     // y = x * (1 / sqrt(sum(x^2) / n + epsilon)): the CPU lowering divides
     // each element instead, which is within an f32 rounding of this; an
     // IEEE division per element costs a dozen instructions on the GPU.
@@ -202,7 +242,8 @@ void BlockGraphToGPU::emitRmsNorm(block::RmsNormOp op) {
         },
         [&](Value x, Value y) {
           return reduceStep(b, loc, x, y, /*isMax=*/false);
-        });
+        },
+        rotation);
     if (warps)
       sum = warpAllReduce(sum, /*isMax=*/false, width);
     Value mean = arith::DivFOp::create(
@@ -222,7 +263,10 @@ void BlockGraphToGPU::emitRmsNorm(block::RmsNormOp op) {
         scf::ForOp::create(b, loc, writeStart, indexConstant(b, loc, n),
                            indexConstant(b, loc, writeStep));
     b.setInsertionPointToStart(writeLoop.getBody());
-    SmallVector<Value> idx = element(writeLoop.getInductionVar());
+    Value j = writeLoop.getInductionVar();
+    if (rotation)
+      j = rotateInRow(j, rotation, n);
+    SmallVector<Value> idx = element(j);
     Value x = buildScalarExtension(
         b, loc, memref::LoadOp::create(b, loc, input, idx), f32);
     Value y = arith::MulFOp::create(b, loc, x, inverse);
@@ -259,7 +303,11 @@ void BlockGraphToGPU::emitRmsNorm(block::RmsNormOp op) {
   forEachRowGroup(
       rowCount, block::getReductionLanesPerRow(n),
       [&](Value row, Value lane, int64_t lanesPerRow, Value exists) {
+        // The groups of a warp start at different places of their rows
+        // where the rows would share banks (the result is written where
+        // the input is read).
         normalizeRow(delinearize(b, loc, row, rows), lane, lanesPerRow, lane,
-                     lanesPerRow, lanesPerRow, exists);
+                     lanesPerRow, lanesPerRow, exists,
+                     rowGroupRotation(input, n, lanesPerRow));
       });
 }

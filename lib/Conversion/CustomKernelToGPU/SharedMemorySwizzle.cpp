@@ -14,7 +14,10 @@ static constexpr int64_t kChunkBytes = 16;
 static constexpr int64_t kChunksPerBankRow = 8;
 
 std::optional<SharedMemorySwizzle>
-SharedMemorySwizzle::get(ArrayRef<int64_t> shape, unsigned elementBits) {
+SharedMemorySwizzle::get(ArrayRef<int64_t> shape, unsigned elementBits,
+                         int64_t xorStep) {
+  if (xorStep < 1 || kChunksPerBankRow % xorStep != 0)
+    return std::nullopt;
   if (shape.empty() || elementBits == 0 || elementBits % 8 != 0 ||
       kChunkBytes % (elementBits / 8) != 0)
     return std::nullopt;
@@ -32,8 +35,8 @@ SharedMemorySwizzle::get(ArrayRef<int64_t> shape, unsigned elementBits) {
   if (chunksPerRow < kChunksPerBankRow &&
       (elements / chunkElements) % kChunksPerBankRow != 0)
     return std::nullopt;
-  return SharedMemorySwizzle(chunkElements,
-                             std::max(chunksPerRow, kChunksPerBankRow));
+  return SharedMemorySwizzle(
+      chunkElements, std::max(chunksPerRow, kChunksPerBankRow), xorStep);
 }
 
 Value SharedMemorySwizzle::emitSwizzledOffset(OpBuilder &b, Location loc,
@@ -45,9 +48,11 @@ Value SharedMemorySwizzle::emitSwizzledOffset(OpBuilder &b, Location loc,
   // become shifts and masks in the PTX.
   Value phase = b.createOrFold<arith::DivUIOp>(
       loc, offset, constant(chunkElements * phaseChunks));
+  // ((phase * step) % 8) * chunk, as (phase % (8 / step)) * (step * chunk).
   Value mask = b.createOrFold<arith::MulIOp>(
       loc,
-      b.createOrFold<arith::RemUIOp>(loc, phase, constant(kChunksPerBankRow)),
-      constant(chunkElements));
+      b.createOrFold<arith::RemUIOp>(loc, phase,
+                                     constant(kChunksPerBankRow / xorStep)),
+      constant(chunkElements * xorStep));
   return b.createOrFold<arith::XOrIOp>(loc, offset, mask);
 }

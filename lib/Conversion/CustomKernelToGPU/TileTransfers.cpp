@@ -124,23 +124,42 @@ BlockGraphToGPU::swizzleFor(block::LoadOp load) {
   // the tile unswizzled.
   if (loadVectorWidth(load) == 1)
     return std::nullopt;
-  auto readByTensorCores = [&](Operation *user) {
+  // tf32 fragments read 32-bit elements one by one: A's lanes walk 8 rows
+  // of the stored tile at one chunk, B's 4 rows at two chunks
+  // (SharedMemorySwizzle.h); through a transposed view the roles swap.
+  bool rowWise = false, columnWise = false;
+  auto readByTensorCores = [&](Operation *user, Value operand,
+                               bool transposed) {
     auto matmul = dyn_cast<block::MatmulOp>(user);
-    return matmul && mmaKindFor(matmul);
+    if (!matmul)
+      return false;
+    std::optional<MmaKind> kind = mmaKindFor(matmul);
+    if (!kind)
+      return false;
+    if (*kind == MmaKind::tf32) {
+      if (matmul.getLhs() == operand)
+        (transposed ? columnWise : rowWise) = true;
+      if (matmul.getRhs() == operand)
+        (transposed ? rowWise : columnWise) = true;
+    }
+    return true;
   };
   for (Operation *user : tile.getUsers()) {
     // Through a view, the matmuls read this tile with ldmatrix too.
     auto view = dyn_cast<block::TransposeOp>(user);
     if (view && block::isTransposedMatmulView(view)) {
-      if (!llvm::all_of(view.getResult().getUsers(), readByTensorCores))
-        return std::nullopt;
+      for (Operation *viewUser : view.getResult().getUsers())
+        if (!readByTensorCores(viewUser, view.getResult(),
+                               /*transposed=*/true))
+          return std::nullopt;
       continue;
     }
-    if (!readByTensorCores(user))
+    if (!readByTensorCores(user, tile, /*transposed=*/false))
       return std::nullopt;
   }
   return SharedMemorySwizzle::get(shapeOf(tile),
-                                  elementType.getIntOrFloatBitWidth());
+                                  elementType.getIntOrFloatBitWidth(),
+                                  /*xorStep=*/columnWise && !rowWise ? 2 : 1);
 }
 
 SmallVector<Value> BlockGraphToGPU::tileIndices(Value tile,

@@ -417,6 +417,7 @@ bool planFits(Operation *op, const DefaultSchedule &s, int64_t maxBytes) {
       buildDefaultKernels(rewriter, op, s);
   bool fits =
       succeeded(kernels) && llvm::all_of(*kernels, [&](kernel::CustomOp k) {
+        // Padded rows included: the default tiles leave room for them.
         return block::SharedMemoryPlan(k).getTotalBytes() <= maxBytes;
       });
   while (!scratch.empty()) {

@@ -46,11 +46,14 @@
 // TF32-NEXT: scf.yield %[[K]]#0, %[[K]]#1 : vector<2x2xf32>, vector<2x2xf32>
 // TF32-NEXT: }
 // TF32-NEXT: nvvm.cp.async.wait.group 0
+// Each fragment row's two f32 sums are one 8-byte store, into rows padded
+// by 32 bytes (a half-warp's stores: 4 rows of 32 bytes on 32 banks).
 // TF32: %[[E:.*]] = vector.extract %[[SUMS]]#0[0, 0] : f32 from vector<2x2xf32>
-// TF32: memref.store %[[E]], %[[RESULT:.*]][%{{.*}}, %{{.*}}] : memref<32x32xf32, strided<[36, 1]>, #gpu.address_space<workgroup>>
-// TF32-COUNT-3: memref.store %{{.*}}, %[[RESULT]]
+// TF32: %[[PAIR:.*]] = vector.from_elements %[[E]], %{{.*}} : vector<2xf32>
+// TF32: vector.store %[[PAIR]], %[[RESULT:.*]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<32x32xf32, strided<[40, 1]>, #gpu.address_space<workgroup>>, vector<2xf32>
+// TF32-COUNT-1: vector.store %{{.*}}, %[[RESULT]]
 // TF32: vector.extract %[[SUMS]]#1[0, 0]
-// TF32-COUNT-4: memref.store %{{.*}}, %[[RESULT]]
+// TF32-COUNT-2: vector.store %{{.*}}, %[[RESULT]]
 // TF32-NOT: memref.store
 // TF32: gpu.barrier
 // TF32-NOT: arith.mulf

@@ -91,11 +91,11 @@
 // LAUNCH: gpu.binary @mlsopt_kernels
 
 // FD-F32-SM90-LABEL: func.func @flash_decoding(
-// FD-F32-SM90: gpu.launch_func @mlsopt_kernels::@flash_decoding_kernel0 {{.*}} dynamic_shared_memory_size %c149504_i32
+// FD-F32-SM90: gpu.launch_func @mlsopt_kernels::@flash_decoding_kernel0 {{.*}} dynamic_shared_memory_size %c150528_i32
 // FD-F32-SM90: gpu.launch_func @mlsopt_kernels::@flash_decoding_kernel1
 
 // FD-F32-SM80-LABEL: func.func @flash_decoding(
-// FD-F32-SM80: gpu.launch_func @mlsopt_kernels::@flash_decoding_kernel0 {{.*}} dynamic_shared_memory_size %c149504_i32
+// FD-F32-SM80: gpu.launch_func @mlsopt_kernels::@flash_decoding_kernel0 {{.*}} dynamic_shared_memory_size %c150528_i32
 // FD-F32-SM80: gpu.launch_func @mlsopt_kernels::@flash_decoding_kernel1
 // The prologue copies Q and K and waits for them at the top of the loop; V
 // is copied after the first matmul, while exp(S) computes, and waited for

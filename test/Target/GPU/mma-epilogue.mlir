@@ -29,18 +29,25 @@
 // CHECK: nvgpu.mma.sync
 // CHECK: scf.yield
 // CHECK-NOT: gpu.barrier
+// A lane's two columns of a fragment row go through the chain one after
+// the other and are stored as pairs, one 2-element store per result.
 // CHECK: %[[V:.*]] = vector.extract %[[K]]#0[0, 0] : f32 from vector<2x2xf32>
+// CHECK-NEXT: %[[V1:.*]] = vector.extract %[[K]]#0[0, 1] : f32 from vector<2x2xf32>
 // CHECK-NEXT: %[[E:.*]] = math.exp %[[V]] : f32
 // CHECK-NEXT: %[[H:.*]] = arith.truncf %[[E]] : f32 to f16
-// CHECK-NEXT: memref.store %[[E]], %[[EXP:.*]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<1x64x128xf32
-// CHECK-NEXT: memref.store %[[H]], %[[HALF:.*]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<1x64x128xf16
+// CHECK: %[[E1:.*]] = math.exp %[[V1]] : f32
+// CHECK-NEXT: %[[H1:.*]] = arith.truncf %[[E1]] : f32 to f16
+// CHECK-NEXT: %[[EP:.*]] = vector.from_elements %[[E]], %[[E1]] : vector<2xf32>
+// CHECK-NEXT: vector.store %[[EP]], %[[EXP:.*]][%{{.*}}, %{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<1x64x128xf32
+// CHECK-NEXT: %[[HP:.*]] = vector.from_elements %[[H]], %[[H1]] : vector<2xf16>
+// CHECK-NEXT: vector.store %[[HP]], %[[HALF:.*]][%{{.*}}, %{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<1x64x128xf16
 // CHECK-NOT: gpu.barrier
 // The warp's 16 fragments, then the barrier that ends both the matmul and
 // the thread graph; the row sums come next.
 // CHECK: vector.extract %[[K]]#15[1, 1]
 // CHECK-NEXT: math.exp
 // CHECK-NOT: gpu.barrier
-// CHECK: memref.store %{{.*}}, %[[HALF]]
+// CHECK: vector.store %{{.*}}, %[[HALF]]
 // CHECK-NEXT: gpu.barrier
 // CHECK-NOT: math.exp
 // CHECK: gpu.shuffle xor
@@ -78,8 +85,8 @@ func.func @attention(%q: tensor<2x64x64xf16>, %k: tensor<2x64x512xf16>, %v: tens
 // CHECK: %[[K:.*]]:2 = scf.for %{{.*}} step %c16{{.*}} iter_args
 // CHECK-NOT: gpu.barrier
 // CHECK: %[[V:.*]] = vector.extract %[[K]]#0[0, 0] : f32 from vector<2x2xf32>
-// CHECK-NEXT: %[[R:.*]] = arith.truncf %[[V]] : f32 to f16
 // CHECK: %[[S:.*]] = memref.load %{{.*}}[%{{.*}}, %c0{{.*}}] : memref<32x1xf16
+// CHECK-NEXT: %[[R:.*]] = arith.truncf %[[V]] : f32 to f16
 // CHECK-NEXT: %[[RX:.*]] = arith.extf %[[R]] : f16 to f32
 // CHECK-NEXT: %[[SX:.*]] = arith.extf %[[S]] : f16 to f32
 // CHECK-NEXT: arith.mulf %[[RX]], %[[SX]] : f32
@@ -184,7 +191,7 @@ func.func @late_copy(%x: tensor<32x64xf16>, %k: tensor<64x256xf16>, %r: tensor<3
 // CHECK-LABEL: gpu.func @two_readers_kernel0
 // CHECK: nvgpu.mma.sync
 // CHECK-NOT: math.exp
-// CHECK: memref.store %{{.*}} : memref<32x64xf32
+// CHECK: vector.store %{{.*}} : memref<32x64xf32
 // CHECK-NOT: math.exp
 // CHECK: gpu.barrier
 // CHECK-NOT: math.exp
@@ -230,6 +237,7 @@ func.func @two_readers(%x: tensor<32x64xf16>, %w: tensor<64x64xf16>) -> (tensor<
 // CHECK-NOT: memref.store
 // CHECK-NOT: gpu.barrier
 // CHECK: vector.extract %[[S]]#0[0, 0]
+// CHECK-NEXT: vector.extract %[[S]]#0[0, 1]
 // CHECK-NEXT: math.exp
 // CHECK-NOT: gpu.barrier
 // CHECK: nvvm.cp.async.wait.group 0
@@ -268,7 +276,7 @@ func.func @partials(%q: tensor<2x32x64xf16>, %k: tensor<2x64x512xf16>, %v: tenso
 // CHECK-LABEL: gpu.func @two_walks_kernel0
 // CHECK: nvgpu.mma.sync
 // CHECK-NOT: math.exp
-// CHECK: memref.store %{{.*}} : memref<64x128xf32
+// CHECK: vector.store %{{.*}} : memref<64x128xf32
 // CHECK-NOT: math.exp
 // CHECK: :16 = scf.for
 // CHECK-NOT: math.exp

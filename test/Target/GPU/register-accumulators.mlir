@@ -48,14 +48,20 @@
 // CHECK-NEXT: scf.yield %[[K]]#0, %[[K]]#1 : vector<2x2xf32>, vector<2x2xf32>
 // CHECK-NEXT: }
 // CHECK-NEXT: nvvm.cp.async.wait.group 0
+// Each row of a fragment is one 2-element store (st.shared.b32 of an f16
+// pair).
 // CHECK: vector.extract %[[SUMS]]#0[0, 0]
+// CHECK-NEXT: vector.extract %[[SUMS]]#0[0, 1]
 // CHECK-NEXT: arith.truncf
-// CHECK: memref.store %{{.*}}, %[[RESULT:.*]][%{{.*}}, %{{.*}}] : memref<16x40xf16, #gpu.address_space<workgroup>>
-// CHECK-COUNT-3: memref.store %{{.*}}, %[[RESULT]]
+// CHECK-NEXT: arith.truncf
+// CHECK-NEXT: %[[PAIR:.*]] = vector.from_elements
+// CHECK-NEXT: vector.store %[[PAIR]], %[[RESULT:.*]][%{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<16x40xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// CHECK-COUNT-1: vector.store %{{.*}}, %[[RESULT]]
 // CHECK: scf.if
 // CHECK: vector.extract %[[SUMS]]#1[0, 0]
-// CHECK-COUNT-4: memref.store %{{.*}}, %[[RESULT]]
+// CHECK-COUNT-2: vector.store %{{.*}}, %[[RESULT]]
 // CHECK-NOT: memref.store %{{.*}}, %[[RESULT]]
+// CHECK-NOT: vector.store %{{.*}}, %[[RESULT]]
 // CHECK: gpu.barrier
 // CHECK: gpu.return
 // BF16-LABEL: gpu.func @guarded_kernel0
@@ -92,7 +98,7 @@ func.func @guarded(%x: tensor<16x96xf16>, %w: tensor<96x40xf16>) -> tensor<16x40
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c3{{.*}} step %c1{{.*}} {
 // CHECK: %[[MMA:.*]] = nvgpu.mma.sync
 // CHECK: vector.extract %{{.*}}[0, 0]
-// CHECK: memref.store %{{.*}}, %{{.*}} : memref<16x40xf16, #gpu.address_space<workgroup>>
+// CHECK: vector.store %{{.*}}, %{{.*}} : memref<16x40xf16, #gpu.address_space<workgroup>>, vector<2xf16>
 // CHECK: gpu.shuffle
 // CHECK: arith.addf
 // CHECK: memref.store %{{.*}}, %{{.*}} : memref<16x40xf32, #gpu.address_space<workgroup>>
@@ -121,7 +127,7 @@ func.func @read_twice(%x: tensor<16x96xf16>, %w: tensor<96x40xf16>) -> (tensor<1
 // CHECK-NOT: iter_args({{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c2{{.*}} step %c1{{.*}} {
 // CHECK: nvgpu.mma.sync
-// CHECK: memref.store %{{.*}}, %{{.*}} : memref<128x72xf16, #gpu.address_space<workgroup>>
+// CHECK: vector.store %{{.*}}, %{{.*}} : memref<128x72xf16, #gpu.address_space<workgroup>>, vector<2xf16>
 // CHECK: memref.store %{{.*}}, %{{.*}} : memref<128x72xf32, #gpu.address_space<workgroup>>
 // CHECK: gpu.return
 func.func @too_many_fragments(%x: tensor<128x32xf16>, %w: tensor<32x72xf16>) -> tensor<128x72xf16> {

@@ -4,7 +4,8 @@
 // weight) is read with ldmatrix without .trans, a left operand stored
 // [k, m] with ldmatrix.trans; the shared memory holds each tile once
 // (double-buffered: 2 x (32x64 + 64x32) f16 = 16384 bytes, and the 32x32
-// result: 18432 bytes). With m = 8, not a whole 16-row fragment, the left
+// result, its 64-byte rows padded by 16 for the fragment stores: 18944
+// bytes). With m = 8, not a whole 16-row fragment, the left
 // view would read past the tile's rows: that transpose is copied instead,
 // into a tile of its own (6144 bytes in all).
 // RUN: mlsopt-opt %s --mlsopt-gpu-pipeline=chip=sm_90 -o %t.mlir
@@ -17,9 +18,9 @@
 // RUN: %if ptxas %{ %ptxas -arch=sm_80 %t.f32.ptx -o %t.f32.cubin %}
 
 // HOST-LABEL: func.func @both_views(
-// HOST: gpu.launch_func @mlsopt_kernels::@both_views_kernel0 {{.*}} dynamic_shared_memory_size %c18432_i32
+// HOST: gpu.launch_func @mlsopt_kernels::@both_views_kernel0 {{.*}} dynamic_shared_memory_size %c18944_i32
 // HOST-LABEL: func.func @loop_result(
-// HOST: gpu.launch_func @mlsopt_kernels::@loop_result_kernel0 {{.*}} dynamic_shared_memory_size %c10752_i32
+// HOST: gpu.launch_func @mlsopt_kernels::@loop_result_kernel0 {{.*}} dynamic_shared_memory_size %c11264_i32
 // HOST-LABEL: func.func @narrow_left(
 // HOST: gpu.launch_func @mlsopt_kernels::@narrow_left_kernel0 {{.*}} dynamic_shared_memory_size %c6272_i32
 

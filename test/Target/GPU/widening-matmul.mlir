@@ -17,12 +17,16 @@
 // CHECK: %[[SUMS:.*]]:2 = scf.for {{.*}} -> (vector<2x2xf32>, vector<2x2xf32>)
 // CHECK: nvvm.mma.sync
 // CHECK-SAME: multiplicandAPtxType = #nvvm.mma_type<bf16>
+// The f32 result's rows are padded by 32 bytes, so that a half-warp's
+// 8-byte stores of its fragment rows (4 rows of 32 bytes) hit 32 banks.
 // CHECK: %[[E:.*]] = vector.extract %[[SUMS]]#0[0, 0] : f32
 // CHECK-NOT: arith.truncf
-// CHECK: memref.store %[[E]], %{{.*}} : memref<16x64xf32, strided<[68, 1]>, #gpu.address_space<workgroup>>
+// CHECK: %[[PAIR:.*]] = vector.from_elements %[[E]], %{{.*}} : vector<2xf32>
+// CHECK: vector.store %[[PAIR]], %{{.*}} {alignment = 8 : i64} : memref<16x64xf32, strided<[72, 1]>, #gpu.address_space<workgroup>>, vector<2xf32>
 // CHECK: arith.truncf %{{.*}} : vector<4xf32> to vector<4xbf16>
 // F16: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PTX: st.shared.v2.b32
 func.func @widening(%x: tensor<16x256xbf16>, %w: tensor<256x64xbf16>) -> tensor<16x64xbf16> {
   %o = kernel.custom (%x, %w) grid <1, 1, 1> block <128, 1, 1>
       : (tensor<16x256xbf16>, tensor<256x64xbf16>) -> tensor<16x64xbf16> {

@@ -37,14 +37,14 @@
 // VERIFY: remark: @rmsnorm_linear is equivalent to @rmsnorm_linear_reference
 
 // One launch, reading the weight as it is stored. The transposed tile is a
-// view of the loaded one: 90752 bytes of shared memory, of which the
+// view of the loaded one: 90816 bytes of shared memory, of which the
 // 32x1024 weight tile takes 65536 once (a copy would add as many again).
 // The f16 program is computed in f32; the rows of x, which its squares
 // read in f32 too, are rounded back to f16 for the product, so the weight
 // tile stays f16 and the product runs on the f16 tensor cores (it was
 // tf32 on an f32 weight tile of 98304 bytes).
 // HOST-LABEL: func.func @rmsnorm_linear(
-// HOST: gpu.launch_func {{.*}} dynamic_shared_memory_size %c90752_i32 args(%arg0 : memref<8x1024xf16>, %arg1 : memref<1536x1024xf16>
+// HOST: gpu.launch_func {{.*}} dynamic_shared_memory_size %c90816_i32 args(%arg0 : memref<8x1024xf16>, %arg1 : memref<1536x1024xf16>
 // HOST-NOT: gpu.launch_func
 // HOST: return
 

@@ -11,6 +11,11 @@
 // permutes chunks inside the tile and allocates no extra bytes: the shared
 // memory a kernel needs is the same with and without it.
 //
+// tf32 B fragments read a k x n tile by columns instead: 4 rows (k) of 8
+// consecutive words (two chunks) each. Their swizzle steps two chunks a
+// phase, c ^ ((2 p) mod 8), so the 4 rows' chunk pairs land on 8 different
+// chunks, where c ^ p would map rows 2i and 2i + 1 onto one pair.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef MLSOPT_CONVERSION_CUSTOMKERNELTOGPU_SHAREDMEMORYSWIZZLE_H
@@ -29,13 +34,15 @@ public:
   /// elements, or nullopt where it does not apply: rows that are not a
   /// power-of-two number (at least 2) of 16-byte chunks, or, for rows shorter
   /// than 128 bytes, a tile that is not whole 128-byte lines (the XOR would
-  /// leave the tile).
-  static std::optional<SharedMemorySwizzle> get(llvm::ArrayRef<int64_t> shape,
-                                                unsigned elementBits);
+  /// leave the tile). `xorStep` is the chunks the XOR advances per phase: 1
+  /// for reads of 8 rows at one chunk (ldmatrix, tf32 A fragments, cp.async
+  /// writes), 2 for reads of 4 rows at two chunks (tf32 B fragments).
+  static std::optional<SharedMemorySwizzle>
+  get(llvm::ArrayRef<int64_t> shape, unsigned elementBits, int64_t xorStep = 1);
 
   /// Emits the swizzled element offset of row-major element offset `offset`
-  /// (index-typed): offset ^ ((offset / (chunk * phase)) % 8) * chunk, in
-  /// elements. Folds to a constant for a constant offset, which is how the
+  /// (index-typed): offset ^ ((offset / (chunk * phase) * step) % 8) * chunk,
+  /// in elements. Folds to a constant for a constant offset, which is how the
   /// unit tests evaluate the very arithmetic the lowering emits.
   mlir::Value emitSwizzledOffset(mlir::OpBuilder &b, mlir::Location loc,
                                  mlir::Value offset) const;
@@ -45,13 +52,18 @@ public:
   /// Chunks that share one XOR value: a row, or 8 (128 bytes) when rows are
   /// shorter.
   int64_t getPhaseChunks() const { return phaseChunks; }
+  /// Chunks the XOR advances from one phase to the next.
+  int64_t getXorStep() const { return xorStep; }
 
 private:
-  SharedMemorySwizzle(int64_t chunkElements, int64_t phaseChunks)
-      : chunkElements(chunkElements), phaseChunks(phaseChunks) {}
+  SharedMemorySwizzle(int64_t chunkElements, int64_t phaseChunks,
+                      int64_t xorStep)
+      : chunkElements(chunkElements), phaseChunks(phaseChunks),
+        xorStep(xorStep) {}
 
   int64_t chunkElements;
   int64_t phaseChunks;
+  int64_t xorStep;
 };
 
 } // namespace mlsopt

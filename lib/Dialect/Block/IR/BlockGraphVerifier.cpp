@@ -11,8 +11,9 @@ using namespace mlir;
 using namespace mlsopt;
 using namespace mlsopt::block;
 
-int64_t mlsopt::block::estimateSharedMemoryBytes(kernel::CustomOp op) {
-  return SharedMemoryPlan(op).getTotalBytes();
+int64_t mlsopt::block::estimateSharedMemoryBytes(kernel::CustomOp op,
+                                                 int64_t maxBytes) {
+  return SharedMemoryPlan(op, maxBytes).getTotalBytes();
 }
 
 LogicalResult BlockGraphVerifier::verifyBlockGraph(kernel::CustomOp op) const {
@@ -73,7 +74,7 @@ LogicalResult BlockGraphVerifier::verifyBlockGraph(kernel::CustomOp op) const {
   FailureOr<TargetInfo> target = getEnclosingTarget(op);
   if (failed(target))
     return failure();
-  int64_t bytes = estimateSharedMemoryBytes(op);
+  int64_t bytes = estimateSharedMemoryBytes(op, target->maxSharedMemPerBlock);
   if (bytes > static_cast<int64_t>(target->maxSharedMemPerBlock))
     return op.emitOpError("block graph needs ")
            << bytes << " bytes of shared memory, more than the "

@@ -7,6 +7,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <numeric>
 
@@ -244,49 +245,101 @@ int64_t alignBufferOffset(int64_t offset) {
   return llvm::alignTo(offset, kSharedBufferAlignment);
 }
 
-/// Whether `tile` is written or read a few rows at a time by one warp
-/// instruction, the accesses whose rows land on the same banks unless the
-/// rows are padded: tensor-core result fragments (8 rows of a store), an
-/// operand that ldmatrix or tf32 fragment loads read (8 rows of a phase),
-/// and a row reduction that gives a row fewer lanes than a warp (a warp
-/// reads several rows at once). `fragmentResult`: a loop result that the
-/// warps write from their mma registers.
-bool isAccessedByRows(Value tile, bool fragmentResult = false) {
+/// The accesses by which warps read or write `tile`, in `bits`-bit
+/// elements, several rows at once (TileRowAccess): tensor-core result
+/// fragments, operands that ldmatrix or tf32 fragment loads read, and row
+/// reductions that give a row fewer lanes than a warp. `fragmentResult`: a
+/// loop result that the warps write from their mma registers.
+SmallVector<TileRowAccess> rowAccessesOf(Value tile, unsigned bits,
+                                         bool fragmentResult = false) {
+  SmallVector<TileRowAccess> accesses;
+  const TileRowAccess eightRows{8, 16}, fourRows{4, 32};
   if (fragmentResult || tile.getDefiningOp<MatmulOp>())
-    return true;
-  int64_t rank = cast<RankedTensorType>(tile.getType()).getRank();
-  return llvm::any_of(tile.getUsers(), [&](Operation *user) {
-    if (isa<MatmulOp>(user))
-      return true;
-    if (auto view = dyn_cast<TransposeOp>(user))
-      return isTransposedMatmulView(view);
+    accesses.push_back(bits == 32 ? fourRows : eightRows);
+  // tf32 (32-bit) B fragments walk the stored rows by k, 8 columns at once;
+  // through a transposed view the operands swap roles.
+  auto operandAccess = [&](MatmulOp matmul, Value operand, bool transposed) {
+    bool rowsByK = (matmul.getRhs() == operand) != transposed;
+    TileRowAccess read = bits == 32 && rowsByK ? fourRows : eightRows;
+    read.weight = 2;
+    accesses.push_back(read);
+  };
+  auto type = cast<RankedTensorType>(tile.getType());
+  for (Operation *user : tile.getUsers()) {
+    if (auto matmul = dyn_cast<MatmulOp>(user)) {
+      operandAccess(matmul, tile, /*transposed=*/false);
+      continue;
+    }
+    if (auto view = dyn_cast<TransposeOp>(user)) {
+      if (isTransposedMatmulView(view))
+        for (Operation *viewUser : view.getResult().getUsers())
+          if (auto matmul = dyn_cast<MatmulOp>(viewUser))
+            operandAccess(matmul, view.getResult(), /*transposed=*/true);
+      continue;
+    }
     if (!isa<ReduceSumOp, ReduceMaxOp>(user) ||
-        user->getAttrOfType<IntegerAttr>("dim").getInt() != rank - 1)
-      return false;
-    int64_t row = cast<RankedTensorType>(tile.getType()).getShape().back();
-    return getReductionLanesPerRow(row) < 32;
-  });
+        user->getAttrOfType<IntegerAttr>("dim").getInt() != type.getRank() - 1)
+      continue;
+    int64_t lanes = getReductionLanesPerRow(type.getShape().back());
+    if (lanes < 32)
+      accesses.push_back({32 / lanes, lanes * bits / 8});
+  }
+  // Elementwise ops, thread graphs and stores move whole rows in 16-byte
+  // pieces, 8 lanes (128 bytes) a phase: unpadded, that is contiguous; with
+  // padding, a phase over rows shorter than 128 bytes spans the gaps.
+  auto isRowwise = [](Operation *op) {
+    return op &&
+           (op->hasTrait<OpTrait::ElementwiseByIndex>() || isa<StoreOp>(op));
+  };
+  std::optional<int64_t> rowBytes =
+      llvm::checkedMul(type.getShape().empty() ? 1 : type.getShape().back(),
+                       static_cast<int64_t>(bits / 8));
+  if (!accesses.empty() && rowBytes && *rowBytes > 0 && *rowBytes < 128 &&
+      128 % *rowBytes == 0 &&
+      (isRowwise(tile.getDefiningOp()) ||
+       llvm::any_of(tile.getUsers(), isRowwise)))
+    accesses.push_back({128 / *rowBytes, *rowBytes});
+  return accesses;
 }
 
-/// How a buffer's tile is laid out: elements per row, and bytes in all.
+/// How a buffer's tile is laid out: elements per row, bytes in all, and the
+/// row accesses the padding serves (none: a fixed layout).
 struct BufferLayout {
   int64_t rowPitch, bytes;
+  std::optional<SmallVector<TileRowAccess, 2>> accesses;
 };
 
-/// The layout of `tile`'s buffer, in `elementBits` (an f32 accumulator) or
-/// its own element type. `padRows`: a computed tile that warps access by
-/// rows (isAccessedByRows) gets getComputedTileRowPitch's rows; others
-/// keep their rows as they are.
-BufferLayout layoutOf(Value tile, bool padRows,
-                      std::optional<unsigned> elementBits = {}) {
+/// A mask's tile holds one byte per element, as its tensor does.
+unsigned storedBitsOf(Value tile) {
   auto type = cast<RankedTensorType>(tile.getType());
-  // A mask's tile holds one byte per element, as its tensor does.
-  unsigned bits = elementBits.value_or(
-      std::max(8u, type.getElementType().getIntOrFloatBitWidth()));
-  SmallVector<int64_t> rows = llvm::to_vector(type.getShape());
-  if (padRows && !rows.empty())
-    rows.back() = getComputedTileRowPitch(type.getShape(), bits);
-  return {rows.empty() ? 1 : rows.back(), tileBytes(rows, bits)};
+  return std::max(8u, type.getElementType().getIntOrFloatBitWidth());
+}
+
+/// The layout of `tile`'s buffer of `bits`-bit elements with rows padded
+/// for `accesses` (getComputedTileRowPitch).
+BufferLayout paddedLayout(Value tile, unsigned bits,
+                          ArrayRef<TileRowAccess> accesses) {
+  SmallVector<int64_t> rows =
+      llvm::to_vector(cast<RankedTensorType>(tile.getType()).getShape());
+  if (!rows.empty())
+    rows.back() = getComputedTileRowPitch(rows, bits, accesses);
+  return {rows.empty() ? 1 : rows.back(), tileBytes(rows, bits),
+          SmallVector<TileRowAccess, 2>(accesses)};
+}
+
+/// The layout of `tile`'s buffer, in `elementBits` (an f32 accumulator) or
+/// its own element type. `padRows`: a computed tile whose rows warps access
+/// several at a time (rowAccessesOf) gets getComputedTileRowPitch's rows;
+/// others keep their rows as they are.
+BufferLayout layoutOf(Value tile, bool padRows,
+                      std::optional<unsigned> elementBits = {},
+                      bool fragmentResult = false) {
+  unsigned bits = elementBits.value_or(storedBitsOf(tile));
+  if (padRows)
+    return paddedLayout(tile, bits, rowAccessesOf(tile, bits, fragmentResult));
+  SmallVector<int64_t> rows =
+      llvm::to_vector(cast<RankedTensorType>(tile.getType()).getShape());
+  return {rows.empty() ? 1 : rows.back(), tileBytes(rows, bits), std::nullopt};
 }
 
 /// The program points of a block graph (see SharedMemoryPlan) and the point
@@ -358,20 +411,52 @@ private:
 
 } // namespace
 
-int64_t mlsopt::block::getComputedTileRowPitch(ArrayRef<int64_t> shape,
-                                               unsigned elementBits) {
-  constexpr int64_t kBankLineBytes = 128, kPadBytes = 16;
+int64_t mlsopt::block::getExcessWavefronts(const TileRowAccess &access,
+                                           int64_t pitchBytes) {
+  constexpr int64_t kBanks = 32, kWordBytes = 4, kWavefrontBytes = 128;
+  std::array<int64_t, kBanks> wordsOfBank{};
+  int64_t words = std::max<int64_t>(1, access.bytes / kWordBytes);
+  // Rows start `pitchBytes` apart, which keeps them word-aligned: each word
+  // of each row is distinct, so a bank's count is its distinct words.
+  for (int64_t r = 0; r < access.rows; ++r)
+    for (int64_t w = 0; w < words; ++w)
+      ++wordsOfBank[(r * pitchBytes / kWordBytes + w) % kBanks];
+  int64_t worst = *llvm::max_element(wordsOfBank);
+  return worst - llvm::divideCeil(access.rows * access.bytes, kWavefrontBytes);
+}
+
+int64_t
+mlsopt::block::getComputedTileRowPitch(ArrayRef<int64_t> shape,
+                                       unsigned elementBits,
+                                       ArrayRef<TileRowAccess> accesses) {
+  constexpr int64_t kChunkBytes = 16, kMaxPadBytes = 32;
   if (shape.empty() || (elementBits != 16 && elementBits != 32))
     return shape.empty() ? 1 : shape.back();
   int64_t row = shape.back();
-  bool severalRows =
-      llvm::any_of(shape.drop_back(), [](int64_t s) { return s > 1; });
-  std::optional<int64_t> rowBytes =
-      llvm::checkedMul(row, static_cast<int64_t>(elementBits / 8));
-  if (!severalRows || !rowBytes || *rowBytes == 0 ||
-      *rowBytes % kBankLineBytes != 0)
+  int64_t elementBytes = elementBits / 8;
+  std::optional<int64_t> rowBytes = llvm::checkedMul(row, elementBytes);
+  int64_t numRows = 1;
+  for (int64_t s : shape.drop_back())
+    numRows = llvm::checkedMul(numRows, s).value_or(2);
+  if (numRows < 2 || accesses.empty() || !rowBytes || *rowBytes == 0 ||
+      *rowBytes % kChunkBytes != 0 || *rowBytes > (int64_t{1} << 40))
     return row;
-  return row + kPadBytes / (elementBits / 8);
+  auto cost = [&](int64_t pitchBytes) {
+    int64_t excess = 0;
+    for (TileRowAccess access : accesses) {
+      // A tile of fewer rows: its accesses reach no further.
+      access.rows = std::min(access.rows, numRows);
+      excess += access.weight * getExcessWavefronts(access, pitchBytes);
+    }
+    return excess;
+  };
+  int64_t bestPad = 0, bestCost = cost(*rowBytes);
+  for (int64_t pad = kChunkBytes; pad <= kMaxPadBytes; pad += kChunkBytes)
+    if (int64_t c = cost(*rowBytes + pad); c < bestCost) {
+      bestPad = pad;
+      bestCost = c;
+    }
+  return row + bestPad / elementBytes;
 }
 
 const SharedBuffer *SharedMemoryPlan::lookup(Value value,
@@ -380,7 +465,20 @@ const SharedBuffer *SharedMemoryPlan::lookup(Value value,
   return it == indexOf.end() ? nullptr : &buffers[it->second];
 }
 
-SharedMemoryPlan::SharedMemoryPlan(kernel::CustomOp op) {
+SharedMemoryPlan::SharedMemoryPlan(kernel::CustomOp op, int64_t maxBytes) {
+  build(op, /*padRows=*/true);
+  if (totalBytes <= maxBytes)
+    return;
+  // Padding only saves wavefronts: a block graph that fits without it must
+  // not be refused for it.
+  buffers.clear();
+  rowAccesses.clear();
+  indexOf.clear();
+  totalBytes = 0;
+  build(op, /*padRows=*/false);
+}
+
+void SharedMemoryPlan::build(kernel::CustomOp op, bool padRows) {
   Block &body = op.getBody().front();
   ProgramPoints points(body);
   auto add = [&](Value value, SharedBufferRole role, BufferLayout layout,
@@ -388,11 +486,15 @@ SharedMemoryPlan::SharedMemoryPlan(kernel::CustomOp op) {
     indexOf[{value, static_cast<unsigned>(role)}] = buffers.size();
     buffers.push_back(
         {value, role, layout.bytes, first, last, layout.rowPitch});
+    // An accumulator's rows are written and read element by element; its
+    // padding follows its result's accesses and stays as it is.
+    rowAccesses.push_back(role == SharedBufferRole::Tile ? layout.accesses
+                                                         : std::nullopt);
   };
   // Rows are padded only where a warp reads or writes several of them at
   // once: elsewhere the padding would take bytes and save no wavefront.
-  auto computed = [](Value tile, bool fragmentResult = false) {
-    return layoutOf(tile, isAccessedByRows(tile, fragmentResult));
+  auto computed = [&](Value tile, bool fragmentResult = false) {
+    return layoutOf(tile, padRows, /*elementBits=*/{}, fragmentResult);
   };
   auto loaded = [](Value tile) { return layoutOf(tile, /*padRows=*/false); };
   auto addTiles = [&](Operation &op, unsigned first) {
@@ -428,8 +530,7 @@ SharedMemoryPlan::SharedMemoryPlan(kernel::CustomOp op) {
     for (unsigned i = 0, e = loop.getNumResults(); i < e; ++i) {
       Value result = loop.getResult(i);
       unsigned resultEnd = points.lastUse(result, at.end);
-      BufferLayout acc =
-          layoutOf(result, isAccessedByRows(result), /*elementBits=*/32);
+      BufferLayout acc = layoutOf(result, padRows, /*elementBits=*/32);
       switch (getAccumulatorStorage(loop, i)) {
       case AccumulatorStorage::YieldedTile:
         yieldedResults.push_back({yield.getValues()[i], resultEnd});
@@ -502,6 +603,7 @@ void SharedMemoryPlan::writeResultsInPlace(
         buffers[*resultIndex].rowPitch =
             cast<RankedTensorType>(transpose.getType()).getShape().back();
         buffers[*resultIndex].inPlaceOf = *operandIndex;
+        rowAccesses[*resultIndex] = std::nullopt;
         // No later op may write over the operand while the view is read.
         unsigned &last = buffers[*operandIndex].lastPoint;
         last = std::max(last, buffers[*resultIndex].lastPoint);
@@ -527,14 +629,45 @@ void SharedMemoryPlan::writeResultsInPlace(
         // rows) does not take over an operand's unpadded rows, while a
         // result with no need of padding takes over padded ones, and their
         // layout, at no cost (exp of a matmul's product).
+        // A chain of computed tiles gets the padding that serves all its
+        // tiles' row accesses (exp(S) read by tf32 A fragments in place of
+        // S written by mma fragments).
         std::optional<unsigned> operandIndex = tileIndex(operand);
         if (!operandIndex || operand.getType() != result.getType() ||
-            buffers[*operandIndex].rowPitch < buffers[*resultIndex].rowPitch ||
             buffers[*operandIndex].lastPoint != point ||
             llvm::is_contained(taken, *operandIndex))
           continue;
-        buffers[*resultIndex].rowPitch = buffers[*operandIndex].rowPitch;
-        buffers[*resultIndex].bytes = buffers[*operandIndex].bytes;
+        SmallVector<unsigned> chain = {*resultIndex};
+        for (std::optional<unsigned> i = operandIndex; i;
+             i = buffers[*i].inPlaceOf)
+          chain.push_back(*i);
+        bool paddable = llvm::all_of(
+            chain, [&](unsigned i) { return rowAccesses[i].has_value(); });
+        if (paddable) {
+          SmallVector<TileRowAccess> all;
+          for (unsigned i : chain)
+            llvm::append_range(all, *rowAccesses[i]);
+          BufferLayout layout = paddedLayout(result, storedBitsOf(result), all);
+          // Views of the chain's tiles take its bytes too.
+          for (auto [i, buffer] : llvm::enumerate(buffers)) {
+            bool inChain = llvm::is_contained(chain, i);
+            bool viewOfChain = buffer.inPlaceOf &&
+                               llvm::is_contained(chain, *buffer.inPlaceOf);
+            if (inChain || viewOfChain)
+              buffer.bytes = layout.bytes;
+            if (inChain) {
+              buffer.rowPitch = layout.rowPitch;
+              rowAccesses[i] = layout.accesses;
+            }
+          }
+        } else if (buffers[*operandIndex].rowPitch <
+                   buffers[*resultIndex].rowPitch) {
+          // A fixed layout, whose rows are shorter than the result needs.
+          continue;
+        } else {
+          buffers[*resultIndex].rowPitch = buffers[*operandIndex].rowPitch;
+          buffers[*resultIndex].bytes = buffers[*operandIndex].bytes;
+        }
         buffers[*resultIndex].inPlaceOf = *operandIndex;
         taken.push_back(*operandIndex);
         break;

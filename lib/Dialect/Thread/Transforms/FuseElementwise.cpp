@@ -348,10 +348,10 @@ void mlsopt::thread::fuseElementwiseWithinSharedMemory(
     OpBuilder builder(custom);
     auto fused = cast<kernel::CustomOp>(builder.clone(*custom));
     (void)applyPatternsGreedily(fused, frozen);
-    if (block::estimateSharedMemoryBytes(fused) > limit) {
+    if (block::estimateSharedMemoryBytes(fused, limit) > limit) {
       LLVM_DEBUG(llvm::dbgs() << "kept the block graph at " << custom.getLoc()
                               << ": fused, it needs "
-                              << block::estimateSharedMemoryBytes(fused)
+                              << block::estimateSharedMemoryBytes(fused, limit)
                               << " bytes of shared memory\n");
       fused.erase();
       continue;

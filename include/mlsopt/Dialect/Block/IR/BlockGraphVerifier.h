@@ -6,6 +6,7 @@
 #include "mlsopt/Dialect/Kernel/IR/BlockGraphInterface.h"
 
 #include <cstdint>
+#include <limits>
 
 namespace mlsopt::block {
 
@@ -19,9 +20,12 @@ public:
 };
 
 /// Shared memory a block graph needs, in bytes: the total of its
-/// SharedMemoryPlan, which the GPU lowering allocates exactly, so the
-/// verifier, the cost model and the launch agree.
-int64_t estimateSharedMemoryBytes(kernel::CustomOp op);
+/// SharedMemoryPlan for a block of at most `maxBytes` (the chip's limit,
+/// which decides whether rows are padded), which the GPU lowering allocates
+/// exactly, so the verifier, the cost model and the launch agree.
+int64_t estimateSharedMemoryBytes(
+    kernel::CustomOp op,
+    int64_t maxBytes = std::numeric_limits<int64_t>::max());
 
 } // namespace mlsopt::block
 

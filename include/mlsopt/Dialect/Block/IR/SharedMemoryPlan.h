@@ -21,6 +21,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 
 namespace mlsopt::block {
@@ -175,22 +176,44 @@ mlir::Operation *getCopyIssueOp(LoadOp load);
 /// buffer is live from the loop's start.
 ForLoopOp getLoopBefore(LoadOp load);
 
+/// One warp instruction's reach into a tile that it accesses several rows at
+/// a time, in one shared-memory phase: `bytes` consecutive bytes of each of
+/// `rows` consecutive rows. The GPU lowering makes these: an mma.sync result
+/// store (16-bit: 8 rows of 16 bytes; 32-bit, 8 bytes a lane served by
+/// half-warps: 4 rows of 32 bytes), an ldmatrix phase (8 rows of 16 bytes),
+/// tf32 fragment loads (A: 8 rows of 16 bytes; B, read down its columns: 4
+/// rows of 32 bytes), and a row reduction that gives each row L < 32 lanes
+/// (32 / L rows of L elements). Each covers the tile in phases of 128 bytes;
+/// `weight` is how many times over, as far as the plan can tell: tensor-core
+/// operand reads count twice (a warp reads its A fragments once per walk
+/// over k and its B fragments once per row of fragments), the others once.
+struct TileRowAccess {
+  int64_t rows;
+  int64_t bytes;
+  int64_t weight = 1;
+};
+
 /// Elements per row of the buffer of a tile of `shape` and `elementBits`
-/// that a block op computes and that warps access several rows at a time
-/// (tensor-core results and operands, rows reduced by fewer lanes than a
-/// warp): rows of 16- or 32-bit elements that fill whole
-/// 128-byte lines of the 32 banks get 16 bytes of padding, so that each
-/// row starts 16 bytes further along the banks than the row before it.
-/// Without it, the 8 rows of one mma.sync result store, of one ldmatrix
-/// phase or of one warp's tf32 fragment load all hit the same banks (8-way
-/// conflicts); with it, each takes the fewest wavefronts its bytes allow
-/// (a row reduction that reads 4 rows at once keeps 2-way conflicts in
-/// f32). The last dim otherwise: a single row, and
-/// loaded tiles (copied in 16-byte chunks, swizzled where tensor cores
-/// read them), keep their layout, and so do tiles only read and written
-/// element by element.
+/// (16 or 32) that a block op computes and that warps access as `accesses`.
+/// Unpadded, rows that fill whole 128-byte lines of the 32 banks put the
+/// rows of such an access on the same banks (8 rows: 8-way conflicts). The
+/// pitch is the row plus the padding of 0, 16 or 32 bytes whose accesses
+/// take the fewest shared-memory wavefronts beyond what their bytes need
+/// (weighted; the shortest among equals): 16 bytes for 8 rows of 16 bytes,
+/// 32 for 4 rows of 32, both for rows of 32 or 64 bytes as well as whole
+/// lines. The
+/// last dim otherwise: a single row, rows that are not whole 16-byte chunks,
+/// and tiles with no such access (loaded tiles, copied in 16-byte chunks and
+/// swizzled where tensor cores read them; tiles only read and written
+/// element by element) keep their layout.
 int64_t getComputedTileRowPitch(llvm::ArrayRef<int64_t> shape,
-                                unsigned elementBits);
+                                unsigned elementBits,
+                                llvm::ArrayRef<TileRowAccess> accesses);
+
+/// Shared-memory wavefronts beyond the ideal that `access` takes on rows
+/// `pitchBytes` apart: the most distinct 4-byte words any of the 32 banks
+/// serves, less ceil(bytes / 128).
+int64_t getExcessWavefronts(const TileRowAccess &access, int64_t pitchBytes);
 
 /// What a buffer holds for its value.
 enum class SharedBufferRole {
@@ -248,7 +271,12 @@ struct SharedBuffer {
 /// thread before the next writer of those bytes starts.
 class SharedMemoryPlan {
 public:
-  explicit SharedMemoryPlan(kernel::CustomOp op);
+  /// The plan of `op`'s block graph. Computed tiles get padded rows
+  /// (getComputedTileRowPitch) unless that takes the plan past `maxBytes`
+  /// (the chip's shared memory a block may have): then no tile is padded.
+  explicit SharedMemoryPlan(
+      kernel::CustomOp op,
+      int64_t maxBytes = std::numeric_limits<int64_t>::max());
 
   /// The dynamic shared memory the block needs, in bytes.
   int64_t getTotalBytes() const { return totalBytes; }
@@ -259,6 +287,8 @@ public:
          SharedBufferRole role = SharedBufferRole::Tile) const;
 
 private:
+  /// Plans the buffers, with padded rows for computed tiles or none.
+  void build(kernel::CustomOp op, bool padRows);
   /// Lets results of ElementwiseByIndex ops take over operands that die at
   /// them (sets inPlaceOf).
   void writeResultsInPlace(mlir::Block &body,
@@ -266,6 +296,12 @@ private:
   void place();
 
   llvm::SmallVector<SharedBuffer> buffers;
+  /// Per buffer, the accesses its padding serves (getComputedTileRowPitch),
+  /// or none for a buffer whose layout is fixed (a loaded tile, an
+  /// accumulator): a chain written in place gets the padding that serves
+  /// all its buffers' accesses.
+  llvm::SmallVector<std::optional<llvm::SmallVector<TileRowAccess, 2>>>
+      rowAccesses;
   llvm::DenseMap<std::pair<mlir::Value, unsigned>, unsigned> indexOf;
   int64_t totalBytes = 0;
 };
