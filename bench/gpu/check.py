@@ -18,12 +18,14 @@ the PTX emulator (test/ptxemu/run_plan.py; numpy, no torch, no GPU), with
 the same inputs, poisoning and tolerances; the rows say "emulated" and how
 many seconds each took. With --cases, the twelve benchmark cases that
 bench/gpu/prepare.sh built (their searched program) are emulated too,
-against run.py's formulas in numpy.
+against run.py's formulas in numpy. With --profile, each row also gets
+the share of shared-memory wavefronts beyond the ideal (bank conflicts)
+and of loaded global sector bytes used (test/ptxemu/ptxprofile.py).
 
     python3 bench/gpu/check.py --checks build/bench/gpu-checks --out OUT
     python3 bench/gpu/check.py --checks build/bench/gpu-checks --dry-run
     python3 bench/gpu/check.py --checks build/bench/gpu-checks --emulate \
-        [--cases build/bench/gpu] [--only LABEL...] [--time-limit S]
+        [--cases build/bench/gpu] [--only LABEL...] [--time-limit S] [--profile]
 """
 
 import argparse
@@ -162,14 +164,35 @@ def judge(row, got, expected, out_types, repeatable=None):
                      "ok (overflows as on the CPU)") if ok else "FAILED"
 
 
-def emulate(plan, ptx, function, arrays):
+# Set by --profile: count shared-memory wavefronts and global sectors while
+# emulating (test/ptxemu/ptxprofile.py), about twice as slow.
+PROFILE = False
+
+
+def emulate(plan, ptx, function, arrays, row=None):
     """The program's outputs from the PTX emulator, results and buffers
-    poisoned, and the seconds it took."""
+    poisoned, and the seconds it took. With PROFILE, `row` gets the share
+    of shared-memory wavefronts beyond the ideal (bank conflicts) and of
+    loaded global sector bytes used, over all its launches."""
     if str(ROOT / "test" / "ptxemu") not in sys.path:
         sys.path.insert(0, str(ROOT / "test" / "ptxemu"))
     from run_plan import run_plan
+    profile = None
+    if PROFILE:
+        from ptxprofile import Profile
+        profile = Profile()
     start = time.monotonic()
-    outputs = run_plan(plan, ptx, function, arrays, poison=True)
+    outputs = run_plan(plan, ptx, function, arrays, poison=True,
+                       profile=profile)
+    if profile is not None and row is not None:
+        kernels = profile.kernels()
+        wavefronts = sum(k["shared_wavefronts"] for k in kernels)
+        ideal = sum(k["shared_ideal_wavefronts"] for k in kernels)
+        sectors = sum(k["global_load_sectors"] for k in kernels)
+        used = sum(k["global_load_bytes"] for k in kernels)
+        row["excess_wavefronts"] = \
+            round((wavefronts - ideal) / wavefronts, 4) if wavefronts else 0.0
+        row["sector_use"] = round(used / (32 * sectors), 4) if sectors else 1.0
     return outputs, round(time.monotonic() - start, 1)
 
 
@@ -182,7 +205,7 @@ def emulate_check(check_dir):
     plan, ptx, function = variants["program"]
     row["launches"] = meta["launches"]
     row["unfused_launches"] = meta["unfused_launches"]
-    got, row["emulated_seconds"] = emulate(plan, ptx, function, arrays)
+    got, row["emulated_seconds"] = emulate(plan, ptx, function, arrays, row)
     results = load_gpu_module().LaunchPlan(plan, function).results
     judge(row, got, expected, [r["dtype"] for r in results])
     row["model_us"] = round(meta["estimated_us"], 2)
@@ -206,7 +229,8 @@ def emulate_case(case_dir, scale=0.1):
     want = numpy_reference(meta["name"])(*[a.astype(np.float32)
                                            for a in arrays])
     row["launches"] = len(launch_plan.launches)
-    got, row["emulated_seconds"] = emulate(plan, ptx, meta["function"], arrays)
+    got, row["emulated_seconds"] = emulate(plan, ptx, meta["function"], arrays,
+                                           row)
     judge(row, got, [want], ["f16"])
     row["model_us"] = meta["est_us_after"]
     row["unfused_model_us"] = meta["est_us_before"]
@@ -259,6 +283,11 @@ def markdown(rows, emulated=False):
                   fmt(r.get("tolerance"), "{:.0e}"),
                   fmt(r.get("emulated_seconds")), fmt(r.get("model_us"))]
                  for r in rows]
+        if any("excess_wavefronts" in r for r in rows):
+            headers += ["excess wavefronts", "sector use"]
+            pct = lambda v: fmt(None if v is None else 100 * v, "{:.1f}%")
+            for r, c in zip(rows, cells):
+                c += [pct(r.get("excess_wavefronts")), pct(r.get("sector_use"))]
         return ("Emulated on the CPU (test/ptxemu), not timed.\n\n"
                 + report.markdown_table(headers, cells))
     headers = ["check", "status", "launches", "rel. error", "us",
@@ -299,7 +328,13 @@ def main():
                              "case-<name>)")
     parser.add_argument("--time-limit", type=float, default=None,
                         help="with --emulate, seconds one program may run")
+    parser.add_argument("--profile", action="store_true",
+                        help="with --emulate, also count bank conflicts and "
+                             "global sector use (test/ptxemu/ptxprofile.py; "
+                             "about twice as slow)")
     args = parser.parse_args()
+    global PROFILE
+    PROFILE = args.profile
     checks = pathlib.Path(args.checks)
     dirs = sorted(p for p in checks.iterdir() if (p / "meta.json").exists()) \
         if checks.is_dir() else []

@@ -1,8 +1,9 @@
 """bench/gpu/check.py --emulate: a check that bench/gpu/prepare_checks.py
 builds runs on the PTX emulator (test/ptxemu) instead of a GPU, against the
 CPU pipeline's numbers, and writes the GPU run's report with "emulated"
-rows. One small program (test/Integration/bias-relu-mlp.mlir, unsearched,
-sm_90), a few seconds."""
+rows, with --profile also its bank conflicts and sector use. One small
+program (test/Integration/bias-relu-mlp.mlir, unsearched, sm_90), a few
+seconds."""
 
 import json
 import subprocess
@@ -18,10 +19,10 @@ CHECK = REPO / "bench" / "gpu" / "check.py"
 LABEL = "integration-bias-relu-mlp"
 
 
-def run_check(checks, out):
+def run_check(checks, out, *extra):
     return subprocess.run(
         [sys.executable, str(CHECK), "--checks", str(checks), "--emulate",
-         "--only", LABEL, "--out", str(out)],
+         "--only", LABEL, "--out", str(out), *extra],
         capture_output=True, text=True, timeout=300)
 
 
@@ -40,6 +41,18 @@ def test_check_emulate_passes_and_fails_on_wrong_numbers(tmp_path):
     assert row["status"] == "ok", row
     assert row["rel_error"] <= row["tolerance"] == 5e-3
     assert "emulated s" in (tmp_path / "out" / "checks.md").read_text()
+    assert "excess_wavefronts" not in row
+
+    # --profile adds the counts (test/ptxemu/ptxprofile.py): the MLP's
+    # tiles move in whole sectors.
+    done = run_check(checks, tmp_path / "profiled", "--profile")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (row,) = json.loads((tmp_path / "profiled" / "checks.json").read_text())
+    assert row["status"] == "ok", row
+    assert 0.0 <= row["excess_wavefronts"] < 1.0
+    assert row["sector_use"] == 1.0
+    assert "excess wavefronts | sector use" in \
+        (tmp_path / "profiled" / "checks.md").read_text()
 
     # Wrong expected numbers fail the check: the comparison is live.
     with np.load(checks / LABEL / "expected.npz") as npz:
