@@ -6,7 +6,6 @@ free of bank conflicts: the swizzled and padded layouts of docs/gpu.md
 needed.
 """
 
-import importlib.util
 import pathlib
 import sys
 
@@ -195,14 +194,10 @@ def test_counts_add_up_over_launches_and_blocks():
 # ---------------------------------------------------------------------------
 
 def _emulator_programs():
-    spec = importlib.util.spec_from_file_location(
-        "test_ptx_emulator", pathlib.Path(__file__).with_name("test_ptx_emulator.py"))
-    module = sys.modules.get("test_ptx_emulator")
-    if module is None:
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["test_ptx_emulator"] = module
-        spec.loader.exec_module(module)
-    return module
+    # The programs, their lowering and the comparison of
+    # test_ptx_emulator.py (python/tests is on the path, as for conftest).
+    import test_ptx_emulator
+    return test_ptx_emulator
 
 
 # Programs whose kernels take no wavefront beyond what their bytes need:

@@ -53,6 +53,8 @@ REPO = HERE.parents[1]
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+import run_plan  # noqa: E402
+
 DIMS = (1, 2, 3, 5, 7, 8, 16, 17, 24, 31, 40, 48, 63, 64, 72, 80, 96, 100, 127,
         128, 130, 192, 256, 320, 1000)
 BATCH = (1, 2, 3, 5, 7, 8)
@@ -92,17 +94,9 @@ def np_sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 
 
-def _load_check_script():
-    """bench/gpu/check.py, whose tolerances and norm error the GPU run
-    judges by (bench/gpu is not a package)."""
-    spec = importlib.util.spec_from_file_location(
-        "_bench_gpu_check", REPO / "bench" / "gpu" / "check.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_CHECK = _load_check_script()
+# bench/gpu/check.py, whose tolerances and norm error the GPU run judges by.
+_CHECK = run_plan.load_script(REPO / "bench" / "gpu" / "check.py",
+                              "_bench_gpu_check")
 TOLERANCE = _CHECK.TOLERANCE
 
 
@@ -116,7 +110,6 @@ def relative_error(got, want):
 def max_element_error(got, want):
     if np.shape(got) != np.shape(want):
         return float("nan")
-    import run_plan
     return run_plan.max_element_error(got, want)
 
 

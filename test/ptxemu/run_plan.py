@@ -33,15 +33,18 @@ import ptxemu  # noqa: E402
 from ptxprofile import Profile  # noqa: E402
 
 
-def _load_gpu_module():
-    spec = importlib.util.spec_from_file_location(
-        "_mlsopt_gpu_for_ptxemu", _REPO / "python" / "mlsopt" / "gpu.py")
+def load_script(path, name):
+    """The Python file `path` as a module named `name` (python/mlsopt/gpu.py
+    without the package's extension, bench/gpu's scripts, which are no
+    package)."""
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-_gpu = _load_gpu_module()
+_gpu = load_script(_REPO / "python" / "mlsopt" / "gpu.py",
+                   "_mlsopt_gpu_for_ptxemu")
 LaunchPlan = _gpu.LaunchPlan
 split_ptx = _gpu.split_ptx
 

@@ -557,25 +557,30 @@ void BlockGraphToGPU::forEachFragmentPiece(
   }
 }
 
+/// `indices` moved `c` columns along the last dim.
+static SmallVector<Value> columnsFurther(OpBuilder &b, Location loc,
+                                        ValueRange indices, int64_t c) {
+  SmallVector<Value> at = llvm::to_vector(indices);
+  if (c != 0)
+    at.back() =
+        arith::AddIOp::create(b, loc, at.back(), indexConstant(b, loc, c));
+  return at;
+}
+
 void BlockGraphToGPU::storeFragmentPiece(ValueRange values, Value buffer,
                                          ValueRange indices) {
-  Type elementType = values.front().getType();
-  if (values.size() == 1 || elementType.getIntOrFloatBitWidth() < 8) {
+  Type element = values.front().getType();
+  if (values.size() == 1 || element.getIntOrFloatBitWidth() < 8) {
     // One by one; i1 elements take a byte each, which a vector of i1
     // (packed as bits) would not write.
-    for (auto [c, v] : llvm::enumerate(values)) {
-      SmallVector<Value> at = llvm::to_vector(indices);
-      if (c != 0)
-        at.back() =
-            arith::AddIOp::create(b, loc, at.back(), indexConstant(b, loc, c));
-      memref::StoreOp::create(b, loc, v, buffer, at);
-    }
+    for (auto [c, v] : llvm::enumerate(values))
+      memref::StoreOp::create(b, loc, v, buffer,
+                              columnsFurther(b, loc, indices, c));
     return;
   }
   // The pair starts at an even column of a row of an even pitch: its
   // alignment is its size, which LLVM cannot always prove on its own
   // (next to another tile's stores it kept two st.shared.b32).
-  Type element = values.front().getType();
   auto type = VectorType::get({static_cast<int64_t>(values.size())}, element);
   Value v = vector::FromElementsOp::create(b, loc, type, values);
   vector::StoreOp::create(
@@ -622,14 +627,9 @@ void BlockGraphToGPU::storeFragmentThroughEpilogue(Value acc,
         continue;
       }
       if (values.size() == 1 || element.getIntOrFloatBitWidth() < 8) {
-        for (int64_t c = 0, e = values.size(); c < e; ++c) {
-          SmallVector<Value> column = llvm::to_vector(at);
-          if (c != 0)
-            column.back() = arith::AddIOp::create(b, loc, column.back(),
-                                                  indexConstant(b, loc, c));
-          inputPieces[i].push_back(
-              memref::LoadOp::create(b, loc, buffer, column));
-        }
+        for (int64_t c = 0, e = values.size(); c < e; ++c)
+          inputPieces[i].push_back(memref::LoadOp::create(
+              b, loc, buffer, columnsFurther(b, loc, at, c)));
         continue;
       }
       auto type =
