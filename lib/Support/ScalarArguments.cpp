@@ -2,6 +2,7 @@
 
 #include "mlsopt/Support/ScalarArguments.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -10,7 +11,32 @@
 
 using namespace mlir;
 
-bool mlsopt::isScalarArgumentType(Type type) { return type.isIntOrFloat(); }
+bool mlsopt::isScalarArgumentType(Type type) {
+  return type.isIntOrIndexOrFloat();
+}
+
+RankedTensorType mlsopt::getScalarArgumentTensorType(Type type) {
+  if (type.isIndex())
+    return RankedTensorType::get({}, IntegerType::get(type.getContext(), 64));
+  return RankedTensorType::get({}, type);
+}
+
+/// The `tensor.from_elements` that makes `use`'s owner of the scalar
+/// argument its 0-d `tensor`: the owner itself, or for an index, the one
+/// that reads the owner's cast to i64.
+static tensor::FromElementsOp getScalarTensorOf(OpOperand &use,
+                                                RankedTensorType tensor) {
+  Operation *owner = use.getOwner();
+  if (auto cast = dyn_cast<arith::IndexCastOp>(owner)) {
+    if (cast.getType() != tensor.getElementType() || !cast->hasOneUse())
+      return {};
+    owner = *cast->user_begin();
+  }
+  auto fromElements = dyn_cast<tensor::FromElementsOp>(owner);
+  if (!fromElements || fromElements.getType() != tensor)
+    return {};
+  return fromElements;
+}
 
 bool mlsopt::hasScalarArguments(func::FuncOp func) {
   return llvm::any_of(func.getArgumentTypes(), isScalarArgumentType);
@@ -34,22 +60,24 @@ bool mlsopt::passScalarArgumentsAsTensors(func::FuncOp func) {
     Type scalar = arg.getType();
     if (!isScalarArgumentType(scalar))
       continue;
-    auto tensor = RankedTensorType::get({}, scalar);
+    RankedTensorType tensor = getScalarArgumentTensorType(scalar);
     // The 0-d tensors the import made of it are the argument now; other
     // readers read its element.
-    SmallVector<tensor::FromElementsOp> asTensor;
+    SmallVector<Operation *> asTensor;
     SmallVector<OpOperand *> asScalar;
     for (OpOperand &use : arg.getUses()) {
-      auto fromElements = dyn_cast<tensor::FromElementsOp>(use.getOwner());
-      if (fromElements && fromElements.getType() == tensor)
+      if (tensor::FromElementsOp fromElements = getScalarTensorOf(use, tensor))
         asTensor.push_back(fromElements);
       else
         asScalar.push_back(&use);
     }
     arg.setType(tensor);
-    for (tensor::FromElementsOp fromElements : asTensor) {
-      fromElements.getResult().replaceAllUsesWith(arg);
-      fromElements.erase();
+    for (Operation *fromElements : asTensor) {
+      Operation *cast = fromElements->getOperand(0).getDefiningOp();
+      fromElements->getResult(0).replaceAllUsesWith(arg);
+      fromElements->erase();
+      if (cast)
+        cast->erase();
     }
     if (asScalar.empty())
       continue;
@@ -57,6 +85,8 @@ bool mlsopt::passScalarArgumentsAsTensors(func::FuncOp func) {
     // op of the block.
     OpBuilder b = OpBuilder::atBlockBegin(&entry);
     Value element = tensor::ExtractOp::create(b, arg.getLoc(), arg);
+    if (scalar.isIndex())
+      element = arith::IndexCastOp::create(b, arg.getLoc(), scalar, element);
     for (OpOperand *use : asScalar)
       use->set(element);
   }

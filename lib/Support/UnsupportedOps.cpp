@@ -2,16 +2,34 @@
 
 #include "mlsopt/Support/UnsupportedOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Block.h"
 #include "mlir/IR/BuiltinTypeInterfaces.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
 
-Operation *mlsopt::getScalarConstantReader(Operation *op) {
-  if (!op->hasTrait<OpTrait::ConstantLike>() || op->getNumResults() != 1 ||
-      isa<ShapedType>(op->getResult(0).getType()) || !op->getBlock())
+/// Whether `op` gives a scalar that some other op reads: a constant, the
+/// element of a 0-d tensor (a scalar argument, as passScalarArgumentsAsTensors
+/// reads it), or that element cast to an index.
+static bool isScalarSource(Operation *op) {
+  if (op->getNumResults() != 1 || isa<ShapedType>(op->getResult(0).getType()))
+    return false;
+  if (op->hasTrait<OpTrait::ConstantLike>())
+    return true;
+  if (auto extract = dyn_cast<tensor::ExtractOp>(op))
+    return extract.getTensor().getType().getRank() == 0;
+  if (auto cast = dyn_cast<arith::IndexCastOp>(op))
+    return cast.getIn().getDefiningOp() &&
+           isScalarSource(cast.getIn().getDefiningOp());
+  return false;
+}
+
+Operation *mlsopt::getScalarReader(Operation *op) {
+  if (!isScalarSource(op) || !op->getBlock())
     return nullptr;
   Operation *first = nullptr;
   for (Operation *user : op->getResult(0).getUsers()) {
@@ -23,6 +41,14 @@ Operation *mlsopt::getScalarConstantReader(Operation *op) {
 }
 
 Operation *mlsopt::getUnsupportedCause(Operation *op) {
-  Operation *reader = getScalarConstantReader(op);
-  return reader ? reader : op;
+  while (Operation *reader = getScalarReader(op))
+    op = reader;
+  return op;
+}
+
+std::string mlsopt::describeUnsupported(Operation *op) {
+  auto slice = dyn_cast<OffsetSizeAndStrideOpInterface>(op);
+  if (slice && !slice.getOffsets().empty())
+    return " at an offset known only at run time";
+  return "";
 }

@@ -373,7 +373,7 @@ LogicalResult FieldEvaluator::Impl::classifyCompute(Operation &op,
   }
   Operation *cause = getUnsupportedCause(&op);
   return cause->emitError("the finite-field evaluator does not support '")
-         << cause->getName() << "'";
+         << cause->getName() << "'" << describeUnsupported(cause);
 }
 
 LogicalResult FieldEvaluator::Impl::classifyGather(Operation &op,

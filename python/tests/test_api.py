@@ -280,7 +280,9 @@ def test_from_mlir_parse_error_is_located():
 
 
 @pytest.mark.parametrize("argument_type, message", [
-    ("index", "expected a statically shaped tensor, got 'index'"),
+    ("vector<4xf32>", "expected a statically shaped tensor, got "
+     "'vector<4xf32>'"),
+    ("f64", "element type 'f64' is not supported"),
     ("tensor<?x4xf32>", "expected a statically shaped tensor"),
     ("tensor<4xf64>", "element type 'f64' is not supported"),
     ("tensor<4xui32>", "element type 'ui32' is not supported"),

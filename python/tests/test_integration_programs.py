@@ -289,8 +289,9 @@ def test_scalar_arguments_are_zero_d_inputs():
 def test_decode_position_is_read_at_run_time():
     """A decode step masks the cache slots past `%past`, an i64 argument:
     the import computes the mask in a generic of its own, so one optimized
-    graph (the attention fused into one kernel beside the mask's loop
-    kernel) serves every position, each matching numpy."""
+    graph (the attention fused into one kernel, which on the GPU computes
+    the mask where it loads it: one launch) serves every position, each
+    matching numpy."""
     graph = mi.from_mlir((PROGRAMS / "decode-position-attention.mlir")
                          .read_text())
     assert [t.dims for t in graph.inputs][3] == ()
@@ -299,6 +300,9 @@ def test_decode_position_is_read_at_run_time():
                for s in [(8, 1, 64), (8, 256, 64), (8, 256, 64)])
     optimized = graph.superoptimize(timeout=5)
     assert optimized.mlir().count("kernel.custom") == 1
+    (function,) = [f for f in optimized.launch_plan("sm_90")["functions"]
+                   if f["name"] == "decode_attention"]
+    assert len(function["launches"]) == 1
     for past in (0, 100, 255):
         expected = causal_attention(*(a.astype(np.float64) for a in (q, k, v)),
                                     past)

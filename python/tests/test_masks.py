@@ -92,6 +92,35 @@ def test_an_int64_attention_mask_runs_to_numpys_numbers():
         mi.new_kernel_graph().new_input(dims=(4,), dtype=mi.int64)
 
 
+WINDOW_PROGRAM = (REPO / "test" / "Integration" /
+                  "sliding-window-decode.mlir").read_text()
+
+
+def window_reference(q, k, v, pos, window):
+    s = np.einsum("hik,hjk->hij", q, k) * np.float32(0.125)
+    j = np.arange(k.shape[1])
+    s = np.where((j > pos) | (j <= pos - window), -np.inf, s)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    return (p / p.sum(-1, keepdims=True)) @ v
+
+
+@pytest.mark.parametrize("pos,window", [(100, 16), (255, 256), (3, 8)])
+def test_index_arguments_are_int64_inputs_to_numpys_numbers(pos, window):
+    # A decode position and a window size as `index` arguments: 0-d int64
+    # inputs, which a call takes as Python ints.
+    graph = mi.from_mlir(WINDOW_PROGRAM)
+    assert [t.dtype for t in graph.inputs[3:]] == [mi.int64] * 2
+    assert [t.dims for t in graph.inputs[3:]] == [()] * 2
+    optimized = graph.superoptimize(timeout=5)
+    rng = np.random.default_rng(pos)
+    q = rng.standard_normal((8, 1, 64)).astype(np.float32)
+    k = rng.standard_normal((8, 256, 64)).astype(np.float32)
+    v = rng.standard_normal((8, 256, 64)).astype(np.float32)
+    (out,) = optimized(inputs=[q, k, v, pos, window])
+    np.testing.assert_allclose(out, window_reference(q, k, v, pos, window),
+                               rtol=1e-5, atol=1e-5)
+
+
 def test_a_finite_fill_is_one_kernel_to_numpys_numbers():
     # GPT-2's torch.where(causal, scores, finfo.min): a row the mask drops
     # entirely averages V, where a fill of -inf would make it NaN, so the

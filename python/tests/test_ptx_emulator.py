@@ -221,16 +221,29 @@ def argmax(dt="f32"):
     return build
 
 
-def decode_position(dt="f32"):
-    """A decode step whose mask reads the position, an i64 argument: a loop
-    kernel computes the mask, the attention kernel loads it."""
+def decode_step(program, scalars):
+    """One decode step of attention over 256 cached keys from
+    test/Integration/`program`, whose mask reads the scalar arguments
+    `scalars` (a position as an i64, or a position and a window as
+    `index` arguments): a loop kernel computes the mask, the attention
+    kernel loads it."""
     def build(rng):
-        text = (REPO / "test" / "Integration" /
-                "decode-position-attention.mlir").read_text()
+        text = (REPO / "test" / "Integration" / program).read_text()
         shapes = [(8, 1, 64), (8, 256, 64), (8, 256, 64)]
         return mi.from_mlir(text), [
             rng.standard_normal(s).astype(np.float32) * 0.3 for s in shapes
-        ] + [np.int64(100)]
+        ] + [np.int64(x) for x in scalars]
+    return build
+
+
+def max_pool_stem(dt="f32"):
+    """A padded 3x3 max pool and a global average pool, loop kernels whose
+    pooling windows (tensor.empty inputs the payload never reads) are no
+    kernel arguments."""
+    def build(rng):
+        text = (REPO / "test" / "Integration" / "max-pool-stem.mlir").read_text()
+        return mi.from_mlir(text), [rng.standard_normal((1, 16, 16, 32))
+                                    .astype(np.float32)]
     return build
 
 
@@ -292,7 +305,13 @@ PROGRAMS = {
     # Two outputs after a loop, the second in the first's bytes.
     "two_outputs_after_loop_f16": (two_outputs_after_loop(), "f16"),
     # A mask computed at run time from an i64 position.
-    "decode_position_f32": (decode_position(), "f32"),
+    "decode_position_f32": (
+        decode_step("decode-position-attention.mlir", [100]), "f32"),
+    # The same from two index arguments (a window of keys).
+    "sliding_window_index_f32": (
+        decode_step("sliding-window-decode.mlir", [200, 48]), "f32"),
+    # Pooling ops as loop kernels, after a padding's concatenations.
+    "max_pool_stem_f32": (max_pool_stem(), "f32"),
 }
 # Deselect with -k "not slow".
 SLOW = {"attention_long_f16", "rmsnorm_matmul_bf16"}

@@ -5,15 +5,17 @@
 // mask in a generic of its own (over the keys only), so the scores' select
 // is kernel.where and the attention one kernel op chain: the search fuses
 // it into one kernel that loads the mask, verified against the program as
-// imported; the mask generic runs as a loop kernel beside it (two launches,
-// where the masked scores' generic, left linalg, cut the attention in
-// pieces). Lowered for sm_80 and sm_90 in f16 and accepted by ptxas.
+// imported. On the GPU that kernel computes the mask's elements where it
+// loads them, from the position (one launch: the mask's generic, left
+// linalg, would otherwise be a loop kernel of its own, and cut the
+// attention in pieces before the import read it as a mask). Lowered for
+// sm_80 and sm_90 in f16 and accepted by ptxas.
 // RUN: mlsopt-opt %s --convert-linalg-to-kernel -o %t.kernel.mlir
 // RUN: FileCheck %s --check-prefix=IMPORT < %t.kernel.mlir
 // RUN: mlsopt-opt %t.kernel.mlir --superoptimize="timeout=5 keep-reference=true" -o %t.opt.mlir
 // RUN: FileCheck %s --check-prefix=OPT < %t.opt.mlir
 // RUN: mlsopt-opt %t.opt.mlir --verify-equivalence 2>&1 >/dev/null | FileCheck %s --check-prefix=VERIFY
-// RUN: sed s/f32/f16/g %t.opt.mlir | mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_90 -o %t.gpu90.mlir
+// RUN: sed s/f32/f16/g %t.opt.mlir | mlsopt-opt --mlsopt-gpu-pipeline=chip=sm_90 -o %t.gpu90.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s --check-prefix=HOST < %t.gpu90.mlir
 // RUN: mlsopt-translate --emit-ptx %t.gpu90.mlir -o %t.90.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.90.ptx -o %t.90.cubin %}
@@ -39,9 +41,11 @@
 // OPT: return
 // OPT-LABEL: func.func private @decode_attention_reference(
 // VERIFY: remark: @decode_attention is equivalent to @decode_attention_reference
+// REMARK: remark: 'linalg.generic' is computed where the custom kernels that read it load its elements, with no launch of its own
 // HOST-LABEL: func.func @decode_attention(
-// HOST-SAME: memref<i64>
-// HOST-COUNT-2: gpu.launch_func
+// HOST-SAME: %[[PAST:[a-z0-9]+]]: memref<i64>
+// HOST-NOT: gpu.alloc
+// HOST: gpu.launch_func {{.*}}args(%arg0 : memref<8x1x64xf16>, %arg1 : memref<8x256x64xf16>, %arg2 : memref<8x256x64xf16>, %[[PAST]] : memref<i64>, %{{.*}} : memref<8x1x64xf16>)
 // HOST-NOT: gpu.launch_func
 // HOST: return
 

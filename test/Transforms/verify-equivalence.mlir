@@ -1306,6 +1306,24 @@ func.func @padded(%x: tensor<4x6xf32>) -> tensor<6x8xf32> attributes {mlsopt.equ
 
 // -----
 
+// A slice at a position known only at run time (a KV-cache row at the
+// decode position, an index argument) is named with why, not the scalar
+// argument's element that its offset reads and that comes first.
+func.func @ref(%x: tensor<16x8xf32>, %pos: index) -> tensor<1x8xf32> {
+  // expected-error @+1 {{the finite-field evaluator does not support 'tensor.extract_slice' at an offset known only at run time}}
+  %s = tensor.extract_slice %x[%pos, 0] [1, 8] [1, 1] : tensor<16x8xf32> to tensor<1x8xf32>
+  %e = kernel.exp %s : tensor<1x8xf32>
+  return %e : tensor<1x8xf32>
+}
+func.func @sliced(%x: tensor<16x8xf32>, %pos: index) -> tensor<1x8xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %e = kernel.exp %x : tensor<16x8xf32>
+  // expected-error @+1 {{the finite-field evaluator does not support 'tensor.extract_slice' at an offset known only at run time}}
+  %s = tensor.extract_slice %e[%pos, 0] [1, 8] [1, 1] : tensor<16x8xf32> to tensor<1x8xf32>
+  return %s : tensor<1x8xf32>
+}
+
+// -----
+
 // Scalar arguments are drawn like 0-d tensors: the reference reads alpha
 // and beta as the import leaves them (tensor.from_elements, beta's also
 // read by a generic the import left, which the check cuts out); the

@@ -479,6 +479,8 @@ def ConvertCustomKernelToGPU : Pass<"convert-custom-kernel-to-gpu",
                "Thread graphs applied to mma fragments in registers">,
     Statistic<"numLoopKernels", "loop-kernels",
                "Linalg ops the import left, run as loop kernels">,
+    Statistic<"numComputedOperands", "computed-operands",
+               "Custom kernel operands computed where loaded, no loop kernel">,
   ];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",

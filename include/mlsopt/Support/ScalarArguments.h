@@ -5,7 +5,10 @@
 // f32`, a scale a hand-written program passes), which the import reads as the
 // 0-d tensor `tensor.from_elements %alpha`. These tools take it as that
 // tensor from the start: an argument of type tensor<f32> whose one element
-// is the scalar.
+// is the scalar. An `index` argument (a decode position) is an `i64`
+// element, since the host and the device need not share the width of
+// `index`: the import reads it as `tensor.from_elements` of its
+// `arith.index_cast` to i64, and the payload casts it back.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +16,7 @@
 #define MLSOPT_SUPPORT_SCALARARGUMENTS_H
 
 namespace mlir {
+class RankedTensorType;
 class Type;
 namespace func {
 class FuncOp;
@@ -22,17 +26,21 @@ class FuncOp;
 namespace mlsopt {
 
 /// Whether an argument of `type` is a scalar these tools take as a 0-d
-/// tensor: an integer or a float (not an index, whose width the host and
-/// the device need not share).
+/// tensor: an integer, an index or a float.
 bool isScalarArgumentType(mlir::Type type);
 
-/// Whether `func` takes an integer or float scalar argument.
+/// The 0-d tensor that stands for a scalar argument of `type`: of that
+/// type, or of i64 for an index.
+mlir::RankedTensorType getScalarArgumentTensorType(mlir::Type type);
+
+/// Whether `func` takes a scalar argument.
 bool hasScalarArguments(mlir::func::FuncOp func);
 
-/// Rewrites `func` in place to take each integer or float scalar argument
-/// as a 0-d tensor of its type: the body reads the scalar with a
-/// `tensor.extract` at its top, and a `tensor.from_elements` of the scalar
-/// becomes the argument itself. Returns whether it rewrote `func`: it
+/// Rewrites `func` in place to take each scalar argument as its 0-d tensor
+/// (getScalarArgumentTensorType): the body reads the scalar with a
+/// `tensor.extract` at its top (and an `arith.index_cast` for an index),
+/// and a `tensor.from_elements` of the scalar (of its cast to i64 for an
+/// index) becomes the argument itself. Returns whether it rewrote `func`: it
 /// leaves a function its module calls (the calls pass scalars), which
 /// callers inline first.
 bool passScalarArgumentsAsTensors(mlir::func::FuncOp func);

@@ -244,9 +244,18 @@ FailureOr<int64_t> BlockGraphToGPU::emit() {
               gpu::BlockIdOp::create(b, loc, gpu::Dimension::z)};
   sharedBase = gpu::DynamicSharedMemoryOp::create(
       b, loc, sharedMemRefType({ShapedType::kDynamic}, b.getIntegerType(8)));
-  for (auto [arg, memref] :
-       llvm::zip(custom.getBody().getArguments(), func.getArguments()))
-    buffers.map(arg, memref);
+  // The kernel's arguments: the operands it loads, the inputs of those it
+  // computes, then the results.
+  unsigned numOperands = custom->getNumOperands(), next = 0;
+  for (auto [i, arg] : llvm::enumerate(custom.getBody().getArguments())) {
+    if (i == numOperands)
+      next = func.getNumArguments() - custom->getNumResults();
+    if (auto it = computedOperands.find(i); it != computedOperands.end()) {
+      computedInputs[arg] = &it->second;
+      continue;
+    }
+    buffers.map(arg, func.getArgument(next++));
+  }
 
   // The last op that writes shared memory: a store before it reads a tile
   // whose bytes the plan may give to a later op's result once the store,

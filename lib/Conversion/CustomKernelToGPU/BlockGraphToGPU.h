@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -110,14 +111,29 @@ llvm::SmallVector<mlir::Value> broadcastIndices(mlir::OpBuilder &b,
 mlir::MemRefType sharedMemRefType(llvm::ArrayRef<int64_t> shape,
                                   mlir::Type elementType);
 
+/// An operand of a kernel.custom that no launch writes: the result of a
+/// loop kernel that the custom kernel computes where it loads its tiles
+/// (isComputedWhereRead, LoopKernels.h), seen through reshapes.
+struct ComputedOperand {
+  mlir::linalg::LinalgOp producer;
+  /// The reshapes from the producer's result to the operand, in order.
+  llvm::SmallVector<mlir::Operation *> reshapes;
+  /// The kernel arguments that hold getLoopKernelInputs(producer).
+  llvm::SmallVector<unsigned> inputArgs;
+};
+
 /// Emits the body of one gpu.func from the block graph of one kernel.custom.
 class BlockGraphToGPU {
 public:
   /// `allowTF32`: f32 matmuls may round their operands to tf32 and run on
-  /// tensor cores.
+  /// tensor cores. `computed`: the operands (by number) the kernel computes
+  /// (ComputedOperand). The kernel's arguments are the other operands, the
+  /// producers' inputs, then the results.
   BlockGraphToGPU(kernel::CustomOp custom, mlir::gpu::GPUFuncOp func,
-                  const TargetInfo &target, bool allowTF32)
+                  const TargetInfo &target, bool allowTF32,
+                  llvm::DenseMap<unsigned, ComputedOperand> computed)
       : custom(custom), func(func), target(target), allowTF32(allowTF32),
+        computedOperands(std::move(computed)),
         b(&func.getBody().front(), func.getBody().front().begin()),
         loc(custom.getLoc()), plan(custom, target.maxSharedMemPerBlock) {}
 
@@ -190,10 +206,17 @@ private:
   /// `width` elements at a time. `swizzle`: `shared` is the flat, swizzled
   /// buffer of the tile. `limits` (see raggedLimits): past them the tile gets
   /// zeros.
-  void copyTileAsync(mlir::Value global, mlir::Value shared,
-                     llvm::ArrayRef<int64_t> tile, mlir::ValueRange offsets,
-                     int64_t width, llvm::ArrayRef<int64_t> limits,
-                     std::optional<SharedMemorySwizzle> swizzle = {});
+  /// `computeElement` (width 1): the element at the given indices of the
+  /// input, computed in place of its load from `global`.
+  void copyTileAsync(
+      mlir::Value global, mlir::Value shared, llvm::ArrayRef<int64_t> tile,
+      mlir::ValueRange offsets, int64_t width, llvm::ArrayRef<int64_t> limits,
+      std::optional<SharedMemorySwizzle> swizzle = {},
+      llvm::function_ref<mlir::Value(mlir::ValueRange)> computeElement = {});
+  /// The element at `indices` of the computed operand `computed`: the
+  /// producer's element at the indices the reshapes map them back to.
+  mlir::Value computeOperandElement(const ComputedOperand &computed,
+                                    mlir::ValueRange indices);
   /// The indices into the buffer of block-graph tile `tile` of its element
   /// at `indices`: the same indices, or the one swizzled offset into the
   /// flat buffer of a swizzled tile.
@@ -445,6 +468,8 @@ private:
   mlir::gpu::GPUFuncOp func;
   const TargetInfo &target;
   bool allowTF32;
+  /// The operands the kernel computes, by number.
+  llvm::DenseMap<unsigned, ComputedOperand> computedOperands;
   mlir::OpBuilder b;
   mlir::Location loc;
 
@@ -460,6 +485,8 @@ private:
   /// Block-graph tile -> its shared-memory buffer; region argument -> the
   /// kernel's memref argument.
   mlir::IRMapping buffers;
+  /// Region arguments of computed operands -> how to compute them.
+  llvm::DenseMap<mlir::Value, const ComputedOperand *> computedInputs;
   /// Block-graph tiles whose buffers are flat and swizzled.
   llvm::DenseMap<mlir::Value, SharedMemorySwizzle> swizzles;
   /// block.transpose results read in place (block::isTransposedMatmulView) ->

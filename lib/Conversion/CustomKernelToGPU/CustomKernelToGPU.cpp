@@ -23,6 +23,7 @@
 #include "LoopKernels.h"
 #include "mlsopt/Conversion/DataMovement.h"
 #include "mlsopt/Conversion/ElementwiseMath.h"
+#include "mlsopt/Support/ResourceBlobs.h"
 #include "mlsopt/Support/ScalarArguments.h"
 
 #include "mlsopt/Conversion/CustomKernelToGPU/CustomKernelToGPU.h"
@@ -234,11 +235,25 @@ static LogicalResult emitNotImported(Operation *op, StringRef more) {
   return error << more;
 }
 
+/// Whether every reader of `value`, through reshapes, is a custom kernel
+/// (none a launch of another kind, none a result of the function).
+static bool isReadByCustomKernelsOnly(Value value) {
+  return !value.use_empty() &&
+         llvm::all_of(value.getUsers(), [](Operation *user) {
+           if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user))
+             return isReadByCustomKernelsOnly(user->getResult(0));
+           return isa<kernel::CustomOp>(user);
+         });
+}
+
 /// The linalg ops of `entry` the import left, each a loop kernel, in
-/// `loopKernels`; fails with the error at the first one the import would
-/// take (where it was not run) or that cannot run as a loop kernel.
-LogicalResult collectLoopKernels(Block &entry,
-                                 SmallPtrSetImpl<Operation *> &loopKernels) {
+/// `loopKernels`, and those of them that the custom kernels reading them
+/// compute instead (isComputedWhereRead) in `computedWhereRead` too; fails
+/// with the error at the first one the import would take (where it was not
+/// run) or that cannot run as a loop kernel.
+LogicalResult
+collectLoopKernels(Block &entry, SmallPtrSetImpl<Operation *> &loopKernels,
+                   SmallPtrSetImpl<Operation *> &computedWhereRead) {
   for (Operation &op : llvm::make_early_inc_range(entry)) {
     if (!isa_and_nonnull<linalg::LinalgDialect>(op.getDialect()) ||
         isCopyOp(op) || onlyInitializesLinalgOps(&op) ||
@@ -260,13 +275,21 @@ LogicalResult collectLoopKernels(Block &entry,
       remark << "runs as two loop kernels, its reduction split into "
              << split->chunks << " chunks of " << split->chunkLength
              << " (one thread per chunk of each result element, then one per "
-                "element to combine them)";
+                "element to combine them) (correct, not fast)";
+    } else if (isComputedWhereRead(linalgOp) &&
+               isReadByCustomKernelsOnly(op.getResult(0))) {
+      // A launch of its own would cost more than its elements (a decode
+      // step's mask from its position).
+      loopKernels.insert(&op);
+      computedWhereRead.insert(&op);
+      remark << "is computed where the custom kernels that read it load its "
+                "elements, with no launch of its own";
     } else {
       loopKernels.insert(&op);
-      remark << "runs as a loop kernel, one thread per result element";
+      remark << "runs as a loop kernel, one thread per result element "
+                "(correct, not fast)";
     }
-    remark << " (correct, not fast): --convert-linalg-to-kernel did not "
-              "import it";
+    remark << ": --convert-linalg-to-kernel did not import it";
     if (!notImported->empty())
       remark << ": " << *notImported;
   }
@@ -288,9 +311,15 @@ bool onlyFeedsLoopKernels(Operation &op,
   if (isa<tensor::EmptyOp>(op))
     return !op.use_empty() && llvm::all_of(op.getUses(), [&](OpOperand &use) {
       Operation *user = use.getOwner();
-      return (loopKernels.contains(user) &&
-              cast<linalg::LinalgOp>(user).isDpsInit(&use)) ||
-             isFoldedIntoLoopKernels(*user);
+      if (isFoldedIntoLoopKernels(*user))
+        return true;
+      if (!loopKernels.contains(user))
+        return false;
+      // An init, or an input the payload does not read (a pooling op's
+      // window, which gives the window's shape).
+      auto linalgOp = cast<linalg::LinalgOp>(user);
+      return linalgOp.isDpsInit(&use) ||
+             linalgOp.getMatchingBlockArgument(&use).use_empty();
     });
   if (op.hasTrait<OpTrait::ConstantLike>() && op.getNumResults() == 1 &&
       !isa<ShapedType>(op.getResult(0).getType()))
@@ -301,22 +330,63 @@ bool onlyFeedsLoopKernels(Operation &op,
   return false;
 }
 
+/// What lowerFunction did, for the pass statistics.
+struct LoweringCounts {
+  /// Thread graphs applied to mma fragments in registers.
+  unsigned fusedEpilogues = 0;
+  /// Loop kernels launched, and operands computed where loaded instead.
+  unsigned loopKernels = 0, computedOperands = 0;
+};
+
+/// The operands of `custom` that it computes (ComputedOperand), by number,
+/// with the kernel arguments of their producers' inputs numbered from
+/// `firstInputArg` on, and those inputs, once each, in `inputs`.
+static DenseMap<unsigned, ComputedOperand>
+getComputedOperands(kernel::CustomOp custom,
+                    const SmallPtrSetImpl<Operation *> &computedWhereRead,
+                    unsigned firstInputArg, SmallVectorImpl<Value> &inputs) {
+  DenseMap<unsigned, ComputedOperand> computed;
+  for (auto [i, operand] : llvm::enumerate(custom->getOperands())) {
+    ComputedOperand c;
+    Value v = operand;
+    while (Operation *def = v.getDefiningOp()) {
+      if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+        break;
+      c.reshapes.push_back(def);
+      v = def->getOperand(0);
+    }
+    Operation *producer = v.getDefiningOp();
+    if (!producer || !computedWhereRead.contains(producer))
+      continue;
+    c.producer = cast<linalg::LinalgOp>(producer);
+    std::reverse(c.reshapes.begin(), c.reshapes.end());
+    for (Value input : getLoopKernelInputs(c.producer)) {
+      auto *it = llvm::find(inputs, input);
+      c.inputArgs.push_back(firstInputArg + (it - inputs.begin()));
+      if (it == inputs.end())
+        inputs.push_back(input);
+    }
+    computed[i] = std::move(c);
+  }
+  return computed;
+}
+
 /// Rewrites one function: its custom kernels become gpu.funcs in `kernels`,
-/// the function itself a host function that launches them. Adds the thread
-/// graphs applied to mma fragments to `fusedEpilogues` and the loop kernels
-/// to `numLoopKernels`.
+/// the function itself a host function that launches them, and counts what
+/// it did in `counts`.
 LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
                             const TargetInfo &target, bool allowTF32,
-                            unsigned &fusedEpilogues,
-                            unsigned &numLoopKernels) {
+                            LoweringCounts &counts) {
   // A scalar argument is a device buffer of one element, as the 0-d tensor
   // the import reads it as (the launch plan gives it shape []).
   passScalarArgumentsAsTensors(func);
+  if (failed(checkResourceBlobs(func, "cannot run on the GPU")))
+    return failure();
   Block &entry = func.getBody().front();
   // A linalg op the import left (a structured op, or a linalg.softmax) is
   // the cause to report, rather than the tensor.empty or constant it reads.
-  SmallPtrSet<Operation *, 4> loopKernels;
-  if (failed(collectLoopKernels(entry, loopKernels)))
+  SmallPtrSet<Operation *, 4> loopKernels, computedWhereRead;
+  if (failed(collectLoopKernels(entry, loopKernels, computedWhereRead)))
     return failure();
   for (Operation &op : entry) {
     if (isa<kernel::CustomOp, func::ReturnOp, tensor::CollapseShapeOp,
@@ -339,16 +409,9 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
     if (op.getDialect() && op.getDialect()->getNamespace() == "kernel")
       return op.emitOpError("is not inside a custom kernel; run "
                             "--convert-kernel-to-custom first");
-    if (auto constant = dyn_cast<arith::ConstantOp>(op))
-      if (auto resource =
-              dyn_cast<DenseResourceElementsAttr>(constant.getValue());
-          resource && !resource.getRawHandle().getBlob())
-        return op.emitOpError("cannot run on the GPU: the module holds no "
-                              "data for its dense_resource '")
-               << resource.getRawHandle().getKey()
-               << "' (a dialect_resources section without it)";
-    // A scalar constant is reported at the op that reads it (a tensor.pad's
-    // padding value), which is what cannot run.
+    // A scalar constant or a scalar argument's element is reported at the op
+    // that reads it (a tensor.pad's padding value, the offset of a slice at
+    // a run-time position), which is what cannot run.
     return getUnsupportedCause(&op)->emitOpError(
         "cannot run on the GPU: a function lowered by "
         "--convert-custom-kernel-to-gpu may hold only "
@@ -470,16 +533,41 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
         expand.getReassociationIndices());
   };
 
+  // The tensors a launch reads; a custom kernel's computed operands are
+  // read as their producers' inputs (the kernel's arguments in that
+  // order), which `computed` describes.
+  auto launchInputs = [&](Operation *launch,
+                          DenseMap<unsigned, ComputedOperand> *computed =
+                              nullptr) {
+    auto custom = dyn_cast<kernel::CustomOp>(launch);
+    if (!custom || computedWhereRead.empty())
+      return getLaunchInputs(launch);
+    SmallVector<Value> loaded, producerInputs;
+    DenseMap<unsigned, ComputedOperand> found = getComputedOperands(
+        custom, computedWhereRead, /*firstInputArg=*/0, producerInputs);
+    for (auto [i, operand] : llvm::enumerate(custom->getOperands()))
+      if (!found.count(i))
+        loaded.push_back(operand);
+    for (auto &entry : found)
+      for (unsigned &arg : entry.second.inputArgs)
+        arg += loaded.size();
+    llvm::append_range(loaded, producerInputs);
+    if (computed)
+      *computed = std::move(found);
+    return loaded;
+  };
+
   // The ops that become launches, in order, and the last launch that reads
   // each intermediate, to free it after.
   SmallVector<Operation *> launches;
   for (Operation &op : entry)
-    if (isa<kernel::CustomOp>(op) || loopKernels.contains(&op) ||
+    if (isa<kernel::CustomOp>(op) ||
+        (loopKernels.contains(&op) && !computedWhereRead.contains(&op)) ||
         (isCopyOp(op) && !isReadThroughByCopies(op)))
       launches.push_back(&op);
   DenseMap<Value, unsigned> lastUse;
   for (auto [n, launch] : llvm::enumerate(launches))
-    for (Value input : getLaunchInputs(launch))
+    for (Value input : launchInputs(launch))
       lastUse[getViewedStorage(input)] = n;
   // A view returned as a result keeps what it views alive to the end.
   auto isReturned = [&](Value value) {
@@ -489,7 +577,8 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
 
   for (auto [n, launch] : llvm::enumerate(launches)) {
     Location loc = launch->getLoc();
-    SmallVector<Value> inputs = getLaunchInputs(launch);
+    DenseMap<unsigned, ComputedOperand> computed;
+    SmallVector<Value> inputs = launchInputs(launch, &computed);
     // The views this launch reads, of buffers that exist by now.
     for (Value input : inputs) {
       SmallVector<Operation *> chain;
@@ -537,12 +626,14 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
         {static_cast<int32_t>(grid.getX()), static_cast<int32_t>(grid.getY()),
          static_cast<int32_t>(grid.getZ())}));
     if (auto custom = dyn_cast<kernel::CustomOp>(launch)) {
-      BlockGraphToGPU emitter(custom, gpuFunc, target, allowTF32);
+      counts.computedOperands += computed.size();
+      BlockGraphToGPU emitter(custom, gpuFunc, target, allowTF32,
+                              std::move(computed));
       sharedBytes = emitter.emit();
-      fusedEpilogues += emitter.getNumFusedEpilogues();
+      counts.fusedEpilogues += emitter.getNumFusedEpilogues();
     } else if (loopKernels.contains(launch)) {
       emitLoopKernel(cast<linalg::LinalgOp>(launch), gpuFunc);
-      ++numLoopKernels;
+      ++counts.loopKernels;
     } else {
       emitCopyKernel(launch, gpuFunc);
     }
@@ -769,11 +860,12 @@ struct ConvertCustomKernelToGPUPass
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     b.getUnitAttr());
     for (func::FuncOp func : funcs) {
-      unsigned fusedEpilogues = 0, loopKernels = 0;
-      LogicalResult rewritten = lowerFunction(func, kernels, *target, allowTF32,
-                                              fusedEpilogues, loopKernels);
-      numFusedEpilogues += fusedEpilogues;
-      numLoopKernels += loopKernels;
+      LoweringCounts counts;
+      LogicalResult rewritten =
+          lowerFunction(func, kernels, *target, allowTF32, counts);
+      numFusedEpilogues += counts.fusedEpilogues;
+      numLoopKernels += counts.loopKernels;
+      numComputedOperands += counts.computedOperands;
       if (failed(rewritten))
         return signalPassFailure();
     }

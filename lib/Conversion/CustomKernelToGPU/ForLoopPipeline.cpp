@@ -97,12 +97,21 @@ void BlockGraphToGPU::emitAccumulatorUpdate(block::ForLoopOp loop,
 void BlockGraphToGPU::issueLoad(block::LoadOp load, Value destination,
                                 Value iteration) {
   ArrayRef<int64_t> tile = shapeOf(load.getTile());
+  SmallVector<int64_t> limits =
+      raggedLimits(load.getRaggedDims(), load.getWindowEnds());
+  if (const ComputedOperand *computed =
+          computedInputs.lookup(load.getSource())) {
+    copyTileAsync(Value(), destination, tile, loadOffsets(load, iteration),
+                  /*width=*/1, limits, std::nullopt, [&](ValueRange at) {
+                    return computeOperandElement(*computed, at);
+                  });
+    return;
+  }
   std::optional<SharedMemorySwizzle> swizzle;
   if (auto it = swizzles.find(load.getTile()); it != swizzles.end())
     swizzle = it->second;
   copyTileAsync(buffers.lookup(load.getSource()), destination, tile,
-                loadOffsets(load, iteration), loadVectorWidth(load),
-                raggedLimits(load.getRaggedDims(), load.getWindowEnds()),
+                loadOffsets(load, iteration), loadVectorWidth(load), limits,
                 swizzle);
 }
 

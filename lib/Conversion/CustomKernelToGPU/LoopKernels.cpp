@@ -90,6 +90,16 @@ struct LoopKernelArgs {
   llvm::SmallDenseMap<Value, unsigned> extracted;
 };
 
+/// Whether the loop kernel of `op` reads `input` from a buffer: a tensor
+/// that is no fill of a constant (read as the constant) and that the
+/// payload reads (a pooling op's window, a tensor.empty that gives only
+/// the window's shape, is not read).
+bool isReadInput(linalg::LinalgOp op, OpOperand *input) {
+  return isa<ShapedType>(input->get().getType()) &&
+         !getFillConstant(input->get()) &&
+         !op.getMatchingBlockArgument(input).use_empty();
+}
+
 LoopKernelArgs getArgs(linalg::LinalgOp op) {
   LoopKernelArgs args;
   auto add = [&](Value tensor) {
@@ -97,8 +107,7 @@ LoopKernelArgs getArgs(linalg::LinalgOp op) {
     return static_cast<unsigned>(args.tensors.size() - 1);
   };
   for (OpOperand *input : op.getDpsInputOperands())
-    args.inputs.push_back(isa<ShapedType>(input->get().getType()) &&
-                                  !getFillConstant(input->get())
+    args.inputs.push_back(isReadInput(op, input)
                               ? std::optional<unsigned>(add(input->get()))
                               : std::nullopt);
   for (OpOperand &init : op.getDpsInitsMutable())
@@ -136,6 +145,66 @@ SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
   return indices;
 }
 
+/// The payload of `op` at the loop indices `ivs`, on the carried results
+/// `carried`: its inputs loaded from `kernelArg` of their LoopKernelArgs
+/// argument (constants cloned), the values it yields.
+SmallVector<Value> applyPayloadAt(OpBuilder &builder, Location loc,
+                                  linalg::LinalgOp op,
+                                  const LoopKernelArgs &args,
+                                  ArrayRef<Value> ivs, ValueRange carried,
+                                  function_ref<Value(unsigned)> kernelArg) {
+  Block *payload = op.getBlock();
+  IRMapping mapping;
+  for (auto [n, input] : llvm::enumerate(op.getDpsInputOperands())) {
+    BlockArgument arg = op.getMatchingBlockArgument(input);
+    if (arg.use_empty())
+      continue;
+    if (TypedAttr constant = getFillConstant(input->get())) {
+      mapping.map(arg, arith::ConstantOp::create(builder, loc, constant));
+      continue;
+    }
+    if (!args.inputs[n]) {
+      mapping.map(arg,
+                  builder.clone(*input->get().getDefiningOp())->getResult(0));
+      continue;
+    }
+    mapping.map(arg, memref::LoadOp::create(
+                         builder, loc, kernelArg(*args.inputs[n]),
+                         applyMap(builder, loc,
+                                  op.getMatchingIndexingMap(input), ivs)));
+  }
+  for (auto [n, init] : llvm::enumerate(op.getDpsInitsMutable()))
+    mapping.map(op.getMatchingBlockArgument(&init), carried[n]);
+  // Constants from above are cloned where they are read.
+  auto cloneConstantsFromAbove = [&](Operation &inner) {
+    for (Value operand : inner.getOperands())
+      if (isDefinedOutside(operand, op) && !mapping.contains(operand) &&
+          !isExtractedTensor(operand))
+        mapping.map(operand,
+                    builder.clone(*operand.getDefiningOp())->getResult(0));
+  };
+  for (Operation &inner : payload->without_terminator()) {
+    cloneConstantsFromAbove(inner);
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      mapping.map(index.getResult(), ivs[index.getDim()]);
+    } else if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
+      SmallVector<Value> indices = llvm::map_to_vector(
+          extract.getIndices(), [&](Value v) { return mapping.lookup(v); });
+      mapping.map(extract.getResult(),
+                  memref::LoadOp::create(
+                      builder, loc,
+                      kernelArg(args.extracted.lookup(extract.getTensor())),
+                      indices));
+    } else {
+      builder.clone(inner, mapping);
+    }
+  }
+  cloneConstantsFromAbove(*payload->getTerminator());
+  return llvm::map_to_vector(
+      payload->getTerminator()->getOperands(),
+      [&](Value v) { return mapping.lookupOrDefault(v); });
+}
+
 } // namespace
 
 std::optional<std::string> gpu_codegen::whyNoLoopKernel(linalg::LinalgOp op) {
@@ -153,7 +222,7 @@ std::optional<std::string> gpu_codegen::whyNoLoopKernel(linalg::LinalgOp op) {
         return std::string("it reads a scalar that is not a constant");
       continue;
     }
-    if (getFillConstant(value))
+    if (!isReadInput(op, input))
       continue;
     if (std::optional<std::string> why = whyNotRead(value, "an input"))
       return why;
@@ -285,58 +354,9 @@ void gpu_codegen::emitLoopKernel(linalg::LinalgOp op, gpu::GPUFuncOp func) {
   }
 
   // The payload at the point `ivs`, on the carried results `carried`.
-  Block *payload = op.getBlock();
   auto applyPayload = [&](OpBuilder &builder,
                           ValueRange carried) -> SmallVector<Value> {
-    IRMapping mapping;
-    for (auto [n, input] : llvm::enumerate(op.getDpsInputOperands())) {
-      BlockArgument arg = op.getMatchingBlockArgument(input);
-      if (arg.use_empty())
-        continue;
-      if (TypedAttr constant = getFillConstant(input->get())) {
-        mapping.map(arg, arith::ConstantOp::create(builder, loc, constant));
-        continue;
-      }
-      if (!args.inputs[n]) {
-        mapping.map(arg,
-                    builder.clone(*input->get().getDefiningOp())->getResult(0));
-        continue;
-      }
-      mapping.map(arg, memref::LoadOp::create(
-                           builder, loc, kernelArg(*args.inputs[n]),
-                           applyMap(builder, loc,
-                                    op.getMatchingIndexingMap(input), ivs)));
-    }
-    for (auto [n, init] : llvm::enumerate(op.getDpsInitsMutable()))
-      mapping.map(op.getMatchingBlockArgument(&init), carried[n]);
-    // Constants from above are cloned where they are read.
-    auto cloneConstantsFromAbove = [&](Operation &inner) {
-      for (Value operand : inner.getOperands())
-        if (isDefinedOutside(operand, op) && !mapping.contains(operand) &&
-            !isExtractedTensor(operand))
-          mapping.map(operand,
-                      builder.clone(*operand.getDefiningOp())->getResult(0));
-    };
-    for (Operation &inner : payload->without_terminator()) {
-      cloneConstantsFromAbove(inner);
-      if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-        mapping.map(index.getResult(), ivs[index.getDim()]);
-      } else if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
-        SmallVector<Value> indices = llvm::map_to_vector(
-            extract.getIndices(), [&](Value v) { return mapping.lookup(v); });
-        mapping.map(extract.getResult(),
-                    memref::LoadOp::create(
-                        builder, loc,
-                        kernelArg(args.extracted.lookup(extract.getTensor())),
-                        indices));
-      } else {
-        builder.clone(inner, mapping);
-      }
-    }
-    cloneConstantsFromAbove(*payload->getTerminator());
-    return llvm::map_to_vector(
-        payload->getTerminator()->getOperands(),
-        [&](Value v) { return mapping.lookupOrDefault(v); });
+    return applyPayloadAt(builder, loc, op, args, ivs, carried, kernelArg);
   };
 
   // The reduction loops, outermost first, carrying the results.
@@ -367,4 +387,34 @@ void gpu_codegen::emitLoopKernel(linalg::LinalgOp op, gpu::GPUFuncOp func) {
                             resultIndices(b, n));
   b.setInsertionPointToEnd(&func.getBody().front());
   gpu::ReturnOp::create(b, loc);
+}
+
+bool gpu_codegen::isComputedWhereRead(linalg::LinalgOp op) {
+  if (whyNoLoopKernel(op) || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 0 ||
+      !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isPermutation() ||
+      op.payloadUsesValueFromOperand(op.getDpsInitOperand(0)))
+    return false;
+  // Scalars alone (a position, a window), which every element reads: an
+  // element costs a few instructions more than its load did, and no tensor
+  // is read again per block that reads the element.
+  return llvm::all_of(getLoopKernelInputs(op), [](Value tensor) {
+    return cast<ShapedType>(tensor.getType()).getRank() == 0;
+  });
+}
+
+Value gpu_codegen::emitLoopKernelElement(OpBuilder &b, Location loc,
+                                         linalg::LinalgOp op,
+                                         ValueRange indices,
+                                         ValueRange inputs) {
+  SmallVector<Value> ivs(op.getNumLoops());
+  for (auto [i, expr] : llvm::enumerate(
+           op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults()))
+    ivs[cast<AffineDimExpr>(expr).getPosition()] = indices[i];
+  // The payload does not read the init (isComputedWhereRead).
+  Type type = getElementTypeOrSelf(op->getResult(0).getType());
+  Value unread = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+  return applyPayloadAt(b, loc, op, getArgs(op), ivs, unread,
+                        [&](unsigned n) { return inputs[n]; })
+      .front();
 }

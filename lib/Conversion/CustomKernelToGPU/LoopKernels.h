@@ -49,6 +49,22 @@ struct SplitLoopKernel {
 std::optional<SplitLoopKernel>
 splitLoopKernelReduction(mlir::linalg::LinalgOp op);
 
+/// Whether the readers of the result of `op`, a loop kernel, may compute
+/// the elements they read instead of loading what a launch of its own
+/// wrote: a mask a decode step computes from its position, whose launch
+/// would cost more than its elements. `op` has one result, parallel loops
+/// only, a payload that does not read its init, and reads scalars alone
+/// (0-d tensors and constants).
+bool isComputedWhereRead(mlir::linalg::LinalgOp op);
+
+/// The element at `indices` of the result of `op` (isComputedWhereRead),
+/// computed at `b`'s insertion point from `inputs`, the memrefs of
+/// getLoopKernelInputs(op).
+mlir::Value emitLoopKernelElement(mlir::OpBuilder &b, mlir::Location loc,
+                                  mlir::linalg::LinalgOp op,
+                                  mlir::ValueRange indices,
+                                  mlir::ValueRange inputs);
+
 /// Fills `func`, whose arguments are the memrefs of getLoopKernelInputs(op)
 /// and then of the results of `op`, with the loop kernel of `op`.
 void emitLoopKernel(mlir::linalg::LinalgOp op, mlir::gpu::GPUFuncOp func);

@@ -8,12 +8,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlockGraphToGPU.h"
+#include "LoopKernels.h"
 #include "mlsopt/Conversion/DataMovement.h"
 #include "mlsopt/Conversion/ElementwiseMath.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -62,6 +64,9 @@ int64_t BlockGraphToGPU::vectorWidth(ArrayRef<int64_t> tile, Type elementType) {
 }
 
 int64_t BlockGraphToGPU::loadVectorWidth(block::LoadOp load) {
+  // A computed operand is computed one element at a time.
+  if (computedInputs.count(load.getSource()))
+    return 1;
   Type elementType = elementTypeOf(load.getTile());
   // A conversion, which cp.async cannot do, moves single elements.
   if (elementTypeOf(load.getSource()) != elementType)
@@ -171,10 +176,46 @@ SmallVector<Value> BlockGraphToGPU::tileIndices(Value tile,
       b, loc, linearize(b, loc, indices, shapeOf(tile)))};
 }
 
+Value BlockGraphToGPU::computeOperandElement(const ComputedOperand &computed,
+                                             ValueRange indices) {
+  // Back through the reshapes, last first: an expanded dim group is one
+  // index of the source, linearized; a collapsed one, delinearized.
+  SmallVector<Value> at(indices);
+  for (Operation *reshape : llvm::reverse(computed.reshapes)) {
+    ArrayRef<int64_t> result = shapeOf(reshape->getResult(0));
+    ArrayRef<int64_t> source = shapeOf(reshape->getOperand(0));
+    SmallVector<Value> sourceAt;
+    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(reshape)) {
+      for (ReassociationIndices group : expand.getReassociationIndices()) {
+        SmallVector<Value> groupAt =
+            llvm::map_to_vector(group, [&](int64_t d) { return at[d]; });
+        SmallVector<int64_t> groupShape =
+            llvm::map_to_vector(group, [&](int64_t d) { return result[d]; });
+        sourceAt.push_back(linearize(b, loc, groupAt, groupShape));
+      }
+    } else {
+      auto collapse = cast<tensor::CollapseShapeOp>(reshape);
+      for (auto [g, group] :
+           llvm::enumerate(collapse.getReassociationIndices())) {
+        SmallVector<int64_t> groupShape =
+            llvm::map_to_vector(group, [&](int64_t d) { return source[d]; });
+        llvm::append_range(sourceAt, delinearize(b, loc, at[g], groupShape));
+      }
+    }
+    at = std::move(sourceAt);
+  }
+  SmallVector<Value> inputs =
+      llvm::map_to_vector(computed.inputArgs, [&](unsigned n) -> Value {
+        return func.getArgument(n);
+      });
+  return emitLoopKernelElement(b, loc, computed.producer, at, inputs);
+}
+
 void BlockGraphToGPU::copyTileAsync(
     Value global, Value shared, ArrayRef<int64_t> tile, ValueRange offsets,
     int64_t width, ArrayRef<int64_t> limits,
-    std::optional<SharedMemorySwizzle> swizzle) {
+    std::optional<SharedMemorySwizzle> swizzle,
+    function_ref<Value(ValueRange)> computeElement) {
   Type elementType = elementTypeOf(shared);
   if (width == 1) {
     // Rows too narrow or unaligned for 16-byte copies, or a conversion:
@@ -184,7 +225,9 @@ void BlockGraphToGPU::copyTileAsync(
       Value inside = buildIsBefore(b, loc, from, limits);
       if (inside)
         from = clampBefore(from, limits, 1);
-      Value v = memref::LoadOp::create(b, loc, global, from);
+      Value v = computeElement
+                    ? computeElement(from)
+                    : memref::LoadOp::create(b, loc, global, from).getResult();
       // Past the end of a ragged split's last tile: zeros.
       if (inside)
         v = arith::SelectOp::create(

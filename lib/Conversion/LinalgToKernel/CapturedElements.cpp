@@ -21,6 +21,7 @@
 #include "mlsopt/Conversion/LinalgToKernel/LinalgToKernel.h"
 #include "mlsopt/Support/ScalarArguments.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -64,29 +65,74 @@ findCapturedElement(linalg::GenericOp op) {
   return found;
 }
 
+/// The index that the i64 payload argument `element` of `generic` (an index
+/// scalar argument's 0-d tensor, ScalarArguments.h) holds, cast at the top
+/// of the payload, once: the program the search keeps as its reference
+/// has the payload as imported, op for op.
+Value castToIndexInPayload(PatternRewriter &rewriter, linalg::GenericOp generic,
+                           Value element) {
+  Block &payload = generic.getRegion().front();
+  for (Operation *user : element.getUsers())
+    if (isa<arith::IndexCastOp>(user) &&
+        user->getResult(0).getType().isIndex()) {
+      // Above every reader: one sunk since (`%pos - %window`) is at the
+      // top too.
+      rewriter.moveOpBefore(user, &payload.front());
+      return user->getResult(0);
+    }
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(&payload);
+  return arith::IndexCastOp::create(rewriter, element.getLoc(),
+                                    rewriter.getIndexType(), element);
+}
+
 /// `op` with `tensor` as one more input, read at the constant `indices`
 /// whatever the loops, whose element stands for `replaced` in the payload.
 void addConstantMapInput(PatternRewriter &rewriter, linalg::GenericOp op,
                          Value tensor, ArrayRef<int64_t> indices,
                          Value replaced) {
+  Type elementType = cast<ShapedType>(tensor.getType()).getElementType();
+  SmallVector<AffineExpr> constants = llvm::map_to_vector(
+      indices, [&](int64_t i) { return rewriter.getAffineConstantExpr(i); });
+  AffineMap map =
+      AffineMap::get(op.getNumLoops(), 0, constants, rewriter.getContext());
+  auto readInPayload = [&](linalg::GenericOp generic, Value element) {
+    if (elementType != replaced.getType()) {
+      // An index read as its i64 element: casts of it to i64 (a position
+      // converted for a comparison) read the element itself.
+      for (Operation *user : llvm::make_early_inc_range(replaced.getUsers()))
+        if (isa<arith::IndexCastOp>(user) && generic->isAncestor(user) &&
+            user->getResult(0).getType() == elementType)
+          rewriter.replaceOp(user, element);
+      if (llvm::none_of(replaced.getUsers(), [&](Operation *user) {
+            return generic->isAncestor(user);
+          }))
+        return;
+      element = castToIndexInPayload(rewriter, generic, element);
+    }
+    rewriter.replaceUsesWithIf(replaced, element, [&](OpOperand &use) {
+      return generic->isAncestor(use.getOwner());
+    });
+  };
+  // A second reader of the same element (a scalar argument a sunk `%pos -
+  // %window` reads again) reads the input the first one added.
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (input->get() == tensor && op.getMatchingIndexingMap(input) == map) {
+      readInPayload(op, op.getMatchingBlockArgument(input));
+      return;
+    }
   SmallVector<Value> inputs(op.getInputs());
   inputs.push_back(tensor);
   SmallVector<AffineMap> maps =
       llvm::map_to_vector(op.getDpsInputOperands(), [&](OpOperand *input) {
         return op.getMatchingIndexingMap(input);
       });
-  SmallVector<AffineExpr> constants = llvm::map_to_vector(
-      indices, [&](int64_t i) { return rewriter.getAffineConstantExpr(i); });
-  maps.push_back(
-      AffineMap::get(op.getNumLoops(), 0, constants, rewriter.getContext()));
+  maps.push_back(map);
   linalg::GenericOp generic =
       linalg_import::rebuildWithInputs(rewriter, op, inputs, maps);
   Block &body = generic.getRegion().front();
-  BlockArgument element = body.insertArgument(
-      op.getNumDpsInputs(), replaced.getType(), replaced.getLoc());
-  rewriter.replaceUsesWithIf(replaced, element, [&](OpOperand &use) {
-    return generic->isAncestor(use.getOwner());
-  });
+  readInPayload(generic, body.insertArgument(op.getNumDpsInputs(), elementType,
+                                             replaced.getLoc()));
   rewriter.replaceOp(op, generic->getResults());
 }
 
@@ -125,7 +171,7 @@ bool isSinkableScalarOp(Operation *op) {
          !op->hasTrait<OpTrait::ConstantLike>() && isMemoryEffectFree(op) &&
          llvm::all_of(op->getOperandTypes(),
                       [](Type t) { return t.isIntOrIndexOrFloat(); }) &&
-         op->getResult(0).getType().isIntOrFloat();
+         op->getResult(0).getType().isIntOrIndexOrFloat();
 }
 
 /// The first value from above that `op`'s payload reads and that is a
@@ -148,18 +194,27 @@ Value findCapturedScalar(linalg::GenericOp op) {
 }
 
 /// The 0-d tensor holding the scalar function argument `arg`: a
-/// tensor.from_elements at the top of the function, shared by its readers.
+/// tensor.from_elements at the top of the function, shared by its readers;
+/// of the argument's cast to i64 for an index (ScalarArguments.h).
 Value getScalarTensor(PatternRewriter &rewriter, BlockArgument arg) {
-  auto type = RankedTensorType::get({}, arg.getType());
-  for (Operation *user : arg.getUsers())
+  RankedTensorType type = getScalarArgumentTensorType(arg.getType());
+  for (Operation *user : arg.getUsers()) {
+    if (isa<arith::IndexCastOp>(user) && user->hasOneUse() &&
+        user->getResult(0).getType() == type.getElementType())
+      user = *user->user_begin();
     if (auto tensor = dyn_cast<tensor::FromElementsOp>(user);
         tensor && tensor.getType() == type &&
         tensor->getBlock() == arg.getOwner())
       return tensor;
+  }
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(arg.getOwner());
+  Value element = arg;
+  if (arg.getType().isIndex())
+    element = arith::IndexCastOp::create(rewriter, arg.getLoc(),
+                                         type.getElementType(), arg);
   return tensor::FromElementsOp::create(rewriter, arg.getLoc(), type,
-                                        ValueRange{arg});
+                                        ValueRange{element});
 }
 
 struct CapturedScalarToInput : public OpRewritePattern<linalg::GenericOp> {
@@ -173,9 +228,18 @@ struct CapturedScalarToInput : public OpRewritePattern<linalg::GenericOp> {
     // through a map with no results) is its 0-d tensor, read the same way.
     for (OpOperand *input : op.getDpsInputOperands())
       if (isScalarFunctionArgument(input->get())) {
+        bool isIndex = input->get().getType().isIndex();
         Value tensor =
             getScalarTensor(rewriter, cast<BlockArgument>(input->get()));
         rewriter.modifyOpInPlace(op, [&] { input->set(tensor); });
+        if (isIndex) {
+          // The payload reads an i64 now, and casts it back.
+          BlockArgument element = op.getMatchingBlockArgument(input);
+          rewriter.modifyOpInPlace(
+              op, [&] { element.setType(rewriter.getI64Type()); });
+          Value index = castToIndexInPayload(rewriter, op, element);
+          rewriter.replaceAllUsesExcept(element, index, index.getDefiningOp());
+        }
         return success();
       }
     Value scalar = findCapturedScalar(op);
@@ -221,7 +285,7 @@ struct ScalarArgumentFillToBroadcast : public OpRewritePattern<linalg::FillOp> {
     Value value = op.getInputs().front();
     auto init = dyn_cast<RankedTensorType>(op.getOutputs().front().getType());
     if (!init || !op.hasPureTensorSemantics() ||
-        !isScalarFunctionArgument(value) ||
+        !isScalarFunctionArgument(value) || value.getType().isIndex() ||
         value.getType() != init.getElementType())
       return rewriter.notifyMatchFailure(
           op, "fills no tensor with a scalar function argument");
@@ -241,7 +305,8 @@ struct ScalarArgumentSplatToBroadcast
                                 PatternRewriter &rewriter) const override {
     auto type = dyn_cast<RankedTensorType>(op.getType());
     if (!type || !type.hasStaticShape() ||
-        !isScalarFunctionArgument(op.getInput()))
+        !isScalarFunctionArgument(op.getInput()) ||
+        op.getInput().getType().isIndex())
       return rewriter.notifyMatchFailure(
           op, "splats no scalar function argument into a static shape");
     Value init = tensor::EmptyOp::create(rewriter, op.getLoc(), type.getShape(),

@@ -51,6 +51,7 @@
 #include "PayloadPlanner.h"
 #include "mlsopt/Conversion/Passes.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
+#include "mlsopt/Support/ResourceBlobs.h"
 #include "mlsopt/Support/ShapeInference.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -687,6 +688,10 @@ struct ConvertLinalgToKernelPass
   using Base::Base;
 
   void runOnOperation() override {
+    // A weight whose blob is not its type's size would be read from bytes
+    // that are not the weight.
+    if (failed(checkResourceBlobs(getOperation(), "cannot be read")))
+      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     populateLinalgToKernelPatterns(patterns);
     // arith and math ops on tensors (a front end's `x + y` on whole tensors)

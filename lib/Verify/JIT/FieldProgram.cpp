@@ -453,7 +453,7 @@ private:
       return emitElementwiseOp(op);
     Operation *cause = getUnsupportedCause(&op);
     return cause->emitError("the finite-field program does not support '")
-           << cause->getName() << "'";
+           << cause->getName() << "'" << describeUnsupported(cause);
   }
 
   LogicalResult emitElementwiseOp(Operation &op) {

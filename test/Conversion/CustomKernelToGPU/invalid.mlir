@@ -314,3 +314,21 @@ func.func @resource_without_data(%x: tensor<5x3xf32>) -> tensor<5x2xf32> {
   %m = kernel.matmul %x, %w : tensor<5x3xf32>, tensor<3x2xf32>
   return %m : tensor<5x2xf32>
 }
+
+// -----
+
+// A blob of another size than its constant's type (17 floats for a 4x4
+// weight) would be read from bytes that are not the weight.
+func.func @resource_of_another_size(%x: tensor<5x4xf32>) -> tensor<5x4xf32> {
+  // expected-error @+1 {{'arith.constant' op cannot run on the GPU: its dense_resource 'short_weight' holds 68 bytes, where 'tensor<4x4xf32>' needs 16 elements}}
+  %w = arith.constant dense_resource<short_weight> : tensor<4x4xf32>
+  %m = kernel.matmul %x, %w : tensor<5x4xf32>, tensor<4x4xf32>
+  return %m : tensor<5x4xf32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      short_weight: "0x040000000000803F000000000000000000000000000000000000003F00000000000000000000000000000000000080BF000000000000000000000000000000000000004000000000"
+    }
+  }
+#-}

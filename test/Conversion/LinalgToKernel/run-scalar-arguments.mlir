@@ -5,9 +5,11 @@
 // moves the arithmetic into the payloads and reads each scalar argument as
 // the 0-d tensor `tensor.from_elements`, one per argument, shared by its
 // readers: `x * (1 / alpha) + beta` and `x / n` are kernel ops, the fill a
-// broadcast of beta's tensor, and `x + splat(beta)` the add of that tensor. An index argument is no tensor element: its
-// generic stays linalg. The numbers are the same before and after the
-// import.
+// broadcast of beta's tensor, and `x + splat(beta)` the add of that tensor.
+// An index argument is the 0-d i64 tensor of its cast to i64
+// (ScalarArguments.h), whose element the payload's cast to i64 reads
+// directly: `x + sitofp(i)` is a kernel op too. The numbers are the same
+// before and after the import.
 // RUN: mlsopt-opt %s %lower_to_llvm \
 // RUN: | %mlir_runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mlir_lib_dir/libmlir_c_runner_utils.so,%mlir_lib_dir/libmlir_runner_utils.so \
@@ -29,14 +31,15 @@
 // KERNEL-DAG: %[[ALPHA:.*]] = tensor.from_elements %arg1 : tensor<f32>
 // KERNEL-DAG: %[[BETA:.*]] = tensor.from_elements %arg2 : tensor<f32>
 // KERNEL-DAG: %[[N:.*]] = tensor.from_elements %arg3 : tensor<i32>
+// KERNEL-DAG: %[[II:.*]] = arith.index_cast %arg4 : index to i64
+// KERNEL-DAG: %[[I:.*]] = tensor.from_elements %[[II]] : tensor<i64>
 // KERNEL-NOT: tensor.from_elements
 // KERNEL: kernel.div %{{.*}}, %[[ALPHA]] : tensor<f32>, tensor<f32>
 // KERNEL: kernel.add %{{.*}}, %[[BETA]] : tensor<1x4xf32>, tensor<f32>
 // KERNEL: linalg.broadcast ins(%[[BETA]] : tensor<f32>)
 // KERNEL: kernel.int_to_float %[[N]] : tensor<i32> to tensor<f32>
-// KERNEL: linalg.generic
-// KERNEL-SAME: ins(%arg0 : tensor<1x4xf32>)
-// KERNEL: arith.index_cast %arg4
+// KERNEL: %[[IF:.*]] = kernel.int_to_float %[[I]] : tensor<i64> to tensor<f32>
+// KERNEL: kernel.add %arg0, %[[IF]] : tensor<1x4xf32>, tensor<f32>
 // KERNEL-NOT: tensor.splat
 // KERNEL: kernel.add %arg0, %[[BETA]] : tensor<1x4xf32>, tensor<f32>
 // KERNEL: return
