@@ -23,6 +23,7 @@ from .kernel import (
     DTensor,
     GlobalConfig,
     KernelGraph,
+    MLSOptWarning,
     bfloat16,
     bool_,
     convert_dtype_to_torch_type,
@@ -64,6 +65,7 @@ __all__ = [
     "KernelGraph",
     "KNGraph",
     "MLIRError",
+    "MLSOptWarning",
     "UnavailableError",
     "bfloat16",
     "dtype",
@@ -102,10 +104,10 @@ _MIRAGE_REPLACEMENTS = {
     # as one megakernel, out of mlsopt's scope.
     "PersistentKernel": "graph.superoptimize(...) per subgraph; mlsopt "
                         "does not provide Mirage's persistent kernels (MPK)",
-    "get_configurations_from_gpu": "mlsopt does not provide Mirage's "
-                                   "persistent kernels (MPK); "
-                                   "graph.superoptimize(target=...) takes "
-                                   "the chip",
+    "get_configurations_from_gpu": "graph.superoptimize(target=...), "
+                                   "which takes the chip (mlsopt does not "
+                                   "provide Mirage's persistent kernels, "
+                                   "MPK)",
 }
 
 

@@ -336,6 +336,25 @@ def _dim_of(dims, i):
     return dims[i]
 
 
+def _same_but_unit_dims(shape, dims):
+    """Whether `shape` and `dims` differ only by dims of size 1, `dims`
+    having some (a scalar's 0-d input, which Mirage has no counterpart of,
+    takes a scalar or a 0-d array alone)."""
+    return (len(dims) > 0 and tuple(shape) != tuple(dims)
+            and [d for d in shape if d != 1] == [d for d in dims if d != 1])
+
+
+def _with_unit_dims_of(x, dims):
+    """`x` reshaped to `dims` where their shapes differ only by dims of size
+    1: Mirage reads an input's data pointer alone, and its demos pass
+    torch.randn(1, 1, K) or torch.randn(K) for a (1, K) input. Any other
+    shape is left for the shape check to report."""
+    shape = tuple(np.shape(x))
+    if hasattr(x, "reshape") and _same_but_unit_dims(shape, dims):
+        return x.reshape(tuple(dims))
+    return x
+
+
 def _check_latency(latency):
     """`latency` as a bool: None is the default, False."""
     if latency is None:
@@ -353,6 +372,12 @@ def _not_provided(owner, name, replacements):
             f"{owner} has no {name!r}: Mirage has it, mlsopt does not; "
             f"{replacements[name]}")
     return AttributeError(f"{owner!r} object has no attribute {name!r}")
+
+
+class MLSOptWarning(UserWarning):
+    """A warning an MLIR pass emitted while it ran for the Python API (the
+    search ignoring a corrupt cache entry, or a cache it cannot write), as
+    mlsopt-opt prints it on stderr."""
 
 
 class KernelGraph:
@@ -761,7 +786,9 @@ class KernelGraph:
             "latency-veto": latency_veto,
         }
         optimized = source._core.clone()
-        optimized.run_pipeline(_pipeline("superoptimize", options))
+        for message in optimized.run_pipeline(_pipeline("superoptimize",
+                                                        options)):
+            warnings.warn(message, MLSOptWarning, stacklevel=2)
         # cost(), ptx() and launch_plan() default to the target it was
         # optimized for.
         optimized.set_target(target)
@@ -895,7 +922,9 @@ class KernelGraph:
                 if shape != expected:
                     raise ValueError(f"input {i} has shape {shape}; the graph "
                                      f"expects {expected} (column-major)")
-        inputs = [_reversed_dims(x) if i in self._column_major_inputs else x
+        inputs = [_reversed_dims(x) if i in self._column_major_inputs
+                  else _with_unit_dims_of(x, declared[i].dims)
+                  if i < len(declared) else x
                   for i, x in enumerate(inputs)]
         if any(_is_cuda_tensor(x) for x in inputs):
             outputs = self._run_on_gpu(inputs, target, stream)
@@ -924,6 +953,12 @@ class KernelGraph:
         return [_reversed_dims(o) if i in self._column_major_outputs else o
                 for i, o in enumerate(outputs)]
 
+    def cuda_call(self, **kwargs):
+        """Mirage's KNGraph.cuda_call(inputs=..., outputs=..., stream=...),
+        which Mirage's __call__ forwards to: the same as calling the graph
+        (on the GPU for torch CUDA tensors)."""
+        return self(**kwargs)
+
     def compile(self, inputs=None, target=None, target_cc=None,
                 **mirage_options):
         """Mirage's KNGraph.compile, which builds the graph's CUDA code
@@ -950,6 +985,8 @@ class KernelGraph:
                 expected = tensor.dims
                 if i in self._column_major_inputs:
                     expected = tuple(reversed(expected))
+                elif _same_but_unit_dims(shape, expected):
+                    continue
                 if shape != expected:
                     raise ValueError(f"input {i} has shape {shape}; the "
                                      f"graph expects {expected}")

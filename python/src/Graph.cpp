@@ -109,14 +109,19 @@ bool mlsopt::python::isPassRegistered(StringRef name) {
 namespace {
 /// Collects every diagnostic emitted on the context while it lives, as
 /// "file:line:col: error: message" lines (mlsopt-opt's format), so that a
-/// failure can be thrown with the text MLIR produced.
+/// failure can be thrown with the text MLIR produced, and keeps the
+/// warnings apart, for Python's warnings after a success.
 class DiagnosticCapture {
 public:
   DiagnosticCapture()
       : handler(&getContext(), [this](Diagnostic &diag) {
-          append(diag);
+          std::string formatted;
+          append(formatted, diag);
           for (Diagnostic &note : diag.getNotes())
-            append(note);
+            append(formatted, note);
+          if (diag.getSeverity() == DiagnosticSeverity::Warning)
+            warnings.push_back(formatted);
+          append(text, formatted);
           return success();
         }) {}
 
@@ -125,11 +130,19 @@ public:
     throw MLIRError(text.empty() ? fallback.str() : text);
   }
 
+  /// The warnings, each with its notes.
+  std::vector<std::string> takeWarnings() { return std::move(warnings); }
+
 private:
-  void append(Diagnostic &diag) {
-    if (!text.empty())
-      text += "\n";
-    llvm::raw_string_ostream os(text);
+  static void append(std::string &to, StringRef line) {
+    if (!to.empty())
+      to += "\n";
+    to += line;
+  }
+  static void append(std::string &to, Diagnostic &diag) {
+    if (!to.empty())
+      to += "\n";
+    llvm::raw_string_ostream os(to);
     if (auto fileLoc = diag.getLocation()->findInstanceOf<FileLineColLoc>()) {
       os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine();
       // Python tells lines, not columns: 0 means "no column".
@@ -155,6 +168,7 @@ private:
   }
 
   std::string text;
+  std::vector<std::string> warnings;
   ScopedDiagnosticHandler handler;
 };
 } // namespace
@@ -751,7 +765,7 @@ std::vector<std::string> Graph::getUncostedOps() {
   return names;
 }
 
-void Graph::runPipeline(StringRef pipeline) {
+std::vector<std::string> Graph::runPipeline(StringRef pipeline) {
   DiagnosticCapture diagnostics;
   PassManager pm(&getContext());
   std::string parseError;
@@ -768,6 +782,7 @@ void Graph::runPipeline(StringRef pipeline) {
     throw MLIRError("pass pipeline '" + pipeline.str() +
                     "' left no function @" + name);
   attach(replaced);
+  return diagnostics.takeWarnings();
 }
 
 void Graph::setTarget(StringRef chip) {
@@ -844,7 +859,7 @@ void Graph::compileForCPU() {
   runner = std::move(*created);
 }
 
-std::vector<HostTensor> Graph::runOnCPU(std::vector<HostTensor> inputs) {
+Graph::CPURun Graph::prepareCPURun(const std::vector<HostTensor> &inputs) {
   ArrayRef<Type> inputTypes = func.getArgumentTypes();
   if (inputs.size() != inputTypes.size())
     throw std::invalid_argument(
@@ -859,25 +874,29 @@ std::vector<HostTensor> Graph::runOnCPU(std::vector<HostTensor> inputs) {
           formatTuple(expected));
   }
   compileForCPU();
+  CPURun run{runner, func.getSymName().str()};
+  for (Type type : func.getResultTypes())
+    run.resultBytes +=
+        uint64_t(cast<RankedTensorType>(type).getNumElements()) * sizeof(float);
+  return run;
+}
+
+std::vector<HostTensor>
+Graph::CPURun::operator()(std::vector<HostTensor> inputs) const {
   std::string error;
   FailureOr<SmallVector<HostTensor>> results = failure();
   try {
-    results = runner->run(func.getSymName(), inputs, &error);
+    results = runner->run(function, inputs, &error);
   } catch (const std::bad_alloc &) {
     // The results' buffers (f32 on the host) are allocated before the
     // compiled code runs, which checks its own allocations; a failure here
     // reads as those do.
-    uint64_t bytes = 0;
-    for (Type type : func.getResultTypes())
-      bytes += uint64_t(cast<RankedTensorType>(type).getNumElements()) *
-               sizeof(float);
-    throw MLIRError("running @" + func.getSymName().str() +
+    throw MLIRError("running @" + function +
                     " on the CPU failed: the host could not allocate " +
-                    std::to_string(bytes) + " bytes for its results");
+                    std::to_string(resultBytes) + " bytes for its results");
   }
   if (failed(results))
-    throw MLIRError("running @" + func.getSymName().str() +
-                    " on the CPU failed: " + error);
+    throw MLIRError("running @" + function + " on the CPU failed: " + error);
   return std::vector<HostTensor>(std::make_move_iterator(results->begin()),
                                  std::make_move_iterator(results->end()));
 }

@@ -150,8 +150,10 @@ public:
   std::vector<std::string> getUncostedOps();
 
   /// Runs the textual pass pipeline `pipeline` (as after
-  /// `--pass-pipeline=builtin.module(...)`) on this graph's module.
-  void runPipeline(llvm::StringRef pipeline);
+  /// `--pass-pipeline=builtin.module(...)`) on this graph's module; returns
+  /// the warnings it emitted (a corrupt cache entry the search ignored, a
+  /// cache it could not write), each with its notes.
+  std::vector<std::string> runPipeline(llvm::StringRef pipeline);
 
   /// Sets the module's `mlsopt.target` (the default of estimateCost and of
   /// the GPU lowering) to `chip`.
@@ -168,10 +170,25 @@ public:
 
   /// JIT-compiles the function for the CPU unless it is already compiled.
   void compileForCPU();
-  /// Runs the function on the CPU through the ExecutionEngine, compiling it
-  /// first if needed. Inputs and results are f32 on the host; f16 and bf16
-  /// graphs round their inputs on the way in (CPURunner does this).
-  std::vector<HostTensor> runOnCPU(std::vector<HostTensor> inputs);
+
+  /// A run of the compiled function that holds what it needs: it touches
+  /// neither the graph nor its module, so it runs without the GIL while
+  /// another thread adds ops to the graph (which compiles anew, and leaves
+  /// this runner to the runs that hold it).
+  struct CPURun {
+    std::shared_ptr<CPURunner> runner;
+    std::string function;
+    /// The bytes of the f32 results, for the error when they cannot be
+    /// allocated.
+    uint64_t resultBytes = 0;
+    /// Runs the function on the CPU through the ExecutionEngine. Inputs and
+    /// results are f32 on the host; f16 and bf16 graphs round their inputs
+    /// on the way in (CPURunner does this).
+    std::vector<HostTensor> operator()(std::vector<HostTensor> inputs) const;
+  };
+  /// Checks `inputs` against the function's arguments and compiles the
+  /// function if needed.
+  CPURun prepareCPURun(const std::vector<HostTensor> &inputs);
 
 private:
   Graph() = default;
@@ -193,7 +210,7 @@ private:
   /// Every tensor handed to Python, by id. Values are never erased while
   /// the graph is built; passes rebuild the list.
   std::vector<mlir::Value> tensors;
-  std::unique_ptr<CPURunner> runner;
+  std::shared_ptr<CPURunner> runner;
 };
 
 } // namespace mlsopt::python

@@ -63,15 +63,17 @@ nb::object toNumpy(HostTensor &&tensor) {
 /// only between bytecodes, so the pipeline runs on a thread of its own while
 /// this one, which keeps the GIL as every call into the shared context does,
 /// checks for one every 50 ms.
-void runPipelineInterruptibly(Graph &graph, const std::string &pipeline) {
+std::vector<std::string> runPipelineInterruptibly(Graph &graph,
+                                                  const std::string &pipeline) {
   search::setSearchesCancelled(false);
+  std::vector<std::string> warnings;
   std::exception_ptr error;
   std::mutex mutex;
   std::condition_variable finished;
   bool done = false;
   std::thread worker([&] {
     try {
-      graph.runPipeline(pipeline);
+      warnings = graph.runPipeline(pipeline);
     } catch (...) {
       error = std::current_exception();
     }
@@ -98,6 +100,7 @@ void runPipelineInterruptibly(Graph &graph, const std::string &pipeline) {
     throw nb::python_error();
   if (error)
     std::rethrow_exception(error);
+  return warnings;
 }
 
 SourceLocation toSourceLocation(const std::string &file, unsigned line) {
@@ -327,14 +330,16 @@ NB_MODULE(_mlsopt, m) {
             std::vector<HostTensor> inputs;
             for (const HostArray &array : arrays)
               inputs.push_back(toHostTensor(array));
-            // Compiling reports through the shared context's diagnostic
-            // handlers, so it runs under the GIL like every other call.
-            g.compileForCPU();
+            // Checking and compiling read the module and report through
+            // the shared context's diagnostic handlers, so they run under
+            // the GIL like every other call.
+            Graph::CPURun run = g.prepareCPURun(inputs);
             std::vector<HostTensor> results;
             {
-              // The JIT-compiled code touches only these buffers.
+              // The JIT-compiled code touches only these buffers and the
+              // runner `run` holds: another thread may change the graph.
               nb::gil_scoped_release release;
-              results = g.runOnCPU(std::move(inputs));
+              results = run(std::move(inputs));
             }
             nb::list outputs;
             for (HostTensor &result : results)

@@ -4,6 +4,8 @@ from_mlir, cost() and Graphviz output."""
 import inspect
 import pathlib
 import re
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -297,6 +299,60 @@ def test_from_mlir_rejects_what_a_graph_input_cannot_be(argument_type,
         mi.from_mlir(f"func.func @f(%a: {argument_type}, %b: tensor<4xf32>)"
                      " -> tensor<4xf32> {\n  return %b : tensor<4xf32>\n}\n")
     assert f"<mlir>:1:14: error: {message}" in str(error.value)
+
+
+def test_inputs_may_differ_by_unit_dims_as_in_mirages_demos():
+    # Mirage reads an input's data pointer alone: its demos pass
+    # torch.randn(1, 1, K) or torch.randn(K) for a (1, K) input.
+    graph = mi.new_kernel_graph()
+    X = graph.new_input(dims=(1, 64), dtype=mi.float32)
+    W = graph.new_input(dims=(64, 8), dtype=mi.float32)
+    graph.mark_output(graph.matmul(X, W))
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((1, 64)).astype(np.float32)
+    w = rng.standard_normal((64, 8)).astype(np.float32)
+    (expected,) = graph(inputs=[x, w])
+    for shaped in (x.reshape(1, 1, 64), x.reshape(64), x.reshape(64, 1)):
+        (out,) = graph(inputs=[shaped, w])
+        np.testing.assert_array_equal(out, expected)
+    graph.compile(inputs=[x.reshape(64), w])
+    # Another shape of as many elements is still an error.
+    with pytest.raises(ValueError, match=r"input 1 has shape \(8, 64\); the "
+                       r"graph expects \(64, 8\)"):
+        graph(inputs=[x, w.reshape(8, 64)])
+    # cuda_call, which Mirage's __call__ forwards to, is the same call.
+    (out,) = graph.cuda_call(inputs=[x, w])
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_a_graph_runs_while_another_thread_grows_it():
+    # The CPU run releases the GIL; the graph's runner then belongs to the
+    # run, so that ops added meanwhile (which compile anew) do not free it
+    # under the run. Before, this aborted the interpreter ("corrupted
+    # double-linked list") in two runs of three; a subprocess keeps a crash
+    # from taking pytest with it.
+    script = """
+import threading, numpy as np, mlsopt as mi
+g = mi.new_kernel_graph()
+X = g.new_input(dims=(64, 256), dtype=mi.float32)
+g.mark_output(g.exp(X))
+x = np.random.default_rng(0).random((64, 256)).astype(np.float32)
+def run():
+    for _ in range(100):
+        (out,) = g(inputs=[x])
+        assert np.allclose(out, np.exp(x), rtol=1e-5)
+def grow():
+    for _ in range(400):
+        g.relu(X)
+threads = [threading.Thread(target=run), threading.Thread(target=grow)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+print("ok")
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "ok"
 
 
 def test_graphs_grow_after_from_mlir():
@@ -991,7 +1047,9 @@ def test_older_mirage_entry_points_name_their_replacement():
         mi.optimize
     with pytest.raises(AttributeError, match="persistent kernels"):
         mi.PersistentKernel
-    with pytest.raises(AttributeError, match="persistent kernels"):
+    with pytest.raises(AttributeError, match=r"\(Mirage has it\); use "
+                       r"graph\.superoptimize\(target=\.\.\.\), which "
+                       "takes the chip .*persistent kernels"):
         mi.get_configurations_from_gpu
 
 

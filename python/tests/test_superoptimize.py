@@ -85,6 +85,25 @@ def test_a_cache_dir_with_spaces_and_commas_is_used(tmp_path):
     assert [p.suffix for p in cache.iterdir()] == [".mlir"]
 
 
+def test_a_corrupt_cache_entry_is_a_python_warning(tmp_path):
+    # The search ignores the entry and searches again; mlsopt-opt says so
+    # on stderr, and Python says so with a warning.
+    gated_mlp().superoptimize(cache_dir=str(tmp_path), timeout=10, threads=1)
+    (entry,) = tmp_path.iterdir()
+    entry.write_text("this is not mlir {")
+    with pytest.warns(mi.MLSOptWarning,
+                      match="ignoring corrupt cache entry") as record:
+        optimized = gated_mlp().superoptimize(cache_dir=str(tmp_path),
+                                              timeout=10, threads=1)
+    assert all(issubclass(w.category, UserWarning) for w in record)
+    assert optimized.cost().launches == 1
+    # Searched again and written back whole: no warning the next time.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", mi.MLSOptWarning)
+        gated_mlp().superoptimize(cache_dir=str(tmp_path), timeout=10,
+                                  threads=1)
+
+
 @pytest.mark.parametrize("value", [True, -1, float("inf"), float("nan")])
 def test_bad_timeouts_are_python_errors_with_the_reason(value):
     with pytest.raises(ValueError, match="timeout must be a finite number"):
