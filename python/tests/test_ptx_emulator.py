@@ -236,6 +236,21 @@ def decode_step(program, scalars):
     return build
 
 
+def padded_decode(dt="f32"):
+    """A decode step whose mask is `ids == 0` of an int64 tensor over the
+    keys, computed where the attention kernel loads it."""
+    def build(rng):
+        text = (REPO / "test" / "Integration" /
+                "padding-ids-decode.mlir").read_text()
+        shapes = [(8, 1, 64), (8, 256, 64), (8, 256, 64)]
+        ids = rng.integers(1, 1000, 256)
+        ids[rng.random(256) < 0.3] = 0
+        return mi.from_mlir(text), [
+            rng.standard_normal(s).astype(np.float32) * 0.3 for s in shapes
+        ] + [ids.astype(np.int64)]
+    return build
+
+
 def max_pool_stem(dt="f32"):
     """A padded 3x3 max pool and a global average pool, loop kernels whose
     pooling windows (tensor.empty inputs the payload never reads) are no
@@ -310,6 +325,8 @@ PROGRAMS = {
     # The same from two index arguments (a window of keys).
     "sliding_window_index_f32": (
         decode_step("sliding-window-decode.mlir", [200, 48]), "f32"),
+    # A mask read from an int64 tensor, computed where it is loaded.
+    "padded_decode_f32": (padded_decode(), "f32"),
     # Pooling ops as loop kernels, after a padding's concatenations.
     "max_pool_stem_f32": (max_pool_stem(), "f32"),
 }

@@ -395,9 +395,15 @@ bool gpu_codegen::isComputedWhereRead(linalg::LinalgOp op) {
       !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isPermutation() ||
       op.payloadUsesValueFromOperand(op.getDpsInitOperand(0)))
     return false;
-  // Scalars alone (a position, a window), which every element reads: an
-  // element costs a few instructions more than its load did, and no tensor
-  // is read again per block that reads the element.
+  // A mask (i1 elements, which a custom kernel copies into shared memory
+  // one at a time anyway) may read tensors too (`ids[j] == pad`): an
+  // element is a load of what it reads instead of its own, in place of a
+  // launch and a round trip through device memory.
+  if (getElementTypeOrSelf(op->getResult(0).getType()).isInteger(1))
+    return true;
+  // Otherwise scalars alone (a position, a window): an element costs a few
+  // instructions more than its load did, and no tensor is read in place of
+  // one that 16-byte copies would have moved.
   return llvm::all_of(getLoopKernelInputs(op), [](Value tensor) {
     return cast<ShapedType>(tensor.getType()).getRank() == 0;
   });

@@ -53,8 +53,8 @@ splitLoopKernelReduction(mlir::linalg::LinalgOp op);
 /// the elements they read instead of loading what a launch of its own
 /// wrote: a mask a decode step computes from its position, whose launch
 /// would cost more than its elements. `op` has one result, parallel loops
-/// only, a payload that does not read its init, and reads scalars alone
-/// (0-d tensors and constants).
+/// only, a payload that does not read its init, and is a mask (i1 elements)
+/// or reads scalars alone (0-d tensors and constants).
 bool isComputedWhereRead(mlir::linalg::LinalgOp op);
 
 /// The element at `indices` of the result of `op` (isComputedWhereRead),

@@ -173,7 +173,7 @@ func.func @only_linalg(%x: tensor<8x64xf64>) -> tensor<8x64xf64> {
 
 // A payload that extracts at an index defined above it (the first token's
 // row), and a loop kernel that writes an i1 mask (a byte per element) for
-// a kernel op to read.
+// a kernel op to read, and that the function returns too.
 // CHECK-LABEL: func.func @first_row_mask
 // CHECK: gpu.launch_func @mlsopt_kernels::@first_row_mask_kernel0 {{.*}} args(%{{.*}} : memref<16x64xf32>, %[[M:.*]] : memref<64xi1>)
 // CHECK: gpu.launch_func @mlsopt_kernels::@first_row_mask_kernel1 {{.*}} args(%[[M]] : memref<64xi1>,
@@ -182,7 +182,39 @@ func.func @only_linalg(%x: tensor<8x64xf64>) -> tensor<8x64xf64> {
 // CHECK: %[[V:.*]] = memref.load %[[X]][%[[C0]], %{{.*}}] : memref<16x64xf32>
 // CHECK: %[[B:.*]] = arith.cmpf ogt, %[[V]]
 // CHECK: memref.store %[[B]], %[[MA]]
-func.func @first_row_mask(%x: tensor<16x64xf32>, %a: tensor<64xf32>) -> tensor<64xf32> {
+func.func @first_row_mask(%x: tensor<16x64xf32>, %a: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xi1>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xi1>
+  %m = linalg.generic {indexing_maps = [affine_map<(j) -> (j)>], iterator_types = ["parallel"]}
+      outs(%e : tensor<64xi1>) {
+  ^bb0(%o: i1):
+    %j = linalg.index 0 : index
+    %v = tensor.extract %x[%c0, %j] : tensor<16x64xf32>
+    %b = arith.cmpf ogt, %v, %zero : f32
+    linalg.yield %b : i1
+  } -> tensor<64xi1>
+  %s = kernel.where %m, 1.0, -1.0 : tensor<64xi1> to tensor<64xf32>
+  %w = kernel.mul %a, %s : tensor<64xf32>, tensor<64xf32>
+  return %w, %m : tensor<64xf32>, tensor<64xi1>
+}
+
+// -----
+
+// The same mask read by the kernel op alone: the custom kernel of the
+// where computes it where it copies its tile, extracting from the first
+// row itself, and the mask's loop kernel is gone (isComputedWhereRead).
+// CHECK-LABEL: func.func @first_row_mask_computed
+// CHECK-NOT: memref<64xi1>
+// CHECK: gpu.launch_func @mlsopt_kernels::@first_row_mask_computed_kernel0 {{.*}} args(%arg0 : memref<16x64xf32>, %[[S:.*]] : memref<64xf32>)
+// CHECK: gpu.launch_func @mlsopt_kernels::@first_row_mask_computed_kernel1 {{.*}} args(%arg1 : memref<64xf32>, %[[S]] : memref<64xf32>, %arg2 : memref<64xf32>)
+// CHECK-NOT: gpu.launch_func
+// CHECK: gpu.func @first_row_mask_computed_kernel0(%[[X:.*]]: memref<16x64xf32>, %{{.*}}: memref<64xf32>) kernel
+// CHECK: %[[V:.*]] = memref.load %[[X]][%{{.*}}, %{{.*}}] : memref<16x64xf32>
+// CHECK: %[[B:.*]] = arith.cmpf ogt, %[[V]]
+// CHECK: memref.store %[[B]], %{{.*}} : memref<{{.*}}xi1, #gpu.address_space<workgroup>>
+// REMARK: remark: 'linalg.generic' is computed where the custom kernels that read it load its elements, with no launch of its own
+func.func @first_row_mask_computed(%x: tensor<16x64xf32>, %a: tensor<64xf32>) -> tensor<64xf32> {
   %c0 = arith.constant 0 : index
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<64xi1>
