@@ -251,6 +251,17 @@ def padded_decode(dt="f32"):
     return build
 
 
+def collapsed_mask(dt="f32"):
+    """A mask from a position computed over two loops and collapsed, which
+    the kernel computes through the collapse where it loads it."""
+    def build(rng):
+        text = (REPO / "test" / "Conversion" / "CustomKernelToGPU" /
+                "computed-mask-reshapes.mlir").read_text()
+        return mi.from_mlir(text), [
+            rng.standard_normal((8, 256)).astype(np.float32), np.int64(150)]
+    return build
+
+
 def max_pool_stem(dt="f32"):
     """A padded 3x3 max pool and a global average pool, loop kernels whose
     pooling windows (tensor.empty inputs the payload never reads) are no
@@ -327,6 +338,8 @@ PROGRAMS = {
         decode_step("sliding-window-decode.mlir", [200, 48]), "f32"),
     # A mask read from an int64 tensor, computed where it is loaded.
     "padded_decode_f32": (padded_decode(), "f32"),
+    # ... and one computed over two loops, through a collapse.
+    "collapsed_mask_f32": (collapsed_mask(), "f32"),
     # Pooling ops as loop kernels, after a padding's concatenations.
     "max_pool_stem_f32": (max_pool_stem(), "f32"),
 }
