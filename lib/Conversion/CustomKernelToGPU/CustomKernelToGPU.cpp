@@ -338,13 +338,14 @@ struct LoweringCounts {
   unsigned loopKernels = 0, computedOperands = 0;
 };
 
-/// The operands of `custom` that it computes (ComputedOperand), by number,
-/// with the kernel arguments of their producers' inputs numbered from
-/// `firstInputArg` on, and those inputs, once each, in `inputs`.
+/// The operands of `custom` that it computes (ComputedOperand), by number;
+/// their producers' inputs, once each, go to `inputs`, and each operand's
+/// `inputArgs` are positions in `inputs` (the caller offsets them to
+/// kernel arguments).
 static DenseMap<unsigned, ComputedOperand>
 getComputedOperands(kernel::CustomOp custom,
                     const SmallPtrSetImpl<Operation *> &computedWhereRead,
-                    unsigned firstInputArg, SmallVectorImpl<Value> &inputs) {
+                    SmallVectorImpl<Value> &inputs) {
   DenseMap<unsigned, ComputedOperand> computed;
   for (auto [i, operand] : llvm::enumerate(custom->getOperands())) {
     ComputedOperand c;
@@ -362,7 +363,7 @@ getComputedOperands(kernel::CustomOp custom,
     std::reverse(c.reshapes.begin(), c.reshapes.end());
     for (Value input : getLoopKernelInputs(c.producer)) {
       auto *it = llvm::find(inputs, input);
-      c.inputArgs.push_back(firstInputArg + (it - inputs.begin()));
+      c.inputArgs.push_back(it - inputs.begin());
       if (it == inputs.end())
         inputs.push_back(input);
     }
@@ -543,11 +544,12 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
     if (!custom || computedWhereRead.empty())
       return getLaunchInputs(launch);
     SmallVector<Value> loaded, producerInputs;
-    DenseMap<unsigned, ComputedOperand> found = getComputedOperands(
-        custom, computedWhereRead, /*firstInputArg=*/0, producerInputs);
+    DenseMap<unsigned, ComputedOperand> found =
+        getComputedOperands(custom, computedWhereRead, producerInputs);
     for (auto [i, operand] : llvm::enumerate(custom->getOperands()))
       if (!found.count(i))
         loaded.push_back(operand);
+    // The producers' inputs follow the operands the kernel loads.
     for (auto &entry : found)
       for (unsigned &arg : entry.second.inputArgs)
         arg += loaded.size();

@@ -186,7 +186,8 @@ Value BlockGraphToGPU::computeOperandElement(const ComputedOperand &computed,
     ArrayRef<int64_t> source = shapeOf(reshape->getOperand(0));
     SmallVector<Value> sourceAt;
     if (auto expand = dyn_cast<tensor::ExpandShapeOp>(reshape)) {
-      for (ReassociationIndices group : expand.getReassociationIndices()) {
+      for (const ReassociationIndices &group :
+           expand.getReassociationIndices()) {
         SmallVector<Value> groupAt =
             llvm::map_to_vector(group, [&](int64_t d) { return at[d]; });
         SmallVector<int64_t> groupShape =
