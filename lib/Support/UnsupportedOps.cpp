@@ -14,7 +14,8 @@ using namespace mlir;
 
 /// Whether `op` gives a scalar that some other op reads: a constant, the
 /// element of a 0-d tensor (a scalar argument, as passScalarArgumentsAsTensors
-/// reads it), or that element cast to an index.
+/// reads it), or arithmetic on such scalars (`%pos + 1`, a cast to an
+/// index).
 static bool isScalarSource(Operation *op) {
   if (op->getNumResults() != 1 || isa<ShapedType>(op->getResult(0).getType()))
     return false;
@@ -22,10 +23,12 @@ static bool isScalarSource(Operation *op) {
     return true;
   if (auto extract = dyn_cast<tensor::ExtractOp>(op))
     return extract.getTensor().getType().getRank() == 0;
-  if (auto cast = dyn_cast<arith::IndexCastOp>(op))
-    return cast.getIn().getDefiningOp() &&
-           isScalarSource(cast.getIn().getDefiningOp());
-  return false;
+  return isa<arith::ArithDialect>(op->getDialect()) &&
+         op->getNumRegions() == 0 &&
+         llvm::all_of(op->getOperands(), [](Value operand) {
+           Operation *def = operand.getDefiningOp();
+           return def && isScalarSource(def);
+         });
 }
 
 Operation *mlsopt::getScalarReader(Operation *op) {

@@ -9,15 +9,50 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OperationSupport.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
 using namespace mlsopt;
 
-/// A linalg op at the top level that the field cannot evaluate.
+bool mlsopt::isRunTimeSlice(Operation &op) {
+  auto slice = dyn_cast<OffsetSizeAndStrideOpInterface>(op);
+  return slice && isa<tensor::ExtractSliceOp, tensor::InsertSliceOp>(op) &&
+         (!slice.getOffsets().empty() || !slice.getSizes().empty() ||
+          !slice.getStrides().empty());
+}
+
+/// An op at the top level that the field cannot evaluate: a linalg op the
+/// import left, or a slice at a run-time offset.
 static bool isLeftoverOp(Operation &op) {
-  return isa_and_nonnull<linalg::LinalgDialect>(op.getDialect()) &&
-         !isa<linalg::BroadcastOp, linalg::FillOp>(op);
+  return (isa_and_nonnull<linalg::LinalgDialect>(op.getDialect()) &&
+          !isa<linalg::BroadcastOp, linalg::FillOp>(op)) ||
+         isRunTimeSlice(op);
+}
+
+/// Whether the scalars `l` and `r` are the same computation, op for op,
+/// on the same arguments of their functions (which the test draws alike)
+/// and constants: a KV-cache slot `index_cast(extract(%pos))` in both.
+static bool isSameScalar(Value l, Value r) {
+  if (l.getType() != r.getType())
+    return false;
+  auto lhsArg = dyn_cast<BlockArgument>(l);
+  auto rhsArg = dyn_cast<BlockArgument>(r);
+  if (lhsArg || rhsArg)
+    return lhsArg && rhsArg && lhsArg.getOwner()->isEntryBlock() &&
+           rhsArg.getOwner()->isEntryBlock() &&
+           isa<FunctionOpInterface>(lhsArg.getOwner()->getParentOp()) &&
+           isa<FunctionOpInterface>(rhsArg.getOwner()->getParentOp()) &&
+           lhsArg.getArgNumber() == rhsArg.getArgNumber();
+  Operation *lhs = l.getDefiningOp(), *rhs = r.getDefiningOp();
+  if (lhs->getNumRegions() != 0 || !isMemoryEffectFree(lhs) ||
+      cast<OpResult>(l).getResultNumber() !=
+          cast<OpResult>(r).getResultNumber())
+    return false;
+  return OperationEquivalence::isEquivalentTo(
+      lhs, rhs, [](Value a, Value b) { return success(isSameScalar(a, b)); },
+      /*markEquivalent=*/nullptr, OperationEquivalence::IgnoreLocations);
 }
 
 static SmallVector<Operation *> getLeftoverOps(func::FuncOp f) {
@@ -63,10 +98,12 @@ static std::optional<SmallVector<unsigned>> matchLeftoverOps(Operation *lhs,
       continue;
     }
     if (!isa<ShapedType>(l.getType())) {
-      // A scalar from above is a constant of the op's, equal in both.
+      // A scalar from above is a constant of the op's, equal in both, or
+      // the same computation on the same arguments (a slice's offset).
       Attribute lc, rc;
-      if (!matchPattern(l, m_Constant(&lc)) ||
-          !matchPattern(r, m_Constant(&rc)) || lc != rc)
+      bool constants =
+          matchPattern(l, m_Constant(&lc)) && matchPattern(r, m_Constant(&rc));
+      if (constants ? lc != rc : !isSameScalar(l, r))
         return std::nullopt;
       continue;
     }
@@ -147,7 +184,10 @@ std::optional<LeftoverOpCuts> mlsopt::cutLeftoverOps(func::FuncOp func,
       return std::nullopt;
     compared.push_back(std::move(*positions));
   }
-  return LeftoverOpCuts{cutCopy(func, lhsOps, compared, scratch),
-                        cutCopy(reference, rhsOps, compared, scratch),
-                        static_cast<unsigned>(lhsOps.size())};
+  return LeftoverOpCuts{
+      cutCopy(func, lhsOps, compared, scratch),
+      cutCopy(reference, rhsOps, compared, scratch),
+      static_cast<unsigned>(lhsOps.size()),
+      static_cast<unsigned>(llvm::count_if(
+          lhsOps, [](Operation *op) { return isRunTimeSlice(*op); }))};
 }

@@ -286,6 +286,28 @@ def test_scalar_arguments_are_zero_d_inputs():
         graph(inputs=[x, w, np.ones(1, np.float32), 4])
 
 
+def test_a_kv_cache_written_at_run_time_positions():
+    """A decode step that writes its key and value rows into the caches at
+    `%pos` (tensor.insert_slice at a run-time offset), then attends over
+    the slots up to it: searched (the slices stay where they are), run on
+    the CPU at three positions, each matching numpy."""
+    graph = mi.from_mlir((PROGRAMS / "kv-cache-insert.mlir").read_text())
+    optimized = graph.superoptimize(timeout=5)
+    rng = np.random.default_rng(7)
+    q, k, v = (rng.standard_normal((1, 32)).astype(np.float32)
+               for _ in range(3))
+    kc, vc = (rng.standard_normal((64, 32)).astype(np.float32)
+              for _ in range(2))
+    for pos in (0, 17, 63):
+        keys, values = kc.copy(), vc.copy()
+        keys[pos], values[pos] = k[0], v[0]
+        s = (q.astype(np.float64) @ keys.T.astype(np.float64))
+        s[:, pos + 1:] = -np.inf
+        p = np.exp(s - s.max(-1, keepdims=True))
+        expected = [(p / p.sum(-1, keepdims=True)) @ values, keys, values]
+        check(optimized(inputs=[q, k, v, kc, vc, pos]), expected, 1e-4)
+
+
 def test_decode_position_is_read_at_run_time():
     """A decode step masks the cache slots past `%past`, an i64 argument:
     the import computes the mask in a generic of its own, so one optimized

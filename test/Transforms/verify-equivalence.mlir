@@ -785,7 +785,8 @@ func.func @ref(%x: tensor<4x8xf32>) -> tensor<4xi64> {
   } -> (tensor<4xf32>, tensor<4xi64>)
   return %r#1 : tensor<4xi64>
 }
-// expected-error @+1 {{@wrong_before_leftover is not equivalent to @ref: a tensor that a linalg op the import left reads (cut result #1) differs at flat element 0}}
+// expected-error @+2 {{@wrong_before_leftover is not equivalent to @ref: a tensor that a linalg op the import left reads (cut result #1) differs at flat element 0}}
+// expected-note @+1 {{compared with 1 op the field does not evaluate cut out at the same places in both, their results drawn at random}}
 func.func @wrong_before_leftover(%x: tensor<4x8xf32>) -> tensor<4xi64> attributes {mlsopt.equivalent_to = @ref} {
   %ninf = arith.constant 0xFF800000 : f32
   %c0 = arith.constant 0 : i64
@@ -1307,19 +1308,58 @@ func.func @padded(%x: tensor<4x6xf32>) -> tensor<6x8xf32> attributes {mlsopt.equ
 // -----
 
 // A slice at a position known only at run time (a KV-cache row at the
-// decode position, an index argument) is named with why, not the scalar
-// argument's element that its offset reads and that comes first.
+// decode position, an index argument) has no field semantics. Where both
+// functions take it at the same place, from the same argument, it is cut
+// out like a linalg op the import left: its result is drawn at random in
+// both, and the tensor it reads is compared.
+func.func @ref(%x: tensor<16x8xf32>, %pos: index) -> tensor<1x8xf32> {
+  %s = tensor.extract_slice %x[%pos, 0] [1, 8] [1, 1] : tensor<16x8xf32> to tensor<1x8xf32>
+  %e = kernel.add %s, %s : tensor<1x8xf32>, tensor<1x8xf32>
+  return %e : tensor<1x8xf32>
+}
+// expected-remark @+2 {{1 slice at a run-time offset, the same in both, compared at its operands}}
+// expected-remark @+1 {{no f32 tolerance check of @doubled: it slices at offsets known only at run time, which random integers may put outside the tensor}}
+func.func @doubled(%x: tensor<16x8xf32>, %pos: index) -> tensor<1x8xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %s = tensor.extract_slice %x[%pos, 0] [1, 8] [1, 1] : tensor<16x8xf32> to tensor<1x8xf32>
+  %e = kernel.mul_scalar %s, 2.0 : tensor<1x8xf32>
+  return %e : tensor<1x8xf32>
+}
+
+// -----
+
+// A KV-cache write at the position: the row written differs, and the cut
+// compares the tensors the slice reads.
+func.func @ref(%cache: tensor<16x8xf32>, %row: tensor<1x8xf32>, %pos: i64) -> tensor<16x8xf32> {
+  %p = arith.index_cast %pos : i64 to index
+  %c = tensor.insert_slice %row into %cache[%p, 0] [1, 8] [1, 1] : tensor<1x8xf32> into tensor<16x8xf32>
+  return %c : tensor<16x8xf32>
+}
+// expected-error @+2 {{@negated_row is not equivalent to @ref: a tensor that an op the field does not evaluate reads (cut result #1) differs}}
+// expected-note @+1 {{compared with 1 op the field does not evaluate cut out at the same places in both, their results drawn at random}}
+func.func @negated_row(%cache: tensor<16x8xf32>, %row: tensor<1x8xf32>, %pos: i64) -> tensor<16x8xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %p = arith.index_cast %pos : i64 to index
+  %n = kernel.neg %row : tensor<1x8xf32>
+  %c = tensor.insert_slice %n into %cache[%p, 0] [1, 8] [1, 1] : tensor<1x8xf32> into tensor<16x8xf32>
+  return %c : tensor<16x8xf32>
+}
+
+// -----
+
+// Slices at offsets computed differently do not pair up: the field names
+// the one it cannot evaluate, with why.
 func.func @ref(%x: tensor<16x8xf32>, %pos: index) -> tensor<1x8xf32> {
   // expected-error @+1 {{the finite-field evaluator does not support 'tensor.extract_slice' at an offset known only at run time}}
   %s = tensor.extract_slice %x[%pos, 0] [1, 8] [1, 1] : tensor<16x8xf32> to tensor<1x8xf32>
   %e = kernel.exp %s : tensor<1x8xf32>
   return %e : tensor<1x8xf32>
 }
-func.func @sliced(%x: tensor<16x8xf32>, %pos: index) -> tensor<1x8xf32> attributes {mlsopt.equivalent_to = @ref} {
-  %e = kernel.exp %x : tensor<16x8xf32>
+func.func @next_row(%x: tensor<16x8xf32>, %pos: index) -> tensor<1x8xf32> attributes {mlsopt.equivalent_to = @ref} {
+  %c1 = arith.constant 1 : index
+  %p = arith.addi %pos, %c1 : index
   // expected-error @+1 {{the finite-field evaluator does not support 'tensor.extract_slice' at an offset known only at run time}}
-  %s = tensor.extract_slice %e[%pos, 0] [1, 8] [1, 1] : tensor<16x8xf32> to tensor<1x8xf32>
-  return %s : tensor<1x8xf32>
+  %s = tensor.extract_slice %x[%p, 0] [1, 8] [1, 1] : tensor<16x8xf32> to tensor<1x8xf32>
+  %e = kernel.exp %s : tensor<1x8xf32>
+  return %e : tensor<1x8xf32>
 }
 
 // -----

@@ -22,7 +22,7 @@ namespace mlsopt {
 
 /// For a scalar constant (a ConstantLike op whose one result is not a
 /// shaped type), the element of a 0-d tensor (`tensor.extract %alpha[]`)
-/// or its cast to an index: the first op of its block that reads it,
+/// or arith ops on such scalars: the first op of its block that reads it,
 /// directly or from inside its regions (a tensor.pad's yield). Null for any
 /// other op, and for a scalar nothing reads.
 mlir::Operation *getScalarReader(mlir::Operation *op);
