@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
 
@@ -30,6 +31,13 @@ bool mlsopt::isCopyOp(Operation &op) {
            isDeviceTensor(broadcast.getInput().getType()) &&
            isDeviceTensor(broadcast.getInit().getType());
   return false;
+}
+
+bool mlsopt::isRunTimeSlice(Operation &op) {
+  auto slice = dyn_cast<OffsetSizeAndStrideOpInterface>(op);
+  return slice && isa<tensor::ExtractSliceOp, tensor::InsertSliceOp>(op) &&
+         (!slice.getOffsets().empty() || !slice.getSizes().empty() ||
+          !slice.getStrides().empty());
 }
 
 SmallVector<Value> mlsopt::buildCopySourceIndices(OpBuilder &b, Location loc,

@@ -2,6 +2,7 @@
 
 #include "LeftoverOpCuts.h"
 
+#include "mlsopt/Conversion/DataMovement.h"
 #include "mlsopt/Conversion/LinalgToKernel/LinalgToKernel.h"
 #include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"
 
@@ -15,13 +16,6 @@
 
 using namespace mlir;
 using namespace mlsopt;
-
-bool mlsopt::isRunTimeSlice(Operation &op) {
-  auto slice = dyn_cast<OffsetSizeAndStrideOpInterface>(op);
-  return slice && isa<tensor::ExtractSliceOp, tensor::InsertSliceOp>(op) &&
-         (!slice.getOffsets().empty() || !slice.getSizes().empty() ||
-          !slice.getStrides().empty());
-}
 
 /// An op at the top level that the field cannot evaluate: a linalg op the
 /// import left, or a slice at a run-time offset.

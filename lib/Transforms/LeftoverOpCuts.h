@@ -29,10 +29,6 @@ struct LeftoverOpCuts {
   unsigned numCut = 0, numSlices = 0;
 };
 
-/// Whether `op` is a tensor.extract_slice or tensor.insert_slice whose
-/// offsets, sizes or strides are known only at run time.
-bool isRunTimeSlice(mlir::Operation &op);
-
 /// Copies of `func` and `reference` in `scratch` with their leftover ops
 /// (linalg ops at the top level but fills and broadcasts, which the field
 /// evaluates, and run-time slices) cut out, pairing the n-th of one with

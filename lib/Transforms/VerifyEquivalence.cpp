@@ -2,6 +2,7 @@
 
 #include "LeftoverOpCuts.h"
 
+#include "mlsopt/Conversion/DataMovement.h"
 #include "mlsopt/Dialect/Block/IR/BlockOps.h"
 #include "mlsopt/Dialect/Kernel/IR/KernelOps.h"
 #include "mlsopt/Dialect/MLSOpt/IR/MLSOptDialect.h"

@@ -236,41 +236,26 @@ def decode_step(program, scalars):
     return build
 
 
-def padded_decode(dt="f32"):
-    """A decode step whose mask is `ids == 0` of an int64 tensor over the
-    keys, computed where the attention kernel loads it."""
+def program_file(path, inputs):
+    """The program of the lit test `path` (under test/), run on
+    `inputs(rng)`."""
     def build(rng):
-        text = (REPO / "test" / "Integration" /
-                "padding-ids-decode.mlir").read_text()
-        shapes = [(8, 1, 64), (8, 256, 64), (8, 256, 64)]
-        ids = rng.integers(1, 1000, 256)
-        ids[rng.random(256) < 0.3] = 0
-        return mi.from_mlir(text), [
-            rng.standard_normal(s).astype(np.float32) * 0.3 for s in shapes
-        ] + [ids.astype(np.int64)]
+        return mi.from_mlir((REPO / "test" / path).read_text()), inputs(rng)
     return build
 
 
-def collapsed_mask(dt="f32"):
-    """A mask from a position computed over two loops and collapsed, which
-    the kernel computes through the collapse where it loads it."""
-    def build(rng):
-        text = (REPO / "test" / "Conversion" / "CustomKernelToGPU" /
-                "computed-mask-reshapes.mlir").read_text()
-        return mi.from_mlir(text), [
-            rng.standard_normal((8, 256)).astype(np.float32), np.int64(150)]
-    return build
+def padding_ids(rng):
+    """Decode-step inputs and 256 int64 ids, 30% of them the padding id 0."""
+    ids = rng.integers(1, 1000, 256)
+    ids[rng.random(256) < 0.3] = 0
+    return [rng.standard_normal(s).astype(np.float32) * 0.3
+            for s in [(8, 1, 64), (8, 256, 64), (8, 256, 64)]] + [ids]
 
 
-def max_pool_stem(dt="f32"):
-    """A padded 3x3 max pool and a global average pool, loop kernels whose
-    pooling windows (tensor.empty inputs the payload never reads) are no
-    kernel arguments."""
-    def build(rng):
-        text = (REPO / "test" / "Integration" / "max-pool-stem.mlir").read_text()
-        return mi.from_mlir(text), [rng.standard_normal((1, 16, 16, 32))
-                                    .astype(np.float32)]
-    return build
+def normal_then(shapes, *scalars):
+    """normal(0, 1) f32 inputs of `shapes`, then the i64 `scalars`."""
+    return lambda rng: [rng.standard_normal(s).astype(np.float32)
+                        for s in shapes] + [np.int64(x) for x in scalars]
 
 
 TWO_OUTPUTS = (REPO / "test" / "Conversion" / "CustomKernelToGPU" /
@@ -336,12 +321,31 @@ PROGRAMS = {
     # The same from two index arguments (a window of keys).
     "sliding_window_index_f32": (
         decode_step("sliding-window-decode.mlir", [200, 48]), "f32"),
-    # A mask read from an int64 tensor, computed where it is loaded.
-    "padded_decode_f32": (padded_decode(), "f32"),
-    # ... and one computed over two loops, through a collapse.
-    "collapsed_mask_f32": (collapsed_mask(), "f32"),
-    # Pooling ops as loop kernels, after a padding's concatenations.
-    "max_pool_stem_f32": (max_pool_stem(), "f32"),
+    # A mask read from an int64 tensor (`ids == 0`), computed where the
+    # attention kernel loads it.
+    "padded_decode_f32": (
+        program_file("Integration/padding-ids-decode.mlir", padding_ids),
+        "f32"),
+    # ... and one from a position computed over two loops, through a
+    # collapse.
+    "collapsed_mask_f32": (
+        program_file("Conversion/CustomKernelToGPU/computed-mask-reshapes.mlir",
+                     normal_then([(8, 256)], 150)), "f32"),
+    # KV-cache writes at a run-time position (tensor.insert_slice, a kernel
+    # per write, then the attention), and a row read at one (a
+    # rank-reducing extract_slice at an index argument).
+    "kv_cache_insert_f32": (
+        program_file("Integration/kv-cache-insert.mlir",
+                     normal_then([(1, 32)] * 3 + [(64, 32)] * 2, 17)), "f32"),
+    "row_at_position_f32": (
+        program_file("Conversion/CustomKernelToGPU/run-time-slices.mlir",
+                     normal_then([(16, 64)], 11)), "f32"),
+    # Pooling ops as loop kernels (whose windows, tensor.empty inputs the
+    # payload never reads, are no kernel arguments), after a padding's
+    # concatenations.
+    "max_pool_stem_f32": (
+        program_file("Integration/max-pool-stem.mlir",
+                     normal_then([(1, 16, 16, 32)])), "f32"),
 }
 # Deselect with -k "not slow".
 SLOW = {"attention_long_f16", "rmsnorm_matmul_bf16"}

@@ -5,22 +5,43 @@
 // caches. The slices have no finite-field semantics, but the search leaves
 // them where they are: --verify-equivalence cuts them out of both the
 // program and its reference, compares what they read, and proves the rest
-// equal (no f32 run: random positions could fall outside the cache). The
+// equal (no f32 run: random positions could fall outside the cache). On
+// the GPU each write is a kernel of its own that reads the position
+// (RunTimeSlices.h), beside the one attention kernel: three launches. The
 // CPU runs the step (python/tests/test_integration_programs.py, against
-// numpy); the GPU pipeline does not lower a slice at a run-time offset
-// yet and says so at the slice.
+// numpy) and the emulator its PTX (test_ptx_emulator.py).
 // RUN: mlsopt-opt %s --convert-linalg-to-kernel -o %t.kernel.mlir
 // RUN: mlsopt-opt %t.kernel.mlir --superoptimize="timeout=5 keep-reference=true" -o %t.opt.mlir
 // RUN: FileCheck %s --check-prefix=OPT < %t.opt.mlir
 // RUN: mlsopt-opt %t.opt.mlir --verify-equivalence 2>&1 >/dev/null | FileCheck %s --check-prefix=VERIFY
-// RUN: not mlsopt-opt %t.opt.mlir --mlsopt-gpu-pipeline=chip=sm_90 -o /dev/null 2>&1 | FileCheck %s --check-prefix=GPU
+// RUN: mlsopt-opt %t.opt.mlir --mlsopt-gpu-pipeline=chip=sm_90 -o %t.gpu90.mlir 2>/dev/null
+// RUN: FileCheck %s --check-prefix=HOST < %t.gpu90.mlir
+// RUN: mlsopt-translate --emit-ptx %t.gpu90.mlir -o %t.90.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t.90.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.90.ptx -o %t.90.cubin %}
+// RUN: mlsopt-opt %t.opt.mlir --mlsopt-gpu-pipeline=chip=sm_80 2>/dev/null | mlsopt-translate --emit-ptx -o %t.80.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_80 %t.80.ptx -o %t.80.cubin %}
 
 // OPT-LABEL: func.func @decode_step(
 // OPT-COUNT-2: tensor.insert_slice
 // OPT: kernel.custom
 // VERIFY: remark: @decode_step is equivalent to @decode_step_reference: {{.*}}; 1 linalg op the import left and 2 slices at run-time offsets, the same in both, compared at their operands
 // VERIFY: remark: no f32 tolerance check of @decode_step: it slices at offsets known only at run time
-// GPU: error: 'tensor.insert_slice' op cannot run on the GPU
+// HOST-LABEL: func.func @decode_step(
+// HOST-SAME: %[[POS:arg5]]: memref<i64>
+// HOST-SAME: %[[O:arg6]]: memref<1x32xf32> {mlsopt.result_index = 0 : i64}, %[[KEYS:arg7]]: memref<64x32xf32> {mlsopt.result_index = 1 : i64}, %[[VALUES:arg8]]: memref<64x32xf32> {mlsopt.result_index = 2 : i64}
+// HOST: gpu.launch_func {{.*}}args(%arg1 : memref<1x32xf32>, %arg3 : memref<64x32xf32>, %[[POS]] : memref<i64>, %[[KEYS]] : memref<64x32xf32>)
+// HOST: gpu.launch_func {{.*}}args(%arg2 : memref<1x32xf32>, %arg4 : memref<64x32xf32>, %[[POS]] : memref<i64>, %[[VALUES]] : memref<64x32xf32>)
+// HOST: gpu.launch_func {{.*}}args(%arg0 : memref<1x32xf32>, %[[KEYS]] : memref<64x32xf32>, %[[VALUES]] : memref<64x32xf32>, %[[POS]] : memref<i64>, %[[O]] : memref<1x32xf32>)
+// HOST-NOT: gpu.launch_func
+// HOST: return
+// The write's kernel: the position, clamped into the cache, and the
+// source's row inside the slice, the cache's elsewhere.
+// PTX-LABEL: .entry decode_step_kernel0(
+// PTX: max.s64 {{.*}}, 0;
+// PTX: min.s64 {{.*}}, 63;
+// PTX: selp.b64
+// PTX: st.global.b32
 
 #id = affine_map<(i, j) -> (i, j)>
 func.func @decode_step(%q: tensor<1x32xf32>, %k: tensor<1x32xf32>, %v: tensor<1x32xf32>, %kc: tensor<64x32xf32>, %vc: tensor<64x32xf32>, %pos: i64) -> (tensor<1x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>) {

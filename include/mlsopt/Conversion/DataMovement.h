@@ -29,6 +29,11 @@ namespace mlsopt {
 /// compute in. Its operand 0 is what it copies.
 bool isCopyOp(mlir::Operation &op);
 
+/// Whether `op` is a tensor.extract_slice or tensor.insert_slice whose
+/// offsets, sizes or strides are known only at run time (a KV cache's row at
+/// the decode position).
+bool isRunTimeSlice(mlir::Operation &op);
+
 /// The source indices the result element at `resultIndices` of `op`, a
 /// tensor.extract_slice with static offsets, sizes and strides or a
 /// linalg.broadcast, reads: offset + index * stride along each source dim of

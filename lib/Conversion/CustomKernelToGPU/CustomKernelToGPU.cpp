@@ -21,6 +21,7 @@
 
 #include "BlockGraphToGPU.h"
 #include "LoopKernels.h"
+#include "RunTimeSlices.h"
 #include "mlsopt/Conversion/DataMovement.h"
 #include "mlsopt/Conversion/ElementwiseMath.h"
 #include "mlsopt/Support/ResourceBlobs.h"
@@ -124,6 +125,8 @@ bool isReadThroughByCopies(Operation &op) {
 /// only its shape) past the slices it reads through, or all operands of a
 /// custom kernel.
 SmallVector<Value> getLaunchInputs(Operation *launch) {
+  if (isRunTimeSlice(*launch))
+    return getRunTimeSliceInputs(launch);
   if (isa<kernel::CustomOp>(launch))
     return llvm::to_vector(launch->getOperands());
   if (auto loopKernel = dyn_cast<linalg::LinalgOp>(launch);
@@ -407,6 +410,18 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
                  isCopyOp(*use.getOwner()) && use.getOperandNumber() == 1;
         }))
       continue;
+    // A slice at a run-time offset is a kernel of its own; the scalars its
+    // offsets are computed from, computed again there, are no host code.
+    if (isRunTimeSlice(op)) {
+      if (std::optional<std::string> why = whyNoRunTimeSliceKernel(&op))
+        return op.emitOpError("cannot run on the GPU: a slice at an offset "
+                              "known only at run time runs as a kernel, "
+                              "but ")
+               << *why;
+      continue;
+    }
+    if (onlyFeedsRunTimeSlices(op))
+      continue;
     if (op.getDialect() && op.getDialect()->getNamespace() == "kernel")
       return op.emitOpError("is not inside a custom kernel; run "
                             "--convert-kernel-to-custom first");
@@ -563,7 +578,7 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
   // each intermediate, to free it after.
   SmallVector<Operation *> launches;
   for (Operation &op : entry)
-    if (isa<kernel::CustomOp>(op) ||
+    if (isa<kernel::CustomOp>(op) || isRunTimeSlice(op) ||
         (loopKernels.contains(&op) && !computedWhereRead.contains(&op)) ||
         (isCopyOp(op) && !isReadThroughByCopies(op)))
       launches.push_back(&op);
@@ -636,6 +651,8 @@ LogicalResult lowerFunction(func::FuncOp func, gpu::GPUModuleOp kernels,
     } else if (loopKernels.contains(launch)) {
       emitLoopKernel(cast<linalg::LinalgOp>(launch), gpuFunc);
       ++counts.loopKernels;
+    } else if (isRunTimeSlice(*launch)) {
+      emitRunTimeSliceKernel(launch, gpuFunc);
     } else {
       emitCopyKernel(launch, gpuFunc);
     }

@@ -172,10 +172,24 @@ func.func @nothing_imported(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> ten
 
 // -----
 
-// A slice at an offset known only at run time is no copy kernel the
-// launch plan can describe.
-func.func @dynamic_slice(%a: tensor<64xf16>, %i: index) -> tensor<8xf16> {
-  // expected-error @+1 {{cannot run on the GPU: a function lowered by --convert-custom-kernel-to-gpu may hold only}}
+// A slice at an offset known only at run time runs as a kernel of its own
+// (RunTimeSlices.h), but not an insert with strides...
+func.func @strided_insert(%a: tensor<64xf16>, %r: tensor<8xf16>, %i: index) -> tensor<64xf16> {
+  // expected-error @+1 {{'tensor.insert_slice' op cannot run on the GPU: a slice at an offset known only at run time runs as a kernel, but it inserts with strides}}
+  %s = tensor.insert_slice %r into %a[%i] [8] [2] : tensor<8xf16> into tensor<64xf16>
+  %e = kernel.exp %s : tensor<64xf16>
+  return %e : tensor<64xf16>
+}
+
+// -----
+
+// ... nor one whose offset is read from a tensor's element, which the
+// kernel does not compute again (only constants and scalar arguments).
+func.func @offset_from_a_table(%a: tensor<64xf16>, %ids: tensor<4xi64>) -> tensor<8xf16> {
+  %c1 = arith.constant 1 : index
+  %id = tensor.extract %ids[%c1] : tensor<4xi64>
+  %i = arith.index_cast %id : i64 to index
+  // expected-error @+1 {{'tensor.extract_slice' op cannot run on the GPU: a slice at an offset known only at run time runs as a kernel, but an offset is computed from more than constants and scalar arguments}}
   %s = tensor.extract_slice %a[%i] [8] [1] : tensor<64xf16> to tensor<8xf16>
   %e = kernel.exp %s : tensor<8xf16>
   return %e : tensor<8xf16>
