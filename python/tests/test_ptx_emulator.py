@@ -236,11 +236,12 @@ def decode_step(program, scalars):
     return build
 
 
-def program_file(path, inputs):
-    """The program of the lit test `path` (under test/), run on
-    `inputs(rng)`."""
+def program_file(path, inputs, function=None):
+    """The program of the lit test `path` (under test/), its `function`
+    (by default the first), run on `inputs(rng)`."""
     def build(rng):
-        return mi.from_mlir((REPO / "test" / path).read_text()), inputs(rng)
+        return (mi.from_mlir((REPO / "test" / path).read_text(), function),
+                inputs(rng))
     return build
 
 
@@ -340,6 +341,10 @@ PROGRAMS = {
     "row_at_position_f32": (
         program_file("Conversion/CustomKernelToGPU/run-time-slices.mlir",
                      normal_then([(16, 64)], 11)), "f32"),
+    # A function of one such write alone.
+    "cache_update_f32": (
+        program_file("Conversion/CustomKernelToGPU/run-time-slices.mlir",
+                     normal_then([(64, 32), (1, 32)], 40), "update"), "f32"),
     # Pooling ops as loop kernels (whose windows, tensor.empty inputs the
     # payload never reads, are no kernel arguments), after a padding's
     # concatenations.

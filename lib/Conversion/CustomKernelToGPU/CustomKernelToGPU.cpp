@@ -89,7 +89,8 @@ SmallVector<tensor::ExtractSliceOp> getSlicesReadThrough(Operation *copy) {
 bool isTensorConstant(Operation &op);
 
 /// A function of data movement alone (a slice or a broadcast of its
-/// arguments, returned): copy kernels, so the GPU runs it like any other,
+/// arguments, returned; a KV cache's write at a run-time position):
+/// copy kernels, so the GPU runs it like any other,
 /// where a function of other non-kernel ops stays host code. So is one
 /// that returns its arguments or reshapes of them (the search may find a
 /// sum over a dim of size 1 is a reshape): each result buffer gets a copy.
@@ -98,10 +99,12 @@ bool isTensorConstant(Operation &op);
 bool isDataMovementOnly(func::FuncOp func) {
   bool copies = false;
   for (Operation &op : func.getBody().getOps()) {
-    if (isCopyOp(op)) {
+    if (isCopyOp(op) || isRunTimeSlice(op)) {
       copies = true;
       continue;
     }
+    if (onlyFeedsRunTimeSlices(op))
+      continue;
     if (!isa<tensor::EmptyOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp,
              func::ReturnOp>(op) &&
         !isTensorConstant(op))
