@@ -21,11 +21,8 @@ RankedTensorType mlsopt::getScalarArgumentTensorType(Type type) {
   return RankedTensorType::get({}, type);
 }
 
-/// The `tensor.from_elements` that makes `use`'s owner of the scalar
-/// argument its 0-d `tensor`: the owner itself, or for an index, the one
-/// that reads the owner's cast to i64.
-static tensor::FromElementsOp getScalarTensorOf(OpOperand &use,
-                                                RankedTensorType tensor) {
+tensor::FromElementsOp mlsopt::getScalarArgumentTensorOf(OpOperand &use) {
+  RankedTensorType tensor = getScalarArgumentTensorType(use.get().getType());
   Operation *owner = use.getOwner();
   if (auto cast = dyn_cast<arith::IndexCastOp>(owner)) {
     if (cast.getType() != tensor.getElementType() || !cast->hasOneUse())
@@ -36,6 +33,27 @@ static tensor::FromElementsOp getScalarTensorOf(OpOperand &use,
   if (!fromElements || fromElements.getType() != tensor)
     return {};
   return fromElements;
+}
+
+LogicalResult mlsopt::collectScalarTensors(Value scalar,
+                                           llvm::SetVector<Value> &tensors) {
+  Operation *def = scalar.getDefiningOp();
+  if (!def)
+    return failure();
+  if (def->hasTrait<OpTrait::ConstantLike>())
+    return success();
+  if (auto extract = dyn_cast<tensor::ExtractOp>(def)) {
+    if (extract.getTensor().getType().getRank() != 0)
+      return failure();
+    tensors.insert(extract.getTensor());
+    return success();
+  }
+  if (!isa<arith::ArithDialect>(def->getDialect()) || def->getNumRegions() != 0)
+    return failure();
+  for (Value operand : def->getOperands())
+    if (failed(collectScalarTensors(operand, tensors)))
+      return failure();
+  return success();
 }
 
 bool mlsopt::hasScalarArguments(func::FuncOp func) {
@@ -66,7 +84,7 @@ bool mlsopt::passScalarArgumentsAsTensors(func::FuncOp func) {
     SmallVector<Operation *> asTensor;
     SmallVector<OpOperand *> asScalar;
     for (OpOperand &use : arg.getUses()) {
-      if (tensor::FromElementsOp fromElements = getScalarTensorOf(use, tensor))
+      if (tensor::FromElementsOp fromElements = getScalarArgumentTensorOf(use))
         asTensor.push_back(fromElements);
       else
         asScalar.push_back(&use);

@@ -1,6 +1,7 @@
 //===- UnsupportedOps.cpp - Which op a "not supported" error names --------===//
 
 #include "mlsopt/Support/UnsupportedOps.h"
+#include "mlsopt/Support/ScalarArguments.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -17,18 +18,10 @@ using namespace mlir;
 /// reads it), or arithmetic on such scalars (`%pos + 1`, a cast to an
 /// index).
 static bool isScalarSource(Operation *op) {
-  if (op->getNumResults() != 1 || isa<ShapedType>(op->getResult(0).getType()))
-    return false;
-  if (op->hasTrait<OpTrait::ConstantLike>())
-    return true;
-  if (auto extract = dyn_cast<tensor::ExtractOp>(op))
-    return extract.getTensor().getType().getRank() == 0;
-  return isa<arith::ArithDialect>(op->getDialect()) &&
-         op->getNumRegions() == 0 &&
-         llvm::all_of(op->getOperands(), [](Value operand) {
-           Operation *def = operand.getDefiningOp();
-           return def && isScalarSource(def);
-         });
+  llvm::SetVector<Value> tensors;
+  return op->getNumResults() == 1 &&
+         !isa<ShapedType>(op->getResult(0).getType()) &&
+         succeeded(mlsopt::collectScalarTensors(op->getResult(0), tensors));
 }
 
 Operation *mlsopt::getScalarReader(Operation *op) {

@@ -15,6 +15,10 @@
 #ifndef MLSOPT_SUPPORT_SCALARARGUMENTS_H
 #define MLSOPT_SUPPORT_SCALARARGUMENTS_H
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SetVector.h"
+
 namespace mlir {
 class RankedTensorType;
 class Type;
@@ -32,6 +36,18 @@ bool isScalarArgumentType(mlir::Type type);
 /// The 0-d tensor that stands for a scalar argument of `type`: of that
 /// type, or of i64 for an index.
 mlir::RankedTensorType getScalarArgumentTensorType(mlir::Type type);
+
+/// The `tensor.from_elements` that `use` of a scalar argument makes its 0-d
+/// tensor (getScalarArgumentTensorType): `use`'s owner itself, or for an
+/// index, the one that reads the owner's cast to i64; null otherwise.
+mlir::tensor::FromElementsOp getScalarArgumentTensorOf(mlir::OpOperand &use);
+
+/// Adds to `tensors` the 0-d tensors whose elements `scalar` is computed
+/// from, through constants and arith ops (a slice's offset,
+/// `index_cast(extract(%pos))` once the scalar is passed as its tensor);
+/// fails where it reads anything else.
+mlir::LogicalResult collectScalarTensors(mlir::Value scalar,
+                                         llvm::SetVector<mlir::Value> &tensors);
 
 /// Whether `func` takes a scalar argument.
 bool hasScalarArguments(mlir::func::FuncOp func);

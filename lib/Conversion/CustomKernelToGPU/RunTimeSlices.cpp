@@ -13,6 +13,7 @@
 #include "RunTimeSlices.h"
 #include "BlockGraphToGPU.h"
 #include "mlsopt/Conversion/DataMovement.h"
+#include "mlsopt/Support/ScalarArguments.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -26,30 +27,6 @@ using namespace mlsopt;
 using namespace mlsopt::gpu_codegen;
 
 namespace {
-
-/// Adds to `tensors` the 0-d tensors whose elements `value` is computed
-/// from, through constants and arith ops; fails where it reads anything
-/// else.
-LogicalResult collectScalarSources(Value value,
-                                   llvm::SetVector<Value> &tensors) {
-  Operation *def = value.getDefiningOp();
-  if (!def)
-    return failure();
-  if (def->hasTrait<OpTrait::ConstantLike>())
-    return success();
-  if (auto extract = dyn_cast<tensor::ExtractOp>(def)) {
-    if (extract.getTensor().getType().getRank() != 0)
-      return failure();
-    tensors.insert(extract.getTensor());
-    return success();
-  }
-  if (!isa<arith::ArithDialect>(def->getDialect()) || def->getNumRegions() != 0)
-    return failure();
-  for (Value operand : def->getOperands())
-    if (failed(collectScalarSources(operand, tensors)))
-      return failure();
-  return success();
-}
 
 /// A static tensor of ints or floats a kernel can load and store.
 bool isSliceTensor(Type type) {
@@ -79,7 +56,7 @@ std::optional<std::string> gpu_codegen::whyNoRunTimeSliceKernel(Operation *op) {
   }
   llvm::SetVector<Value> tensors;
   for (Value offset : slice.getOffsets())
-    if (failed(collectScalarSources(offset, tensors)))
+    if (failed(collectScalarTensors(offset, tensors)))
       return std::string("an offset is computed from more than constants "
                          "and scalar arguments");
   return std::nullopt;
@@ -103,7 +80,7 @@ SmallVector<Value> gpu_codegen::getRunTimeSliceInputs(Operation *op) {
     inputs.push_back(insert.getDest());
   llvm::SetVector<Value> tensors;
   for (Value offset : cast<OffsetSizeAndStrideOpInterface>(op).getOffsets())
-    (void)collectScalarSources(offset, tensors);
+    (void)collectScalarTensors(offset, tensors);
   llvm::append_range(inputs, tensors);
   return inputs;
 }

@@ -197,16 +197,11 @@ Value findCapturedScalar(linalg::GenericOp op) {
 /// tensor.from_elements at the top of the function, shared by its readers;
 /// of the argument's cast to i64 for an index (ScalarArguments.h).
 Value getScalarTensor(PatternRewriter &rewriter, BlockArgument arg) {
-  RankedTensorType type = getScalarArgumentTensorType(arg.getType());
-  for (Operation *user : arg.getUsers()) {
-    if (isa<arith::IndexCastOp>(user) && user->hasOneUse() &&
-        user->getResult(0).getType() == type.getElementType())
-      user = *user->user_begin();
-    if (auto tensor = dyn_cast<tensor::FromElementsOp>(user);
-        tensor && tensor.getType() == type &&
-        tensor->getBlock() == arg.getOwner())
+  for (OpOperand &use : arg.getUses())
+    if (tensor::FromElementsOp tensor = getScalarArgumentTensorOf(use);
+        tensor && tensor->getBlock() == arg.getOwner())
       return tensor;
-  }
+  RankedTensorType type = getScalarArgumentTensorType(arg.getType());
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPointToStart(arg.getOwner());
   Value element = arg;
